@@ -1,0 +1,285 @@
+//! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
+
+use crate::client::Conn;
+use crate::procfs::{cpu_seconds, rss_kb};
+use anyhow::{bail, Context};
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+#[derive(Clone, Debug)]
+pub struct MockBenchOptions {
+    pub streams: usize,
+    pub ttft_ms: f64,
+    pub tok_ms: f64,
+    pub tokens: u32,
+    pub tokens_per_chunk: u32,
+    /// chat | responses | messages
+    pub api: String,
+    pub warmup: Duration,
+    pub window: Duration,
+    pub repeat: usize,
+    /// Tokio worker threads of the mock (None: one per core).
+    pub mock_workers: Option<usize>,
+    /// The `plimsoll` executable that serves the mock.
+    pub exe: PathBuf,
+}
+
+/// Figures of one measured window.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct MockBenchResult {
+    pub streams: usize,
+    pub requests_ok: u64,
+    pub requests_failed: u64,
+    pub ttft_err_p50_ms: f64,
+    pub ttft_err_p99_ms: f64,
+    pub ttft_err_max_ms: f64,
+    pub interval_err_p50_ms: f64,
+    pub interval_err_p99_ms: f64,
+    pub interval_err_max_ms: f64,
+    pub chunks_per_s: f64,
+    pub mock_cpu_us_per_chunk: f64,
+    pub mock_cpu_cores: f64,
+    pub mock_rss_kb_per_stream: f64,
+    pub mock_idle_rss_mb: f64,
+    pub mock_peak_rss_mb: f64,
+    pub mock_late_p99_ms: f64,
+    pub mock_late_max_ms: f64,
+}
+
+struct Shared {
+    ttft: Mutex<Histogram<u64>>,
+    interval: Mutex<Histogram<u64>>,
+    chunks: AtomicU64,
+    ok: AtomicU64,
+    failed: AtomicU64,
+    recording: AtomicBool,
+    stop: AtomicBool,
+}
+
+fn hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 600_000_000, 3).expect("static bounds")
+}
+
+fn api_parts(api: &str, n: usize) -> anyhow::Result<(&'static str, &'static [u8], String)> {
+    let prompt = format!("benchmark stream {n}: say something");
+    Ok(match api {
+        "chat" => (
+            "/v1/chat/completions",
+            b"\"delta\":{\"content\"",
+            serde_json::json!({"model": "bench", "stream": true,
+                "messages": [{"role": "user", "content": prompt}]})
+            .to_string(),
+        ),
+        "responses" => (
+            "/v1/responses",
+            b"\"type\":\"response.output_text.delta\"",
+            serde_json::json!({"model": "bench", "stream": true, "input": prompt}).to_string(),
+        ),
+        "messages" => (
+            "/v1/messages",
+            b"\"type\":\"text_delta\"",
+            serde_json::json!({"model": "bench", "stream": true, "max_tokens": 100000,
+                "messages": [{"role": "user", "content": prompt}]})
+            .to_string(),
+        ),
+        other => bail!("--api must be chat, responses or messages (got {other:?})"),
+    })
+}
+
+/// Kills the mock process when dropped, whatever happened.
+struct MockProcess(Child);
+
+impl Drop for MockProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_mock(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow::Result<(MockProcess, SocketAddr)> {
+    let mut cmd = Command::new(&opts.exe);
+    cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
+        .arg(scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(w) = opts.mock_workers {
+        cmd.args(["--workers", &w.to_string()]);
+    }
+    let mut child = cmd.spawn().with_context(|| format!("starting {} mock", opts.exe.display()))?;
+    let stdout = child.stdout.take().context("mock stdout")?;
+    let proc = MockProcess(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let url = line
+        .trim()
+        .strip_prefix("listening http://")
+        .with_context(|| format!("unexpected first line from the mock: {line:?}"))?;
+    Ok((proc, url.parse()?))
+}
+
+pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockBenchResult>> {
+    if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
+        bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
+    }
+    api_parts(&opts.api, 0)?;
+    let dir = std::env::temp_dir().join(format!("plimsoll-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let scenario = dir.join("scenario.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[defaults]\nttft_ms = {}\ntok_ms = {}\noutput_tokens = {}\ntokens_per_chunk = {}\njitter = \"fixed\"\n",
+            opts.ttft_ms, opts.tok_ms, opts.tokens, opts.tokens_per_chunk
+        ),
+    )?;
+    let mut out = Vec::new();
+    for i in 0..opts.repeat.max(1) {
+        eprintln!("bench mock: run {}/{} …", i + 1, opts.repeat.max(1));
+        out.push(one_run(opts, &scenario).await?);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(out)
+}
+
+/// Nominal arrival of delta event `j` after the request was sent.
+fn due_ms(opts: &MockBenchOptions, j: u32) -> f64 {
+    let through = ((j + 1) * opts.tokens_per_chunk).min(opts.tokens);
+    opts.ttft_ms + (through - 1) as f64 * opts.tok_ms
+}
+
+async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow::Result<MockBenchResult> {
+    let (mock, addr) = start_mock(opts, scenario)?;
+    let pid = mock.0.id();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let idle_rss = rss_kb(pid)?;
+    let shared = Arc::new(Shared {
+        ttft: Mutex::new(hist()),
+        interval: Mutex::new(hist()),
+        chunks: AtomicU64::new(0),
+        ok: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        recording: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+    });
+    let opts_arc = Arc::new(opts.clone());
+    // Spread the first requests over one nominal stream length, as a steady load would be.
+    let ramp = Duration::from_secs_f64(due_ms(opts, u32::MAX / 2) / 1000.0).min(opts.warmup);
+    let mut tasks = Vec::with_capacity(opts.streams);
+    for n in 0..opts.streams {
+        let delay = ramp.mul_f64(n as f64 / opts.streams as f64);
+        tasks.push(tokio::spawn(stream_loop(addr, n, delay, opts_arc.clone(), shared.clone())));
+    }
+    tokio::time::sleep(opts.warmup).await;
+    let mut admin = Conn::new(addr);
+    admin.post_empty("/plimsoll/timing/reset").await?;
+    let cpu0 = cpu_seconds(pid)?;
+    let t0 = Instant::now();
+    shared.recording.store(true, Relaxed);
+    let mut peak_rss = idle_rss;
+    while t0.elapsed() < opts.window {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        peak_rss = peak_rss.max(rss_kb(pid)?);
+    }
+    shared.recording.store(false, Relaxed);
+    let cpu = cpu_seconds(pid)? - cpu0;
+    let secs = t0.elapsed().as_secs_f64();
+    let timing: serde_json::Value = serde_json::from_slice(&admin.get("/plimsoll/timing").await?)?;
+    shared.stop.store(true, Relaxed);
+    for t in tasks {
+        t.abort();
+    }
+    drop(mock);
+    let chunks = shared.chunks.load(Relaxed) as f64;
+    let ttft = shared.ttft.lock().expect("no panics while held").clone();
+    let interval = shared.interval.lock().expect("no panics while held").clone();
+    let ms = |us: u64| us as f64 / 1000.0;
+    Ok(MockBenchResult {
+        streams: opts.streams,
+        requests_ok: shared.ok.load(Relaxed),
+        requests_failed: shared.failed.load(Relaxed),
+        ttft_err_p50_ms: ms(ttft.value_at_quantile(0.5)),
+        ttft_err_p99_ms: ms(ttft.value_at_quantile(0.99)),
+        ttft_err_max_ms: ms(ttft.max()),
+        interval_err_p50_ms: ms(interval.value_at_quantile(0.5)),
+        interval_err_p99_ms: ms(interval.value_at_quantile(0.99)),
+        interval_err_max_ms: ms(interval.max()),
+        chunks_per_s: chunks / secs,
+        mock_cpu_us_per_chunk: if chunks > 0.0 { cpu * 1e6 / chunks } else { 0.0 },
+        mock_cpu_cores: cpu / secs,
+        mock_rss_kb_per_stream: peak_rss.saturating_sub(idle_rss) as f64 / opts.streams as f64,
+        mock_idle_rss_mb: idle_rss as f64 / 1024.0,
+        mock_peak_rss_mb: peak_rss as f64 / 1024.0,
+        mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
+        mock_late_max_ms: timing["late_max_ms"].as_f64().unwrap_or(f64::NAN),
+    })
+}
+
+async fn stream_loop(addr: SocketAddr, n: usize, delay: Duration, opts: Arc<MockBenchOptions>, shared: Arc<Shared>) {
+    tokio::time::sleep(delay).await;
+    let mut conn = Conn::new(addr);
+    let mut seq = 0usize;
+    let mut ttft_errs = Vec::with_capacity(4);
+    let mut gap_errs = Vec::with_capacity(64);
+    while !shared.stop.load(Relaxed) {
+        let (path, pattern, body) = api_parts(&opts.api, n * 1_000_000 + seq).expect("checked before");
+        seq += 1;
+        let recording_at_send = shared.recording.load(Relaxed);
+        let seen = match conn.post(path, Bytes::from(body), pattern).await {
+            Ok(s) if s.status == 200 => s,
+            _ => {
+                if shared.recording.load(Relaxed) {
+                    shared.failed.fetch_add(1, Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let recording = shared.recording.load(Relaxed);
+        let mut j = 0u32;
+        let mut prev: Option<Instant> = None;
+        let mut in_window = 0u64;
+        for (at, count) in &seen.reads {
+            for _ in 0..*count {
+                let since = at.duration_since(seen.sent).as_secs_f64() * 1000.0;
+                let err = since - due_ms(&opts, j);
+                if j == 0 {
+                    ttft_errs.push((err.max(0.0) * 1000.0) as u64);
+                } else if let Some(p) = prev {
+                    let gap = at.duration_since(p).as_secs_f64() * 1000.0;
+                    let nominal = due_ms(&opts, j) - due_ms(&opts, j - 1);
+                    gap_errs.push(((gap - nominal).abs() * 1000.0) as u64);
+                }
+                prev = Some(*at);
+                j += 1;
+                in_window += 1;
+            }
+        }
+        if recording {
+            shared.chunks.fetch_add(in_window, Relaxed);
+            shared.ok.fetch_add(1, Relaxed);
+        }
+        if recording_at_send && recording {
+            if let Ok(mut h) = shared.ttft.lock() {
+                for e in ttft_errs.drain(..) {
+                    let _ = h.record(e.max(1));
+                }
+            }
+            if let Ok(mut h) = shared.interval.lock() {
+                for e in gap_errs.drain(..) {
+                    let _ = h.record(e.max(1));
+                }
+            }
+        }
+        ttft_errs.clear();
+        gap_errs.clear();
+    }
+}

@@ -1,0 +1,230 @@
+//! One API call, from body bytes to the timed answer.
+//!
+//! Reads and validates the request (errors in the API's envelope), picks the model's
+//! spec, seeds the request's RNG from the scenario seed and the request bytes,
+//! decides the reply, and sends it whole after the nominal generation time or as an
+//! SSE stream whose frames leave at their deadlines.
+
+use crate::reply;
+use crate::server::App;
+use crate::timing::Schedule;
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::convert::Infallible;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+use wire::{Api, ErrorKind, StreamRenderer, WireError};
+
+/// FNV-1a: a stable hash, so the same request maps to the same RNG on every run and
+/// every Rust version.
+pub fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+pub fn error_response(api: Api, err: &WireError, request_id: &str) -> Response {
+    let status = StatusCode::from_u16(err.kind.status(api)).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut resp = Response::new(Body::from(wire::error_body(api, err, request_id)));
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    add_request_id(h, api, request_id);
+    resp
+}
+
+fn add_request_id(h: &mut HeaderMap, api: Api, id: &str) {
+    if let Ok(v) = HeaderValue::from_str(id) {
+        let name = if api == Api::Messages { "request-id" } else { "x-request-id" };
+        h.insert(name, v);
+    }
+}
+
+/// Reads the body up to the configured limit; a larger body is refused without
+/// being buffered whole.
+async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, WireError> {
+    let limit = app.max_body_bytes;
+    let too_large = || {
+        WireError::new(
+            ErrorKind::RequestTooLarge,
+            format!("body: request exceeds the mock's limit of {limit} bytes; raise it with --max-body-mb"),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let limited = std::error::Error::source(&e)
+            .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+        if limited || e.to_string().contains("length limit") {
+            too_large()
+        } else {
+            WireError::invalid("body", format!("could not be read: {e}"))
+        }
+    })
+}
+
+pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> Response {
+    let start = Instant::now();
+    app.stats.requests.fetch_add(1, Relaxed);
+    let bytes = match read_body(&app, &headers, body).await {
+        Ok(b) => b,
+        Err(e) => return refuse(&app, api, &e, "req_unread"),
+    };
+    let hash = fnv1a(app.seed, &bytes);
+    let request_id = format!("req_{hash:016x}");
+    if api == Api::Messages && !headers.contains_key("anthropic-version") {
+        let e = WireError::invalid("anthropic-version", "header is required (for example 2023-06-01)");
+        return refuse(&app, api, &e, &request_id);
+    }
+    let req = match api.parse(&bytes) {
+        Ok(r) => r,
+        Err(e) => return refuse(&app, api, &e, &request_id),
+    };
+    let Some(spec) = app.scenario.model(&req.model) else {
+        let e = WireError::new(
+            ErrorKind::NotFound,
+            format!("model: {:?} does not exist in this scenario (known: {})", req.model, app.known_models()),
+        );
+        return refuse(&app, api, &e, &request_id);
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(hash);
+    let id = format!("{:016x}", fnv1a(hash, b"id"));
+    let reply = reply::decide(&req, spec, id, app.created_unix(), &mut rng);
+    app.stats.prompt_tokens.fetch_add(reply.prompt_tokens as u64, Relaxed);
+    app.stats.output_tokens.fetch_add(reply.output_tokens as u64, Relaxed);
+    let renderer = StreamRenderer::new(api, reply, req.include_usage, spec.tokens_per_chunk);
+    let schedule = Schedule::new(spec);
+    if req.stream {
+        stream(app, api, request_id, renderer, schedule, rng, start)
+    } else {
+        whole(app, api, request_id, renderer, schedule, rng, start).await
+    }
+}
+
+fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
+    app.stats.errors.fetch_add(1, Relaxed);
+    error_response(api, e, request_id)
+}
+
+async fn whole(
+    app: Arc<App>,
+    api: Api,
+    request_id: String,
+    renderer: StreamRenderer,
+    mut schedule: Schedule,
+    mut rng: ChaCha8Rng,
+    start: Instant,
+) -> Response {
+    let mut due = Duration::ZERO;
+    for c in renderer.chunks() {
+        due = schedule.next(c.tokens as u32, &mut rng);
+    }
+    let deadline = start + due;
+    tokio::time::sleep_until(deadline).await;
+    app.stats.record_late(Instant::now().saturating_duration_since(deadline));
+    let mut resp = Response::new(Body::from(wire::render_json(api, renderer.reply())));
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    add_request_id(h, api, &request_id);
+    resp
+}
+
+/// Counts an open stream for as long as its body lives.
+struct OpenStream(Arc<App>);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.stats.streams_open.fetch_sub(1, Relaxed);
+    }
+}
+
+struct StreamState {
+    renderer: StreamRenderer,
+    schedule: Schedule,
+    rng: ChaCha8Rng,
+    start: Instant,
+    next: usize,
+    /// The deadline of chunk `next`, when already drawn.
+    next_due: Option<Duration>,
+    open: OpenStream,
+}
+
+impl StreamState {
+    fn due_of_next(&mut self) -> Duration {
+        match self.next_due.take() {
+            Some(d) => d,
+            None => {
+                let tokens = self.renderer.chunks()[self.next].tokens as u32;
+                self.schedule.next(tokens, &mut self.rng)
+            }
+        }
+    }
+}
+
+fn stream(
+    app: Arc<App>,
+    api: Api,
+    request_id: String,
+    renderer: StreamRenderer,
+    schedule: Schedule,
+    rng: ChaCha8Rng,
+    start: Instant,
+) -> Response {
+    app.stats.streams_total.fetch_add(1, Relaxed);
+    app.stats.streams_open.fetch_add(1, Relaxed);
+    let state = StreamState {
+        renderer,
+        schedule,
+        rng,
+        start,
+        next: 0,
+        next_due: None,
+        open: OpenStream(app),
+    };
+    let frames = futures_util::stream::unfold(state, |mut st| async move {
+        let n = st.renderer.chunks().len();
+        if st.next >= n {
+            return None;
+        }
+        let deadline = st.start + st.due_of_next();
+        tokio::time::sleep_until(deadline).await;
+        let now = Instant::now();
+        let app = st.open.0.clone();
+        let stats = &app.stats;
+        let mut out = Vec::with_capacity(256);
+        stats.record_late(now.saturating_duration_since(deadline));
+        st.renderer.frame(st.next, &mut out);
+        st.next += 1;
+        // Frames already due (the task woke late) go out in the same write.
+        while st.next < n {
+            let due = st.start + st.due_of_next();
+            if due > now {
+                st.next_due = Some(due - st.start);
+                break;
+            }
+            stats.record_late(now - due);
+            st.renderer.frame(st.next, &mut out);
+            st.next += 1;
+        }
+        Some((Ok::<_, Infallible>(Bytes::from(out)), st))
+    });
+    let mut resp = Response::new(Body::from_stream(frames));
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    add_request_id(h, api, &request_id);
+    resp
+}

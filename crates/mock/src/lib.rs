@@ -1,0 +1,21 @@
+//! The synthetic LLM provider (`plimsoll mock`).
+//!
+//! Serves OpenAI Chat Completions, OpenAI Responses and Anthropic Messages with the
+//! exact wire shapes of the official SDKs (rendering lives in the `wire` crate),
+//! times every reply by the scenario's model (time to first token, per-token time,
+//! jitter) against absolute deadlines, and measures its own lateness so a run can
+//! prove the mock was not the bottleneck. It does not drive load or watch the system
+//! under test; those are `drive` and `probe`.
+
+mod handler;
+mod reply;
+pub mod scenario;
+mod server;
+pub mod stats;
+pub mod run;
+mod timing;
+
+pub use handler::fnv1a;
+pub use scenario::{Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
+pub use server::{router, App, MockOptions, MockServer};
+pub use stats::TimingSnapshot;

@@ -1,0 +1,177 @@
+//! Deciding what the model answers: text of a drawn length, or a tool call.
+//!
+//! The default policy (until a scenario scripts the choreography): when the client
+//! offers tools and allows calling them, and no tool result has come back since the
+//! last user message, call a tool — the named one, else the first — with arguments
+//! made up from its JSON Schema; otherwise answer in text. Everything is drawn from
+//! the per-request RNG, so the same seed and request give the same answer.
+
+use crate::scenario::ModelSpec;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Map, Value};
+use wire::{Api, Part, Reply, Request, Role, StopReason, Tool, ToolCall, ToolChoice};
+
+const WORDS: &[&str] = &[
+    "the", "agent", "plans", "a", "careful", "answer", "with", "tools", "and", "memory",
+    "load", "line", "ship", "harbor", "signal", "measure", "steady", "rising", "tide", "of",
+    "calls", "tokens", "stream", "quietly", "under", "pressure", "every", "session", "holds",
+    "its", "own", "state", "while", "the", "knee", "bends", "near", "capacity", "so", "we",
+    "test", "again", "before", "shipping", "results", "to", "users", "who", "depend", "on",
+    "them", "daily", "across", "many", "hosts", "in", "one", "region", "today", "soon",
+    "clear", "notes", "help", "everyone",
+];
+
+/// Builds the reply for `req` under `spec`.
+pub fn decide(req: &Request, spec: &ModelSpec, id: String, created: u64, rng: &mut ChaCha8Rng) -> Reply {
+    let parts;
+    let mut stop;
+    if let Some(tool) = tool_to_call(req) {
+        let arguments = arguments_for(&tool.schema, rng).to_string();
+        parts = vec![Part::ToolCall(ToolCall {
+            id: call_id(req.api, &id),
+            name: tool.name.clone(),
+            arguments,
+        })];
+        stop = StopReason::ToolUse;
+    } else {
+        let (lo, hi) = spec.output_tokens;
+        let mut n = rng.gen_range(lo..=hi);
+        stop = StopReason::EndTurn;
+        if let Some(max) = req.max_output_tokens {
+            if n > max {
+                n = max;
+                stop = StopReason::MaxTokens;
+            }
+        }
+        parts = vec![Part::Text(words(n, rng))];
+    }
+    let output_tokens = parts.iter().map(|p| wire::count_tokens(p.streamed_text())).sum::<u32>();
+    if output_tokens == 0 {
+        stop = StopReason::EndTurn;
+    }
+    Reply {
+        id,
+        model: req.model.clone(),
+        created,
+        parts,
+        stop,
+        prompt_tokens: req.prompt_tokens,
+        output_tokens,
+    }
+}
+
+fn call_id(api: Api, id: &str) -> String {
+    match api {
+        Api::Messages => format!("toolu_{id}"),
+        _ => format!("call_{id}"),
+    }
+}
+
+fn tool_to_call(req: &Request) -> Option<&Tool> {
+    if req.tools.is_empty() || req.tool_choice == ToolChoice::None {
+        return None;
+    }
+    let answered = req
+        .messages
+        .iter()
+        .rev()
+        .take_while(|m| m.role != Role::User)
+        .any(|m| m.role == Role::Tool);
+    match &req.tool_choice {
+        ToolChoice::Named(name) => req.tools.iter().find(|t| &t.name == name),
+        ToolChoice::Required => req.tools.first(),
+        _ if answered => None,
+        _ => req.tools.first(),
+    }
+}
+
+/// `n` words, each one token under the mock's token rule.
+fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
+    let mut s = String::with_capacity(n as usize * 7);
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(WORDS[rng.gen_range(0..WORDS.len())]);
+    }
+    s
+}
+
+/// A value that satisfies the common parts of a JSON Schema: types, enums,
+/// required properties, nested objects and arrays.
+fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    let ty = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "string",
+    };
+    match ty {
+        "object" => {
+            let mut out = Map::new();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, sub) in props {
+                    out.insert(k.clone(), arguments_for(sub, rng));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let item = schema.get("items").cloned().unwrap_or(json!({"type": "string"}));
+            json!([arguments_for(&item, rng)])
+        }
+        "integer" => json!(rng.gen_range(1..100)),
+        "number" => json!(rng.gen_range(1..100) as f64 / 4.0),
+        "boolean" => json!(rng.gen_bool(0.5)),
+        "null" => Value::Null,
+        _ => json!(format!("{} {}", WORDS[rng.gen_range(0..WORDS.len())], rng.gen_range(0..1000))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn req(api: Api, body: Value) -> Request {
+        api.parse(body.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn calls_the_tool_then_answers_after_its_result() {
+        let tools = json!([{"type": "function", "function": {"name": "lookup",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": ["q"]}}}]);
+        let spec = ModelSpec::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let first = req(Api::ChatCompletions, json!({"model": "m", "tools": tools,
+            "messages": [{"role": "user", "content": "hi"}]}));
+        let r = decide(&first, &spec, "a".into(), 0, &mut rng);
+        assert_eq!(r.stop, StopReason::ToolUse);
+        let Part::ToolCall(call) = &r.parts[0] else { panic!("expected a tool call") };
+        let args: Value = serde_json::from_str(&call.arguments).unwrap();
+        assert!(args["q"].is_string() && args["n"].is_i64(), "{args}");
+        let second = req(Api::ChatCompletions, json!({"model": "m", "tools": tools, "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": call.id, "type": "function",
+                "function": {"name": "lookup", "arguments": call.arguments}}]},
+            {"role": "tool", "tool_call_id": call.id, "content": "42"}]}));
+        let r = decide(&second, &spec, "b".into(), 0, &mut rng);
+        assert_eq!(r.stop, StopReason::EndTurn);
+        assert_eq!(r.output_tokens, 50);
+    }
+
+    #[test]
+    fn max_tokens_truncates_with_its_stop_reason() {
+        let r = req(Api::Messages, json!({"model": "m", "max_tokens": 7,
+            "messages": [{"role": "user", "content": "hi"}]}));
+        let reply = decide(&r, &ModelSpec::default(), "x".into(), 0, &mut ChaCha8Rng::seed_from_u64(2));
+        assert_eq!((reply.output_tokens, reply.stop), (7, StopReason::MaxTokens));
+    }
+}

@@ -1,0 +1,248 @@
+//! The HTTP server: routes, shared state, admin endpoints, start and stop.
+
+use crate::handler::{self, error_response};
+use crate::scenario::Scenario;
+use crate::stats::Stats;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use wire::{Api, ErrorKind, WireError};
+
+/// Everything a request handler may read. Built once at start.
+pub struct App {
+    pub scenario: Scenario,
+    pub seed: u64,
+    pub max_body_bytes: usize,
+    /// A fixed `created` timestamp (for byte-identical replays), else the clock.
+    pub fixed_created: Option<u64>,
+    pub stats: Stats,
+}
+
+impl App {
+    pub fn created_unix(&self) -> u64 {
+        self.fixed_created.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        })
+    }
+
+    pub fn known_models(&self) -> String {
+        if self.scenario.models.is_empty() {
+            "none defined; any name is served with the defaults unless unknown_model = \"error\"".into()
+        } else {
+            self.scenario.models.keys().cloned().collect::<Vec<_>>().join(", ")
+        }
+    }
+}
+
+/// How to start the mock.
+#[derive(Clone, Debug)]
+pub struct MockOptions {
+    pub listen: SocketAddr,
+    pub scenario: Scenario,
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    pub max_body_bytes: usize,
+    pub fixed_created: Option<u64>,
+}
+
+impl Default for MockOptions {
+    fn default() -> Self {
+        MockOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            scenario: Scenario::default(),
+            seed: None,
+            max_body_bytes: 32 << 20,
+            fixed_created: None,
+        }
+    }
+}
+
+pub fn router(app: Arc<App>) -> Router {
+    let api = |a: Api| {
+        move |State(app): State<Arc<App>>, headers: HeaderMap, body: Body| {
+            handler::handle(app, a, headers, body)
+        }
+    };
+    Router::new()
+        .route("/v1/chat/completions", post(api(Api::ChatCompletions)))
+        .route("/chat/completions", post(api(Api::ChatCompletions)))
+        .route("/v1/responses", post(api(Api::Responses)))
+        .route("/responses", post(api(Api::Responses)))
+        .route("/v1/messages", post(api(Api::Messages)))
+        .route("/v1/models", get(models))
+        .route("/v1/models/{id}", get(model))
+        .route("/health", get(health))
+        .route("/plimsoll/health", get(health))
+        .route("/plimsoll/timing", get(timing))
+        .route("/plimsoll/timing/reset", post(reset_timing))
+        .fallback(fallback)
+        .with_state(app)
+}
+
+async fn health(State(app): State<Arc<App>>) -> Json<Value> {
+    Json(json!({"status": "ok", "streams_open": app.stats.snapshot().streams_open}))
+}
+
+async fn timing(State(app): State<Arc<App>>) -> Json<crate::stats::TimingSnapshot> {
+    Json(app.stats.snapshot())
+}
+
+async fn reset_timing(State(app): State<Arc<App>>) -> Json<Value> {
+    app.stats.reset_timing();
+    Json(json!({"status": "reset"}))
+}
+
+/// Anthropic clients send `anthropic-version`; they get Anthropic's list shape.
+fn is_anthropic(headers: &HeaderMap) -> bool {
+    headers.contains_key("anthropic-version")
+}
+
+fn model_names(app: &App) -> Vec<String> {
+    if app.scenario.models.is_empty() {
+        vec!["plimsoll-mock".to_string()]
+    } else {
+        app.scenario.models.keys().cloned().collect()
+    }
+}
+
+fn model_entry(anthropic: bool, id: &str) -> Value {
+    if anthropic {
+        json!({"type": "model", "id": id, "display_name": id, "created_at": "2025-01-01T00:00:00Z"})
+    } else {
+        json!({"id": id, "object": "model", "created": 1_735_689_600u64, "owned_by": "plimsoll"})
+    }
+}
+
+async fn models(State(app): State<Arc<App>>, headers: HeaderMap) -> Json<Value> {
+    let anthropic = is_anthropic(&headers);
+    let names = model_names(&app);
+    let data: Vec<Value> = names.iter().map(|n| model_entry(anthropic, n)).collect();
+    Json(if anthropic {
+        json!({"data": data, "has_more": false, "first_id": names.first(), "last_id": names.last()})
+    } else {
+        json!({"object": "list", "data": data})
+    })
+}
+
+async fn model(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+    let anthropic = is_anthropic(&headers);
+    if app.scenario.model(&id).is_some() {
+        Json(model_entry(anthropic, &id)).into_response()
+    } else {
+        let api = if anthropic { Api::Messages } else { Api::ChatCompletions };
+        let e = WireError::new(ErrorKind::NotFound, format!("model: {id:?} does not exist"));
+        error_response(api, &e, "req_models")
+    }
+}
+
+async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    let api = if is_anthropic(&headers) { Api::Messages } else { Api::ChatCompletions };
+    let e = WireError::new(
+        ErrorKind::NotFound,
+        format!(
+            "no route for {method} {}; the mock serves POST /v1/chat/completions, POST /v1/responses, \
+             POST /v1/messages, GET /v1/models, GET /health, GET /plimsoll/timing",
+            uri.path()
+        ),
+    );
+    error_response(api, &e, "req_noroute")
+}
+
+/// Accepts connections until `stopped` fires, then waits for open ones to finish.
+///
+/// hyper's HTTP/1 server is used directly (not axum::serve) so the mock skips
+/// protocol sniffing and keeps per-connection buffers at their minimum: thousands
+/// of open streams must cost little memory.
+async fn accept_loop(
+    listener: TcpListener,
+    service: TowerToHyperService<Router>,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.max_buf_size(64 * 1024).keep_alive(true);
+    loop {
+        let (tcp, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                // Out of file descriptors or a reset before accept: keep serving.
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    continue;
+                }
+            },
+            _ = &mut stopped => break,
+        };
+        // Nagle's algorithm would hold small SSE frames back by up to 40 ms.
+        let _ = tcp.set_nodelay(true);
+        let conn = http.serve_connection(TokioIo::new(tcp), service.clone());
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// A running mock. Dropping it does not stop it; call [`MockServer::shutdown`].
+pub struct MockServer {
+    pub addr: SocketAddr,
+    pub app: Arc<App>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl MockServer {
+    /// Binds and starts serving on the current tokio runtime.
+    pub async fn start(opts: MockOptions) -> std::io::Result<MockServer> {
+        let listener = TcpListener::bind(opts.listen).await?;
+        let addr = listener.local_addr()?;
+        let seed = opts.seed.unwrap_or(opts.scenario.seed);
+        let app = Arc::new(App {
+            scenario: opts.scenario,
+            seed,
+            max_body_bytes: opts.max_body_bytes,
+            fixed_created: opts.fixed_created,
+            stats: Stats::default(),
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let service = TowerToHyperService::new(router(app.clone()));
+        let task = tokio::spawn(accept_loop(listener, service, stopped));
+        Ok(MockServer { addr, app, stop, task })
+    }
+
+    /// `http://ADDR` — the Anthropic base URL; OpenAI's is this plus `/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting, lets open responses finish, and waits.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        let _ = self.stop.send(());
+        self.task.await.unwrap_or(Ok(()))
+    }
+
+    /// Waits until the server task ends (it ends only on error or shutdown).
+    pub async fn wait(self) -> std::io::Result<()> {
+        let MockServer { stop, task, .. } = self;
+        let result = task.await.unwrap_or(Ok(()));
+        drop(stop);
+        result
+    }
+}

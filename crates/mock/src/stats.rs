@@ -1,0 +1,117 @@
+//! The mock's own measurements: how late each frame left against its deadline, and
+//! how many requests and streams it served.
+//!
+//! Lateness goes into HDR histograms sharded by worker thread, so recording on the
+//! hot path takes an uncontended lock; a snapshot merges the shards.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Duration;
+
+const SHARDS: usize = 8;
+
+pub struct Stats {
+    shards: Vec<Mutex<Histogram<u64>>>,
+    pub requests: AtomicU64,
+    pub errors: AtomicU64,
+    pub streams_total: AtomicU64,
+    pub streams_open: AtomicI64,
+    pub frames: AtomicU64,
+    pub output_tokens: AtomicU64,
+    pub prompt_tokens: AtomicU64,
+}
+
+fn new_hist() -> Histogram<u64> {
+    // 1 µs .. 1 h at 2 significant figures: about 40 KB per shard.
+    Histogram::new_with_bounds(1, 3_600_000_000, 2).expect("static bounds are valid")
+}
+
+thread_local! {
+    static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+fn shard_index() -> usize {
+    SHARD.with(|s| {
+        if s.get() == usize::MAX {
+            s.set(NEXT_SHARD.fetch_add(1, Relaxed) % SHARDS);
+        }
+        s.get()
+    })
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            shards: (0..SHARDS).map(|_| Mutex::new(new_hist())).collect(),
+            requests: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            streams_total: AtomicU64::new(0),
+            streams_open: AtomicI64::new(0),
+            frames: AtomicU64::new(0),
+            output_tokens: AtomicU64::new(0),
+            prompt_tokens: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The timing figures as served on `GET /plimsoll/timing`.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct TimingSnapshot {
+    /// Frames (and non-streaming bodies) whose lateness was recorded.
+    pub frames: u64,
+    pub late_p50_ms: f64,
+    pub late_p99_ms: f64,
+    pub late_max_ms: f64,
+    pub requests: u64,
+    pub errors: u64,
+    pub streams_total: u64,
+    pub streams_open: i64,
+    pub prompt_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Stats {
+    /// Records how late one frame left; the frame counter goes with it.
+    pub fn record_late(&self, late: Duration) {
+        let us = (late.as_micros() as u64).clamp(1, 3_600_000_000);
+        if let Ok(mut h) = self.shards[shard_index()].lock() {
+            let _ = h.record(us);
+        }
+        self.frames.fetch_add(1, Relaxed);
+    }
+
+    pub fn snapshot(&self) -> TimingSnapshot {
+        let mut all = new_hist();
+        for s in &self.shards {
+            if let Ok(h) = s.lock() {
+                let _ = all.add(&*h);
+            }
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        TimingSnapshot {
+            frames: all.len(),
+            late_p50_ms: ms(all.value_at_quantile(0.5)),
+            late_p99_ms: ms(all.value_at_quantile(0.99)),
+            late_max_ms: ms(all.max()),
+            requests: self.requests.load(Relaxed),
+            errors: self.errors.load(Relaxed),
+            streams_total: self.streams_total.load(Relaxed),
+            streams_open: self.streams_open.load(Relaxed),
+            prompt_tokens: self.prompt_tokens.load(Relaxed),
+            output_tokens: self.output_tokens.load(Relaxed),
+        }
+    }
+
+    /// Forgets the lateness recorded so far (e.g. after a warm-up).
+    pub fn reset_timing(&self) {
+        for s in &self.shards {
+            if let Ok(mut h) = s.lock() {
+                h.reset();
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The `plimsoll` command line: parses arguments and hands each subcommand to the
+//! crate that owns it. No logic lives here.
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "plimsoll",
+    version,
+    about = "Find the load line of an LLM-agent system: how many concurrent sessions it holds on a small box.",
+    after_help = "Examples:\n  plimsoll mock                          serve a synthetic LLM on 127.0.0.1:8700\n  plimsoll mock --scenario scenarios/chat.toml --seed 7\n  plimsoll bench mock --streams 1000     measure the mock's own timing accuracy and cost"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve a synthetic LLM provider (OpenAI Chat Completions and Responses, Anthropic Messages).
+    #[command(after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\nGET /plimsoll/timing reports how late the mock's frames left against their deadlines.")]
+    Mock(MockArgs),
+    /// Benchmarks of Plimsoll's own parts.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Args)]
+struct MockArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8700")]
+    listen: SocketAddr,
+    /// Scenario file (models, timing); without it every model gets 200 ms TTFT, 5 ms/token, 50 tokens.
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// RNG seed (overrides the scenario's); the same seed and request give the same reply.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Tokio worker threads (default: one per core).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Largest request body accepted, in MiB.
+    #[arg(long, default_value_t = 32)]
+    max_body_mb: usize,
+    /// Use this fixed `created` timestamp (unix seconds) so replays are byte-identical.
+    #[arg(long)]
+    fixed_created: Option<u64>,
+    /// Allow listening on a non-loopback address.
+    #[arg(long)]
+    allow_remote: bool,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// C concurrent streams against the mock: timing error, chunks/s, CPU per chunk, RSS per stream.
+    #[command(after_help = "Example (the issue's target):\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3")]
+    Mock(BenchMockArgs),
+}
+
+#[derive(Args)]
+struct BenchMockArgs {
+    /// Concurrent open streams (closed loop: each stream starts a new request when one ends).
+    #[arg(long, default_value_t = 1000)]
+    streams: usize,
+    #[arg(long, default_value_t = 200.0)]
+    ttft_ms: f64,
+    #[arg(long, default_value_t = 5.0)]
+    tok_ms: f64,
+    /// Output tokens per reply.
+    #[arg(long, default_value_t = 50)]
+    tokens: u32,
+    #[arg(long, default_value_t = 1)]
+    tokens_per_chunk: u32,
+    /// chat, responses or messages.
+    #[arg(long, default_value = "chat")]
+    api: String,
+    /// Seconds of load before measuring.
+    #[arg(long, default_value_t = 2.0)]
+    warmup_s: f64,
+    /// Seconds measured per run.
+    #[arg(long, default_value_t = 5.0)]
+    window_s: f64,
+    /// Runs, each with a fresh mock process; the table shows each run and the median.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Tokio worker threads of the mock.
+    #[arg(long)]
+    mock_workers: Option<usize>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Mock(a) => mock_cmd(a),
+        Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("plimsoll: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn mock_cmd(a: MockArgs) -> anyhow::Result<()> {
+    let scenario = match &a.scenario {
+        Some(p) => mock::Scenario::load(p)?,
+        None => mock::Scenario::default(),
+    };
+    let opts = mock::MockOptions {
+        listen: a.listen,
+        scenario,
+        seed: a.seed,
+        max_body_bytes: a.max_body_mb.max(1) << 20,
+        fixed_created: a.fixed_created,
+    };
+    mock::run::run(opts, a.workers, a.allow_remote)
+}
+
+fn bench_mock_cmd(a: BenchMockArgs) -> anyhow::Result<()> {
+    let opts = bench::MockBenchOptions {
+        streams: a.streams,
+        ttft_ms: a.ttft_ms,
+        tok_ms: a.tok_ms,
+        tokens: a.tokens,
+        tokens_per_chunk: a.tokens_per_chunk,
+        api: a.api,
+        warmup: std::time::Duration::from_secs_f64(a.warmup_s.max(0.1)),
+        window: std::time::Duration::from_secs_f64(a.window_s.max(0.5)),
+        repeat: a.repeat,
+        mock_workers: a.mock_workers,
+        exe: std::env::current_exe().context("locating the plimsoll executable")?,
+    };
+    bench::print_mock_bench(&opts, a.json)
+}

@@ -1,0 +1,155 @@
+//! Errors in each API's own envelope.
+//!
+//! OpenAI: `{"error":{"message","type","param","code"}}`. Anthropic:
+//! `{"type":"error","error":{"type","message"},"request_id"}`. The status code and the
+//! `type` string come from [`ErrorKind`] so the official SDKs raise their own
+//! exception classes (`BadRequestError`, `RateLimitError`, `OverloadedError` …).
+
+use crate::Api;
+use serde_json::json;
+
+/// The kinds of error the mock can answer with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    InvalidRequest,
+    Authentication,
+    PermissionDenied,
+    NotFound,
+    RequestTooLarge,
+    RateLimit,
+    Server,
+    /// 503 (OpenAI) / 529 (Anthropic): the provider is overloaded.
+    Overloaded,
+}
+
+impl ErrorKind {
+    /// HTTP status for this kind on the given API.
+    pub fn status(self, api: Api) -> u16 {
+        match self {
+            ErrorKind::InvalidRequest => 400,
+            ErrorKind::Authentication => 401,
+            ErrorKind::PermissionDenied => 403,
+            ErrorKind::NotFound => 404,
+            ErrorKind::RequestTooLarge => 413,
+            ErrorKind::RateLimit => 429,
+            ErrorKind::Server => 500,
+            ErrorKind::Overloaded => match api {
+                Api::Messages => 529,
+                _ => 503,
+            },
+        }
+    }
+
+    fn type_str(self, api: Api) -> &'static str {
+        let anthropic = api == Api::Messages;
+        match self {
+            ErrorKind::InvalidRequest => "invalid_request_error",
+            ErrorKind::Authentication if anthropic => "authentication_error",
+            ErrorKind::Authentication => "invalid_request_error",
+            ErrorKind::PermissionDenied => "permission_error",
+            ErrorKind::NotFound if anthropic => "not_found_error",
+            ErrorKind::NotFound => "invalid_request_error",
+            ErrorKind::RequestTooLarge if anthropic => "request_too_large",
+            ErrorKind::RequestTooLarge => "invalid_request_error",
+            ErrorKind::RateLimit if anthropic => "rate_limit_error",
+            ErrorKind::RateLimit => "requests",
+            ErrorKind::Server if anthropic => "api_error",
+            ErrorKind::Server => "server_error",
+            ErrorKind::Overloaded if anthropic => "overloaded_error",
+            ErrorKind::Overloaded => "server_error",
+        }
+    }
+
+    fn code_str(self) -> Option<&'static str> {
+        match self {
+            ErrorKind::Authentication => Some("invalid_api_key"),
+            ErrorKind::NotFound => Some("model_not_found"),
+            ErrorKind::RateLimit => Some("rate_limit_exceeded"),
+            _ => None,
+        }
+    }
+}
+
+/// A request the mock refuses, with the field at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireError {
+    pub kind: ErrorKind,
+    /// The offending field as a dotted path (`messages.2.content`), if one is at fault.
+    pub param: Option<String>,
+    pub message: String,
+}
+
+impl WireError {
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
+        let param = param.into();
+        let message = message.into();
+        WireError {
+            kind: ErrorKind::InvalidRequest,
+            message: format!("{param}: {message}"),
+            param: Some(param),
+        }
+    }
+
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        WireError {
+            kind,
+            param: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// The JSON body of an error in `api`'s envelope.
+pub fn error_body(api: Api, err: &WireError, request_id: &str) -> Vec<u8> {
+    let body = match api {
+        Api::Messages => json!({
+            "type": "error",
+            "error": {"type": err.kind.type_str(api), "message": err.message},
+            "request_id": request_id,
+        }),
+        _ => json!({
+            "error": {
+                "message": err.message,
+                "type": err.kind.type_str(api),
+                "param": err.param,
+                "code": err.kind.code_str(),
+            }
+        }),
+    };
+    serde_json::to_vec(&body).expect("a json! value always serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anthropic_overload_is_529_with_its_type() {
+        let e = WireError::new(ErrorKind::Overloaded, "busy");
+        assert_eq!(ErrorKind::Overloaded.status(Api::Messages), 529);
+        let v: serde_json::Value =
+            serde_json::from_slice(&error_body(Api::Messages, &e, "req_1")).unwrap();
+        assert_eq!(v["type"], "error");
+        assert_eq!(v["error"]["type"], "overloaded_error");
+        assert_eq!(v["request_id"], "req_1");
+    }
+
+    #[test]
+    fn openai_envelope_names_the_param() {
+        let e = WireError::invalid("messages", "is required");
+        let v: serde_json::Value =
+            serde_json::from_slice(&error_body(Api::ChatCompletions, &e, "r")).unwrap();
+        assert_eq!(v["error"]["param"], "messages");
+        assert_eq!(v["error"]["type"], "invalid_request_error");
+        assert_eq!(v["error"]["message"], "messages: is required");
+        assert_eq!(ErrorKind::Overloaded.status(Api::Responses), 503);
+    }
+}

@@ -1,0 +1,172 @@
+//! Wire formats of the three LLM APIs the mock speaks: OpenAI Chat Completions,
+//! OpenAI Responses and Anthropic Messages.
+//!
+//! This crate owns the byte-level truth of each API: how a request is read into one
+//! normalized [`Request`], how a [`Reply`] the mock decided on is rendered as a plain
+//! JSON body or as a sequence of SSE frames, and how errors look in each API's own
+//! envelope. It owns no timing, no randomness and no policy: what to answer is the
+//! mock's business; how to say it is this crate's.
+
+mod error;
+mod parse_anthropic;
+mod parse_common;
+mod parse_openai;
+mod render_anthropic;
+mod render_chat;
+mod render_responses;
+pub mod sse;
+mod stream;
+mod tokens;
+
+pub use error::{error_body, ErrorKind, WireError};
+pub use stream::{render_json, StreamRenderer};
+pub use tokens::count_tokens;
+
+/// Which API a request came in on; it decides every byte of the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// `POST /v1/chat/completions`
+    ChatCompletions,
+    /// `POST /v1/responses`
+    Responses,
+    /// `POST /v1/messages`
+    Messages,
+}
+
+impl Api {
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::ChatCompletions => "chat_completions",
+            Api::Responses => "responses",
+            Api::Messages => "messages",
+        }
+    }
+
+    /// Reads a request body of this API into the normalized form, or says which
+    /// field is wrong.
+    pub fn parse(self, body: &[u8]) -> Result<Request, WireError> {
+        match self {
+            Api::ChatCompletions => parse_openai::parse_chat(body),
+            Api::Responses => parse_openai::parse_responses(body),
+            Api::Messages => parse_anthropic::parse_messages(body),
+        }
+    }
+}
+
+/// Who said a message, across the three APIs' vocabularies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// A tool result (OpenAI `role: tool`, Responses `function_call_output`,
+    /// Anthropic `tool_result` block inside a user message).
+    Tool,
+}
+
+/// A tool call the assistant made earlier in the conversation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the JSON text the client sent back.
+    pub arguments: String,
+}
+
+/// One message of the conversation, normalized. Text blocks are joined with `\n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub text: String,
+    /// Tool calls carried by an assistant message.
+    pub tool_calls: Vec<ToolCall>,
+    /// For `Role::Tool`: the id of the call this result answers.
+    pub tool_call_id: Option<String>,
+}
+
+/// A function tool offered by the client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    /// The JSON Schema of the arguments (`parameters` / `input_schema`).
+    pub schema: serde_json::Value,
+}
+
+/// What the client allows regarding tools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolChoice {
+    Auto,
+    None,
+    /// Must call some tool.
+    Required,
+    /// Must call this tool.
+    Named(String),
+}
+
+/// A request of any of the three APIs, normalized.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub api: Api,
+    pub model: String,
+    pub stream: bool,
+    /// OpenAI `stream_options.include_usage`.
+    pub include_usage: bool,
+    /// System prompt / instructions, if any.
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<Tool>,
+    pub tool_choice: ToolChoice,
+    /// `max_tokens` / `max_completion_tokens` / `max_output_tokens`.
+    pub max_output_tokens: Option<u32>,
+    /// Approximate prompt size in tokens (see [`count_tokens`]).
+    pub prompt_tokens: u32,
+}
+
+/// One piece of the assistant's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    Text(String),
+    ToolCall(ToolCall),
+}
+
+impl Part {
+    /// The text that is streamed out in deltas for this part.
+    pub fn streamed_text(&self) -> &str {
+        match self {
+            Part::Text(t) => t,
+            Part::ToolCall(c) => &c.arguments,
+        }
+    }
+}
+
+/// Why the answer ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+}
+
+/// The answer the mock decided on, independent of the API that carries it.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// Id suffix, unique per call; each API adds its own prefix.
+    pub id: String,
+    pub model: String,
+    /// Unix seconds for `created` / `created_at`.
+    pub created: u64,
+    pub parts: Vec<Part>,
+    pub stop: StopReason,
+    pub prompt_tokens: u32,
+    pub output_tokens: u32,
+}
+
+/// How the streamed text of a reply is cut into timed chunks: each chunk is one
+/// delta event and carries `tokens` output tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    pub part: u16,
+    pub start: u32,
+    pub end: u32,
+    pub tokens: u16,
+}

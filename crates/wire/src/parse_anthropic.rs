@@ -1,0 +1,137 @@
+//! Reading Anthropic Messages requests into a [`Request`].
+
+use crate::parse_common::*;
+use crate::parse_openai::{finish, plain};
+use crate::{Api, Request, Role, Tool, ToolCall, ToolChoice, WireError};
+use serde_json::Value;
+
+pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
+    let root = parse_root(body)?;
+    let model = model(&root)?;
+    let stream = stream_flag(&root)?;
+    let max_tokens = opt_u32(&root, "max_tokens", "")?
+        .ok_or_else(|| WireError::invalid("max_tokens", "is required"))?;
+    let system = content_text(root.get("system"), "system", &["text"])?;
+    let raw = match root.get("messages") {
+        None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
+        Some(Value::Array(a)) if a.is_empty() => {
+            return Err(WireError::invalid("messages", "must contain at least one message"))
+        }
+        Some(Value::Array(a)) => a,
+        Some(v) => {
+            return Err(WireError::invalid(
+                "messages",
+                format!("must be an array, got {}", type_name(v)),
+            ))
+        }
+    };
+    let mut messages = Vec::new();
+    for (i, m) in raw.iter().enumerate() {
+        let path = join("messages", i);
+        let m = as_obj(m, &path)?;
+        let role = match req_str(m, "role", &path)? {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            other => {
+                return Err(WireError::invalid(
+                    join(&path, "role"),
+                    format!("must be user or assistant, got {other:?}"),
+                ))
+            }
+        };
+        let cpath = join(&path, "content");
+        match m.get("content") {
+            None | Some(Value::Null) => return Err(WireError::invalid(cpath, "is required")),
+            Some(Value::String(s)) => messages.push(plain(role, s.clone())),
+            Some(Value::Array(blocks)) => {
+                let mut text = Vec::new();
+                let mut calls = Vec::new();
+                let mut results = Vec::new();
+                for (j, b) in blocks.iter().enumerate() {
+                    let bp = join(&cpath, j);
+                    let b = as_obj(b, &bp)?;
+                    match req_str(b, "type", &bp)? {
+                        "text" => text.push(req_str(b, "text", &bp)?.to_string()),
+                        "tool_use" => {
+                            let input = opt_obj(b, "input", &bp)?
+                                .ok_or_else(|| WireError::invalid(join(&bp, "input"), "is required"))?;
+                            calls.push(ToolCall {
+                                id: req_str(b, "id", &bp)?.to_string(),
+                                name: req_str(b, "name", &bp)?.to_string(),
+                                arguments: Value::Object(input.clone()).to_string(),
+                            })
+                        }
+                        "tool_result" => {
+                            let mut r = plain(
+                                Role::Tool,
+                                content_text(b.get("content"), &join(&bp, "content"), &["text"])?,
+                            );
+                            r.tool_call_id = Some(req_str(b, "tool_use_id", &bp)?.to_string());
+                            results.push(r);
+                        }
+                        _ => {} // images, documents, thinking: not the mock's business
+                    }
+                }
+                if role == Role::Assistant {
+                    let mut msg = plain(role, text.join("\n"));
+                    msg.tool_calls = calls;
+                    messages.push(msg);
+                } else {
+                    messages.extend(results);
+                    if !text.is_empty() {
+                        messages.push(plain(role, text.join("\n")));
+                    }
+                }
+            }
+            Some(v) => {
+                return Err(WireError::invalid(
+                    cpath,
+                    format!("must be a string or an array of content blocks, got {}", type_name(v)),
+                ))
+            }
+        }
+    }
+    let mut tools = Vec::new();
+    if let Some(raw_tools) = opt_array(&root, "tools", "")? {
+        for (i, t) in raw_tools.iter().enumerate() {
+            let tp = join("tools", i);
+            let t = as_obj(t, &tp)?;
+            // Server tools (web_search_…, bash_…) carry a versioned type; only custom
+            // tools are ever called by the mock.
+            match opt_str(t, "type", &tp)? {
+                None | Some("custom") => tools.push(Tool {
+                    name: non_empty_name(t, &tp)?,
+                    schema: schema(t, "input_schema", &tp)?,
+                }),
+                Some(_) => {}
+            }
+        }
+    }
+    let tool_choice = match opt_obj(&root, "tool_choice", "")? {
+        None => ToolChoice::Auto,
+        Some(o) => match req_str(o, "type", "tool_choice")? {
+            "auto" => ToolChoice::Auto,
+            "any" => ToolChoice::Required,
+            "none" => ToolChoice::None,
+            "tool" => ToolChoice::Named(req_str(o, "name", "tool_choice")?.to_string()),
+            other => {
+                return Err(WireError::invalid(
+                    "tool_choice.type",
+                    format!("must be auto, any, tool or none, got {other:?}"),
+                ))
+            }
+        },
+    };
+    finish(Request {
+        api: Api::Messages,
+        model,
+        stream,
+        include_usage: true,
+        system,
+        messages,
+        tools,
+        tool_choice,
+        max_output_tokens: Some(max_tokens),
+        prompt_tokens: 0,
+    })
+}

@@ -1,0 +1,150 @@
+//! Cutting a [`Reply`] into timed chunks and rendering it, whole or as SSE frames.
+//!
+//! A stream is a list of frames, one per [`Chunk`]; frame `k` carries every event that
+//! belongs at chunk `k`'s moment: the prologue goes with the first delta, the closing
+//! events with the last. The mock decides *when* each frame goes; this module decides
+//! *what* it holds. Frames are rendered on demand so an open stream holds only the
+//! reply and its chunk table, not pre-rendered bytes.
+
+use crate::tokens::for_each_token;
+use crate::{render_anthropic, render_chat, render_responses, Api, Chunk, Reply};
+
+/// The whole (non-streaming) JSON body of `reply` in `api`'s format.
+pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
+    let v = match api {
+        Api::ChatCompletions => render_chat::whole(reply),
+        Api::Responses => render_responses::whole(reply),
+        Api::Messages => render_anthropic::whole(reply),
+    };
+    serde_json::to_vec(&v).expect("a json! value always serializes")
+}
+
+/// Where frame `k` sits in the reply.
+pub(crate) struct At<'a> {
+    pub first: bool,
+    pub last: bool,
+    pub part_start: bool,
+    pub part_end: bool,
+    pub chunk: Chunk,
+    pub delta: &'a str,
+}
+
+/// Renders the frames of one streamed reply.
+pub struct StreamRenderer {
+    api: Api,
+    reply: Reply,
+    chunks: Vec<Chunk>,
+    include_usage: bool,
+    /// Responses API `sequence_number` of the next event.
+    pub(crate) seq: u32,
+}
+
+impl StreamRenderer {
+    /// `tokens_per_chunk` ≥ 1 output tokens go into each delta event.
+    pub fn new(api: Api, reply: Reply, include_usage: bool, tokens_per_chunk: u32) -> Self {
+        let chunks = cut(&reply, tokens_per_chunk.max(1));
+        StreamRenderer {
+            api,
+            reply,
+            chunks,
+            include_usage,
+            seq: 0,
+        }
+    }
+
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+
+    pub fn reply(&self) -> &Reply {
+        &self.reply
+    }
+
+    /// Appends frame `k` (0-based, `k < chunks().len()`) to `out`.
+    pub fn frame(&mut self, k: usize, out: &mut Vec<u8>) {
+        let chunk = self.chunks[k];
+        let n = self.chunks.len();
+        let part_text = self.reply.parts[chunk.part as usize].streamed_text();
+        let at = At {
+            first: k == 0,
+            last: k + 1 == n,
+            part_start: k == 0 || self.chunks[k - 1].part != chunk.part,
+            part_end: k + 1 == n || self.chunks[k + 1].part != chunk.part,
+            chunk,
+            delta: &part_text[chunk.start as usize..chunk.end as usize],
+        };
+        match self.api {
+            Api::ChatCompletions => render_chat::frame(&self.reply, &at, self.include_usage, out),
+            Api::Responses => render_responses::frame(&self.reply, &at, &mut self.seq, out),
+            Api::Messages => render_anthropic::frame(&self.reply, &at, out),
+        }
+    }
+}
+
+/// Splits every part's streamed text into chunks of `per` tokens; a part with no
+/// text still gets one empty chunk so its start and stop events are sent.
+fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    for (p, part) in reply.parts.iter().enumerate() {
+        let text = part.streamed_text();
+        let before = chunks.len();
+        let (mut start, mut tokens) = (0usize, 0u32);
+        for_each_token(text, |end| {
+            tokens += 1;
+            if tokens == per {
+                chunks.push(Chunk {
+                    part: p as u16,
+                    start: start as u32,
+                    end: end as u32,
+                    tokens: tokens as u16,
+                });
+                start = end;
+                tokens = 0;
+            }
+        });
+        if tokens > 0 || chunks.len() == before {
+            chunks.push(Chunk {
+                part: p as u16,
+                start: start as u32,
+                end: text.len() as u32,
+                tokens: tokens as u16,
+            });
+        }
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Part, StopReason, ToolCall};
+
+    fn reply(parts: Vec<Part>) -> Reply {
+        Reply {
+            id: "x".into(),
+            model: "m".into(),
+            created: 1,
+            parts,
+            stop: StopReason::EndTurn,
+            prompt_tokens: 3,
+            output_tokens: 5,
+        }
+    }
+
+    #[test]
+    fn chunks_cover_every_part_exactly() {
+        let r = reply(vec![
+            Part::Text("one two three four five".into()),
+            Part::ToolCall(ToolCall {
+                id: "c".into(),
+                name: "f".into(),
+                arguments: String::new(),
+            }),
+        ]);
+        let c = cut(&r, 2);
+        assert_eq!(c.len(), 4);
+        assert_eq!((c[0].start, c[0].end, c[0].tokens), (0, 7, 2));
+        assert_eq!((c[2].start, c[2].end, c[2].tokens), (18, 23, 1));
+        assert_eq!((c[3].part, c[3].start, c[3].end, c[3].tokens), (1, 0, 0, 0));
+    }
+}
