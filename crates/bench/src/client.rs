@@ -75,7 +75,11 @@ impl Conn {
                 reads.push((Instant::now(), n));
             }
         }
-        Ok(Seen { sent, status, reads })
+        Ok(Seen {
+            sent,
+            status,
+            reads,
+        })
     }
 
     pub async fn get(&mut self, path: &str) -> anyhow::Result<Bytes> {

@@ -13,6 +13,6 @@ mod procfs;
 mod report;
 
 pub use machine::fingerprint;
-pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use mock::run::raise_nofile_limit;
+pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use report::print_mock_bench;

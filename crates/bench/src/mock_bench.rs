@@ -47,6 +47,10 @@ pub struct MockBenchResult {
     pub interval_err_max_ms: f64,
     pub chunks_per_s: f64,
     pub mock_cpu_us_per_chunk: f64,
+    /// The part spent in the mock's own code (user mode).
+    pub mock_user_us_per_chunk: f64,
+    /// The part spent in the kernel, mostly the loopback TCP send path.
+    pub mock_sys_us_per_chunk: f64,
     pub mock_cpu_cores: f64,
     pub mock_rss_kb_per_stream: f64,
     pub mock_idle_rss_mb: f64,
@@ -105,7 +109,10 @@ impl Drop for MockProcess {
     }
 }
 
-fn start_mock(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow::Result<(MockProcess, SocketAddr)> {
+fn start_mock(
+    opts: &MockBenchOptions,
+    scenario: &std::path::Path,
+) -> anyhow::Result<(MockProcess, SocketAddr)> {
     let mut cmd = Command::new(&opts.exe);
     cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
         .arg(scenario)
@@ -114,7 +121,9 @@ fn start_mock(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow::Re
     if let Some(w) = opts.mock_workers {
         cmd.args(["--workers", &w.to_string()]);
     }
-    let mut child = cmd.spawn().with_context(|| format!("starting {} mock", opts.exe.display()))?;
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting {} mock", opts.exe.display()))?;
     let stdout = child.stdout.take().context("mock stdout")?;
     let proc = MockProcess(child);
     let mut line = String::new();
@@ -156,7 +165,10 @@ fn due_ms(opts: &MockBenchOptions, j: u32) -> f64 {
     opts.ttft_ms + (through - 1) as f64 * opts.tok_ms
 }
 
-async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow::Result<MockBenchResult> {
+async fn one_run(
+    opts: &MockBenchOptions,
+    scenario: &std::path::Path,
+) -> anyhow::Result<MockBenchResult> {
     let (mock, addr) = start_mock(opts, scenario)?;
     let pid = mock.0.id();
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -176,7 +188,13 @@ async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow:
     let mut tasks = Vec::with_capacity(opts.streams);
     for n in 0..opts.streams {
         let delay = ramp.mul_f64(n as f64 / opts.streams as f64);
-        tasks.push(tokio::spawn(stream_loop(addr, n, delay, opts_arc.clone(), shared.clone())));
+        tasks.push(tokio::spawn(stream_loop(
+            addr,
+            n,
+            delay,
+            opts_arc.clone(),
+            shared.clone(),
+        )));
     }
     tokio::time::sleep(opts.warmup).await;
     let mut admin = Conn::new(addr);
@@ -190,7 +208,9 @@ async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow:
         peak_rss = peak_rss.max(rss_kb(pid)?);
     }
     shared.recording.store(false, Relaxed);
-    let cpu = cpu_seconds(pid)? - cpu0;
+    let cpu1 = cpu_seconds(pid)?;
+    let (user, sys) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
+    let cpu = user + sys;
     let secs = t0.elapsed().as_secs_f64();
     let timing: serde_json::Value = serde_json::from_slice(&admin.get("/plimsoll/timing").await?)?;
     shared.stop.store(true, Relaxed);
@@ -200,8 +220,19 @@ async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow:
     drop(mock);
     let chunks = shared.chunks.load(Relaxed) as f64;
     let ttft = shared.ttft.lock().expect("no panics while held").clone();
-    let interval = shared.interval.lock().expect("no panics while held").clone();
+    let interval = shared
+        .interval
+        .lock()
+        .expect("no panics while held")
+        .clone();
     let ms = |us: u64| us as f64 / 1000.0;
+    let per_chunk = |secs: f64| {
+        if chunks > 0.0 {
+            secs * 1e6 / chunks
+        } else {
+            0.0
+        }
+    };
     Ok(MockBenchResult {
         streams: opts.streams,
         requests_ok: shared.ok.load(Relaxed),
@@ -213,7 +244,9 @@ async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow:
         interval_err_p99_ms: ms(interval.value_at_quantile(0.99)),
         interval_err_max_ms: ms(interval.max()),
         chunks_per_s: chunks / secs,
-        mock_cpu_us_per_chunk: if chunks > 0.0 { cpu * 1e6 / chunks } else { 0.0 },
+        mock_cpu_us_per_chunk: per_chunk(cpu),
+        mock_user_us_per_chunk: per_chunk(user),
+        mock_sys_us_per_chunk: per_chunk(sys),
         mock_cpu_cores: cpu / secs,
         mock_rss_kb_per_stream: peak_rss.saturating_sub(idle_rss) as f64 / opts.streams as f64,
         mock_idle_rss_mb: idle_rss as f64 / 1024.0,
@@ -223,14 +256,21 @@ async fn one_run(opts: &MockBenchOptions, scenario: &std::path::Path) -> anyhow:
     })
 }
 
-async fn stream_loop(addr: SocketAddr, n: usize, delay: Duration, opts: Arc<MockBenchOptions>, shared: Arc<Shared>) {
+async fn stream_loop(
+    addr: SocketAddr,
+    n: usize,
+    delay: Duration,
+    opts: Arc<MockBenchOptions>,
+    shared: Arc<Shared>,
+) {
     tokio::time::sleep(delay).await;
     let mut conn = Conn::new(addr);
     let mut seq = 0usize;
     let mut ttft_errs = Vec::with_capacity(4);
     let mut gap_errs = Vec::with_capacity(64);
     while !shared.stop.load(Relaxed) {
-        let (path, pattern, body) = api_parts(&opts.api, n * 1_000_000 + seq).expect("checked before");
+        let (path, pattern, body) =
+            api_parts(&opts.api, n * 1_000_000 + seq).expect("checked before");
         seq += 1;
         let recording_at_send = shared.recording.load(Relaxed);
         let seen = match conn.post(path, Bytes::from(body), pattern).await {

@@ -31,19 +31,51 @@ pub fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// Hash of what the conversation says, not how it was sent: the same conversation
+/// gets the same answer whether streamed or not, and whatever the JSON key order.
+pub fn content_hash(seed: u64, req: &wire::Request) -> u64 {
+    let mut h = fnv1a(seed, req.model.as_bytes());
+    let mut feed = |bytes: &[u8]| {
+        h = fnv1a(h, bytes);
+    };
+    feed(req.system.as_bytes());
+    for m in &req.messages {
+        feed(format!("{:?}", m.role).as_bytes());
+        feed(m.text.as_bytes());
+        feed(m.tool_call_id.as_deref().unwrap_or("").as_bytes());
+        for c in &m.tool_calls {
+            feed(c.id.as_bytes());
+            feed(c.name.as_bytes());
+            feed(c.arguments.as_bytes());
+        }
+    }
+    for t in &req.tools {
+        feed(t.name.as_bytes());
+    }
+    feed(format!("{:?}{:?}", req.tool_choice, req.max_output_tokens).as_bytes());
+    h
+}
+
 pub fn error_response(api: Api, err: &WireError, request_id: &str) -> Response {
     let status = StatusCode::from_u16(err.kind.status(api)).unwrap_or(StatusCode::BAD_REQUEST);
     let mut resp = Response::new(Body::from(wire::error_body(api, err, request_id)));
     *resp.status_mut() = status;
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     add_request_id(h, api, request_id);
     resp
 }
 
 fn add_request_id(h: &mut HeaderMap, api: Api, id: &str) {
     if let Ok(v) = HeaderValue::from_str(id) {
-        let name = if api == Api::Messages { "request-id" } else { "x-request-id" };
+        let name = if api == Api::Messages {
+            "request-id"
+        } else {
+            "x-request-id"
+        };
         h.insert(name, v);
     }
 }
@@ -83,10 +115,13 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         Ok(b) => b,
         Err(e) => return refuse(&app, api, &e, "req_unread"),
     };
-    let hash = fnv1a(app.seed, &bytes);
-    let request_id = format!("req_{hash:016x}");
+    let raw_hash = fnv1a(app.seed, &bytes);
+    let request_id = format!("req_{raw_hash:016x}");
     if api == Api::Messages && !headers.contains_key("anthropic-version") {
-        let e = WireError::invalid("anthropic-version", "header is required (for example 2023-06-01)");
+        let e = WireError::invalid(
+            "anthropic-version",
+            "header is required (for example 2023-06-01)",
+        );
         return refuse(&app, api, &e, &request_id);
     }
     let req = match api.parse(&bytes) {
@@ -96,15 +131,24 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     let Some(spec) = app.scenario.model(&req.model) else {
         let e = WireError::new(
             ErrorKind::NotFound,
-            format!("model: {:?} does not exist in this scenario (known: {})", req.model, app.known_models()),
+            format!(
+                "model: {:?} does not exist in this scenario (known: {})",
+                req.model,
+                app.known_models()
+            ),
         );
         return refuse(&app, api, &e, &request_id);
     };
+    let hash = content_hash(app.seed, &req);
     let mut rng = ChaCha8Rng::seed_from_u64(hash);
     let id = format!("{:016x}", fnv1a(hash, b"id"));
     let reply = reply::decide(&req, spec, id, app.created_unix(), &mut rng);
-    app.stats.prompt_tokens.fetch_add(reply.prompt_tokens as u64, Relaxed);
-    app.stats.output_tokens.fetch_add(reply.output_tokens as u64, Relaxed);
+    app.stats
+        .prompt_tokens
+        .fetch_add(reply.prompt_tokens as u64, Relaxed);
+    app.stats
+        .output_tokens
+        .fetch_add(reply.output_tokens as u64, Relaxed);
     let renderer = StreamRenderer::new(api, reply, req.include_usage, spec.tokens_per_chunk);
     let schedule = Schedule::new(spec);
     if req.stream {
@@ -134,10 +178,14 @@ async fn whole(
     }
     let deadline = start + due;
     tokio::time::sleep_until(deadline).await;
-    app.stats.record_late(Instant::now().saturating_duration_since(deadline));
+    app.stats
+        .record_late(Instant::now().saturating_duration_since(deadline));
     let mut resp = Response::new(Body::from(wire::render_json(api, renderer.reply())));
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     add_request_id(h, api, &request_id);
     resp
 }
@@ -223,7 +271,10 @@ fn stream(
     });
     let mut resp = Response::new(Body::from_stream(frames));
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     add_request_id(h, api, &request_id);
     resp

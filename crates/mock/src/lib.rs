@@ -9,10 +9,10 @@
 
 mod handler;
 mod reply;
+pub mod run;
 pub mod scenario;
 mod server;
 pub mod stats;
-pub mod run;
 mod timing;
 
 pub use handler::fnv1a;

@@ -13,17 +13,23 @@ use serde_json::{json, Map, Value};
 use wire::{Api, Part, Reply, Request, Role, StopReason, Tool, ToolCall, ToolChoice};
 
 const WORDS: &[&str] = &[
-    "the", "agent", "plans", "a", "careful", "answer", "with", "tools", "and", "memory",
-    "load", "line", "ship", "harbor", "signal", "measure", "steady", "rising", "tide", "of",
-    "calls", "tokens", "stream", "quietly", "under", "pressure", "every", "session", "holds",
-    "its", "own", "state", "while", "the", "knee", "bends", "near", "capacity", "so", "we",
-    "test", "again", "before", "shipping", "results", "to", "users", "who", "depend", "on",
-    "them", "daily", "across", "many", "hosts", "in", "one", "region", "today", "soon",
-    "clear", "notes", "help", "everyone",
+    "the", "agent", "plans", "a", "careful", "answer", "with", "tools", "and", "memory", "load",
+    "line", "ship", "harbor", "signal", "measure", "steady", "rising", "tide", "of", "calls",
+    "tokens", "stream", "quietly", "under", "pressure", "every", "session", "holds", "its", "own",
+    "state", "while", "the", "knee", "bends", "near", "capacity", "so", "we", "test", "again",
+    "before", "shipping", "results", "to", "users", "who", "depend", "on", "them", "daily",
+    "across", "many", "hosts", "in", "one", "region", "today", "soon", "clear", "notes", "help",
+    "everyone",
 ];
 
 /// Builds the reply for `req` under `spec`.
-pub fn decide(req: &Request, spec: &ModelSpec, id: String, created: u64, rng: &mut ChaCha8Rng) -> Reply {
+pub fn decide(
+    req: &Request,
+    spec: &ModelSpec,
+    id: String,
+    created: u64,
+    rng: &mut ChaCha8Rng,
+) -> Reply {
     let parts;
     let mut stop;
     if let Some(tool) = tool_to_call(req) {
@@ -46,7 +52,10 @@ pub fn decide(req: &Request, spec: &ModelSpec, id: String, created: u64, rng: &m
         }
         parts = vec![Part::Text(words(n, rng))];
     }
-    let output_tokens = parts.iter().map(|p| wire::count_tokens(p.streamed_text())).sum::<u32>();
+    let output_tokens = parts
+        .iter()
+        .map(|p| wire::count_tokens(p.streamed_text()))
+        .sum::<u32>();
     if output_tokens == 0 {
         stop = StopReason::EndTurn;
     }
@@ -101,7 +110,11 @@ fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
 /// A value that satisfies the common parts of a JSON Schema: types, enums,
 /// required properties, nested objects and arrays.
 fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
-    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
         return first.clone();
     }
     if let Some(c) = schema.get("const") {
@@ -109,7 +122,11 @@ fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
     }
     let ty = match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
         _ if schema.get("properties").is_some() => "object",
         _ => "string",
     };
@@ -124,14 +141,21 @@ fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
             Value::Object(out)
         }
         "array" => {
-            let item = schema.get("items").cloned().unwrap_or(json!({"type": "string"}));
+            let item = schema
+                .get("items")
+                .cloned()
+                .unwrap_or(json!({"type": "string"}));
             json!([arguments_for(&item, rng)])
         }
         "integer" => json!(rng.gen_range(1..100)),
         "number" => json!(rng.gen_range(1..100) as f64 / 4.0),
         "boolean" => json!(rng.gen_bool(0.5)),
         "null" => Value::Null,
-        _ => json!(format!("{} {}", WORDS[rng.gen_range(0..WORDS.len())], rng.gen_range(0..1000))),
+        _ => json!(format!(
+            "{} {}",
+            WORDS[rng.gen_range(0..WORDS.len())],
+            rng.gen_range(0..1000)
+        )),
     }
 }
 
@@ -150,18 +174,26 @@ mod tests {
             "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": ["q"]}}}]);
         let spec = ModelSpec::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let first = req(Api::ChatCompletions, json!({"model": "m", "tools": tools,
-            "messages": [{"role": "user", "content": "hi"}]}));
+        let first = req(
+            Api::ChatCompletions,
+            json!({"model": "m", "tools": tools,
+            "messages": [{"role": "user", "content": "hi"}]}),
+        );
         let r = decide(&first, &spec, "a".into(), 0, &mut rng);
         assert_eq!(r.stop, StopReason::ToolUse);
-        let Part::ToolCall(call) = &r.parts[0] else { panic!("expected a tool call") };
+        let Part::ToolCall(call) = &r.parts[0] else {
+            panic!("expected a tool call")
+        };
         let args: Value = serde_json::from_str(&call.arguments).unwrap();
         assert!(args["q"].is_string() && args["n"].is_i64(), "{args}");
-        let second = req(Api::ChatCompletions, json!({"model": "m", "tools": tools, "messages": [
+        let second = req(
+            Api::ChatCompletions,
+            json!({"model": "m", "tools": tools, "messages": [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": null, "tool_calls": [{"id": call.id, "type": "function",
                 "function": {"name": "lookup", "arguments": call.arguments}}]},
-            {"role": "tool", "tool_call_id": call.id, "content": "42"}]}));
+            {"role": "tool", "tool_call_id": call.id, "content": "42"}]}),
+        );
         let r = decide(&second, &spec, "b".into(), 0, &mut rng);
         assert_eq!(r.stop, StopReason::EndTurn);
         assert_eq!(r.output_tokens, 50);
@@ -169,9 +201,21 @@ mod tests {
 
     #[test]
     fn max_tokens_truncates_with_its_stop_reason() {
-        let r = req(Api::Messages, json!({"model": "m", "max_tokens": 7,
-            "messages": [{"role": "user", "content": "hi"}]}));
-        let reply = decide(&r, &ModelSpec::default(), "x".into(), 0, &mut ChaCha8Rng::seed_from_u64(2));
-        assert_eq!((reply.output_tokens, reply.stop), (7, StopReason::MaxTokens));
+        let r = req(
+            Api::Messages,
+            json!({"model": "m", "max_tokens": 7,
+            "messages": [{"role": "user", "content": "hi"}]}),
+        );
+        let reply = decide(
+            &r,
+            &ModelSpec::default(),
+            "x".into(),
+            0,
+            &mut ChaCha8Rng::seed_from_u64(2),
+        );
+        assert_eq!(
+            (reply.output_tokens, reply.stop),
+            (7, StopReason::MaxTokens)
+        );
     }
 }

@@ -20,7 +20,10 @@ pub fn run(opts: MockOptions, workers: Option<usize>, allow_remote: bool) -> any
     if let Some(w) = workers {
         rt.worker_threads(w.max(1));
     }
-    let rt = rt.enable_all().build().context("starting the tokio runtime")?;
+    let rt = rt
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
     rt.block_on(async move {
         let server = MockServer::start(opts.clone())
             .await
@@ -47,13 +50,14 @@ async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = ctrl_c.await;
-                return;
-            }
-        };
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
         tokio::select! {
             _ = ctrl_c => {}
             _ = term.recv() => {}
@@ -66,7 +70,10 @@ async fn shutdown_signal() {
 /// Thousands of open streams need thousands of sockets: lifts the soft open-files
 /// limit to the hard one and returns the soft limit now in force.
 pub fn raise_nofile_limit() -> u64 {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: plain syscalls on a stack struct.
     unsafe {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {

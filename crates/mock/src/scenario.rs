@@ -112,9 +112,16 @@ impl Scenario {
             message,
         };
         let raw: RawScenario = toml::from_str(text).map_err(|e| {
-            err(e.span(), format!("{} (see scenarios/ for examples)", e.message().trim()))
+            err(
+                e.span(),
+                format!("{} (see scenarios/ for examples)", e.message().trim()),
+            )
         })?;
-        let unknown_model = match raw.unknown_model.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+        let unknown_model = match raw
+            .unknown_model
+            .as_ref()
+            .map(|s| (s.get_ref().as_str(), s.span()))
+        {
             None | Some(("default", _)) => UnknownModel::Default,
             Some(("error", _)) => UnknownModel::Error,
             Some((other, span)) => {
@@ -126,7 +133,9 @@ impl Scenario {
         };
         let base = ModelSpec::default();
         let defaults = match &raw.defaults {
-            Some(d) => d.apply(&base, "defaults").map_err(|(s, m)| err(Some(s), m))?,
+            Some(d) => d
+                .apply(&base, "defaults")
+                .map_err(|(s, m)| err(Some(s), m))?,
             None => base,
         };
         let mut models = BTreeMap::new();
@@ -210,7 +219,10 @@ impl RawModel {
         if let Some(v) = &self.tokens_per_chunk {
             let n = *v.get_ref();
             if !(1..=10_000).contains(&n) {
-                return Err((v.span(), format!("{table}.tokens_per_chunk must be between 1 and 10000 (got {n})")));
+                return Err((
+                    v.span(),
+                    format!("{table}.tokens_per_chunk must be between 1 and 10000 (got {n})"),
+                ));
             }
             m.tokens_per_chunk = n as u32;
         }
@@ -237,8 +249,11 @@ impl RawModel {
 
 fn non_negative(v: &Spanned<f64>, table: &str, field: &str) -> Result<f64, (Span, String)> {
     let x = *v.get_ref();
-    if !x.is_finite() || x < 0.0 || x > 3_600_000.0 {
-        return Err((v.span(), format!("{table}.{field} must be between 0 and 3600000 ms (got {x})")));
+    if !x.is_finite() || !(0.0..=3_600_000.0).contains(&x) {
+        return Err((
+            v.span(),
+            format!("{table}.{field} must be between 0 and 3600000 ms (got {x})"),
+        ));
     }
     Ok(x)
 }
@@ -248,7 +263,11 @@ fn jitter(v: &Spanned<RawJitter>, table: &str) -> Result<Jitter, (Span, String)>
     let bad = |m: String| (v.span(), format!("{table}.jitter: {m}; {hint}"));
     let (dist, spread, sigma) = match v.get_ref() {
         RawJitter::Name(n) => (n.as_str(), None, None),
-        RawJitter::Table { dist, spread, sigma } => (dist.as_str(), *spread, *sigma),
+        RawJitter::Table {
+            dist,
+            spread,
+            sigma,
+        } => (dist.as_str(), *spread, *sigma),
     };
     match (dist, spread, sigma) {
         ("fixed", None, None) => Ok(Jitter::Fixed),
@@ -259,10 +278,68 @@ fn jitter(v: &Spanned<RawJitter>, table: &str) -> Result<Jitter, (Span, String)>
         (d, _, _) if !["fixed", "uniform", "lognormal"].contains(&d) => {
             Err(bad(format!("unknown dist {d:?}")))
         }
-        (d, _, _) => Err(bad(format!("{d} takes {}", match d {
-            "fixed" => "no parameter",
-            "uniform" => "only spread",
-            _ => "only sigma",
-        }))),
+        (d, _, _) => Err(bad(format!(
+            "{d} takes {}",
+            match d {
+                "fixed" => "no parameter",
+                "uniform" => "only spread",
+                _ => "only sigma",
+            }
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Scenario::parse(text, "s.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn models_inherit_the_defaults() {
+        let s = Scenario::parse(
+            "seed = 3\n[defaults]\ntok_ms = 7\noutput_tokens = [10, 20]\n[models.a]\nttft_ms = 50\njitter = { dist = \"uniform\", spread = 0.1 }\n",
+            "s.toml",
+        )
+        .unwrap();
+        let a = s.model("a").unwrap();
+        assert_eq!(
+            (a.ttft_ms, a.tok_ms, a.output_tokens),
+            (50.0, 7.0, (10, 20))
+        );
+        assert_eq!(a.jitter, Jitter::Uniform { spread: 0.1 });
+        assert_eq!(s.model("other").unwrap().tok_ms, 7.0);
+        assert_eq!(s.seed, 3);
+    }
+
+    #[test]
+    fn errors_name_file_line_field_and_fix() {
+        assert_eq!(
+            err("[defaults]\nttft_ms = 1\ntok_ms = -5\n"),
+            "s.toml:3: defaults.tok_ms must be between 0 and 3600000 ms (got -5)"
+        );
+        let e = err("[models.x]\n\njitter = { dist = \"gauss\" }\n");
+        assert!(
+            e.starts_with("s.toml:3: models.\"x\".jitter: unknown dist \"gauss\"; write jitter ="),
+            "{e}"
+        );
+        let e = err("[defaults]\nttft = 3\n");
+        assert!(e.starts_with("s.toml:2: unknown field `ttft`"), "{e}");
+        let e = err("[models.y]\noutput_tokens = [5, 2]\n");
+        assert!(
+            e.contains("s.toml:2: models.\"y\".output_tokens must be"),
+            "{e}"
+        );
+        let e = err("unknown_model = \"maybe\"\n");
+        assert!(e.starts_with("s.toml:1: unknown_model must be"), "{e}");
+    }
+
+    #[test]
+    fn unknown_models_can_be_errors() {
+        let s = Scenario::parse("unknown_model = \"error\"\n[models.a]\n", "s.toml").unwrap();
+        assert!(s.model("a").is_some());
+        assert!(s.model("b").is_none());
     }
 }

@@ -9,12 +9,12 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
-use std::net::SocketAddr;
-use std::sync::Arc;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
 use tokio::net::TcpListener;
 use wire::{Api, ErrorKind, WireError};
 
@@ -40,9 +40,15 @@ impl App {
 
     pub fn known_models(&self) -> String {
         if self.scenario.models.is_empty() {
-            "none defined; any name is served with the defaults unless unknown_model = \"error\"".into()
+            "none defined; any name is served with the defaults unless unknown_model = \"error\""
+                .into()
         } else {
-            self.scenario.models.keys().cloned().collect::<Vec<_>>().join(", ")
+            self.scenario
+                .models
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     }
 }
@@ -137,19 +143,31 @@ async fn models(State(app): State<Arc<App>>, headers: HeaderMap) -> Json<Value> 
     })
 }
 
-async fn model(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+async fn model(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
     let anthropic = is_anthropic(&headers);
     if app.scenario.model(&id).is_some() {
         Json(model_entry(anthropic, &id)).into_response()
     } else {
-        let api = if anthropic { Api::Messages } else { Api::ChatCompletions };
+        let api = if anthropic {
+            Api::Messages
+        } else {
+            Api::ChatCompletions
+        };
         let e = WireError::new(ErrorKind::NotFound, format!("model: {id:?} does not exist"));
         error_response(api, &e, "req_models")
     }
 }
 
 async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
-    let api = if is_anthropic(&headers) { Api::Messages } else { Api::ChatCompletions };
+    let api = if is_anthropic(&headers) {
+        Api::Messages
+    } else {
+        Api::ChatCompletions
+    };
     let e = WireError::new(
         ErrorKind::NotFound,
         format!(
@@ -224,7 +242,12 @@ impl MockServer {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let service = TowerToHyperService::new(router(app.clone()));
         let task = tokio::spawn(accept_loop(listener, service, stopped));
-        Ok(MockServer { addr, app, stop, task })
+        Ok(MockServer {
+            addr,
+            app,
+            stop,
+            task,
+        })
     }
 
     /// `http://ADDR` — the Anthropic base URL; OpenAI's is this plus `/v1`.

@@ -22,7 +22,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve a synthetic LLM provider (OpenAI Chat Completions and Responses, Anthropic Messages).
-    #[command(after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\nGET /plimsoll/timing reports how late the mock's frames left against their deadlines.")]
+    #[command(
+        after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\nGET /plimsoll/timing reports how late the mock's frames left against their deadlines."
+    )]
     Mock(MockArgs),
     /// Benchmarks of Plimsoll's own parts.
     #[command(subcommand)]
@@ -57,7 +59,9 @@ struct MockArgs {
 #[derive(Subcommand)]
 enum BenchCommand {
     /// C concurrent streams against the mock: timing error, chunks/s, CPU per chunk, RSS per stream.
-    #[command(after_help = "Example (the issue's target):\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3")]
+    #[command(
+        after_help = "Example (the issue's target):\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3"
+    )]
     Mock(BenchMockArgs),
 }
 

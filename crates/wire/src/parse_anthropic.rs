@@ -15,7 +15,10 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
     let raw = match root.get("messages") {
         None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
         Some(Value::Array(a)) if a.is_empty() => {
-            return Err(WireError::invalid("messages", "must contain at least one message"))
+            return Err(WireError::invalid(
+                "messages",
+                "must contain at least one message",
+            ))
         }
         Some(Value::Array(a)) => a,
         Some(v) => {
@@ -53,8 +56,9 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
                     match req_str(b, "type", &bp)? {
                         "text" => text.push(req_str(b, "text", &bp)?.to_string()),
                         "tool_use" => {
-                            let input = opt_obj(b, "input", &bp)?
-                                .ok_or_else(|| WireError::invalid(join(&bp, "input"), "is required"))?;
+                            let input = opt_obj(b, "input", &bp)?.ok_or_else(|| {
+                                WireError::invalid(join(&bp, "input"), "is required")
+                            })?;
                             calls.push(ToolCall {
                                 id: req_str(b, "id", &bp)?.to_string(),
                                 name: req_str(b, "name", &bp)?.to_string(),
@@ -86,7 +90,10 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
             Some(v) => {
                 return Err(WireError::invalid(
                     cpath,
-                    format!("must be a string or an array of content blocks, got {}", type_name(v)),
+                    format!(
+                        "must be a string or an array of content blocks, got {}",
+                        type_name(v)
+                    ),
                 ))
             }
         }

@@ -10,7 +10,9 @@ pub fn parse_root(body: &[u8]) -> Result<Obj, WireError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         WireError::invalid(
             "body",
-            format!("is not valid JSON ({e}); send a JSON object with Content-Type: application/json"),
+            format!(
+                "is not valid JSON ({e}); send a JSON object with Content-Type: application/json"
+            ),
         )
     })?;
     match value {
@@ -117,7 +119,11 @@ pub fn as_obj<'a>(v: &'a Value, path: &str) -> Result<&'a Obj, WireError> {
 
 /// Text of a `content` that is a string or an array of blocks with a `text` field
 /// (blocks of other kinds, such as images, are skipped). Returns `""` for null.
-pub fn content_text(v: Option<&Value>, path: &str, text_types: &[&str]) -> Result<String, WireError> {
+pub fn content_text(
+    v: Option<&Value>,
+    path: &str,
+    text_types: &[&str],
+) -> Result<String, WireError> {
     match v {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),

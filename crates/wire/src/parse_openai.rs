@@ -10,7 +10,10 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
     let stream = stream_flag(&root)?;
     if let Some(n) = opt_u32(&root, "n", "")? {
         if n != 1 {
-            return Err(WireError::invalid("n", format!("only n=1 is supported, got {n}")));
+            return Err(WireError::invalid(
+                "n",
+                format!("only n=1 is supported, got {n}"),
+            ));
         }
     }
     let include_usage = match opt_obj(&root, "stream_options", "")? {
@@ -24,7 +27,10 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
     let raw = match root.get("messages") {
         None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
         Some(Value::Array(a)) if a.is_empty() => {
-            return Err(WireError::invalid("messages", "must contain at least one message"))
+            return Err(WireError::invalid(
+                "messages",
+                "must contain at least one message",
+            ))
         }
         Some(Value::Array(a)) => a,
         Some(v) => {
@@ -51,8 +57,9 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
                         let cp = join(&join(&path, "tool_calls"), j);
                         let c = as_obj(c, &cp)?;
                         let id = req_str(c, "id", &cp)?.to_string();
-                        let f = opt_obj(c, "function", &cp)?
-                            .ok_or_else(|| WireError::invalid(join(&cp, "function"), "is required"))?;
+                        let f = opt_obj(c, "function", &cp)?.ok_or_else(|| {
+                            WireError::invalid(join(&cp, "function"), "is required")
+                        })?;
                         let fp = join(&cp, "function");
                         msg.tool_calls.push(ToolCall {
                             id,
@@ -76,7 +83,9 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
             other => {
                 return Err(WireError::invalid(
                     join(&path, "role"),
-                    format!("must be one of system, developer, user, assistant, tool; got {other:?}"),
+                    format!(
+                        "must be one of system, developer, user, assistant, tool; got {other:?}"
+                    ),
                 ))
             }
         }
@@ -119,7 +128,9 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
     let root = parse_root(body)?;
     let model = model(&root)?;
     let stream = stream_flag(&root)?;
-    let system = opt_str(&root, "instructions", "")?.unwrap_or("").to_string();
+    let system = opt_str(&root, "instructions", "")?
+        .unwrap_or("")
+        .to_string();
     let max_output_tokens = opt_u32(&root, "max_output_tokens", "")?;
     let mut messages = Vec::new();
     match root.get("input") {
@@ -136,12 +147,18 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         Some(v) => {
             return Err(WireError::invalid(
                 "input",
-                format!("must be a string or an array of input items, got {}", type_name(v)),
+                format!(
+                    "must be a string or an array of input items, got {}",
+                    type_name(v)
+                ),
             ))
         }
     }
     if messages.is_empty() {
-        return Err(WireError::invalid("input", "must contain at least one item"));
+        return Err(WireError::invalid(
+            "input",
+            "must contain at least one item",
+        ));
     }
     let mut tools = Vec::new();
     if let Some(raw_tools) = opt_array(&root, "tools", "")? {
@@ -209,7 +226,11 @@ fn response_item(item: &Obj, path: &str) -> Result<Option<Message>, WireError> {
             Ok(Some(m))
         }
         "function_call_output" => {
-            let text = content_text(item.get("output"), &join(path, "output"), &["input_text", "output_text", "text"])?;
+            let text = content_text(
+                item.get("output"),
+                &join(path, "output"),
+                &["input_text", "output_text", "text"],
+            )?;
             let mut m = plain(Role::Tool, text);
             m.tool_call_id = Some(req_str(item, "call_id", path)?.to_string());
             Ok(Some(m))

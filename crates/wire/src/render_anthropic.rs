@@ -65,7 +65,11 @@ pub fn frame(r: &Reply, at: &At, out: &mut Vec<u8>) {
             "model": r.model, "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": usage(r.prompt_tokens, 1),
         });
-        event(out, "message_start", &json!({"type": "message_start", "message": message}));
+        event(
+            out,
+            "message_start",
+            &json!({"type": "message_start", "message": message}),
+        );
         event(out, "ping", &json!({"type": "ping"}));
     }
     if at.part_start {
@@ -77,19 +81,26 @@ pub fn frame(r: &Reply, at: &At, out: &mut Vec<u8>) {
     }
     if !at.delta.is_empty() {
         // Hand-written: the hot path of every Anthropic stream.
-        out.extend_from_slice(b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
+        out.extend_from_slice(
+            b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":",
+        );
         out.extend_from_slice(index.to_string().as_bytes());
         match part {
-            Part::Text(_) => out.extend_from_slice(b",\"delta\":{\"type\":\"text_delta\",\"text\":"),
-            Part::ToolCall(_) => {
-                out.extend_from_slice(b",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":")
+            Part::Text(_) => {
+                out.extend_from_slice(b",\"delta\":{\"type\":\"text_delta\",\"text\":")
             }
+            Part::ToolCall(_) => out
+                .extend_from_slice(b",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":"),
         }
         sse::json_str(out, at.delta);
         out.extend_from_slice(b"}}\n\n");
     }
     if at.part_end {
-        event(out, "content_block_stop", &json!({"type": "content_block_stop", "index": index}));
+        event(
+            out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        );
     }
     if at.last {
         event(

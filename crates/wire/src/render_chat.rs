@@ -103,7 +103,11 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
     let part = &r.parts[at.chunk.part as usize];
     let mut delta = Vec::with_capacity(64 + at.delta.len());
     if at.first {
-        let content = if matches!(r.parts[0], Part::Text(_)) { "\"\"" } else { "null" };
+        let content = if matches!(r.parts[0], Part::Text(_)) {
+            "\"\""
+        } else {
+            "null"
+        };
         delta.extend_from_slice(b"{\"role\":\"assistant\",\"content\":");
         delta.extend_from_slice(content.as_bytes());
         delta.extend_from_slice(b",\"refusal\":null}");

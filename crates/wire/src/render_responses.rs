@@ -44,12 +44,20 @@ fn response(r: &Reply, done: bool) -> Value {
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": r.prompt_tokens + r.output_tokens,
         });
-        (if r.stop == StopReason::MaxTokens { "incomplete" } else { "completed" }, output, usage)
+        (
+            if r.stop == StopReason::MaxTokens {
+                "incomplete"
+            } else {
+                "completed"
+            },
+            output,
+            usage,
+        )
     } else {
         ("in_progress", vec![], Value::Null)
     };
-    let incomplete = (done && r.stop == StopReason::MaxTokens)
-        .then(|| json!({"reason": "max_output_tokens"}));
+    let incomplete =
+        (done && r.stop == StopReason::MaxTokens).then(|| json!({"reason": "max_output_tokens"}));
     json!({
         "id": format!("resp_{}", r.id),
         "object": "response",
@@ -91,21 +99,43 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
     let p = at.chunk.part as usize;
     let id = item_id(r, p);
     if at.first {
-        event(out, seq, "response.created", json!({"response": response(r, false)}));
-        event(out, seq, "response.in_progress", json!({"response": response(r, false)}));
+        event(
+            out,
+            seq,
+            "response.created",
+            json!({"response": response(r, false)}),
+        );
+        event(
+            out,
+            seq,
+            "response.in_progress",
+            json!({"response": response(r, false)}),
+        );
     }
     let is_text = matches!(r.parts[p], Part::Text(_));
     if at.part_start {
-        event(out, seq, "response.output_item.added",
-              json!({"output_index": p, "item": item(r, p, false)}));
+        event(
+            out,
+            seq,
+            "response.output_item.added",
+            json!({"output_index": p, "item": item(r, p, false)}),
+        );
         if is_text {
-            event(out, seq, "response.content_part.added",
-                  json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content("")}));
+            event(
+                out,
+                seq,
+                "response.content_part.added",
+                json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content("")}),
+            );
         }
     }
     if !at.delta.is_empty() {
         // Hand-written: the hot path of every Responses stream.
-        let name = if is_text { "response.output_text.delta" } else { "response.function_call_arguments.delta" };
+        let name = if is_text {
+            "response.output_text.delta"
+        } else {
+            "response.function_call_arguments.delta"
+        };
         out.extend_from_slice(b"event: ");
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b"\ndata: {\"type\":\"");
@@ -127,21 +157,41 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
     if at.part_end {
         match &r.parts[p] {
             Part::Text(t) => {
-                event(out, seq, "response.output_text.done",
-                      json!({"item_id": id, "output_index": p, "content_index": 0, "text": t, "logprobs": []}));
-                event(out, seq, "response.content_part.done",
-                      json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content(t)}));
+                event(
+                    out,
+                    seq,
+                    "response.output_text.done",
+                    json!({"item_id": id, "output_index": p, "content_index": 0, "text": t, "logprobs": []}),
+                );
+                event(
+                    out,
+                    seq,
+                    "response.content_part.done",
+                    json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content(t)}),
+                );
             }
             Part::ToolCall(c) => {
-                event(out, seq, "response.function_call_arguments.done",
-                      json!({"item_id": id, "output_index": p, "name": c.name, "arguments": c.arguments}));
+                event(
+                    out,
+                    seq,
+                    "response.function_call_arguments.done",
+                    json!({"item_id": id, "output_index": p, "name": c.name, "arguments": c.arguments}),
+                );
             }
         }
-        event(out, seq, "response.output_item.done",
-              json!({"output_index": p, "item": item(r, p, true)}));
+        event(
+            out,
+            seq,
+            "response.output_item.done",
+            json!({"output_index": p, "item": item(r, p, true)}),
+        );
     }
     if at.last {
-        let name = if r.stop == StopReason::MaxTokens { "response.incomplete" } else { "response.completed" };
+        let name = if r.stop == StopReason::MaxTokens {
+            "response.incomplete"
+        } else {
+            "response.completed"
+        };
         event(out, seq, name, json!({"response": response(r, true)}));
     }
 }

@@ -1,0 +1,300 @@
+//! The mock served for real on 127.0.0.1 with port 0, spoken to in raw HTTP/1.1 so
+//! the bytes on the wire are what is asserted.
+
+use mock::{MockOptions, MockServer, Scenario};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const SCENARIO: &str = r#"
+unknown_model = "error"
+[defaults]
+ttft_ms = 100
+tok_ms = 2
+output_tokens = 20
+[models.m]
+[models.instant]
+ttft_ms = 0
+tok_ms = 0
+[models.jittery]
+jitter = { dist = "lognormal", sigma = 0.5 }
+"#;
+
+async fn start(fixed_created: Option<u64>) -> MockServer {
+    MockServer::start(MockOptions {
+        scenario: Scenario::parse(SCENARIO, "test.toml").unwrap(),
+        seed: Some(5),
+        max_body_bytes: 64 * 1024,
+        fixed_created,
+        ..MockOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// Sends one request with `Connection: close` and returns (status, head, body, time to
+/// first body byte).
+async fn raw(
+    server: &MockServer,
+    path: &str,
+    headers: &str,
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tcp.write_all(body).await.unwrap();
+    let mut out = Vec::new();
+    tcp.read_to_end(&mut out).await.unwrap();
+    let split = out
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&out[..split]).to_string();
+    let status = head[9..12].parse().unwrap();
+    (status, head, out[split + 4..].to_vec())
+}
+
+/// The payload of a `transfer-encoding: chunked` body (frame boundaries depend on
+/// scheduling, the bytes inside do not).
+fn dechunk(mut body: &[u8]) -> String {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&body[..line_end]).unwrap().trim(), 16)
+                .unwrap();
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&body[line_end + 2..line_end + 2 + size]);
+        body = &body[line_end + 2 + size + 2..];
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn chat(stream: bool, content: &str) -> Vec<u8> {
+    serde_json::json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": content}]})
+        .to_string()
+        .into_bytes()
+}
+
+#[tokio::test]
+async fn same_seed_and_request_give_byte_identical_replies() {
+    let a = start(Some(1_700_000_000)).await;
+    let b = start(Some(1_700_000_000)).await;
+    for stream in [false, true] {
+        let body = chat(stream, "same question");
+        let payload = |head: &str, body: Vec<u8>| {
+            if head.contains("chunked") {
+                dechunk(&body)
+            } else {
+                String::from_utf8(body).unwrap()
+            }
+        };
+        let (sa, ha, ra) = raw(&a, "/v1/chat/completions", "", &body).await;
+        let (sb, hb, rb) = raw(&b, "/v1/chat/completions", "", &body).await;
+        assert_eq!((sa, sb), (200, 200));
+        let (ra, rb) = (payload(&ha, ra), payload(&hb, rb));
+        assert!(ra == rb, "stream={stream}:\n{ra}\n---\n{rb}");
+        let (_, ho, other) = raw(
+            &a,
+            "/v1/chat/completions",
+            "",
+            &chat(stream, "other question"),
+        )
+        .await;
+        assert!(payload(&ho, other) != ra);
+    }
+    a.shutdown().await.unwrap();
+    b.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn concurrent_streams_keep_their_schedule() {
+    let server = start(None).await;
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let addr = server.addr;
+        tasks.push(tokio::spawn(async move {
+            let mut tcp = TcpStream::connect(addr).await.unwrap();
+            let body = chat(true, &format!("stream {i}"));
+            let head = format!(
+                "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let t0 = Instant::now();
+            tcp.write_all(head.as_bytes()).await.unwrap();
+            tcp.write_all(&body).await.unwrap();
+            let mut buf = vec![0u8; 65536];
+            let mut first_content = None;
+            let mut all = Vec::new();
+            loop {
+                let n = tcp.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    break;
+                }
+                all.extend_from_slice(&buf[..n]);
+                if first_content.is_none() && all.windows(18).any(|w| w == b"\"delta\":{\"content\"") {
+                    first_content = Some(t0.elapsed());
+                }
+            }
+            (first_content.unwrap(), t0.elapsed(), all)
+        }));
+    }
+    for t in tasks {
+        let (ttft, total, all) = t.await.unwrap();
+        let text = String::from_utf8_lossy(&all);
+        assert!(text.contains("data: [DONE]"), "{text}");
+        assert!(
+            ttft >= Duration::from_millis(100) && ttft < Duration::from_millis(150),
+            "ttft {ttft:?}"
+        );
+        // 100 ms + 19 further tokens × 2 ms.
+        assert!(
+            total >= Duration::from_millis(138) && total < Duration::from_millis(200),
+            "total {total:?}"
+        );
+    }
+    let timing = server.app.stats.snapshot();
+    assert_eq!(timing.streams_total, 200);
+    assert_eq!(timing.streams_open, 0);
+    assert!(timing.late_p99_ms < 10.0, "{timing:?}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn errors_use_each_api_envelope() {
+    let server = start(None).await;
+    let (s, head, body) = raw(
+        &server,
+        "/v1/messages",
+        "anthropic-version: 2023-06-01\r\n",
+        b"{\"model\":\"m\"}",
+    )
+    .await;
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(s, 400);
+    assert!(head.contains("request-id: req_"), "{head}");
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["error"]["message"], "max_tokens: is required");
+
+    let (s, _, body) = raw(&server, "/v1/chat/completions", "", b"{not json").await;
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(s, 400);
+    assert_eq!(v["error"]["param"], "body");
+
+    let (s, _, body) = raw(
+        &server,
+        "/v1/responses",
+        "",
+        br#"{"model":"nope","input":"x"}"#,
+    )
+    .await;
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(s, 404);
+    assert_eq!(v["error"]["code"], "model_not_found");
+
+    let big = chat(false, &"x".repeat(100_000));
+    let (s, _, _) = raw(&server, "/v1/chat/completions", "", &big).await;
+    assert_eq!(s, 413);
+
+    let (s, _, body) = raw(&server, "/v2/nothing", "", b"{}").await;
+    assert_eq!(s, 404);
+    assert!(String::from_utf8_lossy(&body).contains("/v1/chat/completions"));
+    server.shutdown().await.unwrap();
+}
+
+/// Mutations of valid requests: every one gets a well-formed answer and the server
+/// stays up. A panic in a handler would drop the connection without a response.
+#[tokio::test]
+async fn malformed_requests_never_break_the_server() {
+    let server = start(Some(1)).await;
+    let seeds: [(&str, &str); 3] = [
+        (
+            "/v1/chat/completions",
+            r#"{"model":"instant","max_tokens":3,"stream":true,"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}}}],"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}]}"#,
+        ),
+        (
+            "/v1/responses",
+            r#"{"model":"instant","max_output_tokens":3,"input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"}],"tools":[{"type":"function","name":"f"}]}"#,
+        ),
+        (
+            "/v1/messages",
+            r#"{"model":"instant","max_tokens":3,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}]}"#,
+        ),
+    ];
+    let replacements: &[&[u8]] = &[
+        b"null",
+        b"1",
+        b"\"s\"",
+        b"[]",
+        b"{}",
+        b"-1",
+        b"true",
+        b"[{}]",
+        b"\"\\u0000\"",
+    ];
+    let mut checked = 0;
+    for (path, seed) in seeds {
+        let bytes = seed.as_bytes();
+        // Replace the value after each ':' in turn with each replacement, and cut the
+        // body short at many points.
+        let colons: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b':')
+            .map(|(i, _)| i)
+            .collect();
+        let mut bodies: Vec<Vec<u8>> = Vec::new();
+        for &c in &colons {
+            let end = bytes[c + 1..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']'))
+                .map(|p| c + 1 + p)
+                .unwrap_or(bytes.len());
+            for r in replacements {
+                let mut b = bytes[..=c].to_vec();
+                b.extend_from_slice(r);
+                b.extend_from_slice(&bytes[end..]);
+                bodies.push(b);
+            }
+        }
+        for cut in (0..bytes.len()).step_by(7) {
+            bodies.push(bytes[..cut].to_vec());
+        }
+        for body in bodies {
+            let (status, _, reply) =
+                raw(&server, path, "anthropic-version: 2023-06-01\r\n", &body).await;
+            assert!(
+                [200, 400, 404].contains(&status),
+                "{status} for {}",
+                String::from_utf8_lossy(&body)
+            );
+            if status != 200 {
+                let v: serde_json::Value =
+                    serde_json::from_slice(&reply).expect("error bodies are JSON");
+                assert!(v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty()));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
+    let (s, _, _) = raw(
+        &server,
+        "/v1/chat/completions",
+        "",
+        &chat(false, "still alive"),
+    )
+    .await;
+    assert_eq!(s, 200);
+    server.shutdown().await.unwrap();
+}

@@ -1,0 +1,93 @@
+"""Starts `plimsoll mock` for the conformance suite and hands out official SDK clients.
+
+The binary is the release build made by scripts/test (override with PLIMSOLL_BIN).
+Each mock listens on 127.0.0.1 with a port the OS picks; its first stdout line is
+`listening http://ADDR`.
+"""
+
+import os
+import pathlib
+import subprocess
+import tempfile
+
+import anthropic
+import openai
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("PLIMSOLL_BIN", str(ROOT / "target" / "release" / "plimsoll"))
+
+FAST = """
+unknown_model = "error"
+[defaults]
+ttft_ms = 20
+tok_ms = 1
+output_tokens = 12
+tokens_per_chunk = 1
+[models."fast"]
+[models."gpt-4o-mini"]
+[models."claude-plimsoll-1"]
+[models."timed"]
+ttft_ms = 200
+tok_ms = 5
+output_tokens = 40
+[models."chunky"]
+tokens_per_chunk = 4
+output_tokens = 30
+[models."long"]
+output_tokens = 400
+tok_ms = 0
+"""
+
+
+class Mock:
+    def __init__(self, scenario: str, *extra: str):
+        self.dir = tempfile.TemporaryDirectory()
+        path = pathlib.Path(self.dir.name) / "scenario.toml"
+        path.write_text(scenario)
+        self.proc = subprocess.Popen(
+            [BIN, "mock", "--listen", "127.0.0.1:0", "--scenario", str(path), "--seed", "1", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening http://"):
+            self.proc.kill()
+            raise RuntimeError(f"mock did not start: {line!r} {self.proc.stderr.read()}")
+        self.base = line.removeprefix("listening ")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.dir.cleanup()
+
+
+@pytest.fixture(scope="session")
+def mock():
+    m = Mock(FAST, "--max-body-mb", "1")
+    yield m
+    m.stop()
+
+
+@pytest.fixture
+def oai(mock):
+    return openai.OpenAI(base_url=mock.base + "/v1", api_key="dummy", max_retries=0)
+
+
+@pytest.fixture
+def aoai(mock):
+    return openai.AsyncOpenAI(base_url=mock.base + "/v1", api_key="dummy", max_retries=0)
+
+
+@pytest.fixture
+def ant(mock):
+    return anthropic.Anthropic(base_url=mock.base, api_key="dummy", max_retries=0)
+
+
+@pytest.fixture
+def aant(mock):
+    return anthropic.AsyncAnthropic(base_url=mock.base, api_key="dummy", max_retries=0)
