@@ -250,20 +250,19 @@ fn stream(
         let deadline = st.start + st.due_of_next();
         tokio::time::sleep_until(deadline).await;
         let now = Instant::now();
-        let app = st.open.0.clone();
-        let stats = &app.stats;
-        let mut out = Vec::with_capacity(256);
-        stats.record_late(now.saturating_duration_since(deadline));
+        // Room for a typical frame and its SSE framing without regrowing.
+        let mut out = Vec::with_capacity(1024);
+        st.open.0.stats.record_late(now.saturating_duration_since(deadline));
         st.renderer.frame(st.next, &mut out);
         st.next += 1;
         // Frames already due (the task woke late) go out in the same write.
         while st.next < n {
-            let due = st.start + st.due_of_next();
-            if due > now {
-                st.next_due = Some(due - st.start);
+            let due = st.due_of_next();
+            if st.start + due > now {
+                st.next_due = Some(due);
                 break;
             }
-            stats.record_late(now - due);
+            st.open.0.stats.record_late(now - (st.start + due));
             st.renderer.frame(st.next, &mut out);
             st.next += 1;
         }

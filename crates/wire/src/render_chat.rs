@@ -79,17 +79,23 @@ fn tool_index(r: &Reply, part: usize) -> usize {
         .count()
 }
 
-/// One `data:` chunk whose `delta` is the raw JSON `delta` and `finish_reason` the
-/// raw JSON `finish`. Written by hand: this is the hot path of every chat stream.
-fn chunk(r: &Reply, include_usage: bool, delta: &[u8], finish: &str, out: &mut Vec<u8>) {
+/// Opens a `data:` chunk up to its `"delta":`. Written by hand, without
+/// allocating: this is the hot path of every chat stream.
+fn open(r: &Reply, out: &mut Vec<u8>) {
+    use std::io::Write;
     out.extend_from_slice(b"data: {\"id\":\"chatcmpl-");
     out.extend_from_slice(r.id.as_bytes());
     out.extend_from_slice(b"\",\"object\":\"chat.completion.chunk\",\"created\":");
-    out.extend_from_slice(r.created.to_string().as_bytes());
+    let _ = write!(out, "{}", r.created);
     out.extend_from_slice(b",\"model\":");
     sse::json_str(out, &r.model);
-    out.extend_from_slice(b",\"system_fingerprint\":\"fp_plimsoll\",\"service_tier\":\"default\",\"choices\":[{\"index\":0,\"delta\":");
-    out.extend_from_slice(delta);
+    out.extend_from_slice(
+        b",\"system_fingerprint\":\"fp_plimsoll\",\"service_tier\":\"default\",\"choices\":[{\"index\":0,\"delta\":",
+    );
+}
+
+/// Closes a chunk opened with [`open`]; `finish` is raw JSON (`null` or a string).
+fn close(include_usage: bool, finish: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"logprobs\":null,\"finish_reason\":");
     out.extend_from_slice(finish.as_bytes());
     out.extend_from_slice(b"}]");
@@ -100,51 +106,46 @@ fn chunk(r: &Reply, include_usage: bool, delta: &[u8], finish: &str, out: &mut V
 }
 
 pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
+    use std::io::Write;
     let part = &r.parts[at.chunk.part as usize];
-    let mut delta = Vec::with_capacity(64 + at.delta.len());
     if at.first {
-        let content = if matches!(r.parts[0], Part::Text(_)) {
-            "\"\""
-        } else {
-            "null"
-        };
-        delta.extend_from_slice(b"{\"role\":\"assistant\",\"content\":");
-        delta.extend_from_slice(content.as_bytes());
-        delta.extend_from_slice(b",\"refusal\":null}");
-        chunk(r, include_usage, &delta, "null", out);
-        delta.clear();
+        let content = if matches!(r.parts[0], Part::Text(_)) { "\"\"" } else { "null" };
+        open(r, out);
+        let _ = write!(out, "{{\"role\":\"assistant\",\"content\":{content},\"refusal\":null}}");
+        close(include_usage, "null", out);
     }
     match part {
         Part::Text(_) => {
             if !at.delta.is_empty() {
-                delta.extend_from_slice(b"{\"content\":");
-                sse::json_str(&mut delta, at.delta);
-                delta.push(b'}');
-                chunk(r, include_usage, &delta, "null", out);
+                open(r, out);
+                out.extend_from_slice(b"{\"content\":");
+                sse::json_str(out, at.delta);
+                out.push(b'}');
+                close(include_usage, "null", out);
             }
         }
         Part::ToolCall(c) => {
             let index = tool_index(r, at.chunk.part as usize);
             if at.part_start {
+                open(r, out);
                 let head = json!({"tool_calls": [{"index": index, "id": c.id, "type": "function",
                     "function": {"name": c.name, "arguments": ""}}]});
-                sse::json(&mut delta, &head);
-                chunk(r, include_usage, &delta, "null", out);
-                delta.clear();
+                sse::json(out, &head);
+                close(include_usage, "null", out);
             }
             if !at.delta.is_empty() {
-                delta.extend_from_slice(b"{\"tool_calls\":[{\"index\":");
-                delta.extend_from_slice(index.to_string().as_bytes());
-                delta.extend_from_slice(b",\"function\":{\"arguments\":");
-                sse::json_str(&mut delta, at.delta);
-                delta.extend_from_slice(b"}}]}");
-                chunk(r, include_usage, &delta, "null", out);
+                open(r, out);
+                let _ = write!(out, "{{\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
+                sse::json_str(out, at.delta);
+                out.extend_from_slice(b"}}]}");
+                close(include_usage, "null", out);
             }
         }
     }
     if at.last {
-        let finish = format!("\"{}\"", finish_reason(r.stop));
-        chunk(r, include_usage, b"{}", &finish, out);
+        open(r, out);
+        out.extend_from_slice(b"{}");
+        close(include_usage, &format!("\"{}\"", finish_reason(r.stop)), out);
         if include_usage {
             let tail = json!({
                 "id": format!("chatcmpl-{}", r.id), "object": "chat.completion.chunk",
