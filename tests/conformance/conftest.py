@@ -91,3 +91,23 @@ def ant(mock):
 @pytest.fixture
 def aant(mock):
     return anthropic.AsyncAnthropic(base_url=mock.base, api_key="dummy", max_retries=0)
+
+
+def get_json(base: str, path: str):
+    """GET a Plimsoll admin endpoint."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(base + path, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def post_json(base: str, path: str, body: dict):
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())

@@ -5,15 +5,15 @@
 //! decides the reply, and sends it whole after the nominal generation time or as an
 //! SSE stream whose frames leave at their deadlines.
 
-use crate::reply;
+use crate::failures::Injected;
 use crate::server::App;
 use crate::timing::Schedule;
+use crate::{inject, oracle, reply, session};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::convert::Infallible;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
@@ -108,6 +108,10 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
     })
 }
 
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
 pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> Response {
     let start = Instant::now();
     app.stats.requests.fetch_add(1, Relaxed);
@@ -139,23 +143,99 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         );
         return refuse(&app, api, &e, &request_id);
     };
+    let session = session::identify(
+        &req,
+        header(&headers, "x-plimsoll-session"),
+        header(&headers, "x-plimsoll-nonce"),
+    );
     let hash = content_hash(app.seed, &req);
+    let arrival = app.ledger.arrive(session.key(), hash, req.prompt_tokens);
+    let found = oracle::check(&req, &session, &spec, app.scenario.integrity, &app.ledger);
+    app.ledger.record(found);
+
+    // Failures draw from their own RNG, seeded by the conversation and the attempt,
+    // so a retry can succeed and replies themselves never depend on failure settings.
+    let failures = app.failures_for(&req.model, &spec);
+    let mut frng = ChaCha8Rng::seed_from_u64(fnv1a(hash, &arrival.attempt.to_le_bytes()));
+    let draw = failures.draw(&mut frng);
+    let early = draw
+        .early
+        .or((draw.cut && !req.stream).then_some(Injected::Reset));
+    if let Some(kind) = early {
+        app.ledger.injected(session.key(), kind);
+        app.stats.errors.fetch_add(1, Relaxed);
+        return inject::early(api, kind, &failures, &request_id);
+    }
+
     let mut rng = ChaCha8Rng::seed_from_u64(hash);
     let id = format!("{:016x}", fnv1a(hash, b"id"));
-    let reply = reply::decide(&req, spec, id, app.created_unix(), &mut rng);
+    let reply = reply::decide(&req, &spec, &session, id, app.created_unix(), &mut rng);
+    record_said(&app, session.key(), &reply);
+    let renderer = StreamRenderer::new(api, reply, req.include_usage, spec.tokens_per_chunk);
+    let mut schedule = Schedule::new(&spec);
+    let n = renderer.chunks().len();
+    if draw.spike {
+        app.ledger.injected(session.key(), Injected::Spike);
+        schedule.spike(failures.spike_ms);
+    }
+    if draw.stall {
+        app.ledger.injected(session.key(), Injected::Stall);
+        schedule.stall_before(frng.gen_range(0..n.max(1)), failures.stall_ms);
+    }
+    let cut_at = (draw.cut && req.stream).then(|| {
+        app.ledger.injected(session.key(), Injected::Cut);
+        if n > 1 {
+            frng.gen_range(1..n)
+        } else {
+            0
+        }
+    });
+    let plan = Plan {
+        app,
+        api,
+        request_id,
+        renderer,
+        schedule,
+        rng,
+        start,
+        session: session.key().to_string(),
+    };
+    if req.stream {
+        stream(plan, cut_at)
+    } else {
+        whole(plan).await
+    }
+}
+
+/// Tells the ledger what the mock answered, and counts tokens.
+fn record_said(app: &App, session: &str, reply: &wire::Reply) {
     app.stats
         .prompt_tokens
         .fetch_add(reply.prompt_tokens as u64, Relaxed);
     app.stats
         .output_tokens
         .fetch_add(reply.output_tokens as u64, Relaxed);
-    let renderer = StreamRenderer::new(api, reply, req.include_usage, spec.tokens_per_chunk);
-    let schedule = Schedule::new(spec);
-    if req.stream {
-        stream(app, api, request_id, renderer, schedule, rng, start)
-    } else {
-        whole(app, api, request_id, renderer, schedule, rng, start).await
+    let mut calls = Vec::new();
+    let mut text = None;
+    for p in &reply.parts {
+        match p {
+            wire::Part::ToolCall(c) => calls.push((c.id.clone(), c.arguments.clone())),
+            wire::Part::Text(t) => text = Some(t.as_str()),
+        }
     }
+    app.ledger.said(session, &calls, text, reply.output_tokens);
+}
+
+/// Everything needed to send one decided reply.
+struct Plan {
+    app: Arc<App>,
+    api: Api,
+    request_id: String,
+    renderer: StreamRenderer,
+    schedule: Schedule,
+    rng: ChaCha8Rng,
+    start: Instant,
+    session: String,
 }
 
 fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
@@ -163,39 +243,38 @@ fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
     error_response(api, e, request_id)
 }
 
-async fn whole(
-    app: Arc<App>,
-    api: Api,
-    request_id: String,
-    renderer: StreamRenderer,
-    mut schedule: Schedule,
-    mut rng: ChaCha8Rng,
-    start: Instant,
-) -> Response {
+async fn whole(mut p: Plan) -> Response {
     let mut due = Duration::ZERO;
-    for c in renderer.chunks() {
-        due = schedule.next(c.tokens as u32, &mut rng);
+    for c in p.renderer.chunks() {
+        due = p.schedule.next(c.tokens as u32, &mut p.rng);
     }
-    let deadline = start + due;
+    let deadline = p.start + due;
     tokio::time::sleep_until(deadline).await;
-    app.stats
-        .record_late(Instant::now().saturating_duration_since(deadline));
-    let mut resp = Response::new(Body::from(wire::render_json(api, renderer.reply())));
+    let late = Instant::now().saturating_duration_since(deadline);
+    p.app.stats.record_late(late);
+    p.app.ledger.late(&p.session, late.as_secs_f64() * 1000.0);
+    let mut resp = Response::new(Body::from(wire::render_json(p.api, p.renderer.reply())));
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    add_request_id(h, api, &request_id);
+    add_request_id(h, p.api, &p.request_id);
     resp
 }
 
-/// Counts an open stream for as long as its body lives.
-struct OpenStream(Arc<App>);
+/// Counts an open stream for as long as its body lives, and reports its worst
+/// lateness to the ledger when it ends.
+struct OpenStream {
+    app: Arc<App>,
+    session: String,
+    late_max_ms: f64,
+}
 
 impl Drop for OpenStream {
     fn drop(&mut self) {
-        self.0.stats.streams_open.fetch_sub(1, Relaxed);
+        self.app.stats.streams_open.fetch_sub(1, Relaxed);
+        self.app.ledger.late(&self.session, self.late_max_ms);
     }
 }
 
@@ -207,6 +286,8 @@ struct StreamState {
     next: usize,
     /// The deadline of chunk `next`, when already drawn.
     next_due: Option<Duration>,
+    /// An injected cut: the connection drops before this frame.
+    cut_at: Option<usize>,
     open: OpenStream,
 }
 
@@ -220,27 +301,29 @@ impl StreamState {
             }
         }
     }
+
+    fn late(&mut self, late: Duration) {
+        self.open.app.stats.record_late(late);
+        self.open.late_max_ms = self.open.late_max_ms.max(late.as_secs_f64() * 1000.0);
+    }
 }
 
-fn stream(
-    app: Arc<App>,
-    api: Api,
-    request_id: String,
-    renderer: StreamRenderer,
-    schedule: Schedule,
-    rng: ChaCha8Rng,
-    start: Instant,
-) -> Response {
-    app.stats.streams_total.fetch_add(1, Relaxed);
-    app.stats.streams_open.fetch_add(1, Relaxed);
+fn stream(p: Plan, cut_at: Option<usize>) -> Response {
+    p.app.stats.streams_total.fetch_add(1, Relaxed);
+    p.app.stats.streams_open.fetch_add(1, Relaxed);
     let state = StreamState {
-        renderer,
-        schedule,
-        rng,
-        start,
+        renderer: p.renderer,
+        schedule: p.schedule,
+        rng: p.rng,
+        start: p.start,
         next: 0,
         next_due: None,
-        open: OpenStream(app),
+        cut_at,
+        open: OpenStream {
+            app: p.app,
+            session: p.session,
+            late_max_ms: 0.0,
+        },
     };
     let frames = futures_util::stream::unfold(state, |mut st| async move {
         let n = st.renderer.chunks().len();
@@ -249,24 +332,32 @@ fn stream(
         }
         let deadline = st.start + st.due_of_next();
         tokio::time::sleep_until(deadline).await;
+        if st.cut_at == Some(st.next) {
+            st.next = n; // end the stream after this error
+            let cut = std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "stream cut (injected by plimsoll)",
+            );
+            return Some((Err(cut), st));
+        }
         let now = Instant::now();
         // Room for a typical frame and its SSE framing without regrowing.
         let mut out = Vec::with_capacity(1024);
-        st.open.0.stats.record_late(now.saturating_duration_since(deadline));
+        st.late(now.saturating_duration_since(deadline));
         st.renderer.frame(st.next, &mut out);
         st.next += 1;
         // Frames already due (the task woke late) go out in the same write.
-        while st.next < n {
+        while st.next < n && st.cut_at != Some(st.next) {
             let due = st.due_of_next();
             if st.start + due > now {
                 st.next_due = Some(due);
                 break;
             }
-            st.open.0.stats.record_late(now - (st.start + due));
+            st.late(now - (st.start + due));
             st.renderer.frame(st.next, &mut out);
             st.next += 1;
         }
-        Some((Ok::<_, Infallible>(Bytes::from(out)), st))
+        Some((Ok(Bytes::from(out)), st))
     });
     let mut resp = Response::new(Body::from_stream(frames));
     let h = resp.headers_mut();
@@ -275,6 +366,6 @@ fn stream(
         HeaderValue::from_static("text/event-stream; charset=utf-8"),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    add_request_id(h, api, &request_id);
+    add_request_id(h, p.api, &p.request_id);
     resp
 }

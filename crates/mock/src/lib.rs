@@ -7,15 +7,23 @@
 //! prove the mock was not the bottleneck. It does not drive load or watch the system
 //! under test; those are `drive` and `probe`.
 
+pub mod failures;
 mod handler;
+mod inject;
+pub mod ledger;
+mod metrics;
+mod oracle;
 mod reply;
 pub mod run;
 pub mod scenario;
+pub mod script;
 mod server;
+pub mod session;
 pub mod stats;
 mod timing;
 
+pub use failures::{Failures, Injected};
 pub use handler::fnv1a;
-pub use scenario::{Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
+pub use scenario::{Integrity, Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
 pub use server::{router, App, MockOptions, MockServer};
 pub use stats::TimingSnapshot;

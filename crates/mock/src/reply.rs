@@ -7,6 +7,8 @@
 //! the per-request RNG, so the same seed and request give the same answer.
 
 use crate::scenario::ModelSpec;
+use crate::script::{render, render_value, Scope, Step, Vars};
+use crate::session::Session;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
@@ -22,17 +24,27 @@ const WORDS: &[&str] = &[
     "everyone",
 ];
 
-/// Builds the reply for `req` under `spec`.
+/// Builds the reply for `req` under `spec`: the script's step when the model has a
+/// script, else the default policy.
 pub fn decide(
     req: &Request,
     spec: &ModelSpec,
+    session: &Session,
     id: String,
     created: u64,
     rng: &mut ChaCha8Rng,
 ) -> Reply {
     let parts;
     let mut stop;
-    if let Some(tool) = tool_to_call(req) {
+    let scripted = if spec.script.is_empty() {
+        None
+    } else {
+        scripted(req, spec, session, &id)
+    };
+    if let Some((part, s)) = scripted {
+        parts = vec![part];
+        stop = s;
+    } else if let Some(tool) = tool_to_call(req).filter(|_| spec.script.is_empty()) {
         let arguments = arguments_for(&tool.schema, rng).to_string();
         parts = vec![Part::ToolCall(ToolCall {
             id: call_id(req.api, &id),
@@ -67,6 +79,56 @@ pub fn decide(
         stop,
         prompt_tokens: req.prompt_tokens,
         output_tokens,
+    }
+}
+
+/// The script's answer for this request, or `None` past its end (or when the step's
+/// tool is not offered, or tools are switched off): then the model answers in text.
+fn scripted(
+    req: &Request,
+    spec: &ModelSpec,
+    session: &Session,
+    id: &str,
+) -> Option<(Part, StopReason)> {
+    let turn = req.messages.iter().filter(|m| m.role == Role::User).count() as u32;
+    let scope = match spec.scope {
+        Scope::Turn => {
+            let last_user = req
+                .messages
+                .iter()
+                .rposition(|m| m.role == Role::User)
+                .map_or(0, |i| i + 1);
+            &req.messages[last_user..]
+        }
+        Scope::Conversation => &req.messages[..],
+    };
+    let results: Vec<&str> = scope
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.text.as_str())
+        .collect();
+    let step = results.len();
+    let vars = Vars {
+        session: session.key(),
+        nonce: &session.nonce,
+        turn,
+        step,
+        results: &results,
+    };
+    match spec.script.get(step)? {
+        Step::Call { tool, args, .. } => {
+            let offered =
+                req.tools.iter().any(|t| &t.name == tool) && req.tool_choice != ToolChoice::None;
+            offered.then(|| {
+                let call = ToolCall {
+                    id: call_id(req.api, id),
+                    name: tool.clone(),
+                    arguments: render_value(args, &vars).to_string(),
+                };
+                (Part::ToolCall(call), StopReason::ToolUse)
+            })
+        }
+        Step::Say { text } => Some((Part::Text(render(text, &vars)), StopReason::EndTurn)),
     }
 }
 
@@ -179,7 +241,11 @@ mod tests {
             json!({"model": "m", "tools": tools,
             "messages": [{"role": "user", "content": "hi"}]}),
         );
-        let r = decide(&first, &spec, "a".into(), 0, &mut rng);
+        let anon = Session {
+            id: None,
+            nonce: String::new(),
+        };
+        let r = decide(&first, &spec, &anon, "a".into(), 0, &mut rng);
         assert_eq!(r.stop, StopReason::ToolUse);
         let Part::ToolCall(call) = &r.parts[0] else {
             panic!("expected a tool call")
@@ -194,7 +260,7 @@ mod tests {
                 "function": {"name": "lookup", "arguments": call.arguments}}]},
             {"role": "tool", "tool_call_id": call.id, "content": "42"}]}),
         );
-        let r = decide(&second, &spec, "b".into(), 0, &mut rng);
+        let r = decide(&second, &spec, &anon, "b".into(), 0, &mut rng);
         assert_eq!(r.stop, StopReason::EndTurn);
         assert_eq!(r.output_tokens, 50);
     }
@@ -206,9 +272,14 @@ mod tests {
             json!({"model": "m", "max_tokens": 7,
             "messages": [{"role": "user", "content": "hi"}]}),
         );
+        let anon = Session {
+            id: None,
+            nonce: String::new(),
+        };
         let reply = decide(
             &r,
             &ModelSpec::default(),
+            &anon,
             "x".into(),
             0,
             &mut ChaCha8Rng::seed_from_u64(2),

@@ -15,11 +15,32 @@
 //! jitter = { dist = "uniform", spread = 0.1 }   # or "fixed", or lognormal with sigma
 //! [models."gpt-4o-mini"]     # a model overrides any of the defaults
 //! ttft_ms = 350
+//! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures.rs
+//! script_scope = "turn"      # or "conversation"; see script.rs
+//! [[models."gpt-4o-mini".script]]
+//! call = "store"             # a tool call with templated arguments …
+//! args = { key = "k{{turn}}", value = "{{nonce}}" }
+//! [[models."gpt-4o-mini".script]]
+//! call = "fetch"
+//! args = { key = "k{{turn}}" }
+//! expect = "{{nonce}}"       # … whose result must echo this (integrity oracle)
+//! [[models."gpt-4o-mini".script]]
+//! say = "Done with turn {{turn}}."   # a text answer; past the last step: drawn text
+//! [integrity]                # which checks the oracle runs (all on by default)
+//! echo = true
+//! isolation = true
+//! history = true
 //! ```
+//!
+//! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
+//! target that never fails.
 
+use crate::failures::Failures;
+use crate::script::{self, Scope, Step};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use toml::Spanned;
 
 /// How a nominal duration is spread from one request to the next.
@@ -42,6 +63,10 @@ pub struct ModelSpec {
     pub output_tokens: (u32, u32),
     pub tokens_per_chunk: u32,
     pub jitter: Jitter,
+    /// Scripted steps; empty means the default policy (see reply.rs).
+    pub script: Arc<Vec<Step>>,
+    pub scope: Scope,
+    pub failures: Failures,
 }
 
 impl Default for ModelSpec {
@@ -52,6 +77,28 @@ impl Default for ModelSpec {
             output_tokens: (50, 50),
             tokens_per_chunk: 1,
             jitter: Jitter::Fixed,
+            script: Arc::new(Vec::new()),
+            scope: Scope::Turn,
+            failures: Failures::NONE,
+        }
+    }
+}
+
+/// Which integrity checks the oracle runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Integrity {
+    pub echo: bool,
+    pub isolation: bool,
+    pub history: bool,
+}
+
+impl Default for Integrity {
+    fn default() -> Self {
+        Integrity {
+            echo: true,
+            isolation: true,
+            history: true,
         }
     }
 }
@@ -70,6 +117,9 @@ pub enum UnknownModel {
 pub struct Scenario {
     pub seed: u64,
     pub unknown_model: UnknownModel,
+    pub integrity: Integrity,
+    /// A fixed `created` timestamp for byte-identical replays.
+    pub created: Option<u64>,
     pub defaults: ModelSpec,
     pub models: BTreeMap<String, ModelSpec>,
 }
@@ -79,6 +129,8 @@ impl Default for Scenario {
         Scenario {
             seed: 0,
             unknown_model: UnknownModel::Default,
+            integrity: Integrity::default(),
+            created: None,
             defaults: ModelSpec::default(),
             models: BTreeMap::new(),
         }
@@ -86,13 +138,38 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// The spec for `model`, or `None` when unknown models are errors.
-    pub fn model(&self, model: &str) -> Option<&ModelSpec> {
-        match self.models.get(model) {
+    /// The spec for `model`, or `None` when unknown models are errors. `NAME-stable`
+    /// is NAME without failures.
+    pub fn model(&self, model: &str) -> Option<std::borrow::Cow<'_, ModelSpec>> {
+        use std::borrow::Cow;
+        let lookup = |name: &str| match self.models.get(name) {
             Some(spec) => Some(spec),
             None if self.unknown_model == UnknownModel::Default => Some(&self.defaults),
             None => None,
+        };
+        if let Some(spec) = self.models.get(model) {
+            return Some(Cow::Borrowed(spec));
         }
+        if let Some(base) = model.strip_suffix("-stable") {
+            return lookup(base).map(|spec| {
+                let mut stable = spec.clone();
+                stable.failures = Failures::NONE;
+                Cow::Owned(stable)
+            });
+        }
+        lookup(model).map(Cow::Borrowed)
+    }
+
+    /// Applies `PLIMSOLL_FAIL_*` environment variables to every model's failures.
+    pub fn apply_failure_env(
+        &mut self,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), String> {
+        self.defaults.failures = self.defaults.failures.with_env(&get)?;
+        for spec in self.models.values_mut() {
+            spec.failures = spec.failures.with_env(&get)?;
+        }
+        Ok(())
     }
 
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
@@ -148,6 +225,8 @@ impl Scenario {
         Ok(Scenario {
             seed: raw.seed.unwrap_or(0),
             unknown_model,
+            integrity: raw.integrity.unwrap_or_default(),
+            created: raw.created,
             defaults,
             models,
         })
@@ -172,6 +251,8 @@ fn line_of(text: &str, offset: usize) -> usize {
 struct RawScenario {
     seed: Option<u64>,
     unknown_model: Option<Spanned<String>>,
+    integrity: Option<Integrity>,
+    created: Option<u64>,
     defaults: Option<RawModel>,
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
@@ -185,6 +266,18 @@ struct RawModel {
     output_tokens: Option<Spanned<RawRange>>,
     tokens_per_chunk: Option<Spanned<i64>>,
     jitter: Option<Spanned<RawJitter>>,
+    failures: Option<Spanned<Failures>>,
+    script_scope: Option<Spanned<String>>,
+    script: Option<Vec<Spanned<RawStep>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    call: Option<String>,
+    args: Option<toml::Value>,
+    expect: Option<String>,
+    say: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -243,7 +336,88 @@ impl RawModel {
         if let Some(v) = &self.jitter {
             m.jitter = jitter(v, table)?;
         }
+        if let Some(v) = &self.failures {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.failures: {e}")))?;
+            m.failures = *v.get_ref();
+        }
+        if let Some(v) = &self.script_scope {
+            m.scope = match v.get_ref().as_str() {
+                "turn" => Scope::Turn,
+                "conversation" => Scope::Conversation,
+                other => {
+                    return Err((
+                        v.span(),
+                        format!(
+                        "{table}.script_scope must be \"turn\" or \"conversation\" (got {other:?})"
+                    ),
+                    ))
+                }
+            };
+        }
+        if let Some(steps) = &self.script {
+            let mut out = Vec::with_capacity(steps.len());
+            for (i, st) in steps.iter().enumerate() {
+                out.push(step(st, &format!("{table}.script[{i}]"))?);
+            }
+            m.script = Arc::new(out);
+        }
         Ok(m)
+    }
+}
+
+fn step(raw: &Spanned<RawStep>, at: &str) -> Result<Step, (Span, String)> {
+    let bad = |m: String| (raw.span(), format!("{at}: {m}"));
+    let r = raw.get_ref();
+    let check = |t: &str| {
+        match script::unknown_placeholder(t) {
+        Some(name) => Err(bad(format!(
+            "unknown placeholder {{{{{name}}}}}; use session, nonce, turn, step, result.N or result.last"
+        ))),
+        None => Ok(()),
+    }
+    };
+    match (&r.call, &r.say) {
+        (Some(tool), None) => {
+            if tool.is_empty() {
+                return Err(bad("call must name a tool".into()));
+            }
+            let args = match &r.args {
+                Some(v) => serde_json::to_value(v).map_err(|e| bad(format!("args: {e}")))?,
+                None => serde_json::json!({}),
+            };
+            if !args.is_object() {
+                return Err(bad(
+                    "args must be a table, e.g. args = { key = \"k{{turn}}\" }".into(),
+                ));
+            }
+            if let Some(name) = script::unknown_in_value(&args) {
+                return Err(bad(format!(
+                    "unknown placeholder {{{{{name}}}}} in args; use session, nonce, turn, step, result.N or result.last"
+                )));
+            }
+            if let Some(e) = &r.expect {
+                check(e)?;
+            }
+            Ok(Step::Call {
+                tool: tool.clone(),
+                args,
+                expect: r.expect.clone(),
+            })
+        }
+        (None, Some(text)) => {
+            if r.args.is_some() || r.expect.is_some() {
+                return Err(bad(
+                    "args and expect belong to call steps, not say steps".into()
+                ));
+            }
+            check(text)?;
+            Ok(Step::Say { text: text.clone() })
+        }
+        _ => Err(bad(
+            "each step needs exactly one of call = \"tool\" or say = \"text\"".into(),
+        )),
     }
 }
 
@@ -334,6 +508,34 @@ mod tests {
         );
         let e = err("unknown_model = \"maybe\"\n");
         assert!(e.starts_with("s.toml:1: unknown_model must be"), "{e}");
+    }
+
+    #[test]
+    fn scripts_failures_and_stable_variants() {
+        let s = Scenario::parse(
+            "[models.a]\nfailures = { rate_limit = 0.5 }\n[[models.a.script]]\ncall = \"put\"\nargs = { v = \"{{nonce}}\" }\n[[models.a.script]]\nsay = \"ok {{turn}}\"\n",
+            "s.toml",
+        )
+        .unwrap();
+        let a = s.model("a").unwrap();
+        assert_eq!(a.failures.rate_limit, 0.5);
+        assert_eq!(a.script.len(), 2);
+        assert_eq!(s.model("a-stable").unwrap().failures, Failures::NONE);
+        assert_eq!(s.model("a-stable").unwrap().script.len(), 2);
+        let e = err("[models.a]\n[[models.a.script]]\ncall = \"x\"\nsay = \"y\"\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".script[0]: each step needs exactly one of"),
+            "{e}"
+        );
+        let e = err("[models.a]\n[[models.a.script]]\nsay = \"{{sesion}}\"\n");
+        assert!(e.contains("unknown placeholder {{sesion}}"), "{e}");
+        let e = err("[models.a]\nfailures = { rate_limit = 1.5 }\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".failures: rate_limit must be a rate"),
+            "{e}"
+        );
+        let e = err("[models.a]\nfailures = { ratelimit = 0.1 }\n");
+        assert!(e.contains("unknown field `ratelimit`"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The HTTP server: routes, shared state, admin endpoints, start and stop.
 
+use crate::failures::Failures;
 use crate::handler::{self, error_response};
-use crate::scenario::Scenario;
+use crate::inject::Abort;
+use crate::ledger::Ledger;
+use crate::scenario::{ModelSpec, Scenario};
 use crate::stats::Stats;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -13,8 +16,10 @@ use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::RwLock;
 use tokio::net::TcpListener;
 use wire::{Api, ErrorKind, WireError};
 
@@ -26,16 +31,37 @@ pub struct App {
     /// A fixed `created` timestamp (for byte-identical replays), else the clock.
     pub fixed_created: Option<u64>,
     pub stats: Stats,
+    pub ledger: Ledger,
+    /// Failure rates changed live (`POST /plimsoll/admin/failures`): by model, or
+    /// `*` for every model. They replace the scenario's rates.
+    pub failure_overrides: RwLock<BTreeMap<String, Failures>>,
 }
 
 impl App {
+    /// The failure rates in force for `model` right now.
+    pub fn failures_for(&self, model: &str, spec: &ModelSpec) -> Failures {
+        if model.ends_with("-stable") {
+            return Failures::NONE;
+        }
+        let o = self
+            .failure_overrides
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
+        o.get(model)
+            .or_else(|| o.get("*"))
+            .copied()
+            .unwrap_or(spec.failures)
+    }
+
     pub fn created_unix(&self) -> u64 {
-        self.fixed_created.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
-        })
+        self.fixed_created
+            .or(self.scenario.created)
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0)
+            })
     }
 
     pub fn known_models(&self) -> String {
@@ -94,6 +120,12 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/plimsoll/health", get(health))
         .route("/plimsoll/timing", get(timing))
         .route("/plimsoll/timing/reset", post(reset_timing))
+        .route("/plimsoll/ledger", get(ledger))
+        .route("/metrics", get(crate::metrics::render))
+        .route(
+            "/plimsoll/admin/failures",
+            get(get_failures).post(set_failures),
+        )
         .fallback(fallback)
         .with_state(app)
 }
@@ -109,6 +141,69 @@ async fn timing(State(app): State<Arc<App>>) -> Json<crate::stats::TimingSnapsho
 async fn reset_timing(State(app): State<Arc<App>>) -> Json<Value> {
     app.stats.reset_timing();
     Json(json!({"status": "reset"}))
+}
+
+async fn ledger(State(app): State<Arc<App>>) -> Json<Value> {
+    Json(app.ledger.snapshot())
+}
+
+async fn get_failures(State(app): State<Arc<App>>) -> Json<Value> {
+    let o = app
+        .failure_overrides
+        .read()
+        .unwrap_or_else(|p| p.into_inner());
+    Json(json!({"overrides": *o}))
+}
+
+/// `{"model": "*", "rate_limit": 0.5, …}` sets rates for a model (or all); fields not
+/// given keep their current value. `{"model": "*", "reset": true}` drops the override.
+async fn set_failures(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
+    let bad = |m: String| {
+        error_response(
+            Api::ChatCompletions,
+            &WireError::invalid("body", m),
+            "req_admin",
+        )
+    };
+    let Ok(Value::Object(mut fields)) = serde_json::from_slice::<Value>(&body) else {
+        return bad("must be a JSON object such as {\"model\": \"*\", \"rate_limit\": 0.2}".into());
+    };
+    let model = match fields.remove("model") {
+        Some(Value::String(m)) => m,
+        None => "*".to_string(),
+        Some(_) => return bad("model must be a string (a model name or \"*\")".into()),
+    };
+    let mut o = app
+        .failure_overrides
+        .write()
+        .unwrap_or_else(|p| p.into_inner());
+    if fields.remove("reset") == Some(Value::Bool(true)) {
+        o.remove(&model);
+        return Json(json!({"overrides": *o})).into_response();
+    }
+    let current = o
+        .get(&model)
+        .or_else(|| o.get("*"))
+        .copied()
+        .unwrap_or_else(|| {
+            app.scenario
+                .model(&model)
+                .map(|s| s.failures)
+                .unwrap_or(app.scenario.defaults.failures)
+        });
+    let mut merged = serde_json::to_value(current).expect("Failures serializes");
+    for (k, v) in fields {
+        merged[k] = v;
+    }
+    let next: Failures = match serde_json::from_value(merged) {
+        Ok(f) => f,
+        Err(e) => return bad(format!("{e}")),
+    };
+    if let Err(e) = next.validate() {
+        return bad(e);
+    }
+    o.insert(model, next);
+    Json(json!({"overrides": *o})).into_response()
 }
 
 /// Anthropic clients send `anthropic-version`; they get Anthropic's list shape.
@@ -186,7 +281,7 @@ async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 /// of open streams must cost little memory.
 async fn accept_loop(
     listener: TcpListener,
-    service: TowerToHyperService<Router>,
+    service: Aborting,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {
     let graceful = GracefulShutdown::new();
@@ -218,6 +313,41 @@ async fn accept_loop(
     Ok(())
 }
 
+/// The router as a hyper service that turns a response marked [`Abort`] into a
+/// closed connection: hyper drops a connection whose service returns an error.
+#[derive(Clone)]
+struct Aborting(TowerToHyperService<Router>);
+
+#[derive(Debug)]
+struct Aborted;
+
+impl std::fmt::Display for Aborted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped (injected by plimsoll)")
+    }
+}
+
+impl std::error::Error for Aborted {}
+
+impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Aborting {
+    type Response = Response;
+    type Error = Aborted;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Aborted>> + Send>>;
+
+    fn call(&self, req: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        let fut = self.0.call(req);
+        Box::pin(async move {
+            let resp = fut.await.unwrap_or_else(|never| match never {});
+            if resp.extensions().get::<Abort>().is_some() {
+                Err(Aborted)
+            } else {
+                Ok(resp)
+            }
+        })
+    }
+}
+
 /// A running mock. Dropping it does not stop it; call [`MockServer::shutdown`].
 pub struct MockServer {
     pub addr: SocketAddr,
@@ -238,9 +368,11 @@ impl MockServer {
             max_body_bytes: opts.max_body_bytes,
             fixed_created: opts.fixed_created,
             stats: Stats::default(),
+            ledger: Ledger::new(),
+            failure_overrides: RwLock::new(BTreeMap::new()),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let service = TowerToHyperService::new(router(app.clone()));
+        let service = Aborting(TowerToHyperService::new(router(app.clone())));
         let task = tokio::spawn(accept_loop(listener, service, stopped));
         Ok(MockServer {
             addr,

@@ -39,6 +39,10 @@ pub struct Schedule {
     tok_ms: f64,
     ttft_ms: f64,
     jitter: Jitter,
+    /// Chunks scheduled so far.
+    count: usize,
+    /// An injected stall: before chunk `.0`, wait `.1` ms more.
+    stall: Option<(usize, f64)>,
 }
 
 impl Schedule {
@@ -49,7 +53,19 @@ impl Schedule {
             tok_ms: spec.tok_ms,
             ttft_ms: spec.ttft_ms,
             jitter: spec.jitter,
+            count: 0,
+            stall: None,
         }
+    }
+
+    /// An injected latency spike: the first token comes `ms` later.
+    pub fn spike(&mut self, ms: f64) {
+        self.ttft_ms += ms;
+    }
+
+    /// An injected stall of `ms` before chunk `at` (and so before all after it).
+    pub fn stall_before(&mut self, at: usize, ms: f64) {
+        self.stall = Some((at, ms));
     }
 
     /// Deadline of the next chunk, which carries `tokens` output tokens. The first
@@ -63,7 +79,12 @@ impl Schedule {
             // The first chunk's extra tokens (beyond the first) also take their time.
             self.ttft_ms + self.tok_ms * tokens.saturating_sub(1) as f64
         };
-        self.due += ms(step * factor(self.jitter, rng));
+        let stall = match self.stall {
+            Some((at, extra)) if at == self.count => extra,
+            _ => 0.0,
+        };
+        self.count += 1;
+        self.due += ms(step * factor(self.jitter, rng) + stall);
         self.due
     }
 }
@@ -85,6 +106,12 @@ mod tests {
         assert_eq!(s.next(1, &mut rng), Duration::from_millis(200));
         assert_eq!(s.next(1, &mut rng), Duration::from_millis(205));
         assert_eq!(s.next(4, &mut rng), Duration::from_millis(225));
+        let mut s = Schedule::new(&spec);
+        s.spike(100.0);
+        s.stall_before(1, 50.0);
+        assert_eq!(s.next(1, &mut rng), Duration::from_millis(300));
+        assert_eq!(s.next(1, &mut rng), Duration::from_millis(355));
+        assert_eq!(s.next(1, &mut rng), Duration::from_millis(360));
     }
 
     #[test]

@@ -16,6 +16,10 @@ output_tokens = 20
 [models.instant]
 ttft_ms = 0
 tok_ms = 0
+[models.flaky]
+ttft_ms = 0
+tok_ms = 0
+failures = { rate_limit = 0.3, server_error = 0.2, reset = 0.1, retry_after_ms = 10 }
 [models.jittery]
 jitter = { dist = "lognormal", sigma = 0.5 }
 "#;
@@ -297,4 +301,43 @@ async fn malformed_requests_never_break_the_server() {
     .await;
     assert_eq!(s, 200);
     server.shutdown().await.unwrap();
+}
+
+/// The same seed and the same sequence of requests give the same failures, in the
+/// same places, on two fresh mocks; and retries of one conversation see new draws.
+#[tokio::test]
+async fn injected_failures_replay_exactly() {
+    async fn statuses(server: &MockServer) -> Vec<u16> {
+        let mut out = Vec::new();
+        for i in 0..40 {
+            let body = serde_json::json!({"model": "flaky", "messages": [{"role": "user", "content": format!("q{}", i % 10)}]});
+            let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+            let b = body.to_string();
+            let head = format!("POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len());
+            tcp.write_all(head.as_bytes()).await.unwrap();
+            let mut resp = Vec::new();
+            let _ = tcp.read_to_end(&mut resp).await;
+            // A dropped connection (injected reset) reads as status 0.
+            out.push(if resp.len() >= 12 {
+                String::from_utf8_lossy(&resp[9..12]).parse().unwrap_or(0)
+            } else {
+                0
+            });
+        }
+        out
+    }
+    let a = start(None).await;
+    let b = start(None).await;
+    let (sa, sb) = (statuses(&a).await, statuses(&b).await);
+    assert_eq!(sa, sb);
+    for code in [0, 200, 429, 500] {
+        assert!(sa.contains(&code), "{code} never drawn in {sa:?}");
+    }
+    let ledger = a.app.ledger.snapshot();
+    assert_eq!(
+        ledger["totals"]["retries"], 30,
+        "each of 10 conversations was sent 4 times"
+    );
+    a.shutdown().await.unwrap();
+    b.shutdown().await.unwrap();
 }

@@ -23,7 +23,7 @@ struct Cli {
 enum Command {
     /// Serve a synthetic LLM provider (OpenAI Chat Completions and Responses, Anthropic Messages).
     #[command(
-        after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\nGET /plimsoll/timing reports how late the mock's frames left against their deadlines."
+        after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\n\nOther endpoints:\n  GET  /plimsoll/timing          how late frames left against their deadlines\n  GET  /plimsoll/ledger          per-session calls, tokens, injected failures, retries, integrity violations\n  GET  /metrics                  the same counters for Prometheus\n  POST /plimsoll/admin/failures  change failure rates live: {\"model\":\"*\",\"rate_limit\":0.3} ({\"reset\":true} undoes)\n\nEnvironment: PLIMSOLL_FAIL_RATE_LIMIT, _SERVER_ERROR, _OVERLOADED, _RESET, _CUT, _STALL, _SPIKE (rates 0..1),\n_RETRY_AFTER_MS, _STALL_MS, _SPIKE_MS set failures for every model, over the scenario's."
     )]
     Mock(MockArgs),
     /// Benchmarks of Plimsoll's own parts.
@@ -115,10 +115,13 @@ fn main() -> ExitCode {
 }
 
 fn mock_cmd(a: MockArgs) -> anyhow::Result<()> {
-    let scenario = match &a.scenario {
+    let mut scenario = match &a.scenario {
         Some(p) => mock::Scenario::load(p)?,
         None => mock::Scenario::default(),
     };
+    scenario
+        .apply_failure_env(|k| std::env::var(k).ok())
+        .map_err(anyhow::Error::msg)?;
     let opts = mock::MockOptions {
         listen: a.listen,
         scenario,

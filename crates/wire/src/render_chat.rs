@@ -109,9 +109,16 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
     use std::io::Write;
     let part = &r.parts[at.chunk.part as usize];
     if at.first {
-        let content = if matches!(r.parts[0], Part::Text(_)) { "\"\"" } else { "null" };
+        let content = if matches!(r.parts[0], Part::Text(_)) {
+            "\"\""
+        } else {
+            "null"
+        };
         open(r, out);
-        let _ = write!(out, "{{\"role\":\"assistant\",\"content\":{content},\"refusal\":null}}");
+        let _ = write!(
+            out,
+            "{{\"role\":\"assistant\",\"content\":{content},\"refusal\":null}}"
+        );
         close(include_usage, "null", out);
     }
     match part {
@@ -135,7 +142,10 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
             }
             if !at.delta.is_empty() {
                 open(r, out);
-                let _ = write!(out, "{{\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
+                let _ = write!(
+                    out,
+                    "{{\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":"
+                );
                 sse::json_str(out, at.delta);
                 out.extend_from_slice(b"}}]}");
                 close(include_usage, "null", out);
@@ -145,7 +155,11 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
     if at.last {
         open(r, out);
         out.extend_from_slice(b"{}");
-        close(include_usage, &format!("\"{}\"", finish_reason(r.stop)), out);
+        close(
+            include_usage,
+            &format!("\"{}\"", finish_reason(r.stop)),
+            out,
+        );
         if include_usage {
             let tail = json!({
                 "id": format!("chatcmpl-{}", r.id), "object": "chat.completion.chunk",

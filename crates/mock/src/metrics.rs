@@ -1,0 +1,119 @@
+//! `GET /metrics`: the mock's counters in Prometheus text format.
+
+use crate::failures::Injected;
+use crate::server::App;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use std::fmt::Write;
+use std::sync::Arc;
+
+pub async fn render(State(app): State<Arc<App>>) -> impl IntoResponse {
+    let t = app.stats.snapshot();
+    let l = app.ledger.totals();
+    let (violations, by_kind) = app.ledger.violation_counts();
+    let mut out = String::with_capacity(2048);
+    let mut metric = |name: &str, kind: &str, help: &str, rows: &[(String, f64)]| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (labels, v) in rows {
+            let _ = writeln!(out, "{name}{labels} {v}");
+        }
+    };
+    let one = |v: f64| vec![(String::new(), v)];
+    metric(
+        "plimsoll_mock_requests_total",
+        "counter",
+        "API requests received.",
+        &one(t.requests as f64),
+    );
+    metric(
+        "plimsoll_mock_errors_total",
+        "counter",
+        "Requests answered with an error (bad input or injected).",
+        &one(t.errors as f64),
+    );
+    metric(
+        "plimsoll_mock_streams_total",
+        "counter",
+        "Streaming responses started.",
+        &one(t.streams_total as f64),
+    );
+    metric(
+        "plimsoll_mock_streams_open",
+        "gauge",
+        "Streaming responses open now.",
+        &one(t.streams_open as f64),
+    );
+    metric(
+        "plimsoll_mock_prompt_tokens_total",
+        "counter",
+        "Prompt tokens received (approximate count).",
+        &one(t.prompt_tokens as f64),
+    );
+    metric(
+        "plimsoll_mock_output_tokens_total",
+        "counter",
+        "Output tokens sent.",
+        &one(t.output_tokens as f64),
+    );
+    metric(
+        "plimsoll_mock_sessions",
+        "gauge",
+        "Sessions seen (anonymous requests count as one).",
+        &one(l.sessions as f64),
+    );
+    metric(
+        "plimsoll_mock_retries_total",
+        "counter",
+        "Requests that resent a conversation already seen.",
+        &one(l.retries as f64),
+    );
+    let injected: Vec<(String, f64)> = Injected::ALL
+        .iter()
+        .map(|k| {
+            (
+                format!("{{kind=\"{}\"}}", k.name()),
+                l.injected[*k as usize] as f64,
+            )
+        })
+        .collect();
+    metric(
+        "plimsoll_mock_injected_failures_total",
+        "counter",
+        "Failures injected, by kind.",
+        &injected,
+    );
+    let mut kinds: Vec<(String, f64)> = ["echo", "isolation", "history"]
+        .iter()
+        .map(|k| {
+            (
+                format!("{{kind=\"{k}\"}}"),
+                *by_kind.get(k).unwrap_or(&0) as f64,
+            )
+        })
+        .collect();
+    kinds.push((String::new(), violations as f64));
+    metric(
+        "plimsoll_mock_integrity_violations_total",
+        "counter",
+        "Integrity violations found by the oracle (no label: all kinds).",
+        &kinds,
+    );
+    let late = vec![
+        ("{quantile=\"0.5\"}".to_string(), t.late_p50_ms / 1000.0),
+        ("{quantile=\"0.99\"}".to_string(), t.late_p99_ms / 1000.0),
+        ("{quantile=\"1\"}".to_string(), t.late_max_ms / 1000.0),
+    ];
+    metric(
+        "plimsoll_mock_frame_lateness_seconds",
+        "summary",
+        "How late frames left against their deadlines.",
+        &late,
+    );
+    let _ = writeln!(
+        out,
+        "plimsoll_mock_frame_lateness_seconds_count {}",
+        t.frames
+    );
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
+}
