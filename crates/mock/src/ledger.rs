@@ -14,6 +14,9 @@ use std::sync::Mutex;
 const SHARDS: usize = 32;
 /// Violations kept in full; beyond this only counts grow.
 const MAX_KEPT: usize = 10_000;
+/// The ledger key of requests that carry no session marker.
+pub const ANONYMOUS: &str = "-";
+const MAX_ANONYMOUS_SEEN: usize = 10_000;
 
 /// One thing the mock said, numbered in the order it was said within the session.
 #[derive(Clone, Debug)]
@@ -90,6 +93,12 @@ impl Ledger {
         self.with(session, |e| {
             e.calls += 1;
             e.prompt_tokens += prompt_tokens as u64;
+            // Anonymous conversations are remembered for retry counting only up to a
+            // bound (a retry follows its first try closely), so a long run without
+            // session markers neither exhausts memory nor inflates RSS per stream.
+            if session == ANONYMOUS && e.seen.len() >= MAX_ANONYMOUS_SEEN && !e.seen.contains_key(&content) {
+                e.seen.clear();
+            }
             let n = e.seen.entry(content).or_insert(0);
             let attempt = *n;
             *n += 1;

@@ -56,7 +56,7 @@ pub struct Session {
 
 impl Session {
     pub fn key(&self) -> &str {
-        self.id.as_deref().unwrap_or("-")
+        self.id.as_deref().unwrap_or(crate::ledger::ANONYMOUS)
     }
 }
 
