@@ -96,7 +96,10 @@ impl Ledger {
             // Anonymous conversations are remembered for retry counting only up to a
             // bound (a retry follows its first try closely), so a long run without
             // session markers neither exhausts memory nor inflates RSS per stream.
-            if session == ANONYMOUS && e.seen.len() >= MAX_ANONYMOUS_SEEN && !e.seen.contains_key(&content) {
+            if session == ANONYMOUS
+                && e.seen.len() >= MAX_ANONYMOUS_SEEN
+                && !e.seen.contains_key(&content)
+            {
                 e.seen.clear();
             }
             let n = e.seen.entry(content).or_insert(0);
