@@ -21,7 +21,7 @@ failures = { rate_limit = 0.5, retry_after_ms = 50 }
 [models."broken"]
 failures = { server_error = 1.0 }
 [models."busy"]
-failures = { overloaded = 1.0 }
+failures = { overloaded = 1.0, retry_after_ms = 100 }
 [models."dropping"]
 failures = { reset = 1.0 }
 [models."cutting"]
@@ -171,3 +171,13 @@ def test_metrics_count_injected_failures(fmock):
     assert "# TYPE plimsoll_mock_injected_failures_total counter" in text
     line = next(x for x in text.splitlines() if x.startswith('plimsoll_mock_injected_failures_total{kind="rate_limit"}'))
     assert float(line.split()[-1]) >= 3
+
+
+def test_anthropic_sdk_retries_overload_after_the_announced_delay(fmock):
+    t0 = time.perf_counter()
+    with pytest.raises(anthropic.OverloadedError) as e:
+        ant(fmock, retries=2).messages.create(model="busy", max_tokens=50, messages=marked("busy-a"))
+    assert time.perf_counter() - t0 >= 0.2
+    assert e.value.response.headers["retry-after-ms"] == "100"
+    s = session_of(fmock, "busy-a")
+    assert s["llm_calls"] == 3 and s["retries"] == 2 and s["injected_failures"]["overloaded"] == 3
