@@ -6,7 +6,6 @@
 //! the requested one, the chunk rate, the mock's CPU per chunk and its memory per
 //! open stream. It owns no production code path.
 
-mod client;
 mod machine;
 mod mock_bench;
 mod procfs;

@@ -1,6 +1,6 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
-use crate::client::Conn;
+use drive::http::Conn;
 use crate::procfs::{cpu_seconds, rss_kb};
 use anyhow::{bail, Context};
 use bytes::Bytes;
@@ -198,7 +198,7 @@ async fn one_run(
     }
     tokio::time::sleep(opts.warmup).await;
     let mut admin = Conn::new(addr);
-    admin.post_empty("/plimsoll/timing/reset").await?;
+    admin.simple("POST", "/plimsoll/timing/reset", Bytes::new()).await?;
     let cpu0 = cpu_seconds(pid)?;
     let t0 = Instant::now();
     shared.recording.store(true, Relaxed);
@@ -212,7 +212,7 @@ async fn one_run(
     let (user, sys) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
     let cpu = user + sys;
     let secs = t0.elapsed().as_secs_f64();
-    let timing: serde_json::Value = serde_json::from_slice(&admin.get("/plimsoll/timing").await?)?;
+    let timing: serde_json::Value = serde_json::from_slice(&admin.simple("GET", "/plimsoll/timing", Bytes::new()).await?.1)?;
     shared.stop.store(true, Relaxed);
     for t in tasks {
         t.abort();
@@ -256,6 +256,40 @@ async fn one_run(
     })
 }
 
+/// What one request saw: when it was sent, and when each read arrived with how
+/// many delta events it held.
+struct Seen {
+    sent: Instant,
+    status: u16,
+    reads: Vec<(Instant, u32)>,
+}
+
+const HEADERS: [(&str, &str); 4] = [
+    ("content-type", "application/json"),
+    ("authorization", "Bearer bench"),
+    ("x-api-key", "bench"),
+    ("anthropic-version", "2023-06-01"),
+];
+
+/// POSTs `body` and counts occurrences of `pattern` (the API's delta-event marker) in
+/// each read as it arrives.
+async fn post(conn: &mut Conn, path: &str, body: Bytes, pattern: &[u8]) -> anyhow::Result<Seen> {
+    let headers: Vec<(String, String)> = HEADERS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sent = Instant::now();
+    let mut reads = Vec::with_capacity(64);
+    let status = conn
+        .request("POST", path, &headers, body, |at, data| reads.push((at, count(data, pattern))))
+        .await?;
+    Ok(Seen { sent, status, reads })
+}
+
+fn count(hay: &[u8], needle: &[u8]) -> u32 {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return 0;
+    }
+    hay.windows(needle.len()).filter(|w| *w == needle).count() as u32
+}
+
 async fn stream_loop(
     addr: SocketAddr,
     n: usize,
@@ -273,7 +307,7 @@ async fn stream_loop(
             api_parts(&opts.api, n * 1_000_000 + seq).expect("checked before");
         seq += 1;
         let recording_at_send = shared.recording.load(Relaxed);
-        let seen = match conn.post(path, Bytes::from(body), pattern).await {
+        let seen = match post(&mut conn, path, Bytes::from(body), pattern).await {
             Ok(s) if s.status == 200 => s,
             _ => {
                 if shared.recording.load(Relaxed) {
@@ -321,5 +355,14 @@ async fn stream_loop(
         }
         ttft_errs.clear();
         gap_errs.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_non_overlapping_markers() {
+        assert_eq!(super::count(b"xabyabab", b"ab"), 3);
+        assert_eq!(super::count(b"a", b"ab"), 0);
     }
 }

@@ -1,0 +1,359 @@
+//! Running C concurrent sessions of K turns against the SUT (closed model: every
+//! session runs its turns back to back, with think time between them).
+//!
+//! Latencies go into HDR histograms in microseconds: per turn, per session, and time to
+//! first event (SSE). A failed turn (connect error, timeout, unexpected status, broken
+//! body, failed check) fails its session and is counted by kind. A ticker measures the
+//! driver's own scheduling lag, so a run can tell when the harness was the bottleneck.
+
+use crate::http::{Conn, HttpError};
+use crate::session::{render, Check, Protocol, SessionSpec};
+use anyhow::{bail, Context};
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+#[derive(Clone, Debug)]
+pub struct DriveOptions {
+    pub concurrency: usize,
+    /// The SUT's base URL, `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub seed: u64,
+    /// The whole step's limit; sessions still running then fail with `timeout`.
+    pub step_timeout: Duration,
+    /// Allow a URL that is not loopback.
+    pub allow_remote: bool,
+}
+
+/// Live counters for a progress line.
+#[derive(Default, Debug)]
+pub struct Progress {
+    pub sessions_ok: AtomicU64,
+    pub sessions_failed: AtomicU64,
+    pub turns: AtomicU64,
+}
+
+#[derive(Debug)]
+pub struct DriveReport {
+    pub sessions_ok: u64,
+    pub sessions_failed: u64,
+    pub turns: u64,
+    pub wall_ms: f64,
+    pub turn_us: Histogram<u64>,
+    pub session_us: Histogram<u64>,
+    pub ttft_us: Histogram<u64>,
+    pub lag_us: Histogram<u64>,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub timed_out: bool,
+    /// First error message of each kind, for the terminal.
+    pub first_errors: BTreeMap<String, String>,
+}
+
+fn hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 24 * 3_600_000_000, 3).expect("static bounds")
+}
+
+struct Shared {
+    turn: Mutex<Histogram<u64>>,
+    session: Mutex<Histogram<u64>>,
+    ttft: Mutex<Histogram<u64>>,
+    errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
+    progress: Arc<Progress>,
+}
+
+impl Shared {
+    fn error(&self, kind: String, message: String) {
+        let mut e = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        *e.0.entry(kind.clone()).or_insert(0) += 1;
+        e.1.entry(kind).or_insert(message);
+    }
+}
+
+fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
+    let mut h = h.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = h.record((d.as_micros() as u64).max(1));
+}
+
+/// `http://host:port/path` → (address, path). Only loopback unless allowed.
+fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
+    let rest = url.strip_prefix("http://").with_context(|| format!("url {url:?} must start with http://"))?;
+    let (hostport, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], rest[i..].to_string()),
+        None => (rest, "/".to_string()),
+    };
+    let addr = hostport
+        .to_socket_addrs()
+        .with_context(|| format!("url {url:?}: cannot resolve {hostport:?} (write host:port)"))?
+        .next()
+        .with_context(|| format!("url {url:?}: {hostport:?} resolves to nothing"))?;
+    if !addr.ip().is_loopback() && !allow_remote {
+        bail!("url {url:?} is not a loopback address; Plimsoll sends load only to this machine unless you pass --allow-remote");
+    }
+    Ok((addr, path))
+}
+
+/// The nonce of session `i` under `seed`: `psn` + 16 hex digits.
+pub fn nonce(seed: u64, i: usize) -> String {
+    let mut x = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
+    // SplitMix64: a fixed, well-mixed function of (seed, session).
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    format!("psn{:016x}", z ^ (z >> 31))
+}
+
+pub async fn drive(spec: &SessionSpec, opts: &DriveOptions, progress: Arc<Progress>) -> anyhow::Result<DriveReport> {
+    if opts.concurrency == 0 {
+        bail!("concurrency must be at least 1");
+    }
+    // Check the URL once before starting thousands of sessions.
+    let port = opts.base.rsplit(':').next().unwrap_or("").trim_end_matches('/').to_string();
+    let probe_url = render(&spec.url, &[("base", &opts.base), ("port", &port), ("session", "s0"), ("turn", "1")]);
+    target(&probe_url, opts.allow_remote)?;
+
+    let shared = Arc::new(Shared {
+        turn: Mutex::new(hist()),
+        session: Mutex::new(hist()),
+        ttft: Mutex::new(hist()),
+        errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
+        progress: progress.clone(),
+    });
+    let stop_lag = Arc::new(AtomicBool::new(false));
+    let lag = tokio::spawn(measure_lag(stop_lag.clone()));
+    let spec = Arc::new(spec.clone());
+    let t0 = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..opts.concurrency {
+        let (spec, shared, opts) = (spec.clone(), shared.clone(), opts.clone());
+        let port = port.clone();
+        tasks.spawn(async move { run_session(i, &spec, &opts, &port, &shared).await });
+    }
+    let deadline = t0 + opts.step_timeout;
+    let mut timed_out = false;
+    loop {
+        match tokio::time::timeout_at(deadline, tasks.join_next()).await {
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(_) => {
+                timed_out = true;
+                let left = tasks.len() as u64;
+                tasks.abort_all();
+                progress.sessions_failed.fetch_add(left, Relaxed);
+                shared.error("timeout".into(), format!("{left} session(s) still running when the step timeout of {:.0} s ran out", opts.step_timeout.as_secs_f64()));
+                break;
+            }
+        }
+    }
+    let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    stop_lag.store(true, Relaxed);
+    let lag_us = lag.await.unwrap_or_else(|_| hist());
+    let take = |m: &Mutex<Histogram<u64>>| m.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let (errors_by_kind, first_errors) = shared.errors.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(DriveReport {
+        sessions_ok: progress.sessions_ok.load(Relaxed),
+        sessions_failed: progress.sessions_failed.load(Relaxed),
+        turns: progress.turns.load(Relaxed),
+        wall_ms,
+        turn_us: take(&shared.turn),
+        session_us: take(&shared.session),
+        ttft_us: take(&shared.ttft),
+        lag_us,
+        errors_by_kind,
+        timed_out,
+        first_errors,
+    })
+}
+
+async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
+    let mut h = hist();
+    let tick = Duration::from_millis(10);
+    while !stop.load(Relaxed) {
+        let due = Instant::now() + tick;
+        tokio::time::sleep_until(due).await;
+        let _ = h.record((Instant::now().saturating_duration_since(due).as_micros() as u64).max(1));
+    }
+    h
+}
+
+async fn run_session(i: usize, spec: &SessionSpec, opts: &DriveOptions, port: &str, shared: &Shared) {
+    let session = format!("s{i}");
+    let nonce = nonce(opts.seed, i);
+    let mut extracted: Vec<(String, String)> = Vec::new();
+    let start = Instant::now();
+    let mut conn: Option<Conn> = None;
+    for turn in 1..=spec.turns {
+        if turn > 1 && spec.think_ms > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
+        }
+        let turn_s = turn.to_string();
+        let mut vars: Vec<(&str, &str)> = vec![
+            ("session", &session),
+            ("nonce", &nonce),
+            ("turn", &turn_s),
+            ("base", &opts.base),
+            ("port", port),
+        ];
+        vars.extend(extracted.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        match one_turn(spec, opts, &vars, turn, &mut conn, shared).await {
+            Ok(values) => {
+                shared.progress.turns.fetch_add(1, Relaxed);
+                for (k, v) in values {
+                    match extracted.iter_mut().find(|(n, _)| *n == k) {
+                        Some(slot) => slot.1 = v,
+                        None => extracted.push((k, v)),
+                    }
+                }
+            }
+            Err((kind, message)) => {
+                shared.error(kind, format!("session {session} turn {turn}: {message}"));
+                shared.progress.sessions_failed.fetch_add(1, Relaxed);
+                return;
+            }
+        }
+    }
+    record(&shared.session, start.elapsed());
+    shared.progress.sessions_ok.fetch_add(1, Relaxed);
+}
+
+type TurnError = (String, String);
+
+async fn one_turn(
+    spec: &SessionSpec,
+    opts: &DriveOptions,
+    vars: &[(&str, &str)],
+    turn: u32,
+    conn: &mut Option<Conn>,
+    shared: &Shared,
+) -> Result<Vec<(String, String)>, TurnError> {
+    let url = render(&spec.url, vars);
+    let (addr, path) = target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+    if conn.as_ref().is_none_or(|c| c.addr() != addr) {
+        *conn = Some(Conn::new(addr));
+    }
+    let c = conn.as_mut().expect("set above");
+    let body = render(&spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)], vars);
+    let headers: Vec<(String, String)> = spec.headers.iter().map(|(k, v)| (k.clone(), render(v, vars))).collect();
+    let sent = Instant::now();
+    let mut first: Option<Instant> = None;
+    let mut out = Vec::new();
+    let fut = c.request(&spec.method, &path, &headers, Bytes::from(body), |at, data| {
+        first.get_or_insert(at);
+        out.extend_from_slice(data);
+    });
+    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await {
+        Err(_) => {
+            *conn = None;
+            return Err(("timeout".into(), format!("no complete reply within {} ms", spec.turn_timeout_ms)));
+        }
+        Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
+        Ok(Err(e)) => {
+            *conn = None;
+            return Err(("protocol".into(), e.to_string()));
+        }
+        Ok(Ok(s)) => s,
+    };
+    let elapsed = sent.elapsed();
+    let ok_status = match spec.expect_status {
+        Some(want) => status == want,
+        None => (200..300).contains(&status),
+    };
+    if !ok_status {
+        let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
+        return Err((format!("status_{status}"), format!("HTTP {status}: {snippet}")));
+    }
+    record(&shared.turn, elapsed);
+    if let (Protocol::Sse, Some(f)) = (spec.protocol, first) {
+        record(&shared.ttft, f.duration_since(sent));
+    }
+    if spec.extract.is_empty() && spec.checks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let doc = reply_json(spec.protocol, &out).ok_or_else(|| {
+        ("check_failed".to_string(), "the reply is not JSON (checks and [extract] need a JSON reply or SSE data event)".to_string())
+    })?;
+    for check in &spec.checks {
+        check_one(check, &doc).map_err(|m| ("check_failed".to_string(), m))?;
+    }
+    let mut values = Vec::new();
+    for (name, pointer) in &spec.extract {
+        let v = doc.pointer(pointer).ok_or_else(|| ("check_failed".to_string(), format!("extract.{name}: {pointer} is not in the reply")))?;
+        values.push((name.clone(), match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }));
+    }
+    Ok(values)
+}
+
+/// The reply as JSON: the whole body (http), or the last JSON `data:` event (sse).
+fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
+    match protocol {
+        Protocol::Http => serde_json::from_slice(body).ok(),
+        Protocol::Sse => String::from_utf8_lossy(body)
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .last(),
+    }
+}
+
+fn check_one(check: &Check, doc: &serde_json::Value) -> Result<(), String> {
+    match check {
+        Check::Present(p) => doc.pointer(p).map(|_| ()).ok_or_else(|| format!("{p} is missing from the reply")),
+        Check::Equals(p, want) => match doc.pointer(p) {
+            Some(v) if v == want => Ok(()),
+            Some(v) => Err(format!("{p} is {v}, expected {want}")),
+            None => Err(format!("{p} is missing from the reply")),
+        },
+        Check::Contains(p, want) => match doc.pointer(p) {
+            Some(serde_json::Value::String(s)) if s.contains(want.as_str()) => Ok(()),
+            Some(v) => Err(format!("{p} does not contain {want:?} (got {})", excerpt(v))),
+            None => Err(format!("{p} is missing from the reply")),
+        },
+    }
+}
+
+fn excerpt(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.len() > 80 {
+        format!("{}…", &s[..s.char_indices().nth(80).map_or(s.len(), |(i, _)| i)])
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonces_are_stable_and_distinct() {
+        assert_eq!(nonce(1, 2), nonce(1, 2));
+        assert_ne!(nonce(1, 2), nonce(1, 3));
+        assert_ne!(nonce(1, 2), nonce(2, 2));
+        assert_eq!(nonce(1, 2).len(), 19);
+    }
+
+    #[test]
+    fn only_loopback_without_the_flag() {
+        assert!(target("http://127.0.0.1:9/x", false).is_ok());
+        let e = target("http://10.1.2.3:80/x", false).unwrap_err().to_string();
+        assert!(e.contains("--allow-remote"), "{e}");
+        assert!(target("http://10.1.2.3:80/x", true).is_ok());
+    }
+
+    #[test]
+    fn checks_and_sse_replies() {
+        let doc = reply_json(Protocol::Sse, b"data: {\"a\":1}\n\ndata: {\"a\":2,\"t\":\"hello\"}\n\ndata: [DONE]\n\n").unwrap();
+        assert_eq!(doc["a"], 2);
+        assert!(check_one(&Check::Contains("/t".into(), "ell".into()), &doc).is_ok());
+        assert!(check_one(&Check::Equals("/a".into(), serde_json::json!(3)), &doc).unwrap_err().contains("expected 3"));
+        assert!(check_one(&Check::Present("/zz".into()), &doc).is_err());
+    }
+}

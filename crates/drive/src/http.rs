@@ -1,0 +1,101 @@
+//! A lean HTTP/1.1 client over one keep-alive connection, with a timestamp taken as
+//! each read of the body arrives (time to first byte, to first event, to last).
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use std::net::SocketAddr;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+pub struct Conn {
+    addr: SocketAddr,
+    sender: Option<SendRequest<Full<Bytes>>>,
+}
+
+/// Why a request failed before a status came back.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("connect to {0} failed: {1}")]
+    Connect(SocketAddr, std::io::Error),
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl Conn {
+    pub fn new(addr: SocketAddr) -> Self {
+        Conn { addr, sender: None }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    async fn sender(&mut self) -> Result<&mut SendRequest<Full<Bytes>>, HttpError> {
+        if self.sender.as_ref().is_none_or(|s| s.is_closed()) {
+            let tcp = TcpStream::connect(self.addr).await.map_err(|e| HttpError::Connect(self.addr, e))?;
+            let _ = tcp.set_nodelay(true);
+            let (sender, conn) = http1::handshake(TokioIo::new(tcp))
+                .await
+                .map_err(|e| HttpError::Protocol(e.to_string()))?;
+            tokio::spawn(async move {
+                let _ = conn.await;
+            });
+            self.sender = Some(sender);
+        }
+        let s = self.sender.as_mut().expect("set above");
+        if s.ready().await.is_err() {
+            self.sender = None;
+            return Err(HttpError::Protocol("connection closed".into()));
+        }
+        Ok(self.sender.as_mut().expect("still set"))
+    }
+
+    /// Sends a request and hands each read of the body to `on_read` with its arrival
+    /// time. Returns the status.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: Bytes,
+        mut on_read: impl FnMut(Instant, &[u8]),
+    ) -> Result<u16, HttpError> {
+        let mut req = Request::builder().method(method).uri(path).header("host", self.addr.to_string());
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let req = req.body(Full::new(body)).map_err(|e| HttpError::Protocol(e.to_string()))?;
+        let resp = match self.sender().await?.send_request(req).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.sender = None;
+                return Err(HttpError::Protocol(e.to_string()));
+            }
+        };
+        let status = resp.status().as_u16();
+        let mut body = resp.into_body();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                HttpError::Protocol(format!("body broke off: {e}"))
+            })?;
+            if let Some(data) = frame.data_ref() {
+                on_read(Instant::now(), data);
+            }
+        }
+        Ok(status)
+    }
+
+    /// A request whose body is collected whole.
+    pub async fn simple(&mut self, method: &str, path: &str, body: Bytes) -> Result<(u16, Vec<u8>), HttpError> {
+        let mut out = Vec::new();
+        let status = self
+            .request(method, path, &[("content-type".into(), "application/json".into())], body, |_, d| {
+                out.extend_from_slice(d)
+            })
+            .await?;
+        Ok((status, out))
+    }
+}

@@ -1,0 +1,14 @@
+//! Driving sessions against the system under test.
+//!
+//! `session` reads `session.toml` (how one session talks to the SUT: protocol, URL and
+//! body templates per turn, extraction and checks); `driver` runs C sessions of K turns
+//! concurrently over HTTP JSON or SSE and records turn, session and first-event
+//! latencies in HDR histograms, with errors classified; `http` is the client. Starting
+//! the SUT and judging the step are not this crate's business.
+
+pub mod driver;
+pub mod http;
+pub mod session;
+
+pub use driver::{drive, DriveOptions, DriveReport, Progress};
+pub use session::{SessionError, SessionSpec};

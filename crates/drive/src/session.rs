@@ -1,0 +1,257 @@
+//! `session.toml`: how one session talks to the SUT.
+//!
+//! ```toml
+//! protocol = "http"            # "http" (one JSON reply per turn) or "sse" (a stream per turn)
+//! method = "POST"
+//! url = "{{base}}/sessions/{{session}}/turn"
+//! turns = 3
+//! think_ms = 0                 # pause between a reply and the next turn
+//! turn_timeout_ms = 120000
+//! expect_status = 200          # default: any 2xx
+//! [headers]
+//! content-type = "application/json"
+//! # The body of every turn, or `bodies = [...]`, one per turn (the last one repeats).
+//! body = '{"message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] hello"}'
+//! [extract]                    # values taken from each JSON reply by JSON pointer,
+//! conversation = "/id"         # usable as {{conversation}} in later turns
+//! [[check]]                    # a reply that fails a check fails the session
+//! pointer = "/reply"
+//! contains = "fact"            # or equals = <any JSON>, or present = true
+//! ```
+//!
+//! Placeholders: `{{session}}` (s0, s1 …), `{{nonce}}` (psn + 16 hex, unique per session),
+//! `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{port}}`, and extracted names.
+//! The `[[plimsoll …]]` marker lets the mock's integrity oracle check the conversation.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Http,
+    Sse,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    Equals(String, serde_json::Value),
+    Contains(String, String),
+    Present(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionSpec {
+    pub protocol: Protocol,
+    pub method: String,
+    pub url: String,
+    pub turns: u32,
+    pub think_ms: f64,
+    pub turn_timeout_ms: u64,
+    pub expect_status: Option<u16>,
+    pub headers: Vec<(String, String)>,
+    /// One template per turn; the last repeats.
+    pub bodies: Vec<String>,
+    pub extract: Vec<(String, String)>,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct SessionError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    protocol: Option<Spanned<String>>,
+    method: Option<String>,
+    url: Spanned<String>,
+    turns: Option<Spanned<i64>>,
+    think_ms: Option<Spanned<f64>>,
+    turn_timeout_ms: Option<Spanned<i64>>,
+    expect_status: Option<Spanned<i64>>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    body: Option<Spanned<String>>,
+    bodies: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    extract: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    check: Vec<Spanned<RawCheck>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    pointer: String,
+    equals: Option<toml::Value>,
+    contains: Option<String>,
+    present: Option<bool>,
+}
+
+const BUILTIN: &[&str] = &["session", "nonce", "turn", "base", "port"];
+
+/// The default body: a chat-style message carrying the session marker.
+pub const DEFAULT_BODY: &str =
+    r#"{"session": "{{session}}", "message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}."}"#;
+
+fn placeholders(t: &str) -> impl Iterator<Item = &str> {
+    t.split("{{").skip(1).filter_map(|r| r.split_once("}}").map(|(n, _)| n.trim()))
+}
+
+/// Fills `{{name}}` from `vars` (unknown names render empty; they were rejected at load).
+pub fn render(t: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(t.len() + 32);
+    let mut rest = t;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        match rest[i + 2..].split_once("}}") {
+            Some((name, after)) => {
+                if let Some((_, v)) = vars.iter().find(|(k, _)| *k == name.trim()) {
+                    out.push_str(v);
+                }
+                rest = after;
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                return out;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+impl SessionSpec {
+    pub fn load(path: &Path) -> Result<SessionSpec, SessionError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SessionError {
+            file: path.display().to_string(),
+            line: None,
+            message: format!("cannot read it: {e}"),
+        })?;
+        SessionSpec::parse(&text, &path.display().to_string())
+    }
+
+    pub fn parse(text: &str, file: &str) -> Result<SessionSpec, SessionError> {
+        let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
+        let err = |span: Option<std::ops::Range<usize>>, message: String| SessionError {
+            file: file.to_string(),
+            line: span.map(|s| line_of(s.start)),
+            message,
+        };
+        let raw: Raw = toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
+        let protocol = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+            None | Some(("http", _)) => Protocol::Http,
+            Some(("sse", _)) => Protocol::Sse,
+            Some(("ws", s)) => {
+                return Err(err(Some(s), "protocol \"ws\" (WebSocket) is not supported yet; use \"http\" or \"sse\"".into()))
+            }
+            Some((other, s)) => return Err(err(Some(s), format!("protocol must be \"http\" or \"sse\" (got {other:?})"))),
+        };
+        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
+            None => Ok(default),
+            Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
+            Some(x) => Err(err(Some(x.span()), format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()))),
+        };
+        let turns = int(&raw.turns, "turns", 1, 100_000, 3)? as u32;
+        let turn_timeout_ms = int(&raw.turn_timeout_ms, "turn_timeout_ms", 1, 86_400_000, 120_000)? as u64;
+        let expect_status = match &raw.expect_status {
+            None => None,
+            Some(_) => Some(int(&raw.expect_status, "expect_status", 100, 599, 200)? as u16),
+        };
+        let think_ms = match &raw.think_ms {
+            None => 0.0,
+            Some(t) if t.get_ref().is_finite() && *t.get_ref() >= 0.0 => *t.get_ref(),
+            Some(t) => return Err(err(Some(t.span()), format!("think_ms must be ≥ 0 (got {})", t.get_ref()))),
+        };
+        let url = raw.url.get_ref().clone();
+        if !url.starts_with("http://") && !url.starts_with("{{base}}") {
+            return Err(err(Some(raw.url.span()), format!("url must start with http:// or {{{{base}}}} (got {url:?})")));
+        }
+        let bodies = match (&raw.body, &raw.bodies) {
+            (Some(_), Some(b)) => return Err(err(Some(b.span()), "give body or bodies, not both".into())),
+            (Some(b), None) => vec![b.get_ref().clone()],
+            (None, Some(b)) if b.get_ref().is_empty() => return Err(err(Some(b.span()), "bodies must not be empty".into())),
+            (None, Some(b)) => b.get_ref().clone(),
+            (None, None) => vec![DEFAULT_BODY.to_string()],
+        };
+        let names: Vec<&str> = BUILTIN.iter().copied().chain(raw.extract.keys().map(String::as_str)).collect();
+        let mut templates: Vec<(&str, Option<std::ops::Range<usize>>)> = vec![(&url, Some(raw.url.span()))];
+        let body_span = raw.body.as_ref().map(|b| b.span()).or(raw.bodies.as_ref().map(|b| b.span()));
+        templates.extend(bodies.iter().map(|b| (b.as_str(), body_span.clone())));
+        templates.extend(raw.headers.values().map(|h| (h.as_str(), None)));
+        for (t, span) in templates {
+            if let Some(bad) = placeholders(t).find(|p| !names.contains(p)) {
+                return Err(err(span, format!(
+                    "unknown placeholder {{{{{bad}}}}}; use {} or a name under [extract]",
+                    BUILTIN.join(", ")
+                )));
+            }
+        }
+        let mut extract = Vec::new();
+        for (k, p) in &raw.extract {
+            if !(p.get_ref().is_empty() || p.get_ref().starts_with('/')) {
+                return Err(err(Some(p.span()), format!("extract.{k} must be a JSON pointer such as \"/id\" (got {:?})", p.get_ref())));
+            }
+            extract.push((k.clone(), p.get_ref().clone()));
+        }
+        let mut checks = Vec::new();
+        for c in &raw.check {
+            let r = c.get_ref();
+            let check = match (&r.equals, &r.contains, r.present) {
+                (Some(v), None, None) => Check::Equals(
+                    r.pointer.clone(),
+                    serde_json::to_value(v).map_err(|e| err(Some(c.span()), e.to_string()))?,
+                ),
+                (None, Some(s), None) => Check::Contains(r.pointer.clone(), s.clone()),
+                (None, None, Some(true)) => Check::Present(r.pointer.clone()),
+                _ => return Err(err(Some(c.span()), "each [[check]] needs exactly one of equals, contains or present = true".into())),
+            };
+            checks.push(check);
+        }
+        Ok(SessionSpec {
+            protocol,
+            method: raw.method.unwrap_or_else(|| "POST".into()).to_uppercase(),
+            url,
+            turns,
+            think_ms,
+            turn_timeout_ms,
+            expect_status,
+            headers: raw.headers.into_iter().collect(),
+            bodies,
+            extract,
+            checks,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_defaults() {
+        let s = SessionSpec::parse("url = \"{{base}}/turn\"\nturns = 2\n[extract]\nid = \"/id\"\n[[check]]\npointer = \"/ok\"\nequals = true\n", "s.toml").unwrap();
+        assert_eq!((s.protocol, s.turns, s.method.as_str()), (Protocol::Http, 2, "POST"));
+        assert_eq!(s.bodies, vec![DEFAULT_BODY.to_string()]);
+        assert_eq!(s.checks, vec![Check::Equals("/ok".into(), serde_json::json!(true))]);
+        assert_eq!(render("{{base}}/t/{{ id }}/{{x", &[("base", "http://h"), ("id", "7")]), "http://h/t/7/{{x");
+    }
+
+    #[test]
+    fn errors_name_line_and_fix() {
+        let e = SessionSpec::parse("url = \"{{base}}/t\"\nturns = 0\n", "s.toml").unwrap_err().to_string();
+        assert_eq!(e, "s.toml:2: turns must be between 1 and 100000 (got 0)");
+        let e = SessionSpec::parse("url = \"{{base}}/{{sesion}}\"\n", "s.toml").unwrap_err().to_string();
+        assert!(e.starts_with("s.toml:1: unknown placeholder {{sesion}}; use session"), "{e}");
+        let e = SessionSpec::parse("url = \"{{base}}\"\nprotocol = \"ws\"\n", "s.toml").unwrap_err().to_string();
+        assert!(e.contains("s.toml:2: protocol \"ws\""), "{e}");
+        let e = SessionSpec::parse("turns = 2\n", "s.toml").unwrap_err().to_string();
+        assert!(e.contains("missing field `url`"), "{e}");
+    }
+}

@@ -1,0 +1,16 @@
+//! Watching the system under test (SUT).
+//!
+//! `tree` samples a whole process tree from /proc (RSS, OS threads, CPU time, open
+//! file descriptors) cheaply enough to run every 50 ms against a SUT with tens of
+//! thousands of threads: one `stat` read per process, never one per thread. `sut`
+//! starts the SUT fresh in its own process group with a private scratch directory,
+//! waits for it to be ready, and stops it — gracefully, then by force — reaping every
+//! process it started. Driving load and judging results are not this crate's business.
+
+pub mod sampler;
+pub mod sut;
+pub mod tree;
+
+pub use sampler::{Sampler, Summary};
+pub use sut::{Ready, Stopped, Sut, SutError, SutSpec};
+pub use tree::{sample_tree, TreeSample};

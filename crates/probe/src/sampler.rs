@@ -1,0 +1,95 @@
+//! Sampling a SUT's tree on an interval while a step runs.
+
+use crate::tree::{clock_ticks_per_sec, sample_tree, TreeSample};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the samples of one step add up to.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Summary {
+    pub samples: u64,
+    pub baseline_rss_kb: u64,
+    pub peak_rss_kb: u64,
+    pub last_rss_kb: u64,
+    pub peak_threads: u64,
+    pub peak_fds: u64,
+    pub peak_processes: u32,
+    /// CPU seconds the tree used since the sampler started.
+    pub cpu_sec: f64,
+}
+
+/// Samples every `interval` on a background thread until stopped.
+pub struct Sampler {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    summary: Arc<Mutex<Summary>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Starts sampling `root`; the first sample is the baseline.
+    pub fn start(root: u32, interval: Duration) -> Sampler {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let first = sample_tree(root, true);
+        let summary = Arc::new(Mutex::new(Summary {
+            samples: 1,
+            baseline_rss_kb: first.rss_kb,
+            peak_rss_kb: first.rss_kb,
+            last_rss_kb: first.rss_kb,
+            peak_threads: first.threads,
+            peak_fds: first.fds,
+            peak_processes: first.processes,
+            cpu_sec: 0.0,
+        }));
+        let (s2, sum2) = (stop.clone(), summary.clone());
+        let hz = clock_ticks_per_sec();
+        let thread = std::thread::Builder::new()
+            .name("plimsoll-probe".into())
+            .spawn(move || {
+                let mut n = 0u64;
+                while !s2.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(interval);
+                    n += 1;
+                    // Descriptor counts list a directory per process: every 4th sample.
+                    let s: TreeSample = sample_tree(root, n % 4 == 0);
+                    if s.processes == 0 {
+                        continue;
+                    }
+                    let mut m = sum2.lock().unwrap_or_else(|p| p.into_inner());
+                    m.samples += 1;
+                    m.peak_rss_kb = m.peak_rss_kb.max(s.rss_kb);
+                    m.last_rss_kb = s.rss_kb;
+                    m.peak_threads = m.peak_threads.max(s.threads);
+                    m.peak_fds = m.peak_fds.max(s.fds);
+                    m.peak_processes = m.peak_processes.max(s.processes);
+                    m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
+                }
+            })
+            .expect("spawning the probe thread");
+        Sampler {
+            stop,
+            summary,
+            thread: Some(thread),
+        }
+    }
+
+    /// The figures so far.
+    pub fn summary(&self) -> Summary {
+        *self.summary.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stops sampling and returns the figures.
+    pub fn finish(mut self) -> Summary {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.summary()
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}

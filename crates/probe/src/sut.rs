@@ -1,0 +1,322 @@
+//! Starting the system under test fresh, waiting until it is ready, and stopping it.
+//!
+//! The SUT runs in its own process group, so a stop reaches every process it started
+//! (SIGTERM, then SIGKILL after the grace period), and in a private scratch directory
+//! (`PLIMSOLL_SCRATCH`, also `TMPDIR`) that is counted and removed at the end. Its
+//! stdout and stderr are kept as a short tail for error messages and for naming a
+//! collapse's cause. Dropping a `Sut` that was not stopped kills its group at once.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// How to tell the SUT is ready.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ready {
+    /// A GET to this URL answers with any 2xx.
+    Http(String),
+    /// A TCP connect to 127.0.0.1:port succeeds.
+    Port(u16),
+    /// A line containing this text appears on stdout or stderr.
+    Log(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct SutSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    pub ready: Ready,
+    pub ready_timeout: Duration,
+    pub stop_grace: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SutError {
+    #[error("could not start the SUT command {command:?}: {source}")]
+    Spawn { command: Vec<String>, source: std::io::Error },
+    #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
+    ExitedEarly { status: String, tail: String },
+    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
+    NotReady { secs: f64, what: String, tail: String },
+}
+
+/// Lines of SUT output kept for messages.
+const TAIL: usize = 40;
+
+pub struct Sut {
+    child: Child,
+    pub pid: u32,
+    pub scratch: PathBuf,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    stop_grace: Duration,
+    stopped: bool,
+}
+
+/// How the SUT ended.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// Exit code, if it exited on its own terms.
+    pub code: Option<i32>,
+    /// Signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// Whether it was already gone before Plimsoll stopped it.
+    pub died_on_its_own: bool,
+    /// Files and directories it left in its scratch directory.
+    pub files_created: u64,
+    pub tail: String,
+}
+
+impl Sut {
+    pub async fn start(spec: &SutSpec) -> Result<Sut, SutError> {
+        let scratch = std::env::temp_dir().join(format!(
+            "plimsoll-sut-{}-{}",
+            std::process::id(),
+            SCRATCH_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::create_dir_all(&scratch);
+        let mut cmd = Command::new(&spec.command[0]);
+        cmd.args(&spec.command[1..])
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .env("PLIMSOLL_SCRATCH", &scratch)
+            .env("TMPDIR", &scratch)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|source| SutError::Spawn {
+            command: spec.command.clone(),
+            source,
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (seen_tx, mut seen_rx) = tokio::sync::watch::channel(false);
+        let wanted = match &spec.ready {
+            Ready::Log(text) => Some(text.clone()),
+            _ => None,
+        };
+        let seen_tx = Arc::new(seen_tx);
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(keep_tail(BufReader::new(out), tail.clone(), wanted.clone(), seen_tx.clone()));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(keep_tail(BufReader::new(err), tail.clone(), wanted, seen_tx));
+        }
+        let mut sut = Sut {
+            child,
+            pid,
+            scratch,
+            tail,
+            stop_grace: spec.stop_grace,
+            stopped: false,
+        };
+        let deadline = tokio::time::Instant::now() + spec.ready_timeout;
+        loop {
+            if let Ok(Some(status)) = sut.child.try_wait() {
+                tokio::time::sleep(Duration::from_millis(50)).await; // let the tail readers finish
+                return Err(SutError::ExitedEarly {
+                    status: status.to_string(),
+                    tail: sut.tail(),
+                });
+            }
+            let ready = match &spec.ready {
+                Ready::Http(url) => http_ok(url).await,
+                Ready::Port(p) => tokio::net::TcpStream::connect(("127.0.0.1", *p)).await.is_ok(),
+                Ready::Log(_) => *seen_rx.borrow_and_update(),
+            };
+            if ready {
+                return Ok(sut);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let what = match &spec.ready {
+                    Ready::Http(u) => format!("GET {u} never answered 2xx"),
+                    Ready::Port(p) => format!("nothing listened on 127.0.0.1:{p}"),
+                    Ready::Log(t) => format!("no output line contained {t:?}"),
+                };
+                let tail = sut.tail();
+                sut.stop().await;
+                return Err(SutError::NotReady {
+                    secs: spec.ready_timeout.as_secs_f64(),
+                    what,
+                    tail,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The last lines the SUT printed.
+    pub fn tail(&self) -> String {
+        let t = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        t.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Whether the SUT has exited by itself.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// SIGTERM to the whole group, SIGKILL after the grace period, reap, count and
+    /// remove the scratch directory.
+    pub async fn stop(mut self) -> Stopped {
+        use std::os::unix::process::ExitStatusExt;
+        let already = self.child.try_wait().ok().flatten();
+        let pgid = self.pid as i32;
+        if pgid > 0 {
+            // SAFETY: signalling our own child's process group.
+            unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        }
+        let status = match tokio::time::timeout(self.stop_grace, self.child.wait()).await {
+            Ok(Ok(s)) => Some(s),
+            _ => None,
+        };
+        // Whatever is left of the group, leader or not, goes now.
+        if pgid > 0 {
+            // SAFETY: as above.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        }
+        let status = match status {
+            Some(s) => s,
+            None => self.child.wait().await.unwrap_or_else(|_| std::process::ExitStatus::from_raw(9)),
+        };
+        self.stopped = true;
+        let files_created = count_files(&self.scratch);
+        let _ = std::fs::remove_dir_all(&self.scratch);
+        let ended = already.unwrap_or(status);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Stopped {
+            code: ended.code(),
+            signal: ended.signal(),
+            died_on_its_own: already.is_some(),
+            files_created,
+            tail: self.tail(),
+        }
+    }
+}
+
+impl Drop for Sut {
+    fn drop(&mut self) {
+        if !self.stopped && self.pid > 0 {
+            // SAFETY: signalling our own child's process group.
+            unsafe { libc::kill(-(self.pid as i32), libc::SIGKILL) };
+            let _ = std::fs::remove_dir_all(&self.scratch);
+        }
+    }
+}
+
+static SCRATCH_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
+    reader: BufReader<R>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    wanted: Option<String>,
+    seen: Arc<tokio::sync::watch::Sender<bool>>,
+) {
+    let mut lines = reader.lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if wanted.as_deref().is_some_and(|w| line.contains(w)) {
+            let _ = seen.send(true);
+        }
+        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+        if t.len() == TAIL {
+            t.pop_front();
+        }
+        t.push_back(line);
+    }
+}
+
+fn count_files(dir: &std::path::Path) -> u64 {
+    let mut n = 0;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            n += 1;
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                n += count_files(&e.path());
+            }
+        }
+    }
+    n
+}
+
+/// A plain HTTP/1.1 GET over loopback, 2xx or not; enough for a readiness probe.
+async fn http_ok(url: &str) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Some(rest) = url.strip_prefix("http://") else { return false };
+    let (hostport, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let connect = tokio::net::TcpStream::connect(hostport);
+    let Ok(Ok(mut tcp)) = tokio::time::timeout(Duration::from_secs(2), connect).await else {
+        return false;
+    };
+    let req = format!("GET {path} HTTP/1.1\r\nhost: {hostport}\r\nconnection: close\r\n\r\n");
+    if tcp.write_all(req.as_bytes()).await.is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 12];
+    matches!(tokio::time::timeout(Duration::from_secs(2), tcp.read_exact(&mut buf)).await, Ok(Ok(_)))
+        && buf.starts_with(b"HTTP/1.")
+        && buf[9] == b'2'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(cmd: &str, ready: Ready) -> SutSpec {
+        SutSpec {
+            command: vec!["sh".into(), "-c".into(), cmd.into()],
+            env: vec![("GREETING".into(), "hello".into())],
+            cwd: None,
+            ready,
+            ready_timeout: Duration::from_secs(3),
+            stop_grace: Duration::from_millis(500),
+        }
+    }
+
+    #[tokio::test]
+    async fn starts_on_a_log_line_and_reaps_the_whole_group() {
+        let s = spec(
+            "echo $GREETING; touch $PLIMSOLL_SCRATCH/a $PLIMSOLL_SCRATCH/b; sleep 30 & sleep 30 & echo ready; wait",
+            Ready::Log("ready".into()),
+        );
+        let sut = Sut::start(&s).await.unwrap();
+        let pid = sut.pid;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let pids = crate::tree::tree_pids(pid);
+        assert_eq!(pids.len(), 3, "{pids:?}");
+        let scratch = sut.scratch.clone();
+        let stopped = sut.stop().await;
+        assert_eq!(stopped.files_created, 2);
+        assert!(stopped.tail.contains("hello"));
+        assert!(!scratch.exists());
+        for p in pids {
+            assert!(!std::path::Path::new(&format!("/proc/{p}")).exists() || is_zombie(p), "{p} survived");
+        }
+    }
+
+    fn is_zombie(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+    }
+
+    #[tokio::test]
+    async fn early_exit_and_timeout_show_the_output() {
+        let e = Sut::start(&spec("echo boom >&2; exit 3", Ready::Port(1))).await.err().unwrap();
+        let msg = e.to_string();
+        assert!(msg.contains("exit status: 3") && msg.contains("boom"), "{msg}");
+        let mut s = spec("echo still starting; sleep 30", Ready::Log("never".into()));
+        s.ready_timeout = Duration::from_millis(300);
+        let msg = Sut::start(&s).await.err().unwrap().to_string();
+        assert!(msg.contains("not ready after") && msg.contains("still starting"), "{msg}");
+    }
+}

@@ -1,0 +1,127 @@
+//! One sample of a process tree from /proc.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Totals over a process and all its descendants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TreeSample {
+    pub processes: u32,
+    pub rss_kb: u64,
+    /// OS threads (`num_threads` of each process: green threads are not counted).
+    pub threads: u64,
+    /// User + system CPU time, in clock ticks.
+    pub cpu_ticks: u64,
+    pub fds: u64,
+}
+
+struct Stat {
+    ppid: u32,
+    threads: u64,
+    cpu_ticks: u64,
+    rss_pages: u64,
+}
+
+fn read_stat(pid: u32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    let rest = text.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
+    // After ')': state(0) ppid(1) … utime(11) stime(12) … num_threads(17) … rss(21).
+    Some(Stat {
+        ppid: num(1)? as u32,
+        threads: num(17)?,
+        cpu_ticks: num(11)? + num(12)?,
+        rss_pages: num(21)?,
+    })
+}
+
+fn count_fds(pid: u32) -> u64 {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count() as u64).unwrap_or(0)
+}
+
+fn page_kb() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64) / 1024
+}
+
+pub fn clock_ticks_per_sec() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as f64
+}
+
+/// The pids of `root` and all its descendants, found through each process's parent.
+pub fn tree_pids(root: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            if let Some(st) = read_stat(pid) {
+                children.entry(st.ppid).or_default().push(pid);
+            }
+        }
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        if let Some(kids) = children.get(&out[i]) {
+            out.extend(kids);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Samples `root` and its descendants; `with_fds` also counts open descriptors
+/// (a directory listing per process, so callers may do it less often).
+pub fn sample_tree(root: u32, with_fds: bool) -> TreeSample {
+    let page = page_kb();
+    let mut s = TreeSample::default();
+    for pid in tree_pids(root) {
+        if let Some(st) = read_stat(pid) {
+            s.processes += 1;
+            s.rss_kb += st.rss_pages * page;
+            s.threads += st.threads;
+            s.cpu_ticks += st.cpu_ticks;
+            if with_fds {
+                s.fds += count_fds(pid);
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_a_child_tree() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & sleep 5 & wait"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let s = sample_tree(child.id(), true);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(s.processes, 3, "sh and two sleeps: {s:?}");
+        assert!(s.threads >= 3 && s.rss_kb > 0 && s.fds >= 3, "{s:?}");
+    }
+
+    #[test]
+    fn counts_this_process_threads() {
+        let me = std::process::id();
+        let handles: Vec<_> = (0..4)
+            .map(|_| std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(300))))
+            .collect();
+        let s = sample_tree(me, false);
+        assert!(s.threads >= 5, "{s:?}");
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
+}
