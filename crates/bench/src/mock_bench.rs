@@ -1,9 +1,9 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
-use drive::http::Conn;
 use crate::procfs::{cpu_seconds, rss_kb};
 use anyhow::{bail, Context};
 use bytes::Bytes;
+use drive::http::Conn;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::io::{BufRead, BufReader};
@@ -198,7 +198,9 @@ async fn one_run(
     }
     tokio::time::sleep(opts.warmup).await;
     let mut admin = Conn::new(addr);
-    admin.simple("POST", "/plimsoll/timing/reset", Bytes::new()).await?;
+    admin
+        .simple("POST", "/plimsoll/timing/reset", Bytes::new())
+        .await?;
     let cpu0 = cpu_seconds(pid)?;
     let t0 = Instant::now();
     shared.recording.store(true, Relaxed);
@@ -212,7 +214,12 @@ async fn one_run(
     let (user, sys) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
     let cpu = user + sys;
     let secs = t0.elapsed().as_secs_f64();
-    let timing: serde_json::Value = serde_json::from_slice(&admin.simple("GET", "/plimsoll/timing", Bytes::new()).await?.1)?;
+    let timing: serde_json::Value = serde_json::from_slice(
+        &admin
+            .simple("GET", "/plimsoll/timing", Bytes::new())
+            .await?
+            .1,
+    )?;
     shared.stop.store(true, Relaxed);
     for t in tasks {
         t.abort();
@@ -274,13 +281,22 @@ const HEADERS: [(&str, &str); 4] = [
 /// POSTs `body` and counts occurrences of `pattern` (the API's delta-event marker) in
 /// each read as it arrives.
 async fn post(conn: &mut Conn, path: &str, body: Bytes, pattern: &[u8]) -> anyhow::Result<Seen> {
-    let headers: Vec<(String, String)> = HEADERS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let headers: Vec<(String, String)> = HEADERS
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let sent = Instant::now();
     let mut reads = Vec::with_capacity(64);
     let status = conn
-        .request("POST", path, &headers, body, |at, data| reads.push((at, count(data, pattern))))
+        .request("POST", path, &headers, body, |at, data| {
+            reads.push((at, count(data, pattern)))
+        })
         .await?;
-    Ok(Seen { sent, status, reads })
+    Ok(Seen {
+        sent,
+        status,
+        reads,
+    })
 }
 
 fn count(hay: &[u8], needle: &[u8]) -> u32 {

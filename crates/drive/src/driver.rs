@@ -81,7 +81,9 @@ fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
 
 /// `http://host:port/path` → (address, path). Only loopback unless allowed.
 fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
-    let rest = url.strip_prefix("http://").with_context(|| format!("url {url:?} must start with http://"))?;
+    let rest = url
+        .strip_prefix("http://")
+        .with_context(|| format!("url {url:?} must start with http://"))?;
     let (hostport, path) = match rest.find('/') {
         Some(i) => (&rest[..i], rest[i..].to_string()),
         None => (rest, "/".to_string()),
@@ -108,13 +110,31 @@ pub fn nonce(seed: u64, i: usize) -> String {
     format!("psn{:016x}", z ^ (z >> 31))
 }
 
-pub async fn drive(spec: &SessionSpec, opts: &DriveOptions, progress: Arc<Progress>) -> anyhow::Result<DriveReport> {
+pub async fn drive(
+    spec: &SessionSpec,
+    opts: &DriveOptions,
+    progress: Arc<Progress>,
+) -> anyhow::Result<DriveReport> {
     if opts.concurrency == 0 {
         bail!("concurrency must be at least 1");
     }
     // Check the URL once before starting thousands of sessions.
-    let port = opts.base.rsplit(':').next().unwrap_or("").trim_end_matches('/').to_string();
-    let probe_url = render(&spec.url, &[("base", &opts.base), ("port", &port), ("session", "s0"), ("turn", "1")]);
+    let port = opts
+        .base
+        .rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    let probe_url = render(
+        &spec.url,
+        &[
+            ("base", &opts.base),
+            ("port", &port),
+            ("session", "s0"),
+            ("turn", "1"),
+        ],
+    );
     target(&probe_url, opts.allow_remote)?;
 
     let shared = Arc::new(Shared {
@@ -145,7 +165,13 @@ pub async fn drive(spec: &SessionSpec, opts: &DriveOptions, progress: Arc<Progre
                 let left = tasks.len() as u64;
                 tasks.abort_all();
                 progress.sessions_failed.fetch_add(left, Relaxed);
-                shared.error("timeout".into(), format!("{left} session(s) still running when the step timeout of {:.0} s ran out", opts.step_timeout.as_secs_f64()));
+                shared.error(
+                    "timeout".into(),
+                    format!(
+                        "{left} session(s) still running when the step timeout of {:.0} s ran out",
+                        opts.step_timeout.as_secs_f64()
+                    ),
+                );
                 break;
             }
         }
@@ -154,7 +180,11 @@ pub async fn drive(spec: &SessionSpec, opts: &DriveOptions, progress: Arc<Progre
     stop_lag.store(true, Relaxed);
     let lag_us = lag.await.unwrap_or_else(|_| hist());
     let take = |m: &Mutex<Histogram<u64>>| m.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let (errors_by_kind, first_errors) = shared.errors.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let (errors_by_kind, first_errors) = shared
+        .errors
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
     Ok(DriveReport {
         sessions_ok: progress.sessions_ok.load(Relaxed),
         sessions_failed: progress.sessions_failed.load(Relaxed),
@@ -181,7 +211,13 @@ async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
     h
 }
 
-async fn run_session(i: usize, spec: &SessionSpec, opts: &DriveOptions, port: &str, shared: &Shared) {
+async fn run_session(
+    i: usize,
+    spec: &SessionSpec,
+    opts: &DriveOptions,
+    port: &str,
+    shared: &Shared,
+) {
     let session = format!("s{i}");
     let nonce = nonce(opts.seed, i);
     let mut extracted: Vec<(String, String)> = Vec::new();
@@ -232,24 +268,42 @@ async fn one_turn(
     shared: &Shared,
 ) -> Result<Vec<(String, String)>, TurnError> {
     let url = render(&spec.url, vars);
-    let (addr, path) = target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+    let (addr, path) =
+        target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
     if conn.as_ref().is_none_or(|c| c.addr() != addr) {
         *conn = Some(Conn::new(addr));
     }
     let c = conn.as_mut().expect("set above");
-    let body = render(&spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)], vars);
-    let headers: Vec<(String, String)> = spec.headers.iter().map(|(k, v)| (k.clone(), render(v, vars))).collect();
+    let body = render(
+        &spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)],
+        vars,
+    );
+    let headers: Vec<(String, String)> = spec
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), render(v, vars)))
+        .collect();
     let sent = Instant::now();
     let mut first: Option<Instant> = None;
     let mut out = Vec::new();
-    let fut = c.request(&spec.method, &path, &headers, Bytes::from(body), |at, data| {
-        first.get_or_insert(at);
-        out.extend_from_slice(data);
-    });
-    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await {
+    let fut = c.request(
+        &spec.method,
+        &path,
+        &headers,
+        Bytes::from(body),
+        |at, data| {
+            first.get_or_insert(at);
+            out.extend_from_slice(data);
+        },
+    );
+    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await
+    {
         Err(_) => {
             *conn = None;
-            return Err(("timeout".into(), format!("no complete reply within {} ms", spec.turn_timeout_ms)));
+            return Err((
+                "timeout".into(),
+                format!("no complete reply within {} ms", spec.turn_timeout_ms),
+            ));
         }
         Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
         Ok(Err(e)) => {
@@ -265,7 +319,10 @@ async fn one_turn(
     };
     if !ok_status {
         let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
-        return Err((format!("status_{status}"), format!("HTTP {status}: {snippet}")));
+        return Err((
+            format!("status_{status}"),
+            format!("HTTP {status}: {snippet}"),
+        ));
     }
     record(&shared.turn, elapsed);
     if let (Protocol::Sse, Some(f)) = (spec.protocol, first) {
@@ -275,18 +332,30 @@ async fn one_turn(
         return Ok(Vec::new());
     }
     let doc = reply_json(spec.protocol, &out).ok_or_else(|| {
-        ("check_failed".to_string(), "the reply is not JSON (checks and [extract] need a JSON reply or SSE data event)".to_string())
+        (
+            "check_failed".to_string(),
+            "the reply is not JSON (checks and [extract] need a JSON reply or SSE data event)"
+                .to_string(),
+        )
     })?;
     for check in &spec.checks {
         check_one(check, &doc).map_err(|m| ("check_failed".to_string(), m))?;
     }
     let mut values = Vec::new();
     for (name, pointer) in &spec.extract {
-        let v = doc.pointer(pointer).ok_or_else(|| ("check_failed".to_string(), format!("extract.{name}: {pointer} is not in the reply")))?;
-        values.push((name.clone(), match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        }));
+        let v = doc.pointer(pointer).ok_or_else(|| {
+            (
+                "check_failed".to_string(),
+                format!("extract.{name}: {pointer} is not in the reply"),
+            )
+        })?;
+        values.push((
+            name.clone(),
+            match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        ));
     }
     Ok(values)
 }
@@ -297,15 +366,18 @@ fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
         Protocol::Http => serde_json::from_slice(body).ok(),
         Protocol::Sse => String::from_utf8_lossy(body)
             .lines()
+            .rev()
             .filter_map(|l| l.strip_prefix("data:"))
-            .filter_map(|d| serde_json::from_str(d.trim()).ok())
-            .last(),
+            .find_map(|d| serde_json::from_str(d.trim()).ok()),
     }
 }
 
 fn check_one(check: &Check, doc: &serde_json::Value) -> Result<(), String> {
     match check {
-        Check::Present(p) => doc.pointer(p).map(|_| ()).ok_or_else(|| format!("{p} is missing from the reply")),
+        Check::Present(p) => doc
+            .pointer(p)
+            .map(|_| ())
+            .ok_or_else(|| format!("{p} is missing from the reply")),
         Check::Equals(p, want) => match doc.pointer(p) {
             Some(v) if v == want => Ok(()),
             Some(v) => Err(format!("{p} is {v}, expected {want}")),
@@ -313,7 +385,10 @@ fn check_one(check: &Check, doc: &serde_json::Value) -> Result<(), String> {
         },
         Check::Contains(p, want) => match doc.pointer(p) {
             Some(serde_json::Value::String(s)) if s.contains(want.as_str()) => Ok(()),
-            Some(v) => Err(format!("{p} does not contain {want:?} (got {})", excerpt(v))),
+            Some(v) => Err(format!(
+                "{p} does not contain {want:?} (got {})",
+                excerpt(v)
+            )),
             None => Err(format!("{p} is missing from the reply")),
         },
     }
@@ -322,7 +397,10 @@ fn check_one(check: &Check, doc: &serde_json::Value) -> Result<(), String> {
 fn excerpt(v: &serde_json::Value) -> String {
     let s = v.to_string();
     if s.len() > 80 {
-        format!("{}…", &s[..s.char_indices().nth(80).map_or(s.len(), |(i, _)| i)])
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(80).map_or(s.len(), |(i, _)| i)]
+        )
     } else {
         s
     }
@@ -343,17 +421,27 @@ mod tests {
     #[test]
     fn only_loopback_without_the_flag() {
         assert!(target("http://127.0.0.1:9/x", false).is_ok());
-        let e = target("http://10.1.2.3:80/x", false).unwrap_err().to_string();
+        let e = target("http://10.1.2.3:80/x", false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--allow-remote"), "{e}");
         assert!(target("http://10.1.2.3:80/x", true).is_ok());
     }
 
     #[test]
     fn checks_and_sse_replies() {
-        let doc = reply_json(Protocol::Sse, b"data: {\"a\":1}\n\ndata: {\"a\":2,\"t\":\"hello\"}\n\ndata: [DONE]\n\n").unwrap();
+        let doc = reply_json(
+            Protocol::Sse,
+            b"data: {\"a\":1}\n\ndata: {\"a\":2,\"t\":\"hello\"}\n\ndata: [DONE]\n\n",
+        )
+        .unwrap();
         assert_eq!(doc["a"], 2);
         assert!(check_one(&Check::Contains("/t".into(), "ell".into()), &doc).is_ok());
-        assert!(check_one(&Check::Equals("/a".into(), serde_json::json!(3)), &doc).unwrap_err().contains("expected 3"));
+        assert!(
+            check_one(&Check::Equals("/a".into(), serde_json::json!(3)), &doc)
+                .unwrap_err()
+                .contains("expected 3")
+        );
         assert!(check_one(&Check::Present("/zz".into()), &doc).is_err());
     }
 }

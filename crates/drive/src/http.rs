@@ -35,7 +35,9 @@ impl Conn {
 
     async fn sender(&mut self) -> Result<&mut SendRequest<Full<Bytes>>, HttpError> {
         if self.sender.as_ref().is_none_or(|s| s.is_closed()) {
-            let tcp = TcpStream::connect(self.addr).await.map_err(|e| HttpError::Connect(self.addr, e))?;
+            let tcp = TcpStream::connect(self.addr)
+                .await
+                .map_err(|e| HttpError::Connect(self.addr, e))?;
             let _ = tcp.set_nodelay(true);
             let (sender, conn) = http1::handshake(TokioIo::new(tcp))
                 .await
@@ -63,11 +65,16 @@ impl Conn {
         body: Bytes,
         mut on_read: impl FnMut(Instant, &[u8]),
     ) -> Result<u16, HttpError> {
-        let mut req = Request::builder().method(method).uri(path).header("host", self.addr.to_string());
+        let mut req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", self.addr.to_string());
         for (k, v) in headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let req = req.body(Full::new(body)).map_err(|e| HttpError::Protocol(e.to_string()))?;
+        let req = req
+            .body(Full::new(body))
+            .map_err(|e| HttpError::Protocol(e.to_string()))?;
         let resp = match self.sender().await?.send_request(req).await {
             Ok(r) => r,
             Err(e) => {
@@ -78,9 +85,7 @@ impl Conn {
         let status = resp.status().as_u16();
         let mut body = resp.into_body();
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| {
-                HttpError::Protocol(format!("body broke off: {e}"))
-            })?;
+            let frame = frame.map_err(|e| HttpError::Protocol(format!("body broke off: {e}")))?;
             if let Some(data) = frame.data_ref() {
                 on_read(Instant::now(), data);
             }
@@ -89,12 +94,21 @@ impl Conn {
     }
 
     /// A request whose body is collected whole.
-    pub async fn simple(&mut self, method: &str, path: &str, body: Bytes) -> Result<(u16, Vec<u8>), HttpError> {
+    pub async fn simple(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Bytes,
+    ) -> Result<(u16, Vec<u8>), HttpError> {
         let mut out = Vec::new();
         let status = self
-            .request(method, path, &[("content-type".into(), "application/json".into())], body, |_, d| {
-                out.extend_from_slice(d)
-            })
+            .request(
+                method,
+                path,
+                &[("content-type".into(), "application/json".into())],
+                body,
+                |_, d| out.extend_from_slice(d),
+            )
             .await?;
         Ok((status, out))
     }

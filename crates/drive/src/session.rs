@@ -97,11 +97,12 @@ struct RawCheck {
 const BUILTIN: &[&str] = &["session", "nonce", "turn", "base", "port"];
 
 /// The default body: a chat-style message carrying the session marker.
-pub const DEFAULT_BODY: &str =
-    r#"{"session": "{{session}}", "message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}."}"#;
+pub const DEFAULT_BODY: &str = r#"{"session": "{{session}}", "message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}."}"#;
 
 fn placeholders(t: &str) -> impl Iterator<Item = &str> {
-    t.split("{{").skip(1).filter_map(|r| r.split_once("}}").map(|(n, _)| n.trim()))
+    t.split("{{")
+        .skip(1)
+        .filter_map(|r| r.split_once("}}").map(|(n, _)| n.trim()))
 }
 
 /// Fills `{{name}}` from `vars` (unknown names render empty; they were rejected at load).
@@ -144,22 +145,45 @@ impl SessionSpec {
             line: span.map(|s| line_of(s.start)),
             message,
         };
-        let raw: Raw = toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
-        let protocol = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+        let raw: Raw =
+            toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
+        let protocol = match raw
+            .protocol
+            .as_ref()
+            .map(|p| (p.get_ref().as_str(), p.span()))
+        {
             None | Some(("http", _)) => Protocol::Http,
             Some(("sse", _)) => Protocol::Sse,
             Some(("ws", s)) => {
-                return Err(err(Some(s), "protocol \"ws\" (WebSocket) is not supported yet; use \"http\" or \"sse\"".into()))
+                return Err(err(
+                    Some(s),
+                    "protocol \"ws\" (WebSocket) is not supported yet; use \"http\" or \"sse\""
+                        .into(),
+                ))
             }
-            Some((other, s)) => return Err(err(Some(s), format!("protocol must be \"http\" or \"sse\" (got {other:?})"))),
+            Some((other, s)) => {
+                return Err(err(
+                    Some(s),
+                    format!("protocol must be \"http\" or \"sse\" (got {other:?})"),
+                ))
+            }
         };
         let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
             None => Ok(default),
             Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
-            Some(x) => Err(err(Some(x.span()), format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()))),
+            Some(x) => Err(err(
+                Some(x.span()),
+                format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
+            )),
         };
         let turns = int(&raw.turns, "turns", 1, 100_000, 3)? as u32;
-        let turn_timeout_ms = int(&raw.turn_timeout_ms, "turn_timeout_ms", 1, 86_400_000, 120_000)? as u64;
+        let turn_timeout_ms = int(
+            &raw.turn_timeout_ms,
+            "turn_timeout_ms",
+            1,
+            86_400_000,
+            120_000,
+        )? as u64;
         let expect_status = match &raw.expect_status {
             None => None,
             Some(_) => Some(int(&raw.expect_status, "expect_status", 100, 599, 200)? as u16),
@@ -167,51 +191,86 @@ impl SessionSpec {
         let think_ms = match &raw.think_ms {
             None => 0.0,
             Some(t) if t.get_ref().is_finite() && *t.get_ref() >= 0.0 => *t.get_ref(),
-            Some(t) => return Err(err(Some(t.span()), format!("think_ms must be ≥ 0 (got {})", t.get_ref()))),
+            Some(t) => {
+                return Err(err(
+                    Some(t.span()),
+                    format!("think_ms must be ≥ 0 (got {})", t.get_ref()),
+                ))
+            }
         };
         let url = raw.url.get_ref().clone();
         if !url.starts_with("http://") && !url.starts_with("{{base}}") {
-            return Err(err(Some(raw.url.span()), format!("url must start with http:// or {{{{base}}}} (got {url:?})")));
+            return Err(err(
+                Some(raw.url.span()),
+                format!("url must start with http:// or {{{{base}}}} (got {url:?})"),
+            ));
         }
         let bodies = match (&raw.body, &raw.bodies) {
-            (Some(_), Some(b)) => return Err(err(Some(b.span()), "give body or bodies, not both".into())),
+            (Some(_), Some(b)) => {
+                return Err(err(Some(b.span()), "give body or bodies, not both".into()))
+            }
             (Some(b), None) => vec![b.get_ref().clone()],
-            (None, Some(b)) if b.get_ref().is_empty() => return Err(err(Some(b.span()), "bodies must not be empty".into())),
+            (None, Some(b)) if b.get_ref().is_empty() => {
+                return Err(err(Some(b.span()), "bodies must not be empty".into()))
+            }
             (None, Some(b)) => b.get_ref().clone(),
             (None, None) => vec![DEFAULT_BODY.to_string()],
         };
-        let names: Vec<&str> = BUILTIN.iter().copied().chain(raw.extract.keys().map(String::as_str)).collect();
-        let mut templates: Vec<(&str, Option<std::ops::Range<usize>>)> = vec![(&url, Some(raw.url.span()))];
-        let body_span = raw.body.as_ref().map(|b| b.span()).or(raw.bodies.as_ref().map(|b| b.span()));
+        let names: Vec<&str> = BUILTIN
+            .iter()
+            .copied()
+            .chain(raw.extract.keys().map(String::as_str))
+            .collect();
+        let mut templates: Vec<(&str, Option<std::ops::Range<usize>>)> =
+            vec![(&url, Some(raw.url.span()))];
+        let body_span = raw
+            .body
+            .as_ref()
+            .map(|b| b.span())
+            .or(raw.bodies.as_ref().map(|b| b.span()));
         templates.extend(bodies.iter().map(|b| (b.as_str(), body_span.clone())));
         templates.extend(raw.headers.values().map(|h| (h.as_str(), None)));
         for (t, span) in templates {
             if let Some(bad) = placeholders(t).find(|p| !names.contains(p)) {
-                return Err(err(span, format!(
-                    "unknown placeholder {{{{{bad}}}}}; use {} or a name under [extract]",
-                    BUILTIN.join(", ")
-                )));
+                return Err(err(
+                    span,
+                    format!(
+                        "unknown placeholder {{{{{bad}}}}}; use {} or a name under [extract]",
+                        BUILTIN.join(", ")
+                    ),
+                ));
             }
         }
         let mut extract = Vec::new();
         for (k, p) in &raw.extract {
             if !(p.get_ref().is_empty() || p.get_ref().starts_with('/')) {
-                return Err(err(Some(p.span()), format!("extract.{k} must be a JSON pointer such as \"/id\" (got {:?})", p.get_ref())));
+                return Err(err(
+                    Some(p.span()),
+                    format!(
+                        "extract.{k} must be a JSON pointer such as \"/id\" (got {:?})",
+                        p.get_ref()
+                    ),
+                ));
             }
             extract.push((k.clone(), p.get_ref().clone()));
         }
         let mut checks = Vec::new();
         for c in &raw.check {
             let r = c.get_ref();
-            let check = match (&r.equals, &r.contains, r.present) {
-                (Some(v), None, None) => Check::Equals(
-                    r.pointer.clone(),
-                    serde_json::to_value(v).map_err(|e| err(Some(c.span()), e.to_string()))?,
-                ),
-                (None, Some(s), None) => Check::Contains(r.pointer.clone(), s.clone()),
-                (None, None, Some(true)) => Check::Present(r.pointer.clone()),
-                _ => return Err(err(Some(c.span()), "each [[check]] needs exactly one of equals, contains or present = true".into())),
-            };
+            let check =
+                match (&r.equals, &r.contains, r.present) {
+                    (Some(v), None, None) => Check::Equals(
+                        r.pointer.clone(),
+                        serde_json::to_value(v).map_err(|e| err(Some(c.span()), e.to_string()))?,
+                    ),
+                    (None, Some(s), None) => Check::Contains(r.pointer.clone(), s.clone()),
+                    (None, None, Some(true)) => Check::Present(r.pointer.clone()),
+                    _ => return Err(err(
+                        Some(c.span()),
+                        "each [[check]] needs exactly one of equals, contains or present = true"
+                            .into(),
+                    )),
+                };
             checks.push(check);
         }
         Ok(SessionSpec {
@@ -237,21 +296,44 @@ mod tests {
     #[test]
     fn parses_and_defaults() {
         let s = SessionSpec::parse("url = \"{{base}}/turn\"\nturns = 2\n[extract]\nid = \"/id\"\n[[check]]\npointer = \"/ok\"\nequals = true\n", "s.toml").unwrap();
-        assert_eq!((s.protocol, s.turns, s.method.as_str()), (Protocol::Http, 2, "POST"));
+        assert_eq!(
+            (s.protocol, s.turns, s.method.as_str()),
+            (Protocol::Http, 2, "POST")
+        );
         assert_eq!(s.bodies, vec![DEFAULT_BODY.to_string()]);
-        assert_eq!(s.checks, vec![Check::Equals("/ok".into(), serde_json::json!(true))]);
-        assert_eq!(render("{{base}}/t/{{ id }}/{{x", &[("base", "http://h"), ("id", "7")]), "http://h/t/7/{{x");
+        assert_eq!(
+            s.checks,
+            vec![Check::Equals("/ok".into(), serde_json::json!(true))]
+        );
+        assert_eq!(
+            render(
+                "{{base}}/t/{{ id }}/{{x",
+                &[("base", "http://h"), ("id", "7")]
+            ),
+            "http://h/t/7/{{x"
+        );
     }
 
     #[test]
     fn errors_name_line_and_fix() {
-        let e = SessionSpec::parse("url = \"{{base}}/t\"\nturns = 0\n", "s.toml").unwrap_err().to_string();
+        let e = SessionSpec::parse("url = \"{{base}}/t\"\nturns = 0\n", "s.toml")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "s.toml:2: turns must be between 1 and 100000 (got 0)");
-        let e = SessionSpec::parse("url = \"{{base}}/{{sesion}}\"\n", "s.toml").unwrap_err().to_string();
-        assert!(e.starts_with("s.toml:1: unknown placeholder {{sesion}}; use session"), "{e}");
-        let e = SessionSpec::parse("url = \"{{base}}\"\nprotocol = \"ws\"\n", "s.toml").unwrap_err().to_string();
+        let e = SessionSpec::parse("url = \"{{base}}/{{sesion}}\"\n", "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:1: unknown placeholder {{sesion}}; use session"),
+            "{e}"
+        );
+        let e = SessionSpec::parse("url = \"{{base}}\"\nprotocol = \"ws\"\n", "s.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("s.toml:2: protocol \"ws\""), "{e}");
-        let e = SessionSpec::parse("turns = 2\n", "s.toml").unwrap_err().to_string();
+        let e = SessionSpec::parse("turns = 2\n", "s.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("missing field `url`"), "{e}");
     }
 }

@@ -190,6 +190,15 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
             0
         }
     });
+    // The whole scheduled generation time, drawn on copies so the stream's own
+    // draws are untouched.
+    let (mut sched, mut r2) = (schedule.clone(), rng.clone());
+    let total = renderer
+        .chunks()
+        .iter()
+        .fold(Duration::ZERO, |_, c| sched.next(c.tokens as u32, &mut r2));
+    app.ledger
+        .llm_time(session.key(), total.as_secs_f64() * 1000.0);
     let plan = Plan {
         app,
         api,

@@ -35,6 +35,10 @@ pub struct Entry {
     pub retries: u64,
     pub violations: u64,
     pub late_max_ms: f64,
+    /// The generation time the mock scheduled for this session's replies (time to
+    /// first token + token times, jitter and injected delays included): what the
+    /// session would take if the system under test added nothing.
+    pub llm_ms: f64,
     /// Content hash → times seen.
     pub seen: HashMap<u64, u32>,
     /// Tool-call id → what was said.
@@ -167,6 +171,10 @@ impl Ledger {
         self.owner_of_call(&key)
     }
 
+    pub fn llm_time(&self, session: &str, ms: f64) {
+        self.with(session, |e| e.llm_ms += ms);
+    }
+
     pub fn late(&self, session: &str, late_ms: f64) {
         self.with(session, |e| e.late_max_ms = e.late_max_ms.max(late_ms));
     }
@@ -275,6 +283,7 @@ fn session_json(e: &Entry) -> serde_json::Value {
         "injected_failures": injected_json(&e.injected),
         "integrity_violations": e.violations,
         "late_max_ms": e.late_max_ms,
+        "llm_ms": e.llm_ms,
     })
 }
 

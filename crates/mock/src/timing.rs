@@ -33,6 +33,7 @@ fn ms(x: f64) -> Duration {
 }
 
 /// Walks the deadlines of one reply's chunks.
+#[derive(Clone)]
 pub struct Schedule {
     due: Duration,
     started: bool,

@@ -26,9 +26,44 @@ enum Command {
         after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\n\nOther endpoints:\n  GET  /plimsoll/timing          how late frames left against their deadlines\n  GET  /plimsoll/ledger          per-session calls, tokens, injected failures, retries, integrity violations\n  GET  /metrics                  the same counters for Prometheus\n  POST /plimsoll/admin/failures  change failure rates live: {\"model\":\"*\",\"rate_limit\":0.3} ({\"reset\":true} undoes)\n\nEnvironment: PLIMSOLL_FAIL_RATE_LIMIT, _SERVER_ERROR, _OVERLOADED, _RESET, _CUT, _STALL, _SPIKE (rates 0..1),\n_RETRY_AFTER_MS, _STALL_MS, _SPIKE_MS set failures for every model, over the scenario's."
     )]
     Mock(MockArgs),
+    /// Run one step: start the SUT fresh against the mock, drive C sessions, print one RESULT line.
+    #[command(
+        after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
+    )]
+    Run(RunArgs),
+    /// Serve the floor reference agent: a bare tool loop against OPENAI_BASE_URL (what any agent costs at least).
+    Floor(FloorArgs),
     /// Benchmarks of Plimsoll's own parts.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The experiment file.
+    #[arg(long, default_value = "plimsoll.toml")]
+    config: PathBuf,
+    /// Concurrent sessions (overrides [step] concurrency).
+    #[arg(long, short = 'c')]
+    concurrency: Option<usize>,
+    /// Print only the RESULT line (no verdict, no progress).
+    #[arg(long)]
+    json: bool,
+    /// Allow session URLs that are not loopback.
+    #[arg(long)]
+    allow_remote: bool,
+}
+
+#[derive(Args)]
+struct FloorArgs {
+    #[arg(long, default_value = "127.0.0.1:8800")]
+    listen: SocketAddr,
+    /// Model to ask (the scenario decides its script).
+    #[arg(long, default_value = "memory")]
+    model: String,
+    /// The provider's OpenAI base URL (default: $OPENAI_BASE_URL).
+    #[arg(long, env = "OPENAI_BASE_URL")]
+    provider: String,
 }
 
 #[derive(Args)]
@@ -103,6 +138,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Mock(a) => mock_cmd(a),
+        Command::Run(a) => {
+            let opts = ramp::StepOptions {
+                concurrency: a.concurrency,
+                allow_remote: a.allow_remote,
+                progress: !a.json,
+            };
+            match ramp::cli::run(&a.config, opts, a.json) {
+                Ok(code) => return ExitCode::from(code),
+                Err(e) => Err(e),
+            }
+        }
+        Command::Floor(a) => floor_cmd(a),
         Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
     };
     match result {
@@ -130,6 +177,13 @@ fn mock_cmd(a: MockArgs) -> anyhow::Result<()> {
         fixed_created: a.fixed_created,
     };
     mock::run::run(opts, a.workers, a.allow_remote)
+}
+
+fn floor_cmd(a: FloorArgs) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(floor::serve(a.listen, &a.provider, &a.model))
 }
 
 fn bench_mock_cmd(a: BenchMockArgs) -> anyhow::Result<()> {

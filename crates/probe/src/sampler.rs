@@ -51,7 +51,7 @@ impl Sampler {
                     std::thread::sleep(interval);
                     n += 1;
                     // Descriptor counts list a directory per process: every 4th sample.
-                    let s: TreeSample = sample_tree(root, n % 4 == 0);
+                    let s: TreeSample = sample_tree(root, n.is_multiple_of(4));
                     if s.processes == 0 {
                         continue;
                     }

@@ -39,11 +39,18 @@ pub struct SutSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SutError {
     #[error("could not start the SUT command {command:?}: {source}")]
-    Spawn { command: Vec<String>, source: std::io::Error },
+    Spawn {
+        command: Vec<String>,
+        source: std::io::Error,
+    },
     #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
     ExitedEarly { status: String, tail: String },
     #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
-    NotReady { secs: f64, what: String, tail: String },
+    NotReady {
+        secs: f64,
+        what: String,
+        tail: String,
+    },
 }
 
 /// Lines of SUT output kept for messages.
@@ -106,10 +113,20 @@ impl Sut {
         };
         let seen_tx = Arc::new(seen_tx);
         if let Some(out) = child.stdout.take() {
-            tokio::spawn(keep_tail(BufReader::new(out), tail.clone(), wanted.clone(), seen_tx.clone()));
+            tokio::spawn(keep_tail(
+                BufReader::new(out),
+                tail.clone(),
+                wanted.clone(),
+                seen_tx.clone(),
+            ));
         }
         if let Some(err) = child.stderr.take() {
-            tokio::spawn(keep_tail(BufReader::new(err), tail.clone(), wanted, seen_tx));
+            tokio::spawn(keep_tail(
+                BufReader::new(err),
+                tail.clone(),
+                wanted,
+                seen_tx,
+            ));
         }
         let mut sut = Sut {
             child,
@@ -130,7 +147,9 @@ impl Sut {
             }
             let ready = match &spec.ready {
                 Ready::Http(url) => http_ok(url).await,
-                Ready::Port(p) => tokio::net::TcpStream::connect(("127.0.0.1", *p)).await.is_ok(),
+                Ready::Port(p) => tokio::net::TcpStream::connect(("127.0.0.1", *p))
+                    .await
+                    .is_ok(),
                 Ready::Log(_) => *seen_rx.borrow_and_update(),
             };
             if ready {
@@ -186,7 +205,11 @@ impl Sut {
         }
         let status = match status {
             Some(s) => s,
-            None => self.child.wait().await.unwrap_or_else(|_| std::process::ExitStatus::from_raw(9)),
+            None => self
+                .child
+                .wait()
+                .await
+                .unwrap_or_else(|_| std::process::ExitStatus::from_raw(9)),
         };
         self.stopped = true;
         let files_created = count_files(&self.scratch);
@@ -250,7 +273,9 @@ fn count_files(dir: &std::path::Path) -> u64 {
 /// A plain HTTP/1.1 GET over loopback, 2xx or not; enough for a readiness probe.
 async fn http_ok(url: &str) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let Some(rest) = url.strip_prefix("http://") else { return false };
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
     let (hostport, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -264,8 +289,10 @@ async fn http_ok(url: &str) -> bool {
         return false;
     }
     let mut buf = [0u8; 12];
-    matches!(tokio::time::timeout(Duration::from_secs(2), tcp.read_exact(&mut buf)).await, Ok(Ok(_)))
-        && buf.starts_with(b"HTTP/1.")
+    matches!(
+        tokio::time::timeout(Duration::from_secs(2), tcp.read_exact(&mut buf)).await,
+        Ok(Ok(_))
+    ) && buf.starts_with(b"HTTP/1.")
         && buf[9] == b'2'
 }
 
@@ -301,22 +328,37 @@ mod tests {
         assert!(stopped.tail.contains("hello"));
         assert!(!scratch.exists());
         for p in pids {
-            assert!(!std::path::Path::new(&format!("/proc/{p}")).exists() || is_zombie(p), "{p} survived");
+            assert!(
+                !std::path::Path::new(&format!("/proc/{p}")).exists() || is_zombie(p),
+                "{p} survived"
+            );
         }
     }
 
     fn is_zombie(pid: u32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
     }
 
     #[tokio::test]
     async fn early_exit_and_timeout_show_the_output() {
-        let e = Sut::start(&spec("echo boom >&2; exit 3", Ready::Port(1))).await.err().unwrap();
+        let e = Sut::start(&spec("echo boom >&2; exit 3", Ready::Port(1)))
+            .await
+            .err()
+            .unwrap();
         let msg = e.to_string();
-        assert!(msg.contains("exit status: 3") && msg.contains("boom"), "{msg}");
+        assert!(
+            msg.contains("exit status: 3") && msg.contains("boom"),
+            "{msg}"
+        );
         let mut s = spec("echo still starting; sleep 30", Ready::Log("never".into()));
         s.ready_timeout = Duration::from_millis(300);
         let msg = Sut::start(&s).await.err().unwrap().to_string();
-        assert!(msg.contains("not ready after") && msg.contains("still starting"), "{msg}");
+        assert!(
+            msg.contains("not ready after") && msg.contains("still starting"),
+            "{msg}"
+        );
     }
 }

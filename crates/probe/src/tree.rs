@@ -38,7 +38,9 @@ fn read_stat(pid: u32) -> Option<Stat> {
 }
 
 fn count_fds(pid: u32) -> u64 {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count() as u64).unwrap_or(0)
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count() as u64)
+        .unwrap_or(0)
 }
 
 fn page_kb() -> u64 {
@@ -116,7 +118,9 @@ mod tests {
     fn counts_this_process_threads() {
         let me = std::process::id();
         let handles: Vec<_> = (0..4)
-            .map(|_| std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(300))))
+            .map(|_| {
+                std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(300)))
+            })
             .collect();
         let s = sample_tree(me, false);
         assert!(s.threads >= 5, "{s:?}");

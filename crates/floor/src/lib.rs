@@ -1,0 +1,174 @@
+//! The floor: the least an agent system can do, as a service to measure others against.
+//!
+//! `POST /turn` with `{"session": ID, "message": TEXT}` appends the message to that
+//! session's conversation and runs the tool loop against the provider at
+//! `OPENAI_BASE_URL` (Chat Completions, non-streaming): while the model asks for a tool,
+//! execute it against the session's in-memory store (`memory_set`, `memory_get`; any
+//! other tool answers `ok`) and send the result back; the final text is the reply,
+//! `{"reply": TEXT, "llm_calls": N}`. `GET /health` answers `ok`. No framework, no
+//! threads beyond tokio's workers, one HTTP connection per turn: a cost floor.
+
+use bytes::Bytes;
+use drive::http::Conn;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+#[derive(Default)]
+struct Session {
+    messages: Vec<Value>,
+    store: HashMap<String, String>,
+}
+
+struct Floor {
+    provider: SocketAddr,
+    /// Path prefix of the provider's API (`/v1`).
+    prefix: String,
+    model: String,
+    sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
+}
+
+fn tools() -> Value {
+    json!([
+        {"type": "function", "function": {"name": "memory_set", "description": "store a value",
+            "parameters": {"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}}, "required": ["key", "value"]}}},
+        {"type": "function", "function": {"name": "memory_get", "description": "read a stored value",
+            "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}}},
+    ])
+}
+
+/// Serves the floor on `listen` until the process ends. `base_url` is the provider's
+/// OpenAI base URL (`http://127.0.0.1:PORT/v1`).
+pub async fn serve(listen: SocketAddr, base_url: &str, model: &str) -> anyhow::Result<()> {
+    let rest = base_url.strip_prefix("http://").ok_or_else(|| {
+        anyhow::anyhow!("OPENAI_BASE_URL must start with http:// (got {base_url:?})")
+    })?;
+    let (hostport, prefix) = match rest.find('/') {
+        Some(i) => (&rest[..i], rest[i..].trim_end_matches('/').to_string()),
+        None => (rest, String::new()),
+    };
+    let provider = tokio::net::lookup_host(hostport)
+        .await?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("cannot resolve {hostport}"))?;
+    let floor = Arc::new(Floor {
+        provider,
+        prefix,
+        model: model.to_string(),
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let listener = tokio::net::TcpListener::bind(listen).await?;
+    println!("floor listening on http://{}", listener.local_addr()?);
+    loop {
+        let (tcp, _) = match listener.accept().await {
+            Ok(x) => x,
+            Err(_) => continue,
+        };
+        let _ = tcp.set_nodelay(true);
+        let floor = floor.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| handle(floor.clone(), req));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(tcp), svc)
+                .await;
+        });
+    }
+}
+
+fn reply(status: u16, body: Value) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())));
+    *r.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    Ok(r)
+}
+
+async fn handle(
+    floor: Arc<Floor>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+    match (req.method().as_str(), req.uri().path()) {
+        ("GET", "/health") => reply(200, json!({"status": "ok"})),
+        ("POST", "/turn") => {
+            let body = match req.into_body().collect().await {
+                Ok(b) => b.to_bytes(),
+                Err(e) => return reply(400, json!({"error": e.to_string()})),
+            };
+            let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+                return reply(
+                    400,
+                    json!({"error": "body must be JSON {\"session\", \"message\"}"}),
+                );
+            };
+            let (Some(id), Some(text)) = (v["session"].as_str(), v["message"].as_str()) else {
+                return reply(400, json!({"error": "session and message must be strings"}));
+            };
+            match turn(&floor, id, text).await {
+                Ok((text, calls)) => reply(200, json!({"reply": text, "llm_calls": calls})),
+                Err(e) => reply(502, json!({"error": e.to_string()})),
+            }
+        }
+        _ => reply(404, json!({"error": "POST /turn or GET /health"})),
+    }
+}
+
+async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u32)> {
+    let session = {
+        let mut all = floor.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        all.entry(id.to_string()).or_default().clone()
+    };
+    let mut s = session.lock().await;
+    s.messages.push(json!({"role": "user", "content": text}));
+    let mut conn = Conn::new(floor.provider);
+    let path = format!("{}/chat/completions", floor.prefix);
+    for calls in 1..=32u32 {
+        let body = json!({"model": floor.model, "messages": s.messages, "tools": tools()});
+        let (status, out) = conn
+            .simple("POST", &path, Bytes::from(body.to_string()))
+            .await?;
+        if status != 200 {
+            anyhow::bail!(
+                "provider answered {status}: {}",
+                String::from_utf8_lossy(&out)
+            );
+        }
+        let v: Value = serde_json::from_slice(&out)?;
+        let msg = v["choices"][0]["message"].clone();
+        let Some(call) = msg["tool_calls"]
+            .as_array()
+            .and_then(|c| c.first())
+            .cloned()
+        else {
+            let text = msg["content"].as_str().unwrap_or("").to_string();
+            s.messages
+                .push(json!({"role": "assistant", "content": text}));
+            return Ok((text, calls));
+        };
+        let args: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap_or("{}"))
+                .unwrap_or(json!({}));
+        let key = args["key"].as_str().unwrap_or("").to_string();
+        let result = match call["function"]["name"].as_str().unwrap_or("") {
+            "memory_set" => {
+                s.store
+                    .insert(key, args["value"].as_str().unwrap_or("").to_string());
+                "stored".to_string()
+            }
+            "memory_get" => s.store.get(&key).cloned().unwrap_or_default(),
+            _ => "ok".to_string(),
+        };
+        s.messages
+            .push(json!({"role": "assistant", "content": null, "tool_calls": [call.clone()]}));
+        s.messages
+            .push(json!({"role": "tool", "tool_call_id": call["id"], "content": result}));
+    }
+    anyhow::bail!("the model kept calling tools for 32 rounds")
+}

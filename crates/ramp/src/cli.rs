@@ -1,0 +1,78 @@
+//! `plimsoll run` as a command: run the step, print the verdict and the RESULT line,
+//! choose the exit code. Ctrl-C stops the SUT before exiting.
+
+use crate::config::Config;
+use crate::result::StepResult;
+use crate::step::{run_step, StepOptions};
+use std::path::Path;
+
+/// Runs one step; returns the process exit code.
+pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
+    let cfg = Config::load(config)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let step = rt.block_on(async {
+        tokio::select! {
+            r = run_step(&cfg, &opts) => r.map(Some),
+            // The step's futures are dropped here; the SUT's Drop kills its process group.
+            _ = tokio::signal::ctrl_c() => Ok(None),
+        }
+    })?;
+    let Some(step) = step else {
+        eprintln!("plimsoll run: interrupted; the SUT was stopped");
+        return Ok(130);
+    };
+    let r: &StepResult = &step.result;
+    let crossed = r.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
+    if !json {
+        eprintln!(
+            "step: {} sessions × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
+            r.concurrency,
+            cfg_turns(&cfg),
+            r.sessions_ok,
+            r.sessions_failed,
+            r.wall_ms / 1000.0,
+            opt(r.p50_session_ms),
+            opt(r.p99_session_ms),
+            opt(r.ideal_session_ms),
+            opt(r.latency_inflation),
+            r.peak_rss_mb,
+            r.rss_kb_per_session,
+            r.peak_threads,
+            opt(r.cpu_ms_per_turn),
+        );
+        if let Some(c) = &step.cause {
+            eprintln!("outcome: {} — {c}", r.outcome);
+        } else {
+            eprintln!("outcome: ok");
+        }
+        for (kind, first) in &step.first_errors {
+            eprintln!("  error {kind} (first seen): {first}");
+        }
+        for v in &step.violations {
+            eprintln!("  integrity: {v}");
+        }
+        for c in &crossed {
+            eprintln!("threshold crossed: {c}");
+        }
+        if r.harness.bound == "harness" {
+            eprintln!(
+                "HARNESS-BOUND: Plimsoll itself was the bottleneck (mock lateness p99 {} ms, driver lag p99 {} ms); these figures describe the harness, not the SUT. Lower the concurrency or give the harness more CPU.",
+                r.harness.mock_timing_error_p99_ms, r.harness.driver_lag_p99_ms
+            );
+        }
+    }
+    println!("{}", r.line());
+    Ok(r.exit_code(&crossed))
+}
+
+fn cfg_turns(cfg: &Config) -> String {
+    drive::SessionSpec::load(&cfg.session_file)
+        .map(|s| s.turns.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v}")).unwrap_or_else(|| "—".into())
+}

@@ -1,0 +1,327 @@
+//! `plimsoll.toml`: a whole experiment. Every field has a default; paths are relative
+//! to the file.
+//!
+//! ```toml
+//! [sut]
+//! command = ["{{plimsoll}}", "floor", "--listen", "127.0.0.1:{{port}}"]
+//! ready = "http"            # "http" (GET ready_path answers 2xx), "port", or "log"
+//! ready_path = "/health"
+//! ready_log = "listening"   # with ready = "log": a line of output containing this
+//! ready_timeout_s = 30
+//! stop_grace_s = 5
+//! port = 0                  # 0: Plimsoll picks a free port, passed as {{port}}, PORT and PLIMSOLL_SUT_PORT
+//! cwd = "."
+//! env = { LOG_LEVEL = "warn" }
+//!
+//! [mock]
+//! scenario = "../../scenarios/memory.toml"   # default: the built-in chat defaults
+//! seed = 1
+//!
+//! [session]
+//! file = "session.toml"
+//!
+//! [step]
+//! concurrency = 20
+//! timeout_s = 300
+//! sample_ms = 50
+//!
+//! [thresholds]
+//! error_rate = 0.0          # failed sessions / sessions above this: outcome "error_rate"
+//! p99_session_ms = 0        # 0 = no limit; above it: exit code 2
+//! peak_rss_mb = 0           # 0 = no limit; above it: exit code 2
+//! harness_lag_ms = 10       # mock lateness or driver lag p99 above this: harness-bound
+//! ```
+//!
+//! In `command` and `env`, `{{port}}` is the SUT's port, `{{mock}}` the mock's base URL
+//! and `{{plimsoll}}` this executable.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadyKind {
+    Http(String),
+    Port,
+    Log(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub file: PathBuf,
+    pub command: Vec<String>,
+    pub ready: ReadyKind,
+    pub ready_timeout_s: f64,
+    pub stop_grace_s: f64,
+    pub port: u16,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub scenario: Option<PathBuf>,
+    pub seed: u64,
+    pub session_file: PathBuf,
+    pub concurrency: usize,
+    pub timeout_s: f64,
+    pub sample_ms: u64,
+    pub error_rate: f64,
+    pub p99_session_ms: f64,
+    pub peak_rss_mb: f64,
+    pub harness_lag_ms: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    sut: Spanned<RawSut>,
+    #[serde(default)]
+    mock: RawMock,
+    #[serde(default)]
+    session: RawSession,
+    #[serde(default)]
+    step: RawStep,
+    #[serde(default)]
+    thresholds: RawThresholds,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSut {
+    command: Option<Spanned<Vec<String>>>,
+    ready: Option<Spanned<String>>,
+    ready_path: Option<String>,
+    ready_log: Option<String>,
+    ready_timeout_s: Option<Spanned<f64>>,
+    stop_grace_s: Option<Spanned<f64>>,
+    port: Option<u16>,
+    cwd: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawMock {
+    scenario: Option<String>,
+    seed: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSession {
+    file: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    concurrency: Option<Spanned<i64>>,
+    timeout_s: Option<Spanned<f64>>,
+    sample_ms: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawThresholds {
+    error_rate: Option<Spanned<f64>>,
+    p99_session_ms: Option<Spanned<f64>>,
+    peak_rss_mb: Option<Spanned<f64>>,
+    harness_lag_ms: Option<Spanned<f64>>,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            line: None,
+            message: format!("cannot read it: {e} (write one with the [sut] and [session] tables; see examples/floor/plimsoll.toml)"),
+        })?;
+        Config::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
+        let err = |span: Option<std::ops::Range<usize>>, message: String| ConfigError {
+            file: file.clone(),
+            line: span.map(|s| line_of(s.start)),
+            message,
+        };
+        let raw: Raw =
+            toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let rel = |p: &str| {
+            if Path::new(p).is_absolute() {
+                PathBuf::from(p)
+            } else {
+                dir.join(p)
+            }
+        };
+        let sut = raw.sut.get_ref();
+        let command = match &sut.command {
+            Some(c) if !c.get_ref().is_empty() && !c.get_ref()[0].is_empty() => c.get_ref().clone(),
+            Some(c) => {
+                return Err(err(
+                    Some(c.span()),
+                    "sut.command must name a program, e.g. [\"python3\", \"agent.py\"]".into(),
+                ))
+            }
+            None => {
+                return Err(err(
+                    Some(raw.sut.span()),
+                    "sut.command is required, e.g. command = [\"python3\", \"agent.py\"]".into(),
+                ))
+            }
+        };
+        let ready = match sut.ready.as_ref().map(|r| (r.get_ref().as_str(), r.span())) {
+            None | Some(("http", _)) => {
+                ReadyKind::Http(sut.ready_path.clone().unwrap_or_else(|| "/health".into()))
+            }
+            Some(("port", _)) => ReadyKind::Port,
+            Some(("log", s)) => ReadyKind::Log(sut.ready_log.clone().ok_or_else(|| {
+                err(
+                    Some(s),
+                    "sut.ready = \"log\" needs sut.ready_log = \"text to wait for\"".into(),
+                )
+            })?),
+            Some((other, s)) => {
+                return Err(err(
+                    Some(s),
+                    format!("sut.ready must be \"http\", \"port\" or \"log\" (got {other:?})"),
+                ))
+            }
+        };
+        let pos = |v: &Option<Spanned<f64>>, name: &str, default: f64, zero_ok: bool| match v {
+            None => Ok(default),
+            Some(x)
+                if x.get_ref().is_finite()
+                    && (*x.get_ref() > 0.0 || zero_ok && *x.get_ref() == 0.0) =>
+            {
+                Ok(*x.get_ref())
+            }
+            Some(x) => Err(err(
+                Some(x.span()),
+                format!(
+                    "{name} must be {} (got {})",
+                    if zero_ok { "≥ 0" } else { "> 0" },
+                    x.get_ref()
+                ),
+            )),
+        };
+        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
+            None => Ok(default),
+            Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
+            Some(x) => Err(err(
+                Some(x.span()),
+                format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
+            )),
+        };
+        let error_rate = pos(
+            &raw.thresholds.error_rate,
+            "thresholds.error_rate",
+            0.0,
+            true,
+        )?;
+        if error_rate > 1.0 {
+            return Err(err(
+                raw.thresholds.error_rate.as_ref().map(|s| s.span()),
+                format!("thresholds.error_rate is a fraction between 0 and 1 (got {error_rate})"),
+            ));
+        }
+        Ok(Config {
+            file: path.to_path_buf(),
+            command,
+            ready,
+            ready_timeout_s: pos(&sut.ready_timeout_s, "sut.ready_timeout_s", 30.0, false)?,
+            stop_grace_s: pos(&sut.stop_grace_s, "sut.stop_grace_s", 5.0, true)?,
+            port: sut.port.unwrap_or(0),
+            cwd: sut.cwd.as_deref().map(rel).unwrap_or_else(|| dir.clone()),
+            env: sut.env.clone().into_iter().collect(),
+            scenario: raw.mock.scenario.as_deref().map(rel),
+            seed: raw.mock.seed.unwrap_or(1),
+            session_file: rel(raw.session.file.as_deref().unwrap_or("session.toml")),
+            concurrency: int(&raw.step.concurrency, "step.concurrency", 1, 1_000_000, 10)? as usize,
+            timeout_s: pos(&raw.step.timeout_s, "step.timeout_s", 300.0, false)?,
+            sample_ms: int(&raw.step.sample_ms, "step.sample_ms", 5, 60_000, 50)? as u64,
+            error_rate,
+            p99_session_ms: pos(
+                &raw.thresholds.p99_session_ms,
+                "thresholds.p99_session_ms",
+                0.0,
+                true,
+            )?,
+            peak_rss_mb: pos(
+                &raw.thresholds.peak_rss_mb,
+                "thresholds.peak_rss_mb",
+                0.0,
+                true,
+            )?,
+            harness_lag_ms: pos(
+                &raw.thresholds.harness_lag_ms,
+                "thresholds.harness_lag_ms",
+                10.0,
+                false,
+            )?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_relative_paths() {
+        let c = Config::parse(
+            "[sut]\ncommand = [\"agent\"]\n[mock]\nscenario = \"s.toml\"\n",
+            Path::new("/x/y/plimsoll.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.ready, ReadyKind::Http("/health".into()));
+        assert_eq!(c.scenario, Some(PathBuf::from("/x/y/s.toml")));
+        assert_eq!(c.session_file, PathBuf::from("/x/y/session.toml"));
+        assert_eq!((c.concurrency, c.seed, c.error_rate), (10, 1, 0.0));
+    }
+
+    #[test]
+    fn errors_name_line_and_fix() {
+        let p = Path::new("p.toml");
+        let e = Config::parse("[sut]\ncommand = [\"a\"]\n[step]\nconcurrency = 0\n", p)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.toml:4: step.concurrency must be between 1 and 1000000 (got 0)"
+        );
+        let e = Config::parse("[sut]\nready = \"log\"\ncommand = [\"a\"]\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("p.toml:2: sut.ready = \"log\" needs sut.ready_log"),
+            "{e}"
+        );
+        let e = Config::parse("[sut]\n", p).unwrap_err().to_string();
+        assert!(e.contains("sut.command is required"), "{e}");
+        let e = Config::parse(
+            "[sut]\ncommand = [\"a\"]\n[thresholds]\nerror_rate = 2\n",
+            p,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("p.toml:4: thresholds.error_rate is a fraction"),
+            "{e}"
+        );
+        let e = Config::parse("[sut]\ncommand = [\"a\"]\nbogus = 1\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `bogus`"), "{e}");
+    }
+}

@@ -1,0 +1,105 @@
+//! The step RESULT: the one JSON line a step prints, its outcome and exit code.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Harness {
+    pub mock_timing_error_p99_ms: f64,
+    pub driver_lag_p99_ms: f64,
+    /// Plimsoll's own CPU use over the step, as a share of the machine.
+    pub cpu_share: f64,
+    /// "sut" or "harness": which side saturated.
+    pub bound: &'static str,
+}
+
+/// Field order and names follow schemas/result.v1.json.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StepResult {
+    pub schema_version: u32,
+    pub concurrency: usize,
+    pub sessions_ok: u64,
+    pub sessions_failed: u64,
+    pub turns: u64,
+    pub wall_ms: f64,
+    pub p50_session_ms: Option<f64>,
+    pub p99_session_ms: Option<f64>,
+    pub p50_turn_ms: Option<f64>,
+    pub p99_turn_ms: Option<f64>,
+    pub p50_ttft_ms: Option<f64>,
+    pub p99_ttft_ms: Option<f64>,
+    pub ideal_session_ms: Option<f64>,
+    pub latency_inflation: Option<f64>,
+    pub peak_rss_mb: f64,
+    pub rss_kb_per_session: f64,
+    pub baseline_rss_mb: f64,
+    pub peak_threads: u64,
+    pub peak_fds: u64,
+    pub cpu_ms_per_turn: Option<f64>,
+    pub cpu_sec: f64,
+    pub llm_calls: u64,
+    pub llm_tokens_out: u64,
+    pub injected_failures: u64,
+    pub integrity_violations: u64,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub files_created: u64,
+    pub harness: Harness,
+    pub outcome: &'static str,
+}
+
+/// Exit codes of `plimsoll run`, in order of precedence.
+pub mod exit {
+    /// Sessions failed, integrity violations, or the SUT collapsed.
+    pub const FAILED: u8 = 3;
+    /// A threshold from the config was crossed (p99, peak RSS).
+    pub const THRESHOLD: u8 = 2;
+    /// The harness, not the SUT, saturated: the numbers describe Plimsoll.
+    pub const HARNESS: u8 = 4;
+    pub const OK: u8 = 0;
+}
+
+/// Rounds for the printed line (hundredths of a millisecond are plenty).
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+impl StepResult {
+    pub fn line(&self) -> String {
+        format!(
+            "RESULT {}",
+            serde_json::to_string(self).expect("a result serializes")
+        )
+    }
+
+    /// Which thresholds were crossed, as messages.
+    pub fn crossed(&self, p99_session_ms: f64, peak_rss_mb: f64) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(p99) = self
+            .p99_session_ms
+            .filter(|p| p99_session_ms > 0.0 && *p > p99_session_ms)
+        {
+            out.push(format!(
+                "p99_session_ms {p99:.1} > threshold {p99_session_ms}"
+            ));
+        }
+        if peak_rss_mb > 0.0 && self.peak_rss_mb > peak_rss_mb {
+            out.push(format!(
+                "peak_rss_mb {:.1} > threshold {peak_rss_mb}",
+                self.peak_rss_mb
+            ));
+        }
+        out
+    }
+
+    pub fn exit_code(&self, crossed: &[String]) -> u8 {
+        if self.outcome != "ok" || self.sessions_failed > 0 || self.integrity_violations > 0 {
+            exit::FAILED
+        } else if !crossed.is_empty() {
+            exit::THRESHOLD
+        } else if self.harness.bound == "harness" {
+            exit::HARNESS
+        } else {
+            exit::OK
+        }
+    }
+}
