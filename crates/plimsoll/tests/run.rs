@@ -6,7 +6,10 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_plimsoll");
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 struct Run {
@@ -16,7 +19,13 @@ struct Run {
 }
 
 fn run(config: &Path, extra: &[&str]) -> Run {
-    let out = Command::new(BIN).arg("run").arg("--config").arg(config).args(extra).output().unwrap();
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg("--config")
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let result = stdout
         .lines()
@@ -34,7 +43,11 @@ fn run(config: &Path, extra: &[&str]) -> Run {
 fn config(name: &str, sut_command: &str, extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("plimsoll-run-test-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(root().join("examples/floor/session.toml"), dir.join("session.toml")).unwrap();
+    std::fs::copy(
+        root().join("examples/floor/session.toml"),
+        dir.join("session.toml"),
+    )
+    .unwrap();
     let scenario = root().join("scenarios/memory.toml");
     std::fs::write(
         dir.join("plimsoll.toml"),
@@ -46,12 +59,22 @@ fn config(name: &str, sut_command: &str, extra: &str) -> PathBuf {
 
 #[test]
 fn floor_step_is_ok_and_the_result_matches_the_schema() {
-    let r = run(&root().join("examples/floor/plimsoll.toml"), &["--concurrency", "30"]);
+    let r = run(
+        &root().join("examples/floor/plimsoll.toml"),
+        &["--concurrency", "30"],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = r.result.expect("a RESULT line");
     ramp::schema::check(&v).unwrap();
     assert_eq!(v["outcome"], "ok");
-    assert_eq!((v["concurrency"].as_u64(), v["sessions_ok"].as_u64(), v["turns"].as_u64()), (Some(30), Some(30), Some(90)));
+    assert_eq!(
+        (
+            v["concurrency"].as_u64(),
+            v["sessions_ok"].as_u64(),
+            v["turns"].as_u64()
+        ),
+        (Some(30), Some(30), Some(90))
+    );
     // The memory scenario: 3 model calls per turn.
     assert_eq!(v["llm_calls"], 270);
     assert_eq!(v["integrity_violations"], 0);
@@ -75,18 +98,35 @@ fn a_sut_that_dies_mid_step_is_a_collapse() {
     let v = r.result.unwrap();
     assert_eq!(v["outcome"], "crashed", "{v}");
     assert!(v["sessions_failed"].as_u64().unwrap() > 0);
-    assert!(v["errors_by_kind"].as_object().unwrap().keys().any(|k| k == "connect" || k == "protocol"), "{v}");
+    assert!(
+        v["errors_by_kind"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|k| k == "connect" || k == "protocol"),
+        "{v}"
+    );
 }
 
 #[test]
 fn a_sut_that_never_gets_ready_is_a_clear_error() {
-    let cfg = config("unready", "[\"sh\", \"-c\", \"echo warming up forever; sleep 60\"]", "");
-    let cfg_text = std::fs::read_to_string(&cfg).unwrap().replace("ready_timeout_s = 10", "ready_timeout_s = 1");
+    let cfg = config(
+        "unready",
+        "[\"sh\", \"-c\", \"echo warming up forever; sleep 60\"]",
+        "",
+    );
+    let cfg_text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("ready_timeout_s = 10", "ready_timeout_s = 1");
     std::fs::write(&cfg, cfg_text).unwrap();
     let r = run(&cfg, &[]);
     assert_eq!(r.code, 1);
     assert!(r.result.is_none());
-    assert!(r.stderr.contains("not ready after 1 s") && r.stderr.contains("warming up forever"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not ready after 1 s") && r.stderr.contains("warming up forever"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -94,5 +134,10 @@ fn bad_config_names_file_line_and_field() {
     let cfg = config("bad", "[\"x\"]", "[step]\nconcurrency = -3\n");
     let r = run(&cfg, &[]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("plimsoll.toml:8: step.concurrency must be between 1 and 1000000 (got -3)"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("plimsoll.toml:8: step.concurrency must be between 1 and 1000000 (got -3)"),
+        "{}",
+        r.stderr
+    );
 }

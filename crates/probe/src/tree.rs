@@ -53,6 +53,11 @@ pub fn clock_ticks_per_sec() -> f64 {
     (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as f64
 }
 
+/// CPU time (user + system, clock ticks) of one process alone, without its children.
+pub fn process_cpu_ticks(pid: u32) -> u64 {
+    read_stat(pid).map_or(0, |s| s.cpu_ticks)
+}
+
 /// The pids of `root` and all its descendants, found through each process's parent.
 pub fn tree_pids(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();

@@ -40,8 +40,9 @@ fn free_port() -> anyhow::Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
+/// Plimsoll's own CPU time (mock and driver), not counting the SUT it started.
 fn own_cpu_sec() -> f64 {
-    probe::sample_tree(std::process::id(), false).cpu_ticks as f64 / clock_hz()
+    probe::tree::process_cpu_ticks(std::process::id()) as f64 / clock_hz()
 }
 
 fn clock_hz() -> f64 {
