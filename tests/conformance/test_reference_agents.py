@@ -31,7 +31,10 @@ def plimsoll_run(example, concurrency, **env):
 @pytest.mark.parametrize("example", ["openai-agent", "anthropic-agent"])
 def test_clean_step(example):
     code, r, err = plimsoll_run(example, 25)
-    assert code == 0, err
+    # 4 = harness-bound: on 2 cores a busy Python SUT can starve Plimsoll itself; the
+    # step is still clean, and the verdict says so.
+    assert code in (0, 4), err
+    assert (code == 4) == (r["harness"]["bound"] == "harness")
     assert r["outcome"] == "ok" and r["sessions_ok"] == 25 and r["turns"] == 75
     assert r["integrity_violations"] == 0
     assert r["llm_calls"] == 225  # memory scenario: set, get, answer per turn
@@ -48,3 +51,25 @@ def test_shared_memory_bug_is_an_integrity_failure(example):
     assert r["outcome"] == "integrity", r
     assert r["integrity_violations"] > 0
     assert "integrity" in err
+
+
+def test_harness_mode_merges_probe_and_ledger():
+    code, r, err = plimsoll_run("harness", 15)
+    assert code in (0, 4), err
+    assert r["outcome"] == "ok" and r["sessions_ok"] == 15 and r["turns"] == 45
+    # Plimsoll's own figures, merged into the harness's line:
+    assert r["llm_calls"] == 135 and r["integrity_violations"] == 0
+    assert r["peak_rss_mb"] > 20 and r["baseline_rss_mb"] > 20, "baseline taken at PLIMSOLL BASELINE"
+    assert r["p50_session_ms"] > 0 and r["latency_inflation"] >= 1.0
+
+
+def test_harness_result_line_with_a_bad_key_is_a_clear_error():
+    venv_bin = str(pathlib.Path(sys.executable).parent)
+    line = 'RESULT {"concurrency": 2, "sessions_ok": 2, "sessions_failed": 0, "turns": 4, "wall_ms": 5, "p50_sesion_ms": 3}'
+    p = subprocess.run(
+        [BIN, "run", "--config", str(ROOT / "examples/harness/plimsoll.toml"), "--harness", f"echo '{line}'"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": venv_bin + os.pathsep + os.environ["PATH"]},
+    )
+    assert p.returncode == 1
+    assert "p50_sesion_ms: is not a RESULT key" in p.stderr
+    assert "RESULT" not in p.stdout

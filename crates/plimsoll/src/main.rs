@@ -52,6 +52,9 @@ struct RunArgs {
     /// Allow session URLs that are not loopback.
     #[arg(long)]
     allow_remote: bool,
+    /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
+    #[arg(long)]
+    harness: Option<String>,
 }
 
 #[derive(Args)]
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
                 concurrency: a.concurrency,
                 allow_remote: a.allow_remote,
                 progress: !a.json,
+                harness: a.harness,
             };
             match ramp::cli::run(&a.config, opts, a.json) {
                 Ok(code) => return ExitCode::from(code),

@@ -73,6 +73,12 @@ impl Sampler {
         }
     }
 
+    /// Takes the latest sample as the baseline (the SUT has set up; load starts now).
+    pub fn rebase(&self) {
+        let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        m.baseline_rss_kb = m.last_rss_kb;
+    }
+
     /// The figures so far.
     pub fn summary(&self) -> Summary {
         *self.summary.lock().unwrap_or_else(|p| p.into_inner())

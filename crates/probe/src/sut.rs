@@ -23,6 +23,8 @@ pub enum Ready {
     Port(u16),
     /// A line containing this text appears on stdout or stderr.
     Log(String),
+    /// Running is enough (a harness that drives itself).
+    Started,
 }
 
 #[derive(Clone, Debug)]
@@ -53,8 +55,8 @@ pub enum SutError {
     },
 }
 
-/// Lines of SUT output kept for messages.
-const TAIL: usize = 40;
+/// Lines of SUT output kept for messages (and for a harness's RESULT line).
+const TAIL: usize = 200;
 
 pub struct Sut {
     child: Child,
@@ -151,6 +153,7 @@ impl Sut {
                     .await
                     .is_ok(),
                 Ready::Log(_) => *seen_rx.borrow_and_update(),
+                Ready::Started => true,
             };
             if ready {
                 return Ok(sut);
@@ -160,6 +163,7 @@ impl Sut {
                     Ready::Http(u) => format!("GET {u} never answered 2xx"),
                     Ready::Port(p) => format!("nothing listened on 127.0.0.1:{p}"),
                     Ready::Log(t) => format!("no output line contained {t:?}"),
+                    Ready::Started => "it did not start".to_string(),
                 };
                 let tail = sut.tail();
                 sut.stop().await;

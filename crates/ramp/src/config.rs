@@ -58,7 +58,10 @@ pub enum ReadyKind {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub file: PathBuf,
+    /// The SUT (empty when only a harness is given).
     pub command: Vec<String>,
+    /// Harness mode: this command drives its own sessions and prints a RESULT line.
+    pub harness: Option<Vec<String>>,
     pub ready: ReadyKind,
     pub ready_timeout_s: f64,
     pub stop_grace_s: f64,
@@ -80,7 +83,8 @@ pub struct Config {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
-    sut: Spanned<RawSut>,
+    sut: Option<Spanned<RawSut>>,
+    harness: Option<RawHarness>,
     #[serde(default)]
     mock: RawMock,
     #[serde(default)]
@@ -104,6 +108,12 @@ struct RawSut {
     cwd: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHarness {
+    command: Spanned<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -164,8 +174,33 @@ impl Config {
                 dir.join(p)
             }
         };
-        let sut = raw.sut.get_ref();
+        let harness = match &raw.harness {
+            Some(h) if h.command.get_ref().first().is_some_and(|c| !c.is_empty()) => {
+                Some(h.command.get_ref().clone())
+            }
+            Some(h) => {
+                return Err(err(
+                    Some(h.command.span()),
+                    "harness.command must name a program, e.g. [\"python3\", \"harness.py\"]"
+                        .into(),
+                ))
+            }
+            None => None,
+        };
+        let default_sut = Spanned::new(0..0, RawSut::default());
+        let sut_spanned = match (&raw.sut, &harness) {
+            (Some(s), _) => s,
+            (None, Some(_)) => &default_sut,
+            (None, None) => {
+                return Err(err(
+                    None,
+                    "give the system under test as [sut] command = [...] (Plimsoll drives it) or [harness] command = [...] (it drives itself and prints RESULT)".into(),
+                ))
+            }
+        };
+        let sut = sut_spanned.get_ref();
         let command = match &sut.command {
+            None if harness.is_some() => Vec::new(),
             Some(c) if !c.get_ref().is_empty() && !c.get_ref()[0].is_empty() => c.get_ref().clone(),
             Some(c) => {
                 return Err(err(
@@ -175,7 +210,7 @@ impl Config {
             }
             None => {
                 return Err(err(
-                    Some(raw.sut.span()),
+                    Some(sut_spanned.span()),
                     "sut.command is required, e.g. command = [\"python3\", \"agent.py\"]".into(),
                 ))
             }
@@ -238,6 +273,7 @@ impl Config {
         Ok(Config {
             file: path.to_path_buf(),
             command,
+            harness,
             ready,
             ready_timeout_s: pos(&sut.ready_timeout_s, "sut.ready_timeout_s", 30.0, false)?,
             stop_grace_s: pos(&sut.stop_grace_s, "sut.stop_grace_s", 5.0, true)?,
@@ -309,6 +345,14 @@ mod tests {
         );
         let e = Config::parse("[sut]\n", p).unwrap_err().to_string();
         assert!(e.contains("sut.command is required"), "{e}");
+        let e = Config::parse("[mock]\nseed = 2\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[harness] command"), "{e}");
+        assert!(Config::parse("[harness]\ncommand = [\"h\"]\n", p)
+            .unwrap()
+            .harness
+            .is_some());
         let e = Config::parse(
             "[sut]\ncommand = [\"a\"]\n[thresholds]\nerror_rate = 2\n",
             p,

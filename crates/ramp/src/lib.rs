@@ -7,6 +7,8 @@
 
 pub mod cli;
 pub mod config;
+mod harness;
+mod judge;
 pub mod result;
 pub mod schema;
 pub mod step;

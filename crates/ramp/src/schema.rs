@@ -70,3 +70,81 @@ pub fn check(v: &Value) -> Result<(), String> {
     let schema: Value = serde_json::from_str(SCHEMA).expect("the bundled schema is valid JSON");
     check_object(v, &schema, "")
 }
+
+/// Keys a harness's own RESULT line must carry; Plimsoll adds the rest.
+pub const HARNESS_REQUIRED: &[&str] = &[
+    "concurrency",
+    "sessions_ok",
+    "sessions_failed",
+    "turns",
+    "wall_ms",
+];
+
+/// Checks a RESULT line printed by a user's harness: the keys it must carry, the type
+/// of every key it gives, and no key the schema does not know (a typo would otherwise
+/// be silently dropped).
+pub fn check_harness_line(v: &Value) -> Result<(), String> {
+    let schema: Value = serde_json::from_str(SCHEMA).expect("the bundled schema is valid JSON");
+    let obj = v
+        .as_object()
+        .ok_or("the RESULT line must hold a JSON object")?;
+    let props = schema["properties"]
+        .as_object()
+        .expect("the schema has properties");
+    for key in HARNESS_REQUIRED {
+        if !obj.contains_key(*key) {
+            return Err(format!(
+                "{key}: is missing; a harness RESULT needs at least {}",
+                HARNESS_REQUIRED.join(", ")
+            ));
+        }
+    }
+    for (key, val) in obj {
+        let Some(p) = props.get(key) else {
+            return Err(format!(
+                "{key}: is not a RESULT key (see schemas/result.v1.json for the names)"
+            ));
+        };
+        if key == "harness" {
+            continue; // Plimsoll fills its own harness figures
+        }
+        if let Some(ty) = p.get("type") {
+            if !type_ok(val, ty) {
+                return Err(format!("{key}: must be of type {ty}, got {val}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn harness_lines_name_the_bad_key() {
+        let ok = json!({"concurrency": 4, "sessions_ok": 4, "sessions_failed": 0, "turns": 12, "wall_ms": 10.5, "p50_session_ms": null});
+        assert!(check_harness_line(&ok).is_ok());
+        let mut bad = ok.clone();
+        bad["sessions_ok"] = json!("four");
+        assert_eq!(
+            check_harness_line(&bad).unwrap_err(),
+            "sessions_ok: must be of type \"integer\", got \"four\""
+        );
+        let mut typo = ok.clone();
+        typo["p50_sesion_ms"] = json!(3);
+        assert!(check_harness_line(&typo)
+            .unwrap_err()
+            .starts_with("p50_sesion_ms: is not a RESULT key"));
+        assert!(check_harness_line(&json!({"concurrency": 1}))
+            .unwrap_err()
+            .starts_with("sessions_ok: is missing"));
+    }
+
+    #[test]
+    fn full_results_are_checked_with_enums() {
+        let v = json!({"schema_version": 1, "outcome": "sunk"});
+        assert!(check(&v).unwrap_err().contains("is missing"));
+    }
+}
