@@ -28,6 +28,10 @@ pub struct DriveOptions {
     pub step_timeout: Duration,
     /// Allow a URL that is not loopback.
     pub allow_remote: bool,
+    /// Open model: sessions arrive at this rate (per second) instead of all at once;
+    /// `concurrency` is then the number of sessions. Latency is counted from each
+    /// session's intended start, so a late start is not hidden (coordinated omission).
+    pub arrival_rate: Option<f64>,
 }
 
 /// Live counters for a progress line.
@@ -36,6 +40,8 @@ pub struct Progress {
     pub sessions_ok: AtomicU64,
     pub sessions_failed: AtomicU64,
     pub turns: AtomicU64,
+    pub in_flight: AtomicU64,
+    pub peak_in_flight: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -50,6 +56,8 @@ pub struct DriveReport {
     pub lag_us: Histogram<u64>,
     pub errors_by_kind: BTreeMap<String, u64>,
     pub timed_out: bool,
+    /// Most sessions in flight at once (the concurrency an open model reached).
+    pub peak_in_flight: u64,
     /// First error message of each kind, for the terminal.
     pub first_errors: BTreeMap<String, String>,
 }
@@ -83,7 +91,8 @@ fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
 fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
     let rest = url
         .strip_prefix("http://")
-        .with_context(|| format!("url {url:?} must start with http://"))?;
+        .or_else(|| url.strip_prefix("ws://"))
+        .with_context(|| format!("url {url:?} must start with http:// or ws://"))?;
     let (hostport, path) = match rest.find('/') {
         Some(i) => (&rest[..i], rest[i..].to_string()),
         None => (rest, "/".to_string()),
@@ -97,6 +106,11 @@ fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)>
         bail!("url {url:?} is not a loopback address; Plimsoll sends load only to this machine unless you pass --allow-remote");
     }
     Ok((addr, path))
+}
+
+/// `http://…` → `ws://…`.
+fn ws_base(base: &str) -> String {
+    base.replacen("http://", "ws://", 1)
 }
 
 /// The nonce of session `i` under `seed`: `psn` + 16 hex digits.
@@ -130,6 +144,7 @@ pub async fn drive(
         &spec.url,
         &[
             ("base", &opts.base),
+            ("ws_base", &ws_base(&opts.base)),
             ("port", &port),
             ("session", "s0"),
             ("turn", "1"),
@@ -148,12 +163,31 @@ pub async fn drive(
     let lag = tokio::spawn(measure_lag(stop_lag.clone()));
     let spec = Arc::new(spec.clone());
     let t0 = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    for i in 0..opts.concurrency {
-        let (spec, shared, opts) = (spec.clone(), shared.clone(), opts.clone());
-        let port = port.clone();
-        tasks.spawn(async move { run_session(i, &spec, &opts, &port, &shared).await });
-    }
+    let interval = opts
+        .arrival_rate
+        .filter(|r| *r > 0.0)
+        .map(|r| Duration::from_secs_f64(1.0 / r));
+    let spawner = {
+        let (spec, shared, opts, port) = (spec.clone(), shared.clone(), opts.clone(), port.clone());
+        async move {
+            let mut tasks = tokio::task::JoinSet::new();
+            for i in 0..opts.concurrency {
+                // Closed model: everyone starts now. Open model: session i is due at i × interval.
+                let intended = interval.map_or(t0, |iv| t0 + iv * i as u32);
+                tokio::time::sleep_until(intended).await;
+                let (spec, shared, opts, port) =
+                    (spec.clone(), shared.clone(), opts.clone(), port.clone());
+                tasks.spawn(
+                    async move { run_session(i, intended, &spec, &opts, &port, &shared).await },
+                );
+            }
+            tasks
+        }
+    };
+    let mut tasks = match tokio::time::timeout_at(t0 + opts.step_timeout, spawner).await {
+        Ok(t) => t,
+        Err(_) => bail!("the step timeout ran out before all sessions had arrived; lower the session count or raise the rate"),
+    };
     let deadline = t0 + opts.step_timeout;
     let mut timed_out = false;
     loop {
@@ -197,6 +231,7 @@ pub async fn drive(
         errors_by_kind,
         timed_out,
         first_errors,
+        peak_in_flight: progress.peak_in_flight.load(Relaxed),
     })
 }
 
@@ -211,18 +246,38 @@ async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
     h
 }
 
+/// Counts a session in flight for as long as it runs.
+struct InFlight<'a>(&'a Progress);
+
+impl<'a> InFlight<'a> {
+    fn new(p: &'a Progress) -> Self {
+        let now = p.in_flight.fetch_add(1, Relaxed) + 1;
+        p.peak_in_flight.fetch_max(now, Relaxed);
+        InFlight(p)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Relaxed);
+    }
+}
+
+/// `start` is when the session was meant to begin: its latency counts from there.
 async fn run_session(
     i: usize,
+    start: Instant,
     spec: &SessionSpec,
     opts: &DriveOptions,
     port: &str,
     shared: &Shared,
 ) {
+    let _flight = InFlight::new(&shared.progress);
     let session = format!("s{i}");
     let nonce = nonce(opts.seed, i);
     let mut extracted: Vec<(String, String)> = Vec::new();
-    let start = Instant::now();
-    let mut conn: Option<Conn> = None;
+    let mut link = Link::default();
+    let ws = ws_base(&opts.base);
     for turn in 1..=spec.turns {
         if turn > 1 && spec.think_ms > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
@@ -233,10 +288,11 @@ async fn run_session(
             ("nonce", &nonce),
             ("turn", &turn_s),
             ("base", &opts.base),
+            ("ws_base", &ws),
             ("port", port),
         ];
         vars.extend(extracted.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        match one_turn(spec, opts, &vars, turn, &mut conn, shared).await {
+        match one_turn(spec, opts, &vars, turn, &mut link, shared).await {
             Ok(values) => {
                 shared.progress.turns.fetch_add(1, Relaxed);
                 for (k, v) in values {
@@ -259,73 +315,48 @@ async fn run_session(
 
 type TurnError = (String, String);
 
+/// A session's connection to the SUT, kept across its turns.
+#[derive(Default)]
+struct Link {
+    http: Option<Conn>,
+    ws: Option<crate::ws::Ws>,
+}
+
 async fn one_turn(
     spec: &SessionSpec,
     opts: &DriveOptions,
     vars: &[(&str, &str)],
     turn: u32,
-    conn: &mut Option<Conn>,
+    link: &mut Link,
     shared: &Shared,
 ) -> Result<Vec<(String, String)>, TurnError> {
     let url = render(&spec.url, vars);
     let (addr, path) =
         target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
-    if conn.as_ref().is_none_or(|c| c.addr() != addr) {
-        *conn = Some(Conn::new(addr));
-    }
-    let c = conn.as_mut().expect("set above");
     let body = render(
         &spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)],
         vars,
     );
-    let headers: Vec<(String, String)> = spec
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), render(v, vars)))
-        .collect();
-    let sent = Instant::now();
-    let mut first: Option<Instant> = None;
-    let mut out = Vec::new();
-    let fut = c.request(
-        &spec.method,
-        &path,
-        &headers,
-        Bytes::from(body),
-        |at, data| {
-            first.get_or_insert(at);
-            out.extend_from_slice(data);
-        },
-    );
-    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await
-    {
-        Err(_) => {
-            *conn = None;
-            return Err((
-                "timeout".into(),
-                format!("no complete reply within {} ms", spec.turn_timeout_ms),
-            ));
-        }
-        Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
-        Ok(Err(e)) => {
-            *conn = None;
-            return Err(("protocol".into(), e.to_string()));
-        }
-        Ok(Ok(s)) => s,
+    let (out, first, sent) = if spec.protocol == Protocol::Ws {
+        let sent = Instant::now();
+        let fut = crate::ws::turn(&mut link.ws, &url, body, &spec.ws_done);
+        let reply =
+            match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await {
+                Err(_) => {
+                    link.ws = None;
+                    return Err((
+                        "timeout".into(),
+                        format!("no complete reply within {} ms", spec.turn_timeout_ms),
+                    ));
+                }
+                Ok(r) => r?,
+            };
+        (reply.last, reply.first, sent)
+    } else {
+        http_turn(spec, vars, addr, &path, body, &mut link.http).await?
     };
-    let elapsed = sent.elapsed();
-    let ok_status = match spec.expect_status {
-        Some(want) => status == want,
-        None => (200..300).contains(&status),
-    };
-    if !ok_status {
-        let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
-        return Err((
-            format!("status_{status}"),
-            format!("HTTP {status}: {snippet}"),
-        ));
-    }
-    record(&shared.turn, elapsed);
-    if let (Protocol::Sse, Some(f)) = (spec.protocol, first) {
+    record(&shared.turn, sent.elapsed());
+    if let (Protocol::Sse | Protocol::Ws, Some(f)) = (spec.protocol, first) {
         record(&shared.ttft, f.duration_since(sent));
     }
     if spec.extract.is_empty() && spec.checks.is_empty() {
@@ -334,8 +365,7 @@ async fn one_turn(
     let doc = reply_json(spec.protocol, &out).ok_or_else(|| {
         (
             "check_failed".to_string(),
-            "the reply is not JSON (checks and [extract] need a JSON reply or SSE data event)"
-                .to_string(),
+            "the reply is not JSON (checks and [extract] need a JSON reply, SSE data event or WebSocket message)".to_string(),
         )
     })?;
     for check in &spec.checks {
@@ -360,10 +390,71 @@ async fn one_turn(
     Ok(values)
 }
 
+/// One HTTP request/response turn: the body, when its first byte came, when it was sent.
+async fn http_turn(
+    spec: &SessionSpec,
+    vars: &[(&str, &str)],
+    addr: SocketAddr,
+    path: &str,
+    body: String,
+    conn: &mut Option<Conn>,
+) -> Result<(Vec<u8>, Option<Instant>, Instant), TurnError> {
+    if conn.as_ref().is_none_or(|c| c.addr() != addr) {
+        *conn = Some(Conn::new(addr));
+    }
+    let c = conn.as_mut().expect("set above");
+    let headers: Vec<(String, String)> = spec
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), render(v, vars)))
+        .collect();
+    let sent = Instant::now();
+    let mut first: Option<Instant> = None;
+    let mut out = Vec::new();
+    let fut = c.request(
+        &spec.method,
+        path,
+        &headers,
+        Bytes::from(body),
+        |at, data| {
+            first.get_or_insert(at);
+            out.extend_from_slice(data);
+        },
+    );
+    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await
+    {
+        Err(_) => {
+            *conn = None;
+            return Err((
+                "timeout".into(),
+                format!("no complete reply within {} ms", spec.turn_timeout_ms),
+            ));
+        }
+        Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
+        Ok(Err(e)) => {
+            *conn = None;
+            return Err(("protocol".into(), e.to_string()));
+        }
+        Ok(Ok(s)) => s,
+    };
+    let ok_status = match spec.expect_status {
+        Some(want) => status == want,
+        None => (200..300).contains(&status),
+    };
+    if !ok_status {
+        let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
+        return Err((
+            format!("status_{status}"),
+            format!("HTTP {status}: {snippet}"),
+        ));
+    }
+    Ok((out, first, sent))
+}
+
 /// The reply as JSON: the whole body (http), or the last JSON `data:` event (sse).
 fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
     match protocol {
-        Protocol::Http => serde_json::from_slice(body).ok(),
+        Protocol::Http | Protocol::Ws => serde_json::from_slice(body).ok(),
         Protocol::Sse => String::from_utf8_lossy(body)
             .lines()
             .rev()

@@ -9,6 +9,7 @@
 pub mod driver;
 pub mod http;
 pub mod session;
+mod ws;
 
 pub use driver::{drive, DriveOptions, DriveReport, Progress};
 pub use session::{SessionError, SessionSpec};

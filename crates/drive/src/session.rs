@@ -1,7 +1,8 @@
 //! `session.toml`: how one session talks to the SUT.
 //!
 //! ```toml
-//! protocol = "http"            # "http" (one JSON reply per turn) or "sse" (a stream per turn)
+//! protocol = "http"            # "http" (one JSON reply per turn), "sse" (a stream per turn),
+//!                              # or "ws" (one WebSocket per session, a text message per turn)
 //! method = "POST"
 //! url = "{{base}}/sessions/{{session}}/turn"
 //! turns = 3
@@ -20,7 +21,13 @@
 //! ```
 //!
 //! Placeholders: `{{session}}` (s0, s1 …), `{{nonce}}` (psn + 16 hex, unique per session),
-//! `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{port}}`, and extracted names.
+//! `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{ws_base}}` (the same as
+//! ws://), `{{port}}`, and extracted names.
+//!
+//! With `protocol = "ws"` the URL is opened once per session and each turn sends the body
+//! as one text message. The turn ends with the first message back, or, with
+//! `ws_done_pointer = "/type"` and `ws_done_equals = "done"`, with the first JSON message
+//! whose pointer has that value (without `ws_done_equals`: whose pointer is present).
 //! The `[[plimsoll …]]` marker lets the mock's integrity oracle check the conversation.
 
 use serde::Deserialize;
@@ -32,6 +39,7 @@ use toml::Spanned;
 pub enum Protocol {
     Http,
     Sse,
+    Ws,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +63,8 @@ pub struct SessionSpec {
     pub bodies: Vec<String>,
     pub extract: Vec<(String, String)>,
     pub checks: Vec<Check>,
+    /// WebSocket: the message that ends a turn (pointer, and the value it must have).
+    pub ws_done: Option<(String, Option<serde_json::Value>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,6 +93,8 @@ struct Raw {
     extract: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     check: Vec<Spanned<RawCheck>>,
+    ws_done_pointer: Option<Spanned<String>>,
+    ws_done_equals: Option<toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -94,7 +106,7 @@ struct RawCheck {
     present: Option<bool>,
 }
 
-const BUILTIN: &[&str] = &["session", "nonce", "turn", "base", "port"];
+const BUILTIN: &[&str] = &["session", "nonce", "turn", "base", "ws_base", "port"];
 
 /// The default body: a chat-style message carrying the session marker.
 pub const DEFAULT_BODY: &str = r#"{"session": "{{session}}", "message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}."}"#;
@@ -154,17 +166,11 @@ impl SessionSpec {
         {
             None | Some(("http", _)) => Protocol::Http,
             Some(("sse", _)) => Protocol::Sse,
-            Some(("ws", s)) => {
-                return Err(err(
-                    Some(s),
-                    "protocol \"ws\" (WebSocket) is not supported yet; use \"http\" or \"sse\""
-                        .into(),
-                ))
-            }
+            Some(("ws", _)) => Protocol::Ws,
             Some((other, s)) => {
                 return Err(err(
                     Some(s),
-                    format!("protocol must be \"http\" or \"sse\" (got {other:?})"),
+                    format!("protocol must be \"http\", \"sse\" or \"ws\" (got {other:?})"),
                 ))
             }
         };
@@ -199,12 +205,36 @@ impl SessionSpec {
             }
         };
         let url = raw.url.get_ref().clone();
-        if !url.starts_with("http://") && !url.starts_with("{{base}}") {
+        let (schemes, hint) = match protocol {
+            Protocol::Ws => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
+            _ => (["http://", "{{base}}"], "http:// or {{base}}"),
+        };
+        if !schemes.iter().any(|p| url.starts_with(p)) {
             return Err(err(
                 Some(raw.url.span()),
-                format!("url must start with http:// or {{{{base}}}} (got {url:?})"),
+                format!("url must start with {hint} for protocol {protocol:?} (got {url:?})"),
             ));
         }
+        let ws_done = match (&raw.ws_done_pointer, &raw.ws_done_equals) {
+            (Some(p), eq) if protocol == Protocol::Ws => Some((
+                p.get_ref().clone(),
+                eq.as_ref()
+                    .map(|v| serde_json::to_value(v).unwrap_or(serde_json::Value::Null)),
+            )),
+            (Some(p), _) => {
+                return Err(err(
+                    Some(p.span()),
+                    "ws_done_pointer only applies to protocol = \"ws\"".into(),
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(err(
+                    None,
+                    "ws_done_equals needs ws_done_pointer = \"/field\"".into(),
+                ))
+            }
+            (None, None) => None,
+        };
         let bodies = match (&raw.body, &raw.bodies) {
             (Some(_), Some(b)) => {
                 return Err(err(Some(b.span()), "give body or bodies, not both".into()))
@@ -285,6 +315,7 @@ impl SessionSpec {
             bodies,
             extract,
             checks,
+            ws_done,
         })
     }
 }
@@ -330,7 +361,10 @@ mod tests {
         let e = SessionSpec::parse("url = \"{{base}}\"\nprotocol = \"ws\"\n", "s.toml")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("s.toml:2: protocol \"ws\""), "{e}");
+        assert!(
+            e.contains("s.toml:1: url must start with ws:// or {{ws_base}}"),
+            "{e}"
+        );
         let e = SessionSpec::parse("turns = 2\n", "s.toml")
             .unwrap_err()
             .to_string();

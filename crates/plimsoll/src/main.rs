@@ -52,6 +52,9 @@ struct RunArgs {
     /// Allow session URLs that are not loopback.
     #[arg(long)]
     allow_remote: bool,
+    /// Open model: sessions arrive at this rate per second (the --concurrency count of them), latency counted from each intended start.
+    #[arg(long)]
+    rate: Option<f64>,
     /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
     #[arg(long)]
     harness: Option<String>,
@@ -147,6 +150,7 @@ fn main() -> ExitCode {
                 allow_remote: a.allow_remote,
                 progress: !a.json,
                 harness: a.harness,
+                rate: a.rate,
             };
             match ramp::cli::run(&a.config, opts, a.json) {
                 Ok(code) => return ExitCode::from(code),

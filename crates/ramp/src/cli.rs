@@ -26,9 +26,15 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
     let r: &StepResult = &step.result;
     let crossed = r.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
     if !json {
+        let who = match (r.arrival_rate_per_s, r.sessions) {
+            (Some(rate), Some(n)) => format!(
+                "{n} sessions arriving at {rate}/s (at most {} in flight)",
+                r.concurrency
+            ),
+            _ => format!("{} concurrent sessions", r.concurrency),
+        };
         eprintln!(
-            "step: {} sessions × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
-            r.concurrency,
+            "step: {who} × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
             cfg_turns(&cfg),
             r.sessions_ok,
             r.sessions_failed,

@@ -24,6 +24,7 @@
 //! concurrency = 20
 //! timeout_s = 300
 //! sample_ms = 50
+//! # arrival_rate = 20      # open model: `concurrency` sessions arrive at 20/s instead of all at once
 //!
 //! [thresholds]
 //! error_rate = 0.0          # failed sessions / sessions above this: outcome "error_rate"
@@ -74,6 +75,8 @@ pub struct Config {
     pub concurrency: usize,
     pub timeout_s: f64,
     pub sample_ms: u64,
+    /// Open model: sessions per second (`concurrency` sessions arrive at this rate).
+    pub arrival_rate: Option<f64>,
     pub error_rate: f64,
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,
@@ -135,6 +138,7 @@ struct RawStep {
     concurrency: Option<Spanned<i64>>,
     timeout_s: Option<Spanned<f64>>,
     sample_ms: Option<Spanned<i64>>,
+    arrival_rate: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -286,6 +290,15 @@ impl Config {
             concurrency: int(&raw.step.concurrency, "step.concurrency", 1, 1_000_000, 10)? as usize,
             timeout_s: pos(&raw.step.timeout_s, "step.timeout_s", 300.0, false)?,
             sample_ms: int(&raw.step.sample_ms, "step.sample_ms", 5, 60_000, 50)? as u64,
+            arrival_rate: match &raw.step.arrival_rate {
+                None => None,
+                Some(_) => Some(pos(
+                    &raw.step.arrival_rate,
+                    "step.arrival_rate",
+                    1.0,
+                    false,
+                )?),
+            },
             error_rate,
             p99_session_ms: pos(
                 &raw.thresholds.p99_session_ms,

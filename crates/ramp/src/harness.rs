@@ -105,6 +105,7 @@ pub(crate) async fn run(
         errors_by_kind,
         first_errors: Vec::new(),
         harness_cpu_sec: harness_cpu,
+        open_model: None,
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

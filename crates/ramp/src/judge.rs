@@ -31,6 +31,8 @@ pub struct Measured {
     pub errors_by_kind: BTreeMap<String, u64>,
     pub first_errors: Vec<(String, String)>,
     pub harness_cpu_sec: f64,
+    /// Open model: (arrival rate per second, most sessions in flight).
+    pub open_model: Option<(f64, u64)>,
 }
 
 /// Signs in the SUT's last output that it could not create threads.
@@ -55,7 +57,11 @@ pub(crate) async fn judge(
     stopped: Stopped,
     m: Measured,
 ) -> StepReport {
-    let concurrency = rig.concurrency;
+    let sessions = rig.concurrency;
+    // In an open model the concurrency is what the arrivals produced, not what was asked.
+    let concurrency = m
+        .open_model
+        .map_or(sessions, |(_, peak)| (peak as usize).max(1));
     let timing = rig.mock.app.stats.snapshot();
     let ledger = rig.mock.app.ledger.snapshot();
     rig.mock.shutdown().await.ok();
@@ -167,6 +173,8 @@ pub(crate) async fn judge(
             bound,
         },
         outcome,
+        arrival_rate_per_s: m.open_model.map(|(r, _)| r),
+        sessions: m.open_model.map(|_| sessions as u64),
     };
     let violations_list = ledger["violations"].as_array().cloned().unwrap_or_default();
     StepReport {

@@ -45,6 +45,11 @@ pub struct StepResult {
     pub files_created: u64,
     pub harness: Harness,
     pub outcome: &'static str,
+    /// Open model only: the arrival rate, and how many sessions arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrival_rate_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<u64>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

@@ -23,6 +23,8 @@ pub struct StepOptions {
     pub progress: bool,
     /// Harness mode from the command line (run through `sh -c`); overrides `[harness]`.
     pub harness: Option<String>,
+    /// Open model: sessions arrive at this rate per second (overrides `[step] arrival_rate`).
+    pub rate: Option<f64>,
 }
 
 /// What a step found besides its RESULT: why it collapsed, in words, for the terminal.
@@ -200,6 +202,7 @@ async fn driven(
         seed: cfg.seed,
         step_timeout: Duration::from_secs_f64(cfg.timeout_s),
         allow_remote: opts.allow_remote,
+        arrival_rate: opts.rate.or(cfg.arrival_rate),
     };
     let driven = drive(session, &opts_d, progress).await;
     if let Some(t) = ticker {
@@ -232,6 +235,7 @@ async fn driven(
         errors_by_kind: report.errors_by_kind,
         first_errors: report.first_errors.into_iter().collect(),
         harness_cpu_sec: harness_cpu,
+        open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
     };
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)
 }
