@@ -8,10 +8,12 @@
 
 mod machine;
 mod mock_bench;
+mod probe_bench;
 mod procfs;
 mod report;
 
 pub use machine::fingerprint;
 pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
+pub use probe_bench::{hold_threads, run_probe_bench};
 pub use report::print_mock_bench;

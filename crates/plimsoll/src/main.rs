@@ -104,6 +104,20 @@ enum BenchCommand {
         after_help = "Example (the issue's target):\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3"
     )]
     Mock(BenchMockArgs),
+    /// The probe's cost: time to sample a SUT's process tree when it holds many OS threads.
+    Probe {
+        /// OS threads the sampled child holds.
+        #[arg(long, default_value_t = 10_000)]
+        threads: usize,
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+    },
+    /// (internal) Hold N idle threads until killed; the target of `bench probe`.
+    #[command(hide = true)]
+    HoldThreads {
+        #[arg(long)]
+        threads: usize,
+    },
 }
 
 #[derive(Args)]
@@ -159,6 +173,10 @@ fn main() -> ExitCode {
         }
         Command::Floor(a) => floor_cmd(a),
         Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
+        Command::Bench(BenchCommand::Probe { threads, samples }) => std::env::current_exe()
+            .map_err(anyhow::Error::from)
+            .and_then(|exe| bench::run_probe_bench(&exe, threads, samples.max(1))),
+        Command::Bench(BenchCommand::HoldThreads { threads }) => bench::hold_threads(threads),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -141,3 +141,67 @@ fn bad_config_names_file_line_and_field() {
         r.stderr
     );
 }
+
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+            if rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u32>().ok())
+                == Some(pid)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
+    let mut child = Command::new(BIN)
+        .args(["run", "--config"])
+        .arg(root().join("examples/floor/plimsoll.toml"))
+        .args(["--concurrency", "5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the SUT is up (a child process of plimsoll), then interrupt mid-step.
+    let mut sut = Vec::new();
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        sut = children_of(child.id());
+        if !sut.is_empty() {
+            break;
+        }
+    }
+    assert!(!sut.is_empty(), "the SUT never started");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for p in sut {
+        assert!(!alive(p), "SUT process {p} survived Ctrl-C");
+    }
+}

@@ -1,6 +1,6 @@
 //! Sampling a SUT's tree on an interval while a step runs.
 
-use crate::tree::{clock_ticks_per_sec, sample_tree, TreeSample};
+use crate::tree::{clock_ticks_per_sec, sample_pids, sample_tree, tree_pids};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,6 +21,8 @@ pub struct Summary {
 
 /// Samples every `interval` on a background thread until stopped.
 pub struct Sampler {
+    root: u32,
+    first_cpu_ticks: u64,
     stop: Arc<std::sync::atomic::AtomicBool>,
     summary: Arc<Mutex<Summary>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -47,11 +49,17 @@ impl Sampler {
             .name("plimsoll-probe".into())
             .spawn(move || {
                 let mut n = 0u64;
+                let mut pids = tree_pids(root);
                 while !s2.load(std::sync::atomic::Ordering::Relaxed) {
                     std::thread::sleep(interval);
                     n += 1;
-                    // Descriptor counts list a directory per process: every 4th sample.
-                    let s: TreeSample = sample_tree(root, n.is_multiple_of(4));
+                    // RSS and threads every sample; the costlier figures (the process
+                    // list, CPU time summed over threads, descriptor counts) every 4th.
+                    let full = n.is_multiple_of(4);
+                    if full {
+                        pids = tree_pids(root);
+                    }
+                    let s = sample_pids(&pids, full, full);
                     if s.processes == 0 {
                         continue;
                     }
@@ -62,11 +70,15 @@ impl Sampler {
                     m.peak_threads = m.peak_threads.max(s.threads);
                     m.peak_fds = m.peak_fds.max(s.fds);
                     m.peak_processes = m.peak_processes.max(s.processes);
-                    m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
+                    if full {
+                        m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
+                    }
                 }
             })
             .expect("spawning the probe thread");
         Sampler {
+            root,
+            first_cpu_ticks: first.cpu_ticks,
             stop,
             summary,
             thread: Some(thread),
@@ -85,12 +97,22 @@ impl Sampler {
     }
 
     /// Stops sampling and returns the figures.
+    /// Stops sampling, takes one last full sample (for the exact CPU time) and returns
+    /// the figures.
     pub fn finish(mut self) -> Summary {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        self.summary()
+        let last = sample_tree(self.root, false);
+        let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        if last.processes > 0 {
+            m.cpu_sec =
+                last.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / clock_ticks_per_sec();
+            m.peak_rss_kb = m.peak_rss_kb.max(last.rss_kb);
+            m.peak_threads = m.peak_threads.max(last.threads);
+        }
+        *m
     }
 }
 
