@@ -172,7 +172,7 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(["run", "--config"])
         .arg(root().join("examples/floor/plimsoll.toml"))
         .args(["--concurrency", "5"])
