@@ -205,3 +205,51 @@ fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
         assert!(!alive(p), "SUT process {p} survived Ctrl-C");
     }
 }
+
+/// A SUT that leaks 16 MB per turn in a cgroup capped at 64 MB: the kernel OOM-kills it
+/// and the step names the cause from the cgroup's own counter. Needs a writable cgroup v1
+/// memory hierarchy (this project's machines have one); elsewhere it is skipped.
+#[test]
+fn an_oom_kill_in_the_suts_cgroup_is_named() {
+    let cg = PathBuf::from(format!(
+        "/sys/fs/cgroup/memory/plimsoll-oom-test-{}",
+        std::process::id()
+    ));
+    if std::fs::create_dir(&cg).is_err() {
+        eprintln!("no writable cgroup v1 memory hierarchy; skipping");
+        return;
+    }
+    let _ = std::fs::write(cg.join("memory.memsw.limit_in_bytes"), "-1");
+    std::fs::write(cg.join("memory.limit_in_bytes"), "67108864").unwrap();
+    let server = r#"
+import http.server, os, json
+leak = []
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
+    def do_POST(self):
+        self.rfile.read(int(self.headers['content-length']))
+        leak.append(bytearray(16 << 20))
+        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
+        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
+"#;
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec python3 -c \"$SERVER\"",
+        cg.display()
+    );
+    let cfg = config(
+        "oom",
+        &format!("[\"sh\", \"-c\", {script:?}]\nenv = {{ SERVER = {server:?} }}"),
+        "[step]\nconcurrency = 4\n",
+    );
+    let r = run(&cfg, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let _ = std::fs::remove_dir(&cg);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v = r.result.unwrap();
+    assert_eq!(v["outcome"], "oom_killed", "{v}");
+    assert!(v["cgroup_oom_kills"].as_u64().unwrap() >= 1, "{v}");
+    assert!(r.stderr.contains("OOM-killed"), "{}", r.stderr);
+}

@@ -7,6 +7,7 @@
 //! waits for it to be ready, and stops it — gracefully, then by force — reaping every
 //! process it started. Driving load and judging results are not this crate's business.
 
+pub mod cgroup;
 pub mod sampler;
 pub mod sut;
 pub mod tree;

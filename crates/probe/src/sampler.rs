@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the samples of one step add up to.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Summary {
     pub samples: u64,
     pub baseline_rss_kb: u64,
@@ -17,6 +17,8 @@ pub struct Summary {
     pub peak_processes: u32,
     /// CPU seconds the tree used since the sampler started.
     pub cpu_sec: f64,
+    /// The SUT's own cgroup, when it runs in one (see `cgroup`).
+    pub cgroup: Option<crate::cgroup::CgroupMemory>,
 }
 
 /// Samples every `interval` on a background thread until stopped.
@@ -42,6 +44,7 @@ impl Sampler {
             peak_fds: first.fds,
             peak_processes: first.processes,
             cpu_sec: 0.0,
+            cgroup: crate::cgroup::sut_cgroup(root, &tree_pids(root)),
         }));
         let (s2, sum2) = (stop.clone(), summary.clone());
         let hz = clock_ticks_per_sec();
@@ -72,6 +75,12 @@ impl Sampler {
                     m.peak_processes = m.peak_processes.max(s.processes);
                     if full {
                         m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
+                        if let Some(mut cg) = crate::cgroup::sut_cgroup(root, &pids) {
+                            if let Some(prev) = &m.cgroup {
+                                cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
+                            }
+                            m.cgroup = Some(cg);
+                        }
                     }
                 }
             })
@@ -93,7 +102,10 @@ impl Sampler {
 
     /// The figures so far.
     pub fn summary(&self) -> Summary {
-        *self.summary.lock().unwrap_or_else(|p| p.into_inner())
+        self.summary
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Stops sampling and returns the figures.
@@ -112,7 +124,8 @@ impl Sampler {
             m.peak_rss_kb = m.peak_rss_kb.max(last.rss_kb);
             m.peak_threads = m.peak_threads.max(last.threads);
         }
-        *m
+        m.cgroup = m.cgroup.as_ref().map(crate::cgroup::reread);
+        m.clone()
     }
 }
 

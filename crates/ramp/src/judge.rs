@@ -92,7 +92,10 @@ pub(crate) async fn judge(
         .map(|n| n.get())
         .unwrap_or(1) as f64;
     let total = m.sessions_ok + m.sessions_failed;
-    let (outcome, cause) = if let Some(status) = died {
+    let cg_ooms = probe.cgroup.as_ref().map_or(0, |c| c.oom_kills);
+    let (outcome, cause) = if cg_ooms > 0 {
+        ("oom_killed", Some(format!("the kernel OOM-killed {cg_ooms} process(es) in the SUT's cgroup (memory.events / memory.oom_control)")))
+    } else if let Some(status) = died {
         use std::os::unix::process::ExitStatusExt;
         if status.signal() == Some(9) || status.code() == Some(137) {
             ("oom_killed", Some(format!("the SUT was killed by SIGKILL ({status}) under load; the kernel's OOM killer is the usual sender")))
@@ -175,6 +178,11 @@ pub(crate) async fn judge(
         outcome,
         arrival_rate_per_s: m.open_model.map(|(r, _)| r),
         sessions: m.open_model.map(|_| sessions as u64),
+        cgroup_mem_peak_mb: probe
+            .cgroup
+            .as_ref()
+            .map(|c| round2(c.peak_kb as f64 / 1024.0)),
+        cgroup_oom_kills: probe.cgroup.as_ref().map(|c| c.oom_kills),
     };
     let violations_list = ledger["violations"].as_array().cloned().unwrap_or_default();
     StepReport {

@@ -50,6 +50,12 @@ pub struct StepResult {
     pub arrival_rate_per_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<u64>,
+    /// When the SUT runs in a cgroup of its own: its memory high-water mark and the
+    /// OOM kills the kernel counted there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup_mem_peak_mb: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup_oom_kills: Option<u64>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.
