@@ -36,18 +36,7 @@ pub struct Failures {
 
 impl Default for Failures {
     fn default() -> Self {
-        Failures {
-            rate_limit: 0.0,
-            server_error: 0.0,
-            overloaded: 0.0,
-            reset: 0.0,
-            cut: 0.0,
-            stall: 0.0,
-            spike: 0.0,
-            retry_after_ms: 1000,
-            stall_ms: 2000.0,
-            spike_ms: 3000.0,
-        }
+        Failures::NONE
     }
 }
 
@@ -98,6 +87,7 @@ pub struct Draw {
 }
 
 impl Failures {
+    /// No failures, and the default parameters for when rates are raised.
     pub const NONE: Failures = Failures {
         rate_limit: 0.0,
         server_error: 0.0,

@@ -34,6 +34,18 @@ struct Found<'a> {
 }
 
 impl Found<'_> {
+    /// Every call still waiting for its result when the conversation moved on.
+    fn unanswered(&mut self, turn: u32, open: &mut Vec<(&str, &str)>) {
+        for (id, args) in open.drain(..) {
+            self.add(
+                turn,
+                "history",
+                format!("tool result for call {id} is missing"),
+                args,
+            );
+        }
+    }
+
     fn add(&mut self, turn: u32, kind: &'static str, detail: String, text: &str) {
         let text = if text.trim().is_empty() {
             "(empty message)"
@@ -95,14 +107,7 @@ pub fn check(
         match m.role {
             Role::User | Role::System => {
                 if integ.history {
-                    for (id, args) in open.drain(..) {
-                        f.add(
-                            turn,
-                            "history",
-                            format!("tool result for call {id} is missing"),
-                            args,
-                        );
-                    }
+                    f.unanswered(turn, &mut open);
                 }
                 turn += 1;
                 if spec.scope == Scope::Turn {
@@ -157,14 +162,7 @@ pub fn check(
             }
             Role::Assistant => {
                 if integ.history && !m.tool_calls.is_empty() {
-                    for (id, args) in open.drain(..) {
-                        f.add(
-                            turn,
-                            "history",
-                            format!("tool result for call {id} is missing"),
-                            args,
-                        );
-                    }
+                    f.unanswered(turn, &mut open);
                 }
                 for c in &m.tool_calls {
                     if integ.history && calls.contains_key(c.id.as_str()) {
