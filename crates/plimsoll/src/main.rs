@@ -31,6 +31,11 @@ enum Command {
         after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
     )]
     Run(RunArgs),
+    /// Ramp: one fresh step per level under a resource cap until the first collapse; ceiling, knee, USL, capacity.
+    #[command(
+        after_help = "Examples:\n  plimsoll ramp --config examples/floor/plimsoll.toml --ladder 10,20,40,80\n  plimsoll ramp --config plimsoll.toml --ladder auto --cpus 2 --mem 2G --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes; the verdict follows; --out writes result.json and report.md."
+    )]
+    Ramp(RampArgs),
     /// Serve the floor reference agent: a bare tool loop against OPENAI_BASE_URL (what any agent costs at least).
     Floor(FloorArgs),
     /// Benchmarks of Plimsoll's own parts.
@@ -55,9 +60,44 @@ struct RunArgs {
     /// Open model: sessions arrive at this rate per second (the --concurrency count of them), latency counted from each intended start.
     #[arg(long)]
     rate: Option<f64>,
+    /// Cap the SUT's CPU (cores) in a cgroup made for the step.
+    #[arg(long)]
+    cpus: Option<f64>,
+    /// Cap the SUT's memory (e.g. 2G, 512M) in a cgroup made for the step.
+    #[arg(long)]
+    mem: Option<String>,
     /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
     #[arg(long)]
     harness: Option<String>,
+}
+
+#[derive(Args)]
+struct RampArgs {
+    #[arg(long, default_value = "plimsoll.toml")]
+    config: PathBuf,
+    /// Concurrency levels, e.g. 10,20,40,80, or `auto` (doubling from [step] concurrency until collapse).
+    #[arg(long, default_value = "auto")]
+    ladder: String,
+    /// CPU cap for the SUT, in cores.
+    #[arg(long, default_value_t = 2.0)]
+    cpus: f64,
+    /// Memory cap for the SUT.
+    #[arg(long, default_value = "2G")]
+    mem: String,
+    /// Run without a cap.
+    #[arg(long)]
+    no_cap: bool,
+    /// Host to project capacity onto, e.g. 64GB,16cpu.
+    #[arg(long)]
+    host: Option<String>,
+    /// Sessions to project hosts for (with --host).
+    #[arg(long)]
+    target: Option<u64>,
+    /// Directory for result.json and report.md.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    allow_remote: bool,
 }
 
 #[derive(Args)]
@@ -165,6 +205,13 @@ fn main() -> ExitCode {
                 progress: !a.json,
                 harness: a.harness,
                 rate: a.rate,
+                cap: match (a.cpus, &a.mem) {
+                    (None, None) => None,
+                    (cpus, mem) => match cap_spec(cpus, mem.as_deref()) {
+                        Ok(c) => Some(c),
+                        Err(e) => return fail(e),
+                    },
+                },
             };
             match ramp::cli::run(&a.config, opts, a.json) {
                 Ok(code) => return ExitCode::from(code),
@@ -172,6 +219,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Floor(a) => floor_cmd(a),
+        Command::Ramp(a) => ramp_cmd(a),
         Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
         Command::Bench(BenchCommand::Probe { threads, samples }) => std::env::current_exe()
             .map_err(anyhow::Error::from)
@@ -203,6 +251,59 @@ fn mock_cmd(a: MockArgs) -> anyhow::Result<()> {
         fixed_created: a.fixed_created,
     };
     mock::run::run(opts, a.workers, a.allow_remote)
+}
+
+fn fail(e: String) -> ExitCode {
+    eprintln!("plimsoll: error: {e}");
+    ExitCode::from(1)
+}
+
+fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<ramp::cap::CapSpec, String> {
+    let d = ramp::cap::CapSpec::default();
+    let cpus = cpus.unwrap_or(d.cpus);
+    if cpus.is_nan() || cpus <= 0.0 {
+        return Err(format!("--cpus {cpus}: must be more than 0"));
+    }
+    Ok(ramp::cap::CapSpec {
+        cpus,
+        mem_bytes: mem
+            .map(ramp::cap::parse_mem)
+            .transpose()?
+            .unwrap_or(d.mem_bytes),
+    })
+}
+
+fn ramp_cmd(a: RampArgs) -> anyhow::Result<()> {
+    let cfg = ramp::Config::load(&a.config)?;
+    let levels =
+        ramp::ladder::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;
+    let cap = if a.no_cap {
+        None
+    } else {
+        Some(cap_spec(Some(a.cpus), Some(&a.mem)).map_err(anyhow::Error::msg)?)
+    };
+    let opts = ramp::ladder::RampOptions {
+        step: ramp::StepOptions {
+            allow_remote: a.allow_remote,
+            progress: false,
+            cap,
+            ..Default::default()
+        },
+        host: a
+            .host
+            .as_deref()
+            .map(ramp::ladder::parse_host)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
+        target: a.target,
+        out: a.out,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let doc = rt.block_on(ramp::ladder::run_ladder(&cfg, levels, &opts))?;
+    println!("{}", serde_json::to_string(&doc)?);
+    Ok(())
 }
 
 fn floor_cmd(a: FloorArgs) -> anyhow::Result<()> {

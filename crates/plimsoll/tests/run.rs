@@ -253,3 +253,132 @@ http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve
     assert!(v["cgroup_oom_kills"].as_u64().unwrap() >= 1, "{v}");
     assert!(r.stderr.contains("OOM-killed"), "{}", r.stderr);
 }
+
+/// Runs `plimsoll ramp`; also returns how many cgroups that process left behind.
+fn ramp_with_pid(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String, usize) {
+    let child = Command::new(BIN)
+        .arg("ramp")
+        .arg("--config")
+        .arg(config)
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let prefix = format!("plimsoll-{}-", child.id());
+    let out = child.wait_with_output().unwrap();
+    let left = [
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/cpu",
+        "/sys/fs/cgroup",
+        "/sys/fs/cgroup/unified",
+    ]
+    .iter()
+    .filter_map(|d| std::fs::read_dir(d).ok())
+    .flat_map(|rd| rd.flatten())
+    .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+    .count();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null"))
+        .unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        doc,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+        left,
+    )
+}
+
+fn ramp(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, doc, err, _) = ramp_with_pid(config, extra);
+    (code, doc, err)
+}
+
+#[test]
+fn ramp_writes_its_reports_and_leaves_no_cgroups() {
+    let out = std::env::temp_dir().join(format!("plimsoll-ramp-test-{}", std::process::id()));
+    let (code, doc, err, left) = ramp_with_pid(
+        &root().join("examples/floor/plimsoll.toml"),
+        &[
+            "--ladder",
+            "4,8,16",
+            "--host",
+            "64GB,16cpu",
+            "--target",
+            "100000",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(doc["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["analysis"]["ceiling"], 16);
+    assert_eq!(doc["analysis"]["no_collapse"], true);
+    assert!(doc["analysis"]["usl"]["refused"]
+        .as_str()
+        .unwrap()
+        .contains("at least 4"));
+    assert!(doc["analysis"]["capacity"]["hosts"].as_u64().unwrap() >= 1);
+    let method = doc["steps"][0]["cap"]["method"].as_str().unwrap();
+    assert!(["cgroup-v1", "cgroup-v2", "affinity"].contains(&method));
+    assert!(
+        err.contains("| sessions |") && err.contains("widen the ladder"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| sessions |") && md.contains("Capacity projection"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(json["steps"], doc["steps"]);
+    assert_eq!(left, 0, "a cgroup was left behind");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The main job: under a 100 MB cap, a SUT that leaks 16 MB per turn holds one session
+/// of 3 turns and is OOM-killed at two; the ramp names the collapse and the ceiling.
+#[test]
+fn ramp_stops_at_the_first_collapse_and_names_the_ceiling() {
+    if !Path::new("/sys/fs/cgroup/memory").exists()
+        && !Path::new("/sys/fs/cgroup/cgroup.controllers").exists()
+    {
+        eprintln!("no cgroup hierarchy; skipping");
+        return;
+    }
+    let server = r#"
+import http.server, os, json
+leak = []
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
+    def do_POST(self):
+        self.rfile.read(int(self.headers['content-length']))
+        leak.append(bytearray(16 << 20))
+        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
+        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
+"#;
+    let cfg = config(
+        "ramp-oom",
+        &format!("[\"python3\", \"-c\", {server:?}]"),
+        "",
+    );
+    let (code, doc, err) = ramp(&cfg, &["--ladder", "1,2,4", "--mem", "100M", "--cpus", "1"]);
+    assert_eq!(code, 0, "{err}");
+    if doc["steps"][0]["cap"]["method"] == "affinity" {
+        eprintln!("memory not cappable here; skipping the collapse check");
+        return;
+    }
+    assert_eq!(doc["analysis"]["ceiling"], 1, "{doc}");
+    assert_eq!(doc["analysis"]["collapse"]["concurrency"], 2, "{doc}");
+    assert_eq!(
+        doc["analysis"]["collapse"]["outcome"], "oom_killed",
+        "{doc}"
+    );
+    assert_eq!(
+        doc["steps"].as_array().unwrap().len(),
+        2,
+        "the ramp stops at the collapse"
+    );
+    assert!(err.contains("collapse at 2 sessions: oom_killed"), "{err}");
+}

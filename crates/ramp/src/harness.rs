@@ -106,6 +106,7 @@ pub(crate) async fn run(
         first_errors: Vec::new(),
         harness_cpu_sec: harness_cpu,
         open_model: None,
+        cap: None,
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

@@ -33,6 +33,8 @@ pub struct Measured {
     pub harness_cpu_sec: f64,
     /// Open model: (arrival rate per second, most sessions in flight).
     pub open_model: Option<(f64, u64)>,
+    /// The cap the SUT ran under: method and size.
+    pub cap: Option<(&'static str, crate::cap::CapSpec)>,
 }
 
 /// Signs in the SUT's last output that it could not create threads.
@@ -183,6 +185,11 @@ pub(crate) async fn judge(
             .as_ref()
             .map(|c| round2(c.peak_kb as f64 / 1024.0)),
         cgroup_oom_kills: probe.cgroup.as_ref().map(|c| c.oom_kills),
+        cap: m.cap.map(|(method, c)| crate::result::CapInfo {
+            method,
+            cpus: c.cpus,
+            mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
+        }),
     };
     let violations_list = ledger["violations"].as_array().cloned().unwrap_or_default();
     StepReport {

@@ -5,10 +5,13 @@
 //! `result` is the RESULT line, its outcome and exit code; `schema` checks a RESULT
 //! object against `schemas/result.v1.json`; `cli` is `plimsoll run` as a command.
 
+pub mod analysis;
+pub mod cap;
 pub mod cli;
 pub mod config;
 mod harness;
 mod judge;
+pub mod ladder;
 pub mod result;
 pub mod schema;
 pub mod step;

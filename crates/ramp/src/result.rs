@@ -56,6 +56,17 @@ pub struct StepResult {
     pub cgroup_mem_peak_mb: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cgroup_oom_kills: Option<u64>,
+    /// The resource cap the SUT ran under, when one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap: Option<CapInfo>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CapInfo {
+    /// cgroup-v2, cgroup-v1, or affinity (memory not capped).
+    pub method: &'static str,
+    pub cpus: f64,
+    pub mem_mb: f64,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

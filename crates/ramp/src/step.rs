@@ -25,6 +25,8 @@ pub struct StepOptions {
     pub harness: Option<String>,
     /// Open model: sessions arrive at this rate per second (overrides `[step] arrival_rate`).
     pub rate: Option<f64>,
+    /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
+    pub cap: Option<crate::cap::CapSpec>,
 }
 
 /// What a step found besides its RESULT: why it collapsed, in words, for the terminal.
@@ -156,8 +158,15 @@ async fn driven(
     session: &SessionSpec,
 ) -> anyhow::Result<StepReport> {
     let base = rig.base();
+    let mut cap = opts
+        .cap
+        .map(|c| crate::cap::Cap::create(c, &format!("c{}", rig.concurrency)));
+    if let Some(w) = cap.as_ref().and_then(|c| c.warning()) {
+        eprintln!("{w}");
+    }
+    let command: Vec<String> = cfg.command.iter().map(|c| rig.fill(c)).collect();
     let spec = SutSpec {
-        command: cfg.command.iter().map(|c| rig.fill(c)).collect(),
+        command: cap.as_ref().map_or(command.clone(), |c| c.wrap(&command)),
         env: rig.env.clone(),
         cwd: Some(cfg.cwd.clone()),
         ready: match &cfg.ready {
@@ -215,6 +224,9 @@ async fn driven(
         .unwrap_or_else(|s| s.summary());
     let died = sut.exited();
     let stopped = sut.stop().await;
+    if let Some(c) = cap.as_mut() {
+        c.remove();
+    }
     let report = driven?;
     let measured = Measured {
         sessions_ok: report.sessions_ok,
@@ -236,6 +248,7 @@ async fn driven(
         first_errors: report.first_errors.into_iter().collect(),
         harness_cpu_sec: harness_cpu,
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
+        cap: cap.as_ref().map(|c| (c.method, c.spec)),
     };
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)
 }

@@ -1,0 +1,234 @@
+//! Resource caps without Docker: a cgroup made for one step's SUT, removed afterwards.
+//!
+//! Detection order: cgroup v2 with the `memory` and `cpu` controllers available and
+//! writable; cgroup v1 `memory` and `cpu` hierarchies; else CPU affinity only (the SUT
+//! is pinned to the first N cores) with a loud warning that memory is not capped.
+//! (`systemd-run --scope` is not used: it needs a running systemd user manager, which
+//! the machines this was built on do not have.) The SUT is moved into the cgroup by a
+//! `sh` wrapper that writes its own pid to `cgroup.procs` and then `exec`s the command.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CapSpec {
+    pub cpus: f64,
+    pub mem_bytes: u64,
+}
+
+impl Default for CapSpec {
+    fn default() -> Self {
+        CapSpec {
+            cpus: 2.0,
+            mem_bytes: 2 << 30,
+        }
+    }
+}
+
+/// Parses `2G`, `512M`, `1.5G`, `2048` (MiB without a unit).
+pub fn parse_mem(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let (num, mult) = match t.chars().last() {
+        Some('G') => (&t[..t.len() - 1], 1u64 << 30),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('K') => (&t[..t.len() - 1], 1 << 10),
+        _ => (t.as_str(), 1 << 20),
+    };
+    let v: f64 = num
+        .trim_end_matches('B')
+        .parse()
+        .map_err(|_| format!("--mem {s:?}: write a size such as 2G or 512M"))?;
+    if v.is_nan() || v <= 0.0 {
+        return Err(format!("--mem {s:?}: must be more than 0"));
+    }
+    Ok((v * mult as f64) as u64)
+}
+
+/// A cap in force for one step.
+#[derive(Debug)]
+pub struct Cap {
+    pub method: &'static str,
+    pub spec: CapSpec,
+    /// cgroup directories to join (one for v2; memory and cpu for v1).
+    dirs: Vec<PathBuf>,
+    /// CPU affinity fallback: pin to these cores.
+    pub cores: Option<usize>,
+}
+
+fn writable_dir(parent: &Path, name: &str) -> Option<PathBuf> {
+    let dir = parent.join(name);
+    std::fs::create_dir(&dir).ok()?;
+    Some(dir)
+}
+
+fn write(p: &Path, v: &str) -> bool {
+    std::fs::write(p, v).is_ok()
+}
+
+impl Cap {
+    /// Creates a fresh cgroup named after this process and `tag`; falls back as the
+    /// module says. Never fails: the weakest fallback is "no cap" with a warning.
+    pub fn create(spec: CapSpec, tag: &str) -> Cap {
+        let name = format!("plimsoll-{}-{tag}", std::process::id());
+        let quota = (spec.cpus * 100_000.0).round().max(1_000.0) as u64;
+        // cgroup v2
+        for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
+            let root = Path::new(root);
+            let ctl = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap_or_default();
+            if ctl.split_whitespace().any(|c| c == "memory")
+                && ctl.split_whitespace().any(|c| c == "cpu")
+            {
+                let _ = write(&root.join("cgroup.subtree_control"), "+memory +cpu");
+                if let Some(dir) = writable_dir(root, &name) {
+                    let ok = write(&dir.join("memory.max"), &spec.mem_bytes.to_string())
+                        && write(&dir.join("cpu.max"), &format!("{quota} 100000"));
+                    let _ = write(&dir.join("memory.swap.max"), "0");
+                    if ok {
+                        return Cap {
+                            method: "cgroup-v2",
+                            spec,
+                            dirs: vec![dir],
+                            cores: None,
+                        };
+                    }
+                    let _ = std::fs::remove_dir(&dir);
+                }
+            }
+        }
+        // cgroup v1
+        let (mem_root, cpu_root) = (
+            Path::new("/sys/fs/cgroup/memory"),
+            Path::new("/sys/fs/cgroup/cpu"),
+        );
+        if let (Some(m), Some(c)) = (writable_dir(mem_root, &name), writable_dir(cpu_root, &name)) {
+            let ok = write(
+                &m.join("memory.limit_in_bytes"),
+                &spec.mem_bytes.to_string(),
+            ) && write(&c.join("cpu.cfs_period_us"), "100000")
+                && write(&c.join("cpu.cfs_quota_us"), &quota.to_string());
+            let _ = write(
+                &m.join("memory.memsw.limit_in_bytes"),
+                &spec.mem_bytes.to_string(),
+            );
+            if ok {
+                return Cap {
+                    method: "cgroup-v1",
+                    spec,
+                    dirs: vec![m, c],
+                    cores: None,
+                };
+            }
+            let _ = std::fs::remove_dir(&m);
+            let _ = std::fs::remove_dir(&c);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Cap {
+            method: "affinity",
+            spec,
+            dirs: Vec::new(),
+            cores: Some((spec.cpus.ceil() as usize).clamp(1, cores)),
+        }
+    }
+
+    /// A warning to print, when the cap is weaker than asked.
+    pub fn warning(&self) -> Option<String> {
+        (self.method == "affinity").then(|| {
+            format!(
+                "WARNING: no writable cgroup here (run as root, or enable the memory and cpu controllers): \
+                 the SUT is only pinned to {} core(s) and its MEMORY IS NOT CAPPED",
+                self.cores.unwrap_or(1)
+            )
+        })
+    }
+
+    /// The SUT's command, wrapped so it joins the cgroup (or pins its cores) first.
+    pub fn wrap(&self, command: &[String]) -> Vec<String> {
+        let mut script = String::new();
+        for d in &self.dirs {
+            script.push_str(&format!(
+                "echo $$ > '{}/cgroup.procs' || exit 97; ",
+                d.display()
+            ));
+        }
+        if let Some(n) = self.cores {
+            if which("taskset") {
+                script.push_str(&format!("exec taskset -c 0-{} \"$@\"", n - 1));
+            } else {
+                script.push_str("exec \"$@\"");
+            }
+        } else {
+            script.push_str("exec \"$@\"");
+        }
+        let mut out = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            script,
+            "plimsoll-cap".to_string(),
+        ];
+        out.extend(command.iter().cloned());
+        out
+    }
+
+    /// Removes the cgroups (after the SUT has been stopped and reaped).
+    pub fn remove(&mut self) {
+        for d in self.dirs.drain(..) {
+            // A cgroup can only go once its last process is gone; give the kernel a moment.
+            for _ in 0..50 {
+                if std::fs::remove_dir(&d).is_ok() || !d.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+impl Drop for Cap {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes() {
+        assert_eq!(parse_mem("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_mem("512m").unwrap(), 512 << 20);
+        assert_eq!(parse_mem("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_mem("100").unwrap(), 100 << 20);
+        assert!(parse_mem("lots").unwrap_err().contains("2G"));
+        assert!(parse_mem("0").is_err());
+    }
+
+    #[test]
+    fn creates_and_removes_its_cgroups() {
+        let mut cap = Cap::create(
+            CapSpec {
+                cpus: 1.0,
+                mem_bytes: 256 << 20,
+            },
+            "unit",
+        );
+        let dirs = cap.dirs.clone();
+        if cap.method == "affinity" {
+            assert!(cap.warning().unwrap().contains("MEMORY IS NOT CAPPED"));
+            return;
+        }
+        assert!(dirs.iter().all(|d| d.exists()));
+        let wrapped = cap.wrap(&["true".to_string()]);
+        let st = std::process::Command::new(&wrapped[0])
+            .args(&wrapped[1..])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        cap.remove();
+        assert!(dirs.iter().all(|d| !d.exists()));
+    }
+}
