@@ -36,6 +36,11 @@ enum Command {
         after_help = "Examples:\n  plimsoll ramp --config examples/floor/plimsoll.toml --ladder 10,20,40,80\n  plimsoll ramp --config plimsoll.toml --ladder auto --cpus 2 --mem 2G --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes; the verdict follows; --out writes result.json and report.md."
     )]
     Ramp(RampArgs),
+    /// The whole job with nothing to set up: ramp the built-in floor agent and write the reports.
+    #[command(
+        after_help = "Example:\n  plimsoll demo                 ladder 16..512 under a 2 CPU / 2 GB cap, reports in ./plimsoll-demo"
+    )]
+    Demo(DemoArgs),
     /// Serve the floor reference agent: a bare tool loop against OPENAI_BASE_URL (what any agent costs at least).
     Floor(FloorArgs),
     /// Benchmarks of Plimsoll's own parts.
@@ -98,6 +103,18 @@ struct RampArgs {
     out: Option<PathBuf>,
     #[arg(long)]
     allow_remote: bool,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Where the reports (and the generated setup) go.
+    #[arg(long, default_value = "plimsoll-demo")]
+    out: PathBuf,
+    #[arg(long, default_value = "16,32,64,128,256,512")]
+    ladder: String,
+    /// Run without a cap.
+    #[arg(long)]
+    no_cap: bool,
 }
 
 #[derive(Args)]
@@ -220,6 +237,7 @@ fn main() -> ExitCode {
         }
         Command::Floor(a) => floor_cmd(a),
         Command::Ramp(a) => ramp_cmd(a),
+        Command::Demo(a) => demo_cmd(a),
         Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
         Command::Bench(BenchCommand::Probe { threads, samples }) => std::env::current_exe()
             .map_err(anyhow::Error::from)
@@ -303,6 +321,16 @@ fn ramp_cmd(a: RampArgs) -> anyhow::Result<()> {
         .build()?;
     let doc = rt.block_on(ramp::ladder::run_ladder(&cfg, levels, &opts))?;
     println!("{}", serde_json::to_string(&doc)?);
+    Ok(())
+}
+
+fn demo_cmd(a: DemoArgs) -> anyhow::Result<()> {
+    let levels = ramp::ladder::parse_levels(&a.ladder, 16).map_err(anyhow::Error::msg)?;
+    let cap = (!a.no_cap).then(ramp::cap::CapSpec::default);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(ramp::demo::run_demo(a.out, levels, cap))?;
     Ok(())
 }
 

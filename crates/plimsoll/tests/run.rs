@@ -382,3 +382,20 @@ http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve
     );
     assert!(err.contains("collapse at 2 sessions: oom_killed"), "{err}");
 }
+
+#[test]
+fn demo_runs_with_nothing_set_up() {
+    let out = std::env::temp_dir().join(format!("plimsoll-demo-test-{}", std::process::id()));
+    let o = Command::new(BIN)
+        .args(["demo", "--ladder", "4,8", "--no-cap", "--out"])
+        .arg(&out)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(doc["analysis"]["ceiling"], 8);
+    assert!(out.join("report.md").exists() && out.join("setup/plimsoll.toml").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}

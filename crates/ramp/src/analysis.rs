@@ -18,7 +18,8 @@ pub struct Knee {
     /// The knee lies between these two levels.
     pub from: f64,
     pub to: f64,
-    /// clear | weak | at_the_end (the turn is at the last level: widen the ladder) | insufficient
+    /// clear | weak | at_the_end (the turn is at the last level: widen the ladder) |
+    /// flat (latency inflation rose by less than 15 % over the whole ladder) | insufficient
     pub confidence: &'static str,
     pub method: &'static str,
 }
@@ -45,11 +46,13 @@ pub fn knee(points: &[Point]) -> Knee {
         ys.iter().cloned().fold(f64::INFINITY, f64::min),
         ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
     );
-    if (y1 - y0) < 1e-9 || (x1 - x0) < 1e-9 {
+    // Normalising a nearly flat curve would blow noise up into a "knee".
+    if y1 < y0 * 1.15 || (x1 - x0) < 1e-9 {
+        let last = points[points.len() - 1].concurrency;
         return Knee {
-            from: x1,
-            to: x1,
-            confidence: "at_the_end",
+            from: last,
+            to: last,
+            confidence: "flat",
             method,
         };
     }
@@ -286,6 +289,13 @@ mod tests {
         let k = knee(&p);
         assert_eq!((k.from, k.to, k.confidence), (40.0, 80.0, "clear"));
         assert_eq!(knee(&p[..2]).confidence, "insufficient");
+        let flat = pts(&[
+            (16.0, 1.01, 0.0),
+            (32.0, 1.0, 0.0),
+            (64.0, 1.02, 0.0),
+            (128.0, 1.05, 0.0),
+        ]);
+        assert_eq!(knee(&flat).confidence, "flat");
     }
 
     #[test]

@@ -244,6 +244,10 @@ fn print_verdict(doc: &serde_json::Value) {
     let conf = k["confidence"].as_str().unwrap_or("");
     match conf {
         "insufficient" => eprintln!("knee: not enough steps (3 needed)"),
+        "flat" => eprintln!(
+            "knee: none within the ladder — latency inflation stayed within 15 % up to {} sessions",
+            k["from"]
+        ),
         "at_the_end" => eprintln!(
             "knee: {} or beyond — latency turns at the last level; widen the ladder",
             k["from"]

@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod cap;
 pub mod cli;
 pub mod config;
+pub mod demo;
 mod harness;
 mod judge;
 pub mod ladder;

@@ -1,0 +1,52 @@
+//! `plimsoll demo`: the whole job with nothing to set up — the built-in floor agent,
+//! the bundled memory scenario, a doubling ladder under the default cap, the reports.
+
+use crate::cap::CapSpec;
+use crate::config::Config;
+use crate::ladder::{run_ladder, Levels, RampOptions};
+use crate::step::StepOptions;
+use std::path::PathBuf;
+
+const SCENARIO: &str = include_str!("../../../scenarios/memory.toml");
+const SESSION: &str = include_str!("../../../examples/floor/session.toml");
+const CONFIG: &str = r#"# Written by `plimsoll demo`: the floor agent built into Plimsoll.
+[sut]
+command = ["{{plimsoll}}", "floor", "--listen", "127.0.0.1:{{port}}", "--model", "memory"]
+ready = "http"
+ready_path = "/health"
+[mock]
+scenario = "scenario.toml"
+seed = 1
+[session]
+file = "session.toml"
+[step]
+timeout_s = 120
+"#;
+
+/// Writes the demo's files into `out/setup` and ramps; returns the ladder document.
+pub async fn run_demo(
+    out: PathBuf,
+    levels: Levels,
+    cap: Option<CapSpec>,
+) -> anyhow::Result<serde_json::Value> {
+    let setup = out.join("setup");
+    std::fs::create_dir_all(&setup)?;
+    std::fs::write(setup.join("plimsoll.toml"), CONFIG)?;
+    std::fs::write(setup.join("session.toml"), SESSION)?;
+    std::fs::write(setup.join("scenario.toml"), SCENARIO)?;
+    let cfg = Config::load(&setup.join("plimsoll.toml"))?;
+    eprintln!(
+        "plimsoll demo: ramping the floor agent (memory scenario: store and recall a fact each turn, 3 turns per session); setup in {}",
+        setup.display()
+    );
+    let opts = RampOptions {
+        step: StepOptions {
+            cap,
+            ..Default::default()
+        },
+        host: Some((64.0, 16.0)),
+        target: Some(100_000),
+        out: Some(out),
+    };
+    run_ladder(&cfg, levels, &opts).await
+}
