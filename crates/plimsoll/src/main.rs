@@ -41,6 +41,23 @@ enum Command {
         after_help = "Example:\n  plimsoll demo                 ladder 16..512 under a 2 CPU / 2 GB cap, reports in ./plimsoll-demo"
     )]
     Demo(DemoArgs),
+    /// List the recorded ramp runs.
+    History {
+        #[arg(long, default_value = ".plimsoll/history.db")]
+        db: PathBuf,
+        /// How many runs, newest first.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Re-render a recorded run: the table and verdict, and with --out its result.json and report.md.
+    Report {
+        /// The run's id (see `plimsoll history`).
+        run: i64,
+        #[arg(long, default_value = ".plimsoll/history.db")]
+        db: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Serve the floor reference agent: a bare tool loop against OPENAI_BASE_URL (what any agent costs at least).
     Floor(FloorArgs),
     /// Benchmarks of Plimsoll's own parts.
@@ -103,6 +120,12 @@ struct RampArgs {
     out: Option<PathBuf>,
     #[arg(long)]
     allow_remote: bool,
+    /// The history database every run and step is recorded in.
+    #[arg(long, default_value = ".plimsoll/history.db")]
+    history: PathBuf,
+    /// Do not record this run.
+    #[arg(long)]
+    no_history: bool,
 }
 
 #[derive(Args)]
@@ -238,6 +261,10 @@ fn main() -> ExitCode {
         Command::Floor(a) => floor_cmd(a),
         Command::Ramp(a) => ramp_cmd(a),
         Command::Demo(a) => demo_cmd(a),
+        Command::History { db, limit } => history_cmd(&db, limit),
+        Command::Report { run, db, out } => {
+            ramp::ladder::report_from_history(&db, run, out.as_deref()).map(|_| ())
+        }
         Command::Bench(BenchCommand::Mock(a)) => bench_mock_cmd(a),
         Command::Bench(BenchCommand::Probe { threads, samples }) => std::env::current_exe()
             .map_err(anyhow::Error::from)
@@ -315,12 +342,35 @@ fn ramp_cmd(a: RampArgs) -> anyhow::Result<()> {
             .map_err(anyhow::Error::msg)?,
         target: a.target,
         out: a.out,
+        history: (!a.no_history).then_some(a.history),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     let doc = rt.block_on(ramp::ladder::run_ladder(&cfg, levels, &opts))?;
     println!("{}", serde_json::to_string(&doc)?);
+    Ok(())
+}
+
+fn history_cmd(db: &std::path::Path, limit: usize) -> anyhow::Result<()> {
+    if !db.exists() {
+        anyhow::bail!(
+            "no history at {}; `plimsoll ramp` records one there",
+            db.display()
+        );
+    }
+    let h = store::History::open(db)?;
+    println!(
+        "{:>5}  {:<20}  {:<13}  {:>5}  {:>8}  config",
+        "run", "started", "status", "steps", "ceiling"
+    );
+    for r in h.runs(limit)? {
+        let ceiling = r.ceiling.map_or("—".to_string(), |c| c.to_string());
+        println!(
+            "{:>5}  {:<20}  {:<13}  {:>5}  {:>8}  {}",
+            r.id, r.started, r.status, r.steps, ceiling, r.config
+        );
+    }
     Ok(())
 }
 

@@ -399,3 +399,48 @@ fn demo_runs_with_nothing_set_up() {
     assert!(out.join("report.md").exists() && out.join("setup/plimsoll.toml").exists());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn history_records_runs_and_report_re_renders_them_identically() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-history-test-{}", std::process::id()));
+    let db = dir.join("history.db");
+    let (code, doc, err) = ramp(
+        &root().join("examples/floor/plimsoll.toml"),
+        &[
+            "--ladder",
+            "3,6",
+            "--no-cap",
+            "--history",
+            db.to_str().unwrap(),
+            "--out",
+            dir.join("a").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let run = doc["run"].as_i64().unwrap();
+    let list = Command::new(BIN)
+        .args(["history", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    assert!(list.contains("done") && list.lines().count() == 2, "{list}");
+    let o = Command::new(BIN)
+        .args(["report", &run.to_string(), "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(dir.join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = std::fs::read_to_string(dir.join("a/report.md")).unwrap();
+    let b = std::fs::read_to_string(dir.join("b/report.md")).unwrap();
+    assert_eq!(a, b, "re-rendered report differs");
+    let missing = Command::new(BIN)
+        .args(["report", "999", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no run 999"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,6 +47,7 @@ pub async fn run_demo(
         host: Some((64.0, 16.0)),
         target: Some(100_000),
         out: Some(out),
+        history: None,
     };
     run_ladder(&cfg, levels, &opts).await
 }

@@ -51,6 +51,8 @@ pub struct RampOptions {
     pub host: Option<(f64, f64)>,
     pub target: Option<u64>,
     pub out: Option<PathBuf>,
+    /// The history database (None: do not record).
+    pub history: Option<PathBuf>,
 }
 
 /// `"64GB,16cpu"` → (64, 16).
@@ -76,20 +78,21 @@ pub fn parse_host(s: &str) -> Result<(f64, f64), String> {
     }
 }
 
-fn row(r: &StepResult) -> String {
-    let o = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
+/// One table row from a RESULT object (as stored, so history re-renders the same).
+fn row(r: &serde_json::Value) -> String {
+    let o = |k: &str| r[k].as_f64().map_or("—".to_string(), |v| format!("{v:.1}"));
     format!(
-        "| {:>7} | {:<17} | {:>9} | {:>9} | {:>9} | {:>8.1} | {:>9.1} | {:>7} | {:>8} | {:<7} |",
-        r.concurrency,
-        r.outcome,
-        o(r.p50_session_ms),
-        o(r.p99_session_ms),
-        o(r.latency_inflation),
-        r.peak_rss_mb,
-        r.rss_kb_per_session,
-        r.peak_threads,
-        o(r.cpu_ms_per_turn),
-        r.harness.bound,
+        "| {:>7} | {:<17} | {:>9} | {:>9} | {:>9} | {:>8} | {:>9} | {:>7} | {:>8} | {:<7} |",
+        r["concurrency"],
+        r["outcome"].as_str().unwrap_or(""),
+        o("p50_session_ms"),
+        o("p99_session_ms"),
+        o("latency_inflation"),
+        o("peak_rss_mb"),
+        o("rss_kb_per_session"),
+        r["peak_threads"],
+        o("cpu_ms_per_turn"),
+        r["harness"]["bound"].as_str().unwrap_or(""),
     )
 }
 
@@ -100,6 +103,17 @@ pub async fn run_ladder(
     levels: Levels,
     opts: &RampOptions,
 ) -> anyhow::Result<serde_json::Value> {
+    let environment = environment(cfg, opts);
+    let history = opts
+        .history
+        .as_deref()
+        .map(store::History::open)
+        .transpose()?;
+    let started = crate::cap::now_rfc3339();
+    let run_id = match &history {
+        Some(h) => Some(h.start_run(&started, &cfg.file.display().to_string(), &environment)?),
+        None => None,
+    };
     let mut steps: Vec<StepResult> = Vec::new();
     let mut causes: Vec<Option<String>> = Vec::new();
     let mut interrupted = false;
@@ -124,7 +138,11 @@ pub async fn run_ladder(
             r = run_step(cfg, &o) => r.with_context(|| format!("step at {level} sessions"))?,
             _ = tokio::signal::ctrl_c() => { interrupted = true; break; }
         };
-        eprintln!("{}", row(&step.result));
+        let value = serde_json::to_value(&step.result)?;
+        eprintln!("{}", row(&value));
+        if let (Some(h), Some(id)) = (&history, run_id) {
+            h.add_step(id, steps.len(), &value)?;
+        }
         let collapsed = step.result.outcome != "ok";
         steps.push(step.result);
         causes.push(step.cause);
@@ -134,22 +152,98 @@ pub async fn run_ladder(
         i += 1;
     }
     let analysis = analyse(&steps, &causes, opts, interrupted);
+    if let (Some(h), Some(id)) = (&history, run_id) {
+        h.finish_run(
+            id,
+            if interrupted { "interrupted" } else { "done" },
+            &analysis,
+        )?;
+    }
     let doc = json!({
         "schema_version": 1,
+        "run": run_id,
         "config": cfg.file.display().to_string(),
-        "machine": machine(),
+        "environment": environment,
         "interrupted": interrupted,
         "steps": steps,
         "analysis": analysis,
     });
     print_verdict(&doc);
     if let Some(dir) = &opts.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(&doc)?)?;
-        std::fs::write(dir.join("report.md"), markdown(&doc, &steps))?;
-        eprintln!("wrote {0}/result.json and {0}/report.md", dir.display());
+        write_reports(&doc, dir)?;
     }
     Ok(doc)
+}
+
+/// Writes `result.json` and `report.md` for a ladder document (fresh or from history).
+pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
+    std::fs::write(dir.join("report.md"), markdown(doc))?;
+    eprintln!("wrote {0}/result.json and {0}/report.md", dir.display());
+    Ok(())
+}
+
+/// Re-renders a run stored in the history: the verdict on the terminal, the files in `out`.
+pub fn report_from_history(
+    db: &std::path::Path,
+    run: i64,
+    out: Option<&std::path::Path>,
+) -> anyhow::Result<serde_json::Value> {
+    let h = store::History::open(db)?;
+    let doc = h.run(run)?.with_context(|| {
+        format!(
+            "no run {run} in {}; `plimsoll history` lists the runs",
+            db.display()
+        )
+    })?;
+    eprintln!("{HEADER}");
+    for s in doc["steps"].as_array().into_iter().flatten() {
+        eprintln!("{}", row(s));
+    }
+    if doc["analysis"].is_null() {
+        eprintln!(
+            "run {run} did not finish (status {}): the steps above are all it has",
+            doc["status"]
+        );
+    } else {
+        print_verdict(&doc);
+    }
+    if let Some(dir) = out {
+        write_reports(&doc, dir)?;
+    }
+    Ok(doc)
+}
+
+/// Where Plimsoll ran and what it ran: stored with every run.
+fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    let mem_gb = read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| (kb / 1048576.0 * 10.0).round() / 10.0);
+    let git = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&cfg.cwd)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    json!({
+        "machine": machine(),
+        "memory_gb": mem_gb,
+        "kernel": read("/proc/sys/kernel/osrelease"),
+        "cap": opts.step.cap.map(|c| json!({"cpus": c.cpus, "mem_bytes": c.mem_bytes})),
+        "sut_git_commit": git,
+        "plimsoll_version": env!("CARGO_PKG_VERSION"),
+        "sut_command": cfg.command,
+    })
 }
 
 fn machine() -> String {
@@ -284,13 +378,16 @@ fn print_verdict(doc: &serde_json::Value) {
     }
 }
 
-fn markdown(doc: &serde_json::Value, steps: &[StepResult]) -> String {
+fn markdown(doc: &serde_json::Value) -> String {
+    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
     let mut s = format!(
-        "# Plimsoll ramp — {}\n\nMachine: {}\n\n{HEADER}\n",
+        "# Plimsoll ramp — {}\n\nRun {} · machine: {} · cap: {}\n\n{HEADER}\n",
         doc["config"].as_str().unwrap_or(""),
-        doc["machine"].as_str().unwrap_or("")
+        doc["run"],
+        doc["environment"]["machine"].as_str().unwrap_or(""),
+        doc["environment"]["cap"]
     );
-    for r in steps {
+    for r in &steps {
         s.push_str(&row(r));
         s.push('\n');
     }
