@@ -175,12 +175,16 @@ pub async fn run_ladder(
     Ok(doc)
 }
 
-/// Writes `result.json` and `report.md` for a ladder document (fresh or from history).
+/// Writes `result.json`, `report.md` and `report.html` for a ladder document (fresh or from history).
 pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
     std::fs::write(dir.join("report.md"), markdown(doc))?;
-    eprintln!("wrote {0}/result.json and {0}/report.md", dir.display());
+    std::fs::write(dir.join("report.html"), crate::html::render(doc))?;
+    eprintln!(
+        "wrote {0}/result.json, {0}/report.md and {0}/report.html",
+        dir.display()
+    );
     Ok(())
 }
 

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 mod harness;
+pub mod html;
 mod judge;
 pub mod ladder;
 pub mod result;

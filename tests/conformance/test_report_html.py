@@ -1,0 +1,58 @@
+"""The HTML report, rendered by a real browser (headless Chromium).
+
+It must load with no console message (it has no script and no external resource), hold
+the seven charts, and a screenshot must show them (a blank page is a few KB of PNG).
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import BIN, ROOT
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def report():
+    out = pathlib.Path(tempfile.mkdtemp(prefix="plimsoll-html-"))
+    p = subprocess.run(
+        [BIN, "ramp", "--config", str(ROOT / "examples/floor/plimsoll.toml"), "--ladder", "4,8,16,32",
+         "--no-cap", "--no-history", "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    yield out / "report.html"
+    shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/test installs it where it can)")
+def test_report_renders_in_chromium_with_its_charts(report, tmp_path):
+    url = report.as_uri()
+    dom = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'u1'}", "--enable-logging=stderr", "--v=0", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count("<svg") == 7
+    assert "How to read this" in dom.stdout and "n=32" in dom.stdout
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
+    assert console == [], console
+    shot = tmp_path / "report.png"
+    s = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'u2'}", "--window-size=1240,1800", f"--screenshot={shot}", url],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert s.returncode == 0 and shot.exists(), s.stderr[-2000:]
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big") == 1240
+    assert len(png) > 40_000, f"the screenshot looks blank ({len(png)} bytes)"
