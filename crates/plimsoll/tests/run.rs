@@ -444,3 +444,36 @@ fn history_records_runs_and_report_re_renders_them_identically() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no run 999"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_interrupted_ramp_keeps_its_finished_steps() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-interrupt-test-{}", std::process::id()));
+    let db = dir.join("history.db");
+    let child = Command::new(BIN)
+        .args(["ramp", "--config"])
+        .arg(root().join("examples/floor/plimsoll.toml"))
+        .args(["--ladder", "2,4,8,16,32", "--no-cap", "--history"])
+        .arg(&db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Each step of the floor takes about 2 s: interrupt during the second.
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let list = Command::new(BIN)
+        .args(["history", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    let line = list.lines().nth(1).unwrap_or("");
+    assert!(line.contains("interrupted"), "{list}");
+    let steps: i64 = line.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!((1..5).contains(&steps), "{list}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

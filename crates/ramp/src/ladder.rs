@@ -136,9 +136,17 @@ pub async fn run_ladder(
         o.concurrency = Some(level);
         let step = tokio::select! {
             r = run_step(cfg, &o) => r.with_context(|| format!("step at {level} sessions"))?,
-            _ = tokio::signal::ctrl_c() => { interrupted = true; break; }
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
+                interrupted = true;
+                break;
+            }
         };
         let value = serde_json::to_value(&step.result)?;
+        // Nothing reaches the history or result.json that the schema would refuse.
+        crate::schema::check(&value).map_err(|e| {
+            anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
+        })?;
         eprintln!("{}", row(&value));
         if let (Some(h), Some(id)) = (&history, run_id) {
             h.add_step(id, steps.len(), &value)?;
