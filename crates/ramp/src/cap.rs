@@ -1,11 +1,12 @@
 //! Resource caps without Docker: a cgroup made for one step's SUT, removed afterwards.
 //!
 //! Detection order: cgroup v2 with the `memory` and `cpu` controllers available and
-//! writable; cgroup v1 `memory` and `cpu` hierarchies; else CPU affinity only (the SUT
-//! is pinned to the first N cores) with a loud warning that memory is not capped.
-//! (`systemd-run --scope` is not used: it needs a running systemd user manager, which
-//! the machines this was built on do not have.) The SUT is moved into the cgroup by a
-//! `sh` wrapper that writes its own pid to `cgroup.procs` and then `exec`s the command.
+//! writable; `systemd-run --scope` (a transient scope with MemoryMax and CPUQuota, used
+//! when a trial run of it succeeds: it needs systemd as init, or a user manager);
+//! cgroup v1 `memory` and `cpu` hierarchies; else CPU affinity only (the SUT is pinned
+//! to the first N cores) with a loud warning that memory is not capped. The SUT is moved
+//! into a cgroup by a `sh` wrapper that writes its own pid to `cgroup.procs` and then
+//! `exec`s the command; systemd removes its transient scope by itself when the SUT ends.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +53,8 @@ pub struct Cap {
     dirs: Vec<PathBuf>,
     /// CPU affinity fallback: pin to these cores.
     pub cores: Option<usize>,
+    /// systemd-run: whether to use the user manager (`--user`) rather than the system one.
+    systemd_user: Option<bool>,
 }
 
 fn writable_dir(parent: &Path, name: &str) -> Option<PathBuf> {
@@ -88,11 +91,22 @@ impl Cap {
                             spec,
                             dirs: vec![dir],
                             cores: None,
+                            systemd_user: None,
                         };
                     }
                     let _ = std::fs::remove_dir(&dir);
                 }
             }
+        }
+        // systemd-run --scope
+        if let Some(user) = systemd_scope() {
+            return Cap {
+                method: "systemd-run",
+                spec,
+                dirs: Vec::new(),
+                cores: None,
+                systemd_user: Some(user),
+            };
         }
         // cgroup v1
         let (mem_root, cpu_root) = (
@@ -115,6 +129,7 @@ impl Cap {
                     spec,
                     dirs: vec![m, c],
                     cores: None,
+                    systemd_user: None,
                 };
             }
             let _ = std::fs::remove_dir(&m);
@@ -126,6 +141,7 @@ impl Cap {
             spec,
             dirs: Vec::new(),
             cores: Some((spec.cpus.ceil() as usize).clamp(1, cores)),
+            systemd_user: None,
         }
     }
 
@@ -142,6 +158,16 @@ impl Cap {
 
     /// The SUT's command, wrapped so it joins the cgroup (or pins its cores) first.
     pub fn wrap(&self, command: &[String]) -> Vec<String> {
+        if let Some(user) = self.systemd_user {
+            let mut out = vec!["systemd-run".to_string()];
+            if user {
+                out.push("--user".into());
+            }
+            out.extend(systemd_props(self.spec));
+            out.push("--".into());
+            out.extend(command.iter().cloned());
+            return out;
+        }
         let mut script = String::new();
         for d in &self.dirs {
             script.push_str(&format!(
@@ -211,6 +237,59 @@ pub fn now_rfc3339() -> String {
     )
 }
 
+fn systemd_props(spec: CapSpec) -> Vec<String> {
+    vec![
+        "--scope".into(),
+        "--quiet".into(),
+        "-p".into(),
+        format!("MemoryMax={}", spec.mem_bytes),
+        "-p".into(),
+        format!("CPUQuota={}%", (spec.cpus * 100.0).round() as u64),
+    ]
+}
+
+/// Whether a transient scope can be made here: `Some(user)` after a trial run of
+/// `systemd-run --scope … true` succeeded (system manager as root, else the user one).
+/// Probed once per process.
+fn systemd_scope() -> Option<bool> {
+    static PROBE: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *PROBE.get_or_init(|| {
+        if !which("systemd-run") {
+            return None;
+        }
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let tries: &[bool] = if root { &[false, true] } else { &[true] };
+        tries.iter().copied().find(|&user| {
+            let mut cmd = std::process::Command::new("systemd-run");
+            if user {
+                cmd.arg("--user");
+            }
+            cmd.args(systemd_props(CapSpec {
+                cpus: 1.0,
+                mem_bytes: 64 << 20,
+            }))
+            .arg("true")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+            let Ok(mut child) = cmd.spawn() else {
+                return false;
+            };
+            // A bus that does not answer must not stall the ramp: 3 s, then give up.
+            for _ in 0..150 {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return status.success();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            false
+        })
+    })
+}
+
 fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
@@ -228,6 +307,44 @@ mod tests {
         assert_eq!(parse_mem("100").unwrap(), 100 << 20);
         assert!(parse_mem("lots").unwrap_err().contains("2G"));
         assert!(parse_mem("0").is_err());
+    }
+
+    #[test]
+    fn systemd_scope_is_used_only_when_a_trial_run_works() {
+        let wrapped = Cap {
+            method: "systemd-run",
+            spec: CapSpec {
+                cpus: 1.5,
+                mem_bytes: 1 << 30,
+            },
+            dirs: vec![],
+            cores: None,
+            systemd_user: Some(true),
+        }
+        .wrap(&["agent".to_string(), "--x".to_string()]);
+        assert_eq!(
+            wrapped,
+            [
+                "systemd-run",
+                "--user",
+                "--scope",
+                "--quiet",
+                "-p",
+                "MemoryMax=1073741824",
+                "-p",
+                "CPUQuota=150%",
+                "--",
+                "agent",
+                "--x"
+            ]
+        );
+        // Where the trial fails (no systemd as init, as on these machines), the next method is taken.
+        if systemd_scope().is_none() {
+            assert_ne!(
+                Cap::create(CapSpec::default(), "probe").method,
+                "systemd-run"
+            );
+        }
     }
 
     #[test]
