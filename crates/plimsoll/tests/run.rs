@@ -320,6 +320,7 @@ fn ramp_writes_its_reports_and_leaves_no_cgroups() {
         .contains("at least 4"));
     assert!(doc["analysis"]["capacity"]["hosts"].as_u64().unwrap() >= 1);
     let method = doc["steps"][0]["cap"]["method"].as_str().unwrap();
+    assert_eq!(doc["environment"]["cap"]["method"], method);
     assert!(["cgroup-v1", "cgroup-v2", "affinity"].contains(&method));
     assert!(
         err.contains("| sessions |") && err.contains("widen the ladder"),

@@ -251,7 +251,12 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
         "machine": machine(),
         "memory_gb": mem_gb,
         "kernel": read("/proc/sys/kernel/osrelease"),
-        "cap": opts.step.cap.map(|c| json!({"cpus": c.cpus, "mem_bytes": c.mem_bytes})),
+        // The method a step's cap will use, found the way a step finds it (and removed again).
+        "cap": opts.step.cap.map(|c| json!({
+            "cpus": c.cpus,
+            "mem_bytes": c.mem_bytes,
+            "method": crate::cap::Cap::create(c, "probe").method,
+        })),
         "sut_git_commit": git,
         "plimsoll_version": env!("CARGO_PKG_VERSION"),
         "sut_command": cfg.command,
