@@ -24,6 +24,7 @@ mod timing;
 
 pub use failures::{Failures, Injected};
 pub use handler::fnv1a;
+pub use inject::rfc3339;
 pub use scenario::{Integrity, Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
 pub use server::{router, App, MockOptions, MockServer};
 pub use stats::TimingSnapshot;

@@ -142,6 +142,22 @@ fn bad_config_names_file_line_and_field() {
     );
 }
 
+/// A Python SUT that keeps 16 MB per turn it serves: made to be OOM-killed.
+const LEAKY_SERVER: &str = r#"
+import http.server, os, json
+leak = []
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
+    def do_POST(self):
+        self.rfile.read(int(self.headers['content-length']))
+        leak.append(bytearray(16 << 20))
+        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
+        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
+"#;
+
 fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -221,20 +237,7 @@ fn an_oom_kill_in_the_suts_cgroup_is_named() {
     }
     let _ = std::fs::write(cg.join("memory.memsw.limit_in_bytes"), "-1");
     std::fs::write(cg.join("memory.limit_in_bytes"), "67108864").unwrap();
-    let server = r#"
-import http.server, os, json
-leak = []
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
-    def do_POST(self):
-        self.rfile.read(int(self.headers['content-length']))
-        leak.append(bytearray(16 << 20))
-        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
-        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
-http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
-"#;
+    let server = LEAKY_SERVER;
     let script = format!(
         "echo $$ > {}/cgroup.procs && exec python3 -c \"$SERVER\"",
         cg.display()
@@ -345,20 +348,7 @@ fn ramp_stops_at_the_first_collapse_and_names_the_ceiling() {
         eprintln!("no cgroup hierarchy; skipping");
         return;
     }
-    let server = r#"
-import http.server, os, json
-leak = []
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
-    def do_POST(self):
-        self.rfile.read(int(self.headers['content-length']))
-        leak.append(bytearray(16 << 20))
-        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
-        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
-http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
-"#;
+    let server = LEAKY_SERVER;
     let cfg = config(
         "ramp-oom",
         &format!("[\"python3\", \"-c\", {server:?}]"),

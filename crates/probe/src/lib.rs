@@ -8,6 +8,7 @@
 //! process it started. Driving load and judging results are not this crate's business.
 
 pub mod cgroup;
+pub mod machine;
 pub mod sampler;
 pub mod sut;
 pub mod tree;

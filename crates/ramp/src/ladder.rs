@@ -248,7 +248,7 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     json!({
-        "machine": machine(),
+        "machine": probe::machine::fingerprint(),
         "memory_gb": mem_gb,
         "kernel": read("/proc/sys/kernel/osrelease"),
         // The method a step's cap will use, found the way a step finds it (and removed again).
@@ -261,20 +261,6 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
         "plimsoll_version": env!("CARGO_PKG_VERSION"),
         "sut_command": cfg.command,
     })
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines().find_map(|l| {
-                l.strip_prefix("model name")
-                    .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
-            })
-        })
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{cpu}, {cores} cores")
 }
 
 fn analyse(

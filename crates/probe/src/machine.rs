@@ -1,4 +1,5 @@
-//! A one-line fingerprint of the machine, printed with every benchmark table.
+//! A one-line fingerprint of the machine: printed with every benchmark table and stored
+//! with every ramp run.
 
 pub fn fingerprint() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
