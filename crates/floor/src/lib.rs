@@ -7,6 +7,7 @@
 //! other tool answers `ok`) and send the result back; the final text is the reply,
 //! `{"reply": TEXT, "llm_calls": N}`. `GET /health` answers `ok`. No framework, no
 //! threads beyond tokio's workers, one HTTP connection per turn: a cost floor.
+//! `--thread-per-session` is the other design, on purpose: an OS thread per session.
 
 use bytes::Bytes;
 use drive::http::Conn;
@@ -26,6 +27,8 @@ struct Session {
 }
 
 struct Floor {
+    /// The "one OS thread per session" variant: each new session parks a thread of its own.
+    thread_per_session: bool,
     provider: SocketAddr,
     /// Path prefix of the provider's API (`/v1`).
     prefix: String,
@@ -44,7 +47,12 @@ fn tools() -> Value {
 
 /// Serves the floor on `listen` until the process ends. `base_url` is the provider's
 /// OpenAI base URL (`http://127.0.0.1:PORT/v1`).
-pub async fn serve(listen: SocketAddr, base_url: &str, model: &str) -> anyhow::Result<()> {
+pub async fn serve(
+    listen: SocketAddr,
+    base_url: &str,
+    model: &str,
+    thread_per_session: bool,
+) -> anyhow::Result<()> {
     let rest = base_url.strip_prefix("http://").ok_or_else(|| {
         anyhow::anyhow!("OPENAI_BASE_URL must start with http:// (got {base_url:?})")
     })?;
@@ -57,6 +65,7 @@ pub async fn serve(listen: SocketAddr, base_url: &str, model: &str) -> anyhow::R
         .next()
         .ok_or_else(|| anyhow::anyhow!("cannot resolve {hostport}"))?;
     let floor = Arc::new(Floor {
+        thread_per_session,
         provider,
         prefix,
         model: model.to_string(),
@@ -123,6 +132,12 @@ async fn handle(
 async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u32)> {
     let session = {
         let mut all = floor.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        if floor.thread_per_session && !all.contains_key(id) {
+            // The costly design compare must be able to tell apart: a thread per session.
+            std::thread::spawn(|| loop {
+                std::thread::park();
+            });
+        }
         all.entry(id.to_string()).or_default().clone()
     };
     let mut s = session.lock().await;

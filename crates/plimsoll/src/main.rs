@@ -41,6 +41,11 @@ enum Command {
         after_help = "Example:\n  plimsoll demo                 ladder 16..512 under a 2 CPU / 2 GB cap, reports in ./plimsoll-demo"
     )]
     Demo(DemoArgs),
+    /// Compare two builds of the SUT on the same ladder, interleaved and repeated, with statistics.
+    #[command(
+        after_help = "Examples:\n  plimsoll compare --config plimsoll.toml --base-cmd './agent-old' --branch-cmd './agent-new' --ladder 10,20 --repeat 5\n  plimsoll compare --config plimsoll.toml --base main --branch my-branch --build 'cargo build --release' --fail-on 'p99_session_ms>+10%,peak_threads>+0'\n\nWith --base/--branch (git refs of the SUT's repository, the config's [sut] cwd) each ref is checked out in its own worktree, built with --build, run with the config's [sut] command there, and the worktrees are removed afterwards.\nExit codes: 0 done, 1 Plimsoll's own error, 2 a --fail-on gate was crossed (the rows are printed)."
+    )]
+    Compare(CompareArgs),
     /// List the recorded ramp runs.
     History {
         #[arg(long, default_value = ".plimsoll/history.db")]
@@ -129,6 +134,49 @@ struct RampArgs {
 }
 
 #[derive(Args)]
+struct CompareArgs {
+    #[arg(long, default_value = "plimsoll.toml")]
+    config: PathBuf,
+    /// The base build as a ready command (run with sh -c; {{port}} is filled in).
+    #[arg(long, conflicts_with = "base")]
+    base_cmd: Option<String>,
+    /// The branch build as a ready command.
+    #[arg(long, conflicts_with = "branch")]
+    branch_cmd: Option<String>,
+    /// The base as a git ref of the SUT's repository.
+    #[arg(long, requires = "branch")]
+    base: Option<String>,
+    /// The branch as a git ref.
+    #[arg(long, requires = "base")]
+    branch: Option<String>,
+    /// Build command run in each worktree (with --base/--branch).
+    #[arg(long)]
+    build: Option<String>,
+    #[arg(long, default_value = "10,20")]
+    ladder: String,
+    /// Repetitions per level and side, interleaved base, branch, base, branch … (6 or more for a verdict).
+    #[arg(long, default_value_t = 6)]
+    repeat: usize,
+    /// CI gates, e.g. 'p99_session_ms>+10%,peak_threads>+0'.
+    #[arg(long, default_value = "")]
+    fail_on: String,
+    #[arg(long, default_value_t = 2.0)]
+    cpus: f64,
+    #[arg(long, default_value = "2G")]
+    mem: String,
+    #[arg(long)]
+    no_cap: bool,
+    /// Directory for compare.json, compare.md and compare.html.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The history database both sides are recorded in, linked as a pair.
+    #[arg(long, default_value = ".plimsoll/history.db")]
+    history: PathBuf,
+    #[arg(long)]
+    no_history: bool,
+}
+
+#[derive(Args)]
 struct DemoArgs {
     /// Where the reports (and the generated setup) go.
     #[arg(long, default_value = "plimsoll-demo")]
@@ -150,6 +198,9 @@ struct FloorArgs {
     /// The provider's OpenAI base URL (default: $OPENAI_BASE_URL).
     #[arg(long, env = "OPENAI_BASE_URL")]
     provider: String,
+    /// Park an OS thread per session (the costly design, for `plimsoll compare` to catch).
+    #[arg(long)]
+    thread_per_session: bool,
 }
 
 #[derive(Args)]
@@ -261,6 +312,10 @@ fn main() -> ExitCode {
         Command::Floor(a) => floor_cmd(a),
         Command::Ramp(a) => ramp_cmd(a),
         Command::Demo(a) => demo_cmd(a),
+        Command::Compare(a) => match compare_cmd(a) {
+            Ok(code) => return ExitCode::from(code),
+            Err(e) => Err(e),
+        },
         Command::History { db, limit } => history_cmd(&db, limit),
         Command::Report { run, db, out } => {
             ramp::ladder::report_from_history(&db, run, out.as_deref()).map(|_| ())
@@ -352,6 +407,75 @@ fn ramp_cmd(a: RampArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn compare_cmd(a: CompareArgs) -> anyhow::Result<u8> {
+    let cfg = ramp::Config::load(&a.config)?;
+    let levels = match ramp::ladder::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
+        ramp::ladder::Levels::List(v) => v,
+        ramp::ladder::Levels::Auto { .. } => {
+            anyhow::bail!("--ladder auto is for ramp; compare needs fixed levels, e.g. 10,20")
+        }
+    };
+    let cap = if a.no_cap {
+        None
+    } else {
+        Some(cap_spec(Some(a.cpus), Some(&a.mem)).map_err(anyhow::Error::msg)?)
+    };
+    let fail_on = ramp::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
+    let step = ramp::StepOptions {
+        cap,
+        ..Default::default()
+    };
+    // Git refs: a worktree per ref, built, removed afterwards (the guards' Drop).
+    let (worktrees, base_cmd, branch_cmd) = match (&a.base, &a.branch, &a.base_cmd, &a.branch_cmd) {
+        (Some(b), Some(r), None, None) => {
+            let wt = ramp::compare::Worktrees::create(&cfg.cwd, b, r, a.build.as_deref())?;
+            let cmd = shell_join(&cfg.command);
+            (Some(wt), cmd.clone(), cmd)
+        }
+        (None, None, Some(b), Some(r)) => (None, b.clone(), r.clone()),
+        _ => anyhow::bail!("give --base-cmd and --branch-cmd, or --base and --branch (git refs)"),
+    };
+    let opts = ramp::compare::CompareOptions {
+        base_cmd,
+        branch_cmd,
+        levels,
+        repeat: a.repeat,
+        step,
+        fail_on,
+        history: (!a.no_history).then_some(a.history.clone()),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let (doc, breaches) =
+        rt.block_on(ramp::compare::run_compare(&cfg, &opts, worktrees.as_ref()))?;
+    drop(worktrees);
+    let md = ramp::compare::markdown(&doc);
+    eprintln!("{md}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(
+            dir.join("compare.json"),
+            serde_json::to_string_pretty(&doc)?,
+        )?;
+        std::fs::write(dir.join("compare.md"), &md)?;
+        std::fs::write(dir.join("compare.html"), ramp::html::render_compare(&doc))?;
+    }
+    println!("{doc}");
+    for b in &breaches {
+        eprintln!("FAIL: {b}");
+    }
+    Ok(if breaches.is_empty() { 0 } else { 2 })
+}
+
+fn shell_join(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn history_cmd(db: &std::path::Path, limit: usize) -> anyhow::Result<()> {
     if !db.exists() {
         anyhow::bail!(
@@ -388,7 +512,12 @@ fn floor_cmd(a: FloorArgs) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(floor::serve(a.listen, &a.provider, &a.model))
+    rt.block_on(floor::serve(
+        a.listen,
+        &a.provider,
+        &a.model,
+        a.thread_per_session,
+    ))
 }
 
 fn bench_mock_cmd(a: BenchMockArgs) -> anyhow::Result<()> {

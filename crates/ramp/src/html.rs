@@ -299,6 +299,80 @@ section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}p
     )
 }
 
+/// `compare.html`: per metric, the base and branch medians against concurrency on one
+/// chart, with the verdict of every level under it.
+pub fn render_compare(doc: &Value) -> String {
+    let levels = doc["levels"].as_array().cloned().unwrap_or_default();
+    let xs: Vec<f64> = levels
+        .iter()
+        .map(|l| l["concurrency"].as_f64().unwrap_or(1.0))
+        .collect();
+    let counts: Vec<u64> = levels
+        .iter()
+        .map(|l| l["base_outcomes"].as_array().map_or(0, |a| a.len() as u64))
+        .collect();
+    let mut body = String::new();
+    for m in crate::compare::METRICS {
+        let side = |k: &str| -> Vec<Option<f64>> {
+            levels
+                .iter()
+                .map(|l| l["metrics"][*m][k].as_f64())
+                .collect()
+        };
+        let verdicts: Vec<String> = levels
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}: {}",
+                    l["concurrency"],
+                    l["metrics"][*m]["verdict"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        let how = format!(
+            "Medians of the repetitions (n under each level is per side). Verdicts — {}.",
+            verdicts.join("; ")
+        );
+        let c = Chart {
+            title: m,
+            unit: "median",
+            how: &how,
+            series: vec![
+                Series {
+                    name: "base",
+                    color: "#36c",
+                    values: side("base"),
+                },
+                Series {
+                    name: "branch",
+                    color: "#c33",
+                    values: side("branch"),
+                },
+            ],
+            curve: None,
+        };
+        let _ = write!(
+            body,
+            "<section>{}</section>",
+            svg(&c, &xs, &counts, None, None, None)
+        );
+    }
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll compare</title><style>
+body{{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}}
+section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}px}}
+.t{{font:bold 13px sans-serif}} .a{{font:10px sans-serif;fill:#555}} .n{{font:9px sans-serif;fill:#999}}
+.m{{font:10px sans-serif}} .l{{font:11px sans-serif}} .np{{font:9px sans-serif;fill:#c33}} .how{{font-size:12px;color:#555;margin:2px 0}}
+</style></head><body><h1>Plimsoll compare</h1><p>base: <code>{}</code><br>branch: <code>{}</code><br>ceiling: base {}, branch {}</p>{}</body></html>
+"#,
+        esc(doc["base"].as_str().unwrap_or("")),
+        esc(doc["branch"].as_str().unwrap_or("")),
+        doc["ceiling"]["base"],
+        doc["ceiling"]["branch"],
+        body
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

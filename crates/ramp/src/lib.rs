@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod cap;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod demo;
 mod harness;
