@@ -33,7 +33,7 @@ enum Command {
     Run(RunArgs),
     /// Ramp: one fresh step per level under a resource cap until the first collapse; ceiling, knee, USL, capacity.
     #[command(
-        after_help = "Examples:\n  plimsoll ramp --config examples/floor/plimsoll.toml --ladder 10,20,40,80\n  plimsoll ramp --config plimsoll.toml --ladder auto --cpus 2 --mem 2G --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes; the verdict follows; --out writes result.json and report.md."
+        after_help = "Examples:\n  plimsoll ramp --config examples/floor/plimsoll.toml --ladder 10,20,40,80\n  plimsoll ramp --config plimsoll.toml --ladder auto --cpus 2 --mem 2G --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes; the verdict follows; --out writes result.json, report.md and report.html; every run goes into .plimsoll/history.db (plimsoll history, plimsoll report RUN)."
     )]
     Ramp(RampArgs),
     /// The whole job with nothing to set up: ramp the built-in floor agent and write the reports.
@@ -43,7 +43,7 @@ enum Command {
     Demo(DemoArgs),
     /// Compare two builds of the SUT on the same ladder, interleaved and repeated, with statistics.
     #[command(
-        after_help = "Examples:\n  plimsoll compare --config plimsoll.toml --base-cmd './agent-old' --branch-cmd './agent-new' --ladder 10,20 --repeat 5\n  plimsoll compare --config plimsoll.toml --base main --branch my-branch --build 'cargo build --release' --fail-on 'p99_session_ms>+10%,peak_threads>+0'\n\nWith --base/--branch (git refs of the SUT's repository, the config's [sut] cwd) each ref is checked out in its own worktree, built with --build, run with the config's [sut] command there, and the worktrees are removed afterwards.\nExit codes: 0 done, 1 Plimsoll's own error, 2 a --fail-on gate was crossed (the rows are printed)."
+        after_help = "Examples:\n  plimsoll compare --config plimsoll.toml --base-cmd './agent-old' --branch-cmd './agent-new' --ladder 10,20 --repeat 6\n  plimsoll compare --config plimsoll.toml --base main --branch my-branch --build 'cargo build --release' --fail-on 'p99_session_ms>+10%,peak_threads>+0'\n\nWith --base/--branch (git refs of the SUT's repository, the config's [sut] cwd) each ref is checked out in its own worktree, built with --build, run with the config's [sut] command there, and the worktrees are removed afterwards.\nExit codes: 0 done, 1 Plimsoll's own error, 2 a --fail-on gate was crossed (the rows are printed)."
     )]
     Compare(CompareArgs),
     /// List the recorded ramp runs.
