@@ -7,16 +7,18 @@ pub fn cpu_seconds(pid: u32) -> std::io::Result<(f64, f64)> {
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let hz = probe::tree::clock_ticks_per_sec();
     Ok((ticks(11) / hz.max(1.0), ticks(12) / hz.max(1.0)))
 }
 
 /// Resident set size of a process, in KiB.
 pub fn rss_kb(pid: u32) -> std::io::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    Ok(status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0))
+    let s = probe::tree::sample_pids(&[pid], false, false);
+    if s.processes == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("process {pid} is gone"),
+        ));
+    }
+    Ok(s.rss_kb)
 }

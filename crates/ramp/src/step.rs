@@ -116,9 +116,7 @@ impl Rig {
 
 pub(crate) fn own_cpu_sec() -> f64 {
     // Plimsoll's own CPU (mock and driver), not the SUT it started.
-    // SAFETY: sysconf has no preconditions.
-    let hz = (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as f64;
-    probe::tree::process_cpu_ticks(std::process::id()) as f64 / hz
+    probe::tree::process_cpu_ticks(std::process::id()) as f64 / probe::tree::clock_ticks_per_sec()
 }
 
 fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
