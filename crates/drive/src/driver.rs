@@ -6,8 +6,9 @@
 //! body, failed check) fails its session and is counted by kind. A ticker measures the
 //! driver's own scheduling lag, so a run can tell when the harness was the bottleneck.
 
+use crate::checks::{check_one, reply_json};
 use crate::http::{Conn, HttpError};
-use crate::session::{render, Check, Protocol, SessionSpec};
+use crate::session::{render, Protocol, SessionSpec};
 use anyhow::{bail, Context};
 use bytes::Bytes;
 use hdrhistogram::Histogram;
@@ -451,52 +452,6 @@ async fn http_turn(
     Ok((out, first, sent))
 }
 
-/// The reply as JSON: the whole body (http), or the last JSON `data:` event (sse).
-fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
-    match protocol {
-        Protocol::Http | Protocol::Ws => serde_json::from_slice(body).ok(),
-        Protocol::Sse => String::from_utf8_lossy(body)
-            .lines()
-            .rev()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .find_map(|d| serde_json::from_str(d.trim()).ok()),
-    }
-}
-
-fn check_one(check: &Check, doc: &serde_json::Value) -> Result<(), String> {
-    match check {
-        Check::Present(p) => doc
-            .pointer(p)
-            .map(|_| ())
-            .ok_or_else(|| format!("{p} is missing from the reply")),
-        Check::Equals(p, want) => match doc.pointer(p) {
-            Some(v) if v == want => Ok(()),
-            Some(v) => Err(format!("{p} is {v}, expected {want}")),
-            None => Err(format!("{p} is missing from the reply")),
-        },
-        Check::Contains(p, want) => match doc.pointer(p) {
-            Some(serde_json::Value::String(s)) if s.contains(want.as_str()) => Ok(()),
-            Some(v) => Err(format!(
-                "{p} does not contain {want:?} (got {})",
-                excerpt(v)
-            )),
-            None => Err(format!("{p} is missing from the reply")),
-        },
-    }
-}
-
-fn excerpt(v: &serde_json::Value) -> String {
-    let s = v.to_string();
-    if s.len() > 80 {
-        format!(
-            "{}…",
-            &s[..s.char_indices().nth(80).map_or(s.len(), |(i, _)| i)]
-        )
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,22 +472,5 @@ mod tests {
             .to_string();
         assert!(e.contains("--allow-remote"), "{e}");
         assert!(target("http://10.1.2.3:80/x", true).is_ok());
-    }
-
-    #[test]
-    fn checks_and_sse_replies() {
-        let doc = reply_json(
-            Protocol::Sse,
-            b"data: {\"a\":1}\n\ndata: {\"a\":2,\"t\":\"hello\"}\n\ndata: [DONE]\n\n",
-        )
-        .unwrap();
-        assert_eq!(doc["a"], 2);
-        assert!(check_one(&Check::Contains("/t".into(), "ell".into()), &doc).is_ok());
-        assert!(
-            check_one(&Check::Equals("/a".into(), serde_json::json!(3)), &doc)
-                .unwrap_err()
-                .contains("expected 3")
-        );
-        assert!(check_one(&Check::Present("/zz".into()), &doc).is_err());
     }
 }

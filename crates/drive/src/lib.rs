@@ -6,6 +6,7 @@
 //! latencies in HDR histograms, with errors classified; `http` is the client. Starting
 //! the SUT and judging the step are not this crate's business.
 
+mod checks;
 pub mod driver;
 pub mod http;
 pub mod session;

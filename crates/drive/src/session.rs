@@ -67,13 +67,8 @@ pub struct SessionSpec {
     pub ws_done: Option<(String, Option<serde_json::Value>)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct SessionError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
+/// A session.toml that cannot be used, with where and why.
+pub type SessionError = spans::FileError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,23 +137,14 @@ pub fn render(t: &str, vars: &[(&str, &str)]) -> String {
 
 impl SessionSpec {
     pub fn load(path: &Path) -> Result<SessionSpec, SessionError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SessionError {
-            file: path.display().to_string(),
-            line: None,
-            message: format!("cannot read it: {e}"),
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
         SessionSpec::parse(&text, &path.display().to_string())
     }
 
     pub fn parse(text: &str, file: &str) -> Result<SessionSpec, SessionError> {
-        let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
-        let err = |span: Option<std::ops::Range<usize>>, message: String| SessionError {
-            file: file.to_string(),
-            line: span.map(|s| line_of(s.start)),
-            message,
-        };
-        let raw: Raw =
-            toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
+        let spans = spans::Spans::new(text, file);
+        let err = |span, message: String| spans.err(span, message);
+        let raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
         let protocol = match raw
             .protocol
             .as_ref()

@@ -5,12 +5,14 @@
 //! decides the reply, and sends it whole after the nominal generation time or as an
 //! SSE stream whose frames leave at their deadlines.
 
+use crate::app::App;
+use crate::envelope::{add_request_id, error_response};
 use crate::failures::Injected;
-use crate::server::App;
+use crate::hash::{content_hash, fnv1a};
 use crate::timing::Schedule;
 use crate::{inject, oracle, reply, session};
 use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -19,66 +21,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 use wire::{Api, ErrorKind, StreamRenderer, WireError};
-
-/// FNV-1a: a stable hash, so the same request maps to the same RNG on every run and
-/// every Rust version.
-pub fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// Hash of what the conversation says, not how it was sent: the same conversation
-/// gets the same answer whether streamed or not, and whatever the JSON key order.
-pub fn content_hash(seed: u64, req: &wire::Request) -> u64 {
-    let mut h = fnv1a(seed, req.model.as_bytes());
-    let mut feed = |bytes: &[u8]| {
-        h = fnv1a(h, bytes);
-    };
-    feed(req.system.as_bytes());
-    for m in &req.messages {
-        feed(format!("{:?}", m.role).as_bytes());
-        feed(m.text.as_bytes());
-        feed(m.tool_call_id.as_deref().unwrap_or("").as_bytes());
-        for c in &m.tool_calls {
-            feed(c.id.as_bytes());
-            feed(c.name.as_bytes());
-            feed(c.arguments.as_bytes());
-        }
-    }
-    for t in &req.tools {
-        feed(t.name.as_bytes());
-    }
-    feed(format!("{:?}{:?}", req.tool_choice, req.max_output_tokens).as_bytes());
-    h
-}
-
-pub fn error_response(api: Api, err: &WireError, request_id: &str) -> Response {
-    let status = StatusCode::from_u16(err.kind.status(api)).unwrap_or(StatusCode::BAD_REQUEST);
-    let mut resp = Response::new(Body::from(wire::error_body(api, err, request_id)));
-    *resp.status_mut() = status;
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    add_request_id(h, api, request_id);
-    resp
-}
-
-fn add_request_id(h: &mut HeaderMap, api: Api, id: &str) {
-    if let Ok(v) = HeaderValue::from_str(id) {
-        let name = if api == Api::Messages {
-            "request-id"
-        } else {
-            "x-request-id"
-        };
-        h.insert(name, v);
-    }
-}
 
 /// Reads the body up to the configured limit; a larger body is refused without
 /// being buffered whole.

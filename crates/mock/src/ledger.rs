@@ -67,7 +67,7 @@ pub struct Ledger {
 }
 
 fn shard_of(key: &str) -> usize {
-    (crate::handler::fnv1a(0, key.as_bytes()) as usize) % SHARDS
+    (crate::hash::fnv1a(0, key.as_bytes()) as usize) % SHARDS
 }
 
 /// What the ledger learns when a request arrives.
@@ -289,5 +289,5 @@ fn session_json(e: &Entry) -> serde_json::Value {
 
 /// Hash of an answer's text as the oracle compares it (surrounding white space ignored).
 pub fn text_hash(text: &str) -> u64 {
-    crate::handler::fnv1a(7, text.trim().as_bytes())
+    crate::hash::fnv1a(7, text.trim().as_bytes())
 }

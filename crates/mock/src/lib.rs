@@ -7,11 +7,17 @@
 //! prove the mock was not the bottleneck. It does not drive load or watch the system
 //! under test; those are `drive` and `probe`.
 
+mod app;
+mod clock;
+mod envelope;
 pub mod failures;
 mod handler;
+mod hash;
 mod inject;
 pub mod ledger;
 mod metrics;
+mod model;
+mod model_file;
 mod oracle;
 mod reply;
 pub mod run;
@@ -22,9 +28,10 @@ pub mod session;
 pub mod stats;
 mod timing;
 
+pub use app::App;
+pub use clock::rfc3339;
 pub use failures::{Failures, Injected};
-pub use handler::fnv1a;
-pub use inject::rfc3339;
+pub use hash::fnv1a;
 pub use scenario::{Integrity, Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
-pub use server::{router, App, MockOptions, MockServer};
+pub use server::{router, MockOptions, MockServer};
 pub use stats::TimingSnapshot;

@@ -36,53 +36,13 @@
 //! target that never fails.
 
 use crate::failures::Failures;
-use crate::script::{self, Scope, Step};
+use crate::model_file::RawModel;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 use toml::Spanned;
 
-/// How a nominal duration is spread from one request to the next.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Jitter {
-    /// Exactly the nominal duration.
-    Fixed,
-    /// Nominal × U(1 − spread, 1 + spread).
-    Uniform { spread: f64 },
-    /// Nominal × exp(N(0, sigma)): the median is the nominal, the tail is long.
-    LogNormal { sigma: f64 },
-}
-
-/// The behaviour of one model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelSpec {
-    pub ttft_ms: f64,
-    pub tok_ms: f64,
-    /// Output length in tokens, drawn uniformly from `[min, max]` per request.
-    pub output_tokens: (u32, u32),
-    pub tokens_per_chunk: u32,
-    pub jitter: Jitter,
-    /// Scripted steps; empty means the default policy (see reply.rs).
-    pub script: Arc<Vec<Step>>,
-    pub scope: Scope,
-    pub failures: Failures,
-}
-
-impl Default for ModelSpec {
-    fn default() -> Self {
-        ModelSpec {
-            ttft_ms: 200.0,
-            tok_ms: 5.0,
-            output_tokens: (50, 50),
-            tokens_per_chunk: 1,
-            jitter: Jitter::Fixed,
-            script: Arc::new(Vec::new()),
-            scope: Scope::Turn,
-            failures: Failures::NONE,
-        }
-    }
-}
+pub use crate::model::{Jitter, ModelSpec};
 
 /// Which integrity checks the oracle runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -173,27 +133,16 @@ impl Scenario {
     }
 
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            file: path.display().to_string(),
-            line: None,
-            message: format!("cannot read it: {e}"),
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
         Scenario::parse(&text, &path.display().to_string())
     }
 
     /// Parses scenario text; `file` is only used in error messages.
     pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        let err = |span: Option<std::ops::Range<usize>>, message: String| ScenarioError {
-            file: file.to_string(),
-            line: span.map(|s| line_of(text, s.start)),
-            message,
-        };
-        let raw: RawScenario = toml::from_str(text).map_err(|e| {
-            err(
-                e.span(),
-                format!("{} (see scenarios/ for examples)", e.message().trim()),
-            )
-        })?;
+        let spans = spans::Spans::new(text, file);
+        let err = |span, message: String| spans.err(span, message);
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| spans.toml(&e, "(see scenarios/ for examples)"))?;
         let unknown_model = match raw
             .unknown_model
             .as_ref()
@@ -234,17 +183,7 @@ impl Scenario {
 }
 
 /// A scenario file that cannot be used, with where and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct ScenarioError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
+pub type ScenarioError = spans::FileError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -256,211 +195,6 @@ struct RawScenario {
     defaults: Option<RawModel>,
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawModel {
-    ttft_ms: Option<Spanned<f64>>,
-    tok_ms: Option<Spanned<f64>>,
-    output_tokens: Option<Spanned<RawRange>>,
-    tokens_per_chunk: Option<Spanned<i64>>,
-    jitter: Option<Spanned<RawJitter>>,
-    failures: Option<Spanned<Failures>>,
-    script_scope: Option<Spanned<String>>,
-    script: Option<Vec<Spanned<RawStep>>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawStep {
-    call: Option<String>,
-    args: Option<toml::Value>,
-    expect: Option<String>,
-    say: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawRange {
-    One(i64),
-    Range(Vec<i64>),
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawJitter {
-    Name(String),
-    Table {
-        dist: String,
-        spread: Option<f64>,
-        sigma: Option<f64>,
-    },
-}
-
-type Span = std::ops::Range<usize>;
-
-impl RawModel {
-    fn apply(&self, base: &ModelSpec, table: &str) -> Result<ModelSpec, (Span, String)> {
-        let mut m = base.clone();
-        if let Some(v) = &self.ttft_ms {
-            m.ttft_ms = non_negative(v, table, "ttft_ms")?;
-        }
-        if let Some(v) = &self.tok_ms {
-            m.tok_ms = non_negative(v, table, "tok_ms")?;
-        }
-        if let Some(v) = &self.tokens_per_chunk {
-            let n = *v.get_ref();
-            if !(1..=10_000).contains(&n) {
-                return Err((
-                    v.span(),
-                    format!("{table}.tokens_per_chunk must be between 1 and 10000 (got {n})"),
-                ));
-            }
-            m.tokens_per_chunk = n as u32;
-        }
-        if let Some(v) = &self.output_tokens {
-            let bad = |got: String| {
-                (v.span(), format!("{table}.output_tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 1000000 (got {got})"))
-            };
-            let (lo, hi) = match v.get_ref() {
-                RawRange::One(n) => (*n, *n),
-                RawRange::Range(r) if r.len() == 2 => (r[0], r[1]),
-                RawRange::Range(r) => return Err(bad(format!("{r:?}"))),
-            };
-            if lo < 1 || hi < lo || hi > 1_000_000 {
-                return Err(bad(format!("[{lo}, {hi}]")));
-            }
-            m.output_tokens = (lo as u32, hi as u32);
-        }
-        if let Some(v) = &self.jitter {
-            m.jitter = jitter(v, table)?;
-        }
-        if let Some(v) = &self.failures {
-            v.get_ref()
-                .validate()
-                .map_err(|e| (v.span(), format!("{table}.failures: {e}")))?;
-            m.failures = *v.get_ref();
-        }
-        if let Some(v) = &self.script_scope {
-            m.scope = match v.get_ref().as_str() {
-                "turn" => Scope::Turn,
-                "conversation" => Scope::Conversation,
-                other => {
-                    return Err((
-                        v.span(),
-                        format!(
-                        "{table}.script_scope must be \"turn\" or \"conversation\" (got {other:?})"
-                    ),
-                    ))
-                }
-            };
-        }
-        if let Some(steps) = &self.script {
-            let mut out = Vec::with_capacity(steps.len());
-            for (i, st) in steps.iter().enumerate() {
-                out.push(step(st, &format!("{table}.script[{i}]"))?);
-            }
-            m.script = Arc::new(out);
-        }
-        Ok(m)
-    }
-}
-
-fn step(raw: &Spanned<RawStep>, at: &str) -> Result<Step, (Span, String)> {
-    let bad = |m: String| (raw.span(), format!("{at}: {m}"));
-    let r = raw.get_ref();
-    let check = |t: &str| {
-        match script::unknown_placeholder(t) {
-        Some(name) => Err(bad(format!(
-            "unknown placeholder {{{{{name}}}}}; use session, nonce, turn, step, result.N or result.last"
-        ))),
-        None => Ok(()),
-    }
-    };
-    match (&r.call, &r.say) {
-        (Some(tool), None) => {
-            if tool.is_empty() {
-                return Err(bad("call must name a tool".into()));
-            }
-            let args = match &r.args {
-                Some(v) => serde_json::to_value(v).map_err(|e| bad(format!("args: {e}")))?,
-                None => serde_json::json!({}),
-            };
-            if !args.is_object() {
-                return Err(bad(
-                    "args must be a table, e.g. args = { key = \"k{{turn}}\" }".into(),
-                ));
-            }
-            if let Some(name) = script::unknown_in_value(&args) {
-                return Err(bad(format!(
-                    "unknown placeholder {{{{{name}}}}} in args; use session, nonce, turn, step, result.N or result.last"
-                )));
-            }
-            if let Some(e) = &r.expect {
-                check(e)?;
-            }
-            Ok(Step::Call {
-                tool: tool.clone(),
-                args,
-                expect: r.expect.clone(),
-            })
-        }
-        (None, Some(text)) => {
-            if r.args.is_some() || r.expect.is_some() {
-                return Err(bad(
-                    "args and expect belong to call steps, not say steps".into()
-                ));
-            }
-            check(text)?;
-            Ok(Step::Say { text: text.clone() })
-        }
-        _ => Err(bad(
-            "each step needs exactly one of call = \"tool\" or say = \"text\"".into(),
-        )),
-    }
-}
-
-fn non_negative(v: &Spanned<f64>, table: &str, field: &str) -> Result<f64, (Span, String)> {
-    let x = *v.get_ref();
-    if !x.is_finite() || !(0.0..=3_600_000.0).contains(&x) {
-        return Err((
-            v.span(),
-            format!("{table}.{field} must be between 0 and 3600000 ms (got {x})"),
-        ));
-    }
-    Ok(x)
-}
-
-fn jitter(v: &Spanned<RawJitter>, table: &str) -> Result<Jitter, (Span, String)> {
-    let hint = "write jitter = \"fixed\", { dist = \"uniform\", spread = 0.2 } or { dist = \"lognormal\", sigma = 0.3 }";
-    let bad = |m: String| (v.span(), format!("{table}.jitter: {m}; {hint}"));
-    let (dist, spread, sigma) = match v.get_ref() {
-        RawJitter::Name(n) => (n.as_str(), None, None),
-        RawJitter::Table {
-            dist,
-            spread,
-            sigma,
-        } => (dist.as_str(), *spread, *sigma),
-    };
-    match (dist, spread, sigma) {
-        ("fixed", None, None) => Ok(Jitter::Fixed),
-        ("uniform", Some(s), None) if (0.0..1.0).contains(&s) => Ok(Jitter::Uniform { spread: s }),
-        ("uniform", s, None) => Err(bad(format!("uniform needs spread in [0, 1) (got {s:?})"))),
-        ("lognormal", None, Some(s)) if s > 0.0 && s <= 3.0 => Ok(Jitter::LogNormal { sigma: s }),
-        ("lognormal", None, s) => Err(bad(format!("lognormal needs sigma in (0, 3] (got {s:?})"))),
-        (d, _, _) if !["fixed", "uniform", "lognormal"].contains(&d) => {
-            Err(bad(format!("unknown dist {d:?}")))
-        }
-        (d, _, _) => Err(bad(format!(
-            "{d} takes {}",
-            match d {
-                "fixed" => "no parameter",
-                "uniform" => "only spread",
-                _ => "only sigma",
-            }
-        ))),
-    }
 }
 
 #[cfg(test)]

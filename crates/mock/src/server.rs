@@ -1,10 +1,12 @@
 //! The HTTP server: routes, shared state, admin endpoints, start and stop.
 
+use crate::app::App;
+use crate::envelope::error_response;
 use crate::failures::Failures;
-use crate::handler::{self, error_response};
+use crate::handler;
 use crate::inject::Abort;
 use crate::ledger::Ledger;
-use crate::scenario::{ModelSpec, Scenario};
+use crate::scenario::Scenario;
 use crate::stats::Stats;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -22,62 +24,6 @@ use std::sync::Arc;
 use std::sync::RwLock;
 use tokio::net::TcpListener;
 use wire::{Api, ErrorKind, WireError};
-
-/// Everything a request handler may read. Built once at start.
-pub struct App {
-    pub scenario: Scenario,
-    pub seed: u64,
-    pub max_body_bytes: usize,
-    /// A fixed `created` timestamp (for byte-identical replays), else the clock.
-    pub fixed_created: Option<u64>,
-    pub stats: Stats,
-    pub ledger: Ledger,
-    /// Failure rates changed live (`POST /plimsoll/admin/failures`): by model, or
-    /// `*` for every model. They replace the scenario's rates.
-    pub failure_overrides: RwLock<BTreeMap<String, Failures>>,
-}
-
-impl App {
-    /// The failure rates in force for `model` right now.
-    pub fn failures_for(&self, model: &str, spec: &ModelSpec) -> Failures {
-        if model.ends_with("-stable") {
-            return Failures::NONE;
-        }
-        let o = self
-            .failure_overrides
-            .read()
-            .unwrap_or_else(|p| p.into_inner());
-        o.get(model)
-            .or_else(|| o.get("*"))
-            .copied()
-            .unwrap_or(spec.failures)
-    }
-
-    pub fn created_unix(&self) -> u64 {
-        self.fixed_created
-            .or(self.scenario.created)
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs())
-                    .unwrap_or(0)
-            })
-    }
-
-    pub fn known_models(&self) -> String {
-        if self.scenario.models.is_empty() {
-            "none defined; any name is served with the defaults unless unknown_model = \"error\""
-                .into()
-        } else {
-            self.scenario
-                .models
-                .keys()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    }
-}
 
 /// How to start the mock.
 #[derive(Clone, Debug)]

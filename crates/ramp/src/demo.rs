@@ -1,11 +1,10 @@
 //! `plimsoll demo`: the whole job with nothing to set up — the built-in floor agent,
 //! the bundled memory scenario, a doubling ladder under the default cap, the reports.
 
-use crate::cap::CapSpec;
-use crate::config::Config;
 use crate::ladder::{run_ladder, Levels, RampOptions};
-use crate::step::StepOptions;
+use cap::CapSpec;
 use std::path::PathBuf;
+use step::{Config, StepOptions};
 
 const SCENARIO: &str = include_str!("../../../scenarios/memory.toml");
 const SESSION: &str = include_str!("../../../examples/floor/session.toml");

@@ -2,13 +2,12 @@
 //! collapse; then the ceiling, the knee, a USL fit and a capacity projection, printed as
 //! the table grows and written as `result.json` and `report.md`.
 
-use crate::analysis::{self, Point};
-use crate::config::Config;
-use crate::result::StepResult;
-use crate::step::{run_step, StepOptions};
 use anyhow::Context;
+use report::table::{row, HEADER};
+use result::StepResult;
 use serde_json::json;
 use std::path::PathBuf;
+use step::{run_step, Config, StepOptions};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Levels {
@@ -78,26 +77,6 @@ pub fn parse_host(s: &str) -> Result<(f64, f64), String> {
     }
 }
 
-/// One table row from a RESULT object (as stored, so history re-renders the same).
-fn row(r: &serde_json::Value) -> String {
-    let o = |k: &str| r[k].as_f64().map_or("—".to_string(), |v| format!("{v:.1}"));
-    format!(
-        "| {:>7} | {:<17} | {:>9} | {:>9} | {:>9} | {:>8} | {:>9} | {:>7} | {:>8} | {:<7} |",
-        r["concurrency"],
-        r["outcome"].as_str().unwrap_or(""),
-        o("p50_session_ms"),
-        o("p99_session_ms"),
-        o("latency_inflation"),
-        o("peak_rss_mb"),
-        o("rss_kb_per_session"),
-        r["peak_threads"],
-        o("cpu_ms_per_turn"),
-        r["harness"]["bound"].as_str().unwrap_or(""),
-    )
-}
-
-const HEADER: &str = "| sessions | outcome           | p50 ms    | p99 ms    | inflation | RSS MB   | KB/sess   | threads | CPU/turn | bound   |\n|---------:|:------------------|----------:|----------:|----------:|---------:|----------:|--------:|---------:|:--------|";
-
 pub async fn run_ladder(
     cfg: &Config,
     levels: Levels,
@@ -109,7 +88,7 @@ pub async fn run_ladder(
         .as_deref()
         .map(store::History::open)
         .transpose()?;
-    let started = crate::cap::now_rfc3339();
+    let started = step::now_rfc3339();
     let run_id = match &history {
         Some(h) => Some(h.start_run(&started, &cfg.file.display().to_string(), &environment)?),
         None => None,
@@ -144,7 +123,7 @@ pub async fn run_ladder(
         };
         let value = serde_json::to_value(&step.result)?;
         // Nothing reaches the history or result.json that the schema would refuse.
-        crate::schema::check(&value).map_err(|e| {
+        result::schema::check(&value).map_err(|e| {
             anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
         })?;
         eprintln!("{}", row(&value));
@@ -159,7 +138,7 @@ pub async fn run_ladder(
         }
         i += 1;
     }
-    let analysis = analyse(&steps, &causes, opts, interrupted);
+    let analysis = analysis::ladder::analyse(&steps, &causes, opts.host, opts.target, interrupted);
     if let (Some(h), Some(id)) = (&history, run_id) {
         h.finish_run(
             id,
@@ -187,8 +166,8 @@ pub async fn run_ladder(
 pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
-    std::fs::write(dir.join("report.md"), markdown(doc))?;
-    std::fs::write(dir.join("report.html"), crate::html::render(doc))?;
+    std::fs::write(dir.join("report.md"), report::markdown::ladder(doc))?;
+    std::fs::write(dir.join("report.html"), report::html::render(doc))?;
     eprintln!(
         "wrote {0}/result.json, {0}/report.md and {0}/report.html",
         dir.display()
@@ -255,7 +234,7 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
         "cap": opts.step.cap.map(|c| json!({
             "cpus": c.cpus,
             "mem_bytes": c.mem_bytes,
-            "method": crate::cap::Cap::create(c, "probe").method,
+            "method": cap::Cap::create(c, "probe").method,
         })),
         "sut_git_commit": git,
         "plimsoll_version": env!("CARGO_PKG_VERSION"),
@@ -263,165 +242,10 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
     })
 }
 
-fn analyse(
-    steps: &[StepResult],
-    causes: &[Option<String>],
-    opts: &RampOptions,
-    interrupted: bool,
-) -> serde_json::Value {
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == "ok").collect();
-    let ceiling = ok.last();
-    let collapse = steps.iter().zip(causes).find(|(s, _)| s.outcome != "ok");
-    let points: Vec<Point> = ok
-        .iter()
-        .filter_map(|s| {
-            Some(Point {
-                concurrency: s.concurrency as f64,
-                inflation: s.latency_inflation?,
-                throughput: s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9),
-            })
-        })
-        .collect();
-    let knee = analysis::knee(&points);
-    let usl = analysis::usl(&points);
-    let harness_bound: Vec<usize> = steps
-        .iter()
-        .filter(|s| s.harness.bound == "harness")
-        .map(|s| s.concurrency)
-        .collect();
-    let capacity = match (ceiling, opts.host) {
-        (Some(c), Some((gb, cpus))) => {
-            let turns_per_session = c.turns as f64 / c.concurrency as f64;
-            let per_s = c
-                .p50_session_ms
-                .map_or(0.0, |ms| turns_per_session / (ms / 1000.0).max(1e-9));
-            Some(analysis::capacity(
-                c.rss_kb_per_session.max(0.0),
-                c.cpu_ms_per_turn.unwrap_or(0.0),
-                per_s,
-                gb,
-                cpus,
-                opts.target,
-            ))
-        }
-        _ => None,
-    };
-    json!({
-        "ceiling": ceiling.map(|c| c.concurrency),
-        "ceiling_is_harness_bound": ceiling.is_some_and(|c| c.harness.bound == "harness"),
-        "collapse": collapse.map(|(s, cause)| json!({"concurrency": s.concurrency, "outcome": s.outcome, "cause": cause})),
-        "no_collapse": collapse.is_none() && !interrupted,
-        "knee": knee,
-        "usl": match usl { Ok(u) => json!(u), Err(e) => json!({"refused": e}) },
-        "capacity": capacity,
-        "harness_bound_steps": harness_bound,
-    })
-}
-
 fn print_verdict(doc: &serde_json::Value) {
-    let a = &doc["analysis"];
-    match a["ceiling"].as_u64() {
-        Some(c) if a["ceiling_is_harness_bound"] == true => eprintln!(
-            "ceiling: {c} sessions — but that step was HARNESS-BOUND: Plimsoll was the bottleneck, not the SUT"
-        ),
-        Some(c) => eprintln!("ceiling: {c} sessions (the last step without a collapse)"),
-        None => eprintln!("ceiling: none — the first step already collapsed"),
+    for line in report::verdict::verdict_lines(doc) {
+        eprintln!("{line}");
     }
-    if let Some(c) = a["collapse"].as_object() {
-        eprintln!(
-            "collapse at {} sessions: {} — {}",
-            c["concurrency"],
-            c["outcome"].as_str().unwrap_or(""),
-            c["cause"].as_str().unwrap_or("")
-        );
-    } else if a["no_collapse"] == true {
-        eprintln!("no collapse within the ladder: the ceiling is at the top level or beyond — widen the ladder");
-    }
-    let k = &a["knee"];
-    let conf = k["confidence"].as_str().unwrap_or("");
-    match conf {
-        "insufficient" => eprintln!("knee: not enough steps (3 needed)"),
-        "flat" => eprintln!(
-            "knee: none within the ladder — latency inflation stayed within 15 % up to {} sessions",
-            k["from"]
-        ),
-        "at_the_end" => eprintln!(
-            "knee: {} or beyond — latency turns at the last level; widen the ladder",
-            k["from"]
-        ),
-        _ => eprintln!(
-            "knee: between {} and {} sessions ({conf}; {})",
-            k["from"],
-            k["to"],
-            k["method"].as_str().unwrap_or("")
-        ),
-    }
-    match a["usl"]["refused"].as_str() {
-        Some(why) => eprintln!("USL: not fitted — {why}"),
-        None => eprintln!(
-            "USL: σ = {:.4}, κ = {:.6}, λ = {:.2} turns/s; predicted peak {} (R² {:.3})",
-            a["usl"]["sigma"].as_f64().unwrap_or(0.0),
-            a["usl"]["kappa"].as_f64().unwrap_or(0.0),
-            a["usl"]["lambda"].as_f64().unwrap_or(0.0),
-            a["usl"]["peak_concurrency"].as_f64().map_or(
-                "none (no coherency cost seen)".to_string(),
-                |p| format!(
-                    "at {p:.0} sessions, {:.1} turns/s",
-                    a["usl"]["peak_throughput"].as_f64().unwrap_or(0.0)
-                )
-            ),
-            a["usl"]["r2"].as_f64().unwrap_or(0.0)
-        ),
-    }
-    if let Some(lines) = a["capacity"]["working"].as_array() {
-        eprintln!("capacity projection (not a measurement):");
-        for l in lines {
-            eprintln!("  {}", l.as_str().unwrap_or(""));
-        }
-    }
-}
-
-fn markdown(doc: &serde_json::Value) -> String {
-    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
-    let mut s = format!(
-        "# Plimsoll ramp — {}\n\nRun {} · machine: {} · cap: {}\n\n{HEADER}\n",
-        doc["config"].as_str().unwrap_or(""),
-        doc["run"],
-        doc["environment"]["machine"].as_str().unwrap_or(""),
-        doc["environment"]["cap"]
-    );
-    for r in &steps {
-        s.push_str(&row(r));
-        s.push('\n');
-    }
-    let a = &doc["analysis"];
-    s.push_str(&format!(
-        "\n*How to read this:* one fresh SUT per row; inflation is p50 session time over the time the mock itself took; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n- ceiling: {}\n- knee: {} – {} ({})\n- collapse: {}\n",
-        a["ceiling"],
-        a["knee"]["from"],
-        a["knee"]["to"],
-        a["knee"]["confidence"].as_str().unwrap_or(""),
-        a["collapse"]
-    ));
-    if let Some(why) = a["usl"]["refused"].as_str() {
-        s.push_str(&format!("- USL: not fitted — {why}\n"));
-    } else {
-        s.push_str(&format!(
-            "- USL: σ = {}, κ = {}, λ = {}, peak at {} (R² {})\n",
-            a["usl"]["sigma"],
-            a["usl"]["kappa"],
-            a["usl"]["lambda"],
-            a["usl"]["peak_concurrency"],
-            a["usl"]["r2"]
-        ));
-    }
-    if let Some(lines) = a["capacity"]["working"].as_array() {
-        s.push_str("\n## Capacity projection (not a measurement)\n\n");
-        for l in lines {
-            s.push_str(&format!("- {}\n", l.as_str().unwrap_or("")));
-        }
-    }
-    s
 }
 
 #[cfg(test)]

@@ -170,3 +170,13 @@ pub struct Chunk {
     pub end: u32,
     pub tokens: u16,
 }
+
+/// Where frame `k` sits in the reply.
+pub(crate) struct At<'a> {
+    pub first: bool,
+    pub last: bool,
+    pub part_start: bool,
+    pub part_end: bool,
+    pub chunk: Chunk,
+    pub delta: &'a str,
+}

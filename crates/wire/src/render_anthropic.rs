@@ -2,8 +2,7 @@
 //! (`message_start`, `content_block_*`, `message_delta`, `message_stop`, `ping`).
 
 use crate::sse;
-use crate::stream::At;
-use crate::{Part, Reply, StopReason};
+use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn stop_reason(stop: StopReason) -> &'static str {

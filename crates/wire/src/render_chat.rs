@@ -1,8 +1,7 @@
 //! OpenAI Chat Completions: `chat.completion` bodies and `chat.completion.chunk` streams.
 
 use crate::sse;
-use crate::stream::At;
-use crate::{Part, Reply, StopReason};
+use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn finish_reason(stop: StopReason) -> &'static str {

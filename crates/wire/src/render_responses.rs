@@ -4,8 +4,7 @@
 //! carrying its `sequence_number`.
 
 use crate::sse;
-use crate::stream::At;
-use crate::{Part, Reply, StopReason};
+use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn item_id(r: &Reply, part: usize) -> String {

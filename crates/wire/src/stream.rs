@@ -7,7 +7,7 @@
 //! reply and its chunk table, not pre-rendered bytes.
 
 use crate::tokens::for_each_token;
-use crate::{render_anthropic, render_chat, render_responses, Api, Chunk, Reply};
+use crate::{render_anthropic, render_chat, render_responses, Api, At, Chunk, Reply};
 
 /// The whole (non-streaming) JSON body of `reply` in `api`'s format.
 pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
@@ -17,16 +17,6 @@ pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
         Api::Messages => render_anthropic::whole(reply),
     };
     serde_json::to_vec(&v).expect("a json! value always serializes")
-}
-
-/// Where frame `k` sits in the reply.
-pub(crate) struct At<'a> {
-    pub first: bool,
-    pub last: bool,
-    pub part_start: bool,
-    pub part_end: bool,
-    pub chunk: Chunk,
-    pub delta: &'a str,
 }
 
 /// Renders the frames of one streamed reply.

@@ -1,4 +1,4 @@
-//! What a ladder of steps says: the ceiling, the knee, a Universal Scalability Law fit,
+//! The shape of a ladder: the knee, a Universal Scalability Law fit,
 //! and a capacity projection — each with how it was computed and when it cannot be.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Resource caps without Docker: a cgroup made for one step's SUT, removed afterwards.
+//! Resource caps for the system under test, without Docker: a cgroup made for one step's SUT, removed afterwards.
 //!
 //! Detection order: cgroup v2 with the `memory` and `cpu` controllers available and
 //! writable; `systemd-run --scope` (a transient scope with MemoryMax and CPUQuota, used
@@ -212,14 +212,6 @@ impl Drop for Cap {
     fn drop(&mut self) {
         self.remove();
     }
-}
-
-/// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn now_rfc3339() -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    mock::rfc3339(ms)
 }
 
 fn systemd_props(spec: CapSpec) -> Vec<String> {

@@ -41,13 +41,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct ConfigError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
+/// A plimsoll.toml that cannot be used, with where and why.
+pub type ConfigError = spans::FileError;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReadyKind {
@@ -152,24 +147,21 @@ struct RawThresholds {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: path.display().to_string(),
-            line: None,
-            message: format!("cannot read it: {e} (write one with the [sut] and [session] tables; see examples/floor/plimsoll.toml)"),
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            spans::unreadable(
+                path,
+                &e,
+                " (write one with the [sut] and [session] tables; see examples/floor/plimsoll.toml)",
+            )
         })?;
         Config::parse(&text, path)
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
-        let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
-        let err = |span: Option<std::ops::Range<usize>>, message: String| ConfigError {
-            file: file.clone(),
-            line: span.map(|s| line_of(s.start)),
-            message,
-        };
-        let raw: Raw =
-            toml::from_str(text).map_err(|e| err(e.span(), e.message().trim().to_string()))?;
+        let spans = spans::Spans::new(text, file.clone());
+        let err = |span, message: String| spans.err(span, message);
+        let raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let rel = |p: &str| {
             if Path::new(p).is_absolute() {

@@ -2,8 +2,8 @@
 //! choose the exit code. Ctrl-C stops the SUT before exiting.
 
 use crate::config::Config;
-use crate::result::StepResult;
 use crate::step::{run_step, StepOptions};
+use result::StepResult;
 use std::path::Path;
 
 /// Runs one step; returns the process exit code.

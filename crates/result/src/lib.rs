@@ -1,4 +1,8 @@
-//! The step RESULT: the one JSON line a step prints, its outcome and exit code.
+//! The RESULT document of one step: the one JSON line a step prints, its outcome and
+//! exit code, and (`schema`) its check against `schemas/result.v1.json`. Types and a
+//! check only: nothing here runs, measures or prints.
+
+pub mod schema;
 
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -3,12 +3,14 @@
 //! one RESULT.
 
 use crate::config::{Config, ReadyKind};
+pub use crate::judge::StepReport;
 use crate::judge::{judge, Latencies, Measured};
-use crate::result::round2;
+use crate::rig::{own_cpu_sec, Rig};
 use anyhow::Context;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use hdrhistogram::Histogram;
 use probe::{Ready, Sampler, Sut, SutSpec};
+use result::round2;
 use std::io::IsTerminal;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -26,97 +28,7 @@ pub struct StepOptions {
     /// Open model: sessions arrive at this rate per second (overrides `[step] arrival_rate`).
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
-    pub cap: Option<crate::cap::CapSpec>,
-}
-
-/// What a step found besides its RESULT: why it collapsed, in words, for the terminal.
-#[derive(Debug, Clone)]
-pub struct StepReport {
-    pub result: crate::StepResult,
-    pub cause: Option<String>,
-    pub first_errors: Vec<(String, String)>,
-    pub violations: Vec<serde_json::Value>,
-}
-
-/// The fixtures every step has: the mock, the SUT's port and environment.
-pub(crate) struct Rig {
-    pub mock: mock::MockServer,
-    pub port: u16,
-    pub env: Vec<(String, String)>,
-    pub concurrency: usize,
-    me: String,
-}
-
-impl Rig {
-    async fn start(cfg: &Config, concurrency: usize) -> anyhow::Result<Rig> {
-        let mut scenario = match &cfg.scenario {
-            Some(p) => mock::Scenario::load(p)?,
-            None => mock::Scenario::default(),
-        };
-        scenario
-            .apply_failure_env(|k| std::env::var(k).ok())
-            .map_err(anyhow::Error::msg)?;
-        let mock = mock::MockServer::start(mock::MockOptions {
-            scenario,
-            seed: Some(cfg.seed),
-            ..Default::default()
-        })
-        .await
-        .context("starting the mock")?;
-        let port = match cfg.port {
-            0 => {
-                let l = std::net::TcpListener::bind("127.0.0.1:0")
-                    .context("finding a free port for the SUT")?;
-                l.local_addr()?.port()
-            }
-            p => p,
-        };
-        let me = std::env::current_exe()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| "plimsoll".into());
-        let mut rig = Rig {
-            mock,
-            port,
-            env: Vec::new(),
-            concurrency,
-            me,
-        };
-        let url = rig.mock.base_url();
-        rig.env = vec![
-            ("OPENAI_BASE_URL".into(), format!("{url}/v1")),
-            ("ANTHROPIC_BASE_URL".into(), url.clone()),
-            ("OPENAI_API_KEY".into(), "plimsoll-dummy-key".into()),
-            ("ANTHROPIC_API_KEY".into(), "plimsoll-dummy-key".into()),
-            ("PLIMSOLL_MOCK_URL".into(), url),
-            ("PLIMSOLL_SUT_PORT".into(), port.to_string()),
-            ("PORT".into(), port.to_string()),
-            ("PLIMSOLL_CONCURRENCY".into(), concurrency.to_string()),
-            ("PLIMSOLL_SEED".into(), cfg.seed.to_string()),
-        ];
-        let extra: Vec<(String, String)> = cfg
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), rig.fill(v)))
-            .collect();
-        rig.env.extend(extra);
-        Ok(rig)
-    }
-
-    /// `{{port}}`, `{{mock}}`, `{{plimsoll}}` in a command word or env value.
-    pub fn fill(&self, s: &str) -> String {
-        s.replace("{{port}}", &self.port.to_string())
-            .replace("{{mock}}", &self.mock.base_url())
-            .replace("{{plimsoll}}", &self.me)
-    }
-
-    pub fn base(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-pub(crate) fn own_cpu_sec() -> f64 {
-    // Plimsoll's own CPU (mock and driver), not the SUT it started.
-    probe::tree::process_cpu_ticks(std::process::id()) as f64 / probe::tree::clock_ticks_per_sec()
+    pub cap: Option<cap::CapSpec>,
 }
 
 fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
@@ -158,7 +70,7 @@ async fn driven(
     let base = rig.base();
     let mut cap = opts
         .cap
-        .map(|c| crate::cap::Cap::create(c, &format!("c{}", rig.concurrency)));
+        .map(|c| cap::Cap::create(c, &format!("c{}", rig.concurrency)));
     if let Some(w) = cap.as_ref().and_then(|c| c.warning()) {
         eprintln!("{w}");
     }

@@ -8,11 +8,12 @@
 //! marginal cost of a session; without it the baseline is the process as it started.
 
 use crate::config::Config;
+use crate::judge::StepReport;
 use crate::judge::{judge, Latencies, Measured};
-use crate::schema::check_harness_line;
-use crate::step::{own_cpu_sec, Rig, StepReport};
+use crate::rig::{own_cpu_sec, Rig};
 use anyhow::{bail, Context};
 use probe::{Ready, Sampler, Sut, SutSpec};
+use result::schema::check_harness_line;
 use std::time::Duration;
 
 pub(crate) async fn run(

@@ -1,0 +1,159 @@
+//! `plimsoll compare`: two builds of the SUT on the same ladder, scenario, seed and cap,
+//! their steps interleaved (base, branch, base, branch …) `repeat` times so drift of the
+//! machine hits both alike; per level and metric, both medians, their ratio with a
+//! bootstrap confidence interval, and a verdict. This crate runs the steps and records
+//! them; the statistics are `analysis::stats`, the tables and charts `report`.
+
+use analysis::stats::METRICS;
+use step::{run_step, Config, StepOptions};
+pub use worktrees::Worktrees;
+
+mod worktrees;
+use serde_json::{json, Value};
+
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    pub base_cmd: String,
+    pub branch_cmd: String,
+    pub levels: Vec<usize>,
+    pub repeat: usize,
+    pub step: StepOptions,
+    /// Gates: (metric, allowed relative increase, e.g. 0.10 for +10 %; for `ceiling`,
+    /// the allowed relative drop).
+    pub fail_on: Vec<(String, f64)>,
+    /// Record both sides in this history database, linked as a pair.
+    pub history: Option<std::path::PathBuf>,
+}
+
+/// `p99_session_ms>+10%,peak_threads>+0` → gates.
+pub fn parse_fail_on(s: &str) -> Result<Vec<(String, f64)>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (metric, limit) = part.split_once(">+").ok_or_else(|| {
+            format!("--fail-on {part:?}: write METRIC>+PERCENT%, e.g. p99_session_ms>+10%")
+        })?;
+        if !METRICS.contains(&metric) && metric != "ceiling" {
+            return Err(format!(
+                "--fail-on {part:?}: {metric} is not compared; use one of {}",
+                METRICS.join(", ")
+            ));
+        }
+        let pct: f64 = limit
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("--fail-on {part:?}: {limit:?} is not a percentage"))?;
+        out.push((metric.to_string(), pct / 100.0));
+    }
+    Ok(out)
+}
+
+pub async fn run_compare(
+    cfg: &Config,
+    opts: &CompareOptions,
+    worktrees: Option<&Worktrees>,
+) -> anyhow::Result<(Value, Vec<String>)> {
+    let mut samples: Vec<[Vec<Value>; 2]> = vec![[Vec::new(), Vec::new()]; opts.levels.len()];
+    for rep in 0..opts.repeat.max(1) {
+        for (li, &level) in opts.levels.iter().enumerate() {
+            for (side, cmd) in [(0usize, &opts.base_cmd), (1, &opts.branch_cmd)] {
+                let mut c = cfg.clone();
+                c.command = vec!["sh".into(), "-c".into(), cmd.clone()];
+                if let Some(w) = worktrees {
+                    c.cwd = w.dirs[side].clone();
+                }
+                let mut o = opts.step.clone();
+                o.concurrency = Some(level);
+                let step = run_step(&c, &o).await?;
+                eprintln!(
+                    "  rep {} · {} sessions · {:<6} → {} (p99 {:?} ms, {} threads)",
+                    rep + 1,
+                    level,
+                    if side == 0 { "base" } else { "branch" },
+                    step.result.outcome,
+                    step.result.p99_session_ms,
+                    step.result.peak_threads
+                );
+                samples[li][side].push(serde_json::to_value(&step.result)?);
+            }
+        }
+    }
+    let analysis::compare::Summary {
+        levels,
+        ceiling: (cb, cr),
+        breaches,
+    } = analysis::compare::summarise(&opts.levels, &samples, &opts.fail_on);
+    let history = match &opts.history {
+        Some(path) => Some(record_pair(path, opts, &samples)?),
+        None => None,
+    };
+    let doc = json!({
+        "schema_version": 1,
+        "base": opts.base_cmd,
+        "branch": opts.branch_cmd,
+        "repeat": opts.repeat,
+        "ceiling": {"base": cb, "branch": cr},
+        "history_runs": history.map(|(a, b)| json!({"base": a, "branch": b})),
+        "levels": levels,
+    });
+    Ok((doc, breaches))
+}
+
+/// Both sides go into the history as runs of their own, each naming the other.
+fn record_pair(
+    path: &std::path::Path,
+    opts: &CompareOptions,
+    samples: &[[Vec<Value>; 2]],
+) -> anyhow::Result<(i64, i64)> {
+    let h = store::History::open(path)?;
+    let now = step::now_rfc3339();
+    let env = |side: &str, cmd: &str| json!({"compare": side, "sut_command": cmd, "machine": probe::machine::fingerprint()});
+    let base = h.start_run(
+        &now,
+        &format!("compare base: {}", opts.base_cmd),
+        &env("base", &opts.base_cmd),
+    )?;
+    let branch = h.start_run(
+        &now,
+        &format!("compare branch: {}", opts.branch_cmd),
+        &env("branch", &opts.branch_cmd),
+    )?;
+    for (id, side) in [(base, 0usize), (branch, 1)] {
+        let mut idx = 0;
+        for level in samples {
+            for r in &level[side] {
+                h.add_step(id, idx, r)?;
+                idx += 1;
+            }
+        }
+    }
+    h.finish_run(
+        base,
+        "done",
+        &json!({"compare_pair": branch, "side": "base"}),
+    )?;
+    h.finish_run(
+        branch,
+        "done",
+        &json!({"compare_pair": base, "side": "branch"}),
+    )?;
+    Ok((base, branch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gates_parse_and_name_the_fix() {
+        assert_eq!(
+            parse_fail_on("p99_session_ms>+10%,peak_threads>+0").unwrap(),
+            vec![("p99_session_ms".into(), 0.1), ("peak_threads".into(), 0.0)]
+        );
+        assert!(parse_fail_on("p99>+10%")
+            .unwrap_err()
+            .contains("not compared"));
+        assert!(parse_fail_on("p99_session_ms<5")
+            .unwrap_err()
+            .contains("METRIC>+PERCENT%"));
+    }
+}

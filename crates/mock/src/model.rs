@@ -1,0 +1,46 @@
+//! What one model of the mock is: its timing, output length, failures and script.
+
+use crate::failures::Failures;
+use crate::script::{Scope, Step};
+use std::sync::Arc;
+
+/// How a nominal duration is spread from one request to the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Jitter {
+    /// Exactly the nominal duration.
+    Fixed,
+    /// Nominal × U(1 − spread, 1 + spread).
+    Uniform { spread: f64 },
+    /// Nominal × exp(N(0, sigma)): the median is the nominal, the tail is long.
+    LogNormal { sigma: f64 },
+}
+
+/// The behaviour of one model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelSpec {
+    pub ttft_ms: f64,
+    pub tok_ms: f64,
+    /// Output length in tokens, drawn uniformly from `[min, max]` per request.
+    pub output_tokens: (u32, u32),
+    pub tokens_per_chunk: u32,
+    pub jitter: Jitter,
+    /// Scripted steps; empty means the default policy (see reply.rs).
+    pub script: Arc<Vec<Step>>,
+    pub scope: Scope,
+    pub failures: Failures,
+}
+
+impl Default for ModelSpec {
+    fn default() -> Self {
+        ModelSpec {
+            ttft_ms: 200.0,
+            tok_ms: 5.0,
+            output_tokens: (50, 50),
+            tokens_per_chunk: 1,
+            jitter: Jitter::Fixed,
+            script: Arc::new(Vec::new()),
+            scope: Scope::Turn,
+            failures: Failures::NONE,
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! `plimsoll compare`: two builds, interleaved and repeated.
+
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CompareArgs {
+    #[arg(long, default_value = "plimsoll.toml")]
+    pub config: PathBuf,
+    /// The base build as a ready command (run with sh -c; {{port}} is filled in).
+    #[arg(long, conflicts_with = "base")]
+    pub base_cmd: Option<String>,
+    /// The branch build as a ready command.
+    #[arg(long, conflicts_with = "branch")]
+    pub branch_cmd: Option<String>,
+    /// The base as a git ref of the SUT's repository.
+    #[arg(long, requires = "branch")]
+    pub base: Option<String>,
+    /// The branch as a git ref.
+    #[arg(long, requires = "base")]
+    pub branch: Option<String>,
+    /// Build command run in each worktree (with --base/--branch).
+    #[arg(long)]
+    pub build: Option<String>,
+    #[arg(long, default_value = "10,20")]
+    pub ladder: String,
+    /// Repetitions per level and side, interleaved base, branch, base, branch … (6 or more for a verdict).
+    #[arg(long, default_value_t = 6)]
+    pub repeat: usize,
+    /// CI gates, e.g. 'p99_session_ms>+10%,peak_threads>+0'.
+    #[arg(long, default_value = "")]
+    pub fail_on: String,
+    #[arg(long, default_value_t = 2.0)]
+    pub cpus: f64,
+    #[arg(long, default_value = "2G")]
+    pub mem: String,
+    #[arg(long)]
+    pub no_cap: bool,
+    /// Directory for compare.json, compare.md and compare.html.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The history database both sides are recorded in, linked as a pair.
+    #[arg(long, default_value = ".plimsoll/history.db")]
+    pub history: PathBuf,
+    #[arg(long)]
+    pub no_history: bool,
+}
+
+pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
+    let cfg = step::Config::load(&a.config)?;
+    let levels = match ::ramp::ladder::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
+        ::ramp::ladder::Levels::List(v) => v,
+        ::ramp::ladder::Levels::Auto { .. } => {
+            anyhow::bail!("--ladder auto is for ramp; compare needs fixed levels, e.g. 10,20")
+        }
+    };
+    let cap = if a.no_cap {
+        None
+    } else {
+        Some(super::cap_spec(Some(a.cpus), Some(&a.mem)).map_err(anyhow::Error::msg)?)
+    };
+    let fail_on = ::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
+    let step = step::StepOptions {
+        cap,
+        ..Default::default()
+    };
+    // Git refs: a worktree per ref, built, removed afterwards (the guards' Drop).
+    let (worktrees, base_cmd, branch_cmd) = match (&a.base, &a.branch, &a.base_cmd, &a.branch_cmd) {
+        (Some(b), Some(r), None, None) => {
+            let wt = ::compare::Worktrees::create(&cfg.cwd, b, r, a.build.as_deref())?;
+            let cmd = shell_join(&cfg.command);
+            (Some(wt), cmd.clone(), cmd)
+        }
+        (None, None, Some(b), Some(r)) => (None, b.clone(), r.clone()),
+        _ => anyhow::bail!("give --base-cmd and --branch-cmd, or --base and --branch (git refs)"),
+    };
+    let opts = ::compare::CompareOptions {
+        base_cmd,
+        branch_cmd,
+        levels,
+        repeat: a.repeat,
+        step,
+        fail_on,
+        history: (!a.no_history).then_some(a.history.clone()),
+    };
+    let rt = super::runtime()?;
+    let (doc, breaches) = rt.block_on(::compare::run_compare(&cfg, &opts, worktrees.as_ref()))?;
+    drop(worktrees);
+    let md = report::markdown::compare(&doc);
+    eprintln!("{md}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(
+            dir.join("compare.json"),
+            serde_json::to_string_pretty(&doc)?,
+        )?;
+        std::fs::write(dir.join("compare.md"), &md)?;
+        std::fs::write(dir.join("compare.html"), report::html::render_compare(&doc))?;
+    }
+    println!("{doc}");
+    for b in &breaches {
+        eprintln!("FAIL: {b}");
+    }
+    Ok(if breaches.is_empty() { 0 } else { 2 })
+}
+
+fn shell_join(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,188 @@
+//! Helpers shared by the end-to-end tests: the real binary, configs in temp dirs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_plimsoll");
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+pub struct Run {
+    pub code: i32,
+    pub result: Option<serde_json::Value>,
+    pub stderr: String,
+}
+
+pub fn run(config: &Path, extra: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg("--config")
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let result = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .map(|j| serde_json::from_str(j).expect("RESULT is JSON"));
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        result,
+        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+    }
+}
+
+/// A config in a temp dir next to a copy of the floor's session file.
+pub fn config(name: &str, sut_command: &str, extra: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plimsoll-run-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        root().join("examples/floor/session.toml"),
+        dir.join("session.toml"),
+    )
+    .unwrap();
+    let scenario = root().join("scenarios/memory.toml");
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!("[sut]\ncommand = {sut_command}\nready_timeout_s = 10\nstop_grace_s = 2\n[mock]\nscenario = {:?}\n{extra}\n", scenario.display()),
+    )
+    .unwrap();
+    dir.join("plimsoll.toml")
+}
+
+/// A Python SUT that keeps 16 MB per turn it serves: made to be OOM-killed.
+pub const LEAKY_SERVER: &str = r#"
+import http.server, os, json
+leak = []
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
+    def do_POST(self):
+        self.rfile.read(int(self.headers['content-length']))
+        leak.append(bytearray(16 << 20))
+        body = json.dumps({"reply": "Remembered and recalled fact"}).encode()
+        self.send_response(200); self.send_header('content-length', str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()
+"#;
+
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+            if rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u32>().ok())
+                == Some(pid)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+    })
+}
+
+/// Runs `plimsoll ramp`; also returns how many cgroups that process left behind.
+pub fn ramp_with_pid(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String, usize) {
+    let child = Command::new(BIN)
+        .arg("ramp")
+        .arg("--config")
+        .arg(config)
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let prefix = format!("plimsoll-{}-", child.id());
+    let out = child.wait_with_output().unwrap();
+    let left = [
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/cpu",
+        "/sys/fs/cgroup",
+        "/sys/fs/cgroup/unified",
+    ]
+    .iter()
+    .filter_map(|d| std::fs::read_dir(d).ok())
+    .flat_map(|rd| rd.flatten())
+    .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+    .count();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null"))
+        .unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        doc,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+        left,
+    )
+}
+
+pub fn ramp(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, doc, err, _) = ramp_with_pid(config, extra);
+    (code, doc, err)
+}
+
+/// A quick memory scenario (10 ms to first token) so compare's many steps stay short.
+pub fn fast_config(name: &str) -> PathBuf {
+    let cfg = config(name, "[\"true\"]", "[step]\nconcurrency = 6\n");
+    let dir = cfg.parent().unwrap().to_path_buf();
+    let scenario = std::fs::read_to_string(root().join("scenarios/memory.toml"))
+        .unwrap()
+        .replace("ttft_ms = 150", "ttft_ms = 10")
+        .replace("tok_ms = 4", "tok_ms = 1");
+    std::fs::write(dir.join("fast.toml"), scenario).unwrap();
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let text = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("scenario = ") {
+                "scenario = \"fast.toml\"".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&cfg, text).unwrap();
+    cfg
+}
+
+pub fn compare(cfg: &Path, args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = Command::new(BIN)
+        .arg("compare")
+        .arg("--config")
+        .arg(cfg)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null"))
+        .unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        doc,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+pub const FLOOR: &str = "{{plimsoll}} floor --listen 127.0.0.1:{{port}}";

@@ -1,0 +1,179 @@
+//! `plimsoll ramp`, `demo`, `history` and `report` end to end: real steps under real caps.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn ramp_writes_its_reports_and_leaves_no_cgroups() {
+    let out = std::env::temp_dir().join(format!("plimsoll-ramp-test-{}", std::process::id()));
+    let (code, doc, err, left) = ramp_with_pid(
+        &root().join("examples/floor/plimsoll.toml"),
+        &[
+            "--ladder",
+            "4,8,16",
+            "--host",
+            "64GB,16cpu",
+            "--target",
+            "100000",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(doc["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["analysis"]["ceiling"], 16);
+    assert_eq!(doc["analysis"]["no_collapse"], true);
+    assert!(doc["analysis"]["usl"]["refused"]
+        .as_str()
+        .unwrap()
+        .contains("at least 4"));
+    assert!(doc["analysis"]["capacity"]["hosts"].as_u64().unwrap() >= 1);
+    let method = doc["steps"][0]["cap"]["method"].as_str().unwrap();
+    assert_eq!(doc["environment"]["cap"]["method"], method);
+    assert!(["cgroup-v1", "cgroup-v2", "affinity"].contains(&method));
+    assert!(
+        err.contains("| sessions |") && err.contains("widen the ladder"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| sessions |") && md.contains("Capacity projection"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(json["steps"], doc["steps"]);
+    assert_eq!(left, 0, "a cgroup was left behind");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn demo_runs_with_nothing_set_up() {
+    let out = std::env::temp_dir().join(format!("plimsoll-demo-test-{}", std::process::id()));
+    let o = Command::new(BIN)
+        .args(["demo", "--ladder", "4,8", "--no-cap", "--out"])
+        .arg(&out)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(doc["analysis"]["ceiling"], 8);
+    assert!(out.join("report.md").exists() && out.join("setup/plimsoll.toml").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn history_records_runs_and_report_re_renders_them_identically() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-history-test-{}", std::process::id()));
+    let db = dir.join("history.db");
+    let (code, doc, err) = ramp(
+        &root().join("examples/floor/plimsoll.toml"),
+        &[
+            "--ladder",
+            "3,6",
+            "--no-cap",
+            "--history",
+            db.to_str().unwrap(),
+            "--out",
+            dir.join("a").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let run = doc["run"].as_i64().unwrap();
+    let list = Command::new(BIN)
+        .args(["history", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    assert!(list.contains("done") && list.lines().count() == 2, "{list}");
+    let o = Command::new(BIN)
+        .args(["report", &run.to_string(), "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(dir.join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = std::fs::read_to_string(dir.join("a/report.md")).unwrap();
+    let b = std::fs::read_to_string(dir.join("b/report.md")).unwrap();
+    assert_eq!(a, b, "re-rendered report differs");
+    let missing = Command::new(BIN)
+        .args(["report", "999", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no run 999"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_interrupted_ramp_keeps_its_finished_steps() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-interrupt-test-{}", std::process::id()));
+    let db = dir.join("history.db");
+    let child = Command::new(BIN)
+        .args(["ramp", "--config"])
+        .arg(root().join("examples/floor/plimsoll.toml"))
+        .args(["--ladder", "2,4,8,16,32", "--no-cap", "--history"])
+        .arg(&db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Each step of the floor takes about 2 s: interrupt during the second.
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let list = Command::new(BIN)
+        .args(["history", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    let line = list.lines().nth(1).unwrap_or("");
+    assert!(line.contains("interrupted"), "{list}");
+    let steps: i64 = line.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!((1..5).contains(&steps), "{list}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The main job: under a 100 MB cap, a SUT that leaks 16 MB per turn holds one session
+/// of 3 turns and is OOM-killed at two; the ramp names the collapse and the ceiling.
+#[test]
+fn ramp_stops_at_the_first_collapse_and_names_the_ceiling() {
+    if !Path::new("/sys/fs/cgroup/memory").exists()
+        && !Path::new("/sys/fs/cgroup/cgroup.controllers").exists()
+    {
+        eprintln!("no cgroup hierarchy; skipping");
+        return;
+    }
+    let server = LEAKY_SERVER;
+    let cfg = config(
+        "ramp-oom",
+        &format!("[\"python3\", \"-c\", {server:?}]"),
+        "",
+    );
+    let (code, doc, err) = ramp(&cfg, &["--ladder", "1,2,4", "--mem", "100M", "--cpus", "1"]);
+    assert_eq!(code, 0, "{err}");
+    if doc["steps"][0]["cap"]["method"] == "affinity" {
+        eprintln!("memory not cappable here; skipping the collapse check");
+        return;
+    }
+    assert_eq!(doc["analysis"]["ceiling"], 1, "{doc}");
+    assert_eq!(doc["analysis"]["collapse"]["concurrency"], 2, "{doc}");
+    assert_eq!(
+        doc["analysis"]["collapse"]["outcome"], "oom_killed",
+        "{doc}"
+    );
+    assert_eq!(
+        doc["steps"].as_array().unwrap().len(),
+        2,
+        "the ramp stops at the collapse"
+    );
+    assert!(err.contains("collapse at 2 sessions: oom_killed"), "{err}");
+}

@@ -1,0 +1,10 @@
+//! Renders the documents that ladders and comparisons produce — the terminal table and
+//! verdict, Markdown, and self-contained HTML — reading only those documents (fresh or
+//! from the history), so a stored run renders the same again. It measures, analyses and
+//! writes nothing itself.
+
+pub mod html;
+pub mod markdown;
+pub mod svg;
+pub mod table;
+pub mod verdict;

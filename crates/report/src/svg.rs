@@ -1,0 +1,241 @@
+//! One chart as inline SVG: a measure against concurrency on a log2 axis, y from zero,
+//! every level labelled with its sample count, gaps marked "not plotted", the collapsed
+//! step shaded, the ceiling and knee marked, an optional fitted curve dashed.
+
+use std::fmt::Write;
+
+pub const W: f64 = 560.0;
+const H: f64 = 240.0;
+const L: f64 = 56.0; // left margin
+const R: f64 = 16.0;
+const T: f64 = 28.0;
+const B: f64 = 44.0;
+
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub color: &'a str,
+    pub values: Vec<Option<f64>>,
+}
+
+pub struct Chart<'a> {
+    pub title: &'a str,
+    pub unit: &'a str,
+    pub how: &'a str,
+    pub series: Vec<Series<'a>>,
+    /// A fitted curve (x, y) drawn as a dashed line.
+    pub curve: Option<Vec<(f64, f64)>>,
+}
+
+/// What is marked on every chart of a ladder.
+#[derive(Clone, Copy, Default)]
+pub struct Marks {
+    pub collapsed: Option<usize>,
+    pub ceiling: Option<f64>,
+    pub knee: Option<(f64, f64)>,
+}
+
+fn fmt_num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The mapping from data to the drawing's coordinates.
+struct Frame {
+    x0: f64,
+    span: f64,
+    ymax: f64,
+}
+
+impl Frame {
+    fn new(c: &Chart, xs: &[f64]) -> Frame {
+        let lx: Vec<f64> = xs.iter().map(|x| x.max(1e-9).log2()).collect();
+        let (x0, x1) = (
+            lx.first().copied().unwrap_or(0.0),
+            lx.last().copied().unwrap_or(1.0),
+        );
+        let span = if (x1 - x0).abs() < 1e-9 { 1.0 } else { x1 - x0 };
+        let mut ymax = c
+            .series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten())
+            .fold(0.0f64, |a, &b| a.max(b));
+        if let Some(curve) = &c.curve {
+            let top = curve.iter().map(|p| p.1).fold(0.0, f64::max);
+            ymax = ymax.max(top.min(ymax * 2.0));
+        }
+        let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.1 };
+        Frame { x0, span, ymax }
+    }
+
+    fn px(&self, x: f64) -> f64 {
+        L + (x.max(1e-9).log2() - self.x0) / self.span * (W - L - R)
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        T + (H - T - B) * (1.0 - y / self.ymax)
+    }
+}
+
+/// The chart, with its "How to read this" line under it.
+pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: Marks) -> String {
+    let f = Frame::new(c, xs);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{}">"#,
+        esc(c.title)
+    );
+    let _ = write!(
+        s,
+        r##"<text x="{L}" y="16" class="t">{} ({})</text>"##,
+        esc(c.title),
+        esc(c.unit)
+    );
+    if let Some(i) = marks.collapsed {
+        let _ = write!(
+            s,
+            r##"<rect x="{:.1}" y="{T}" width="24" height="{:.1}" fill="#fdd" />"##,
+            f.px(xs[i]) - 12.0,
+            H - T - B
+        );
+    }
+    axes(&mut s, &f, xs, counts);
+    ceiling_and_knee(&mut s, &f, marks);
+    if let Some(curve) = &c.curve {
+        fitted(&mut s, &f, curve);
+    }
+    for (si, ser) in c.series.iter().enumerate() {
+        series(&mut s, &f, xs, si, ser);
+    }
+    s.push_str("</svg>");
+    let _ = write!(
+        s,
+        r#"<p class="how"><b>How to read this:</b> {}</p>"#,
+        esc(c.how)
+    );
+    s
+}
+
+fn axes(s: &mut String, f: &Frame, xs: &[f64], counts: &[u64]) {
+    for k in 0..=4 {
+        let v = f.ymax * k as f64 / 4.0;
+        let y = f.py(v);
+        let _ = write!(
+            s,
+            r##"<line x1="{L}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" class="a" text-anchor="end">{}</text>"##,
+            W - R,
+            L - 6.0,
+            y + 4.0,
+            fmt_num(v)
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<line x1="{L}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/>"##,
+        H - B,
+        W - R,
+        H - B
+    );
+    for (i, &x) in xs.iter().enumerate() {
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" class="a" text-anchor="middle">{}</text><text x="{:.1}" y="{:.1}" class="n" text-anchor="middle">n={}</text>"##,
+            f.px(x),
+            H - B + 14.0,
+            x,
+            f.px(x),
+            H - B + 27.0,
+            counts[i]
+        );
+    }
+}
+
+fn ceiling_and_knee(s: &mut String, f: &Frame, marks: Marks) {
+    if let Some(cx) = marks.ceiling {
+        let _ = write!(
+            s,
+            r##"<line x1="{0:.1}" y1="{T}" x2="{0:.1}" y2="{1:.1}" stroke="#2a7" stroke-dasharray="4 3"/><text x="{2:.1}" y="{3:.1}" class="m" fill="#2a7" text-anchor="end">ceiling</text>"##,
+            f.px(cx),
+            H - B,
+            f.px(cx) - 3.0,
+            H - B - 6.0
+        );
+    }
+    if let Some((a, b)) = marks.knee {
+        let (xa, xb) = (f.px(a), f.px(b));
+        let _ = write!(
+            s,
+            r##"<rect x="{xa:.1}" y="{T}" width="{:.1}" height="{:.1}" fill="#fa0" opacity="0.15"/><text x="{xa:.1}" y="{:.1}" class="m" fill="#c70">knee</text>"##,
+            (xb - xa).max(2.0),
+            H - T - B,
+            T + 10.0
+        );
+    }
+}
+
+fn fitted(s: &mut String, f: &Frame, curve: &[(f64, f64)]) {
+    let pts: Vec<String> = curve
+        .iter()
+        .filter(|p| p.1 <= f.ymax)
+        .map(|&(x, y)| format!("{:.1},{:.1}", f.px(x), f.py(y)))
+        .collect();
+    let _ = write!(
+        s,
+        r##"<polyline points="{}" fill="none" stroke="#888" stroke-dasharray="5 4"/>"##,
+        pts.join(" ")
+    );
+}
+
+fn series(s: &mut String, f: &Frame, xs: &[f64], si: usize, ser: &Series) {
+    let pts: Vec<(f64, f64)> = ser
+        .values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (f.px(xs[i]), f.py(v))))
+        .collect();
+    if pts.len() > 1 {
+        let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        let _ = write!(
+            s,
+            r##"<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>"##,
+            p.join(" "),
+            ser.color
+        );
+    }
+    for (x, y) in &pts {
+        let _ = write!(
+            s,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{}"/>"##,
+            ser.color
+        );
+    }
+    for (i, v) in ser.values.iter().enumerate() {
+        if v.is_none() && si == 0 {
+            let _ = write!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" class="np" text-anchor="middle">not plotted</text>"##,
+                f.px(xs[i]),
+                H - B - 6.0
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{:.1}" y="16" class="l" fill="{}" text-anchor="end">{}</text>"##,
+        W - R - si as f64 * 70.0,
+        ser.color,
+        esc(ser.name)
+    );
+}

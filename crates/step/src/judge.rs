@@ -1,0 +1,417 @@
+//! Turning a step's measurements into its RESULT and naming its outcome from evidence:
+//! the SUT's exit status and last output, the driver's timeout, the mock's integrity
+//! ledger, the failed-session share.
+
+use crate::config::Config;
+use crate::rig::Rig;
+use probe::{Stopped, Summary};
+use result::{round2, Harness, StepResult};
+use std::collections::BTreeMap;
+
+/// What a step found besides its RESULT: why it collapsed, in words, for the terminal.
+#[derive(Debug, Clone)]
+pub struct StepReport {
+    pub result: StepResult,
+    pub cause: Option<String>,
+    pub first_errors: Vec<(String, String)>,
+    pub violations: Vec<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Latencies {
+    pub p50_session: Option<f64>,
+    pub p99_session: Option<f64>,
+    pub p50_turn: Option<f64>,
+    pub p99_turn: Option<f64>,
+    pub p50_ttft: Option<f64>,
+    pub p99_ttft: Option<f64>,
+}
+
+/// What the sessions' side of a step measured (the built-in driver, or a harness).
+#[derive(Default)]
+pub struct Measured {
+    pub sessions_ok: u64,
+    pub sessions_failed: u64,
+    pub turns: u64,
+    pub wall_ms: f64,
+    pub lat: Latencies,
+    pub think_ms_per_session: f64,
+    pub lag_p99_ms: f64,
+    pub timed_out: bool,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub first_errors: Vec<(String, String)>,
+    pub harness_cpu_sec: f64,
+    /// Open model: (arrival rate per second, most sessions in flight).
+    pub open_model: Option<(f64, u64)>,
+    /// The cap the SUT ran under: method and size.
+    pub cap: Option<(&'static str, cap::CapSpec)>,
+}
+
+/// Signs in the SUT's last output that it could not create threads.
+fn thread_exhaustion(tail: &str) -> bool {
+    let t = tail.to_lowercase();
+    [
+        "can't start new thread",
+        "unable to create native thread",
+        "pthread_create",
+        "resource temporarily unavailable",
+        "failed to spawn thread",
+    ]
+    .iter()
+    .any(|s| t.contains(s))
+}
+
+/// An outcome other than ok and its cause in words.
+type Collapse = (&'static str, String);
+
+/// The kernel counted OOM kills in the SUT's own cgroup.
+fn cgroup_oom(probe: &Summary) -> Option<Collapse> {
+    let n = probe.cgroup.as_ref().map_or(0, |c| c.oom_kills);
+    (n > 0).then(|| ("oom_killed", format!("the kernel OOM-killed {n} process(es) in the SUT's cgroup (memory.events / memory.oom_control)")))
+}
+
+/// The SUT exited during the step: SIGKILL (the OOM killer's signal), no more threads, or
+/// another crash.
+fn exited(died: Option<std::process::ExitStatus>, tail: &str) -> Option<Collapse> {
+    use std::os::unix::process::ExitStatusExt;
+    let status = died?;
+    Some(
+        if status.signal() == Some(9) || status.code() == Some(137) {
+            ("oom_killed", format!("the SUT was killed by SIGKILL ({status}) under load; the kernel's OOM killer is the usual sender"))
+        } else if thread_exhaustion(tail) {
+            (
+                "thread_exhaustion",
+                "the SUT could not create more threads (see its last output)".to_string(),
+            )
+        } else {
+            (
+                "crashed",
+                format!("the SUT exited during the step ({status})"),
+            )
+        },
+    )
+}
+
+fn timed_out(m: &Measured, timeout_s: f64) -> Option<Collapse> {
+    m.timed_out.then(|| {
+        (
+            "timeout",
+            format!("sessions were still running after the step timeout of {timeout_s} s"),
+        )
+    })
+}
+
+fn integrity(violations: u64) -> Option<Collapse> {
+    (violations > 0).then(|| {
+        (
+            "integrity",
+            format!("{violations} integrity violation(s): the SUT's conversations were corrupted"),
+        )
+    })
+}
+
+fn error_rate(m: &Measured, threshold: f64) -> Option<Collapse> {
+    let total = m.sessions_ok + m.sessions_failed;
+    (total > 0 && m.sessions_failed as f64 / total as f64 > threshold).then(|| {
+        (
+            "error_rate",
+            format!(
+                "{} of {total} sessions failed (threshold {threshold})",
+                m.sessions_failed
+            ),
+        )
+    })
+}
+
+/// The outcome from the strongest evidence first: the kernel, the exit status, the
+/// timeout, the oracle, the failed share.
+fn outcome(
+    cfg: &Config,
+    probe: &Summary,
+    died: Option<std::process::ExitStatus>,
+    tail: &str,
+    m: &Measured,
+    violations: u64,
+) -> Option<Collapse> {
+    cgroup_oom(probe)
+        .or_else(|| exited(died, tail))
+        .or_else(|| timed_out(m, cfg.timeout_s))
+        .or_else(|| integrity(violations))
+        .or_else(|| error_rate(m, cfg.error_rate))
+}
+
+/// What the mock scheduled for a session's replies plus its think time: the median over
+/// the sessions the ledger knows.
+fn ideal_session_ms(ledger: &serde_json::Value, think_ms: f64) -> Option<f64> {
+    let mut ideal: Vec<f64> = ledger["sessions"]
+        .as_object()
+        .map(|s| {
+            s.iter()
+                .filter(|(k, _)| k.as_str() != mock::ledger::ANONYMOUS)
+                .filter_map(|(_, v)| v["llm_ms"].as_f64())
+                .map(|ms| ms + think_ms)
+                .collect()
+        })
+        .unwrap_or_default();
+    ideal.sort_by(f64::total_cmp);
+    (!ideal.is_empty()).then(|| round2(ideal[ideal.len() / 2]))
+}
+
+/// "harness" when the mock's frames or the driver's ticks were later than allowed.
+fn bound(late_p99_ms: f64, lag_p99_ms: f64, allowed_ms: f64) -> &'static str {
+    if late_p99_ms > allowed_ms || lag_p99_ms > allowed_ms {
+        "harness"
+    } else {
+        "sut"
+    }
+}
+
+/// What the mock knew at the end of the step.
+struct MockSide {
+    late_p99_ms: f64,
+    llm_calls: u64,
+    tokens_out: u64,
+    injected: u64,
+    violations: u64,
+    ideal_ms: Option<f64>,
+    violation_list: Vec<serde_json::Value>,
+}
+
+impl MockSide {
+    fn read(timing: &mock::TimingSnapshot, ledger: &serde_json::Value, think_ms: f64) -> MockSide {
+        let totals = &ledger["totals"];
+        MockSide {
+            late_p99_ms: timing.late_p99_ms,
+            llm_calls: totals["llm_calls"].as_u64().unwrap_or(0),
+            tokens_out: totals["output_tokens"].as_u64().unwrap_or(0),
+            injected: totals["injected_failures"]
+                .as_object()
+                .map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum()),
+            violations: totals["integrity_violations"].as_u64().unwrap_or(0),
+            ideal_ms: ideal_session_ms(ledger, think_ms),
+            violation_list: ledger["violations"].as_array().cloned().unwrap_or_default(),
+        }
+    }
+}
+
+pub(crate) async fn judge(
+    cfg: &Config,
+    rig: Rig,
+    probe: Summary,
+    died: Option<std::process::ExitStatus>,
+    stopped: Stopped,
+    m: Measured,
+) -> StepReport {
+    let sessions = rig.concurrency;
+    // In an open model the concurrency is what the arrivals produced, not what was asked.
+    let concurrency = m
+        .open_model
+        .map_or(sessions, |(_, peak)| (peak as usize).max(1));
+    let side = MockSide::read(
+        &rig.mock.app.stats.snapshot(),
+        &rig.mock.app.ledger.snapshot(),
+        m.think_ms_per_session,
+    );
+    rig.mock.shutdown().await.ok();
+    let found = outcome(cfg, &probe, died, &stopped.tail, &m, side.violations);
+    let outcome = found.as_ref().map_or("ok", |f| f.0);
+    let cause = found.map(|(o, c)| {
+        if stopped.tail.is_empty() || o == "integrity" || o == "error_rate" {
+            c
+        } else {
+            format!("{c}\nlast SUT output:\n{}", stopped.tail)
+        }
+    });
+    let first_errors = m.first_errors.clone();
+    let violations = side.violation_list.iter().take(5).cloned().collect();
+    let bound = bound(side.late_p99_ms, m.lag_p99_ms, cfg.harness_lag_ms);
+    StepReport {
+        result: result(
+            &probe,
+            &stopped,
+            m,
+            &side,
+            concurrency,
+            sessions,
+            outcome,
+            bound,
+        ),
+        cause,
+        first_errors,
+        violations,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn result(
+    probe: &Summary,
+    stopped: &Stopped,
+    m: Measured,
+    side: &MockSide,
+    concurrency: usize,
+    sessions: usize,
+    outcome: &'static str,
+    bound: &'static str,
+) -> StepResult {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1) as f64;
+    StepResult {
+        schema_version: 1,
+        concurrency,
+        sessions_ok: m.sessions_ok,
+        sessions_failed: m.sessions_failed,
+        turns: m.turns,
+        wall_ms: round2(m.wall_ms),
+        p50_session_ms: m.lat.p50_session,
+        p99_session_ms: m.lat.p99_session,
+        p50_turn_ms: m.lat.p50_turn,
+        p99_turn_ms: m.lat.p99_turn,
+        p50_ttft_ms: m.lat.p50_ttft,
+        p99_ttft_ms: m.lat.p99_ttft,
+        ideal_session_ms: side.ideal_ms,
+        latency_inflation: match (m.lat.p50_session, side.ideal_ms) {
+            (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
+            _ => None,
+        },
+        peak_rss_mb: round2(probe.peak_rss_kb as f64 / 1024.0),
+        rss_kb_per_session: round2(
+            probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64 / concurrency as f64,
+        ),
+        baseline_rss_mb: round2(probe.baseline_rss_kb as f64 / 1024.0),
+        peak_threads: probe.peak_threads,
+        peak_fds: probe.peak_fds,
+        cpu_ms_per_turn: (m.turns > 0).then(|| round2(probe.cpu_sec * 1000.0 / m.turns as f64)),
+        cpu_sec: round2(probe.cpu_sec),
+        llm_calls: side.llm_calls,
+        llm_tokens_out: side.tokens_out,
+        injected_failures: side.injected,
+        integrity_violations: side.violations,
+        errors_by_kind: m.errors_by_kind,
+        files_created: stopped.files_created,
+        harness: Harness {
+            mock_timing_error_p99_ms: round2(side.late_p99_ms),
+            driver_lag_p99_ms: m.lag_p99_ms,
+            cpu_share: round2(m.harness_cpu_sec / (m.wall_ms / 1000.0).max(1e-3) / cores),
+            bound,
+        },
+        outcome,
+        arrival_rate_per_s: m.open_model.map(|(r, _)| r),
+        sessions: m.open_model.map(|_| sessions as u64),
+        cgroup_mem_peak_mb: probe
+            .cgroup
+            .as_ref()
+            .map(|c| round2(c.peak_kb as f64 / 1024.0)),
+        cgroup_oom_kills: probe.cgroup.as_ref().map(|c| c.oom_kills),
+        cap: m.cap.map(|(method, c)| result::CapInfo {
+            method,
+            cpus: c.cpus,
+            mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    fn cfg() -> Config {
+        Config::parse("[sut]\ncommand = [\"x\"]\n", std::path::Path::new("p.toml")).unwrap()
+    }
+
+    fn measured(ok: u64, failed: u64) -> Measured {
+        Measured {
+            sessions_ok: ok,
+            sessions_failed: failed,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_kernel_outranks_every_other_witness() {
+        let mut probe = Summary::default();
+        assert_eq!(cgroup_oom(&probe), None);
+        probe.cgroup = Some(probe::cgroup::CgroupMemory {
+            path: "/x".into(),
+            version: 1,
+            current_kb: 0,
+            peak_kb: 0,
+            oom_kills: 2,
+        });
+        let m = Measured {
+            timed_out: true,
+            ..measured(0, 5)
+        };
+        let o = outcome(&cfg(), &probe, Some(ExitStatus::from_raw(9)), "", &m, 3).unwrap();
+        assert_eq!(o.0, "oom_killed");
+        assert!(o.1.contains("2 process(es)"), "{}", o.1);
+    }
+
+    #[test]
+    fn the_exit_status_names_kill_threads_or_crash() {
+        assert_eq!(exited(None, ""), None);
+        assert_eq!(
+            exited(Some(ExitStatus::from_raw(9)), "").unwrap().0,
+            "oom_killed"
+        );
+        let threads = exited(
+            Some(ExitStatus::from_raw(1 << 8)),
+            "RuntimeError: can't start new thread",
+        );
+        assert_eq!(threads.unwrap().0, "thread_exhaustion");
+        assert_eq!(
+            exited(Some(ExitStatus::from_raw(1 << 8)), "Traceback")
+                .unwrap()
+                .0,
+            "crashed"
+        );
+    }
+
+    #[test]
+    fn timeouts_integrity_and_errors_in_that_order() {
+        let c = cfg();
+        let p = Summary::default();
+        let late = Measured {
+            timed_out: true,
+            ..measured(1, 1)
+        };
+        assert_eq!(outcome(&c, &p, None, "", &late, 1).unwrap().0, "timeout");
+        assert_eq!(
+            outcome(&c, &p, None, "", &measured(1, 1), 1).unwrap().0,
+            "integrity"
+        );
+        let e = outcome(&c, &p, None, "", &measured(1, 1), 0).unwrap();
+        assert_eq!(e.0, "error_rate");
+        assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
+        assert_eq!(outcome(&c, &p, None, "", &measured(2, 0), 0), None);
+        assert_eq!(
+            error_rate(&measured(0, 0), 0.0),
+            None,
+            "no sessions, no rate"
+        );
+        assert_eq!(
+            error_rate(&measured(9, 1), 0.2),
+            None,
+            "within the threshold"
+        );
+    }
+
+    #[test]
+    fn ideal_is_the_median_session_plus_think_time() {
+        let ledger = serde_json::json!({"sessions": {
+            "a": {"llm_ms": 100.0}, "b": {"llm_ms": 300.0}, "c": {"llm_ms": 200.0},
+            (mock::ledger::ANONYMOUS): {"llm_ms": 9999.0}
+        }});
+        assert_eq!(ideal_session_ms(&ledger, 50.0), Some(250.0));
+        assert_eq!(ideal_session_ms(&serde_json::json!({}), 50.0), None);
+    }
+
+    #[test]
+    fn late_mock_or_driver_makes_a_step_harness_bound() {
+        assert_eq!(bound(1.0, 1.0, 25.0), "sut");
+        assert_eq!(bound(30.0, 1.0, 25.0), "harness");
+        assert_eq!(bound(1.0, 30.0, 25.0), "harness");
+    }
+}

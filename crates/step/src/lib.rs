@@ -1,0 +1,21 @@
+//! One measured step: a fresh mock and a fresh SUT pointed at it, C sessions driven
+//! through it (or the user's own harness driving them), its process tree sampled all
+//! along, and one RESULT with an outcome named from evidence.
+//!
+//! `config` reads `plimsoll.toml`; `step` starts the rig and drives the sessions;
+//! `harness` runs the user's harness instead; `judge` turns the measurements into the
+//! RESULT and its outcome; `cli` is `plimsoll run` as a command. It does not run
+//! ladders (`ramp`), compare builds (`compare`) or analyse curves (`analysis`).
+
+pub mod cli;
+pub mod clock;
+pub mod config;
+mod harness;
+mod judge;
+mod rig;
+pub mod step;
+
+pub use clock::now_rfc3339;
+pub use config::{Config, ConfigError};
+pub use result::StepResult;
+pub use step::{run_step, StepOptions, StepReport};

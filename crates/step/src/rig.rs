@@ -1,0 +1,86 @@
+//! The fixtures every step has: a fresh mock (seeded, in-process), the SUT's port, and
+//! the environment that points the SUT at the mock.
+
+use crate::config::Config;
+use anyhow::Context;
+
+/// The fixtures every step has: the mock, the SUT's port and environment.
+pub(crate) struct Rig {
+    pub mock: mock::MockServer,
+    pub port: u16,
+    pub env: Vec<(String, String)>,
+    pub concurrency: usize,
+    me: String,
+}
+
+impl Rig {
+    pub async fn start(cfg: &Config, concurrency: usize) -> anyhow::Result<Rig> {
+        let mut scenario = match &cfg.scenario {
+            Some(p) => mock::Scenario::load(p)?,
+            None => mock::Scenario::default(),
+        };
+        scenario
+            .apply_failure_env(|k| std::env::var(k).ok())
+            .map_err(anyhow::Error::msg)?;
+        let mock = mock::MockServer::start(mock::MockOptions {
+            scenario,
+            seed: Some(cfg.seed),
+            ..Default::default()
+        })
+        .await
+        .context("starting the mock")?;
+        let port = match cfg.port {
+            0 => {
+                let l = std::net::TcpListener::bind("127.0.0.1:0")
+                    .context("finding a free port for the SUT")?;
+                l.local_addr()?.port()
+            }
+            p => p,
+        };
+        let me = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "plimsoll".into());
+        let mut rig = Rig {
+            mock,
+            port,
+            env: Vec::new(),
+            concurrency,
+            me,
+        };
+        let url = rig.mock.base_url();
+        rig.env = vec![
+            ("OPENAI_BASE_URL".into(), format!("{url}/v1")),
+            ("ANTHROPIC_BASE_URL".into(), url.clone()),
+            ("OPENAI_API_KEY".into(), "plimsoll-dummy-key".into()),
+            ("ANTHROPIC_API_KEY".into(), "plimsoll-dummy-key".into()),
+            ("PLIMSOLL_MOCK_URL".into(), url),
+            ("PLIMSOLL_SUT_PORT".into(), port.to_string()),
+            ("PORT".into(), port.to_string()),
+            ("PLIMSOLL_CONCURRENCY".into(), concurrency.to_string()),
+            ("PLIMSOLL_SEED".into(), cfg.seed.to_string()),
+        ];
+        let extra: Vec<(String, String)> = cfg
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), rig.fill(v)))
+            .collect();
+        rig.env.extend(extra);
+        Ok(rig)
+    }
+
+    /// `{{port}}`, `{{mock}}`, `{{plimsoll}}` in a command word or env value.
+    pub fn fill(&self, s: &str) -> String {
+        s.replace("{{port}}", &self.port.to_string())
+            .replace("{{mock}}", &self.mock.base_url())
+            .replace("{{plimsoll}}", &self.me)
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+pub(crate) fn own_cpu_sec() -> f64 {
+    // Plimsoll's own CPU (mock and driver), not the SUT it started.
+    probe::tree::process_cpu_ticks(std::process::id()) as f64 / probe::tree::clock_ticks_per_sec()
+}
