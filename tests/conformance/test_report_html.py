@@ -1,7 +1,7 @@
 """The HTML report, rendered by a real browser (headless Chromium).
 
 It must load with no console message (it has no script and no external resource), hold
-the seven charts, and a screenshot must show them (a blank page is a few KB of PNG).
+the eight charts, the verdict on top and the step table, and a screenshot must show them (a blank page is a few KB of PNG).
 """
 
 import os
@@ -42,8 +42,11 @@ def test_report_renders_in_chromium_with_its_charts(report, tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count("<svg") == 7
+    assert dom.stdout.count("<svg") == 8
     assert "How to read this" in dom.stdout and "n=32" in dom.stdout
+    # The verdict leads, before any chart; the steps follow as a table.
+    assert dom.stdout.index("Verdict:") < dom.stdout.index("<svg")
+    assert "holds" in dom.stdout and "<table>" in dom.stdout
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
     assert console == [], console
     shot = tmp_path / "report.png"

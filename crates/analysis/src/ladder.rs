@@ -4,15 +4,24 @@ use crate::scaling::Point;
 use result::StepResult;
 use serde_json::json;
 
-/// The analysis of a ladder: its ceiling, collapse, knee, USL fit, harness-bound steps,
-/// and the capacity projection onto `host` (GB, cores) for `target` sessions.
+/// Where the capacity projection goes: (GB, cores) of a host, and sessions to plan for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Projection {
+    pub host: Option<(f64, f64)>,
+    pub target: Option<u64>,
+}
+
+/// The analysis of a ladder (steps sorted by concurrency): the verdict against `budget`
+/// (holds, over budget, wall, collapse), the throughput knee and plateau, the latency
+/// knee, a USL fit, harness-bound steps, and the capacity projection.
 pub fn analyse(
     steps: &[StepResult],
     causes: &[Option<String>],
-    host: Option<(f64, f64)>,
-    target: Option<u64>,
+    budget: &crate::Budget,
+    projection: Projection,
     interrupted: bool,
 ) -> serde_json::Value {
+    let (host, target) = (projection.host, projection.target);
     let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == "ok").collect();
     let ceiling = ok.last();
     let collapse = steps.iter().zip(causes).find(|(s, _)| s.outcome != "ok");
@@ -26,14 +35,20 @@ pub fn analyse(
             })
         })
         .collect();
-    let knee = crate::scaling::knee(&points);
+    let latency_knee = crate::scaling::knee(&points);
     let usl = crate::scaling::usl(&points);
+    let verdict = crate::verdict::verdict(steps, budget);
     let harness_bound: Vec<usize> = steps
         .iter()
         .filter(|s| s.harness.bound == "harness")
         .map(|s| s.concurrency)
         .collect();
-    let capacity = match (ceiling, host) {
+    // Project from the last level within budget when there is one: that is the line.
+    let basis = verdict
+        .holds
+        .and_then(|h| ok.iter().find(|s| s.concurrency == h))
+        .or(ceiling);
+    let capacity = match (basis, host) {
         (Some(c), Some((gb, cpus))) => {
             let turns_per_session = c.turns as f64 / c.concurrency as f64;
             let per_s = c
@@ -55,9 +70,45 @@ pub fn analyse(
         "ceiling_is_harness_bound": ceiling.is_some_and(|c| c.harness.bound == "harness"),
         "collapse": collapse.map(|(s, cause)| json!({"concurrency": s.concurrency, "outcome": s.outcome, "cause": cause})),
         "no_collapse": collapse.is_none() && !interrupted,
-        "knee": knee,
-        "usl": match usl { Ok(u) => json!(u), Err(e) => json!({"refused": e}) },
+        "knee": knee_doc(&verdict),
+        "latency_knee": latency_knee,
+        "usl": usl_doc(usl, verdict.plateau.as_ref()),
+        "verdict": verdict,
         "capacity": capacity,
         "harness_bound_steps": harness_bound,
     })
+}
+
+/// The knee the reports mark: where throughput stops scaling (the latency knee is kept
+/// apart as `latency_knee`).
+fn knee_doc(v: &crate::verdict::Verdict) -> serde_json::Value {
+    match (&v.knee, &v.plateau) {
+        (Some(k), _) => json!(k),
+        (None, _) if v.top.is_none() => json!({"confidence": "insufficient"}),
+        (None, _) => json!({"confidence": "none", "from": v.top, "to": v.top,
+            "method": "throughput kept scaling: no knee within the ladder"}),
+    }
+}
+
+/// The USL fit, with a warning when its predicted peak lies far beyond a plateau that
+/// was measured: then the fit is no prediction to trust.
+fn usl_doc(
+    usl: Result<crate::scaling::Usl, String>,
+    plateau: Option<&crate::throughput::Plateau>,
+) -> serde_json::Value {
+    match usl {
+        Err(e) => json!({"refused": e}),
+        Ok(u) => {
+            let mut doc = json!(u);
+            if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
+                if peak > p.from * 2.0 {
+                    doc["note"] = json!(format!(
+                        "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {} sessions: not a prediction to trust",
+                        p.from
+                    ));
+                }
+            }
+            doc
+        }
+    }
 }

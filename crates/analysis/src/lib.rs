@@ -1,11 +1,16 @@
-//! Pure functions over step documents: what a ladder of RESULTs says (ceiling, knee,
-//! Universal Scalability Law fit, capacity projection) and what two builds' repeated
-//! RESULTs say (medians, Mann–Whitney, bootstrap intervals, verdicts). No I/O, no
-//! clocks, no printing: the same documents always give the same answer.
+//! Pure functions over step documents: what a ladder of RESULTs says (which levels hold
+//! within budget, the throughput knee and plateau, the resource at its wall or a limit
+//! inside the system, a Universal Scalability Law fit, a capacity projection) and what
+//! two builds' repeated RESULTs say (medians, Mann–Whitney, bootstrap intervals,
+//! verdicts). No I/O, no clocks, no printing: the same documents give the same answer.
 
+pub mod budget;
 pub mod compare;
 pub mod ladder;
 pub mod scaling;
 pub mod stats;
+pub mod throughput;
+pub mod verdict;
 
+pub use budget::Budget;
 pub use scaling::{capacity, knee, usl, Capacity, Knee, Point, Usl};

@@ -194,6 +194,15 @@ impl Cap {
         out
     }
 
+    /// The share of CPU periods in which the kernel throttled the cgroup (cpu.stat's
+    /// nr_throttled / nr_periods, v1 and v2); None without a cgroup or before a period.
+    pub fn cpu_throttled(&self) -> Option<f64> {
+        self.dirs.iter().find_map(|d| {
+            let text = std::fs::read_to_string(d.join("cpu.stat")).ok()?;
+            throttled_share(&text)
+        })
+    }
+
     /// Removes the cgroups (after the SUT has been stopped and reaped).
     pub fn remove(&mut self) {
         for d in self.dirs.drain(..) {
@@ -267,6 +276,18 @@ fn systemd_scope() -> Option<bool> {
     })
 }
 
+/// nr_throttled / nr_periods from a cpu.stat text.
+fn throttled_share(cpu_stat: &str) -> Option<f64> {
+    let field = |name: &str| {
+        cpu_stat.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == name).then(|| v.trim().parse::<f64>().ok()).flatten()
+        })
+    };
+    let periods = field("nr_periods")?;
+    (periods > 0.0).then(|| field("nr_throttled").unwrap_or(0.0) / periods)
+}
+
 fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
@@ -275,6 +296,15 @@ fn which(program: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_throttled_share_of_periods() {
+        let v1 = "nr_periods 200\nnr_throttled 150\nthrottled_time 9000000\n";
+        assert_eq!(throttled_share(v1), Some(0.75));
+        let v2 = "usage_usec 1\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n";
+        assert_eq!(throttled_share(v2), None);
+        assert_eq!(throttled_share(""), None);
+    }
 
     #[test]
     fn parses_sizes() {

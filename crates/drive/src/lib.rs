@@ -12,5 +12,5 @@ pub mod http;
 pub mod session;
 mod ws;
 
-pub use driver::{drive, DriveOptions, DriveReport, Progress};
+pub use driver::{drive, DriveOptions, DriveReport, FullLoad, Progress};
 pub use session::{SessionError, SessionSpec};

@@ -8,6 +8,13 @@
 //! `{"reply": TEXT, "llm_calls": N}`. `GET /health` answers `ok`. No framework, no
 //! threads beyond tokio's workers, one HTTP connection per turn: a cost floor.
 //! `--thread-per-session` is the other design, on purpose: an OS thread per session.
+//!
+//! Two more knobs make agents whose wall is known in advance, for tests of the verdict:
+//! `--cpu-ms-per-call MS` burns that much CPU time after each LLM call (a framework's
+//! parsing, prompt building, tool dispatch), so under a 1-core cap throughput tops out at
+//! 1000 / (MS × calls per turn) turns/s; `--max-turns-in-flight N` lets only N turns run at
+//! once (a worker pool, a lock, a one-run-at-a-time queue) with next to no CPU, so
+//! throughput tops out at N / (turn time) while the CPU idles.
 
 use bytes::Bytes;
 use drive::http::Conn;
@@ -26,9 +33,20 @@ struct Session {
     store: HashMap<String, String>,
 }
 
-struct Floor {
+/// How the floor behaves beyond the bare tool loop.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
     /// The "one OS thread per session" variant: each new session parks a thread of its own.
-    thread_per_session: bool,
+    pub thread_per_session: bool,
+    /// CPU time burnt after each LLM call, in milliseconds.
+    pub cpu_ms_per_call: f64,
+    /// At most this many turns at once; the rest wait their turn.
+    pub max_turns_in_flight: Option<usize>,
+}
+
+struct Floor {
+    opts: Options,
+    gate: Option<tokio::sync::Semaphore>,
     provider: SocketAddr,
     /// Path prefix of the provider's API (`/v1`).
     prefix: String,
@@ -51,7 +69,7 @@ pub async fn serve(
     listen: SocketAddr,
     base_url: &str,
     model: &str,
-    thread_per_session: bool,
+    opts: Options,
 ) -> anyhow::Result<()> {
     let rest = base_url.strip_prefix("http://").ok_or_else(|| {
         anyhow::anyhow!("OPENAI_BASE_URL must start with http:// (got {base_url:?})")
@@ -65,7 +83,10 @@ pub async fn serve(
         .next()
         .ok_or_else(|| anyhow::anyhow!("cannot resolve {hostport}"))?;
     let floor = Arc::new(Floor {
-        thread_per_session,
+        opts,
+        gate: opts
+            .max_turns_in_flight
+            .map(|n| tokio::sync::Semaphore::new(n.max(1))),
         provider,
         prefix,
         model: model.to_string(),
@@ -129,10 +150,34 @@ async fn handle(
     }
 }
 
+/// Burns `ms` of this thread's CPU time (not wall time: a throttled thread takes longer).
+fn burn_cpu(ms: f64) {
+    let now = || {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes the timespec it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        t.tv_sec as f64 * 1000.0 + t.tv_nsec as f64 / 1e6
+    };
+    let end = now() + ms;
+    let mut x = 0u64;
+    while now() < end {
+        for i in 0..1000u64 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+        }
+    }
+}
+
 async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u32)> {
+    let _permit = match &floor.gate {
+        Some(g) => Some(g.acquire().await?),
+        None => None,
+    };
     let session = {
         let mut all = floor.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        if floor.thread_per_session && !all.contains_key(id) {
+        if floor.opts.thread_per_session && !all.contains_key(id) {
             // The costly design compare must be able to tell apart: a thread per session.
             std::thread::spawn(|| loop {
                 std::thread::park();
@@ -156,6 +201,10 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
             );
         }
         let v: Value = serde_json::from_slice(&out)?;
+        if floor.opts.cpu_ms_per_call > 0.0 {
+            let ms = floor.opts.cpu_ms_per_call;
+            tokio::task::spawn_blocking(move || burn_cpu(ms)).await?;
+        }
         let msg = v["choices"][0]["message"].clone();
         let Some(call) = msg["tool_calls"]
             .as_array()

@@ -55,12 +55,14 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> Response {
-    let start = Instant::now();
     app.stats.requests.fetch_add(1, Relaxed);
     let bytes = match read_body(&app, &headers, body).await {
         Ok(b) => b,
         Err(e) => return refuse(&app, api, &e, "req_unread"),
     };
+    // The provider's clock starts when the whole request is in: a client that sends its
+    // headers and body apart (a CPU-starved SUT does) must not make the mock look late.
+    let start = Instant::now();
     let raw_hash = fnv1a(app.seed, &bytes);
     let request_id = format!("req_{raw_hash:016x}");
     if api == Api::Messages && !headers.contains_key("anthropic-version") {

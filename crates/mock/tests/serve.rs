@@ -343,3 +343,48 @@ async fn injected_failures_replay_exactly() {
     a.shutdown().await.unwrap();
     b.shutdown().await.unwrap();
 }
+
+/// A client that sends its headers, pauses 500 ms, then its body (a CPU-starved SUT does
+/// this): the mock's clock starts when the body is in, so nothing is late and the first
+/// byte comes one TTFT after the body, not after the headers.
+#[tokio::test]
+async fn a_slow_sender_does_not_make_the_mock_late() {
+    let server = start(None).await;
+    let body = br#"{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sent = Instant::now();
+    tcp.write_all(body).await.unwrap();
+    let (mut all, mut buf, mut waited) = (Vec::new(), [0u8; 4096], None);
+    loop {
+        let n = tcp.read(&mut buf).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        all.extend_from_slice(&buf[..n]);
+        if waited.is_none() && String::from_utf8_lossy(&all).contains("data: ") {
+            waited = Some(sent.elapsed());
+        }
+    }
+    let waited = waited.expect("an SSE event");
+    assert!(
+        String::from_utf8_lossy(&all).contains("[DONE]"),
+        "a whole stream"
+    );
+    // The scheduled 100 ms TTFT counts from the body, not from the headers 500 ms before.
+    assert!(
+        waited >= Duration::from_millis(95),
+        "first event after {waited:?}"
+    );
+    let timing = server.app.stats.snapshot();
+    assert!(
+        timing.late_p99_ms < 20.0,
+        "the mock was not late, whatever the client did: {timing:?}"
+    );
+    server.shutdown().await.unwrap();
+}

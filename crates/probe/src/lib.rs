@@ -5,8 +5,10 @@
 //! thousands of threads: one `stat` read per process, never one per thread. `sut`
 //! starts the SUT fresh in its own process group with a private scratch directory,
 //! waits for it to be ready, and stops it — gracefully, then by force — reaping every
-//! process it started. Driving load and judging results are not this crate's business.
+//! process it started; `affinity` pins Plimsoll and the SUT to cores of their own.
+//! Driving load and judging results are not this crate's business.
 
+pub mod affinity;
 pub mod cgroup;
 pub mod machine;
 pub mod sampler;

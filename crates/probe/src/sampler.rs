@@ -19,11 +19,34 @@ pub struct Summary {
     pub cpu_sec: f64,
     /// The SUT's own cgroup, when it runs in one (see `cgroup`).
     pub cgroup: Option<crate::cgroup::CgroupMemory>,
+    /// (seconds since the sampler started, CPU seconds so far) at every full sample.
+    pub cpu_series: Vec<(f64, f64)>,
+}
+
+impl Summary {
+    /// CPU seconds used between two moments (seconds since the sampler started), read
+    /// off the series by linear interpolation; None when the series does not span them.
+    pub fn cpu_between(&self, from_s: f64, to_s: f64) -> Option<f64> {
+        let at = |t: f64| {
+            let s = &self.cpu_series;
+            if t < 0.0 {
+                return None;
+            }
+            let i = s.iter().position(|&(x, _)| x >= t)?;
+            if i == 0 {
+                return Some(s[0].1);
+            }
+            let ((x0, y0), (x1, y1)) = (s[i - 1], s[i]);
+            Some(y0 + (y1 - y0) * (t - x0) / (x1 - x0).max(1e-9))
+        };
+        Some(at(to_s)? - at(from_s)?)
+    }
 }
 
 /// Samples every `interval` on a background thread until stopped.
 pub struct Sampler {
     root: u32,
+    started: std::time::Instant,
     first_cpu_ticks: u64,
     stop: Arc<std::sync::atomic::AtomicBool>,
     summary: Arc<Mutex<Summary>>,
@@ -45,7 +68,9 @@ impl Sampler {
             peak_processes: first.processes,
             cpu_sec: 0.0,
             cgroup: crate::cgroup::sut_cgroup(root, &tree_pids(root)),
+            cpu_series: vec![(0.0, 0.0)],
         }));
+        let started = std::time::Instant::now();
         let (s2, sum2) = (stop.clone(), summary.clone());
         let hz = clock_ticks_per_sec();
         let thread = std::thread::Builder::new()
@@ -75,6 +100,8 @@ impl Sampler {
                     m.peak_processes = m.peak_processes.max(s.processes);
                     if full {
                         m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
+                        let point = (started.elapsed().as_secs_f64(), m.cpu_sec);
+                        m.cpu_series.push(point);
                         if let Some(mut cg) = crate::cgroup::sut_cgroup(root, &pids) {
                             if let Some(prev) = &m.cgroup {
                                 cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
@@ -87,11 +114,17 @@ impl Sampler {
             .expect("spawning the probe thread");
         Sampler {
             root,
+            started,
             first_cpu_ticks: first.cpu_ticks,
             stop,
             summary,
             thread: Some(thread),
         }
+    }
+
+    /// When sampling began: the zero of `Summary::cpu_series`.
+    pub fn started(&self) -> std::time::Instant {
+        self.started
     }
 
     /// Takes the latest sample as the baseline (the SUT has set up; load starts now).
@@ -121,6 +154,9 @@ impl Sampler {
         if last.processes > 0 {
             m.cpu_sec =
                 last.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / clock_ticks_per_sec();
+            let t = self.started.elapsed().as_secs_f64();
+            let cpu = m.cpu_sec;
+            m.cpu_series.push((t, cpu));
             m.peak_rss_kb = m.peak_rss_kb.max(last.rss_kb);
             m.peak_threads = m.peak_threads.max(last.threads);
         }
@@ -132,5 +168,22 @@ impl Sampler {
 impl Drop for Sampler {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_between_two_moments_is_interpolated() {
+        let s = Summary {
+            cpu_series: vec![(0.0, 0.0), (1.0, 0.5), (2.0, 1.5)],
+            ..Summary::default()
+        };
+        assert_eq!(s.cpu_between(0.0, 1.0), Some(0.5));
+        assert_eq!(s.cpu_between(0.5, 1.5), Some(0.75));
+        assert_eq!(s.cpu_between(1.0, 3.0), None, "past the last sample");
+        assert_eq!(s.cpu_between(-1.0, 1.0), None);
     }
 }

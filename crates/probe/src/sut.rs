@@ -36,6 +36,8 @@ pub struct SutSpec {
     pub ready: Ready,
     pub ready_timeout: Duration,
     pub stop_grace: Duration,
+    /// Pin the SUT (and all it starts) to these cores; empty: wherever it likes.
+    pub cores: Vec<usize>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +103,13 @@ impl Sut {
             .kill_on_drop(true);
         if let Some(dir) = &spec.cwd {
             cmd.current_dir(dir);
+        }
+        if !spec.cores.is_empty() {
+            let cores = spec.cores.clone();
+            // SAFETY: between fork and exec only sched_setaffinity runs (no allocation).
+            unsafe {
+                cmd.pre_exec(move || crate::affinity::pin_current(&cores));
+            }
         }
         let mut child = cmd.spawn().map_err(|source| SutError::Spawn {
             command: spec.command.clone(),
@@ -312,6 +321,7 @@ mod tests {
             ready,
             ready_timeout: Duration::from_secs(3),
             stop_grace: Duration::from_millis(500),
+            cores: Vec::new(),
         }
     }
 

@@ -1,7 +1,9 @@
-//! `plimsoll demo`: the whole job with nothing to set up — the built-in floor agent,
-//! the bundled memory scenario, a doubling ladder under the default cap, the reports.
+//! `plimsoll demo`: the whole job with nothing to set up — the built-in floor agent made
+//! to cost 20 CPU ms per LLM call (3 calls a turn: a CPU wall at about 16 turns/s on one
+//! core), the bundled memory scenario, an auto ladder under a 1-core cap, the reports.
 
-use crate::ladder::{run_ladder, Levels, RampOptions};
+use crate::ladder::{run_ladder, RampOptions};
+use crate::levels::Levels;
 use cap::CapSpec;
 use std::path::PathBuf;
 use step::{Config, StepOptions};
@@ -10,7 +12,7 @@ const SCENARIO: &str = include_str!("../../../scenarios/memory.toml");
 const SESSION: &str = include_str!("../../../examples/floor/session.toml");
 const CONFIG: &str = r#"# Written by `plimsoll demo`: the floor agent built into Plimsoll.
 [sut]
-command = ["{{plimsoll}}", "floor", "--listen", "127.0.0.1:{{port}}", "--model", "memory"]
+command = ["{{plimsoll}}", "floor", "--listen", "127.0.0.1:{{port}}", "--model", "memory", "--cpu-ms-per-call", "20"]
 ready = "http"
 ready_path = "/health"
 [mock]
@@ -27,6 +29,7 @@ pub async fn run_demo(
     out: PathBuf,
     levels: Levels,
     cap: Option<CapSpec>,
+    partition: Option<probe::affinity::Partition>,
 ) -> anyhow::Result<serde_json::Value> {
     let setup = out.join("setup");
     std::fs::create_dir_all(&setup)?;
@@ -35,14 +38,16 @@ pub async fn run_demo(
     std::fs::write(setup.join("scenario.toml"), SCENARIO)?;
     let cfg = Config::load(&setup.join("plimsoll.toml"))?;
     eprintln!(
-        "plimsoll demo: ramping the floor agent (memory scenario: store and recall a fact each turn, 3 turns per session); setup in {}",
+        "plimsoll demo: ramping the floor agent at 20 CPU ms per LLM call (memory scenario: store and recall a fact each turn, 3 LLM calls a turn, 3 turns a session); setup in {}",
         setup.display()
     );
     let opts = RampOptions {
         step: StepOptions {
             cap,
+            partition,
             ..Default::default()
         },
+        budget: cfg.budget.clone(),
         host: Some((64.0, 16.0)),
         target: Some(100_000),
         out: Some(out),

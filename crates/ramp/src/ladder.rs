@@ -2,46 +2,13 @@
 //! collapse; then the ceiling, the knee, a USL fit and a capacity projection, printed as
 //! the table grows and written as `result.json` and `report.md`.
 
+use crate::levels::Levels;
 use anyhow::Context;
 use report::table::{row, HEADER};
 use result::StepResult;
 use serde_json::json;
 use std::path::PathBuf;
 use step::{run_step, Config, StepOptions};
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Levels {
-    List(Vec<usize>),
-    /// Doubling from `start` until a collapse, at most `max_steps` steps.
-    Auto {
-        start: usize,
-        max_steps: usize,
-    },
-}
-
-/// `"10,20,40"` or `"auto"`.
-pub fn parse_levels(s: &str, start: usize) -> Result<Levels, String> {
-    if s.trim() == "auto" {
-        return Ok(Levels::Auto {
-            start: start.max(1),
-            max_steps: 14,
-        });
-    }
-    let mut v = Vec::new();
-    for part in s.split(',') {
-        let n: usize = part.trim().parse().map_err(|_| {
-            format!("--ladder {s:?}: {part:?} is not a whole number; write e.g. 10,20,40 or auto")
-        })?;
-        if n == 0 {
-            return Err(format!("--ladder {s:?}: levels start at 1"));
-        }
-        if v.last().is_some_and(|&last| n <= last) {
-            return Err(format!("--ladder {s:?}: levels must increase"));
-        }
-        v.push(n);
-    }
-    Ok(Levels::List(v))
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct RampOptions {
@@ -52,28 +19,111 @@ pub struct RampOptions {
     pub out: Option<PathBuf>,
     /// The history database (None: do not record).
     pub history: Option<PathBuf>,
+    /// What "holds" means (the config's `[budget]` with `--budget` over it).
+    pub budget: analysis::Budget,
 }
 
-/// `"64GB,16cpu"` → (64, 16).
-pub fn parse_host(s: &str) -> Result<(f64, f64), String> {
-    let (mut gb, mut cpus) = (None, None);
-    for part in s.split(',') {
-        let p = part.trim().to_ascii_lowercase();
-        if let Some(v) = p.strip_suffix("gb").or_else(|| p.strip_suffix('g')) {
-            gb = v.trim().parse().ok();
-        } else if let Some(v) = p
-            .strip_suffix("cpu")
-            .or_else(|| p.strip_suffix("cpus"))
-            .or_else(|| p.strip_suffix("cores"))
-        {
-            cpus = v.trim().parse().ok();
+/// The steps of a run so far, recorded as they finish.
+struct Run<'a> {
+    cfg: &'a Config,
+    opts: &'a RampOptions,
+    history: Option<store::History>,
+    id: Option<i64>,
+    environment: serde_json::Value,
+    steps: Vec<StepResult>,
+    causes: Vec<Option<String>>,
+    interrupted: bool,
+}
+
+impl Run<'_> {
+    /// Runs one level; its standing against the budget, or None once interrupted.
+    async fn level(&mut self, level: usize) -> anyhow::Result<Option<&'static str>> {
+        let mut o = self.opts.step.clone();
+        o.concurrency = Some(level);
+        let step = tokio::select! {
+            r = run_step(self.cfg, &o) => r.with_context(|| format!("step at {level} sessions"))?,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
+                self.interrupted = true;
+                return Ok(None);
+            }
+        };
+        let value = serde_json::to_value(&step.result)?;
+        // Nothing reaches the history or result.json that the schema would refuse.
+        result::schema::check(&value).map_err(|e| {
+            anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
+        })?;
+        let single = self
+            .steps
+            .iter()
+            .min_by_key(|s| s.concurrency)
+            .unwrap_or(&step.result)
+            .p50_session_ms;
+        let standing = analysis::verdict::standing(&step.result, &self.opts.budget, single);
+        eprintln!("{}", row(&value, standing));
+        if let (Some(h), Some(id)) = (&self.history, self.id) {
+            h.add_step(id, self.steps.len(), &value)?;
         }
+        self.steps.push(step.result);
+        self.causes.push(step.cause);
+        Ok(Some(standing))
     }
-    match (gb, cpus) {
-        (Some(g), Some(c)) if g > 0.0 && c > 0.0 => Ok((g, c)),
-        _ => Err(format!(
-            "--host {s:?}: write memory and cores, e.g. 64GB,16cpu"
-        )),
+
+    /// A fixed list: every level in turn, stopping at the first collapse.
+    async fn list(&mut self, levels: &[usize]) -> anyhow::Result<()> {
+        for &n in levels {
+            match self.level(n).await? {
+                None | Some("collapsed") => break,
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Doubling, then bisecting (see `Levels::Auto`).
+    async fn auto(
+        &mut self,
+        start: usize,
+        max_steps: usize,
+        resolution: f64,
+    ) -> anyhow::Result<()> {
+        let t0 = std::time::Instant::now();
+        let mut search = crate::levels::Search::default();
+        let mut level = start;
+        for _ in 0..max_steps {
+            let Some(st) = self.level(level).await? else {
+                return Ok(());
+            };
+            search.record(level, st);
+            if let Some(r) = self.steps.last().and_then(|s| s.turns_per_s) {
+                search.rate(level, r);
+            }
+            if search.doubling_done() {
+                break;
+            }
+            level *= 2;
+        }
+        let doubled = self.steps.len();
+        while let Some(m) = search.next_bisect(resolution) {
+            let Some(st) = self.level(m).await? else {
+                return Ok(());
+            };
+            search.record(m, st);
+        }
+        eprintln!(
+            "auto ladder: {} steps in {:.0} s ({doubled} doubling, {} bisecting){}",
+            self.steps.len(),
+            t0.elapsed().as_secs_f64(),
+            self.steps.len() - doubled,
+            match (search.holds, search.fails) {
+                (Some(h), Some(f)) => format!(
+                    "; the line lies between {h} and {f} sessions (resolution {:.0} %)",
+                    resolution * 100.0
+                ),
+                _ => String::new(),
+            }
+        );
+        Ok(())
     }
 }
 
@@ -89,57 +139,63 @@ pub async fn run_ladder(
         .map(store::History::open)
         .transpose()?;
     let started = step::now_rfc3339();
-    let run_id = match &history {
+    let id = match &history {
         Some(h) => Some(h.start_run(&started, &cfg.file.display().to_string(), &environment)?),
         None => None,
     };
-    let mut steps: Vec<StepResult> = Vec::new();
-    let mut causes: Vec<Option<String>> = Vec::new();
-    let mut interrupted = false;
+    let mut run = Run {
+        cfg,
+        opts,
+        history,
+        id,
+        environment,
+        steps: Vec::new(),
+        causes: Vec::new(),
+        interrupted: false,
+    };
+    eprintln!("budget: {}", opts.budget.describe());
     eprintln!("{HEADER}");
-    let mut i = 0usize;
-    loop {
-        let level = match &levels {
-            Levels::List(v) => match v.get(i) {
-                Some(&n) => n,
-                None => break,
-            },
-            Levels::Auto { start, max_steps } => {
-                if i >= *max_steps {
-                    break;
-                }
-                start << i
-            }
-        };
-        let mut o = opts.step.clone();
-        o.concurrency = Some(level);
-        let step = tokio::select! {
-            r = run_step(cfg, &o) => r.with_context(|| format!("step at {level} sessions"))?,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
-                interrupted = true;
-                break;
-            }
-        };
-        let value = serde_json::to_value(&step.result)?;
-        // Nothing reaches the history or result.json that the schema would refuse.
-        result::schema::check(&value).map_err(|e| {
-            anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
-        })?;
-        eprintln!("{}", row(&value));
-        if let (Some(h), Some(id)) = (&history, run_id) {
-            h.add_step(id, steps.len(), &value)?;
-        }
-        let collapsed = step.result.outcome != "ok";
-        steps.push(step.result);
-        causes.push(step.cause);
-        if collapsed {
-            break;
-        }
-        i += 1;
+    // Latency against one session needs one session measured first.
+    let first = match &levels {
+        Levels::List(v) => v.first().copied(),
+        Levels::Auto { start, .. } => Some(*start),
+    };
+    if opts.budget.latency_vs_single.is_some() && first.is_some_and(|f| f > 1) {
+        run.level(1).await?;
     }
-    let analysis = analysis::ladder::analyse(&steps, &causes, opts.host, opts.target, interrupted);
-    if let (Some(h), Some(id)) = (&history, run_id) {
+    match levels {
+        Levels::List(v) => run.list(&v).await?,
+        Levels::Auto {
+            start,
+            max_steps,
+            resolution,
+        } => run.auto(start, max_steps, resolution).await?,
+    }
+    finish(run)
+}
+
+/// Sorts the steps by level, analyses them, records the end of the run and reports.
+fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
+    let Run {
+        cfg,
+        opts,
+        history,
+        id,
+        environment,
+        steps,
+        causes,
+        interrupted,
+    } = run;
+    let mut pairs: Vec<(StepResult, Option<String>)> = steps.into_iter().zip(causes).collect();
+    pairs.sort_by_key(|(s, _)| s.concurrency);
+    let (steps, causes): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+    let projection = analysis::ladder::Projection {
+        host: opts.host,
+        target: opts.target,
+    };
+    let analysis =
+        analysis::ladder::analyse(&steps, &causes, &opts.budget, projection, interrupted);
+    if let (Some(h), Some(id)) = (&history, id) {
         h.finish_run(
             id,
             if interrupted { "interrupted" } else { "done" },
@@ -148,7 +204,7 @@ pub async fn run_ladder(
     }
     let doc = json!({
         "schema_version": 1,
-        "run": run_id,
+        "run": id,
         "config": cfg.file.display().to_string(),
         "environment": environment,
         "interrupted": interrupted,
@@ -188,9 +244,13 @@ pub fn report_from_history(
             db.display()
         )
     })?;
+    let mut doc = doc;
+    if let Some(steps) = doc["steps"].as_array_mut() {
+        steps.sort_by_key(|s| s["concurrency"].as_u64().unwrap_or(0));
+    }
     eprintln!("{HEADER}");
     for s in doc["steps"].as_array().into_iter().flatten() {
-        eprintln!("{}", row(s));
+        eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
     }
     if doc["analysis"].is_null() {
         eprintln!(
@@ -237,6 +297,12 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
             "method": cap::Cap::create(c, "probe").method,
         })),
         "sut_git_commit": git,
+        "partition": opts.step.partition.as_ref().map(|p| json!({
+            "harness": probe::affinity::list(&p.harness),
+            "sut": probe::affinity::list(&p.sut),
+            "method": "affinity",
+        })),
+        "budget": opts.budget,
         "plimsoll_version": env!("CARGO_PKG_VERSION"),
         "sut_command": cfg.command,
     })
@@ -245,31 +311,5 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
 fn print_verdict(doc: &serde_json::Value) {
     for line in report::verdict::verdict_lines(doc) {
         eprintln!("{line}");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_ladders_and_hosts() {
-        assert_eq!(
-            parse_levels("10, 20,40", 5).unwrap(),
-            Levels::List(vec![10, 20, 40])
-        );
-        assert_eq!(
-            parse_levels("auto", 5).unwrap(),
-            Levels::Auto {
-                start: 5,
-                max_steps: 14
-            }
-        );
-        assert!(parse_levels("10,5", 1).unwrap_err().contains("increase"));
-        assert!(parse_levels("10,x", 1)
-            .unwrap_err()
-            .contains("not a whole number"));
-        assert_eq!(parse_host("64GB,16cpu").unwrap(), (64.0, 16.0));
-        assert!(parse_host("64GB").is_err());
     }
 }

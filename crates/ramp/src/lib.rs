@@ -5,3 +5,4 @@
 
 pub mod demo;
 pub mod ladder;
+pub mod levels;

@@ -27,7 +27,57 @@ fn usl_curve(u: &Value, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
     })
 }
 
-/// The whole report for a ladder document (fresh or from the history).
+/// The marks every chart of a ladder carries.
+fn marks(steps: &[Value], a: &Value) -> Marks {
+    Marks {
+        collapsed: steps.iter().position(|s| s["outcome"] != "ok"),
+        ceiling: a["verdict"]["holds"]
+            .as_f64()
+            .or_else(|| a["ceiling"].as_f64()),
+        knee: match a["knee"]["confidence"].as_str() {
+            Some("clear" | "weak") => Some((
+                a["knee"]["from"].as_f64().unwrap_or(0.0),
+                a["knee"]["to"].as_f64().unwrap_or(0.0),
+            )),
+            _ => None,
+        },
+        harness_bound: steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s["harness"]["bound"] == "harness")
+            .map(|(i, _)| i)
+            .collect(),
+    }
+}
+
+/// The steps as a table, the same columns as the terminal's.
+fn step_table(doc: &Value, steps: &[Value]) -> String {
+    let header = crate::table::HEADER.lines().next().unwrap_or("");
+    let cells = |line: &str| -> Vec<String> {
+        line.trim_matches('|')
+            .split('|')
+            .map(|c| esc(c.trim()))
+            .collect()
+    };
+    let mut t = String::from("<table><tr>");
+    for h in cells(header) {
+        let _ = write!(t, "<th>{h}</th>");
+    }
+    t.push_str("</tr>");
+    for r in steps {
+        let standing = crate::table::standing_in(doc, r);
+        let _ = write!(t, r#"<tr class="{standing}">"#);
+        for c in cells(&crate::table::row(r, standing)) {
+            let _ = write!(t, "<td>{c}</td>");
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</table>");
+    t
+}
+
+/// The whole report for a ladder document (fresh or from the history): the verdict on
+/// top, the charts, then the steps as a table.
 pub fn render(doc: &Value) -> String {
     let steps = doc["steps"].as_array().cloned().unwrap_or_default();
     let xs: Vec<f64> = steps
@@ -40,57 +90,54 @@ pub fn render(doc: &Value) -> String {
         .collect();
     let get = |k: &str| -> Vec<Option<f64>> { steps.iter().map(|s| s[k].as_f64()).collect() };
     let a = &doc["analysis"];
-    let marks = Marks {
-        collapsed: steps.iter().position(|s| s["outcome"] != "ok"),
-        ceiling: a["ceiling"].as_f64(),
-        knee: match a["knee"]["confidence"].as_str() {
-            Some("clear" | "weak") => Some((
-                a["knee"]["from"].as_f64().unwrap_or(0.0),
-                a["knee"]["to"].as_f64().unwrap_or(0.0),
-            )),
-            _ => None,
-        },
-    };
-    let throughput: Vec<Option<f64>> = steps
+    let marks = marks(&steps, a);
+    let throughput: Vec<Option<f64>> = steps.iter().map(crate::table::turns_per_s).collect();
+    let cpu: Vec<Option<f64>> = steps
         .iter()
-        .map(|s| Some(s["turns"].as_f64()? / (s["wall_ms"].as_f64()? / 1000.0).max(1e-9)))
+        .map(|s| s["cpu_of_cap"].as_f64().map(|c| c * 100.0))
         .collect();
     let usl_curve = usl_curve(&a["usl"], &xs);
+    let budget = doc["environment"]["budget"]["latency_inflation"]
+        .as_f64()
+        .map(|v| (v, "budget"));
     let charts = [
-        Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the knee is where this turns up.", series: vec![Series { name: "p50", color: "#36c", values: get("latency_inflation") }], curve: None },
-        Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get("p50_session_ms") }, Series { name: "p99", color: "#c33", values: get("p99_session_ms") }], curve: None },
-        Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get("peak_rss_mb") }], curve: None },
-        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get("rss_kb_per_session") }], curve: None },
-        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get("peak_threads") }], curve: None },
-        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get("cpu_ms_per_turn") }], curve: None },
-        Chart { title: "Throughput", unit: "turns/s", how: "Measured points; the dashed line is the Universal Scalability Law fit (shown only with 4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve },
+        Chart { title: "Throughput", unit: "turns/s", how: "Completed turns per second. Where it stops growing is the wall; the dashed line is the Universal Scalability Law fit (4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve, limit: None },
+        Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get("latency_inflation") }], curve: None, limit: budget },
+        Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
+        Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get("p50_session_ms") }, Series { name: "p99", color: "#c33", values: get("p99_session_ms") }], curve: None, limit: None },
+        Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get("peak_rss_mb") }], curve: None, limit: None },
+        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get("rss_kb_per_session") }], curve: None, limit: None },
+        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get("peak_threads") }], curve: None, limit: None },
+        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get("cpu_ms_per_turn") }], curve: None, limit: None },
     ];
     let mut body = String::new();
     for c in &charts {
-        let _ = write!(body, "<section>{}</section>", chart(c, &xs, &counts, marks));
+        let _ = write!(
+            body,
+            "<section>{}</section>",
+            chart(c, &xs, &counts, &marks)
+        );
     }
-    let verdict = format!(
-        "ceiling: {} · knee: {} – {} ({}) · collapse: {}",
-        a["ceiling"],
-        a["knee"]["from"],
-        a["knee"]["to"],
-        a["knee"]["confidence"].as_str().unwrap_or(""),
-        a["collapse"]["outcome"].as_str().map_or(
-            "none within the ladder".to_string(),
-            |o| format!("{o} at {}", a["collapse"]["concurrency"])
-        )
-    );
+    let details: String = crate::verdict::detail_lines(doc)
+        .iter()
+        .map(|l| format!("<li>{}</li>", esc(l.trim())))
+        .collect();
     format!(
         r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll report</title><style>
 body{{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}}
 section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}px}}
 .t{{font:bold 13px sans-serif}} .a{{font:10px sans-serif;fill:#555}} .n{{font:9px sans-serif;fill:#999}}
-.m{{font:10px sans-serif}} .l{{font:11px sans-serif}} .np{{font:9px sans-serif;fill:#c33}} .how{{font-size:12px;color:#555;margin:2px 0}}
-</style></head><body><h1>Plimsoll ramp</h1><p>{}</p><p><b>{}</b></p>{}</body></html>
+.m{{font:10px sans-serif}} .l{{font:11px sans-serif}} .np{{font:9px sans-serif;fill:#c33}} .hb{{font:9px sans-serif;fill:#e70}} .how{{font-size:12px;color:#555;margin:2px 0}}
+.verdict{{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}}
+table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
+tr.over td{{background:#fff4e0}} tr.collapsed td{{background:#fde}}
+</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}<h2>Steps</h2>{}</body></html>
 "#,
+        esc(&crate::verdict::headline(doc)),
         esc(doc["config"].as_str().unwrap_or("")),
-        esc(&verdict),
-        body
+        details,
+        body,
+        step_table(doc, &steps)
     )
 }
 
@@ -145,11 +192,12 @@ pub fn render_compare(doc: &Value) -> String {
                 },
             ],
             curve: None,
+            limit: None,
         };
         let _ = write!(
             body,
             "<section>{}</section>",
-            chart(&c, &xs, &counts, Marks::default())
+            chart(&c, &xs, &counts, &Marks::default())
         );
     }
     format!(
@@ -181,7 +229,7 @@ mod tests {
             "analysis": {"ceiling": 10, "knee": {"confidence": "insufficient"}, "collapse": {"concurrency": 20, "outcome": "oom_killed"}, "usl": {"refused": "too few"}}
         });
         let html = super::render(&doc);
-        assert_eq!(html.matches("<svg").count(), 7);
+        assert_eq!(html.matches("<svg").count(), 8);
         assert!(
             html.contains("not plotted")
                 && html.contains("n=10")

@@ -4,45 +4,58 @@ use crate::table::{row, HEADER};
 use analysis::stats::METRICS;
 use serde_json::Value;
 
-/// A ladder document as Markdown: the table, how to read it, the verdict, the projection.
+/// A ladder document as Markdown: the verdict first, then the table, how to read it,
+/// the lines that back the verdict, and the projection.
 pub fn ladder(doc: &Value) -> String {
     let steps = doc["steps"].as_array().cloned().unwrap_or_default();
+    let env = &doc["environment"];
+    let cap = (env["cap"].is_object())
+        .then_some(&env["cap"])
+        .map_or("none".to_string(), |c| {
+            format!(
+                "{} cores, {} MB ({})",
+                c["cpus"],
+                c["mem_bytes"].as_f64().map_or(0.0, |b| b / 1048576.0),
+                c["method"].as_str().unwrap_or("")
+            )
+        });
+    let partition = (env["partition"].is_object())
+        .then_some(&env["partition"])
+        .map_or(
+            "none (Plimsoll and the SUT share the cores)".to_string(),
+            |p| {
+                format!(
+                    "Plimsoll on core(s) {}, the SUT on {}",
+                    p["harness"].as_str().unwrap_or(""),
+                    p["sut"].as_str().unwrap_or("")
+                )
+            },
+        );
+    let run = doc["run"]
+        .as_i64()
+        .map_or("not recorded".to_string(), |r| r.to_string());
     let mut s = format!(
-        "# Plimsoll ramp — {}\n\nRun {} · machine: {} · cap: {}\n\n{HEADER}\n",
+        "# Plimsoll ramp — {}\n\n**Verdict: {}**\n\nRun {run} · machine: {} · cap: {cap} · cores: {partition}\n\n{HEADER}\n",
         doc["config"].as_str().unwrap_or(""),
-        doc["run"],
-        doc["environment"]["machine"].as_str().unwrap_or(""),
-        doc["environment"]["cap"]
+        crate::verdict::headline(doc),
+        env["machine"].as_str().unwrap_or(""),
     );
     for r in &steps {
-        s.push_str(&row(r));
+        s.push_str(&row(r, crate::table::standing_in(doc, r)));
         s.push('\n');
     }
-    let a = &doc["analysis"];
-    s.push_str(&format!(
-        "\n*How to read this:* one fresh SUT per row; inflation is p50 session time over the time the mock itself took; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n- ceiling: {}\n- knee: {} – {} ({})\n- collapse: {}\n",
-        a["ceiling"],
-        a["knee"]["from"],
-        a["knee"]["to"],
-        a["knee"]["confidence"].as_str().unwrap_or(""),
-        a["collapse"]
-    ));
-    if let Some(why) = a["usl"]["refused"].as_str() {
-        s.push_str(&format!("- USL: not fitted — {why}\n"));
-    } else {
-        s.push_str(&format!(
-            "- USL: σ = {}, κ = {}, λ = {}, peak at {} (R² {})\n",
-            a["usl"]["sigma"],
-            a["usl"]["kappa"],
-            a["usl"]["lambda"],
-            a["usl"]["peak_concurrency"],
-            a["usl"]["r2"]
-        ));
+    s.push_str("\n*How to read this:* one fresh SUT per row; budget is holds / over / collapsed against the budget above; turns/s is completed turns per second; inflation is p50 session time over the time the mock itself took; CPU % cap is the SUT's CPU over the cores it could use; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n");
+    let details = crate::verdict::detail_lines(doc);
+    let (main, capacity): (Vec<_>, Vec<_>) = details
+        .iter()
+        .partition(|l| !l.starts_with("  ") && !l.starts_with("capacity projection"));
+    for l in main {
+        s.push_str(&format!("- {l}\n"));
     }
-    if let Some(lines) = a["capacity"]["working"].as_array() {
+    if !capacity.is_empty() {
         s.push_str("\n## Capacity projection (not a measurement)\n\n");
-        for l in lines {
-            s.push_str(&format!("- {}\n", l.as_str().unwrap_or("")));
+        for l in capacity.iter().filter(|l| l.starts_with("  ")) {
+            s.push_str(&format!("- {}\n", l.trim()));
         }
     }
     s

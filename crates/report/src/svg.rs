@@ -31,14 +31,18 @@ pub struct Chart<'a> {
     pub series: Vec<Series<'a>>,
     /// A fitted curve (x, y) drawn as a dashed line.
     pub curve: Option<Vec<(f64, f64)>>,
+    /// A horizontal limit (value, label), e.g. the latency budget or the CPU cap.
+    pub limit: Option<(f64, &'a str)>,
 }
 
 /// What is marked on every chart of a ladder.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Marks {
     pub collapsed: Option<usize>,
     pub ceiling: Option<f64>,
     pub knee: Option<(f64, f64)>,
+    /// Levels (by index) where Plimsoll, not the SUT, was the bottleneck.
+    pub harness_bound: Vec<usize>,
 }
 
 fn fmt_num(v: f64) -> String {
@@ -75,6 +79,9 @@ impl Frame {
             let top = curve.iter().map(|p| p.1).fold(0.0, f64::max);
             ymax = ymax.max(top.min(ymax * 2.0));
         }
+        if let Some((v, _)) = c.limit {
+            ymax = ymax.max(v);
+        }
         let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.1 };
         Frame { x0, span, ymax }
     }
@@ -89,7 +96,7 @@ impl Frame {
 }
 
 /// The chart, with its "How to read this" line under it.
-pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: Marks) -> String {
+pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: &Marks) -> String {
     let f = Frame::new(c, xs);
     let mut s = String::new();
     let _ = write!(
@@ -113,6 +120,25 @@ pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: Marks) -> String {
     }
     axes(&mut s, &f, xs, counts);
     ceiling_and_knee(&mut s, &f, marks);
+    if let Some((v, label)) = c.limit {
+        let y = f.py(v);
+        let _ = write!(
+            s,
+            r##"<line x1="{L}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#c33" stroke-dasharray="6 3"/><text x="{:.1}" y="{:.1}" class="m" fill="#c33" text-anchor="end">{}</text>"##,
+            W - R,
+            W - R - 2.0,
+            y - 3.0,
+            esc(label)
+        );
+    }
+    for &i in &marks.harness_bound {
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" class="hb" text-anchor="middle">harness-bound</text>"##,
+            f.px(xs[i]),
+            T + 22.0
+        );
+    }
     if let Some(curve) = &c.curve {
         fitted(&mut s, &f, curve);
     }
@@ -162,7 +188,7 @@ fn axes(s: &mut String, f: &Frame, xs: &[f64], counts: &[u64]) {
     }
 }
 
-fn ceiling_and_knee(s: &mut String, f: &Frame, marks: Marks) {
+fn ceiling_and_knee(s: &mut String, f: &Frame, marks: &Marks) {
     if let Some(cx) = marks.ceiling {
         let _ = write!(
             s,

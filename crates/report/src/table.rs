@@ -1,23 +1,80 @@
 //! The ladder table: one row a step, as printed while a ramp runs and in report.md.
+//! Numbers are rounded for people here; the JSON keeps them whole.
 
 use serde_json::Value;
 
-pub const HEADER: &str = "| sessions | outcome           | p50 ms    | p99 ms    | inflation | RSS MB   | KB/sess   | threads | CPU/turn | bound   |\n|---------:|:------------------|----------:|----------:|----------:|---------:|----------:|--------:|---------:|:--------|";
+pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | p50 ms   | p99 ms   | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
-/// One table row from a RESULT object (as stored, so history re-renders the same).
-pub fn row(r: &Value) -> String {
-    let o = |k: &str| r[k].as_f64().map_or("—".to_string(), |v| format!("{v:.1}"));
+/// A number rounded for a table cell: 3 significant digits at most, whole above 100.
+pub fn cell(v: Option<f64>) -> String {
+    match v {
+        None => "—".into(),
+        Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
+        Some(x) if x.abs() >= 10.0 => format!("{x:.1}"),
+        Some(x) => format!("{x:.2}"),
+    }
+}
+
+/// The turns per second of a stored step (older steps lack the field).
+pub fn turns_per_s(r: &Value) -> Option<f64> {
+    r["turns_per_s"].as_f64().or_else(|| {
+        let (t, w) = (r["turns"].as_f64()?, r["wall_ms"].as_f64()?);
+        (w > 0.0).then(|| t / (w / 1000.0))
+    })
+}
+
+/// One table row from a RESULT object (as stored, so history re-renders the same) and
+/// its standing against the budget (holds, over, collapsed; empty when not judged).
+pub fn row(r: &Value, standing: &str) -> String {
+    let o = |k: &str| cell(r[k].as_f64());
     format!(
-        "| {:>7} | {:<17} | {:>9} | {:>9} | {:>9} | {:>8} | {:>9} | {:>7} | {:>8} | {:<7} |",
-        r["concurrency"],
+        "| {:>8} | {:<17} | {:<9} | {:>7} | {:>8} | {:>8} | {:>9} | {:>9} | {:>7} | {:>7} | {:>7} | {:>11} | {:<7} |",
+        r["concurrency"].as_u64().unwrap_or(0),
         r["outcome"].as_str().unwrap_or(""),
+        standing,
+        cell(turns_per_s(r)),
         o("p50_session_ms"),
         o("p99_session_ms"),
         o("latency_inflation"),
+        r["cpu_of_cap"]
+            .as_f64()
+            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
         o("peak_rss_mb"),
         o("rss_kb_per_session"),
-        r["peak_threads"],
+        r["peak_threads"].as_u64().unwrap_or(0),
         o("cpu_ms_per_turn"),
         r["harness"]["bound"].as_str().unwrap_or(""),
     )
+}
+
+/// A step's standing as the run's verdict recorded it ("" for runs from before budgets).
+pub fn standing_in<'a>(doc: &'a Value, step: &Value) -> &'a str {
+    doc["analysis"]["verdict"]["standings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["concurrency"] == step["concurrency"])
+        .and_then(|s| s["standing"].as_str())
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_line_up_with_the_header_and_round_for_people() {
+        let r = serde_json::json!({"concurrency": 16, "outcome": "ok", "turns": 30, "wall_ms": 1000.0,
+            "p50_session_ms": 1903.62, "p99_session_ms": 1916.93, "latency_inflation": 1.0234,
+            "cpu_of_cap": 0.974, "peak_rss_mb": 10.2, "rss_kb_per_session": 117.8,
+            "peak_threads": 3, "cpu_ms_per_turn": 0.33, "harness": {"bound": "sut"}});
+        let line = row(&r, "holds");
+        let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
+        assert_eq!(widths(&line), widths(HEADER.lines().next().unwrap()));
+        assert!(
+            line.contains(" 1.02 ") && line.contains(" 97 % ") && line.contains(" 30.0 "),
+            "{line}"
+        );
+        assert!(line.contains("| holds "), "{line}");
+    }
 }

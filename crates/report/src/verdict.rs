@@ -1,13 +1,41 @@
-//! The verdict under the ladder table, in words, a line each.
+//! The verdict of a ladder in words: the one-sentence headline first, then the lines
+//! that back it (budget, wall, throughput knee and plateau, collapse, USL, projection).
 
+use analysis::budget::num;
 use serde_json::Value;
 
-/// The verdict of a ladder document, a line each.
-pub fn verdict_lines(doc: &Value) -> Vec<String> {
+/// The headline: what the system holds, where it is over budget, its wall, collapse.
+pub fn headline(doc: &Value) -> String {
     let a = &doc["analysis"];
-    let mut out = vec![ceiling_line(a)];
-    out.extend(collapse_line(a));
+    match a["verdict"]["headline"].as_str() {
+        Some(h) => h.to_string(),
+        // Runs recorded before budgets had only a ceiling.
+        None => ceiling_line(a),
+    }
+}
+
+/// The verdict of a ladder document, a line each, the headline first.
+pub fn verdict_lines(doc: &Value) -> Vec<String> {
+    let mut out = vec![format!("verdict: {}", headline(doc))];
+    out.extend(detail_lines(doc));
+    out
+}
+
+/// Every line under the headline.
+pub fn detail_lines(doc: &Value) -> Vec<String> {
+    let a = &doc["analysis"];
+    let v = &a["verdict"];
+    let mut out = Vec::new();
+    if let Some(b) = v["budget"].as_str() {
+        out.push(format!("budget: {b}"));
+    }
+    if let Some(w) = v["wall"]["text"].as_str() {
+        out.push(format!("wall: {w}"));
+    }
+    out.extend(plateau_line(&v["plateau"]));
     out.push(knee_line(&a["knee"]));
+    out.extend(collapse_line(a));
+    out.extend(harness_line(a));
     out.push(usl_line(&a["usl"]));
     if let Some(lines) = a["capacity"]["working"].as_array() {
         out.push("capacity projection (not a measurement):".into());
@@ -30,37 +58,65 @@ fn ceiling_line(a: &Value) -> String {
     }
 }
 
+fn plateau_line(p: &Value) -> Option<String> {
+    let from = p["from"].as_f64()?;
+    Some(format!(
+        "throughput plateau: {} turns/s from {} sessions over {} levels ({}){}",
+        num(p["turns_per_s"].as_f64().unwrap_or(0.0)),
+        num(from),
+        p["levels"],
+        p["confidence"].as_str().unwrap_or(""),
+        if p["retrograde"] == true {
+            "; it falls after its peak (retrograde)"
+        } else {
+            ""
+        }
+    ))
+}
+
 fn collapse_line(a: &Value) -> Option<String> {
-    if let Some(c) = a["collapse"].as_object() {
-        Some(format!(
-            "collapse at {} sessions: {} — {}",
-            c["concurrency"],
-            c["outcome"].as_str().unwrap_or(""),
-            c["cause"].as_str().unwrap_or("")
-        ))
-    } else if a["no_collapse"] == true {
-        Some("no collapse within the ladder: the ceiling is at the top level or beyond — widen the ladder".into())
-    } else {
-        None
-    }
+    let c = &a["collapse"];
+    c.as_object()?;
+    Some(format!(
+        "collapse at {} sessions: {} — {}",
+        c["concurrency"],
+        c["outcome"].as_str().unwrap_or(""),
+        c["cause"].as_str().unwrap_or("")
+    ))
+}
+
+fn harness_line(a: &Value) -> Option<String> {
+    let steps: Vec<String> = a["harness_bound_steps"]
+        .as_array()?
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    (!steps.is_empty()).then(|| {
+        format!(
+            "harness-bound steps (Plimsoll was the bottleneck there, not the SUT): {}",
+            steps.join(", ")
+        )
+    })
 }
 
 fn knee_line(k: &Value) -> String {
-    let conf = k["confidence"].as_str().unwrap_or("");
-    match conf {
-        "insufficient" => "knee: not enough steps (3 needed)".into(),
+    let f = |key: &str| k[key].as_f64().map_or("?".to_string(), num);
+    match k["confidence"].as_str().unwrap_or("") {
+        "insufficient" => "knee: not enough steps".into(),
+        "none" => "throughput knee: none within the ladder — throughput kept scaling".into(),
+        // Runs recorded before the throughput knee: the latency knee's words.
         "flat" => format!(
             "knee: none within the ladder — latency inflation stayed within 15 % up to {} sessions",
-            k["from"]
+            f("from")
         ),
         "at_the_end" => format!(
             "knee: {} or beyond — latency turns at the last level; widen the ladder",
-            k["from"]
+            f("from")
         ),
-        _ => format!(
-            "knee: between {} and {} sessions ({conf}; {})",
-            k["from"],
-            k["to"],
+        conf => format!(
+            "throughput knee: between {} and {} sessions ({conf}; {})",
+            f("from"),
+            f("to"),
             k["method"].as_str().unwrap_or("")
         ),
     }
@@ -70,20 +126,20 @@ fn usl_line(u: &Value) -> String {
     if let Some(why) = u["refused"].as_str() {
         return format!("USL: not fitted — {why}");
     }
-    let peak =
-        u["peak_concurrency"]
-            .as_f64()
-            .map_or("none (no coherency cost seen)".to_string(), |p| {
-                format!(
-                    "at {p:.0} sessions, {:.1} turns/s",
-                    u["peak_throughput"].as_f64().unwrap_or(0.0)
-                )
-            });
+    let g = |k: &str| u[k].as_f64().map_or("?".to_string(), num);
+    let peak = u["peak_concurrency"]
+        .as_f64()
+        .map_or("none (no coherency cost seen)".to_string(), |p| {
+            format!("at {p:.0} sessions, {} turns/s", g("peak_throughput"))
+        });
+    let note = u["note"]
+        .as_str()
+        .map_or(String::new(), |n| format!(" — {n}"));
     format!(
-        "USL: σ = {:.4}, κ = {:.6}, λ = {:.2} turns/s; predicted peak {peak} (R² {:.3})",
-        u["sigma"].as_f64().unwrap_or(0.0),
-        u["kappa"].as_f64().unwrap_or(0.0),
-        u["lambda"].as_f64().unwrap_or(0.0),
-        u["r2"].as_f64().unwrap_or(0.0)
+        "USL: σ = {}, κ = {}, λ = {} turns/s; predicted peak {peak} (R² {}){note}",
+        g("sigma"),
+        g("kappa"),
+        g("lambda"),
+        u["r2"].as_f64().map_or("?".into(), |r| format!("{r:.3}"))
     )
 }

@@ -63,6 +63,35 @@ pub struct StepResult {
     /// The resource cap the SUT ran under, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cap: Option<CapInfo>,
+    /// Completed turns per second with every session in flight (closed model: Little's
+    /// law over the span of full load, sessions / (mean turn + think time); open model
+    /// and harness: turns / wall).
+    pub turns_per_s: Option<f64>,
+    /// The cores the SUT could use: its cap, or its share of a partitioned machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_cores: Option<f64>,
+    /// The SUT's CPU busy at that rate (turns_per_s × CPU per turn) over `cpu_cores`
+    /// (1.0 = at its wall).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_of_cap: Option<f64>,
+    /// Share of the cgroup's CPU periods in which the kernel throttled the SUT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_throttled: Option<f64>,
+    /// The SUT's cgroup memory peak over its memory cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mem_of_cap: Option<f64>,
+    /// Which cores Plimsoll (mock and driver) and the SUT ran on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Partition>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Partition {
+    /// Core lists as the kernel writes them, e.g. "0" and "1-3".
+    pub harness: String,
+    pub sut: String,
+    /// affinity (sched_setaffinity / taskset)
+    pub method: &'static str,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -30,7 +30,16 @@
 //! error_rate = 0.0          # failed sessions / sessions above this: outcome "error_rate"
 //! p99_session_ms = 0        # 0 = no limit; above it: exit code 2
 //! peak_rss_mb = 0           # 0 = no limit; above it: exit code 2
-//! harness_lag_ms = 10       # mock lateness or driver lag p99 above this: harness-bound
+//! harness_lag_ms = 10       # mock lateness or driver lag p99 above this (and above 5 % of
+//!                           # the p50 turn): harness-bound
+//!
+//! [budget]                  # what "holds" means for a ramp's verdict (--budget overrides)
+//! latency_inflation = 2.0   # p50 session time / the mock's own time
+//! # latency_vs_single = 2.0 # p50 session time / the same SUT's at the first level
+//! # p99_turn_ms = 800
+//! # p99_ttft_ms = 500
+//! error_rate = 0.0          # failed sessions / sessions
+//! # rss_mb = 512            # peak RSS of the SUT's process tree
 //! ```
 //!
 //! In `command` and `env`, `{{port}}` is the SUT's port, `{{mock}}` the mock's base URL
@@ -76,6 +85,8 @@ pub struct Config {
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,
     pub harness_lag_ms: f64,
+    /// What "holds" means for a ramp's verdict.
+    pub budget: analysis::budget::Budget,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +102,8 @@ struct Raw {
     step: RawStep,
     #[serde(default)]
     thresholds: RawThresholds,
+    #[serde(default)]
+    budget: analysis::budget::Budget,
 }
 
 #[derive(Deserialize, Default)]
@@ -162,7 +175,11 @@ impl Config {
         let spans = spans::Spans::new(text, file.clone());
         let err = |span, message: String| spans.err(span, message);
         let raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        // `plimsoll.toml` alone has the empty path as its parent: that is the current directory.
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let rel = |p: &str| {
             if Path::new(p).is_absolute() {
                 PathBuf::from(p)
@@ -310,6 +327,7 @@ impl Config {
                 10.0,
                 false,
             )?,
+            budget: raw.budget,
         })
     }
 }

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 pub(crate) async fn run(
     cfg: &Config,
+    opts: &crate::StepOptions,
     mut rig: Rig,
     cmd: Vec<String>,
 ) -> anyhow::Result<StepReport> {
@@ -28,6 +29,10 @@ pub(crate) async fn run(
         ready: Ready::Started,
         ready_timeout: Duration::from_secs(5),
         stop_grace: Duration::from_secs_f64(cfg.stop_grace_s),
+        cores: opts
+            .partition
+            .as_ref()
+            .map_or(Vec::new(), |p| p.sut.clone()),
     };
     let mut h = Sut::start(&spec)
         .await
@@ -101,6 +106,7 @@ pub(crate) async fn run(
             p99_ttft: num("p99_ttft_ms"),
         },
         think_ms_per_session: 0.0,
+        think_ms_per_turn: 0.0,
         lag_p99_ms: v["harness"]["driver_lag_p99_ms"].as_f64().unwrap_or(0.0),
         timed_out: status.is_none(),
         errors_by_kind,
@@ -108,6 +114,9 @@ pub(crate) async fn run(
         harness_cpu_sec: harness_cpu,
         open_model: None,
         cap: None,
+        partition: opts.partition.clone(),
+        throttled: None,
+        full_load: None,
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

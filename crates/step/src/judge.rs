@@ -36,6 +36,8 @@ pub struct Measured {
     pub wall_ms: f64,
     pub lat: Latencies,
     pub think_ms_per_session: f64,
+    /// Think time between two turns of a session.
+    pub think_ms_per_turn: f64,
     pub lag_p99_ms: f64,
     pub timed_out: bool,
     pub errors_by_kind: BTreeMap<String, u64>,
@@ -45,6 +47,13 @@ pub struct Measured {
     pub open_model: Option<(f64, u64)>,
     /// The cap the SUT ran under: method and size.
     pub cap: Option<(&'static str, cap::CapSpec)>,
+    /// The cores Plimsoll and the SUT ran on.
+    pub partition: Option<probe::affinity::Partition>,
+    /// Share of the cap's CPU periods the kernel throttled.
+    pub throttled: Option<f64>,
+    /// The span of full load (closed model), and where it starts on the sampler's clock
+    /// (seconds from the sampler's start to the driver's).
+    pub full_load: Option<(drive::FullLoad, f64)>,
 }
 
 /// Signs in the SUT's last output that it could not create threads.
@@ -157,9 +166,21 @@ fn ideal_session_ms(ledger: &serde_json::Value, think_ms: f64) -> Option<f64> {
     (!ideal.is_empty()).then(|| round2(ideal[ideal.len() / 2]))
 }
 
-/// "harness" when the mock's frames or the driver's ticks were later than allowed.
-fn bound(late_p99_ms: f64, lag_p99_ms: f64, allowed_ms: f64) -> &'static str {
-    if late_p99_ms > allowed_ms || lag_p99_ms > allowed_ms {
+/// A harness delay smaller than this share of the p50 turn cannot distort what was
+/// measured, whatever its size in milliseconds.
+pub const MATERIAL_SHARE: f64 = 0.05;
+
+/// "harness" when the mock's frames or the driver's ticks were later than allowed *and*
+/// that delay is a material share of a turn: 15 ms on 7.8 s turns is not.
+fn bound(
+    late_p99_ms: f64,
+    lag_p99_ms: f64,
+    allowed_ms: f64,
+    p50_turn_ms: Option<f64>,
+) -> &'static str {
+    let delay = late_p99_ms.max(lag_p99_ms);
+    let material = p50_turn_ms.is_none_or(|t| delay > t * MATERIAL_SHARE);
+    if delay > allowed_ms && material {
         "harness"
     } else {
         "sut"
@@ -224,7 +245,12 @@ pub(crate) async fn judge(
     });
     let first_errors = m.first_errors.clone();
     let violations = side.violation_list.iter().take(5).cloned().collect();
-    let bound = bound(side.late_p99_ms, m.lag_p99_ms, cfg.harness_lag_ms);
+    let bound = bound(
+        side.late_p99_ms,
+        m.lag_p99_ms,
+        cfg.harness_lag_ms,
+        m.lat.p50_turn,
+    );
     StepReport {
         result: result(
             &probe,
@@ -256,6 +282,8 @@ fn result(
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1) as f64;
+    let sut_cores = sut_cores(&m);
+    let (rate, cpu_rate) = loaded_rates(&m, probe, concurrency);
     StepResult {
         schema_version: 1,
         concurrency,
@@ -308,6 +336,63 @@ fn result(
             cpus: c.cpus,
             mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
         }),
+        turns_per_s: Some(round2(rate)),
+        cpu_cores: Some(sut_cores),
+        cpu_of_cap: Some(round3(cpu_rate / sut_cores)),
+        cpu_throttled: m.throttled.map(round3),
+        mem_of_cap: match (&probe.cgroup, m.cap) {
+            (Some(cg), Some((_, c))) if c.mem_bytes > 0 => {
+                Some(round3(cg.peak_kb as f64 * 1024.0 / c.mem_bytes as f64))
+            }
+            _ => None,
+        },
+        partition: m.partition.as_ref().map(|p| result::Partition {
+            harness: probe::affinity::list(&p.harness),
+            sut: probe::affinity::list(&p.sut),
+            method: "affinity",
+        }),
+    }
+}
+
+/// Completed turns per second and SUT CPU cores busy *while every session was in
+/// flight*. A closed-model step ends with a tail in which sessions have finished and the
+/// SUT idles, so totals over the wall time understate both. The rate is Little's law over
+/// the span of full load (see `drive::FullLoad`): sessions / (mean turn + think time);
+/// the CPU is the sampler's CPU series over the same span. An open model (or a harness,
+/// or a step with no such span) uses totals over the wall.
+fn loaded_rates(m: &Measured, probe: &Summary, concurrency: usize) -> (f64, f64) {
+    let wall_s = (m.wall_ms / 1000.0).max(1e-3);
+    match (m.open_model, m.full_load) {
+        (None, Some((f, offset_s))) if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 => {
+            let think_ms = m.think_ms_per_turn;
+            let rate = concurrency as f64 / ((f.mean_turn_ms + think_ms) / 1000.0);
+            let span_s = (f.to_ms - f.from_ms) / 1000.0;
+            let (a, b) = (offset_s + f.from_ms / 1000.0, offset_s + f.to_ms / 1000.0);
+            let cpu = match probe.cpu_between(a, b) {
+                Some(c) => c / span_s,
+                None => rate * probe.cpu_sec / m.turns.max(1) as f64,
+            };
+            (rate, cpu)
+        }
+        _ => (m.turns as f64 / wall_s, probe.cpu_sec / wall_s),
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The cores the SUT could use: the smaller of its cap and its partition, else the
+/// machine's online cores.
+fn sut_cores(m: &Measured) -> f64 {
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as f64;
+    let part = m.partition.as_ref().map(|p| p.sut.len() as f64);
+    let cap = m.cap.map(|(_, c)| c.cpus);
+    match (cap, part) {
+        (Some(c), Some(p)) => c.min(p),
+        (Some(c), None) => c.min(online),
+        (None, Some(p)) => p,
+        (None, None) => online,
     }
 }
 
@@ -410,8 +495,10 @@ mod tests {
 
     #[test]
     fn late_mock_or_driver_makes_a_step_harness_bound() {
-        assert_eq!(bound(1.0, 1.0, 25.0), "sut");
-        assert_eq!(bound(30.0, 1.0, 25.0), "harness");
-        assert_eq!(bound(1.0, 30.0, 25.0), "harness");
+        assert_eq!(bound(1.0, 1.0, 25.0, Some(100.0)), "sut");
+        assert_eq!(bound(30.0, 1.0, 25.0, Some(100.0)), "harness");
+        assert_eq!(bound(1.0, 30.0, 25.0, None), "harness");
+        // 15 ms late on 7.8-second turns is not material.
+        assert_eq!(bound(15.0, 1.0, 10.0, Some(7800.0)), "sut");
     }
 }

@@ -29,6 +29,9 @@ pub struct StepOptions {
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
     pub cap: Option<cap::CapSpec>,
+    /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
+    /// starts; the step pins the SUT).
+    pub partition: Option<probe::affinity::Partition>,
 }
 
 fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
@@ -55,7 +58,7 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
     };
     let rig = Rig::start(cfg, concurrency).await?;
     match (harness, session) {
-        (Some(cmd), _) => crate::harness::run(cfg, rig, cmd).await,
+        (Some(cmd), _) => crate::harness::run(cfg, opts, rig, cmd).await,
         (None, Some(session)) => driven(cfg, opts, rig, &session).await,
         (None, None) => unreachable!("a session is loaded whenever there is no harness"),
     }
@@ -86,6 +89,10 @@ async fn driven(
         },
         ready_timeout: Duration::from_secs_f64(cfg.ready_timeout_s),
         stop_grace: Duration::from_secs_f64(cfg.stop_grace_s),
+        cores: opts
+            .partition
+            .as_ref()
+            .map_or(Vec::new(), |p| p.sut.clone()),
     };
     let mut sut = Sut::start(&spec)
         .await
@@ -123,6 +130,7 @@ async fn driven(
         allow_remote: opts.allow_remote,
         arrival_rate: opts.rate.or(cfg.arrival_rate),
     };
+    let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let driven = drive(session, &opts_d, progress).await;
     if let Some(t) = ticker {
         t.abort();
@@ -133,6 +141,7 @@ async fn driven(
         .map(Sampler::finish)
         .unwrap_or_else(|s| s.summary());
     let died = sut.exited();
+    let throttled = cap.as_ref().and_then(|c| c.cpu_throttled());
     let stopped = sut.stop().await;
     if let Some(c) = cap.as_mut() {
         c.remove();
@@ -152,6 +161,8 @@ async fn driven(
             p99_ttft: ms_q(&report.ttft_us, 0.99),
         },
         think_ms_per_session: session.think_ms * session.turns.saturating_sub(1) as f64,
+        think_ms_per_turn: session.think_ms * session.turns.saturating_sub(1) as f64
+            / session.turns.max(1) as f64,
         lag_p99_ms: round2(report.lag_us.value_at_quantile(0.99) as f64 / 1000.0),
         timed_out: report.timed_out,
         errors_by_kind: report.errors_by_kind,
@@ -159,6 +170,9 @@ async fn driven(
         harness_cpu_sec: harness_cpu,
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
         cap: cap.as_ref().map(|c| (c.method, c.spec)),
+        partition: opts.partition.clone(),
+        throttled,
+        full_load: report.full_load.map(|f| (f, drive_offset_s)),
     };
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)
 }

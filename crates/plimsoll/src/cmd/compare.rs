@@ -44,13 +44,16 @@ pub struct CompareArgs {
     pub history: PathBuf,
     #[arg(long)]
     pub no_history: bool,
+    /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
+    #[arg(long)]
+    pub no_partition: bool,
 }
 
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     let cfg = step::Config::load(&a.config)?;
-    let levels = match ::ramp::ladder::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
-        ::ramp::ladder::Levels::List(v) => v,
-        ::ramp::ladder::Levels::Auto { .. } => {
+    let levels = match ::ramp::levels::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
+        ::ramp::levels::Levels::List(v) => v,
+        ::ramp::levels::Levels::Auto { .. } => {
             anyhow::bail!("--ladder auto is for ramp; compare needs fixed levels, e.g. 10,20")
         }
     };
@@ -62,6 +65,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     let fail_on = ::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
     let step = step::StepOptions {
         cap,
+        partition: super::partition(!a.no_partition),
         ..Default::default()
     };
     // Git refs: a worktree per ref, built, removed afterwards (the guards' Drop).

@@ -8,17 +8,29 @@ pub struct DemoArgs {
     /// Where the reports (and the generated setup) go.
     #[arg(long, default_value = "plimsoll-demo")]
     pub out: PathBuf,
-    #[arg(long, default_value = "16,32,64,128,256,512")]
+    /// Levels, or `auto` (doubling from 2 sessions, then bisecting to the line).
+    #[arg(long, default_value = "auto")]
     pub ladder: String,
+    /// CPU cap for the agent, in cores.
+    #[arg(long, default_value_t = 1.0)]
+    pub cpus: f64,
     /// Run without a cap.
     #[arg(long)]
     pub no_cap: bool,
+    /// Let Plimsoll and the agent share every core.
+    #[arg(long)]
+    pub no_partition: bool,
 }
 
 pub fn run(a: DemoArgs) -> anyhow::Result<u8> {
-    let levels = ::ramp::ladder::parse_levels(&a.ladder, 16).map_err(anyhow::Error::msg)?;
-    let cap = (!a.no_cap).then(cap::CapSpec::default);
+    let levels = ::ramp::levels::parse_levels(&a.ladder, 2).map_err(anyhow::Error::msg)?;
+    let cap = if a.no_cap {
+        None
+    } else {
+        Some(super::cap_spec(Some(a.cpus), None).map_err(anyhow::Error::msg)?)
+    };
+    let partition = super::partition(!a.no_partition);
     let rt = super::runtime()?;
-    rt.block_on(::ramp::demo::run_demo(a.out, levels, cap))?;
+    rt.block_on(::ramp::demo::run_demo(a.out, levels, cap, partition))?;
     Ok(0)
 }

@@ -16,6 +16,12 @@ pub struct FloorArgs {
     /// Park an OS thread per session (the costly design, for `plimsoll compare` to catch).
     #[arg(long)]
     pub thread_per_session: bool,
+    /// Burn this much CPU time after each LLM call (an agent whose CPU wall is known).
+    #[arg(long, default_value_t = 0.0)]
+    pub cpu_ms_per_call: f64,
+    /// Run at most this many turns at once (an agent with an internal limit that queues).
+    #[arg(long)]
+    pub max_turns_in_flight: Option<usize>,
 }
 
 pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
@@ -24,7 +30,11 @@ pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
         a.listen,
         &a.provider,
         &a.model,
-        a.thread_per_session,
+        floor::Options {
+            thread_per_session: a.thread_per_session,
+            cpu_ms_per_call: a.cpu_ms_per_call,
+            max_turns_in_flight: a.max_turns_in_flight,
+        },
     ))?;
     Ok(0)
 }

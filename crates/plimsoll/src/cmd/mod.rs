@@ -10,6 +10,29 @@ pub mod mock;
 pub mod ramp;
 pub mod run;
 
+/// With two or more cores and unless switched off: Plimsoll pins itself (this thread,
+/// and so the runtime's threads built after it) to its own core(s) and returns the split,
+/// whose SUT cores each step pins the SUT to. Says so on the terminal when it cannot.
+pub fn partition(wanted: bool) -> Option<probe::affinity::Partition> {
+    if !wanted {
+        return None;
+    }
+    let cores = probe::affinity::available();
+    let Some(p) = probe::affinity::split(&cores) else {
+        eprintln!(
+            "note: one core only — Plimsoll and the SUT share it (the harness check tells when that mattered)"
+        );
+        return None;
+    };
+    match probe::affinity::pin_current(&p.harness) {
+        Ok(()) => Some(p),
+        Err(e) => {
+            eprintln!("note: could not pin Plimsoll to its own core ({e}); Plimsoll and the SUT share the cores");
+            None
+        }
+    }
+}
+
 /// A multi-threaded tokio runtime for a subcommand.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()

@@ -7,9 +7,19 @@ use std::path::PathBuf;
 pub struct RampArgs {
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
-    /// Concurrency levels, e.g. 10,20,40,80, or `auto` (doubling from [step] concurrency until collapse).
+    /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
+    /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
     pub ladder: String,
+    /// With `--ladder auto`: bisect until the line is found within this share.
+    #[arg(long, default_value = "10%")]
+    pub resolution: String,
+    /// Budgets over the config's [budget], e.g. 'latency_inflation=3,p99_turn_ms=800' (NAME=off stops judging one).
+    #[arg(long, default_value = "")]
+    pub budget: String,
+    /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
+    #[arg(long)]
+    pub no_partition: bool,
     /// CPU cap for the SUT, in cores.
     #[arg(long, default_value_t = 2.0)]
     pub cpus: f64,
@@ -40,8 +50,16 @@ pub struct RampArgs {
 
 pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     let cfg = step::Config::load(&a.config)?;
-    let levels =
-        ::ramp::ladder::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;
+    let mut levels =
+        ::ramp::levels::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;
+    if let ::ramp::levels::Levels::Auto { resolution, .. } = &mut levels {
+        *resolution =
+            ::ramp::levels::parse_resolution(&a.resolution).map_err(anyhow::Error::msg)?;
+    }
+    let mut budget = cfg.budget.clone();
+    budget
+        .apply_flag(&a.budget)
+        .map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
     let cap = if a.no_cap {
         None
     } else {
@@ -52,12 +70,14 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             allow_remote: a.allow_remote,
             progress: false,
             cap,
+            partition: super::partition(!a.no_partition),
             ..Default::default()
         },
+        budget,
         host: a
             .host
             .as_deref()
-            .map(::ramp::ladder::parse_host)
+            .map(::ramp::levels::parse_host)
             .transpose()
             .map_err(anyhow::Error::msg)?,
         target: a.target,

@@ -29,6 +29,9 @@ pub struct RunArgs {
     /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
     #[arg(long)]
     pub harness: Option<String>,
+    /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
+    #[arg(long)]
+    pub no_partition: bool,
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<u8> {
@@ -43,6 +46,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         harness: a.harness,
         rate: a.rate,
         cap,
+        partition: super::partition(!a.no_partition),
     };
     step::cli::run(&a.config, opts, a.json)
 }

@@ -1,0 +1,456 @@
+//! The throughput curve, read the way a careful engineer reads the chart: where each
+//! added session stops adding throughput (the knee), where throughput stops growing at
+//! all (the plateau), and what was at its wall there (CPU, memory, the harness, or
+//! nothing: a limit inside the system, which queues).
+
+use crate::budget::num;
+use serde::Serialize;
+
+/// A knee is where one more session adds less than this share of what one session
+/// added at the first level.
+pub const KNEE_FRACTION: f64 = 0.5;
+/// A plateau: throughput grows by less than this from one level to the next …
+pub const FLAT: f64 = 0.10;
+/// … and by less than this over the rest of the ladder.
+pub const FLAT_TOTAL: f64 = 0.25;
+/// A resource at this share of its cap is at its wall.
+pub const CPU_WALL: f64 = 0.85;
+pub const MEM_WALL: f64 = 0.90;
+/// A SUT whose CPU stays under this share of its cap on a plateau is not CPU-bound.
+const CPU_IDLE: f64 = 0.5;
+
+/// One level of the curve: concurrency, completed turns per second, and the resources.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sample {
+    pub concurrency: f64,
+    pub turns_per_s: f64,
+    /// The SUT's CPU over the cores it may use (its cap, its cpuset, or the machine).
+    pub cpu_of_cap: Option<f64>,
+    /// The cores the SUT may use.
+    pub cpu_cores: Option<f64>,
+    /// The share of the cgroup's CPU periods in which it was throttled.
+    pub throttled: Option<f64>,
+    /// The SUT's cgroup memory peak over its memory cap.
+    pub mem_of_cap: Option<f64>,
+    pub harness_bound: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plateau {
+    /// The first level of the plateau.
+    pub from: f64,
+    pub turns_per_s: f64,
+    /// Levels on the plateau (2: flat over one step; 3 or more: clear).
+    pub levels: usize,
+    pub confidence: &'static str,
+    /// Throughput falls after its peak (more sessions, less work done).
+    pub retrograde: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ThroughputKnee {
+    pub from: f64,
+    pub to: f64,
+    /// clear (latency agrees) | weak (latency does not turn there) | none
+    pub confidence: &'static str,
+    pub method: &'static str,
+}
+
+/// What hit its wall first, and from which level.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Wall {
+    /// cpu | memory | harness | internal | none
+    pub kind: &'static str,
+    pub from: Option<f64>,
+    pub text: String,
+}
+
+/// Per added session, throughput gained over what one session gave at the first level.
+pub fn marginal(samples: &[Sample]) -> Vec<f64> {
+    let Some(first) = samples.first() else {
+        return Vec::new();
+    };
+    let s0 = first.turns_per_s / first.concurrency.max(1e-9);
+    samples
+        .windows(2)
+        .map(|w| {
+            let dn = (w[1].concurrency - w[0].concurrency).max(1e-9);
+            (w[1].turns_per_s - w[0].turns_per_s) / dn / s0.max(1e-12)
+        })
+        .collect()
+}
+
+/// The first level from which throughput grows by less than `FLAT` a step and less
+/// than `FLAT_TOTAL` to the end of the ladder, when at least one more level follows it.
+pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
+    let n = samples.len();
+    let i = (0..n.saturating_sub(1)).find(|&i| {
+        let steps_flat = samples[i..]
+            .windows(2)
+            .all(|w| w[1].turns_per_s <= w[0].turns_per_s * (1.0 + FLAT));
+        let later = samples[i + 1..]
+            .iter()
+            .map(|s| s.turns_per_s)
+            .fold(0.0, f64::max);
+        steps_flat && later <= samples[i].turns_per_s * (1.0 + FLAT_TOTAL)
+    })?;
+    let on = &samples[i..];
+    let peak = on.iter().map(|s| s.turns_per_s).fold(0.0, f64::max);
+    let last = on.last().map_or(0.0, |s| s.turns_per_s);
+    let mean = on.iter().map(|s| s.turns_per_s).sum::<f64>() / on.len() as f64;
+    Some(Plateau {
+        from: samples[i].concurrency,
+        turns_per_s: mean,
+        levels: on.len(),
+        confidence: if on.len() >= 3 { "clear" } else { "weak" },
+        retrograde: last < peak * (1.0 - 2.0 * FLAT),
+    })
+}
+
+/// Where throughput stops scaling: just before the plateau when there is one, else where
+/// the marginal throughput first falls below `KNEE_FRACTION` of the first level's
+/// per-session throughput. Latency (inflation rising by 30 % or more across it) is the
+/// second witness.
+pub fn knee(
+    samples: &[Sample],
+    inflation: &[Option<f64>],
+    plateau: Option<&Plateau>,
+) -> Option<ThroughputKnee> {
+    // Levels close together (a bisection's) differ by less than their noise: read the
+    // slope between levels at least 1.5× apart.
+    let kept = spread(samples);
+    let (ia, ib) = match plateau {
+        Some(p) if p.from > samples.first()?.concurrency => {
+            let ib = samples.iter().position(|s| s.concurrency == p.from)?;
+            let ia = kept
+                .iter()
+                .rev()
+                .copied()
+                .find(|&i| i < ib)
+                .unwrap_or(ib - 1);
+            (ia, ib)
+        }
+        _ => {
+            let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
+            let k = marginal(&thin).iter().position(|&e| e < KNEE_FRACTION)?;
+            (kept[k], kept[k + 1])
+        }
+    };
+    let (a, b) = (&samples[ia], &samples[ib]);
+    let latency_turns = match (
+        inflation.get(ia).copied().flatten(),
+        inflation.get(ib).copied().flatten(),
+    ) {
+        (Some(x), Some(y)) => y >= x * 1.3,
+        _ => false,
+    };
+    Some(ThroughputKnee {
+        from: a.concurrency,
+        to: b.concurrency,
+        confidence: if latency_turns { "clear" } else { "weak" },
+        method: "throughput stops growing: the step into its plateau, or where a session adds < 50 % of what one gave at the first level",
+    })
+}
+
+/// Indices of the levels at least 1.5× apart, from the first; the last level is kept in
+/// place of a kept one closer than that to it.
+fn spread(samples: &[Sample]) -> Vec<usize> {
+    let mut kept: Vec<usize> = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        match kept.last() {
+            Some(&j) if s.concurrency < samples[j].concurrency * 1.5 => {
+                if i == samples.len() - 1 && kept.len() > 1 {
+                    *kept.last_mut().expect("not empty") = i;
+                }
+            }
+            _ => kept.push(i),
+        }
+    }
+    kept
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+fn cores(c: Option<f64>) -> String {
+    match c {
+        Some(c) if (c - 1.0).abs() < 1e-9 => "1-core".into(),
+        Some(c) => format!("{}-core", num(c)),
+        None => "machine's".into(),
+    }
+}
+
+/// What stopped throughput: looked for from the knee (or plateau) on.
+pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&Plateau>) -> Wall {
+    let start = plateau
+        .map(|p| p.from)
+        .into_iter()
+        .chain(knee.map(|k| k.from))
+        .fold(f64::INFINITY, f64::min);
+    if !start.is_finite() {
+        return not_reached(samples);
+    }
+    let from_start: Vec<&Sample> = samples.iter().filter(|s| s.concurrency >= start).collect();
+    let first_at = |pred: &dyn Fn(&Sample) -> bool| from_start.iter().find(|s| pred(s)).copied();
+    if let Some(s) = first_at(&|s| s.harness_bound) {
+        return Wall {
+            kind: "harness",
+            from: Some(s.concurrency),
+            text: format!("Plimsoll itself (harness-bound from {} sessions): these levels describe the harness, not the SUT", num(s.concurrency)),
+        };
+    }
+    let cpu_hot = |s: &Sample| {
+        s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) || s.throttled.is_some_and(|t| t >= 0.5)
+    };
+    // The wall is hit where the resource first runs hot anywhere on the ladder, as long as
+    // it is still hot where throughput stops growing.
+    if let Some(s) = first_at(&cpu_hot) {
+        return Wall {
+            kind: "cpu",
+            from: Some(knee.map_or(s.concurrency, |k| k.to)),
+            text: format!(
+                "CPU — {}the SUT's CPU reaches {} of the {} cap at {} sessions{}",
+                knee.map_or(String::new(), |k| format!(
+                    "throughput stops scaling between {} and {} sessions and ",
+                    num(k.from),
+                    num(k.to)
+                )),
+                pct(s.cpu_of_cap.unwrap_or(0.0)),
+                cores(s.cpu_cores),
+                num(s.concurrency),
+                throughput_words(plateau, samples)
+            ),
+        };
+    }
+    if let Some(s) = first_at(&|s| s.mem_of_cap.is_some_and(|m| m >= MEM_WALL)) {
+        return Wall {
+            kind: "memory",
+            from: Some(s.concurrency),
+            text: format!(
+                "memory — {} of its cap from {} sessions{}",
+                pct(s.mem_of_cap.unwrap_or(0.0)),
+                num(s.concurrency),
+                throughput_words(plateau, samples)
+            ),
+        };
+    }
+    internal(&from_start, plateau, start)
+}
+
+fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wall {
+    let cpu_max = from_start
+        .iter()
+        .filter_map(|s| s.cpu_of_cap)
+        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
+    let cpu_words = match cpu_max {
+        Some(c) => format!("CPU at most {} of its cap", pct(c)),
+        None => "CPU not measured against a cap".into(),
+    };
+    let quiet = cpu_max.is_none_or(|c| c < CPU_IDLE);
+    match plateau {
+        Some(p) if quiet => Wall {
+            kind: "internal",
+            from: Some(p.from),
+            text: format!(
+                "no resource saturated — the limit is inside the SUT (queueing): throughput flat at {} turns/s from {} sessions while {cpu_words}",
+                num(p.turns_per_s),
+                num(p.from)
+            ),
+        },
+        _ => Wall {
+            kind: if quiet { "internal" } else { "none" },
+            from: Some(start),
+            text: format!(
+                "throughput stops scaling from {} sessions with no resource at its wall ({cpu_words}){}",
+                num(start),
+                if quiet { ": a limit inside the SUT (queueing)" } else { "" }
+            ),
+        },
+    }
+}
+
+fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
+    match plateau {
+        Some(p) => format!(
+            "; throughput flat at {} turns/s from {} sessions",
+            num(p.turns_per_s),
+            num(p.from)
+        ),
+        None => match (samples.first(), samples.last()) {
+            (Some(a), Some(b)) => format!(
+                "; throughput {} → {} turns/s from {} to {} sessions",
+                num(a.turns_per_s),
+                num(b.turns_per_s),
+                num(a.concurrency),
+                num(b.concurrency)
+            ),
+            _ => String::new(),
+        },
+    }
+}
+
+/// Throughput still scales at the top of the ladder: the line is beyond it.
+fn not_reached(samples: &[Sample]) -> Wall {
+    let text = match samples {
+        [.., a, b] => format!(
+            "none within the ladder: throughput still grows at {} sessions ({} → {} turns/s from {}) — widen the ladder",
+            num(b.concurrency),
+            num(a.turns_per_s),
+            num(b.turns_per_s),
+            num(a.concurrency)
+        ),
+        _ => "not enough levels to see one (2 needed)".into(),
+    };
+    Wall {
+        kind: "none",
+        from: None,
+        text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A curve: (sessions, turns/s, CPU share of the cap).
+    fn curve(points: &[(f64, f64, f64)]) -> Vec<Sample> {
+        points
+            .iter()
+            .map(|&(n, x, c)| Sample {
+                concurrency: n,
+                turns_per_s: x,
+                cpu_of_cap: Some(c),
+                cpu_cores: Some(1.0),
+                ..Sample::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_cpu_bound_curve_hits_the_cpu_wall_where_its_cost_predicts() {
+        // 60 CPU ms a turn under 1 core: at most 16.7 turns/s; a turn takes 0.62 s idle.
+        let s = curve(&[
+            (2.0, 3.2, 0.19),
+            (4.0, 6.4, 0.38),
+            (8.0, 12.6, 0.76),
+            (16.0, 16.3, 0.98),
+            (32.0, 16.5, 0.99),
+            (64.0, 16.4, 0.99),
+        ]);
+        let infl = [
+            Some(1.0),
+            Some(1.0),
+            Some(1.05),
+            Some(1.6),
+            Some(3.1),
+            Some(6.2),
+        ];
+        let p = plateau(&s).unwrap();
+        assert_eq!((p.from, p.levels, p.confidence), (16.0, 3, "clear"));
+        assert!((p.turns_per_s - 16.4).abs() < 0.1);
+        let k = knee(&s, &infl, Some(&p)).unwrap();
+        assert_eq!((k.from, k.to, k.confidence), (8.0, 16.0, "clear"));
+        let w = wall(&s, Some(&k), Some(&p));
+        assert_eq!((w.kind, w.from), ("cpu", Some(16.0)));
+        assert!(
+            w.text.starts_with("CPU — throughput stops scaling between 8 and 16 sessions and the SUT's CPU reaches 98 % of the 1-core cap at 16 sessions; throughput flat at 16.4"),
+            "{}",
+            w.text
+        );
+    }
+
+    #[test]
+    fn a_flat_curve_with_idle_cpu_is_a_limit_inside_the_sut() {
+        // LangGraph's stock server: one run at a time, CPU at 10 % of its cap.
+        let s = curve(&[
+            (2.0, 0.91, 0.10),
+            (4.0, 0.98, 0.10),
+            (8.0, 0.99, 0.11),
+            (16.0, 1.06, 0.10),
+            (32.0, 1.06, 0.10),
+        ]);
+        let p = plateau(&s).unwrap();
+        assert_eq!(p.from, 2.0);
+        // Flat from the first level: no knee inside the ladder, the wall is before it.
+        let k = knee(&s, &[None; 5], Some(&p));
+        assert_eq!(k.as_ref().map(|k| (k.from, k.to)), Some((2.0, 4.0)));
+        let w = wall(&s, k.as_ref(), Some(&p));
+        assert_eq!(w.kind, "internal");
+        assert!(
+            w.text.contains("limit is inside the SUT (queueing): throughput flat at 1 turns/s from 2 sessions while CPU at most 11 % of its cap"),
+            "{}",
+            w.text
+        );
+    }
+
+    #[test]
+    fn a_curve_still_growing_says_widen_and_has_no_knee() {
+        let s = curve(&[(10.0, 10.0, 0.05), (20.0, 19.8, 0.1), (40.0, 39.0, 0.2)]);
+        assert_eq!(plateau(&s), None);
+        assert_eq!(knee(&s, &[None; 3], None), None);
+        let w = wall(&s, None, None);
+        assert_eq!(w.kind, "none");
+        assert!(w.text.contains("widen the ladder"), "{}", w.text);
+    }
+
+    #[test]
+    fn a_knee_is_never_placed_where_throughput_still_grows_linearly() {
+        let s = curve(&[
+            (1.0, 1.0, 0.1),
+            (2.0, 2.0, 0.2),
+            (4.0, 4.0, 0.4),
+            (8.0, 7.9, 0.8),
+            (16.0, 9.0, 0.9),
+        ]);
+        let k = knee(&s, &[None; 5], plateau(&s).as_ref()).unwrap();
+        assert_eq!((k.from, k.to), (8.0, 16.0));
+        assert_eq!(plateau(&s), None, "one step above 10 % is not flat");
+    }
+
+    #[test]
+    fn bisection_levels_do_not_move_the_knee() {
+        // Doubling 2..32 with a wall near 10, then bisecting 8..16 with noisy points.
+        let s = curve(&[
+            (2.0, 3.2, 0.2),
+            (4.0, 6.4, 0.4),
+            (8.0, 12.4, 0.75),
+            (10.0, 14.9, 0.9),
+            (11.0, 14.5, 0.95),
+            (12.0, 16.0, 0.97),
+            (16.0, 16.4, 0.99),
+            (32.0, 16.6, 0.99),
+        ]);
+        let p = plateau(&s);
+        assert_eq!(p.as_ref().map(|p| p.from), Some(12.0));
+        let k = knee(&s, &[None; 8], p.as_ref()).unwrap();
+        assert_eq!((k.from, k.to), (8.0, 12.0));
+    }
+
+    #[test]
+    fn a_fall_after_the_peak_is_retrograde() {
+        let s = curve(&[
+            (2.0, 4.0, 0.5),
+            (4.0, 8.0, 0.9),
+            (8.0, 8.2, 0.95),
+            (16.0, 5.0, 0.95),
+        ]);
+        let p = plateau(&s).unwrap();
+        assert_eq!(p.from, 4.0);
+        assert!(p.retrograde);
+    }
+
+    #[test]
+    fn the_harness_is_named_when_it_was_the_bottleneck() {
+        let mut s = curve(&[
+            (2.0, 4.0, 0.2),
+            (4.0, 8.0, 0.3),
+            (8.0, 8.1, 0.3),
+            (16.0, 8.0, 0.3),
+        ]);
+        s[2].harness_bound = true;
+        let p = plateau(&s);
+        let w = wall(&s, None, p.as_ref());
+        assert_eq!((w.kind, w.from), ("harness", Some(8.0)));
+    }
+}
