@@ -45,6 +45,8 @@ pub struct Plateau {
     pub confidence: &'static str,
     /// Throughput falls after its peak (more sessions, less work done).
     pub retrograde: bool,
+    /// The highest level of the plateau: (sessions, turns/s).
+    pub peak: (f64, f64),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -95,7 +97,11 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
         steps_flat && later <= samples[i].turns_per_s * (1.0 + FLAT_TOTAL)
     })?;
     let on = &samples[i..];
-    let peak = on.iter().map(|s| s.turns_per_s).fold(0.0, f64::max);
+    let top = on
+        .iter()
+        .max_by(|a, b| a.turns_per_s.total_cmp(&b.turns_per_s))
+        .map_or((0.0, 0.0), |s| (s.concurrency, s.turns_per_s));
+    let peak = top.1;
     let last = on.last().map_or(0.0, |s| s.turns_per_s);
     let mean = on.iter().map(|s| s.turns_per_s).sum::<f64>() / on.len() as f64;
     Some(Plateau {
@@ -104,13 +110,14 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
         levels: on.len(),
         confidence: if on.len() >= 3 { "clear" } else { "weak" },
         retrograde: last < peak * (1.0 - 2.0 * FLAT),
+        peak: top,
     })
 }
 
-/// Where throughput stops scaling: just before the plateau when there is one, else where
-/// the marginal throughput first falls below `KNEE_FRACTION` of the first level's
-/// per-session throughput. Latency (inflation rising by 30 % or more across it) is the
-/// second witness.
+/// Where throughput stops scaling: the earlier of the step into its plateau (when there
+/// is one) and the first step where one more session adds less than `KNEE_FRACTION` of
+/// the first level's per-session throughput. Latency (inflation rising by 30 % or more
+/// across it) is the second witness.
 pub fn knee(
     samples: &[Sample],
     inflation: &[Option<f64>],
@@ -119,8 +126,9 @@ pub fn knee(
     // Levels close together (a bisection's) differ by less than their noise: read the
     // slope between levels at least 1.5× apart.
     let kept = spread(samples);
-    let (ia, ib) = match plateau {
-        Some(p) if p.from > samples.first()?.concurrency => {
+    let into_plateau = plateau
+        .filter(|p| p.from > samples[0].concurrency)
+        .and_then(|p| {
             let ib = samples.iter().position(|s| s.concurrency == p.from)?;
             let ia = kept
                 .iter()
@@ -128,13 +136,16 @@ pub fn knee(
                 .copied()
                 .find(|&i| i < ib)
                 .unwrap_or(ib - 1);
-            (ia, ib)
-        }
-        _ => {
-            let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
-            let k = marginal(&thin).iter().position(|&e| e < KNEE_FRACTION)?;
-            (kept[k], kept[k + 1])
-        }
+            Some((ia, ib))
+        });
+    let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
+    let by_slope = marginal(&thin)
+        .iter()
+        .position(|&e| e < KNEE_FRACTION)
+        .map(|k| (kept[k], kept[k + 1]));
+    let (ia, ib) = match (into_plateau, by_slope) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
     };
     let (a, b) = (&samples[ia], &samples[ib]);
     let latency_turns = match (
@@ -148,22 +159,37 @@ pub fn knee(
         from: a.concurrency,
         to: b.concurrency,
         confidence: if latency_turns { "clear" } else { "weak" },
-        method: "throughput stops growing: the step into its plateau, or where a session adds < 50 % of what one gave at the first level",
+        method: "the earlier of the step into the throughput plateau and the first step where a session adds < 50 % of what one gave at the first level",
     })
 }
 
-/// Indices of the levels at least 1.5× apart, from the first; the last level is kept in
-/// place of a kept one closer than that to it.
+/// The levels to read slopes between: the doubling grid from the first level (what an
+/// auto ladder and most fixed ladders run) when it has three levels or more, else the
+/// levels at least 1.5× apart, greedily from the first. Bisection levels in between are
+/// closer together than their noise.
 fn spread(samples: &[Sample]) -> Vec<usize> {
+    let Some(first) = samples.first().map(|s| s.concurrency) else {
+        return Vec::new();
+    };
+    let grid: Vec<usize> = samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            let k = (s.concurrency / first).log2();
+            (k - k.round()).abs() < 1e-9
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if grid.len() >= 3 {
+        return grid;
+    }
     let mut kept: Vec<usize> = Vec::new();
     for (i, s) in samples.iter().enumerate() {
-        match kept.last() {
-            Some(&j) if s.concurrency < samples[j].concurrency * 1.5 => {
-                if i == samples.len() - 1 && kept.len() > 1 {
-                    *kept.last_mut().expect("not empty") = i;
-                }
-            }
-            _ => kept.push(i),
+        if kept
+            .last()
+            .is_none_or(|&j| s.concurrency >= samples[j].concurrency * 1.5)
+        {
+            kept.push(i);
         }
     }
     kept
@@ -253,9 +279,8 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             kind: "internal",
             from: Some(p.from),
             text: format!(
-                "no resource saturated — the limit is inside the SUT (queueing): throughput flat at {} turns/s from {} sessions while {cpu_words}",
-                num(p.turns_per_s),
-                num(p.from)
+                "no resource saturated — the limit is inside the SUT (queueing): throughput {} while {cpu_words}",
+                flat_words(p)
             ),
         },
         _ => Wall {
@@ -270,13 +295,23 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
     }
 }
 
+/// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
+pub fn flat_words(p: &Plateau) -> String {
+    let peak = if p.peak.1 > p.turns_per_s * (1.0 + FLAT) {
+        format!(" (peak {} at {})", num(p.peak.1), num(p.peak.0))
+    } else {
+        String::new()
+    };
+    format!(
+        "flat at {} turns/s{peak} from {} sessions",
+        num(p.turns_per_s),
+        num(p.from)
+    )
+}
+
 fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
     match plateau {
-        Some(p) => format!(
-            "; throughput flat at {} turns/s from {} sessions",
-            num(p.turns_per_s),
-            num(p.from)
-        ),
+        Some(p) => format!("; throughput {}", flat_words(p)),
         None => match (samples.first(), samples.last()) {
             (Some(a), Some(b)) => format!(
                 "; throughput {} → {} turns/s from {} to {} sessions",
@@ -425,6 +460,47 @@ mod tests {
         assert_eq!(p.as_ref().map(|p| p.from), Some(12.0));
         let k = knee(&s, &[None; 8], p.as_ref()).unwrap();
         assert_eq!((k.from, k.to), (8.0, 12.0));
+    }
+
+    #[test]
+    fn the_openai_agents_app_measured_here_hits_cpu_where_its_slope_halves() {
+        // `plimsoll ramp --cpus 1` on a FastAPI app on the OpenAI Agents SDK (auto ladder,
+        // sorted): linear to 16, the slope halved by 32, flat from 40 with the CPU at 89 %+.
+        let s = curve(&[
+            (2.0, 3.0, 0.11),
+            (4.0, 5.96, 0.18),
+            (8.0, 11.9, 0.32),
+            (16.0, 21.6, 0.61),
+            (32.0, 29.2, 0.84),
+            (40.0, 36.2, 0.89),
+            (44.0, 33.2, 0.91),
+            (48.0, 33.0, 0.91),
+            (64.0, 28.0, 0.97),
+            (128.0, 30.6, 1.0),
+        ]);
+        let p = plateau(&s).unwrap();
+        assert_eq!(p.from, 40.0);
+        let k = knee(&s, &[None; 10], Some(&p)).unwrap();
+        assert_eq!((k.from, k.to), (16.0, 32.0));
+        let w = wall(&s, Some(&k), Some(&p));
+        assert_eq!(w.kind, "cpu");
+        assert!(w.text.contains("(peak 36.2 at 40)"), "{}", w.text);
+    }
+
+    #[test]
+    fn langgraph_measured_here_is_an_internal_limit() {
+        // `langgraph dev` (one run at a time), 1..16 sessions under 1 core: flat from 2.
+        let s = curve(&[
+            (1.0, 0.57, 0.02),
+            (2.0, 1.36, 0.04),
+            (4.0, 1.33, 0.04),
+            (8.0, 1.33, 0.04),
+            (16.0, 1.36, 0.04),
+        ]);
+        let p = plateau(&s).unwrap();
+        assert_eq!((p.from, p.confidence), (2.0, "clear"));
+        let w = wall(&s, knee(&s, &[None; 5], Some(&p)).as_ref(), Some(&p));
+        assert_eq!(w.kind, "internal");
     }
 
     #[test]

@@ -146,8 +146,11 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
 /// What one session costs at the first level, when that level is already over budget.
 fn first_cost(s: &StepResult) -> Option<String> {
     let infl = s.latency_inflation?;
+    let cpu = s.cpu_ms_per_turn.map_or(String::new(), |c| {
+        format!(", {} CPU ms of it a turn", num(c))
+    });
     Some(format!(
-        "at {} session{} a session takes {}× the mock's own time: that is the SUT's own cost per turn, not queueing (judge how it degrades with --budget latency_vs_single=2)",
+        "at {} session{} a session takes {}× the mock's own time: the SUT's own time per turn{cpu}, not queueing between sessions (judge how it degrades with --budget latency_vs_single=2)",
         s.concurrency,
         if s.concurrency == 1 { "" } else { "s" },
         num(infl)
@@ -171,4 +174,104 @@ fn headline(v: &Verdict) -> String {
         (None, None) => "no steps".into(),
     });
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step as the verdict reads it: sessions, turns/s, latency inflation, CPU of cap.
+    fn step(n: usize, x: f64, infl: f64, cpu: f64) -> StepResult {
+        StepResult {
+            schema_version: 1,
+            concurrency: n,
+            sessions_ok: n as u64,
+            sessions_failed: 0,
+            turns: 3 * n as u64,
+            wall_ms: 1000.0,
+            p50_session_ms: Some(infl * 1000.0),
+            p99_session_ms: Some(infl * 1100.0),
+            p50_turn_ms: None,
+            p99_turn_ms: None,
+            p50_ttft_ms: None,
+            p99_ttft_ms: None,
+            ideal_session_ms: Some(1000.0),
+            latency_inflation: Some(infl),
+            peak_rss_mb: 10.0,
+            rss_kb_per_session: 100.0,
+            baseline_rss_mb: 5.0,
+            peak_threads: 3,
+            peak_fds: 10,
+            cpu_ms_per_turn: Some(40.0),
+            cpu_sec: 1.0,
+            llm_calls: 0,
+            llm_tokens_out: 0,
+            injected_failures: 0,
+            integrity_violations: 0,
+            errors_by_kind: Default::default(),
+            files_created: 0,
+            harness: result::Harness {
+                mock_timing_error_p99_ms: 1.0,
+                driver_lag_p99_ms: 1.0,
+                cpu_share: 0.02,
+                bound: "sut",
+            },
+            outcome: "ok",
+            arrival_rate_per_s: None,
+            sessions: None,
+            cgroup_mem_peak_mb: None,
+            cgroup_oom_kills: None,
+            cap: None,
+            turns_per_s: Some(x),
+            cpu_cores: Some(1.0),
+            cpu_of_cap: Some(cpu),
+            cpu_throttled: None,
+            mem_of_cap: None,
+            partition: None,
+        }
+    }
+
+    #[test]
+    fn the_headline_says_what_the_curves_show() {
+        let steps = [
+            step(2, 3.2, 1.1, 0.2),
+            step(4, 6.4, 1.3, 0.4),
+            step(8, 12.5, 1.7, 0.8),
+            step(16, 16.4, 2.6, 0.99),
+            step(32, 16.6, 5.0, 1.0),
+            step(64, 16.5, 10.0, 1.0),
+        ];
+        let v = verdict(&steps, &Budget::default());
+        assert_eq!(
+            (v.holds, v.over_from, v.collapse),
+            (Some(8), Some(16), None)
+        );
+        assert_eq!(v.wall.kind, "cpu");
+        assert!(
+            v.headline.starts_with("holds 8 sessions within budget; over budget from 16 (latency inflation 2.6 > 2); wall: CPU — throughput stops scaling between 8 and 16 sessions")
+                && v.headline.ends_with("collapse: none up to 64"),
+            "{}",
+            v.headline
+        );
+    }
+
+    #[test]
+    fn a_first_level_over_budget_is_explained_and_a_collapse_is_named() {
+        let mut steps = vec![step(1, 0.6, 2.4, 0.02), step(2, 1.3, 2.2, 0.04)];
+        let mut dead = step(4, 0.0, 0.0, 0.0);
+        dead.outcome = "oom_killed";
+        steps.push(dead);
+        let v = verdict(&steps, &Budget::default());
+        assert_eq!((v.holds, v.collapse), (None, Some(4)));
+        assert!(
+            v.headline.starts_with("no level within budget — at 1 session a session takes 2.4× the mock's own time: the SUT's own time per turn, 40 CPU ms of it a turn, not queueing between sessions"),
+            "{}",
+            v.headline
+        );
+        assert!(
+            v.headline.ends_with("collapse at 4 sessions"),
+            "{}",
+            v.headline
+        );
+    }
 }

@@ -65,12 +65,14 @@ pub async fn run_compare(
                 o.concurrency = Some(level);
                 let step = run_step(&c, &o).await?;
                 eprintln!(
-                    "  rep {} · {} sessions · {:<6} → {} (p99 {:?} ms, {} threads)",
+                    "  rep {} · {} sessions · {:<6} → {} (p99 {} ms, {} threads)",
                     rep + 1,
                     level,
                     if side == 0 { "base" } else { "branch" },
                     step.result.outcome,
-                    step.result.p99_session_ms,
+                    step.result
+                        .p99_session_ms
+                        .map_or("—".to_string(), |v| format!("{v:.1}")),
                     step.result.peak_threads
                 );
                 samples[li][side].push(serde_json::to_value(&step.result)?);

@@ -9,10 +9,12 @@
 //! think_ms = 0                 # pause between a reply and the next turn
 //! turn_timeout_ms = 120000
 //! expect_status = 200          # default: any 2xx
+//! # The body of every turn, or `bodies = [...]`, one per turn (the last one repeats).
+//! # Top-level keys go before the first [table]: TOML puts every key after `[headers]`
+//! # into the headers.
+//! body = '{"message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] hello"}'
 //! [headers]
 //! content-type = "application/json"
-//! # The body of every turn, or `bodies = [...]`, one per turn (the last one repeats).
-//! body = '{"message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] hello"}'
 //! [extract]                    # values taken from each JSON reply by JSON pointer,
 //! conversation = "/id"         # usable as {{conversation}} in later turns
 //! [[check]]                    # a reply that fails a check fails the session
@@ -34,6 +36,22 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
+
+/// The top-level keys of a session file: as a header name, almost surely a key written
+/// below `[headers]` by mistake.
+const SESSION_KEYS: &[&str] = &[
+    "protocol",
+    "method",
+    "url",
+    "turns",
+    "think_ms",
+    "turn_timeout_ms",
+    "expect_status",
+    "body",
+    "bodies",
+    "ws_done_pointer",
+    "ws_done_equals",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
@@ -245,6 +263,21 @@ impl SessionSpec {
             .map(|b| b.span())
             .or(raw.bodies.as_ref().map(|b| b.span()));
         templates.extend(bodies.iter().map(|b| (b.as_str(), body_span.clone())));
+        if let Some(name) = raw
+            .headers
+            .keys()
+            .find(|k| SESSION_KEYS.contains(&k.as_str()))
+        {
+            let at = text.find("[headers]").and_then(|h| {
+                text[h..]
+                    .find(&format!("\n{name}"))
+                    .map(|i| h + i + 1..h + i + 2)
+            });
+            return Err(err(
+                at,
+                format!("header {name:?} is a session setting written after [headers]: TOML puts every key after a [table] line into that table, so it would be sent as a header; move `{name} = …` above [headers]"),
+            ));
+        }
         templates.extend(raw.headers.values().map(|h| (h.as_str(), None)));
         for (t, span) in templates {
             if let Some(bad) = placeholders(t).find(|p| !names.contains(p)) {
@@ -309,6 +342,19 @@ impl SessionSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_written_under_headers_is_an_error_naming_its_line() {
+        let text = "url = \"{{base}}/turn\"\n[headers]\ncontent-type = \"application/json\"\nbody = '{}'\n";
+        let e = SessionSpec::parse(text, "session.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("session.toml:4: header \"body\" is a session setting")
+                && e.contains("move `body = …` above [headers]"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn parses_and_defaults() {

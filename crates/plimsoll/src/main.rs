@@ -33,7 +33,7 @@ enum Command {
     Run(cmd::run::RunArgs),
     /// Ramp: one fresh step per level under a resource cap until the first collapse; ceiling, knee, USL, capacity.
     #[command(
-        after_help = "Examples:\n  plimsoll ramp --config examples/floor/plimsoll.toml --ladder 10,20,40,80\n  plimsoll ramp --config plimsoll.toml --ladder auto --cpus 2 --mem 2G --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes; the verdict follows; --out writes result.json, report.md and report.html; every run goes into .plimsoll/history.db (plimsoll history, plimsoll report RUN)."
+        after_help = "Examples:\n  cd examples/cpu-bound && plimsoll ramp --cpus 1          auto ladder: double, then bisect to the line\n  plimsoll ramp --config plimsoll.toml --ladder 10,20,40,80 --budget 'latency_inflation=3,p99_turn_ms=800'\n  plimsoll ramp --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes (budget: holds / over / collapsed); the verdict follows: how many sessions the SUT holds within budget, from where it is over budget, its wall (CPU, memory, the harness, or a limit inside it) and any collapse. --out writes result.json, report.md and report.html; --json prints the document on stdout; every run goes into .plimsoll/history.db (plimsoll history, plimsoll report RUN).\nWith two or more cores Plimsoll runs on its own core and the SUT on the rest (--no-partition to share)."
     )]
     Ramp(cmd::ramp::RampArgs),
     /// The whole job with nothing to set up: ramp the built-in floor agent and write the reports.

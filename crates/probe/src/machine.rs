@@ -1,6 +1,13 @@
 //! A one-line fingerprint of the machine: printed with every benchmark table and stored
 //! with every ramp run.
 
+/// The machine's online cores — not the ones this process may use (Plimsoll pins itself
+/// to one of them).
+pub fn online_cores() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize
+}
+
 pub fn fingerprint() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -11,9 +18,7 @@ pub fn fingerprint() -> String {
             })
         })
         .unwrap_or_else(|| "unknown cpu".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(0);
+    let cores = online_cores();
     let mem_gib = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {

@@ -42,11 +42,10 @@ pub struct SutSpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SutError {
-    #[error("could not start the SUT command {command:?}: {source}")]
-    Spawn {
-        command: Vec<String>,
-        source: std::io::Error,
-    },
+    /// `why` names the real cause (a missing working directory, a program not on PATH),
+    /// said once.
+    #[error("could not start the SUT command {command:?}: {why}")]
+    Spawn { command: Vec<String>, why: String },
     #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
     ExitedEarly { status: String, tail: String },
     #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
@@ -55,6 +54,34 @@ pub enum SutError {
         what: String,
         tail: String,
     },
+}
+
+/// Why a command could not start, in words that point at the fix.
+fn spawn_cause(spec: &SutSpec, e: &std::io::Error) -> String {
+    if let Some(dir) = spec.cwd.as_ref().filter(|d| !d.is_dir()) {
+        return format!(
+            "its working directory {} does not exist (set [sut] cwd)",
+            dir.display()
+        );
+    }
+    let program = &spec.command[0];
+    if e.kind() == std::io::ErrorKind::NotFound {
+        let base = spec.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        return if program.contains('/') {
+            format!(
+                "{program} does not exist (relative paths count from {})",
+                base.display()
+            )
+        } else {
+            format!("{program} is not on PATH (give its full path, or the path relative to the config's directory)")
+        };
+    }
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        return format!(
+            "{program} is not executable (chmod +x it, or run it through its interpreter)"
+        );
+    }
+    e.to_string()
 }
 
 /// Lines of SUT output kept for messages (and for a harness's RESULT line).
@@ -111,9 +138,12 @@ impl Sut {
                 cmd.pre_exec(move || crate::affinity::pin_current(&cores));
             }
         }
-        let mut child = cmd.spawn().map_err(|source| SutError::Spawn {
-            command: spec.command.clone(),
-            source,
+        let mut child = cmd.spawn().map_err(|e| {
+            let _ = std::fs::remove_dir_all(&scratch);
+            SutError::Spawn {
+                command: spec.command.clone(),
+                why: spawn_cause(spec, &e),
+            }
         })?;
         let pid = child.id().unwrap_or(0);
         let tail = Arc::new(Mutex::new(VecDeque::new()));
@@ -374,5 +404,27 @@ mod tests {
             msg.contains("not ready after") && msg.contains("still starting"),
             "{msg}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_command_that_cannot_start_names_the_real_cause_once() {
+        let mut sp = spec("true", Ready::Started);
+        sp.command = vec!["no-such-agent-xyz".into()];
+        let e = Sut::start(&sp).await.err().unwrap().to_string();
+        assert!(e.ends_with("no-such-agent-xyz is not on PATH (give its full path, or the path relative to the config's directory)"), "{e}");
+        sp.command = vec!["./missing/agent".into()];
+        let e = Sut::start(&sp).await.err().unwrap().to_string();
+        assert!(
+            e.contains("./missing/agent does not exist (relative paths count from ."),
+            "{e}"
+        );
+        sp.command = vec!["true".into()];
+        sp.cwd = Some("/no/such/dir".into());
+        let e = Sut::start(&sp).await.err().unwrap().to_string();
+        assert!(
+            e.contains("working directory /no/such/dir does not exist"),
+            "{e}"
+        );
+        assert_eq!(e.matches("No such file").count(), 0, "{e}");
     }
 }

@@ -187,7 +187,9 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
         interrupted,
     } = run;
     let mut pairs: Vec<(StepResult, Option<String>)> = steps.into_iter().zip(causes).collect();
+    let run_order: Vec<usize> = pairs.iter().map(|(s, _)| s.concurrency).collect();
     pairs.sort_by_key(|(s, _)| s.concurrency);
+    let reordered = pairs.iter().map(|(s, _)| s.concurrency).ne(run_order);
     let (steps, causes): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
     let projection = analysis::ladder::Projection {
         host: opts.host,
@@ -211,6 +213,13 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
         "steps": steps,
         "analysis": analysis,
     });
+    if reordered {
+        // The bisection ran levels out of order: the table again, by level.
+        eprintln!("\nby level:\n{HEADER}");
+        for s in doc["steps"].as_array().into_iter().flatten() {
+            eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
+        }
+    }
     print_verdict(&doc);
     if let Some(dir) = &opts.out {
         write_reports(&doc, dir)?;

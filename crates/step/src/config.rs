@@ -337,6 +337,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn budgets_default_and_a_misspelt_one_names_its_line() {
+        let c = Config::parse("[sut]\ncommand = [\"a\"]\n", Path::new("plimsoll.toml")).unwrap();
+        assert_eq!(c.budget, analysis::Budget::default());
+        // A config in the current directory runs its SUT there, not in "".
+        assert_eq!(c.cwd, PathBuf::from("."));
+        let c = Config::parse(
+            "[sut]\ncommand = [\"a\"]\n[budget]\np99_turn_ms = 800\n",
+            Path::new("p.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.budget.p99_turn_ms, Some(800.0));
+        assert_eq!(
+            c.budget.latency_inflation,
+            Some(2.0),
+            "the others keep their default"
+        );
+        let e = Config::parse(
+            "[sut]\ncommand = [\"a\"]\n[budget]\nlatency_inflaton = 2\n",
+            Path::new("p.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("p.toml:4:") && e.contains("latency_inflaton"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn defaults_and_relative_paths() {
         let c = Config::parse(
             "[sut]\ncommand = [\"agent\"]\n[mock]\nscenario = \"s.toml\"\n",

@@ -385,7 +385,7 @@ fn round3(x: f64) -> f64 {
 /// The cores the SUT could use: the smaller of its cap and its partition, else the
 /// machine's online cores.
 fn sut_cores(m: &Measured) -> f64 {
-    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as f64;
+    let online = probe::machine::online_cores() as f64;
     let part = m.partition.as_ref().map(|p| p.sut.len() as f64);
     let cap = m.cap.map(|(_, c)| c.cpus);
     match (cap, part) {

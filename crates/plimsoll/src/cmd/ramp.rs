@@ -46,6 +46,9 @@ pub struct RampArgs {
     /// Do not record this run.
     #[arg(long)]
     pub no_history: bool,
+    /// Print the whole result document (what --out writes as result.json) on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(a: RampArgs) -> anyhow::Result<u8> {
@@ -86,6 +89,8 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     };
     let rt = super::runtime()?;
     let doc = rt.block_on(::ramp::ladder::run_ladder(&cfg, levels, &opts))?;
-    println!("{}", serde_json::to_string(&doc)?);
+    if a.json {
+        println!("{}", serde_json::to_string(&doc)?);
+    }
     Ok(0)
 }

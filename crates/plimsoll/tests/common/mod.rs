@@ -105,8 +105,7 @@ pub fn alive(pid: u32) -> bool {
 /// Runs `plimsoll ramp`; also returns how many cgroups that process left behind.
 pub fn ramp_with_pid(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String, usize) {
     let child = Command::new(BIN)
-        .arg("ramp")
-        .arg("--config")
+        .args(["ramp", "--json", "--config"])
         .arg(config)
         .args(extra)
         .stdout(std::process::Stdio::piped())
