@@ -114,38 +114,47 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
     })
 }
 
-/// Where throughput stops scaling: the earlier of the step into its plateau (when there
-/// is one) and the first step where one more session adds less than `KNEE_FRACTION` of
-/// the first level's per-session throughput. Latency (inflation rising by 30 % or more
-/// across it) is the second witness.
+/// Where throughput stops scaling. With a plateau: where the first level's throughput per
+/// session, carried on in a straight line, meets the plateau (the asymptotic bounds of
+/// operational analysis: N* = plateau / per-session throughput), bracketed by the ladder's
+/// levels — robust to the noise of any one step. Without one: the first step where one
+/// more session adds less than `KNEE_FRACTION` of what one session gave at the first
+/// level. Latency (inflation rising by 30 % or more across it) is the second witness.
 pub fn knee(
     samples: &[Sample],
     inflation: &[Option<f64>],
     plateau: Option<&Plateau>,
 ) -> Option<ThroughputKnee> {
-    // Levels close together (a bisection's) differ by less than their noise: read the
-    // slope between levels at least 1.5× apart.
+    // Levels close together (a bisection's) differ by less than their noise: bracket and
+    // read slopes on the doubling grid.
     let kept = spread(samples);
-    let into_plateau = plateau
-        .filter(|p| p.from > samples[0].concurrency)
-        .and_then(|p| {
-            let ib = samples.iter().position(|s| s.concurrency == p.from)?;
+    let first = samples.first()?;
+    let s0 = first.turns_per_s / first.concurrency.max(1e-9);
+    let (ia, ib) = match plateau {
+        Some(p) if s0 > 0.0 && kept.len() >= 2 => {
+            let n_star = p.turns_per_s / s0;
+            let ib = kept
+                .iter()
+                .copied()
+                .find(|&i| samples[i].concurrency > n_star)
+                .unwrap_or(kept[kept.len() - 1]);
             let ia = kept
                 .iter()
                 .rev()
                 .copied()
                 .find(|&i| i < ib)
-                .unwrap_or(ib - 1);
-            Some((ia, ib))
-        });
-    let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
-    let by_slope = marginal(&thin)
-        .iter()
-        .position(|&e| e < KNEE_FRACTION)
-        .map(|k| (kept[k], kept[k + 1]));
-    let (ia, ib) = match (into_plateau, by_slope) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b)?,
+                .unwrap_or(kept[0]);
+            if ia == ib {
+                (kept[0], kept[1])
+            } else {
+                (ia, ib)
+            }
+        }
+        _ => {
+            let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
+            let k = marginal(&thin).iter().position(|&e| e < KNEE_FRACTION)?;
+            (kept[k], kept[k + 1])
+        }
     };
     let (a, b) = (&samples[ia], &samples[ib]);
     let latency_turns = match (
@@ -159,7 +168,11 @@ pub fn knee(
         from: a.concurrency,
         to: b.concurrency,
         confidence: if latency_turns { "clear" } else { "weak" },
-        method: "the earlier of the step into the throughput plateau and the first step where a session adds < 50 % of what one gave at the first level",
+        method: if plateau.is_some() {
+            "where the first level's throughput per session, carried on, meets the plateau"
+        } else {
+            "the first step where a session adds < 50 % of what one gave at the first level"
+        },
     })
 }
 
@@ -407,7 +420,7 @@ mod tests {
         ]);
         let p = plateau(&s).unwrap();
         assert_eq!(p.from, 2.0);
-        // Flat from the first level: no knee inside the ladder, the wall is before it.
+        // Flat from the first level: the wall lies at or before the first step.
         let k = knee(&s, &[None; 5], Some(&p));
         assert_eq!(k.as_ref().map(|k| (k.from, k.to)), Some((2.0, 4.0)));
         let w = wall(&s, k.as_ref(), Some(&p));
@@ -458,8 +471,9 @@ mod tests {
         ]);
         let p = plateau(&s);
         assert_eq!(p.as_ref().map(|p| p.from), Some(12.0));
+        // N* = 16.3 / 1.6 ≈ 10, bracketed by the doubling grid, not by the bisection's levels.
         let k = knee(&s, &[None; 8], p.as_ref()).unwrap();
-        assert_eq!((k.from, k.to), (8.0, 12.0));
+        assert_eq!((k.from, k.to), (8.0, 16.0));
     }
 
     #[test]

@@ -233,7 +233,7 @@ mod tests {
         assert!(
             html.contains("not plotted")
                 && html.contains("n=10")
-                && html.contains("ceiling")
+                && html.contains(">holds<")
                 && html.contains("How to read this")
         );
         assert!(

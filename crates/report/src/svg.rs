@@ -192,7 +192,7 @@ fn ceiling_and_knee(s: &mut String, f: &Frame, marks: &Marks) {
     if let Some(cx) = marks.ceiling {
         let _ = write!(
             s,
-            r##"<line x1="{0:.1}" y1="{T}" x2="{0:.1}" y2="{1:.1}" stroke="#2a7" stroke-dasharray="4 3"/><text x="{2:.1}" y="{3:.1}" class="m" fill="#2a7" text-anchor="end">ceiling</text>"##,
+            r##"<line x1="{0:.1}" y1="{T}" x2="{0:.1}" y2="{1:.1}" stroke="#2a7" stroke-dasharray="4 3"/><text x="{2:.1}" y="{3:.1}" class="m" fill="#2a7" text-anchor="end">holds</text>"##,
             f.px(cx),
             H - B,
             f.px(cx) - 3.0,
