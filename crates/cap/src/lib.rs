@@ -60,7 +60,18 @@ pub struct Cap {
 fn writable_dir(parent: &Path, name: &str) -> Option<PathBuf> {
     let dir = parent.join(name);
     std::fs::create_dir(&dir).ok()?;
+    // Should Plimsoll die before it removes the cgroup, its watchdog does it.
+    guard::add(&guard::Item::Cgroup(dir.clone()));
     Some(dir)
+}
+
+/// Removes a cgroup directory (its processes gone); withdraws it from the watchdog.
+fn remove_cgroup(dir: &Path) -> bool {
+    let gone = std::fs::remove_dir(dir).is_ok() || !dir.exists();
+    if gone {
+        guard::remove(&guard::Item::Cgroup(dir.to_path_buf()));
+    }
+    gone
 }
 
 fn write(p: &Path, v: &str) -> bool {
@@ -94,7 +105,7 @@ impl Cap {
                             systemd_user: None,
                         };
                     }
-                    let _ = std::fs::remove_dir(&dir);
+                    remove_cgroup(&dir);
                 }
             }
         }
@@ -132,8 +143,8 @@ impl Cap {
                     systemd_user: None,
                 };
             }
-            let _ = std::fs::remove_dir(&m);
-            let _ = std::fs::remove_dir(&c);
+            remove_cgroup(&m);
+            remove_cgroup(&c);
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Cap {
@@ -208,7 +219,7 @@ impl Cap {
         for d in self.dirs.drain(..) {
             // A cgroup can only go once its last process is gone; give the kernel a moment.
             for _ in 0..50 {
-                if std::fs::remove_dir(&d).is_ok() || !d.exists() {
+                if remove_cgroup(&d) {
                     break;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));

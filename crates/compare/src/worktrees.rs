@@ -17,6 +17,7 @@ impl Worktrees {
         use anyhow::Context;
         let root = std::env::temp_dir().join(format!("plimsoll-compare-{}", std::process::id()));
         let dirs = [root.join("base"), root.join("branch")];
+        guard::add(&guard::Item::Dir(root.clone()));
         let git = |args: &[&str]| -> anyhow::Result<()> {
             let o = std::process::Command::new("git")
                 .arg("-C")
@@ -78,6 +79,7 @@ impl Drop for Worktrees {
         }
         if let Some(root) = self.dirs[0].parent() {
             let _ = std::fs::remove_dir_all(root);
+            guard::remove(&guard::Item::Dir(root.to_path_buf()));
         }
     }
 }

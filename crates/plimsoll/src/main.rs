@@ -65,6 +65,9 @@ enum Command {
     },
     /// Serve the floor reference agent: a bare tool loop against OPENAI_BASE_URL (what any agent costs at least).
     Floor(cmd::floor::FloorArgs),
+    /// (internal) The watchdog: cleans up after a Plimsoll that was killed.
+    #[command(hide = true, name = "__watchdog")]
+    Watchdog,
     /// Benchmarks of Plimsoll's own parts.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
@@ -81,6 +84,10 @@ fn main() -> ExitCode {
         Command::History { db, limit } => cmd::history::list(&db, limit),
         Command::Report { run, db, out } => cmd::history::report(&db, run, out.as_deref()),
         Command::Bench(c) => cmd::bench::run(c),
+        Command::Watchdog => {
+            guard::watch(std::io::stdin().lock());
+            Ok(0)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

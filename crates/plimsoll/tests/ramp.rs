@@ -177,3 +177,60 @@ fn ramp_stops_at_the_first_collapse_and_names_the_ceiling() {
     );
     assert!(err.contains("collapse at 2 sessions: oom_killed"), "{err}");
 }
+
+/// kill -9 of `plimsoll ramp` in the middle of a step: its watchdog kills the SUT and
+/// removes the step's cgroups and scratch directory; the next command would sweep what
+/// even a killed watchdog left.
+#[test]
+fn sigkill_mid_step_leaves_no_sut_cgroup_or_scratch_dir() {
+    let child = Command::new(BIN)
+        .args(["ramp", "--no-history", "--ladder", "4,8", "--config"])
+        .arg(root().join("examples/floor/plimsoll.toml"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(
+        within(10.0, || !sut_children(pid).is_empty()),
+        "the SUT never started"
+    );
+    let (sut, dog) = (sut_children(pid), watchdog_of(pid).expect("a watchdog"));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let mut child = child;
+    let _ = child.wait();
+    let prefix = format!("plimsoll-{pid}-");
+    let scratch = format!("plimsoll-sut-{pid}-");
+    let left = || -> Vec<String> {
+        let cgroups = [
+            "/sys/fs/cgroup/memory",
+            "/sys/fs/cgroup/cpu",
+            "/sys/fs/cgroup",
+            "/sys/fs/cgroup/unified",
+        ];
+        let mut names: Vec<String> = cgroups
+            .iter()
+            .chain([std::env::temp_dir().to_str().unwrap()].iter())
+            .filter_map(|d| std::fs::read_dir(d).ok())
+            .flat_map(|rd| rd.flatten())
+            .map(|e| e.path().display().to_string())
+            .filter(|n| n.contains(&prefix) || n.contains(&scratch))
+            .collect();
+        names.extend(
+            sut.iter()
+                .filter(|&&p| alive(p))
+                .map(|p| format!("pid {p}")),
+        );
+        names
+    };
+    assert!(
+        within(5.0, || left().is_empty()),
+        "left behind: {:?}",
+        left()
+    );
+    assert!(
+        within(5.0, || !alive(dog)),
+        "the watchdog outlived its work"
+    );
+}

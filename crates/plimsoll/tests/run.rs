@@ -105,7 +105,7 @@ fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
     let mut sut = Vec::new();
     for _ in 0..100 {
         std::thread::sleep(std::time::Duration::from_millis(20));
-        sut = children_of(child.id());
+        sut = sut_children(child.id());
         if !sut.is_empty() {
             break;
         }

@@ -146,6 +146,9 @@ impl Sut {
             }
         })?;
         let pid = child.id().unwrap_or(0);
+        // Should Plimsoll die before it stops the SUT, its watchdog does it.
+        guard::add(&guard::Item::Group(pid as i32));
+        guard::add(&guard::Item::Dir(scratch.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let (seen_tx, mut seen_rx) = tokio::sync::watch::channel(false);
         let wanted = match &spec.ready {
@@ -257,6 +260,7 @@ impl Sut {
         self.stopped = true;
         let files_created = count_files(&self.scratch);
         let _ = std::fs::remove_dir_all(&self.scratch);
+        self.unguard();
         let ended = already.unwrap_or(status);
         tokio::time::sleep(Duration::from_millis(20)).await;
         Stopped {
@@ -275,7 +279,16 @@ impl Drop for Sut {
             // SAFETY: signalling our own child's process group.
             unsafe { libc::kill(-(self.pid as i32), libc::SIGKILL) };
             let _ = std::fs::remove_dir_all(&self.scratch);
+            self.unguard();
         }
+    }
+}
+
+impl Sut {
+    /// Plimsoll has stopped the SUT and removed its directory: nothing for the watchdog.
+    fn unguard(&self) {
+        guard::remove(&guard::Item::Group(self.pid as i32));
+        guard::remove(&guard::Item::Dir(self.scratch.clone()));
     }
 }
 

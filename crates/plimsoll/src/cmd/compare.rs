@@ -50,6 +50,7 @@ pub struct CompareArgs {
 }
 
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
+    super::guard_up();
     let cfg = step::Config::load(&a.config)?;
     let levels = match ::ramp::levels::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
         ::ramp::levels::Levels::List(v) => v,

@@ -23,6 +23,7 @@ pub struct DemoArgs {
 }
 
 pub fn run(a: DemoArgs) -> anyhow::Result<u8> {
+    super::guard_up();
     let levels = ::ramp::levels::parse_levels(&a.ladder, 2).map_err(anyhow::Error::msg)?;
     let cap = if a.no_cap {
         None

@@ -33,6 +33,28 @@ pub fn partition(wanted: bool) -> Option<probe::affinity::Partition> {
     }
 }
 
+/// Before a command that starts SUTs: removes what Plimsolls killed earlier left behind
+/// (saying so), then starts the watchdog that cleans up after this one if it is killed.
+pub fn guard_up() {
+    let roots = [
+        "/sys/fs/cgroup",
+        "/sys/fs/cgroup/unified",
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/cpu",
+    ]
+    .map(std::path::Path::new);
+    for d in guard::sweep(&roots, &std::env::temp_dir()) {
+        eprintln!(
+            "removed what a killed Plimsoll left behind: {}",
+            d.display()
+        );
+    }
+    let started = std::env::current_exe().and_then(|exe| guard::start(&exe, "__watchdog"));
+    if let Err(e) = started {
+        eprintln!("note: no watchdog ({e}): should Plimsoll be killed, its SUT could outlive it");
+    }
+}
+
 /// A multi-threaded tokio runtime for a subcommand.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()

@@ -52,6 +52,7 @@ pub struct RampArgs {
 }
 
 pub fn run(a: RampArgs) -> anyhow::Result<u8> {
+    super::guard_up();
     let cfg = step::Config::load(&a.config)?;
     let mut levels =
         ::ramp::levels::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;

@@ -35,6 +35,7 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<u8> {
+    super::guard_up();
     let cap = match (a.cpus, &a.mem) {
         (None, None) => None,
         (cpus, mem) => Some(super::cap_spec(cpus, mem.as_deref()).map_err(anyhow::Error::msg)?),

@@ -95,6 +95,36 @@ pub fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
+fn is_watchdog(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| String::from_utf8_lossy(&c).contains("__watchdog"))
+}
+
+/// Plimsoll's children that are SUTs (not its watchdog).
+pub fn sut_children(pid: u32) -> Vec<u32> {
+    children_of(pid)
+        .into_iter()
+        .filter(|&p| !is_watchdog(p))
+        .collect()
+}
+
+/// Plimsoll's watchdog process, once it has started.
+pub fn watchdog_of(pid: u32) -> Option<u32> {
+    children_of(pid).into_iter().find(|&p| is_watchdog(p))
+}
+
+/// Waits up to `secs` for `cond`.
+pub fn within(secs: f64, cond: impl Fn() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+    while std::time::Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    cond()
+}
+
 pub fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         !s.rsplit_once(')')

@@ -1,0 +1,245 @@
+//! Leaves nothing behind, even when Plimsoll is killed with SIGKILL: every process group,
+//! cgroup and scratch directory Plimsoll makes is announced to a small watchdog process
+//! (Plimsoll itself, re-run as `plimsoll __watchdog`) over a pipe, and withdrawn when
+//! Plimsoll removes it. When the pipe closes — Plimsoll exited or was killed — the
+//! watchdog kills what is still listed and removes it. `sweep` removes what an earlier
+//! Plimsoll left when even its watchdog was killed.
+//!
+//! It knows nothing of steps or SUTs: only process groups, cgroup directories and plain
+//! directories.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// What the watchdog is told to clean up.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Item {
+    /// A process group (the SUT's): SIGKILL to all of it.
+    Group(i32),
+    /// A cgroup directory: every process in it killed, then the directory removed.
+    Cgroup(PathBuf),
+    /// A scratch directory: removed with everything in it.
+    Dir(PathBuf),
+}
+
+impl Item {
+    fn line(&self, sign: char) -> String {
+        match self {
+            Item::Group(g) => format!("{sign}pg {g}\n"),
+            Item::Cgroup(p) => format!("{sign}cg {}\n", p.display()),
+            Item::Dir(p) => format!("{sign}dir {}\n", p.display()),
+        }
+    }
+
+    fn parse(line: &str) -> Option<(bool, Item)> {
+        let add = line.starts_with('+');
+        let rest = line.get(1..)?;
+        let (kind, arg) = rest.split_once(' ')?;
+        let item = match kind {
+            "pg" => Item::Group(arg.trim().parse().ok()?),
+            "cg" => Item::Cgroup(PathBuf::from(arg)),
+            "dir" => Item::Dir(PathBuf::from(arg)),
+            _ => return None,
+        };
+        (line.starts_with('+') || line.starts_with('-')).then_some((add, item))
+    }
+}
+
+static PIPE: Mutex<Option<std::process::ChildStdin>> = Mutex::new(None);
+
+/// Starts the watchdog: `exe` run with `arg` (the hidden subcommand that calls `watch`).
+/// Without one (it could not start) nothing is guarded beyond Plimsoll's own cleanup.
+pub fn start(exe: &Path, arg: &str) -> std::io::Result<()> {
+    let child = std::process::Command::new(exe)
+        .arg(arg)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    *PIPE.lock().unwrap_or_else(|p| p.into_inner()) = child.stdin;
+    Ok(())
+}
+
+fn tell(line: &str) {
+    if let Some(p) = PIPE.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        let _ = p.write_all(line.as_bytes());
+        let _ = p.flush();
+    }
+}
+
+/// Something to clean up if Plimsoll dies before it does.
+pub fn add(item: &Item) {
+    tell(&item.line('+'));
+}
+
+/// Plimsoll cleaned it up itself.
+pub fn remove(item: &Item) {
+    tell(&item.line('-'));
+}
+
+/// The watchdog's whole life: read the list until the pipe closes, then clean up what is
+/// still on it. Ignores SIGINT and SIGTERM (a Ctrl-C reaches the whole process group;
+/// Plimsoll handles it and closes the pipe when done).
+pub fn watch(input: impl BufRead) {
+    // SAFETY: setting signal dispositions of this single-threaded process.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+    }
+    let mut live = BTreeSet::new();
+    for line in input.lines().map_while(Result::ok) {
+        match Item::parse(&line) {
+            Some((true, item)) => {
+                live.insert(item);
+            }
+            Some((false, item)) => {
+                live.remove(&item);
+            }
+            None => {}
+        }
+    }
+    // Process groups first, then the cgroups they ran in, then their directories.
+    for item in &live {
+        clean(item);
+    }
+}
+
+/// Kills or removes one item; returns whether anything was there.
+pub fn clean(item: &Item) -> bool {
+    match item {
+        Item::Group(g) => {
+            // SAFETY: signalling a process group this Plimsoll created.
+            unsafe { libc::kill(-g, libc::SIGKILL) == 0 }
+        }
+        Item::Cgroup(dir) => {
+            if !dir.exists() {
+                return false;
+            }
+            for _ in 0..50 {
+                let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+                for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                    // SAFETY: signalling processes in a cgroup Plimsoll created.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            true
+        }
+        Item::Dir(dir) => std::fs::remove_dir_all(dir).is_ok(),
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+}
+
+/// The pid in a name Plimsoll gave, `plimsoll-PID-…` or `plimsoll-sut-PID-…`.
+fn owner(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix("plimsoll-")?;
+    let rest = rest
+        .strip_prefix("sut-")
+        .or_else(|| rest.strip_prefix("compare-"))
+        .unwrap_or(rest);
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Removes what Plimsolls that are gone left behind: cgroups named `plimsoll-PID-…`
+/// under the cgroup roots (their processes killed first) and scratch directories
+/// `plimsoll-sut-PID-…` / `plimsoll-compare-PID` in `tmp`. Returns what it removed.
+pub fn sweep(cgroup_roots: &[&Path], tmp: &Path) -> Vec<PathBuf> {
+    let me = std::process::id() as i32;
+    let stale = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                owner(&e.file_name().to_string_lossy()).is_some_and(|p| p != me && !alive(p))
+            })
+            .map(|e| e.path())
+            .collect()
+    };
+    let mut removed = Vec::new();
+    for root in cgroup_roots {
+        for d in stale(root)
+            .into_iter()
+            .filter(|d| d.join("cgroup.procs").exists())
+        {
+            if clean(&Item::Cgroup(d.clone())) && !d.exists() {
+                removed.push(d);
+            }
+        }
+    }
+    for d in stale(tmp) {
+        if clean(&Item::Dir(d.clone())) {
+            removed.push(d);
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip() {
+        for item in [
+            Item::Group(42),
+            Item::Cgroup("/sys/fs/cgroup/memory/plimsoll-1-c2".into()),
+            Item::Dir("/tmp/plimsoll-sut-1-0".into()),
+        ] {
+            let add = item.line('+');
+            assert_eq!(Item::parse(add.trim_end()), Some((true, item.clone())));
+            assert_eq!(Item::parse(item.line('-').trim_end()), Some((false, item)));
+        }
+        assert_eq!(Item::parse("junk"), None);
+    }
+
+    #[test]
+    fn owners_are_read_from_names() {
+        assert_eq!(owner("plimsoll-123-c4"), Some(123));
+        assert_eq!(owner("plimsoll-sut-77-3"), Some(77));
+        assert_eq!(owner("plimsoll-compare-9"), Some(9));
+        assert_eq!(owner("plimsoll-demo"), None);
+        assert_eq!(owner("other"), None);
+    }
+
+    #[test]
+    fn the_watchdog_cleans_what_is_still_listed_when_the_pipe_closes() {
+        let tmp = std::env::temp_dir().join(format!("guard-test-{}", std::process::id()));
+        let (kept, gone) = (tmp.join("kept"), tmp.join("gone"));
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::create_dir_all(&gone).unwrap();
+        let script = format!(
+            "+dir {}\n+dir {}\n-dir {}\n",
+            gone.display(),
+            kept.display(),
+            kept.display()
+        );
+        watch(std::io::Cursor::new(script));
+        assert!(!gone.exists(), "still listed: removed");
+        assert!(kept.exists(), "withdrawn: left alone");
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn a_sweep_removes_only_what_dead_owners_left() {
+        let tmp = std::env::temp_dir().join(format!("guard-sweep-{}", std::process::id()));
+        // A pid far above pid_max is never alive; our own pid is.
+        let dead = tmp.join("plimsoll-sut-99999999-0");
+        let mine = tmp.join(format!("plimsoll-sut-{}-0", std::process::id()));
+        std::fs::create_dir_all(&dead).unwrap();
+        std::fs::create_dir_all(&mine).unwrap();
+        let removed = sweep(&[], &tmp);
+        assert_eq!(removed, vec![dead.clone()]);
+        assert!(!dead.exists() && mine.exists());
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
