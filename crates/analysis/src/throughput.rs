@@ -82,14 +82,19 @@ pub fn marginal(samples: &[Sample]) -> Vec<f64> {
         .collect()
 }
 
-/// The first level from which throughput grows by less than `FLAT` a step and less
-/// than `FLAT_TOTAL` to the end of the ladder, when at least one more level follows it.
+/// The first level from which throughput grows by less than `FLAT` a step (against the
+/// best level since) and less than `FLAT_TOTAL` to the end of the ladder, when at least
+/// one more level follows it.
 pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
     let n = samples.len();
     let i = (0..n.saturating_sub(1)).find(|&i| {
-        let steps_flat = samples[i..]
-            .windows(2)
-            .all(|w| w[1].turns_per_s <= w[0].turns_per_s * (1.0 + FLAT));
+        // Each level against the best seen since i: a dip is not a fresh start.
+        let mut best = samples[i].turns_per_s;
+        let steps_flat = samples[i + 1..].iter().all(|x| {
+            let ok = x.turns_per_s <= best * (1.0 + FLAT);
+            best = best.max(x.turns_per_s);
+            ok
+        });
         let later = samples[i + 1..]
             .iter()
             .map(|s| s.turns_per_s)
@@ -116,8 +121,9 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
 
 /// Where throughput stops scaling. With a plateau: where the first level's throughput per
 /// session, carried on in a straight line, meets the plateau (the asymptotic bounds of
-/// operational analysis: N* = plateau / per-session throughput), bracketed by the ladder's
-/// levels — robust to the noise of any one step. Without one: the first step where one
+/// operational analysis: N* = plateau / per-session throughput), bracketed by the measured
+/// levels either side and never past the plateau's first level — robust to the noise of
+/// any one step. Without one: the first step where one
 /// more session adds less than `KNEE_FRACTION` of what one session gave at the first
 /// level. Latency (inflation rising by 30 % or more across it) is the second witness.
 pub fn knee(
@@ -131,24 +137,17 @@ pub fn knee(
     let first = samples.first()?;
     let s0 = first.turns_per_s / first.concurrency.max(1e-9);
     let (ia, ib) = match plateau {
-        Some(p) if s0 > 0.0 && kept.len() >= 2 => {
+        Some(p) if s0 > 0.0 && samples.len() >= 2 => {
+            // The measured levels either side of N*; never past the plateau's start.
             let n_star = p.turns_per_s / s0;
-            let ib = kept
+            let start = samples.iter().position(|s| s.concurrency == p.from)?;
+            let ib = samples
                 .iter()
-                .copied()
-                .find(|&i| samples[i].concurrency > n_star)
-                .unwrap_or(kept[kept.len() - 1]);
-            let ia = kept
-                .iter()
-                .rev()
-                .copied()
-                .find(|&i| i < ib)
-                .unwrap_or(kept[0]);
-            if ia == ib {
-                (kept[0], kept[1])
-            } else {
-                (ia, ib)
-            }
+                .position(|s| s.concurrency > n_star)
+                .unwrap_or(samples.len() - 1)
+                .min(start)
+                .max(1);
+            (ib - 1, ib)
         }
         _ => {
             let thin: Vec<Sample> = kept.iter().map(|&i| samples[i].clone()).collect();
@@ -325,8 +324,15 @@ pub fn flat_words(p: &Plateau) -> String {
 fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
     match plateau {
         Some(p) => format!("; throughput {}", flat_words(p)),
-        None => match (samples.first(), samples.last()) {
-            (Some(a), Some(b)) => format!(
+        None => match samples {
+            [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => format!(
+                "; throughput still rising at the top ({} → {} turns/s from {} to {} sessions): widen the ladder to see where it stops",
+                num(a.turns_per_s),
+                num(b.turns_per_s),
+                num(a.concurrency),
+                num(b.concurrency)
+            ),
+            [a, .., b] => format!(
                 "; throughput {} → {} turns/s from {} to {} sessions",
                 num(a.turns_per_s),
                 num(b.turns_per_s),
@@ -420,7 +426,7 @@ mod tests {
         ]);
         let p = plateau(&s).unwrap();
         assert_eq!(p.from, 2.0);
-        // Flat from the first level: the wall lies at or before the first step.
+        // Flat from the first level: the knee is the first step.
         let k = knee(&s, &[None; 5], Some(&p));
         assert_eq!(k.as_ref().map(|k| (k.from, k.to)), Some((2.0, 4.0)));
         let w = wall(&s, k.as_ref(), Some(&p));
@@ -469,11 +475,12 @@ mod tests {
             (16.0, 16.4, 0.99),
             (32.0, 16.6, 0.99),
         ]);
+        // From 10 on throughput stays within 10 % of the best so far.
         let p = plateau(&s);
-        assert_eq!(p.as_ref().map(|p| p.from), Some(12.0));
-        // N* = 16.3 / 1.6 ≈ 10, bracketed by the doubling grid, not by the bisection's levels.
+        assert_eq!(p.as_ref().map(|p| p.from), Some(10.0));
+        // N* = 15.7 / 1.6 ≈ 9.8: between the measured 8 and 10.
         let k = knee(&s, &[None; 8], p.as_ref()).unwrap();
-        assert_eq!((k.from, k.to), (8.0, 16.0));
+        assert_eq!((k.from, k.to), (8.0, 10.0));
     }
 
     #[test]
@@ -492,8 +499,10 @@ mod tests {
             (64.0, 28.0, 0.97),
             (128.0, 30.6, 1.0),
         ]);
+        // Flat from 40 (the dips after it are not a fresh start).
         let p = plateau(&s).unwrap();
         assert_eq!(p.from, 40.0);
+        // N* = 32.2 / 1.5 ≈ 21: between 16 and 32.
         let k = knee(&s, &[None; 10], Some(&p)).unwrap();
         assert_eq!((k.from, k.to), (16.0, 32.0));
         let w = wall(&s, Some(&k), Some(&p));
@@ -513,8 +522,57 @@ mod tests {
         ]);
         let p = plateau(&s).unwrap();
         assert_eq!((p.from, p.confidence), (2.0, "clear"));
-        let w = wall(&s, knee(&s, &[None; 5], Some(&p)).as_ref(), Some(&p));
+        // N* = 1.34 / 0.57 ≈ 2.4, but the plateau starts at 2: the knee is 1 to 2.
+        let k = knee(&s, &[None; 5], Some(&p)).unwrap();
+        assert_eq!((k.from, k.to), (1.0, 2.0));
+        let w = wall(&s, Some(&k), Some(&p));
         assert_eq!(w.kind, "internal");
+    }
+
+    #[test]
+    fn a_dip_does_not_restart_the_plateau() {
+        // The OpenAI Agents SDK app again, with the auto ladder's levels 24, 28, 30: a dip
+        // at 32 and a rise back at 64 are one plateau from 24.
+        let s = curve(&[
+            (2.0, 2.99, 0.11),
+            (4.0, 5.87, 0.24),
+            (8.0, 11.4, 0.37),
+            (16.0, 21.3, 0.74),
+            (24.0, 23.9, 0.8),
+            (28.0, 25.5, 0.98),
+            (30.0, 26.5, 0.87),
+            (32.0, 24.7, 0.93),
+            (64.0, 27.4, 0.9),
+            (128.0, 26.4, 0.99),
+        ]);
+        let p = plateau(&s).unwrap();
+        assert_eq!(p.from, 24.0);
+        let k = knee(&s, &[None; 10], Some(&p)).unwrap();
+        assert_eq!((k.from, k.to), (16.0, 24.0));
+    }
+
+    #[test]
+    fn a_curve_rising_at_the_top_says_so() {
+        // LiteLLM: the slope halves by 16, then throughput climbs again at 100 % CPU.
+        let s = curve(&[
+            (1.0, 1.8, 0.19),
+            (2.0, 3.51, 0.39),
+            (4.0, 6.52, 0.64),
+            (8.0, 10.6, 0.83),
+            (16.0, 17.5, 0.8),
+            (32.0, 17.4, 1.0),
+            (64.0, 22.4, 1.0),
+        ]);
+        assert_eq!(plateau(&s), None);
+        let k = knee(&s, &[None; 7], None);
+        let w = wall(&s, k.as_ref(), None);
+        assert_eq!(w.kind, "cpu");
+        assert!(
+            w.text
+                .contains("still rising at the top (17.4 → 22.4 turns/s from 32 to 64 sessions)"),
+            "{}",
+            w.text
+        );
     }
 
     #[test]

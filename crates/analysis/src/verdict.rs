@@ -14,6 +14,10 @@ pub struct Standing {
     /// holds | over | collapsed
     pub standing: &'static str,
     pub breaches: Vec<Breach>,
+    /// Turns/s gained per session added since the level before (not for the first level
+    /// or a collapsed one), and that as a share of what one session gave at the first.
+    pub gain_per_session: Option<f64>,
+    pub gain_share: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -26,6 +30,8 @@ pub struct Verdict {
     /// The first level over budget (not collapsed), and what it broke.
     pub over_from: Option<usize>,
     pub over_why: Vec<String>,
+    /// Levels below `holds` that were over budget all the same.
+    pub over_below: Vec<usize>,
     pub collapse: Option<usize>,
     pub top: Option<usize>,
     pub standings: Vec<Standing>,
@@ -75,12 +81,30 @@ fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
             "over"
         },
         breaches: br,
+        gain_per_session: None,
+        gain_share: None,
     }
 }
 
 fn standings(steps: &[StepResult], b: &Budget) -> Vec<Standing> {
     let single = steps.first().and_then(|s| s.p50_session_ms);
-    steps.iter().map(|s| standing_of(s, b, single)).collect()
+    let rate = |s: &StepResult| s.turns_per_s.unwrap_or_else(|| turns_per_s(s));
+    let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);
+    let mut prev: Option<&StepResult> = None;
+    let mut out = Vec::new();
+    for s in steps {
+        let mut st = standing_of(s, b, single);
+        if s.outcome == "ok" {
+            if let Some(p) = prev.filter(|p| p.concurrency < s.concurrency) {
+                let g = (rate(s) - rate(p)) / (s.concurrency - p.concurrency) as f64;
+                st.gain_per_session = Some(g);
+                st.gain_share = s0.filter(|&x| x > 0.0).map(|x| g / x);
+            }
+            prev = Some(s);
+        }
+        out.push(st);
+    }
+    out
 }
 
 /// The throughput samples of the levels that did not collapse.
@@ -103,13 +127,21 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
 /// The verdict of a ladder whose steps are sorted by concurrency.
 pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     let st = standings(steps, b);
-    let first_bad = st.iter().position(|s| s.standing != "holds");
-    let holds = match first_bad {
-        Some(0) => None,
-        Some(i) => Some(st[i - 1].concurrency),
-        None => st.last().map(|s| s.concurrency),
-    };
-    let over = st.iter().find(|s| s.standing == "over");
+    // The highest level that holds, and the first above it that does not: levels below it
+    // that were over (noise near the line, a cold start) are named, not a verdict.
+    let holds = st
+        .iter()
+        .filter(|s| s.standing == "holds")
+        .map(|s| s.concurrency)
+        .max();
+    let over = st
+        .iter()
+        .find(|s| s.standing == "over" && holds.is_none_or(|h| s.concurrency > h));
+    let over_below: Vec<usize> = st
+        .iter()
+        .filter(|s| s.standing == "over" && holds.is_some_and(|h| s.concurrency < h))
+        .map(|s| s.concurrency)
+        .collect();
     let collapse = st
         .iter()
         .find(|s| s.standing == "collapsed")
@@ -120,8 +152,9 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
     let wall = throughput::wall(&sm, knee.as_ref(), plateau.as_ref());
-    let first_level_cost = (first_bad == Some(0) && collapse != st.first().map(|s| s.concurrency))
-        .then(|| first_cost(&steps[0]))
+    let first_over = st.first().is_some_and(|s| s.standing == "over");
+    let first_level_cost = (first_over && holds.is_none())
+        .then(|| first_cost(&steps[0], b))
         .flatten();
     let mut v = Verdict {
         headline: String::new(),
@@ -131,6 +164,7 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
         over_why: over.map_or(Vec::new(), |s| {
             s.breaches.iter().map(Breach::text).collect()
         }),
+        over_below,
         collapse,
         top: steps.last().map(|s| s.concurrency),
         standings: st,
@@ -143,24 +177,49 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     v
 }
 
-/// What one session costs at the first level, when that level is already over budget.
-fn first_cost(s: &StepResult) -> Option<String> {
+/// What a session costs at the first level, when even that level is over budget: the
+/// SUT's own time per turn beyond the mock's, and how much of it was CPU (over the span of
+/// full load, not counting the SUT's start-up).
+fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
     let infl = s.latency_inflation?;
-    let cpu = s.cpu_ms_per_turn.map_or(String::new(), |c| {
-        format!(", {} CPU ms of it a turn", num(c))
-    });
+    let per_session = (s.turns as f64 / (s.sessions_ok + s.sessions_failed).max(1) as f64).max(1.0);
+    let own = match (s.p50_session_ms, s.ideal_session_ms) {
+        (Some(p), Some(i)) if p > i => format!(
+            "a turn takes {} ms more than the mock's own time ({}× in all)",
+            num((p - i) / per_session),
+            num(infl)
+        ),
+        _ => format!("a session takes {}× the mock's own time", num(infl)),
+    };
+    let cpu = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
+        (Some(c), Some(n), Some(x)) if x > 0.0 => {
+            format!(", {} CPU ms of it", num(c * n * 1000.0 / x))
+        }
+        _ => String::new(),
+    };
+    let advice = if b.latency_vs_single.is_some() {
+        String::new()
+    } else {
+        " (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"
+            .into()
+    };
     Some(format!(
-        "at {} session{} a session takes {}× the mock's own time: the SUT's own time per turn{cpu}, not queueing between sessions (judge how it degrades with --budget latency_vs_single=2)",
+        "at {} session{} {own}{cpu}: the SUT's own time per turn, not queueing between sessions{advice}",
         s.concurrency,
         if s.concurrency == 1 { "" } else { "s" },
-        num(infl)
     ))
 }
 
 fn headline(v: &Verdict) -> String {
     let mut parts = Vec::new();
+    let noise = if v.over_below.is_empty() {
+        String::new()
+    } else {
+        let levels: Vec<String> = v.over_below.iter().map(|l| l.to_string()).collect();
+        format!(" (though over it at {})", levels.join(", "))
+    };
     parts.push(match (v.holds, &v.first_level_cost) {
-        (Some(h), _) => format!("holds {h} sessions within budget"),
+        (Some(h), _) => format!("holds {h} sessions within budget{noise}"),
         (None, Some(cost)) => format!("no level within budget — {cost}"),
         (None, None) => "no level within budget".into(),
     });
@@ -228,6 +287,8 @@ mod tests {
             cpu_throttled: None,
             mem_of_cap: None,
             partition: None,
+            cpu_pressure: None,
+            cpu_pressure_scope: None,
         }
     }
 
@@ -247,9 +308,36 @@ mod tests {
             (Some(8), Some(16), None)
         );
         assert_eq!(v.wall.kind, "cpu");
+        // 8 → 16: 3.9 turns/s more for 8 more sessions, a quarter of what one gave at 2.
+        let g = v.standings[3].gain_share.unwrap();
+        assert!((g - 0.3047).abs() < 1e-3, "{g}");
+        assert_eq!(v.standings[0].gain_per_session, None);
         assert!(
             v.headline.starts_with("holds 8 sessions within budget; over budget from 16 (latency inflation 2.6 > 2); wall: CPU — throughput stops scaling between 8 and 16 sessions")
                 && v.headline.ends_with("collapse: none up to 64"),
+            "{}",
+            v.headline
+        );
+    }
+
+    #[test]
+    fn the_line_is_the_highest_level_that_holds_and_noise_below_it_is_named() {
+        // LiteLLM: a cold first level and one more over budget near the line, below 8.
+        let steps = [
+            step(1, 1.8, 2.1, 0.19),
+            step(2, 3.5, 1.6, 0.39),
+            step(4, 6.5, 2.02, 0.64),
+            step(8, 10.6, 2.0, 0.83),
+            step(16, 17.5, 2.67, 0.8),
+        ];
+        let v = verdict(&steps, &Budget::default());
+        assert_eq!((v.holds, v.over_from), (Some(8), Some(16)));
+        assert_eq!(v.over_below, vec![1, 4]);
+        assert_eq!(v.first_level_cost, None);
+        assert!(
+            v.headline.starts_with(
+                "holds 8 sessions within budget (though over it at 1, 4); over budget from 16"
+            ),
             "{}",
             v.headline
         );
@@ -264,7 +352,7 @@ mod tests {
         let v = verdict(&steps, &Budget::default());
         assert_eq!((v.holds, v.collapse), (None, Some(4)));
         assert!(
-            v.headline.starts_with("no level within budget — at 1 session a session takes 2.4× the mock's own time: the SUT's own time per turn, 40 CPU ms of it a turn, not queueing between sessions"),
+            v.headline.starts_with("no level within budget — at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it: the SUT's own time per turn, not queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
             "{}",
             v.headline
         );

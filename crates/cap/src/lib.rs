@@ -55,6 +55,10 @@ pub struct Cap {
     pub cores: Option<usize>,
     /// systemd-run: whether to use the user manager (`--user`) rather than the system one.
     systemd_user: Option<bool>,
+    /// The SUT's cores are held by a cgroup cpuset (v1 or v2), not only by its affinity.
+    pub cpuset: bool,
+    /// The cores asked for (a kernel core list; empty: any).
+    on: String,
 }
 
 fn writable_dir(parent: &Path, name: &str) -> Option<PathBuf> {
@@ -82,6 +86,12 @@ impl Cap {
     /// Creates a fresh cgroup named after this process and `tag`; falls back as the
     /// module says. Never fails: the weakest fallback is "no cap" with a warning.
     pub fn create(spec: CapSpec, tag: &str) -> Cap {
+        Cap::create_on(spec, tag, "")
+    }
+
+    /// As `create`, and with `cores` (a kernel core list such as "1-3"; empty for any) the
+    /// cgroup also holds the SUT to those cores with a cpuset, where the kernel offers one.
+    pub fn create_on(spec: CapSpec, tag: &str, cores: &str) -> Cap {
         let name = format!("plimsoll-{}-{tag}", std::process::id());
         let quota = (spec.cpus * 100_000.0).round().max(1_000.0) as u64;
         // cgroup v2
@@ -97,12 +107,18 @@ impl Cap {
                         && write(&dir.join("cpu.max"), &format!("{quota} 100000"));
                     let _ = write(&dir.join("memory.swap.max"), "0");
                     if ok {
+                        let cpuset = !cores.is_empty()
+                            && ctl.split_whitespace().any(|c| c == "cpuset")
+                            && write(&root.join("cgroup.subtree_control"), "+cpuset")
+                            && write(&dir.join("cpuset.cpus"), cores);
                         return Cap {
                             method: "cgroup-v2",
                             spec,
                             dirs: vec![dir],
                             cores: None,
                             systemd_user: None,
+                            cpuset,
+                            on: cores.to_string(),
                         };
                     }
                     remove_cgroup(&dir);
@@ -117,6 +133,8 @@ impl Cap {
                 dirs: Vec::new(),
                 cores: None,
                 systemd_user: Some(user),
+                cpuset: false,
+                on: cores.to_string(),
             };
         }
         // cgroup v1
@@ -135,24 +153,47 @@ impl Cap {
                 &spec.mem_bytes.to_string(),
             );
             if ok {
+                let mut dirs = vec![m, c];
+                let cpuset = !cores.is_empty() && {
+                    let root = Path::new("/sys/fs/cgroup/cpuset");
+                    match writable_dir(root, &name) {
+                        Some(d) => {
+                            let mems = std::fs::read_to_string(root.join("cpuset.mems"))
+                                .unwrap_or_default();
+                            let ok = write(&d.join("cpuset.mems"), mems.trim())
+                                && write(&d.join("cpuset.cpus"), cores);
+                            if ok {
+                                dirs.push(d);
+                            } else {
+                                remove_cgroup(&d);
+                            }
+                            ok
+                        }
+                        None => false,
+                    }
+                };
                 return Cap {
                     method: "cgroup-v1",
                     spec,
-                    dirs: vec![m, c],
+                    dirs,
                     cores: None,
                     systemd_user: None,
+                    cpuset,
+                    on: cores.to_string(),
                 };
             }
             remove_cgroup(&m);
             remove_cgroup(&c);
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
         Cap {
             method: "affinity",
             spec,
             dirs: Vec::new(),
-            cores: Some((spec.cpus.ceil() as usize).clamp(1, cores)),
+            cores: Some((spec.cpus.ceil() as usize).clamp(1, online)),
             systemd_user: None,
+            cpuset: false,
+            on: cores.to_string(),
         }
     }
 
@@ -188,7 +229,13 @@ impl Cap {
         }
         if let Some(n) = self.cores {
             if which("taskset") {
-                script.push_str(&format!("exec taskset -c 0-{} \"$@\"", n - 1));
+                // On a partitioned machine the SUT's own cores; else the first n.
+                let list = if self.on.is_empty() {
+                    format!("0-{}", n - 1)
+                } else {
+                    self.on.clone()
+                };
+                script.push_str(&format!("exec taskset -c {list} \"$@\""));
             } else {
                 script.push_str("exec \"$@\"");
             }
@@ -212,6 +259,14 @@ impl Cap {
             let text = std::fs::read_to_string(d.join("cpu.stat")).ok()?;
             throttled_share(&text)
         })
+    }
+
+    /// The cgroup's own CPU pressure file (cgroup v2), when it has one.
+    pub fn pressure_file(&self) -> Option<PathBuf> {
+        (self.method == "cgroup-v2")
+            .then(|| self.dirs.first().map(|d| d.join("cpu.pressure")))
+            .flatten()
+            .filter(|f| f.exists())
     }
 
     /// Removes the cgroups (after the SUT has been stopped and reaped).
@@ -338,6 +393,8 @@ mod tests {
             dirs: vec![],
             cores: None,
             systemd_user: Some(true),
+            cpuset: false,
+            on: String::new(),
         }
         .wrap(&["agent".to_string(), "--x".to_string()]);
         assert_eq!(

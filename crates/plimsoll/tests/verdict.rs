@@ -90,6 +90,12 @@ fn cpu_bound() {
         "{err}"
     );
     assert!(v["headline"].as_str().unwrap().contains("wall: CPU"), "{v}");
+    // On a 2-core machine with cgroup v1 the SUT's own core is held by a cpuset.
+    let first = &steps[0];
+    if first["cap"]["method"] == "cgroup-v1" && first["partition"].is_object() {
+        assert_eq!(first["partition"]["method"], "cpuset", "{first}");
+        assert_eq!(first["partition"]["sut"], "1", "{first}");
+    }
 }
 
 /// (b) The agent with an internal limit, from inside its own directory with the default

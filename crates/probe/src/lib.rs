@@ -11,6 +11,7 @@
 pub mod affinity;
 pub mod cgroup;
 pub mod machine;
+pub mod pressure;
 pub mod sampler;
 pub mod sut;
 pub mod tree;

@@ -204,6 +204,11 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
             &analysis,
         )?;
     }
+    let mut environment = environment;
+    // How the SUT was held to its cores is known once a step has run.
+    if let Some(p) = steps.first().and_then(|s| s.partition.as_ref()) {
+        environment["partition"]["method"] = json!(p.method);
+    }
     let doc = json!({
         "schema_version": 1,
         "run": id,

@@ -83,6 +83,12 @@ pub struct StepResult {
     /// Which cores Plimsoll (mock and driver) and the SUT ran on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
+    /// Share of the driving time in which some task waited for a CPU (PSI "some"), of the
+    /// SUT's own cgroup (v2) or of the whole machine, as `cpu_pressure_scope` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure_scope: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -90,7 +96,7 @@ pub struct Partition {
     /// Core lists as the kernel writes them, e.g. "0" and "1-3".
     pub harness: String,
     pub sut: String,
-    /// affinity (sched_setaffinity / taskset)
+    /// cpuset (a cgroup holds the SUT to its cores, and its affinity too) or affinity
     pub method: &'static str,
 }
 

@@ -114,8 +114,9 @@ pub(crate) async fn run(
         harness_cpu_sec: harness_cpu,
         open_model: None,
         cap: None,
-        partition: opts.partition.clone(),
+        partition: opts.partition.clone().map(|p| (p, "affinity")),
         throttled: None,
+        pressure: None,
         full_load: None,
     };
     let died = status.filter(|s| !s.success());

@@ -47,8 +47,12 @@ pub struct Measured {
     pub open_model: Option<(f64, u64)>,
     /// The cap the SUT ran under: method and size.
     pub cap: Option<(&'static str, cap::CapSpec)>,
-    /// The cores Plimsoll and the SUT ran on.
-    pub partition: Option<probe::affinity::Partition>,
+    /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
+    /// (cpuset or affinity).
+    pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// Share of the driving time in which a task waited for a CPU (PSI), and whose:
+    /// "cgroup" (the SUT's own) or "system".
+    pub pressure: Option<(f64, &'static str)>,
     /// Share of the cap's CPU periods the kernel throttled.
     pub throttled: Option<f64>,
     /// The span of full load (closed model), and where it starts on the sampler's clock
@@ -346,11 +350,13 @@ fn result(
             }
             _ => None,
         },
-        partition: m.partition.as_ref().map(|p| result::Partition {
+        partition: m.partition.as_ref().map(|(p, method)| result::Partition {
             harness: probe::affinity::list(&p.harness),
             sut: probe::affinity::list(&p.sut),
-            method: "affinity",
+            method,
         }),
+        cpu_pressure: m.pressure.map(|(v, _)| round3(v)),
+        cpu_pressure_scope: m.pressure.map(|(_, s)| s),
     }
 }
 
@@ -386,7 +392,7 @@ fn round3(x: f64) -> f64 {
 /// machine's online cores.
 fn sut_cores(m: &Measured) -> f64 {
     let online = probe::machine::online_cores() as f64;
-    let part = m.partition.as_ref().map(|p| p.sut.len() as f64);
+    let part = m.partition.as_ref().map(|(p, _)| p.sut.len() as f64);
     let cap = m.cap.map(|(_, c)| c.cpus);
     match (cap, part) {
         (Some(c), Some(p)) => c.min(p),

@@ -71,9 +71,20 @@ async fn driven(
     session: &SessionSpec,
 ) -> anyhow::Result<StepReport> {
     let base = rig.base();
+    let sut_cores = opts
+        .partition
+        .as_ref()
+        .map_or(String::new(), |p| probe::affinity::list(&p.sut));
     let mut cap = opts
         .cap
-        .map(|c| cap::Cap::create(c, &format!("c{}", rig.concurrency)));
+        .map(|c| cap::Cap::create_on(c, &format!("c{}", rig.concurrency), &sut_cores));
+    // CPU pressure: the SUT's own cgroup's when it has one (v2), else the machine's.
+    let psi = cap
+        .as_ref()
+        .and_then(|c| c.pressure_file())
+        .map(|f| (f, "cgroup"))
+        .unwrap_or_else(|| ("/proc/pressure/cpu".into(), "system"));
+    let psi0 = probe::pressure::some_total_us(&psi.0);
     if let Some(w) = cap.as_ref().and_then(|c| c.warning()) {
         eprintln!("{w}");
     }
@@ -131,7 +142,15 @@ async fn driven(
         arrival_rate: opts.rate.or(cfg.arrival_rate),
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
+    let t_drive = std::time::Instant::now();
     let driven = drive(session, &opts_d, progress).await;
+    let pressure = match (psi0, probe::pressure::some_total_us(&psi.0)) {
+        (Some(a), Some(b)) => Some((
+            b.saturating_sub(a) as f64 / t_drive.elapsed().as_micros().max(1) as f64,
+            psi.1,
+        )),
+        _ => None,
+    };
     if let Some(t) = ticker {
         t.abort();
         eprint!("\r{:100}\r", "");
@@ -170,8 +189,12 @@ async fn driven(
         harness_cpu_sec: harness_cpu,
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
         cap: cap.as_ref().map(|c| (c.method, c.spec)),
-        partition: opts.partition.clone(),
+        partition: opts.partition.clone().map(|p| {
+            let held = cap.as_ref().is_some_and(|c| c.cpuset);
+            (p, if held { "cpuset" } else { "affinity" })
+        }),
         throttled,
+        pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
     };
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)
