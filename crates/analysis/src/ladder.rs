@@ -31,7 +31,9 @@ pub fn analyse(
             Some(Point {
                 concurrency: s.concurrency as f64,
                 inflation: s.latency_inflation?,
-                throughput: s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9),
+                throughput: s
+                    .turns_per_s
+                    .unwrap_or_else(|| crate::verdict::turns_per_s(s)),
             })
         })
         .collect();
@@ -72,7 +74,7 @@ pub fn analyse(
         "no_collapse": collapse.is_none() && !interrupted,
         "knee": knee_doc(&verdict),
         "latency_knee": latency_knee,
-        "usl": usl_doc(usl, verdict.plateau.as_ref()),
+        "usl": usl_doc(usl, verdict.plateau.as_ref(), &points),
         "verdict": verdict,
         "capacity": capacity,
         "harness_bound_steps": harness_bound,
@@ -95,12 +97,19 @@ fn knee_doc(v: &crate::verdict::Verdict) -> serde_json::Value {
 fn usl_doc(
     usl: Result<crate::scaling::Usl, String>,
     plateau: Option<&crate::throughput::Plateau>,
+    points: &[Point],
 ) -> serde_json::Value {
     match usl {
         Err(e) => json!({"refused": e}),
         Ok(u) => {
             let mut doc = json!(u);
-            if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
+            let measured = points.iter().map(|p| p.throughput).fold(0.0, f64::max);
+            if u.peak_throughput.is_some_and(|t| t < measured * 0.9) {
+                doc["note"] = json!(format!(
+                    "the fit's peak ({:.1} turns/s) lies below the measured {measured:.1}: a poor fit, not a prediction",
+                    u.peak_throughput.unwrap_or(0.0)
+                ));
+            } else if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
                 if peak > p.from * 2.0 {
                     doc["note"] = json!(format!(
                         "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {} sessions: not a prediction to trust",

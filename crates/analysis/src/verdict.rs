@@ -40,6 +40,8 @@ pub struct Verdict {
     pub wall: Wall,
     /// When even the first level is over budget: what a session costs there, and why.
     pub first_level_cost: Option<String>,
+    /// What makes the reading less certain (an unstable cost per turn, a poor fit).
+    pub notes: Vec<String>,
 }
 
 /// Completed turns per second of a step.
@@ -172,6 +174,7 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
         knee,
         wall,
         first_level_cost,
+        notes: unstable_cost(steps).into_iter().collect(),
     };
     v.headline = headline(&v);
     v
@@ -193,7 +196,7 @@ fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
     };
     let cpu = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
         (Some(c), Some(n), Some(x)) if x > 0.0 => {
-            format!(", {} CPU ms of it", num(c * n * 1000.0 / x))
+            format!(", {} CPU ms of it under load", num(c * n * 1000.0 / x))
         }
         _ => String::new(),
     };
@@ -204,10 +207,33 @@ fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
             .into()
     };
     Some(format!(
-        "at {} session{} {own}{cpu}: the SUT's own time per turn, not queueing between sessions{advice}",
+        "at {} session{} {own}{cpu}: the SUT's own time per turn, before any queueing between sessions{advice}",
         s.concurrency,
         if s.concurrency == 1 { "" } else { "s" },
     ))
+}
+
+/// The SUT's CPU per turn should not depend much on the level; when it varies by more
+/// than 30 % across levels (warm-up, caching, garbage collection, a busy machine), the
+/// curves mix more than load and the reading is less certain.
+fn unstable_cost(steps: &[StepResult]) -> Option<String> {
+    let costs: Vec<(usize, f64)> = steps
+        .iter()
+        .filter(|s| s.outcome == "ok" && s.turns >= 20)
+        .filter_map(|s| Some((s.concurrency, s.cpu_ms_per_turn?)))
+        .filter(|c| c.1 > 1.0)
+        .collect();
+    let lo = costs.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let hi = costs.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (hi.1 > lo.1 * 1.3).then(|| {
+        format!(
+            "the SUT's CPU per turn varied from {} ms (at {}) to {} ms (at {}) across levels: its cost per turn is not stable (warm-up, caching, garbage collection, or a busy machine), so the curves mix more than load",
+            num(lo.1),
+            lo.0,
+            num(hi.1),
+            hi.0
+        )
+    })
 }
 
 fn headline(v: &Verdict) -> String {
@@ -313,7 +339,7 @@ mod tests {
         assert!((g - 0.3047).abs() < 1e-3, "{g}");
         assert_eq!(v.standings[0].gain_per_session, None);
         assert!(
-            v.headline.starts_with("holds 8 sessions within budget; over budget from 16 (latency inflation 2.6 > 2); wall: CPU — throughput stops scaling between 8 and 16 sessions")
+            v.headline.starts_with("holds 8 sessions within budget; over budget from 16 (latency inflation 2.6 > 2); wall: CPU — throughput bends between 8 and 16 sessions")
                 && v.headline.ends_with("collapse: none up to 64"),
             "{}",
             v.headline
@@ -352,7 +378,7 @@ mod tests {
         let v = verdict(&steps, &Budget::default());
         assert_eq!((v.holds, v.collapse), (None, Some(4)));
         assert!(
-            v.headline.starts_with("no level within budget — at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it: the SUT's own time per turn, not queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
+            v.headline.starts_with("no level within budget — at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it under load: the SUT's own time per turn, before any queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
             "{}",
             v.headline
         );

@@ -8,6 +8,7 @@
 
 use crate::checks::{check_one, reply_json};
 use crate::http::{Conn, HttpError};
+use crate::load::{FullLoad, Load};
 use crate::session::{render, Protocol, SessionSpec};
 use anyhow::{bail, Context};
 use bytes::Bytes;
@@ -61,19 +62,8 @@ pub struct DriveReport {
     pub peak_in_flight: u64,
     /// First error message of each kind, for the terminal.
     pub first_errors: BTreeMap<String, String>,
-    /// The span of full load (see `Shared::full_load`).
+    /// The span of full load (see `load`).
     pub full_load: Option<FullLoad>,
-}
-
-/// The span in which every session was in flight and turns were coming out: from the
-/// first turn done to the first session's end, in ms from the start of driving.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FullLoad {
-    pub from_ms: f64,
-    pub to_ms: f64,
-    /// Turns that began inside it, and their mean time.
-    pub turns: u64,
-    pub mean_turn_ms: f64,
 }
 
 fn hist() -> Histogram<u64> {
@@ -87,49 +77,13 @@ struct Shared {
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     progress: Arc<Progress>,
     t0: Instant,
-    /// When the first session ended.
-    first_end: Mutex<Option<Duration>>,
-    /// When each turn began and was done (a few bytes a turn).
-    turn_done: Mutex<Vec<(Duration, Duration)>>,
+    load: Load,
 }
 
 impl Shared {
-    /// A session ended (well or not): the first end closes the full-load window.
+    /// A session ended (well or not): the first end closes the span of full load.
     fn session_ended(&self) {
-        let mut f = self.first_end.lock().unwrap_or_else(|p| p.into_inner());
-        if f.is_none() {
-            *f = Some(self.t0.elapsed());
-        }
-    }
-
-    /// The span of full load: from the first turn done to the first session's end, when
-    /// every session was in flight with one turn outstanding. Its mean turn time is that
-    /// of the turns that *began* inside it (each is timed to its end, even past the span:
-    /// choosing by end would keep the quick ones and drop the ones still queued); by
-    /// Little's law the steady rate is then sessions / (mean turn + think time) — free of
-    /// the start (every session waiting on its first reply), of the tail (sessions
-    /// finishing, the SUT idling), and of counting whole turns in a short span.
-    fn full_load(&self) -> Option<FullLoad> {
-        let end = (*self.first_end.lock().unwrap_or_else(|p| p.into_inner()))?;
-        let done = self.turn_done.lock().unwrap_or_else(|p| p.into_inner());
-        let first = done.iter().map(|d| d.1).min()?;
-        let began_inside = |(b, _): &&(Duration, Duration)| *b >= first && *b < end;
-        let mut used: Vec<Duration> = done
-            .iter()
-            .filter(began_inside)
-            .map(|(b, e)| e.saturating_sub(*b))
-            .collect();
-        if used.is_empty() {
-            // One-turn sessions: nothing begins after the first turn ends.
-            used = done.iter().map(|(b, e)| e.saturating_sub(*b)).collect();
-        }
-        let n = used.len() as u64;
-        (end > first && n > 0).then(|| FullLoad {
-            from_ms: first.as_secs_f64() * 1000.0,
-            to_ms: end.as_secs_f64() * 1000.0,
-            turns: n,
-            mean_turn_ms: used.iter().map(|d| d.as_secs_f64()).sum::<f64>() * 1000.0 / n as f64,
-        })
+        self.load.session_ended(self.t0.elapsed());
     }
 
     fn error(&self, kind: String, message: String) {
@@ -216,8 +170,7 @@ pub async fn drive(
         errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
         progress: progress.clone(),
         t0: Instant::now(),
-        first_end: Mutex::new(None),
-        turn_done: Mutex::new(Vec::new()),
+        load: Load::default(),
     });
     let stop_lag = Arc::new(AtomicBool::new(false));
     let lag = tokio::spawn(measure_lag(stop_lag.clone()));
@@ -274,7 +227,7 @@ pub async fn drive(
     stop_lag.store(true, Relaxed);
     let lag_us = lag.await.unwrap_or_else(|_| hist());
     let take = |m: &Mutex<Histogram<u64>>| m.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let full_load = shared.full_load();
+    let full_load = shared.load.full_load();
     let (errors_by_kind, first_errors) = shared
         .errors
         .lock()
@@ -358,12 +311,9 @@ async fn run_session(
         match one_turn(spec, opts, &vars, turn, &mut link, shared).await {
             Ok(values) => {
                 shared.progress.turns.fetch_add(1, Relaxed);
-                let done = (began - shared.t0, shared.t0.elapsed());
                 shared
-                    .turn_done
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(done);
+                    .load
+                    .turn_done(began - shared.t0, shared.t0.elapsed());
                 for (k, v) in values {
                     match extracted.iter_mut().find(|(n, _)| *n == k) {
                         Some(slot) => slot.1 = v,

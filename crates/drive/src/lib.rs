@@ -9,8 +9,10 @@
 mod checks;
 pub mod driver;
 pub mod http;
+pub mod load;
 pub mod session;
 mod ws;
 
-pub use driver::{drive, DriveOptions, DriveReport, FullLoad, Progress};
+pub use driver::{drive, DriveOptions, DriveReport, Progress};
+pub use load::FullLoad;
 pub use session::{SessionError, SessionSpec};

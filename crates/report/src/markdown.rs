@@ -44,7 +44,7 @@ pub fn ladder(doc: &Value) -> String {
         s.push_str(&row(r, crate::table::standing_in(doc, r)));
         s.push('\n');
     }
-    s.push_str("\n*How to read this:* one fresh SUT per row; budget is holds / over / collapsed against the budget above; turns/s is completed turns per second; inflation is p50 session time over the time the mock itself took; CPU % cap is the SUT's CPU over the cores it could use; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n");
+    s.push_str("\n*How to read this:* one fresh SUT per row; budget is holds / over / collapsed against the budget above; turns/s is completed turns per second with every session in flight; sess p50/p99 are whole-session times in ms; inflation is p50 session time over the time the mock itself took; CPU % cap is the SUT's CPU over the cores it could use; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n");
     let details = crate::verdict::detail_lines(doc);
     let (main, capacity): (Vec<_>, Vec<_>) = details
         .iter()

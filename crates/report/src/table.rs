@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | p50 ms   | p99 ms   | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
+pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
 /// A number rounded for a table cell: 3 significant digits at most, whole above 100.
 pub fn cell(v: Option<f64>) -> String {

@@ -33,6 +33,9 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
         out.push(format!("wall: {w}"));
     }
     out.extend(plateau_line(&v["plateau"]));
+    for n in v["notes"].as_array().into_iter().flatten() {
+        out.push(format!("note: {}", n.as_str().unwrap_or("")));
+    }
     out.push(knee_line(&a["knee"]));
     out.extend(collapse_line(a));
     out.extend(harness_line(a));

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod config;
 mod harness;
 mod judge;
+mod rates;
 mod rig;
 pub mod step;
 
