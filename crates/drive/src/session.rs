@@ -83,6 +83,8 @@ pub struct SessionSpec {
     pub checks: Vec<Check>,
     /// WebSocket: the message that ends a turn (pointer, and the value it must have).
     pub ws_done: Option<(String, Option<serde_json::Value>)>,
+    /// Likely mistakes that do not stop a run, each naming the file and line.
+    pub warnings: Vec<String>,
 }
 
 /// A session.toml that cannot be used, with where and why.
@@ -290,6 +292,7 @@ impl SessionSpec {
                 ));
             }
         }
+        let warnings = json_body_warnings(&spans, &raw.headers, &bodies, body_span);
         let mut extract = Vec::new();
         for (k, p) in &raw.extract {
             if !(p.get_ref().is_empty() || p.get_ref().starts_with('/')) {
@@ -335,13 +338,69 @@ impl SessionSpec {
             extract,
             checks,
             ws_done,
+            warnings,
         })
     }
+}
+
+/// A body sent as JSON that is not JSON once its placeholders are filled (a quote missing
+/// around `{{name}}`, a trailing comma): the SUT would answer 400 and nothing would say why.
+fn json_body_warnings(
+    spans: &spans::Spans,
+    headers: &BTreeMap<String, String>,
+    bodies: &[String],
+    span: Option<std::ops::Range<usize>>,
+) -> Vec<String> {
+    let json = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && v.contains("json"));
+    if !json {
+        return Vec::new();
+    }
+    bodies
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let sample: String = {
+                let mut out = b.clone();
+                for p in placeholders(b).collect::<Vec<_>>() {
+                    out = out.replace(&format!("{{{{{p}}}}}"), "x1");
+                }
+                out
+            };
+            let e = serde_json::from_str::<serde_json::Value>(&sample).err()?;
+            Some(
+                spans
+                    .err(
+                        span.clone(),
+                        format!("warning: body {} is not JSON once filled ({e}), yet content-type says JSON; put quotes around string placeholders, e.g. \"{{{{session}}}}\"", i + 1),
+                    )
+                    .to_string(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_body_that_is_not_json_once_filled_is_warned_about() {
+        let text = "url = \"{{base}}/turn\"\nbody = '{\"session\": {{session}}}'\n[headers]\ncontent-type = \"application/json\"\n";
+        let s = SessionSpec::parse(text, "session.toml").unwrap();
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(
+            s.warnings[0].starts_with("session.toml:2: warning: body 1 is not JSON once filled"),
+            "{:?}",
+            s.warnings
+        );
+        let ok = "url = \"{{base}}/turn\"\nbody = '{\"session\": \"{{session}}\"}'\n[headers]\ncontent-type = \"application/json\"\n";
+        assert!(SessionSpec::parse(ok, "session.toml")
+            .unwrap()
+            .warnings
+            .is_empty());
+    }
 
     #[test]
     fn a_body_written_under_headers_is_an_error_naming_its_line() {

@@ -56,6 +56,15 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
         Some(_) => None,
         None => Some(SessionSpec::load(&cfg.session_file)?),
     };
+    // Each warning once per process, not once per step of a ladder.
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    for w in session.iter().flat_map(|s| &s.warnings) {
+        let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+        if !said.contains(w) {
+            eprintln!("{w}");
+            said.push(w.clone());
+        }
+    }
     let rig = Rig::start(cfg, concurrency).await?;
     match (harness, session) {
         (Some(cmd), _) => crate::harness::run(cfg, opts, rig, cmd).await,
