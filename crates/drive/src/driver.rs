@@ -341,6 +341,8 @@ type TurnError = (String, String);
 struct Link {
     http: Option<Conn>,
     ws: Option<crate::ws::Ws>,
+    /// `openai-chat`: the conversation so far.
+    conversation: Vec<serde_json::Value>,
 }
 
 async fn one_turn(
@@ -354,10 +356,19 @@ async fn one_turn(
     let url = render(&spec.url, vars);
     let (addr, path) =
         target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
-    let body = render(
+    let mut body = render(
         &spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)],
         vars,
     );
+    let mut first_when: fn(&[u8]) -> bool = crate::chat::any_byte;
+    if let Some(chat) = &spec.chat {
+        link.conversation
+            .push(serde_json::json!({"role": "user", "content": body}));
+        body = crate::chat::request(chat, &link.conversation);
+        if chat.stream {
+            first_when = crate::chat::has_content;
+        }
+    }
     let (out, first, sent) = if spec.protocol == Protocol::Ws {
         let sent = Instant::now();
         let fut = crate::ws::turn(&mut link.ws, &url, body, &spec.ws_done);
@@ -374,16 +385,39 @@ async fn one_turn(
             };
         (reply.last, reply.first, sent)
     } else {
-        http_turn(spec, vars, addr, &path, body, &mut link.http).await?
+        http_turn(spec, vars, (addr, &path), body, first_when, &mut link.http).await?
     };
     record(&shared.turn, sent.elapsed());
-    if let (Protocol::Sse | Protocol::Ws, Some(f)) = (spec.protocol, first) {
+    let timed_first = match spec.protocol {
+        Protocol::Sse | Protocol::Ws => true,
+        Protocol::OpenaiChat => spec.chat.as_ref().is_some_and(|c| c.stream),
+        Protocol::Http => false,
+    };
+    if let (true, Some(f)) = (timed_first, first) {
         record(&shared.ttft, f.duration_since(sent));
     }
+    let chat_reply = match &spec.chat {
+        Some(chat) => {
+            let m = crate::chat::reply(chat.stream, &out).ok_or_else(|| {
+                let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
+                (
+                    "protocol".to_string(),
+                    format!("the reply is not a chat completion: {snippet}"),
+                )
+            })?;
+            link.conversation.push(m.clone());
+            Some(m)
+        }
+        None => None,
+    };
     if spec.extract.is_empty() && spec.checks.is_empty() {
         return Ok(Vec::new());
     }
-    let doc = reply_json(spec.protocol, &out).ok_or_else(|| {
+    let doc = match chat_reply {
+        Some(m) => Some(m),
+        None => reply_json(spec.protocol, &out),
+    };
+    let doc = doc.ok_or_else(|| {
         (
             "check_failed".to_string(),
             "the reply is not JSON (checks and [extract] need a JSON reply, SSE data event or WebSocket message)".to_string(),
@@ -412,12 +446,14 @@ async fn one_turn(
 }
 
 /// One HTTP request/response turn: the body, when its first byte came, when it was sent.
+/// `first_when` says which piece of the reply counts as its first (a content delta for a
+/// chat stream, any byte otherwise).
 async fn http_turn(
     spec: &SessionSpec,
     vars: &[(&str, &str)],
-    addr: SocketAddr,
-    path: &str,
+    (addr, path): (SocketAddr, &str),
     body: String,
+    first_when: fn(&[u8]) -> bool,
     conn: &mut Option<Conn>,
 ) -> Result<(Vec<u8>, Option<Instant>, Instant), TurnError> {
     if conn.as_ref().is_none_or(|c| c.addr() != addr) {
@@ -438,7 +474,9 @@ async fn http_turn(
         &headers,
         Bytes::from(body),
         |at, data| {
-            first.get_or_insert(at);
+            if first.is_none() && first_when(data) {
+                first = Some(at);
+            }
             out.extend_from_slice(data);
         },
     );

@@ -6,6 +6,7 @@
 //! latencies in HDR histograms, with errors classified; `http` is the client. Starting
 //! the SUT and judging the step are not this crate's business.
 
+mod chat;
 mod checks;
 pub mod driver;
 pub mod http;
@@ -15,4 +16,4 @@ mod ws;
 
 pub use driver::{drive, DriveOptions, DriveReport, Progress};
 pub use load::FullLoad;
-pub use session::{SessionError, SessionSpec};
+pub use session::{Chat, SessionError, SessionSpec};

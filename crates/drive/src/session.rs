@@ -26,6 +26,14 @@
 //! `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{ws_base}}` (the same as
 //! ws://), `{{port}}`, and extracted names.
 //!
+//! With `protocol = "openai-chat"` Plimsoll is a chat client of an OpenAI-compatible
+//! endpoint (a proxy, a gateway, an agent server that speaks Chat Completions): `body` is
+//! the user's text of a turn (default: the marker and "Please handle turn N."); each turn
+//! sends the whole conversation so far — `{"model", "messages", "stream"}`, with `model =
+//! "gpt-4o-mini"` and `stream = false` by default — and appends the assistant's reply, so
+//! the mock's history check holds. Time to first token is the first content delta; checks
+//! and extracts read the assistant message (`/content`).
+//!
 //! With `protocol = "ws"` the URL is opened once per session and each turn sends the body
 //! as one text message. The turn ends with the first message back, or, with
 //! `ws_done_pointer = "/type"` and `ws_done_equals = "done"`, with the first JSON message
@@ -58,6 +66,9 @@ pub enum Protocol {
     Http,
     Sse,
     Ws,
+    /// A chat client of the OpenAI Chat Completions API: it keeps the conversation and
+    /// sends all of it every turn, as an application in front of a proxy does.
+    OpenaiChat,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -85,7 +96,19 @@ pub struct SessionSpec {
     pub ws_done: Option<(String, Option<serde_json::Value>)>,
     /// Likely mistakes that do not stop a run, each naming the file and line.
     pub warnings: Vec<String>,
+    /// With `protocol = "openai-chat"`: the model asked for and whether to stream.
+    pub chat: Option<Chat>,
 }
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chat {
+    pub model: String,
+    pub stream: bool,
+}
+
+/// The user's text of a turn with `protocol = "openai-chat"`, when none is given.
+pub const CHAT_TEXT: &str =
+    "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}.";
 
 /// A session.toml that cannot be used, with where and why.
 pub type SessionError = spans::FileError;
@@ -110,6 +133,8 @@ struct Raw {
     check: Vec<Spanned<RawCheck>>,
     ws_done_pointer: Option<Spanned<String>>,
     ws_done_equals: Option<toml::Value>,
+    model: Option<String>,
+    stream: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -173,10 +198,13 @@ impl SessionSpec {
             None | Some(("http", _)) => Protocol::Http,
             Some(("sse", _)) => Protocol::Sse,
             Some(("ws", _)) => Protocol::Ws,
+            Some(("openai-chat", _)) => Protocol::OpenaiChat,
             Some((other, s)) => {
                 return Err(err(
                     Some(s),
-                    format!("protocol must be \"http\", \"sse\" or \"ws\" (got {other:?})"),
+                    format!(
+                    "protocol must be \"http\", \"sse\", \"ws\" or \"openai-chat\" (got {other:?})"
+                ),
                 ))
             }
         };
@@ -250,8 +278,19 @@ impl SessionSpec {
                 return Err(err(Some(b.span()), "bodies must not be empty".into()))
             }
             (None, Some(b)) => b.get_ref().clone(),
+            (None, None) if protocol == Protocol::OpenaiChat => vec![CHAT_TEXT.to_string()],
             (None, None) => vec![DEFAULT_BODY.to_string()],
         };
+        if protocol != Protocol::OpenaiChat && (raw.model.is_some() || raw.stream.is_some()) {
+            return Err(err(
+                None,
+                "model and stream apply only to protocol = \"openai-chat\"".into(),
+            ));
+        }
+        let chat = (protocol == Protocol::OpenaiChat).then(|| Chat {
+            model: raw.model.clone().unwrap_or_else(|| "gpt-4o-mini".into()),
+            stream: raw.stream.unwrap_or(false),
+        });
         let names: Vec<&str> = BUILTIN
             .iter()
             .copied()
@@ -292,7 +331,11 @@ impl SessionSpec {
                 ));
             }
         }
-        let warnings = json_body_warnings(&spans, &raw.headers, &bodies, body_span);
+        let warnings = if protocol == Protocol::OpenaiChat {
+            Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
+        } else {
+            json_body_warnings(&spans, &raw.headers, &bodies, body_span)
+        };
         let mut extract = Vec::new();
         for (k, p) in &raw.extract {
             if !(p.get_ref().is_empty() || p.get_ref().starts_with('/')) {
@@ -339,6 +382,7 @@ impl SessionSpec {
             checks,
             ws_done,
             warnings,
+            chat,
         })
     }
 }

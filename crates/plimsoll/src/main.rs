@@ -26,6 +26,13 @@ enum Command {
         after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\n\nOther endpoints:\n  GET  /plimsoll/timing          how late frames left against their deadlines\n  GET  /plimsoll/ledger          per-session calls, tokens, injected failures, retries, integrity violations\n  GET  /metrics                  the same counters for Prometheus\n  POST /plimsoll/admin/failures  change failure rates live: {\"model\":\"*\",\"rate_limit\":0.3} ({\"reset\":true} undoes)\n\nEnvironment: PLIMSOLL_FAIL_RATE_LIMIT, _SERVER_ERROR, _OVERLOADED, _RESET, _CUT, _STALL, _SPIKE (rates 0..1),\n_RETRY_AFTER_MS, _STALL_MS, _SPIKE_MS set failures for every model, over the scenario's."
     )]
     Mock(cmd::mock::MockArgs),
+    /// Write a commented plimsoll.toml and session.toml for your system (never over existing files).
+    #[command(
+        after_help = "Examples:\n  plimsoll init --command 'python app.py --port {{port}}' --url '{{base}}/chat'\n  plimsoll init --openai --command 'litellm --config config.yaml --port {{port}}' --ready-path /health/liveliness\n\nThen `plimsoll check`, then `plimsoll ramp --cpus 1`."
+    )]
+    Init(cmd::init::InitArgs),
+    /// One session at concurrency 1, every failure explained in plain words (exit 3 when something needs fixing).
+    Check(cmd::init::CheckArgs),
     /// Run one step: start the SUT fresh against the mock, drive C sessions, print one RESULT line.
     #[command(
         after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
@@ -77,6 +84,8 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Mock(a) => cmd::mock::run(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Init(a) => cmd::init::init(a),
+        Command::Check(a) => cmd::init::check(a),
         Command::Floor(a) => cmd::floor::run(a),
         Command::Ramp(a) => cmd::ramp::run(a),
         Command::Demo(a) => cmd::demo::run(a),

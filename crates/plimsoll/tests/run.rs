@@ -161,3 +161,80 @@ fn an_oom_kill_in_the_suts_cgroup_is_named() {
     assert!(v["cgroup_oom_kills"].as_u64().unwrap() >= 1, "{v}");
     assert!(r.stderr.contains("OOM-killed"), "{}", r.stderr);
 }
+
+/// First contact: `init` writes files that `check` runs as they are, from the directory
+/// that holds them with default flags; `check` explains a system that never calls the mock.
+#[test]
+fn init_then_check_from_the_config_directory() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-init-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let sh = |args: &[&str], cwd: &std::path::Path| {
+        let o = Command::new(BIN)
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let floor = format!("'{BIN}' floor --listen 127.0.0.1:{{{{port}}}}");
+    let (code, err) = sh(
+        &["init", "--command", &floor, "--url", "{{base}}/turn"],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("next: plimsoll check"), "{err}");
+    let (code, err) = sh(&["check"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("OK: 3 turn(s) went through"), "{err}");
+    let (code, err) = sh(&["init", "--command", "x"], &dir);
+    assert_eq!(code, 1);
+    assert!(err.contains("already exists"), "{err}");
+    // A system that answers but never asks an LLM: Plimsoll's own mock as the SUT.
+    let quiet = dir.join("quiet");
+    let mock = format!("'{BIN}' mock --listen 127.0.0.1:{{{{port}}}}");
+    let (code, err) = sh(
+        &["init", "--openai", "--dir", "quiet", "--command", &mock],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = sh(&["check"], &quiet);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("the SUT never called the mock"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The LiteLLM-like case: an OpenAI-compatible proxy in front of the mock, driven by the
+/// `openai-chat` client, which resends the conversation: multi-turn with history checking
+/// on and not one integrity violation.
+#[test]
+fn a_chat_client_drives_an_openai_compatible_proxy_with_history_on() {
+    let dir = root().join("examples/openai-proxy");
+    let out = Command::new(BIN)
+        .args(["run", "--concurrency", "4"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let r: serde_json::Value = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .map(|j| serde_json::from_str(j).unwrap())
+        .unwrap_or_else(|| panic!("no RESULT\n{err}"));
+    assert_eq!(r["outcome"], "ok", "{r}\n{err}");
+    assert_eq!(r["integrity_violations"], 0, "{r}");
+    assert_eq!(
+        (r["sessions_ok"].as_u64(), r["turns"].as_u64()),
+        (Some(4), Some(12))
+    );
+    // One LLM call a turn, each carrying the whole conversation so far.
+    assert_eq!(r["llm_calls"], 12, "{r}");
+    assert!(
+        r["p50_ttft_ms"].as_f64().is_some(),
+        "a streamed chat has a TTFT: {r}"
+    );
+}

@@ -16,6 +16,8 @@ pub struct StepReport {
     pub cause: Option<String>,
     pub first_errors: Vec<(String, String)>,
     pub violations: Vec<serde_json::Value>,
+    /// Sessions whose marker reached the mock (0 with LLM calls: the marker got lost).
+    pub marked_sessions: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -201,6 +203,7 @@ struct MockSide {
     violations: u64,
     ideal_ms: Option<f64>,
     violation_list: Vec<serde_json::Value>,
+    marked: usize,
 }
 
 impl MockSide {
@@ -216,6 +219,11 @@ impl MockSide {
             violations: totals["integrity_violations"].as_u64().unwrap_or(0),
             ideal_ms: ideal_session_ms(ledger, think_ms),
             violation_list: ledger["violations"].as_array().cloned().unwrap_or_default(),
+            marked: ledger["sessions"].as_object().map_or(0, |o| {
+                o.keys()
+                    .filter(|k| k.as_str() != mock::ledger::ANONYMOUS)
+                    .count()
+            }),
         }
     }
 }
@@ -270,6 +278,7 @@ pub(crate) async fn judge(
         cause,
         first_errors,
         violations,
+        marked_sessions: side.marked,
     }
 }
 

@@ -4,13 +4,16 @@
 //!
 //! `config` reads `plimsoll.toml`; `step` starts the rig and drives the sessions;
 //! `harness` runs the user's harness instead; `judge` turns the measurements into the
-//! RESULT and its outcome; `cli` is `plimsoll run` as a command. It does not run
+//! RESULT and its outcome; `cli` is `plimsoll run` as a command, `check` is `plimsoll
+//! check` (one session, failures explained), `init` writes a commented config. It does not run
 //! ladders (`ramp`), compare builds (`compare`) or analyse curves (`analysis`).
 
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod config;
 mod harness;
+pub mod init;
 mod judge;
 mod rates;
 mod rig;

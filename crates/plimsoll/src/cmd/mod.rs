@@ -6,6 +6,7 @@ pub mod compare;
 pub mod demo;
 pub mod floor;
 pub mod history;
+pub mod init;
 pub mod mock;
 pub mod ramp;
 pub mod run;

@@ -1,0 +1,60 @@
+//! `plimsoll init` and `plimsoll check`: first contact with a system.
+
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// The command that starts your system; {{port}} is the port it must listen on.
+    #[arg(long)]
+    pub command: String,
+    /// The URL of one turn (default {{base}}/chat, or {{base}}/v1/chat/completions with --openai).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// The JSON body of one turn; keep the [[plimsoll …]] marker in the user's text.
+    #[arg(long)]
+    pub body: Option<String>,
+    /// Your system speaks the OpenAI Chat Completions API (a proxy, a gateway, an OpenAI-compatible agent server).
+    #[arg(long)]
+    pub openai: bool,
+    /// A path that answers 2xx once your system is ready.
+    #[arg(long, default_value = "/health")]
+    pub ready_path: String,
+    /// Where to write the files.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+pub fn init(a: InitArgs) -> anyhow::Result<u8> {
+    let o = step::init::InitOptions {
+        command: a.command,
+        url: a.url,
+        body: a.body,
+        openai: a.openai,
+        ready_path: a.ready_path,
+    };
+    for p in step::init::init(&a.dir, &o)? {
+        eprintln!("wrote {}", p.display());
+    }
+    let cd = if a.dir == std::path::Path::new(".") {
+        String::new()
+    } else {
+        format!("cd {} && ", a.dir.display())
+    };
+    eprintln!("next: {cd}plimsoll check      (one session; every failure explained)\nthen: plimsoll ramp --cpus 1");
+    Ok(0)
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    #[arg(long, default_value = "plimsoll.toml")]
+    pub config: PathBuf,
+    /// Let Plimsoll and the SUT share every core.
+    #[arg(long)]
+    pub no_partition: bool,
+}
+
+pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
+    super::guard_up();
+    step::check::check(&a.config, super::partition(!a.no_partition))
+}

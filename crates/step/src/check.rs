@@ -1,0 +1,88 @@
+//! `plimsoll check`: one session at concurrency 1, every failure explained in plain
+//! words — before a ramp spends minutes on a setup that cannot work.
+
+use crate::config::Config;
+use crate::step::{run_step, StepOptions, StepReport};
+use std::path::Path;
+
+/// What went wrong in a step, in words that point at the fix; empty when all is well.
+pub fn problems(r: &StepReport, cfg: &Config) -> Vec<String> {
+    let res = &r.result;
+    let mut out = Vec::new();
+    if let Some(cause) = &r.cause {
+        if res.outcome != "error_rate" && res.outcome != "integrity" {
+            out.push(format!("the step collapsed ({}): {cause}", res.outcome));
+        }
+    }
+    for (kind, first) in &r.first_errors {
+        out.push(explain(kind, first));
+    }
+    if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 {
+        out.push("the SUT never called the mock: no LLM request reached it. Does your system read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (Plimsoll sets both), or is its model client configured with a URL of its own? A key in a .env file or a config can override the environment.".into());
+    } else if res.llm_calls > 0 && r.marked_sessions == 0 {
+        out.push(format!(
+            "the mock was called {} time(s) but no session marker reached it: keep `[[plimsoll session={{{{session}}}} nonce={{{{nonce}}}} turn={{{{turn}}}}]]` in the text your system sends the LLM as the user's message ({} sends it in the body)",
+            res.llm_calls,
+            cfg.session_file.display()
+        ));
+    }
+    for v in &r.violations {
+        out.push(format!(
+            "integrity: {} (the mock's oracle found the conversation altered: {v})",
+            v["detail"].as_str().unwrap_or("a violation")
+        ));
+    }
+    out
+}
+
+fn explain(kind: &str, first: &str) -> String {
+    let what = match kind {
+        k if k.starts_with("status_") => {
+            "the SUT answered with an error status (its body follows): check the URL, method and body in session.toml"
+        }
+        "check_failed" => "a [[check]] in session.toml failed on the reply",
+        "connect" => "could not connect to the SUT: is it listening on {{port}} (PORT / PLIMSOLL_SUT_PORT)?",
+        "timeout" => "a turn took longer than turn_timeout_ms (or the step's timeout_s)",
+        "protocol" => "the SUT's reply broke off or was not valid HTTP",
+        "config" => "a URL in session.toml could not be used",
+        _ => "the turn failed",
+    };
+    format!("{what} — {kind}: {first}")
+}
+
+/// Runs the check; returns the exit code (0: all well, 3: something to fix).
+pub fn check(config: &Path, partition: Option<probe::affinity::Partition>) -> anyhow::Result<u8> {
+    let cfg = Config::load(config)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let opts = StepOptions {
+        concurrency: Some(1),
+        partition,
+        ..Default::default()
+    };
+    eprintln!(
+        "plimsoll check: one session against {}",
+        cfg.command.join(" ")
+    );
+    let r = rt.block_on(run_step(&cfg, &opts))?;
+    let found = problems(&r, &cfg);
+    let res = &r.result;
+    if found.is_empty() {
+        eprintln!(
+            "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.\nNext: plimsoll ramp --cpus 1",
+            res.turns,
+            res.llm_calls,
+            res.llm_calls as f64 / res.turns.max(1) as f64,
+            res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),
+            res.cpu_ms_per_turn.unwrap_or(0.0),
+            res.peak_rss_mb
+        );
+        return Ok(0);
+    }
+    eprintln!("{} problem(s):", found.len());
+    for (i, p) in found.iter().enumerate() {
+        eprintln!("  {}. {p}", i + 1);
+    }
+    Ok(3)
+}

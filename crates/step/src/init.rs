@@ -1,0 +1,182 @@
+//! `plimsoll init`: a commented plimsoll.toml and session.toml for the user's system,
+//! written from a few flags, never over an existing file.
+
+use std::path::{Path, PathBuf};
+
+/// What `init` is told about the system under test.
+#[derive(Clone, Debug, Default)]
+pub struct InitOptions {
+    /// The command that starts the SUT; `{{port}}` is its port.
+    pub command: String,
+    /// The URL of a turn; default `{{base}}/chat` (or the Chat Completions path with `openai`).
+    pub url: Option<String>,
+    /// The JSON body of a turn; must carry the session marker.
+    pub body: Option<String>,
+    /// The SUT speaks the OpenAI Chat Completions API (a proxy, a gateway, an
+    /// OpenAI-compatible agent server).
+    pub openai: bool,
+    /// A path that answers 2xx once the SUT is ready.
+    pub ready_path: String,
+}
+
+const MARKER: &str = "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]]";
+
+fn config(o: &InitOptions, words: &[String]) -> String {
+    let command = words
+        .iter()
+        .map(|w| format!("{w:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mock = "# scenario = \"scenario.toml\" # the models the mock serves (default: any name, 200 ms to first token, 5 ms a token)";
+    format!(
+        r#"# Written by `plimsoll init`. Every field is documented at the top of crates/step/src/config.rs.
+# Next: `plimsoll check` (one session, every failure explained), then `plimsoll ramp --cpus 1`.
+
+[sut]
+# Started fresh for every step, in its own process group, with OPENAI_BASE_URL,
+# ANTHROPIC_BASE_URL (the mock), dummy API keys and PORT / PLIMSOLL_SUT_PORT ({{{{port}}}}) set.
+command = [{command}]
+ready = "http"            # or "port" (the port accepts connections), or "log" (a line of output)
+ready_path = "{ready}"
+ready_timeout_s = 60
+# cwd = "."               # default: this file's directory
+# env = {{ LOG_LEVEL = "warn" }}
+
+[mock]
+{mock}
+seed = 1
+
+[session]
+file = "session.toml"
+
+[step]
+concurrency = 2           # where `plimsoll ramp --ladder auto` starts doubling
+timeout_s = 300
+
+[budget]                  # what "holds" means for a ramp's verdict (--budget overrides)
+latency_inflation = 2.0   # p50 session time / the mock's own time
+# latency_vs_single = 2.0 # p50 session time / the same SUT's at the first level
+# p99_turn_ms = 2000
+error_rate = 0.0
+"#,
+        ready = o.ready_path,
+    )
+}
+
+fn session(o: &InitOptions) -> String {
+    if o.openai {
+        let url = o
+            .url
+            .clone()
+            .unwrap_or_else(|| "{{base}}/v1/chat/completions".into());
+        let text = o
+            .body
+            .clone()
+            .map_or(String::new(), |b| format!("body = '{b}'\n"));
+        return format!(
+            r#"# Written by `plimsoll init --openai`: Plimsoll is a chat client of your endpoint. Each
+# turn sends the whole conversation so far and appends the reply, so the mock's history
+# check holds. Fields: the top of crates/drive/src/session.rs ("openai-chat").
+protocol = "openai-chat"
+url = "{url}"
+model = "gpt-4o-mini"      # the model name your endpoint routes to the mock
+stream = false             # true: stream, and time the first token
+turns = 3
+# The user's text of a turn (default: the marker and "Please handle turn N."); keep the
+# [[plimsoll …]] marker in it so the mock's integrity oracle can check each conversation.
+{text}
+[headers]
+content-type = "application/json"
+
+[[check]]
+pointer = "/content"        # the assistant's message
+present = true
+"#
+        );
+    }
+    let url = o.url.clone().unwrap_or_else(|| "{{base}}/chat".into());
+    let body = o.body.clone().unwrap_or_else(|| {
+        format!(
+            r#"{{"session": "{{{{session}}}}", "message": "{MARKER} Please handle turn {{{{turn}}}}."}}"#
+        )
+    });
+    format!(
+        r#"# Written by `plimsoll init`: how one session talks to your system. Every field is
+# documented at the top of crates/drive/src/session.rs. Top-level keys go above [headers].
+protocol = "http"          # or "sse" (a stream per turn), "ws", or "openai-chat"
+method = "POST"
+url = "{url}"
+turns = 3
+# The marker lets the mock's integrity oracle check each conversation: keep it in the text
+# your system sends to the LLM as the user's message.
+body = '{body}'
+
+[headers]
+content-type = "application/json"
+
+# [[check]]                 # a reply that fails a check fails the session
+# pointer = "/reply"
+# present = true
+"#
+    )
+}
+
+/// Writes the files into `dir`; returns their paths. Refuses to overwrite any of them.
+pub fn init(dir: &Path, o: &InitOptions) -> anyhow::Result<Vec<PathBuf>> {
+    let words = shlex::split(&o.command)
+        .filter(|w| !w.is_empty())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--command {:?}: give the command that starts your system, e.g. --command 'python app.py --port {{{{port}}}}'",
+                o.command
+            )
+        })?;
+    let files = vec![
+        ("plimsoll.toml", config(o, &words)),
+        ("session.toml", session(o)),
+    ];
+    if let Some((name, _)) = files.iter().find(|(n, _)| dir.join(n).exists()) {
+        anyhow::bail!(
+            "{} already exists; plimsoll init does not overwrite (move it away, or init in another --dir)",
+            dir.join(name).display()
+        );
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text)?;
+        written.push(p);
+    }
+    // What was written must load: the same readers as every other command.
+    crate::Config::load(&dir.join("plimsoll.toml"))?;
+    drive::SessionSpec::load(&dir.join("session.toml"))?;
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_files_that_load_and_never_overwrites() {
+        let dir = std::env::temp_dir().join(format!("plimsoll-init-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = InitOptions {
+            command: "python app.py --port '{{port}}'".into(),
+            openai: true,
+            ready_path: "/health".into(),
+            ..InitOptions::default()
+        };
+        let files = init(&dir, &o).unwrap();
+        assert_eq!(files.len(), 2);
+        let cfg = crate::Config::load(&dir.join("plimsoll.toml")).unwrap();
+        assert_eq!(cfg.command, ["python", "app.py", "--port", "{{port}}"]);
+        let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();
+        assert!(s.url.ends_with("/v1/chat/completions") && s.warnings.is_empty());
+        assert_eq!(s.protocol, drive::session::Protocol::OpenaiChat);
+        let again = init(&dir, &o).unwrap_err().to_string();
+        assert!(again.contains("already exists"), "{again}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
