@@ -1,6 +1,6 @@
-"""A tiny OpenAI-compatible proxy (the LiteLLM-like case): it forwards every
-POST /v1/chat/completions to OPENAI_BASE_URL as it is and returns the answer, streamed or
-not, and answers GET /health. Standard library only."""
+"""A tiny LLM proxy (the LiteLLM-like case): it forwards every POST /v1/... (Chat
+Completions, Messages) to OPENAI_BASE_URL as it is, with the provider's own headers, and
+returns the answer, streamed or not; GET /health answers ok. Standard library only."""
 
 import http.server
 import os
@@ -30,7 +30,11 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         req = urllib.request.Request(
             UPSTREAM + path,
             data=data,
-            headers={"content-type": "application/json", "authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "")},
+            headers={
+                "content-type": "application/json",
+                "authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", ""),
+                **{k: v for k, v in self.headers.items() if k.lower() in ("anthropic-version", "x-api-key")},
+            },
         )
         try:
             with urllib.request.urlopen(req, timeout=120) as r:

@@ -6,7 +6,9 @@ use crate::session::{Check, Protocol};
 /// The reply as JSON: the whole body (http), or the last JSON `data:` event (sse).
 pub(crate) fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
     match protocol {
-        Protocol::Http | Protocol::Ws | Protocol::OpenaiChat => serde_json::from_slice(body).ok(),
+        Protocol::Http | Protocol::Ws | Protocol::OpenaiChat | Protocol::AnthropicMessages => {
+            serde_json::from_slice(body).ok()
+        }
         Protocol::Sse => String::from_utf8_lossy(body)
             .lines()
             .rev()

@@ -366,7 +366,11 @@ async fn one_turn(
             .push(serde_json::json!({"role": "user", "content": body}));
         body = crate::chat::request(chat, &link.conversation);
         if chat.stream {
-            first_when = crate::chat::has_content;
+            first_when = if chat.anthropic {
+                crate::chat::has_text_delta
+            } else {
+                crate::chat::has_content
+            };
         }
     }
     let (out, first, sent) = if spec.protocol == Protocol::Ws {
@@ -390,7 +394,9 @@ async fn one_turn(
     record(&shared.turn, sent.elapsed());
     let timed_first = match spec.protocol {
         Protocol::Sse | Protocol::Ws => true,
-        Protocol::OpenaiChat => spec.chat.as_ref().is_some_and(|c| c.stream),
+        Protocol::OpenaiChat | Protocol::AnthropicMessages => {
+            spec.chat.as_ref().is_some_and(|c| c.stream)
+        }
         Protocol::Http => false,
     };
     if let (true, Some(f)) = (timed_first, first) {
@@ -398,7 +404,7 @@ async fn one_turn(
     }
     let chat_reply = match &spec.chat {
         Some(chat) => {
-            let m = crate::chat::reply(chat.stream, &out).ok_or_else(|| {
+            let m = crate::chat::reply(chat, &out).ok_or_else(|| {
                 let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
                 (
                     "protocol".to_string(),

@@ -32,7 +32,10 @@
 //! sends the whole conversation so far — `{"model", "messages", "stream"}`, with `model =
 //! "gpt-4o-mini"` and `stream = false` by default — and appends the assistant's reply, so
 //! the mock's history check holds. Time to first token is the first content delta; checks
-//! and extracts read the assistant message (`/content`).
+//! and extracts read the assistant message (`/content`). `protocol = "anthropic-messages"`
+//! is the same for the Anthropic Messages API (`max_tokens` 1024; default model
+//! `claude-3-5-haiku-latest`; give `anthropic-version` under [headers] — the API needs it;
+//! checks read `/content/0/text`).
 //!
 //! With `protocol = "ws"` the URL is opened once per session and each turn sends the body
 //! as one text message. The turn ends with the first message back, or, with
@@ -69,6 +72,8 @@ pub enum Protocol {
     /// A chat client of the OpenAI Chat Completions API: it keeps the conversation and
     /// sends all of it every turn, as an application in front of a proxy does.
     OpenaiChat,
+    /// The same for the Anthropic Messages API.
+    AnthropicMessages,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -102,8 +107,17 @@ pub struct SessionSpec {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chat {
+    /// The Anthropic Messages API (else OpenAI Chat Completions).
+    pub anthropic: bool,
     pub model: String,
     pub stream: bool,
+}
+
+impl Protocol {
+    /// A chat client that keeps the conversation (`openai-chat`, `anthropic-messages`).
+    pub fn is_chat(self) -> bool {
+        matches!(self, Protocol::OpenaiChat | Protocol::AnthropicMessages)
+    }
 }
 
 /// The user's text of a turn with `protocol = "openai-chat"`, when none is given.
@@ -199,11 +213,12 @@ impl SessionSpec {
             Some(("sse", _)) => Protocol::Sse,
             Some(("ws", _)) => Protocol::Ws,
             Some(("openai-chat", _)) => Protocol::OpenaiChat,
+            Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
             Some((other, s)) => {
                 return Err(err(
                     Some(s),
                     format!(
-                    "protocol must be \"http\", \"sse\", \"ws\" or \"openai-chat\" (got {other:?})"
+                    "protocol must be \"http\", \"sse\", \"ws\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"
                 ),
                 ))
             }
@@ -278,17 +293,26 @@ impl SessionSpec {
                 return Err(err(Some(b.span()), "bodies must not be empty".into()))
             }
             (None, Some(b)) => b.get_ref().clone(),
-            (None, None) if protocol == Protocol::OpenaiChat => vec![CHAT_TEXT.to_string()],
+            (None, None) if protocol.is_chat() => vec![CHAT_TEXT.to_string()],
             (None, None) => vec![DEFAULT_BODY.to_string()],
         };
-        if protocol != Protocol::OpenaiChat && (raw.model.is_some() || raw.stream.is_some()) {
+        if !protocol.is_chat() && (raw.model.is_some() || raw.stream.is_some()) {
             return Err(err(
                 None,
-                "model and stream apply only to protocol = \"openai-chat\"".into(),
+                "model and stream apply only to protocol = \"openai-chat\" or \"anthropic-messages\"".into(),
             ));
         }
-        let chat = (protocol == Protocol::OpenaiChat).then(|| Chat {
-            model: raw.model.clone().unwrap_or_else(|| "gpt-4o-mini".into()),
+        let anthropic = protocol == Protocol::AnthropicMessages;
+        let chat = protocol.is_chat().then(|| Chat {
+            anthropic,
+            model: raw.model.clone().unwrap_or_else(|| {
+                if anthropic {
+                    "claude-3-5-haiku-latest"
+                } else {
+                    "gpt-4o-mini"
+                }
+                .into()
+            }),
             stream: raw.stream.unwrap_or(false),
         });
         let names: Vec<&str> = BUILTIN
@@ -331,7 +355,7 @@ impl SessionSpec {
                 ));
             }
         }
-        let warnings = if protocol == Protocol::OpenaiChat {
+        let warnings = if protocol.is_chat() {
             Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
         } else {
             json_body_warnings(&spans, &raw.headers, &bodies, body_span)

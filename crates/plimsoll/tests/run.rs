@@ -238,3 +238,46 @@ fn a_chat_client_drives_an_openai_compatible_proxy_with_history_on() {
         "a streamed chat has a TTFT: {r}"
     );
 }
+
+/// The same proxy spoken to as the Anthropic Messages API, streamed: the conversation's
+/// content blocks go back every turn; history on, no violation, a TTFT per turn.
+#[test]
+fn a_messages_client_drives_the_proxy_with_history_on() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-anthropic-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let proxy = root().join("examples/openai-proxy/proxy.py");
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!(
+            "[sut]\ncommand = [\"python3\", {:?}]\nready_path = \"/health\"\n",
+            proxy.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("session.toml"),
+        "protocol = \"anthropic-messages\"\nurl = \"{{base}}/v1/messages\"\nstream = true\nturns = 3\n[headers]\ncontent-type = \"application/json\"\nanthropic-version = \"2023-06-01\"\n[[check]]\npointer = \"/content/0/text\"\npresent = true\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["run", "--concurrency", "3"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let r: serde_json::Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("RESULT ")
+                .map(|j| serde_json::from_str(j).unwrap())
+        })
+        .unwrap_or_else(|| panic!("no RESULT\n{err}"));
+    assert_eq!(r["outcome"], "ok", "{r}\n{err}");
+    assert_eq!(
+        (r["integrity_violations"].as_u64(), r["llm_calls"].as_u64()),
+        (Some(0), Some(9)),
+        "{r}"
+    );
+    assert!(r["p50_ttft_ms"].as_f64().is_some(), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

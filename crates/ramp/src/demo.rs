@@ -45,6 +45,7 @@ pub async fn run_demo(
         step: StepOptions {
             cap,
             partition,
+            progress: true,
             ..Default::default()
         },
         budget: cfg.budget.clone(),

@@ -15,6 +15,7 @@ pub mod config;
 mod harness;
 pub mod init;
 mod judge;
+mod live;
 mod rates;
 mod rig;
 pub mod step;

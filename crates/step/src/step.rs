@@ -11,8 +11,6 @@ use drive::{drive, DriveOptions, Progress, SessionSpec};
 use hdrhistogram::Histogram;
 use probe::{Ready, Sampler, Sut, SutSpec};
 use result::round2;
-use std::io::IsTerminal;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,25 +121,12 @@ async fn driven(
     ));
     let cpu0 = own_cpu_sec();
     let progress = Arc::new(Progress::default());
-    let ticker = (opts.progress && std::io::stderr().is_terminal()).then(|| {
-        let (p, s, c) = (progress.clone(), sampler.clone(), rig.concurrency);
-        tokio::spawn(async move {
-            let t0 = tokio::time::Instant::now();
-            loop {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                let now = s.summary();
-                eprint!(
-                    "\r  {:>5.1} s  sessions {}/{c} ok, {} failed, turns {}  SUT RSS {:.1} MB, {} threads   ",
-                    t0.elapsed().as_secs_f64(),
-                    p.sessions_ok.load(Relaxed),
-                    p.sessions_failed.load(Relaxed),
-                    p.turns.load(Relaxed),
-                    now.last_rss_kb as f64 / 1024.0,
-                    now.peak_threads,
-                );
-            }
-        })
-    });
+    let live = crate::live::start(
+        opts.progress,
+        rig.concurrency,
+        progress.clone(),
+        sampler.clone(),
+    );
     let opts_d = DriveOptions {
         concurrency: rig.concurrency,
         base,
@@ -160,9 +145,8 @@ async fn driven(
         )),
         _ => None,
     };
-    if let Some(t) = ticker {
-        t.abort();
-        eprint!("\r{:100}\r", "");
+    if let Some(l) = live {
+        l.finish();
     }
     let harness_cpu = own_cpu_sec() - cpu0;
     let probe = Arc::try_unwrap(sampler)

@@ -72,7 +72,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     let opts = ::ramp::ladder::RampOptions {
         step: step::StepOptions {
             allow_remote: a.allow_remote,
-            progress: false,
+            progress: !a.json,
             cap,
             partition: super::partition(!a.no_partition),
             ..Default::default()

@@ -1,0 +1,60 @@
+//! Live progress of a step on a terminal: sessions done of all, failures, turns, the
+//! SUT's memory and threads, elapsed time (indicatif). Nothing at all when stderr is not a
+//! terminal, or with `--json`.
+
+use drive::Progress;
+use indicatif::{ProgressBar, ProgressStyle};
+use probe::Sampler;
+use std::io::IsTerminal;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) struct Live {
+    bar: ProgressBar,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Starts the line when `wanted` and stderr is a terminal.
+pub(crate) fn start(
+    wanted: bool,
+    sessions: usize,
+    p: Arc<Progress>,
+    s: Arc<Sampler>,
+) -> Option<Live> {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(sessions as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "  {spinner} {elapsed:>4} {bar:24} {pos}/{len} sessions done {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let b = bar.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let now = s.summary();
+            let failed = p.sessions_failed.load(Relaxed);
+            b.set_position(p.sessions_ok.load(Relaxed) + failed);
+            b.set_message(format!(
+                "({failed} failed) · {} turns · SUT {:.1} MB, {} threads",
+                p.turns.load(Relaxed),
+                now.last_rss_kb as f64 / 1024.0,
+                now.peak_threads
+            ));
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    });
+    Some(Live { bar, task })
+}
+
+impl Live {
+    /// Stops and clears the line, so what is printed next starts on a clean one.
+    pub(crate) fn finish(self) {
+        self.task.abort();
+        self.bar.finish_and_clear();
+    }
+}
