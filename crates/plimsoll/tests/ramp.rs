@@ -40,6 +40,8 @@ fn ramp_writes_its_reports_and_leaves_no_cgroups() {
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| sessions |") && md.contains("Capacity projection"));
+    assert!(!md.contains("null"), "no raw nulls for people: {md}");
+    assert!(md.contains("**Verdict: "), "the verdict leads: {md}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
     assert_eq!(json["steps"], doc["steps"]);

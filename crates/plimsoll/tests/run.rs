@@ -281,3 +281,88 @@ fn a_messages_client_drives_the_proxy_with_history_on() {
     assert!(r["p50_ttft_ms"].as_f64().is_some(), "{r}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every subcommand that reads a config works from the config's own directory with the
+/// default `--config`, from the repository root, and from anywhere else with an absolute
+/// path: paths in the files count from the file, never from where Plimsoll was started.
+#[test]
+fn every_subcommand_runs_from_the_config_dir_the_root_and_elsewhere() {
+    let floor = root().join("examples/floor");
+    let cfg = floor.join("plimsoll.toml");
+    let elsewhere = std::env::temp_dir();
+    let places: [(&std::path::Path, Vec<String>); 3] = [
+        (&floor, vec![]),
+        (
+            &root(),
+            vec!["--config".into(), "examples/floor/plimsoll.toml".into()],
+        ),
+        (
+            &elsewhere,
+            vec!["--config".into(), cfg.display().to_string()],
+        ),
+    ];
+    let commands: [&[&str]; 4] = [
+        &["run", "--concurrency", "2"],
+        &["ramp", "--ladder", "2", "--no-history", "--no-cap"],
+        &[
+            "compare",
+            "--base-cmd",
+            "{{plimsoll}} floor --listen 127.0.0.1:{{port}}",
+            "--branch-cmd",
+            "{{plimsoll}} floor --listen 127.0.0.1:{{port}}",
+            "--ladder",
+            "2",
+            "--repeat",
+            "1",
+            "--no-history",
+            "--no-cap",
+        ],
+        &["check"],
+    ];
+    for (dir, config) in &places {
+        for c in commands {
+            let out = Command::new(BIN)
+                .args(c)
+                .args(config)
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success(),
+                "{c:?} {config:?} in {}: {err}",
+                dir.display()
+            );
+            assert!(
+                !err.contains("Some("),
+                "Rust debug text on the terminal: {err}"
+            );
+        }
+    }
+}
+
+/// A SUT that cannot start: one clear message, exit 1, and no scratch directory left in
+/// Plimsoll's temp dir.
+#[test]
+fn a_sut_that_cannot_start_leaves_no_scratch_dir() {
+    let tmp = std::env::temp_dir().join(format!("plimsoll-tmp-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cfg = config("nostart", "[\"no-such-agent-xyz\"]", "");
+    let out = Command::new(BIN)
+        .args(["run", "--config"])
+        .arg(&cfg)
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no-such-agent-xyz is not on PATH"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
