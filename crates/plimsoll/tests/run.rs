@@ -207,12 +207,27 @@ fn init_then_check_from_the_config_directory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The LiteLLM-like case: an OpenAI-compatible proxy in front of the mock, driven by the
-/// `openai-chat` client, which resends the conversation: multi-turn with history checking
-/// on and not one integrity violation.
+/// The LiteLLM-like case, the way a new user meets it: `plimsoll init --openai` for an
+/// OpenAI-compatible proxy in front of the mock, then `plimsoll run` as written. The
+/// `openai-chat` client resends the conversation: multi-turn, history checking on, not one
+/// integrity violation. (examples/openai-proxy runs the same proxy streamed.)
 #[test]
 fn a_chat_client_drives_an_openai_compatible_proxy_with_history_on() {
-    let dir = root().join("examples/openai-proxy");
+    let dir = std::env::temp_dir().join(format!("plimsoll-openai-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let proxy = root().join("examples/openai-proxy/proxy.py");
+    let init = Command::new(BIN)
+        .args(["init", "--openai", "--dir"])
+        .arg(&dir)
+        .arg("--command")
+        .arg(format!("python3 '{}'", proxy.display()))
+        .output()
+        .unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
     let out = Command::new(BIN)
         .args(["run", "--concurrency", "4"])
         .current_dir(&dir)
@@ -233,10 +248,26 @@ fn a_chat_client_drives_an_openai_compatible_proxy_with_history_on() {
     );
     // One LLM call a turn, each carrying the whole conversation so far.
     assert_eq!(r["llm_calls"], 12, "{r}");
+    let streamed = Command::new(BIN)
+        .args(["run", "--concurrency", "2"])
+        .current_dir(root().join("examples/openai-proxy"))
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&streamed.stdout).to_string();
+    let r: serde_json::Value = line
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .map(|j| serde_json::from_str(j).unwrap())
+        .unwrap();
+    assert_eq!(
+        (r["outcome"].as_str(), r["integrity_violations"].as_u64()),
+        (Some("ok"), Some(0))
+    );
     assert!(
         r["p50_ttft_ms"].as_f64().is_some(),
         "a streamed chat has a TTFT: {r}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The same proxy spoken to as the Anthropic Messages API, streamed: the conversation's

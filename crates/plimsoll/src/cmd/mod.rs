@@ -42,6 +42,7 @@ pub fn guard_up() {
         "/sys/fs/cgroup/unified",
         "/sys/fs/cgroup/memory",
         "/sys/fs/cgroup/cpu",
+        "/sys/fs/cgroup/cpuset",
     ]
     .map(std::path::Path::new);
     for d in guard::sweep(&roots, &std::env::temp_dir()) {
