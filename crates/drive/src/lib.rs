@@ -10,6 +10,7 @@ mod chat;
 mod checks;
 pub mod driver;
 pub mod http;
+mod http_turn;
 pub mod load;
 pub mod session;
 mod ws;
