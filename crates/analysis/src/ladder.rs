@@ -31,9 +31,7 @@ pub fn analyse(
             Some(Point {
                 concurrency: s.concurrency as f64,
                 inflation: s.latency_inflation?,
-                throughput: s
-                    .turns_per_s
-                    .unwrap_or_else(|| crate::verdict::turns_per_s(s)),
+                throughput: crate::verdict::turns_per_s(s),
             })
         })
         .collect();

@@ -44,9 +44,11 @@ pub struct Verdict {
     pub notes: Vec<String>,
 }
 
-/// Completed turns per second of a step.
+/// Completed turns per second of a step: as measured under full load, or for a step
+/// recorded before that figure existed, its turns over its wall time.
 pub fn turns_per_s(s: &StepResult) -> f64 {
-    s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9)
+    s.turns_per_s
+        .unwrap_or_else(|| s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9))
 }
 
 fn figures(s: &StepResult) -> Figures {
@@ -90,7 +92,7 @@ fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
 
 fn standings(steps: &[StepResult], b: &Budget) -> Vec<Standing> {
     let single = steps.first().and_then(|s| s.p50_session_ms);
-    let rate = |s: &StepResult| s.turns_per_s.unwrap_or_else(|| turns_per_s(s));
+    let rate = turns_per_s;
     let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);
     let mut prev: Option<&StepResult> = None;
     let mut out = Vec::new();
@@ -116,7 +118,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
         .filter(|s| s.outcome == "ok")
         .map(|s| Sample {
             concurrency: s.concurrency as f64,
-            turns_per_s: s.turns_per_s.unwrap_or_else(|| turns_per_s(s)),
+            turns_per_s: turns_per_s(s),
             cpu_of_cap: s.cpu_of_cap,
             cpu_cores: s.cpu_cores,
             throttled: s.cpu_throttled,

@@ -2,6 +2,7 @@
 //! a conversation makes, the assistant message read back from a plain or streamed reply,
 //! and when a stream's first token came.
 
+use crate::checks::sse_events;
 use crate::session::Chat;
 use serde_json::{json, Value};
 
@@ -36,22 +37,16 @@ pub(crate) fn reply(chat: &Chat, body: &[u8]) -> Option<Value> {
         }
         return m.is_object().then_some(out);
     }
-    let mut text = String::new();
-    let mut any = false;
-    for line in String::from_utf8_lossy(body).lines() {
-        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<Value>(data) else {
-            continue;
-        };
-        if let Some(d) = v["choices"][0]["delta"].as_object() {
-            any = true;
-            if let Some(t) = d.get("content").and_then(Value::as_str) {
-                text.push_str(t);
-            }
-        }
-    }
+    let events = sse_events(body);
+    let deltas: Vec<&serde_json::Map<String, Value>> = events
+        .iter()
+        .filter_map(|v| v["choices"][0]["delta"].as_object())
+        .collect();
+    let any = !deltas.is_empty();
+    let text: String = deltas
+        .iter()
+        .filter_map(|d| d.get("content").and_then(Value::as_str))
+        .collect();
     any.then(|| json!({"role": "assistant", "content": text}))
 }
 
@@ -64,36 +59,30 @@ fn anthropic_reply(stream: bool, body: &[u8]) -> Option<Value> {
             .is_array()
             .then(|| json!({"role": "assistant", "content": v["content"].clone()}));
     }
-    let mut text = String::new();
-    let mut any = false;
-    for line in String::from_utf8_lossy(body).lines() {
-        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<Value>(data) else {
-            continue;
-        };
-        if v["type"] == "message_start" {
-            any = true;
-        }
-        if v["delta"]["type"] == "text_delta" {
-            text.push_str(v["delta"]["text"].as_str().unwrap_or(""));
-        }
-    }
+    let events = sse_events(body);
+    let any = events.iter().any(|v| v["type"] == "message_start");
+    let text: String = events
+        .iter()
+        .filter(|v| v["delta"]["type"] == "text_delta")
+        .filter_map(|v| v["delta"]["text"].as_str())
+        .collect();
     any.then(|| json!({"role": "assistant", "content": [{"type": "text", "text": text}]}))
 }
 
 /// A Messages stream's first token: a non-empty text delta.
 pub(crate) fn has_text_delta(chunk: &[u8]) -> bool {
-    let s = String::from_utf8_lossy(chunk);
-    s.match_indices("\"text_delta\",\"text\":\"")
-        .any(|(i, m)| s[i + m.len()..].chars().next().is_some_and(|c| c != '"'))
+    opens_text(chunk, "\"text_delta\",\"text\":\"")
 }
 
 /// Whether a piece of a stream carries the first token: a non-empty content delta.
 pub(crate) fn has_content(chunk: &[u8]) -> bool {
+    opens_text(chunk, "\"content\":\"")
+}
+
+/// Whether `key` (ending in an opening quote) is followed by a non-empty string.
+fn opens_text(chunk: &[u8], key: &str) -> bool {
     let s = String::from_utf8_lossy(chunk);
-    s.match_indices("\"content\":\"")
+    s.match_indices(key)
         .any(|(i, m)| s[i + m.len()..].chars().next().is_some_and(|c| c != '"'))
 }
 

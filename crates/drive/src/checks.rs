@@ -3,17 +3,23 @@
 
 use crate::session::{Check, Protocol};
 
+/// The JSON `data:` events of an SSE body, in order (`[DONE]` and other non-JSON data
+/// are skipped).
+pub(crate) fn sse_events(body: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
 /// The reply as JSON: the whole body (http), or the last JSON `data:` event (sse).
 pub(crate) fn reply_json(protocol: Protocol, body: &[u8]) -> Option<serde_json::Value> {
     match protocol {
         Protocol::Http | Protocol::Ws | Protocol::OpenaiChat | Protocol::AnthropicMessages => {
             serde_json::from_slice(body).ok()
         }
-        Protocol::Sse => String::from_utf8_lossy(body)
-            .lines()
-            .rev()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .find_map(|d| serde_json::from_str(d.trim()).ok()),
+        Protocol::Sse => sse_events(body).pop(),
     }
 }
 

@@ -34,8 +34,12 @@ impl Item {
     }
 
     fn parse(line: &str) -> Option<(bool, Item)> {
-        let add = line.starts_with('+');
-        let rest = line.get(1..)?;
+        let add = match line.chars().next()? {
+            '+' => true,
+            '-' => false,
+            _ => return None,
+        };
+        let rest = &line[1..];
         let (kind, arg) = rest.split_once(' ')?;
         let item = match kind {
             "pg" => Item::Group(arg.trim().parse().ok()?),
@@ -43,7 +47,7 @@ impl Item {
             "dir" => Item::Dir(PathBuf::from(arg)),
             _ => return None,
         };
-        (line.starts_with('+') || line.starts_with('-')).then_some((add, item))
+        Some((add, item))
     }
 }
 

@@ -133,6 +133,13 @@ impl Sampler {
         m.baseline_rss_kb = m.last_rss_kb;
     }
 
+    /// The latest RSS (KB) and the most threads so far, without copying the CPU series
+    /// (for a live progress line).
+    pub fn latest(&self) -> (u64, u64) {
+        let m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        (m.last_rss_kb, m.peak_threads)
+    }
+
     /// The figures so far.
     pub fn summary(&self) -> Summary {
         self.summary

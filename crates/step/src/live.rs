@@ -36,14 +36,14 @@ pub(crate) fn start(
     let b = bar.clone();
     let task = tokio::spawn(async move {
         loop {
-            let now = s.summary();
+            let (rss_kb, threads) = s.latest();
             let failed = p.sessions_failed.load(Relaxed);
             b.set_position(p.sessions_ok.load(Relaxed) + failed);
             b.set_message(format!(
                 "({failed} failed) · {} turns · SUT {:.1} MB, {} threads",
                 p.turns.load(Relaxed),
-                now.last_rss_kb as f64 / 1024.0,
-                now.peak_threads
+                rss_kb as f64 / 1024.0,
+                threads
             ));
             tokio::time::sleep(Duration::from_millis(250)).await;
         }

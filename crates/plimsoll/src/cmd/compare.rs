@@ -58,11 +58,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
             anyhow::bail!("--ladder auto is for ramp; compare needs fixed levels, e.g. 10,20")
         }
     };
-    let cap = if a.no_cap {
-        None
-    } else {
-        Some(super::cap_spec(Some(a.cpus), Some(&a.mem)).map_err(anyhow::Error::msg)?)
-    };
+    let cap = super::cap_unless(a.no_cap, a.cpus, Some(&a.mem))?;
     let fail_on = ::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
     let step = step::StepOptions {
         cap,

@@ -25,11 +25,7 @@ pub struct DemoArgs {
 pub fn run(a: DemoArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let levels = ::ramp::levels::parse_levels(&a.ladder, 2).map_err(anyhow::Error::msg)?;
-    let cap = if a.no_cap {
-        None
-    } else {
-        Some(super::cap_spec(Some(a.cpus), None).map_err(anyhow::Error::msg)?)
-    };
+    let cap = super::cap_unless(a.no_cap, a.cpus, None)?;
     let partition = super::partition(!a.no_partition);
     let rt = super::runtime()?;
     rt.block_on(::ramp::demo::run_demo(a.out, levels, cap, partition))?;

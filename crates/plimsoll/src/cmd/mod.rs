@@ -64,6 +64,20 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// The cap of a ladder command: none with `--no-cap`, else `--cpus` and `--mem`.
+pub fn cap_unless(
+    no_cap: bool,
+    cpus: f64,
+    mem: Option<&str>,
+) -> anyhow::Result<Option<cap::CapSpec>> {
+    if no_cap {
+        return Ok(None);
+    }
+    cap_spec(Some(cpus), mem)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
+}
+
 /// `--cpus` and `--mem` as a cap, defaults filled in.
 pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, String> {
     let d = cap::CapSpec::default();

@@ -64,11 +64,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     budget
         .apply_flag(&a.budget)
         .map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
-    let cap = if a.no_cap {
-        None
-    } else {
-        Some(super::cap_spec(Some(a.cpus), Some(&a.mem)).map_err(anyhow::Error::msg)?)
-    };
+    let cap = super::cap_unless(a.no_cap, a.cpus, Some(&a.mem))?;
     let opts = ::ramp::ladder::RampOptions {
         step: step::StepOptions {
             allow_remote: a.allow_remote,
