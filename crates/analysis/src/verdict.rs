@@ -317,6 +317,7 @@ mod tests {
             partition: None,
             cpu_pressure: None,
             cpu_pressure_scope: None,
+            requests: Default::default(),
         }
     }
 

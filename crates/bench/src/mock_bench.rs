@@ -287,9 +287,10 @@ async fn post(conn: &mut Conn, path: &str, body: Bytes, pattern: &[u8]) -> anyho
         .collect();
     let sent = Instant::now();
     let mut reads = Vec::with_capacity(64);
-    let status = conn
+    let (status, _) = conn
         .request("POST", path, &headers, body, |at, data| {
-            reads.push((at, count(data, pattern)))
+            reads.push((at, count(data, pattern)));
+            true
         })
         .await?;
     Ok(Seen {

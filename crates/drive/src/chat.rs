@@ -1,6 +1,5 @@
 //! The chat clients of `protocol = "openai-chat"` and `"anthropic-messages"`: the request
-//! a conversation makes, the assistant message read back from a plain or streamed reply,
-//! and when a stream's first token came.
+//! a conversation makes, the assistant message read back from a plain or streamed reply.
 
 use crate::checks::sse_events;
 use crate::session::Chat;
@@ -69,28 +68,6 @@ fn anthropic_reply(stream: bool, body: &[u8]) -> Option<Value> {
     any.then(|| json!({"role": "assistant", "content": [{"type": "text", "text": text}]}))
 }
 
-/// A Messages stream's first token: a non-empty text delta.
-pub(crate) fn has_text_delta(chunk: &[u8]) -> bool {
-    opens_text(chunk, "\"text_delta\",\"text\":\"")
-}
-
-/// Whether a piece of a stream carries the first token: a non-empty content delta.
-pub(crate) fn has_content(chunk: &[u8]) -> bool {
-    opens_text(chunk, "\"content\":\"")
-}
-
-/// Whether `key` (ending in an opening quote) is followed by a non-empty string.
-fn opens_text(chunk: &[u8], key: &str) -> bool {
-    let s = String::from_utf8_lossy(chunk);
-    s.match_indices(key)
-        .any(|(i, m)| s[i + m.len()..].chars().next().is_some_and(|c| c != '"'))
-}
-
-/// Any byte counts as first (plain replies, other protocols).
-pub(crate) fn any_byte(_: &[u8]) -> bool {
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,12 +97,9 @@ mod tests {
             reply(&chat, sse).unwrap(),
             json!({"role": "assistant", "content": "Hello"})
         );
-        assert!(!has_content(
-            b"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}"
-        ));
-        assert!(has_content(
-            b"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}"
-        ));
+        // The first token is the first delta with text, not the role chunk.
+        let events = crate::stream::events(sse);
+        assert_eq!(crate::stream::first_token(&events, None), Some(1));
         assert_eq!(reply(&plain_chat, b"not json"), None);
     }
 
@@ -142,8 +116,9 @@ mod tests {
             anthropic_reply(true, sse).unwrap()["content"][0]["text"],
             "Hi"
         );
-        assert!(has_text_delta(
-            b"{\"delta\":{\"type\":\"text_delta\",\"text\":\"H\"}}"
-        ));
+        assert_eq!(
+            crate::stream::first_token(&crate::stream::events(sse), None),
+            Some(1)
+        );
     }
 }

@@ -6,11 +6,13 @@
 //! body, failed check) fails its session and is counted by kind. A ticker measures the
 //! driver's own scheduling lag, so a run can tell when the harness was the bottleneck.
 
-use crate::checks::{check_one, reply_json};
+use crate::checks::{check_one, extract, reply_json};
 use crate::http::Conn;
-use crate::http_turn::http_turn;
+use crate::http_turn::{send, status_ok, Outgoing};
 use crate::load::{FullLoad, Load};
-use crate::session::{render, Protocol, SessionSpec};
+use crate::sequence::{Ctx, Vars};
+use crate::session::{Protocol, SessionSpec};
+use crate::template::{fill, render};
 use anyhow::{bail, Context};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
@@ -64,29 +66,73 @@ pub struct DriveReport {
     pub first_errors: BTreeMap<String, String>,
     /// The span of full load (see `load`).
     pub full_load: Option<FullLoad>,
+    /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session: its
+    /// latency (first send to last reply, polls included) and failures.
+    pub requests: BTreeMap<String, RequestStats>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RequestStats {
+    pub us: Histogram<u64>,
+    pub errors: u64,
 }
 
 fn hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 24 * 3_600_000_000, 3).expect("static bounds")
 }
 
-struct Shared {
+pub(crate) struct Shared {
     turn: Mutex<Histogram<u64>>,
     session: Mutex<Histogram<u64>>,
     ttft: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
+    requests: Mutex<BTreeMap<String, RequestStats>>,
     progress: Arc<Progress>,
     t0: Instant,
     load: Load,
 }
 
 impl Shared {
+    /// A turn that began at `began` completed now; `first` is its first token (streams).
+    pub(crate) fn turn_done(&self, began: Instant, first: Option<Instant>) {
+        record(&self.turn, began.elapsed());
+        if let Some(f) = first {
+            record(&self.ttft, f.duration_since(began));
+        }
+        self.progress.turns.fetch_add(1, Relaxed);
+        self.load.turn_done(began - self.t0, self.t0.elapsed());
+    }
+
+    fn request_stats(&self, name: &str, f: impl FnOnce(&mut RequestStats)) {
+        let mut m = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        let s = m.entry(name.to_string()).or_insert_with(|| RequestStats {
+            us: hist(),
+            errors: 0,
+        });
+        f(s);
+    }
+
+    /// A named request succeeded after `d` (None: the one-request form, not reported).
+    pub(crate) fn request_done(&self, name: Option<&str>, d: Duration) {
+        if let Some(n) = name {
+            self.request_stats(n, |s| {
+                let _ = s.us.record((d.as_micros() as u64).max(1));
+            });
+        }
+    }
+
+    pub(crate) fn request_failed(&self, name: Option<&str>) {
+        if let Some(n) = name {
+            self.request_stats(n, |s| s.errors += 1);
+        }
+    }
+
     /// A session ended (well or not): the first end closes the span of full load.
     fn session_ended(&self) {
         self.load.session_ended(self.t0.elapsed());
     }
 
-    fn error(&self, kind: String, message: String) {
+    pub(crate) fn error(&self, kind: String, message: String) {
         let mut e = self.errors.lock().unwrap_or_else(|p| p.into_inner());
         *e.0.entry(kind.clone()).or_insert(0) += 1;
         e.1.entry(kind).or_insert(message);
@@ -99,7 +145,7 @@ fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
 }
 
 /// `http://host:port/path` → (address, path). Only loopback unless allowed.
-fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
+pub(crate) fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("ws://"))
@@ -124,17 +170,6 @@ fn ws_base(base: &str) -> String {
     base.replacen("http://", "ws://", 1)
 }
 
-/// The nonce of session `i` under `seed`: `psn` + 16 hex digits.
-pub fn nonce(seed: u64, i: usize) -> String {
-    let mut x = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
-    // SplitMix64: a fixed, well-mixed function of (seed, session).
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    format!("psn{:016x}", z ^ (z >> 31))
-}
-
 pub async fn drive(
     spec: &SessionSpec,
     opts: &DriveOptions,
@@ -152,7 +187,7 @@ pub async fn drive(
         .trim_end_matches('/')
         .to_string();
     let probe_url = render(
-        &spec.url,
+        &spec.turn[0].url,
         &[
             ("base", &opts.base),
             ("ws_base", &ws_base(&opts.base)),
@@ -168,6 +203,7 @@ pub async fn drive(
         session: Mutex::new(hist()),
         ttft: Mutex::new(hist()),
         errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
+        requests: Mutex::new(BTreeMap::new()),
         progress: progress.clone(),
         t0: Instant::now(),
         load: Load::default(),
@@ -228,6 +264,11 @@ pub async fn drive(
     let lag_us = lag.await.unwrap_or_else(|_| hist());
     let take = |m: &Mutex<Histogram<u64>>| m.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let full_load = shared.load.full_load();
+    let requests = shared
+        .requests
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
     let (errors_by_kind, first_errors) = shared
         .errors
         .lock()
@@ -247,6 +288,7 @@ pub async fn drive(
         first_errors,
         peak_in_flight: progress.peak_in_flight.load(Relaxed),
         full_load,
+        requests,
     })
 }
 
@@ -289,49 +331,54 @@ async fn run_session(
 ) {
     let _flight = InFlight::new(&shared.progress);
     let session = format!("s{i}");
-    let nonce = nonce(opts.seed, i);
-    let mut extracted: Vec<(String, String)> = Vec::new();
-    let mut link = Link::default();
-    let ws = ws_base(&opts.base);
-    for turn in 1..=spec.turns {
-        if turn > 1 && spec.think_ms > 0.0 {
-            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
-        }
-        let turn_s = turn.to_string();
-        let mut vars: Vec<(&str, &str)> = vec![
-            ("session", &session),
-            ("nonce", &nonce),
-            ("turn", &turn_s),
-            ("base", &opts.base),
-            ("ws_base", &ws),
-            ("port", port),
-        ];
-        vars.extend(extracted.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let began = Instant::now();
-        match one_turn(spec, opts, &vars, turn, &mut link, shared).await {
-            Ok(values) => {
-                shared.progress.turns.fetch_add(1, Relaxed);
-                shared
-                    .load
-                    .turn_done(began - shared.t0, shared.t0.elapsed());
-                for (k, v) in values {
-                    match extracted.iter_mut().find(|(n, _)| *n == k) {
-                        Some(slot) => slot.1 = v,
-                        None => extracted.push((k, v)),
-                    }
-                }
-            }
-            Err((kind, message)) => {
-                shared.error(kind, format!("session {session} turn {turn}: {message}"));
-                shared.progress.sessions_failed.fetch_add(1, Relaxed);
-                shared.session_ended();
-                return;
-            }
-        }
+    let fixed = vec![
+        ("session".to_string(), session.clone()),
+        ("nonce".into(), crate::template::nonce(opts.seed, i)),
+        ("base".into(), opts.base.clone()),
+        ("ws_base".into(), ws_base(&opts.base)),
+        ("port".into(), port.to_string()),
+    ];
+    let mut vars = Vars::new(opts.seed, i, fixed);
+    let ctx = Ctx {
+        shared,
+        allow_remote: opts.allow_remote,
+        timeout_ms: spec.turn_timeout_ms,
+    };
+    let outcome = match spec.protocol {
+        Protocol::Http | Protocol::Sse => crate::sequence::run(spec, &mut vars, ctx).await,
+        _ => talk(spec, &mut vars, &ctx).await,
+    };
+    if let Err((kind, message)) = outcome {
+        shared.error(kind, format!("session {session} {message}"));
+        shared.progress.sessions_failed.fetch_add(1, Relaxed);
+        shared.session_ended();
+        return;
     }
     record(&shared.session, start.elapsed());
     shared.progress.sessions_ok.fetch_add(1, Relaxed);
     shared.session_ended();
+}
+
+/// A WebSocket session or a chat client's conversation: one message per turn on one link.
+async fn talk(spec: &SessionSpec, vars: &mut Vars, ctx: &Ctx<'_>) -> Result<(), TurnError> {
+    let mut link = Link::default();
+    for turn in 1..=spec.turns {
+        if turn > 1 && spec.think_ms > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
+        }
+        let mut values: Vec<(String, String)> = vars.values.clone();
+        values.push(("turn".into(), turn.to_string()));
+        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let began = Instant::now();
+        let (got, first) = one_turn(spec, ctx.allow_remote, &refs, turn, &mut link)
+            .await
+            .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
+        ctx.shared.turn_done(began, first);
+        for (k, v) in got {
+            vars.set(k, v);
+        }
+    }
+    Ok(())
 }
 
 pub(crate) type TurnError = (String, String);
@@ -345,36 +392,30 @@ struct Link {
     conversation: Vec<serde_json::Value>,
 }
 
+/// One turn of a WebSocket or chat session: the values it extracted and, for a stream,
+/// when its first token came.
 async fn one_turn(
     spec: &SessionSpec,
-    opts: &DriveOptions,
+    allow_remote: bool,
     vars: &[(&str, &str)],
     turn: u32,
     link: &mut Link,
-    shared: &Shared,
-) -> Result<Vec<(String, String)>, TurnError> {
-    let url = render(&spec.url, vars);
+) -> Result<(Vec<(String, String)>, Option<Instant>), TurnError> {
+    let req = &spec.turn[0];
+    let unset = |name: String| {
+        ("config".to_string(), format!("{}: {{{{{name}}}}} has no value yet (turn {turn}): no earlier reply set it; give the extract a default", req.at))
+    };
+    let url = fill(&req.url, vars).map_err(unset)?;
     let (addr, path) =
-        target(&url, opts.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
-    let mut body = render(
-        &spec.bodies[(turn as usize - 1).min(spec.bodies.len() - 1)],
-        vars,
-    );
-    let mut first_when: fn(&[u8]) -> bool = crate::chat::any_byte;
+        target(&url, allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+    let mut body = fill(&req.bodies[(turn as usize - 1).min(req.bodies.len() - 1)], vars).map_err(unset)?;
+    let streamed = spec.protocol == Protocol::Ws || spec.chat.as_ref().is_some_and(|c| c.stream);
     if let Some(chat) = &spec.chat {
         link.conversation
             .push(serde_json::json!({"role": "user", "content": body}));
         body = crate::chat::request(chat, &link.conversation);
-        if chat.stream {
-            first_when = if chat.anthropic {
-                crate::chat::has_text_delta
-            } else {
-                crate::chat::has_content
-            };
-        }
     }
-    let (out, first, sent) = if spec.protocol == Protocol::Ws {
-        let sent = Instant::now();
+    let (out, first, headers) = if spec.protocol == Protocol::Ws {
         let fut = crate::ws::turn(&mut link.ws, &url, body, &spec.ws_done);
         let reply =
             match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await {
@@ -387,22 +428,34 @@ async fn one_turn(
                 }
                 Ok(r) => r?,
             };
-        (reply.last, reply.first, sent)
+        (reply.last, reply.first, None)
     } else {
-        http_turn(spec, vars, (addr, &path), body, first_when, &mut link.http).await?
-    };
-    record(&shared.turn, sent.elapsed());
-    let timed_first = match spec.protocol {
-        Protocol::Sse | Protocol::Ws => true,
-        Protocol::OpenaiChat | Protocol::AnthropicMessages => {
-            spec.chat.as_ref().is_some_and(|c| c.stream)
+        let mut headers = Vec::with_capacity(req.headers.len());
+        for (k, v) in &req.headers {
+            headers.push((k.clone(), fill(v, vars).map_err(unset)?));
         }
-        Protocol::Http => false,
+        let out = Outgoing {
+            addr,
+            method: &req.method,
+            path: &path,
+            headers: &headers,
+            body,
+            timeout_ms: spec.turn_timeout_ms,
+            done_event: None,
+        };
+        let reply = send(out, &mut link.http).await?;
+        status_ok(&reply, req.expect_status)?;
+        let first = match streamed {
+            true => {
+                let events = crate::stream::events(&reply.body);
+                crate::stream::first_token(&events, None).and_then(|i| reply.arrival(events[i].end))
+            }
+            false => None,
+        };
+        (reply.body, first, Some(reply.headers))
     };
-    if let (true, Some(f)) = (timed_first, first) {
-        record(&shared.ttft, f.duration_since(sent));
-    }
-    let chat_reply = match &spec.chat {
+    let first = first.filter(|_| streamed);
+    let doc = match &spec.chat {
         Some(chat) => {
             let m = crate::chat::reply(chat, &out).ok_or_else(|| {
                 let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
@@ -414,54 +467,22 @@ async fn one_turn(
             link.conversation.push(m.clone());
             Some(m)
         }
-        None => None,
+        None => reply_json(false, &out),
     };
-    if spec.extract.is_empty() && spec.checks.is_empty() {
-        return Ok(Vec::new());
+    if req.extract.is_empty() && req.checks.is_empty() {
+        return Ok((Vec::new(), first));
     }
-    let doc = match chat_reply {
-        Some(m) => Some(m),
-        None => reply_json(spec.protocol, &out),
-    };
-    let doc = doc.ok_or_else(|| {
-        (
-            "check_failed".to_string(),
-            "the reply is not JSON (checks and [extract] need a JSON reply, SSE data event or WebSocket message)".to_string(),
-        )
-    })?;
-    for check in &spec.checks {
-        check_one(check, &doc).map_err(|m| ("check_failed".to_string(), m))?;
+    for check in &req.checks {
+        check_one(check, doc.as_ref(), None).map_err(|m| ("check_failed".to_string(), m))?;
     }
-    let mut values = Vec::new();
-    for (name, pointer) in &spec.extract {
-        let v = doc.pointer(pointer).ok_or_else(|| {
-            (
-                "check_failed".to_string(),
-                format!("extract.{name}: {pointer} is not in the reply"),
-            )
-        })?;
-        values.push((
-            name.clone(),
-            match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            },
-        ));
-    }
-    Ok(values)
+    let values = extract(&req.extract, doc.as_ref(), headers.as_ref())
+        .map_err(|m| ("check_failed".to_string(), m))?;
+    Ok((values, first))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nonces_are_stable_and_distinct() {
-        assert_eq!(nonce(1, 2), nonce(1, 2));
-        assert_ne!(nonce(1, 2), nonce(1, 3));
-        assert_ne!(nonce(1, 2), nonce(2, 2));
-        assert_eq!(nonce(1, 2).len(), 19);
-    }
 
     #[test]
     fn only_loopback_without_the_flag() {

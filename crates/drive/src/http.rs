@@ -56,15 +56,16 @@ impl Conn {
     }
 
     /// Sends a request and hands each read of the body to `on_read` with its arrival
-    /// time. Returns the status.
+    /// time; `on_read` returning false stops reading (the connection is then dropped).
+    /// Returns the status and the headers.
     pub async fn request(
         &mut self,
         method: &str,
         path: &str,
         headers: &[(String, String)],
         body: Bytes,
-        mut on_read: impl FnMut(Instant, &[u8]),
-    ) -> Result<u16, HttpError> {
+        mut on_read: impl FnMut(Instant, &[u8]) -> bool,
+    ) -> Result<(u16, hyper::HeaderMap), HttpError> {
         let mut req = Request::builder()
             .method(method)
             .uri(path)
@@ -83,14 +84,17 @@ impl Conn {
             }
         };
         let status = resp.status().as_u16();
-        let mut body = resp.into_body();
+        let (parts, mut body) = resp.into_parts();
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| HttpError::Protocol(format!("body broke off: {e}")))?;
             if let Some(data) = frame.data_ref() {
-                on_read(Instant::now(), data);
+                if !on_read(Instant::now(), data) {
+                    self.sender = None; // the rest of the body is still on the wire
+                    break;
+                }
             }
         }
-        Ok(status)
+        Ok((status, parts.headers))
     }
 
     /// A request whose body is collected whole.
@@ -101,13 +105,16 @@ impl Conn {
         body: Bytes,
     ) -> Result<(u16, Vec<u8>), HttpError> {
         let mut out = Vec::new();
-        let status = self
+        let (status, _) = self
             .request(
                 method,
                 path,
                 &[("content-type".into(), "application/json".into())],
                 body,
-                |_, d| out.extend_from_slice(d),
+                |_, d| {
+                    out.extend_from_slice(d);
+                    true
+                },
             )
             .await?;
         Ok((status, out))

@@ -1,56 +1,68 @@
-//! One HTTP turn of a session: the request sent on the session's kept connection, the
-//! reply gathered with the moment its first piece came, its status judged.
+//! One HTTP request of a session: sent on the session's kept connection, the reply
+//! gathered with the time each read arrived (so a stream's first token and end can be
+//! timed afterwards), stopped early at a stream's `done_event`.
 
 use crate::driver::TurnError;
 use crate::http::{Conn, HttpError};
-use crate::session::{render, SessionSpec};
+use crate::stream::{self, EventMatch};
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// One HTTP request/response turn: the body, when its first byte came, when it was sent.
-/// `first_when` says which piece of the reply counts as its first (a content delta for a
-/// chat stream, any byte otherwise).
-pub(crate) async fn http_turn(
-    spec: &SessionSpec,
-    vars: &[(&str, &str)],
-    (addr, path): (SocketAddr, &str),
-    body: String,
-    first_when: fn(&[u8]) -> bool,
-    conn: &mut Option<Conn>,
-) -> Result<(Vec<u8>, Option<Instant>, Instant), TurnError> {
-    if conn.as_ref().is_none_or(|c| c.addr() != addr) {
-        *conn = Some(Conn::new(addr));
+/// A reply as it came: status, headers, body, and the end offset and arrival time of
+/// each read.
+pub(crate) struct HttpReply {
+    pub status: u16,
+    pub headers: hyper::HeaderMap,
+    pub body: Vec<u8>,
+    pub reads: Vec<(usize, Instant)>,
+    /// When the reply ended: its last read, or the event that ended the stream.
+    pub done: Instant,
+}
+
+impl HttpReply {
+    /// When the event ending at `offset` arrived.
+    pub fn arrival(&self, offset: usize) -> Option<Instant> {
+        stream::arrival(&self.reads, offset)
+    }
+}
+
+/// Where and how to send one request.
+pub(crate) struct Outgoing<'a> {
+    pub addr: SocketAddr,
+    pub method: &'a str,
+    pub path: &'a str,
+    pub headers: &'a [(String, String)],
+    pub body: String,
+    pub timeout_ms: u64,
+    /// Stop reading at the first event that matches (a stream that stays open).
+    pub done_event: Option<&'a EventMatch>,
+}
+
+pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<HttpReply, TurnError> {
+    if conn.as_ref().is_none_or(|c| c.addr() != o.addr) {
+        *conn = Some(Conn::new(o.addr));
     }
     let c = conn.as_mut().expect("set above");
-    let headers: Vec<(String, String)> = spec
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), render(v, vars)))
-        .collect();
-    let sent = Instant::now();
-    let mut first: Option<Instant> = None;
-    let mut out = Vec::new();
-    let fut = c.request(
-        &spec.method,
-        path,
-        &headers,
-        Bytes::from(body),
-        |at, data| {
-            if first.is_none() && first_when(data) {
-                first = Some(at);
-            }
-            out.extend_from_slice(data);
-        },
-    );
-    let status = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await
-    {
+    let mut body = Vec::new();
+    let mut reads = Vec::new();
+    let mut done_at = None;
+    let fut = c.request(o.method, o.path, o.headers, Bytes::from(o.body), |at, data| {
+        body.extend_from_slice(data);
+        reads.push((body.len(), at));
+        let ended = o.done_event.and_then(|rule| {
+            stream::events(&body).into_iter().find(|e| rule.matches(e))
+        });
+        done_at = ended.map(|_| at);
+        done_at.is_none()
+    });
+    let (status, headers) = match tokio::time::timeout(Duration::from_millis(o.timeout_ms), fut).await {
         Err(_) => {
             *conn = None;
             return Err((
                 "timeout".into(),
-                format!("no complete reply within {} ms", spec.turn_timeout_ms),
+                format!("no complete reply within {} ms", o.timeout_ms),
             ));
         }
         Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
@@ -60,16 +72,22 @@ pub(crate) async fn http_turn(
         }
         Ok(Ok(s)) => s,
     };
-    let ok_status = match spec.expect_status {
-        Some(want) => status == want,
-        None => (200..300).contains(&status),
+    let done = done_at.or(reads.last().map(|r| r.1)).unwrap_or_else(Instant::now);
+    Ok(HttpReply { status, headers, body, reads, done })
+}
+
+/// The status a request expects (any 2xx when none is given), or an error quoting the body.
+pub(crate) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), TurnError> {
+    let ok = match expect {
+        Some(want) => reply.status == want,
+        None => (200..300).contains(&reply.status),
     };
-    if !ok_status {
-        let snippet: String = String::from_utf8_lossy(&out).chars().take(200).collect();
-        return Err((
-            format!("status_{status}"),
-            format!("HTTP {status}: {snippet}"),
-        ));
+    if ok {
+        return Ok(());
     }
-    Ok((out, first, sent))
+    let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(200).collect();
+    Err((
+        format!("status_{}", reply.status),
+        format!("HTTP {}: {snippet}", reply.status),
+    ))
 }

@@ -23,8 +23,52 @@
 //! ```
 //!
 //! Placeholders: `{{session}}` (s0, s1 …), `{{nonce}}` (psn + 16 hex, unique per session),
-//! `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{ws_base}}` (the same as
-//! ws://), `{{port}}`, and extracted names.
+//! `{{uuid}}` (a v4 UUID per session) and `{{request_uuid}}` (a new one per request), both
+//! fixed by the seed; `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{ws_base}}`
+//! (the same as ws://), `{{port}}`, and extracted names. A name used before any reply has
+//! set it is an error naming the line, not an empty string (give the extract a default
+//! when empty is meant).
+//!
+//! Extracts: `name = "/pointer"` from the JSON reply (`/messages/-1/content`: a negative
+//! index counts from the end), `name = { header = "location" }` from a reply header, and
+//! `default = "…"` in either table form makes one optional.
+//!
+//! **Agent servers** that open a thread and then run per turn (LangGraph, Letta,
+//! Assistants-style APIs) are written as a sequence of named requests instead of one
+//! `url`: `[[setup]]` once per session before turn 1, one or more `[[turn]]` per turn
+//! (the turn's latency runs from its first request to its last reply), `[[teardown]]`
+//! after the last turn (not in turn latency; failures are counted, the session stands).
+//! Each request takes `name`, `method`, `url`, `[*.headers]` (added to the top-level
+//! ones), `body`, `[*.extract]`, `[[*.check]]`, `expect_status`, `protocol = "sse"`,
+//! and `until = { pointer = "/status", equals = "success", interval_ms = 100, timeout_ms
+//! = 60000 }` to poll an asynchronous API. A JSON body with no content-type gets
+//! `application/json`. Per-request latency (count, p50, p99, errors) goes into RESULT.
+//!
+//! ```toml
+//! turns = 3
+//! [[setup]]
+//! name = "create"
+//! url = "{{base}}/threads"
+//! body = "{}"
+//! extract = { thread = "/thread_id" }
+//! [[turn]]
+//! name = "run"
+//! url = "{{base}}/threads/{{thread}}/runs/wait"
+//! body = '{"input": {"messages": [{"role": "user", "content": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] hi"}]}}'
+//! [[turn.check]]
+//! pointer = "/messages/-1/type"
+//! equals = "ai"
+//! [[teardown]]
+//! name = "delete"
+//! method = "DELETE"
+//! url = "{{base}}/threads/{{thread}}"
+//! ```
+//!
+//! Streams (`protocol = "sse"`): time to first token is the first event carrying text
+//! (OpenAI, Anthropic, Responses or LangGraph `messages` events; else the first event),
+//! or `ttft_event = "name"` / `{ event = "…", pointer = "/…", equals = … }`;
+//! `done_event` ends the turn at a matching event; `[[check]] text_contains = "…"` reads
+//! the text deltas joined (`text_pointer` says where they are in another API).
 //!
 //! With `protocol = "openai-chat"` Plimsoll is a chat client of an OpenAI-compatible
 //! endpoint (a proxy, a gateway, an agent server that speaks Chat Completions): `body` is
@@ -43,12 +87,17 @@
 //! whose pointer has that value (without `ws_done_equals`: whose pointer is present).
 //! The `[[plimsoll …]]` marker lets the mock's integrity oracle check the conversation.
 
+use crate::request::{self, Defaults, RawRequest, Request};
+use crate::template::placeholders;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
 
-/// The top-level keys of a session file: as a header name, almost surely a key written
+pub use crate::request::{Check, Extract, Source, Until};
+pub use crate::template::render;
+
+/// Keys of a session file or of a request: as a header name, almost surely a key written
 /// below `[headers]` by mistake.
 const SESSION_KEYS: &[&str] = &[
     "protocol",
@@ -62,6 +111,11 @@ const SESSION_KEYS: &[&str] = &[
     "bodies",
     "ws_done_pointer",
     "ws_done_equals",
+    "name",
+    "until",
+    "ttft_event",
+    "done_event",
+    "text_pointer",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,27 +130,20 @@ pub enum Protocol {
     AnthropicMessages,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Check {
-    Equals(String, serde_json::Value),
-    Contains(String, String),
-    Present(String),
-}
-
 #[derive(Clone, Debug)]
 pub struct SessionSpec {
     pub protocol: Protocol,
-    pub method: String,
-    pub url: String,
     pub turns: u32,
     pub think_ms: f64,
     pub turn_timeout_ms: u64,
-    pub expect_status: Option<u16>,
-    pub headers: Vec<(String, String)>,
-    /// One template per turn; the last repeats.
-    pub bodies: Vec<String>,
-    pub extract: Vec<(String, String)>,
-    pub checks: Vec<Check>,
+    /// Once per session before turn 1.
+    pub setup: Vec<Request>,
+    /// Every turn, in order (the one-request form: one request named "turn").
+    pub turn: Vec<Request>,
+    /// After the last turn.
+    pub teardown: Vec<Request>,
+    /// Written as `[[setup]]`/`[[turn]]`/`[[teardown]]`: latency is reported per request.
+    pub sequence: bool,
     /// WebSocket: the message that ends a turn (pointer, and the value it must have).
     pub ws_done: Option<(String, Option<serde_json::Value>)>,
     /// Likely mistakes that do not stop a run, each naming the file and line.
@@ -131,114 +178,73 @@ pub type SessionError = spans::FileError;
 #[serde(deny_unknown_fields)]
 struct Raw {
     protocol: Option<Spanned<String>>,
-    method: Option<String>,
-    url: Spanned<String>,
     turns: Option<Spanned<i64>>,
     think_ms: Option<Spanned<f64>>,
     turn_timeout_ms: Option<Spanned<i64>>,
     expect_status: Option<Spanned<i64>>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
-    body: Option<Spanned<String>>,
-    bodies: Option<Spanned<Vec<String>>>,
-    #[serde(default)]
-    extract: BTreeMap<String, Spanned<String>>,
-    #[serde(default)]
-    check: Vec<Spanned<RawCheck>>,
     ws_done_pointer: Option<Spanned<String>>,
     ws_done_equals: Option<toml::Value>,
     model: Option<String>,
     stream: Option<bool>,
+    #[serde(default)]
+    setup: Vec<Spanned<RawRequest>>,
+    #[serde(default)]
+    turn: Vec<Spanned<RawRequest>>,
+    #[serde(default)]
+    teardown: Vec<Spanned<RawRequest>>,
+    // The one-request form.
+    method: Option<String>,
+    url: Option<Spanned<String>>,
+    body: Option<Spanned<String>>,
+    bodies: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    extract: BTreeMap<String, Spanned<request::RawExtract>>,
+    #[serde(default)]
+    check: Vec<Spanned<request::RawCheck>>,
+    ttft_event: Option<Spanned<request::RawEvent>>,
+    done_event: Option<Spanned<request::RawEvent>>,
+    text_pointer: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCheck {
-    pointer: String,
-    equals: Option<toml::Value>,
-    contains: Option<String>,
-    present: Option<bool>,
-}
-
-const BUILTIN: &[&str] = &["session", "nonce", "turn", "base", "ws_base", "port"];
+const BUILTIN: &[&str] = &[
+    "session",
+    "nonce",
+    "uuid",
+    "request_uuid",
+    "turn",
+    "base",
+    "ws_base",
+    "port",
+];
 
 /// The default body: a chat-style message carrying the session marker.
 pub const DEFAULT_BODY: &str = r#"{"session": "{{session}}", "message": "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}."}"#;
 
-fn placeholders(t: &str) -> impl Iterator<Item = &str> {
-    t.split("{{")
-        .skip(1)
-        .filter_map(|r| r.split_once("}}").map(|(n, _)| n.trim()))
-}
-
-/// Fills `{{name}}` from `vars` (unknown names render empty; they were rejected at load).
-pub fn render(t: &str, vars: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(t.len() + 32);
-    let mut rest = t;
-    while let Some(i) = rest.find("{{") {
-        out.push_str(&rest[..i]);
-        match rest[i + 2..].split_once("}}") {
-            Some((name, after)) => {
-                if let Some((_, v)) = vars.iter().find(|(k, _)| *k == name.trim()) {
-                    out.push_str(v);
-                }
-                rest = after;
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                return out;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+type Res<T> = Result<T, SessionError>;
 
 impl SessionSpec {
-    pub fn load(path: &Path) -> Result<SessionSpec, SessionError> {
+    pub fn load(path: &Path) -> Res<SessionSpec> {
         let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
         SessionSpec::parse(&text, &path.display().to_string())
     }
 
-    pub fn parse(text: &str, file: &str) -> Result<SessionSpec, SessionError> {
+    pub fn parse(text: &str, file: &str) -> Res<SessionSpec> {
         let spans = spans::Spans::new(text, file);
-        let err = |span, message: String| spans.err(span, message);
-        let raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
-        let protocol = match raw
-            .protocol
-            .as_ref()
-            .map(|p| (p.get_ref().as_str(), p.span()))
-        {
-            None | Some(("http", _)) => Protocol::Http,
-            Some(("sse", _)) => Protocol::Sse,
-            Some(("ws", _)) => Protocol::Ws,
-            Some(("openai-chat", _)) => Protocol::OpenaiChat,
-            Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
-            Some((other, s)) => {
-                return Err(err(
-                    Some(s),
-                    format!(
-                    "protocol must be \"http\", \"sse\", \"ws\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"
-                ),
-                ))
-            }
-        };
+        let mut raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
+        let protocol = protocol(&raw, &spans)?;
         let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
             None => Ok(default),
             Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
-            Some(x) => Err(err(
+            Some(x) => Err(spans.err(
                 Some(x.span()),
                 format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
             )),
         };
         let turns = int(&raw.turns, "turns", 1, 100_000, 3)? as u32;
-        let turn_timeout_ms = int(
-            &raw.turn_timeout_ms,
-            "turn_timeout_ms",
-            1,
-            86_400_000,
-            120_000,
-        )? as u64;
+        let turn_timeout_ms =
+            int(&raw.turn_timeout_ms, "turn_timeout_ms", 1, 86_400_000, 120_000)? as u64;
         let expect_status = match &raw.expect_status {
             None => None,
             Some(_) => Some(int(&raw.expect_status, "expect_status", 100, 599, 200)? as u16),
@@ -247,204 +253,278 @@ impl SessionSpec {
             None => 0.0,
             Some(t) if t.get_ref().is_finite() && *t.get_ref() >= 0.0 => *t.get_ref(),
             Some(t) => {
-                return Err(err(
+                return Err(spans.err(
                     Some(t.span()),
                     format!("think_ms must be ≥ 0 (got {})", t.get_ref()),
                 ))
             }
         };
-        let url = raw.url.get_ref().clone();
-        let (schemes, hint) = match protocol {
-            Protocol::Ws => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
-            _ => (["http://", "{{base}}"], "http:// or {{base}}"),
+        let ws_done = ws_done(&raw, protocol, &spans)?;
+        let chat = chat(&raw, protocol, &spans)?;
+        headers_in_place(&raw.headers, "[headers]", text, &spans)?;
+        let sequence = !raw.turn.is_empty();
+        let top_headers = raw.headers.clone();
+        let defaults = |name: String, span| Defaults {
+            spans: &spans,
+            stream: protocol == Protocol::Sse,
+            expect_status,
+            headers: &top_headers,
+            name,
+            body: None,
+            span,
+            ws: protocol == Protocol::Ws,
+            json_content_type: sequence,
         };
-        if !schemes.iter().any(|p| url.starts_with(p)) {
-            return Err(err(
-                Some(raw.url.span()),
-                format!("url must start with {hint} for protocol {protocol:?} (got {url:?})"),
-            ));
-        }
-        let ws_done = match (&raw.ws_done_pointer, &raw.ws_done_equals) {
-            (Some(p), eq) if protocol == Protocol::Ws => Some((
-                p.get_ref().clone(),
-                eq.as_ref()
-                    .map(|v| serde_json::to_value(v).unwrap_or(serde_json::Value::Null)),
-            )),
-            (Some(p), _) => {
-                return Err(err(
-                    Some(p.span()),
-                    "ws_done_pointer only applies to protocol = \"ws\"".into(),
-                ))
-            }
-            (None, Some(_)) => {
-                return Err(err(
-                    None,
-                    "ws_done_equals needs ws_done_pointer = \"/field\"".into(),
-                ))
-            }
-            (None, None) => None,
-        };
-        let bodies = match (&raw.body, &raw.bodies) {
-            (Some(_), Some(b)) => {
-                return Err(err(Some(b.span()), "give body or bodies, not both".into()))
-            }
-            (Some(b), None) => vec![b.get_ref().clone()],
-            (None, Some(b)) if b.get_ref().is_empty() => {
-                return Err(err(Some(b.span()), "bodies must not be empty".into()))
-            }
-            (None, Some(b)) => b.get_ref().clone(),
-            (None, None) if protocol.is_chat() => vec![CHAT_TEXT.to_string()],
-            (None, None) => vec![DEFAULT_BODY.to_string()],
-        };
-        if !protocol.is_chat() && (raw.model.is_some() || raw.stream.is_some()) {
-            return Err(err(
-                None,
-                "model and stream apply only to protocol = \"openai-chat\" or \"anthropic-messages\"".into(),
-            ));
-        }
-        let anthropic = protocol == Protocol::AnthropicMessages;
-        let chat = protocol.is_chat().then(|| Chat {
-            anthropic,
-            model: raw.model.clone().unwrap_or_else(|| {
-                if anthropic {
-                    "claude-3-5-haiku-latest"
-                } else {
-                    "gpt-4o-mini"
-                }
-                .into()
-            }),
-            stream: raw.stream.unwrap_or(false),
-        });
-        let names: Vec<&str> = BUILTIN
-            .iter()
-            .copied()
-            .chain(raw.extract.keys().map(String::as_str))
-            .collect();
-        let mut templates: Vec<(&str, Option<std::ops::Range<usize>>)> =
-            vec![(&url, Some(raw.url.span()))];
-        let body_span = raw
-            .body
-            .as_ref()
-            .map(|b| b.span())
-            .or(raw.bodies.as_ref().map(|b| b.span()));
-        templates.extend(bodies.iter().map(|b| (b.as_str(), body_span.clone())));
-        if let Some(name) = raw
-            .headers
-            .keys()
-            .find(|k| SESSION_KEYS.contains(&k.as_str()))
-        {
-            let at = text.find("[headers]").and_then(|h| {
-                text[h..]
-                    .find(&format!("\n{name}"))
-                    .map(|i| h + i + 1..h + i + 2)
-            });
-            return Err(err(
-                at,
-                format!("header {name:?} is a session setting written after [headers]: TOML puts every key after a [table] line into that table, so it would be sent as a header; move `{name} = …` above [headers]"),
-            ));
-        }
-        templates.extend(raw.headers.values().map(|h| (h.as_str(), None)));
-        for (t, span) in templates {
-            if let Some(bad) = placeholders(t).find(|p| !names.contains(p)) {
-                return Err(err(
-                    span,
-                    format!(
-                        "unknown placeholder {{{{{bad}}}}}; use {} or a name under [extract]",
-                        BUILTIN.join(", ")
-                    ),
-                ));
-            }
-        }
-        let warnings = if protocol.is_chat() {
-            Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
+        let (setup, turn, teardown) = if sequence {
+            one_request_fields_absent(&raw, protocol, &spans)?;
+            let section = |list: &mut Vec<Spanned<RawRequest>>, kind: &str| -> Res<Vec<Request>> {
+                let n = list.len();
+                std::mem::take(list)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let name = if n == 1 { kind.to_string() } else { format!("{kind}{}", i + 1) };
+                        let span = Some(r.span());
+                        let r = r.into_inner();
+                        headers_in_place(&r.headers, &format!("[{kind}.headers]"), text, &spans)?;
+                        request::build(r, &defaults(name, span))
+                    })
+                    .collect()
+            };
+            (
+                section(&mut raw.setup, "setup")?,
+                section(&mut raw.turn, "turn")?,
+                section(&mut raw.teardown, "teardown")?,
+            )
         } else {
-            json_body_warnings(&spans, &raw.headers, &bodies, body_span)
-        };
-        let mut extract = Vec::new();
-        for (k, p) in &raw.extract {
-            if !(p.get_ref().is_empty() || p.get_ref().starts_with('/')) {
-                return Err(err(
-                    Some(p.span()),
-                    format!(
-                        "extract.{k} must be a JSON pointer such as \"/id\" (got {:?})",
-                        p.get_ref()
-                    ),
+            if let Some(r) = raw.setup.first().or(raw.teardown.first()) {
+                return Err(spans.err(
+                    Some(r.span()),
+                    "[[setup]] and [[teardown]] need the turn's requests written as [[turn]] too (instead of a top-level url)",
                 ));
             }
-            extract.push((k.clone(), p.get_ref().clone()));
-        }
-        let mut checks = Vec::new();
-        for c in &raw.check {
-            let r = c.get_ref();
-            let check =
-                match (&r.equals, &r.contains, r.present) {
-                    (Some(v), None, None) => Check::Equals(
-                        r.pointer.clone(),
-                        serde_json::to_value(v).map_err(|e| err(Some(c.span()), e.to_string()))?,
-                    ),
-                    (None, Some(s), None) => Check::Contains(r.pointer.clone(), s.clone()),
-                    (None, None, Some(true)) => Check::Present(r.pointer.clone()),
-                    _ => return Err(err(
-                        Some(c.span()),
-                        "each [[check]] needs exactly one of equals, contains or present = true"
-                            .into(),
-                    )),
-                };
-            checks.push(check);
-        }
-        Ok(SessionSpec {
+            let one = one_request(&mut raw, &spans)?;
+            let mut d = defaults("turn".into(), None);
+            d.body = Some(if protocol.is_chat() { CHAT_TEXT } else { DEFAULT_BODY }.into());
+            (Vec::new(), vec![request::build(one, &d)?], Vec::new())
+        };
+        let spec = SessionSpec {
             protocol,
-            method: raw.method.unwrap_or_else(|| "POST".into()).to_uppercase(),
-            url,
             turns,
             think_ms,
             turn_timeout_ms,
-            expect_status,
-            headers: raw.headers.into_iter().collect(),
-            bodies,
-            extract,
-            checks,
+            setup,
+            turn,
+            teardown,
+            sequence,
             ws_done,
-            warnings,
+            warnings: Vec::new(),
             chat,
-        })
+        };
+        spec.names_known(&spans)?;
+        unique_names(&spec, &spans)?;
+        let warnings = if protocol.is_chat() {
+            Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
+        } else {
+            spec.requests().flat_map(|r| json_body_warnings(r, sequence)).collect()
+        };
+        Ok(SessionSpec { warnings, ..spec })
     }
+
+    /// Every request, setup first.
+    pub fn requests(&self) -> impl Iterator<Item = &Request> {
+        self.setup.iter().chain(&self.turn).chain(&self.teardown)
+    }
+
+    /// Every placeholder is a built-in or extracted somewhere; a setup request uses only
+    /// names that an earlier setup request extracts.
+    fn names_known(&self, spans: &spans::Spans) -> Res<()> {
+        let all: Vec<&str> = self
+            .requests()
+            .flat_map(|r| r.extract.iter().map(|e| e.name.as_str()))
+            .collect();
+        let mut before: Vec<&str> = Vec::new();
+        for (i, r) in self.requests().enumerate() {
+            let in_setup = i < self.setup.len();
+            for p in r.templates().flat_map(placeholders) {
+                if BUILTIN.contains(&p) || (!in_setup && all.contains(&p)) || before.contains(&p) {
+                    continue;
+                }
+                let line = r.at.rsplit(':').next().and_then(|l| l.parse().ok());
+                let err = spans::FileError { file: spans.err(None, "").file, line, message: String::new() };
+                let message = if all.contains(&p) {
+                    format!("{{{{{p}}}}} is used by setup request {:?} before any earlier request extracts it", r.name)
+                } else {
+                    format!("unknown placeholder {{{{{p}}}}}; use {} or a name under [extract]", BUILTIN.join(", "))
+                };
+                return Err(spans::FileError { message, ..err });
+            }
+            if in_setup {
+                before.extend(r.extract.iter().map(|e| e.name.as_str()));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
+    Ok(match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+        None | Some(("http", _)) => Protocol::Http,
+        Some(("sse", _)) => Protocol::Sse,
+        Some(("ws", s)) | Some(("openai-chat", s)) | Some(("anthropic-messages", s))
+            if !raw.turn.is_empty() =>
+        {
+            return Err(spans.err(Some(s), "[[turn]] requests speak protocol = \"http\" or \"sse\"; ws and the chat clients take a single top-level url"))
+        }
+        Some(("ws", _)) => Protocol::Ws,
+        Some(("openai-chat", _)) => Protocol::OpenaiChat,
+        Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
+        Some((other, s)) => {
+            return Err(spans.err(
+                Some(s),
+                format!("protocol must be \"http\", \"sse\", \"ws\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"),
+            ))
+        }
+    })
+}
+
+fn ws_done(
+    raw: &Raw,
+    protocol: Protocol,
+    spans: &spans::Spans,
+) -> Res<Option<(String, Option<serde_json::Value>)>> {
+    match (&raw.ws_done_pointer, &raw.ws_done_equals) {
+        (Some(p), eq) if protocol == Protocol::Ws => Ok(Some((
+            p.get_ref().clone(),
+            eq.as_ref()
+                .map(|v| serde_json::to_value(v).unwrap_or(serde_json::Value::Null)),
+        ))),
+        (Some(p), _) => Err(spans.err(
+            Some(p.span()),
+            "ws_done_pointer only applies to protocol = \"ws\"",
+        )),
+        (None, Some(_)) => Err(spans.err(None, "ws_done_equals needs ws_done_pointer = \"/field\"")),
+        (None, None) => Ok(None),
+    }
+}
+
+fn chat(raw: &Raw, protocol: Protocol, spans: &spans::Spans) -> Res<Option<Chat>> {
+    if !protocol.is_chat() && (raw.model.is_some() || raw.stream.is_some()) {
+        return Err(spans.err(
+            None,
+            "model and stream apply only to protocol = \"openai-chat\" or \"anthropic-messages\"",
+        ));
+    }
+    let anthropic = protocol == Protocol::AnthropicMessages;
+    Ok(protocol.is_chat().then(|| Chat {
+        anthropic,
+        model: raw.model.clone().unwrap_or_else(|| {
+            if anthropic { "claude-3-5-haiku-latest" } else { "gpt-4o-mini" }.into()
+        }),
+        stream: raw.stream.unwrap_or(false),
+    }))
+}
+
+/// The one-request form's fields, moved into a request.
+fn one_request(raw: &mut Raw, spans: &spans::Spans) -> Res<RawRequest> {
+    if raw.url.is_none() {
+        return Err(spans.err(
+            None,
+            "missing field `url`: give url = \"{{base}}/…\" (one request per turn), or the requests as [[turn]] tables",
+        ));
+    }
+    Ok(RawRequest {
+        method: raw.method.take(),
+        url: raw.url.take(),
+        body: raw.body.take(),
+        bodies: raw.bodies.take(),
+        extract: std::mem::take(&mut raw.extract),
+        check: std::mem::take(&mut raw.check),
+        ttft_event: raw.ttft_event.take(),
+        done_event: raw.done_event.take(),
+        text_pointer: raw.text_pointer.take(),
+        ..RawRequest::default()
+    })
+}
+
+/// With [[turn]] tables, the one-request fields belong inside them.
+fn one_request_fields_absent(raw: &Raw, _protocol: Protocol, spans: &spans::Spans) -> Res<()> {
+    let spanned = [
+        ("url", raw.url.as_ref().map(|s| s.span())),
+        ("body", raw.body.as_ref().map(|s| s.span())),
+        ("bodies", raw.bodies.as_ref().map(|s| s.span())),
+        ("text_pointer", raw.text_pointer.as_ref().map(|s| s.span())),
+        ("ttft_event", raw.ttft_event.as_ref().map(|s| s.span())),
+        ("done_event", raw.done_event.as_ref().map(|s| s.span())),
+        ("check", raw.check.first().map(|s| s.span())),
+        ("extract", raw.extract.values().next().map(|s| s.span())),
+    ];
+    if let Some((name, span)) = spanned.into_iter().find(|(_, s)| s.is_some()) {
+        return Err(spans.err(span, format!("top-level {name} is the one-request form; with [[turn]] tables, put it inside the [[turn]] (or [[setup]]/[[teardown]]) it belongs to")));
+    }
+    if raw.method.is_some() {
+        return Err(spans.err(None, "top-level method is the one-request form; with [[turn]] tables, give each request its method"));
+    }
+    Ok(())
+}
+
+fn unique_names(spec: &SessionSpec, spans: &spans::Spans) -> Res<()> {
+    let mut seen: Vec<&str> = Vec::new();
+    for r in spec.requests() {
+        if seen.contains(&r.name.as_str()) {
+            let line = r.at.rsplit(':').next().and_then(|l| l.parse().ok());
+            return Err(spans::FileError {
+                line,
+                message: format!("two requests are named {:?}; give each a name of its own (latency is reported per name)", r.name),
+                ..spans.err(None, "")
+            });
+        }
+        seen.push(&r.name);
+    }
+    Ok(())
+}
+
+/// A key such as `body` under a headers table: TOML put it there, not where it was meant.
+fn headers_in_place(
+    headers: &BTreeMap<String, String>,
+    table: &str,
+    text: &str,
+    spans: &spans::Spans,
+) -> Res<()> {
+    let Some(name) = headers.keys().find(|k| SESSION_KEYS.contains(&k.as_str())) else {
+        return Ok(());
+    };
+    let at = text.find(table).and_then(|h| {
+        text[h..]
+            .find(&format!("\n{name}"))
+            .map(|i| h + i + 1..h + i + 2)
+    });
+    Err(spans.err(
+        at,
+        format!("header {name:?} is a session setting written after {table}: TOML puts every key after a [table] line into that table, so it would be sent as a header; move `{name} = …` above {table}"),
+    ))
 }
 
 /// A body sent as JSON that is not JSON once its placeholders are filled (a quote missing
 /// around `{{name}}`, a trailing comma): the SUT would answer 400 and nothing would say why.
-fn json_body_warnings(
-    spans: &spans::Spans,
-    headers: &BTreeMap<String, String>,
-    bodies: &[String],
-    span: Option<std::ops::Range<usize>>,
-) -> Vec<String> {
-    let json = headers
+fn json_body_warnings(r: &Request, sequence: bool) -> Vec<String> {
+    let json = r
+        .headers
         .iter()
         .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && v.contains("json"));
     if !json {
         return Vec::new();
     }
-    bodies
+    r.bodies
         .iter()
         .enumerate()
         .filter_map(|(i, b)| {
-            let sample: String = {
-                let mut out = b.clone();
-                for p in placeholders(b).collect::<Vec<_>>() {
-                    out = out.replace(&format!("{{{{{p}}}}}"), "x1");
-                }
-                out
-            };
+            let mut sample = b.clone();
+            for p in placeholders(b).collect::<Vec<_>>() {
+                sample = sample.replace(&format!("{{{{{p}}}}}"), "x1");
+            }
             let e = serde_json::from_str::<serde_json::Value>(&sample).err()?;
-            Some(
-                spans
-                    .err(
-                        span.clone(),
-                        format!("warning: body {} is not JSON once filled ({e}), yet content-type says JSON; put quotes around string placeholders, e.g. \"{{{{session}}}}\"", i + 1),
-                    )
-                    .to_string(),
-            )
+            Some(format!("{}: warning: body {} {}is not JSON once filled ({e}), yet content-type says JSON; put quotes around string placeholders, e.g. \"{{{{session}}}}\"", r.body_at, i + 1, if sequence { format!("of request {:?} ", r.name) } else { String::new() }))
         })
         .collect()
 }

@@ -89,6 +89,20 @@ pub struct StepResult {
     pub cpu_pressure: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_pressure_scope: Option<&'static str>,
+    /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: BTreeMap<String, RequestLatency>,
+}
+
+/// One named request's latency over a step: first send to last reply (polls included).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RequestLatency {
+    /// Requests that succeeded.
+    pub count: u64,
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    /// Requests that failed (status, check, timeout, connection).
+    pub errors: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -118,6 +118,7 @@ pub(crate) async fn run(
         throttled: None,
         pressure: None,
         full_load: None,
+        requests: Default::default(),
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

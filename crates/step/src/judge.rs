@@ -53,6 +53,8 @@ pub struct Measured {
     /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
     /// (cpuset or affinity).
     pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// Per named request: latency and failures.
+    pub requests: BTreeMap<String, result::RequestLatency>,
     /// Share of the driving time in which a task waited for a CPU (PSI), and whose:
     /// "cgroup" (the SUT's own) or "system".
     pub pressure: Option<(f64, &'static str)>,
@@ -367,6 +369,7 @@ fn result(
         }),
         cpu_pressure: m.pressure.map(|(v, _)| round3(v)),
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
+        requests: m.requests,
     }
 }
 

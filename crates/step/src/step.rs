@@ -189,6 +189,19 @@ async fn driven(
         throttled,
         pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
+        requests: report
+            .requests
+            .iter()
+            .map(|(name, r)| {
+                let latency = result::RequestLatency {
+                    count: r.us.len(),
+                    p50_ms: ms_q(&r.us, 0.5),
+                    p99_ms: ms_q(&r.us, 0.99),
+                    errors: r.errors,
+                };
+                (name.clone(), latency)
+            })
+            .collect(),
     };
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)
 }

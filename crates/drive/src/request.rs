@@ -1,0 +1,367 @@
+//! One request of a session as session.toml describes it — method, URL, headers, body,
+//! what to extract from the reply (body pointer or header, optional with a default),
+//! checks, expected status, polling `until` a value appears, and for a stream which
+//! event is the first token and which ends it — read and validated into a [`Request`].
+//! Running it is `sequence`'s business.
+
+use crate::stream::EventMatch;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    Equals(String, Value),
+    Contains(String, String),
+    Present(String),
+    /// The text deltas of a stream, joined, contain this.
+    TextContains(String),
+}
+
+/// Where an extracted value comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    Pointer(String),
+    Header(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extract {
+    pub name: String,
+    pub from: Source,
+    /// With a default the extract is optional: a reply without it sets the default.
+    pub default: Option<String>,
+}
+
+/// Repeat the request every `interval_ms` until the pointer has a value (any non-null
+/// one, or `equals`), for at most `timeout_ms`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Until {
+    pub pointer: String,
+    pub equals: Option<Value>,
+    pub interval_ms: u64,
+    pub timeout_ms: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub name: String,
+    /// Where it is written, for messages at run time (`session.toml:12`).
+    pub at: String,
+    /// Where its body is written (its url's line when it has none).
+    pub body_at: String,
+    /// The reply is an SSE stream.
+    pub stream: bool,
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    /// One template per turn, the last repeating; empty: no body.
+    pub bodies: Vec<String>,
+    pub extract: Vec<Extract>,
+    pub checks: Vec<Check>,
+    pub expect_status: Option<u16>,
+    pub until: Option<Until>,
+    pub ttft_event: Option<EventMatch>,
+    pub done_event: Option<EventMatch>,
+    /// Where each stream event keeps its text delta, when not a known API's place.
+    pub text_pointer: Option<String>,
+}
+
+impl Request {
+    /// Its templates: the URL, the bodies, the header values.
+    pub fn templates(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.url.as_str())
+            .chain(self.bodies.iter().map(String::as_str))
+            .chain(self.headers.iter().map(|(_, v)| v.as_str()))
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRequest {
+    pub name: Option<String>,
+    pub protocol: Option<Spanned<String>>,
+    pub method: Option<String>,
+    pub url: Option<Spanned<String>>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub body: Option<Spanned<String>>,
+    pub bodies: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    pub extract: BTreeMap<String, Spanned<RawExtract>>,
+    #[serde(default)]
+    pub check: Vec<Spanned<RawCheck>>,
+    pub expect_status: Option<Spanned<i64>>,
+    pub until: Option<Spanned<RawUntil>>,
+    pub ttft_event: Option<Spanned<RawEvent>>,
+    pub done_event: Option<Spanned<RawEvent>>,
+    pub text_pointer: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawExtract {
+    Pointer(String),
+    Table(RawExtractTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawExtractTable {
+    pointer: Option<String>,
+    header: Option<String>,
+    default: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCheck {
+    pointer: Option<String>,
+    equals: Option<toml::Value>,
+    contains: Option<String>,
+    present: Option<bool>,
+    text_contains: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawUntil {
+    pointer: String,
+    equals: Option<toml::Value>,
+    interval_ms: Option<i64>,
+    timeout_ms: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawEvent {
+    Name(String),
+    Table(RawEventTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEventTable {
+    event: Option<String>,
+    pointer: Option<String>,
+    equals: Option<toml::Value>,
+}
+
+/// What a request inherits from the top of the file, and where it sits.
+pub(crate) struct Defaults<'a> {
+    pub spans: &'a spans::Spans<'a>,
+    pub stream: bool,
+    pub expect_status: Option<u16>,
+    pub headers: &'a BTreeMap<String, String>,
+    /// The name it gets when it has none (`turn`, `setup2` …).
+    pub name: String,
+    /// A body when it gives none (the one-request form's default body).
+    pub body: Option<String>,
+    /// Where the request's table starts, when its fields have no span of their own.
+    pub span: Option<Range<usize>>,
+    /// The one-request form with protocol = "ws": the URL is a WebSocket's.
+    pub ws: bool,
+    /// Add `content-type: application/json` to a JSON body that has no content-type.
+    pub json_content_type: bool,
+}
+
+fn json(v: &toml::Value) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+fn pointer_ok(p: &str) -> bool {
+    p.is_empty() || p.starts_with('/')
+}
+
+type Res<T> = Result<T, spans::FileError>;
+
+pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
+    let err = |span: Option<Range<usize>>, m: String| d.spans.err(span.or(d.span.clone()), m);
+    let url = raw
+        .url
+        .as_ref()
+        .ok_or_else(|| err(None, format!("request {:?} needs a url", d.name)))?;
+    let stream = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+        None => d.stream,
+        Some(("http", _)) => false,
+        Some(("sse", _)) => true,
+        Some((other, s)) => {
+            return Err(err(
+                Some(s),
+                format!("a request's protocol is \"http\" or \"sse\" (got {other:?})"),
+            ))
+        }
+    };
+    let (schemes, hint) = match d.ws {
+        true => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
+        false => (["http://", "{{base}}"], "http:// or {{base}}"),
+    };
+    if !schemes.iter().any(|p| url.get_ref().starts_with(p)) {
+        return Err(err(
+            Some(url.span()),
+            format!("url must start with {hint} (got {:?})", url.get_ref()),
+        ));
+    }
+    let expect_status = match &raw.expect_status {
+        None => d.expect_status,
+        Some(s) if (100..=599).contains(s.get_ref()) => Some(*s.get_ref() as u16),
+        Some(s) => {
+            return Err(err(
+                Some(s.span()),
+                format!("expect_status must be between 100 and 599 (got {})", s.get_ref()),
+            ))
+        }
+    };
+    let bodies = match (&raw.body, &raw.bodies) {
+        (Some(_), Some(b)) => return Err(err(Some(b.span()), "give body or bodies, not both".into())),
+        (Some(b), None) => vec![b.get_ref().clone()],
+        (None, Some(b)) if b.get_ref().is_empty() => {
+            return Err(err(Some(b.span()), "bodies must not be empty".into()))
+        }
+        (None, Some(b)) => b.get_ref().clone(),
+        (None, None) => d.body.iter().cloned().collect(),
+    };
+    let mut headers: BTreeMap<String, String> = d.headers.clone();
+    headers.extend(raw.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let has_type = headers.keys().any(|k| k.eq_ignore_ascii_case("content-type"));
+    let json_body = bodies.iter().any(|b| b.trim_start().starts_with(['{', '[']));
+    if d.json_content_type && !has_type && json_body {
+        headers.insert("content-type".into(), "application/json".into());
+    }
+    Ok(Request {
+        name: raw.name.clone().unwrap_or_else(|| d.name.clone()),
+        at: at(d, Some(url.span())),
+        body_at: at(
+            d,
+            raw.body
+                .as_ref()
+                .map(|b| b.span())
+                .or(raw.bodies.as_ref().map(|b| b.span()))
+                .or(Some(url.span())),
+        ),
+        stream,
+        method: raw.method.clone().unwrap_or_else(|| "POST".into()).to_uppercase(),
+        url: url.get_ref().clone(),
+        headers: headers.into_iter().collect(),
+        bodies,
+        extract: extracts(&raw.extract, d)?,
+        checks: checks(&raw.check, stream, d)?,
+        expect_status,
+        until: raw.until.as_ref().map(|u| until(u, d)).transpose()?,
+        ttft_event: event(&raw.ttft_event, "ttft_event", stream, d)?,
+        done_event: event(&raw.done_event, "done_event", stream, d)?,
+        text_pointer: match &raw.text_pointer {
+            Some(p) if !pointer_ok(p.get_ref()) => {
+                return Err(err(Some(p.span()), format!("text_pointer must be a JSON pointer such as \"/delta\" (got {:?})", p.get_ref())))
+            }
+            p => p.as_ref().map(|p| p.get_ref().clone()),
+        },
+    })
+}
+
+/// `file:line` of a span.
+fn at(d: &Defaults, span: Option<Range<usize>>) -> String {
+    let e = d.spans.err(span, "");
+    format!("{}:{}", e.file, e.line.unwrap_or(0))
+}
+
+fn extracts(raw: &BTreeMap<String, Spanned<RawExtract>>, d: &Defaults) -> Res<Vec<Extract>> {
+    let mut out = Vec::new();
+    for (name, v) in raw {
+        let bad = |m: String| d.spans.err(Some(v.span()), format!("extract.{name}: {m}"));
+        let (from, default) = match v.get_ref() {
+            RawExtract::Pointer(p) => (Source::Pointer(p.clone()), None),
+            RawExtract::Table(t) => match (&t.pointer, &t.header) {
+                (Some(p), None) => (Source::Pointer(p.clone()), t.default.clone()),
+                (None, Some(h)) => (Source::Header(h.to_ascii_lowercase()), t.default.clone()),
+                _ => {
+                    return Err(bad(
+                        "give pointer = \"/id\" (from the JSON reply) or header = \"location\", not both or neither".into(),
+                    ))
+                }
+            },
+        };
+        if let Source::Pointer(p) = &from {
+            if !pointer_ok(p) {
+                return Err(bad(format!("must be a JSON pointer such as \"/id\" (got {p:?})")));
+            }
+        }
+        out.push(Extract { name: name.clone(), from, default });
+    }
+    Ok(out)
+}
+
+fn checks(raw: &[Spanned<RawCheck>], stream: bool, d: &Defaults) -> Res<Vec<Check>> {
+    let mut out = Vec::new();
+    for c in raw {
+        let bad = |m: &str| d.spans.err(Some(c.span()), m.to_string());
+        let r = c.get_ref();
+        let check = match (&r.pointer, &r.equals, &r.contains, r.present, &r.text_contains) {
+            (None, None, None, None, Some(t)) if stream => Check::TextContains(t.clone()),
+            (_, _, _, _, Some(_)) => {
+                return Err(bad("text_contains reads a stream's text deltas: it needs protocol = \"sse\" and no pointer"))
+            }
+            (None, ..) => return Err(bad("each [[check]] needs pointer = \"/field\" (or text_contains = \"…\" on a stream)")),
+            (Some(p), ..) if !pointer_ok(p) => {
+                return Err(bad("a check's pointer must be a JSON pointer such as \"/reply\" (\"/messages/-1\" is the last element)"))
+            }
+            (Some(p), Some(v), None, None, None) => Check::Equals(p.clone(), json(v)),
+            (Some(p), None, Some(s), None, None) => Check::Contains(p.clone(), s.clone()),
+            (Some(p), None, None, Some(true), None) => Check::Present(p.clone()),
+            _ => return Err(bad("each [[check]] needs exactly one of equals, contains or present = true")),
+        };
+        out.push(check);
+    }
+    Ok(out)
+}
+
+fn until(u: &Spanned<RawUntil>, d: &Defaults) -> Res<Until> {
+    let r = u.get_ref();
+    let bad = |m: String| d.spans.err(Some(u.span()), m);
+    if !pointer_ok(&r.pointer) {
+        return Err(bad(format!("until.pointer must be a JSON pointer such as \"/status\" (got {:?})", r.pointer)));
+    }
+    let ms = |v: Option<i64>, name: &str, default: i64| match v.unwrap_or(default) {
+        x if (1..=86_400_000).contains(&x) => Ok(x as u64),
+        x => Err(bad(format!("until.{name} must be between 1 and 86400000 ms (got {x})"))),
+    };
+    Ok(Until {
+        pointer: r.pointer.clone(),
+        equals: r.equals.as_ref().map(json),
+        interval_ms: ms(r.interval_ms, "interval_ms", 100)?,
+        timeout_ms: ms(r.timeout_ms, "timeout_ms", 60_000)?,
+    })
+}
+
+fn event(
+    raw: &Option<Spanned<RawEvent>>,
+    key: &str,
+    stream: bool,
+    d: &Defaults,
+) -> Res<Option<EventMatch>> {
+    let Some(e) = raw else { return Ok(None) };
+    let bad = |m: String| d.spans.err(Some(e.span()), m);
+    if !stream {
+        return Err(bad(format!("{key} applies to a stream: set protocol = \"sse\"")));
+    }
+    let m = match e.get_ref() {
+        RawEvent::Name(n) => EventMatch { name: Some(n.clone()), ..Default::default() },
+        RawEvent::Table(t) => EventMatch {
+            name: t.event.clone(),
+            pointer: t.pointer.clone(),
+            equals: t.equals.as_ref().map(json),
+        },
+    };
+    if m.name.is_none() && m.pointer.is_none() {
+        return Err(bad(format!("{key} needs an event name, e.g. {key} = \"end\", or {{ pointer = \"/type\", equals = \"…\" }}")));
+    }
+    if m.equals.is_some() && m.pointer.is_none() {
+        return Err(bad(format!("{key}: equals needs pointer = \"/field\"")));
+    }
+    if m.pointer.as_deref().is_some_and(|p| !pointer_ok(p)) {
+        return Err(bad(format!("{key}.pointer must be a JSON pointer such as \"/type\"")));
+    }
+    Ok(Some(m))
+}

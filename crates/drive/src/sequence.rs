@@ -1,0 +1,216 @@
+//! A session as a sequence of requests: its setup requests once, each turn's requests in
+//! order (the turn timed from its first request to its last reply), its teardown
+//! requests after the last turn; every request timed on its own, polled `until` its
+//! value appears, checked, and its extracts kept for the requests that follow.
+
+use crate::checks::{check_one, extract, reply_json};
+use crate::driver::{target, Shared, TurnError};
+use crate::http::Conn;
+use crate::http_turn::{send, status_ok, HttpReply, Outgoing};
+use crate::request::Request;
+use crate::session::SessionSpec;
+use crate::stream;
+use crate::template::{fill, uuid};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A session's values: built-ins, then extracted names as replies set them.
+pub(crate) struct Vars {
+    pub values: Vec<(String, String)>,
+    seed: u64,
+    index: u64,
+    requests: u64,
+}
+
+impl Vars {
+    pub fn new(seed: u64, index: usize, fixed: Vec<(String, String)>) -> Vars {
+        let mut values = fixed;
+        values.push(("uuid".into(), uuid(seed, index as u64, 0)));
+        Vars { values, seed, index: index as u64, requests: 0 }
+    }
+
+    pub fn set(&mut self, name: String, value: String) {
+        match self.values.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((name, value)),
+        }
+    }
+
+    /// Fills a template for one request (`{{request_uuid}}` is new for each request).
+    fn filler(&mut self, turn: u32) -> Vec<(String, String)> {
+        self.requests += 1;
+        let mut v = self.values.clone();
+        v.push(("turn".into(), turn.to_string()));
+        v.push(("request_uuid".into(), uuid(self.seed, self.index, self.requests)));
+        v
+    }
+}
+
+/// What one request gave: its extracts, its first token (stream), when it ended.
+pub(crate) struct Done {
+    pub values: Vec<(String, String)>,
+    pub first_token: Option<Instant>,
+    pub done: Instant,
+}
+
+/// Runs a session's setup, turns and teardown. Returns Ok when every turn succeeded
+/// (teardown failures are counted, not fatal).
+pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> Result<(), (String, String)> {
+    let mut conn = None;
+    let shared = base.shared;
+    for r in &spec.setup {
+        let d = request(r, spec, vars, 0, &mut conn, &base).await.map_err(|e| named(spec, r, e, "setup"))?;
+        keep(vars, d.values);
+    }
+    for turn in 1..=spec.turns {
+        if turn > 1 && spec.think_ms > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
+        }
+        let began = Instant::now();
+        let mut first = None;
+        let mut streamed = false;
+        for r in &spec.turn {
+            let d = request(r, spec, vars, turn, &mut conn, &base)
+                .await
+                .map_err(|e| named(spec, r, e, &format!("turn {turn}")))?;
+            streamed |= r.stream;
+            first = first.or(d.first_token);
+            keep(vars, d.values);
+        }
+        shared.turn_done(began, streamed.then_some(first).flatten());
+    }
+    for r in &spec.teardown {
+        match request(r, spec, vars, spec.turns, &mut conn, &base).await {
+            Ok(d) => keep(vars, d.values),
+            Err((kind, m)) => shared.error(format!("teardown_{kind}"), format!("request {:?}: {m}", r.name)),
+        }
+    }
+    Ok(())
+}
+
+fn keep(vars: &mut Vars, values: Vec<(String, String)>) {
+    for (k, v) in values {
+        vars.set(k, v);
+    }
+}
+
+/// An error with the request and the phase it happened in.
+fn named(spec: &SessionSpec, r: &Request, (kind, m): TurnError, phase: &str) -> (String, String) {
+    match spec.sequence {
+        true => (kind, format!("{phase}, request {:?}: {m}", r.name)),
+        false => (kind, format!("{phase}: {m}")),
+    }
+}
+
+/// What every request of a session shares.
+pub(crate) struct Ctx<'a> {
+    pub shared: &'a Shared,
+    pub allow_remote: bool,
+    pub timeout_ms: u64,
+}
+
+/// One request: sent (again, every `interval_ms`, while `until` is not met), its status
+/// and checks judged, its values extracted; timed into its own histogram.
+async fn request(
+    r: &Request,
+    spec: &SessionSpec,
+    vars: &mut Vars,
+    turn: u32,
+    conn: &mut Option<Conn>,
+    ctx: &Ctx<'_>,
+) -> Result<Done, TurnError> {
+    let t0 = Instant::now();
+    let outcome = poll(r, vars, turn, conn, ctx).await;
+    let record = spec.sequence.then_some(r.name.as_str());
+    match &outcome {
+        Ok(d) => ctx.shared.request_done(record, d.done.duration_since(t0)),
+        Err(_) => ctx.shared.request_failed(record),
+    }
+    outcome
+}
+
+async fn poll(
+    r: &Request,
+    vars: &mut Vars,
+    turn: u32,
+    conn: &mut Option<Conn>,
+    ctx: &Ctx<'_>,
+) -> Result<Done, TurnError> {
+    let t0 = Instant::now();
+    loop {
+        let reply = once(r, vars, turn, conn, ctx).await?;
+        status_ok(&reply, r.expect_status)?;
+        let events = r.stream.then(|| stream::events(&reply.body));
+        let doc = reply_json(r.stream, &reply.body);
+        if let Some(u) = &r.until {
+            let got = doc.as_ref().and_then(|d| crate::pointer::get(d, &u.pointer));
+            let met = match (&u.equals, got) {
+                (_, None) | (None, Some(serde_json::Value::Null)) => false,
+                (None, Some(_)) => true,
+                (Some(want), Some(v)) => v == want,
+            };
+            if !met {
+                if t0.elapsed() >= Duration::from_millis(u.timeout_ms) {
+                    let last = got.map_or("missing".to_string(), |v| v.to_string());
+                    return Err(("timeout".into(), format!(
+                        "{} did not become {} within {} ms of polling (last: {last})",
+                        u.pointer,
+                        u.equals.as_ref().map_or("present".to_string(), |v| v.to_string()),
+                        u.timeout_ms
+                    )));
+                }
+                tokio::time::sleep(Duration::from_millis(u.interval_ms)).await;
+                continue;
+            }
+        }
+        let text = events.as_ref().map(|e| stream::text(e, r.text_pointer.as_deref()));
+        for c in &r.checks {
+            check_one(c, doc.as_ref(), text.as_deref()).map_err(|m| ("check_failed".to_string(), m))?;
+        }
+        let values = extract(&r.extract, doc.as_ref(), Some(&reply.headers))
+            .map_err(|m| ("check_failed".to_string(), m))?;
+        let first_token = events.as_ref().and_then(|e| {
+            let i = stream::first_token(e, r.ttft_event.as_ref())?;
+            reply.arrival(e[i].end)
+        });
+        return Ok(Done { values, first_token, done: reply.done });
+    }
+}
+
+/// Sends the request once, its templates filled from the session's values.
+async fn once(
+    r: &Request,
+    vars: &mut Vars,
+    turn: u32,
+    conn: &mut Option<Conn>,
+    ctx: &Ctx<'_>,
+) -> Result<HttpReply, TurnError> {
+    let filler = vars.filler(turn);
+    let refs: Vec<(&str, &str)> = filler.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let unset = |name: String| {
+        ("config".to_string(), format!(
+            "{}: {{{{{name}}}}} has no value yet (turn {turn}): no earlier reply set it; give the extract a default, e.g. {name} = {{ pointer = \"/…\", default = \"\" }}",
+            r.at
+        ))
+    };
+    let url = fill(&r.url, &refs).map_err(unset)?;
+    let (addr, path) = target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+    let body = match r.bodies.is_empty() {
+        true => String::new(),
+        false => fill(&r.bodies[(turn.max(1) as usize - 1).min(r.bodies.len() - 1)], &refs).map_err(unset)?,
+    };
+    let mut headers = Vec::with_capacity(r.headers.len());
+    for (k, v) in &r.headers {
+        headers.push((k.clone(), fill(v, &refs).map_err(unset)?));
+    }
+    let out = Outgoing {
+        addr,
+        method: &r.method,
+        path: &path,
+        headers: &headers,
+        body,
+        timeout_ms: ctx.timeout_ms,
+        done_event: r.done_event.as_ref(),
+    };
+    send(out, conn).await
+}

@@ -1,0 +1,90 @@
+//! Agent-server sessions end to end: examples/threads (open a thread, run it per turn,
+//! poll until done, delete it — the shape of LangGraph's API server) driven with its own
+//! request sequence, history checking on, latency per request, planted bugs caught.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// `plimsoll run` in `dir` with `env`; the RESULT and stderr.
+fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
+    let out = Command::new(BIN)
+        .arg("run")
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let r = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT ").map(String::from))
+        .map(|j| serde_json::from_str(&j).unwrap())
+        .unwrap_or_else(|| panic!("no RESULT\n{err}"));
+    (r, err)
+}
+
+#[test]
+fn a_threads_server_runs_its_own_sequence_with_history_on() {
+    let dir = root().join("examples/threads");
+    let (r, err) = run_in(&dir, &[], &[]);
+    assert_eq!(r["outcome"], "ok", "{r}\n{err}");
+    assert_eq!(r["integrity_violations"], 0, "{r}");
+    assert_eq!((r["sessions_ok"].as_u64(), r["turns"].as_u64()), (Some(8), Some(24)));
+    assert_eq!(r["llm_calls"], 24, "one LLM call per run: {r}");
+    let q = &r["requests"];
+    let count = |n: &str| (q[n]["count"].as_u64(), q[n]["errors"].as_u64());
+    assert_eq!(count("create"), (Some(8), Some(0)), "{q}");
+    assert_eq!(count("start"), (Some(24), Some(0)), "{q}");
+    assert_eq!(count("wait"), (Some(24), Some(0)), "{q}");
+    assert_eq!(count("delete"), (Some(8), Some(0)), "{q}");
+    // Starting a run is quick; waiting for it holds the model's time.
+    let p50 = |n: &str| q[n]["p50_ms"].as_f64().unwrap();
+    assert!(p50("wait") > 10.0 * p50("start"), "{q}");
+    // The turn runs from its first request to its last reply: start plus wait.
+    let turn = r["p50_turn_ms"].as_f64().unwrap();
+    assert!(turn >= p50("wait") && turn < p50("wait") + 100.0, "{turn} {q}");
+
+    // The oracle is really on: a server that sends only the newest message is caught.
+    let (r, _) = run_in(&dir, &["--concurrency", "2"], &[("THREADS_DROP_HISTORY", "1")]);
+    assert!(r["integrity_violations"].as_u64().unwrap() > 0, "{r}");
+}
+
+#[test]
+fn a_thread_lost_after_two_runs_is_caught_naming_the_request() {
+    let dir = root().join("examples/threads");
+    let (r, err) = run_in(&dir, &["--concurrency", "3"], &[("THREADS_FORGET_AFTER", "2")]);
+    assert_eq!(r["sessions_failed"], 3, "{r}");
+    assert_eq!(r["turns"], 6, "two turns each before the thread is lost: {r}");
+    assert!(
+        err.contains("turn 3, request \"wait\": HTTP 404") && err.contains("not found"),
+        "{err}"
+    );
+    assert_eq!(r["requests"]["wait"]["errors"], 3, "{r}");
+    assert_eq!(r["errors_by_kind"]["status_404"], 3, "{r}");
+}
+
+/// LangGraph's /runs/stream shape: run metadata first, the model's text later. Time to
+/// first token is the first event with text (the mock's ~200 ms), not the metadata.
+#[test]
+fn a_streamed_run_times_the_first_token_not_the_metadata() {
+    let src = root().join("examples/threads");
+    let dir = std::env::temp_dir().join(format!("plimsoll-threads-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!(
+            "[sut]\ncommand = [\"python3\", {:?}]\nready = \"http\"\nready_path = \"/ok\"\n[session]\nfile = {:?}\n[step]\nconcurrency = 4\n",
+            src.join("server.py").display().to_string(),
+            src.join("session-stream.toml").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (r, err) = run_in(&dir, &[], &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!((r["outcome"].as_str(), r["integrity_violations"].as_u64()), (Some("ok"), Some(0)), "{r}\n{err}");
+    let ttft = r["p50_ttft_ms"].as_f64().unwrap();
+    assert!(ttft > 100.0, "the metadata event came first; TTFT {ttft} ms: {r}");
+    assert!(ttft < r["p50_turn_ms"].as_f64().unwrap(), "{r}");
+    assert_eq!(r["requests"]["run"]["count"], 12, "{r}");
+}
