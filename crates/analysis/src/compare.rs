@@ -1,7 +1,7 @@
 //! A comparison's document from its samples: verdicts per level and metric, ceilings,
 //! and the `--fail-on` gates that were breached.
 
-use crate::stats::{verdict, METRICS};
+use crate::stats::{alpha_among, metric_of, request_metric, verdict_at, METRICS};
 use serde_json::{json, Value};
 
 /// A comparison summed up.
@@ -12,6 +12,22 @@ pub struct Summary {
     pub ceiling: (Option<usize>, Option<usize>),
     /// The `--fail-on` gates breached, in words.
     pub breaches: Vec<String>,
+}
+
+/// The metrics compared at a level: the fixed ones, then the median latency of each
+/// named request either side's RESULTs carry.
+fn metric_names(samples: &[Vec<Value>; 2]) -> Vec<String> {
+    let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
+    let mut requests: Vec<String> = samples
+        .iter()
+        .flatten()
+        .flat_map(|r| r["requests"].as_object().into_iter().flatten())
+        .map(|(name, _)| request_metric(name))
+        .collect();
+    requests.sort();
+    requests.dedup();
+    names.extend(requests);
+    names
 }
 
 /// Per level: every metric's verdict, the outcomes of both sides; the ceiling of each
@@ -25,14 +41,16 @@ pub fn summarise(
     let mut breaches = Vec::new();
     for (li, &level) in levels_run.iter().enumerate() {
         let mut metrics = serde_json::Map::new();
-        for m in METRICS {
+        let names = metric_names(&samples[li]);
+        let alpha = alpha_among(names.len());
+        for m in &names {
             let vals = |side: usize| -> Vec<f64> {
                 samples[li][side]
                     .iter()
-                    .filter_map(|r| r[*m].as_f64())
+                    .filter_map(|r| metric_of(r, m))
                     .collect()
             };
-            let v = verdict(&vals(0), &vals(1));
+            let v = verdict_at(&vals(0), &vals(1), alpha);
             if let Some((_, limit)) = fail_on.iter().find(|(g, _)| g == m) {
                 if let Some(r) = v["ratio"].as_f64() {
                     if r > 1.0 + limit + 1e-12 {
@@ -76,5 +94,33 @@ pub fn summarise(
         levels,
         ceiling: (cb, cr),
         breaches,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A RESULT whose `wait` request takes `wait_ms` at the median.
+    fn sample(wait_ms: f64) -> Value {
+        json!({"outcome": "ok", "p50_session_ms": 100.0,
+               "requests": {"wait": {"count": 3, "p50_ms": wait_ms, "p99_ms": wait_ms, "errors": 0}}})
+    }
+
+    #[test]
+    fn named_requests_are_compared_and_gated() {
+        let base: Vec<Value> = (0..6).map(|i| sample(100.0 + i as f64)).collect();
+        let branch: Vec<Value> = (0..6).map(|i| sample(150.0 + i as f64)).collect();
+        let gate = vec![("requests.wait.p50_ms".to_string(), 0.10)];
+        let s = summarise(&[4], &[[base.clone(), branch]], &gate);
+        let m = &s.levels[0]["metrics"]["requests.wait.p50_ms"];
+        assert_eq!(m["verdict"], "worse", "{m}");
+        assert!((m["ratio"].as_f64().unwrap() - 152.5 / 102.5).abs() < 1e-9);
+        assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
+        assert!(s.breaches[0].starts_with("4 sessions: requests.wait.p50_ms +48.8 %"), "{:?}", s.breaches);
+        // The same build against itself: no change, no breach.
+        let same = summarise(&[4], &[[base.clone(), base]], &gate);
+        assert_eq!(same.levels[0]["metrics"]["requests.wait.p50_ms"]["verdict"], "no significant change");
+        assert!(same.breaches.is_empty());
     }
 }

@@ -117,7 +117,28 @@ fn erfc(x: f64) -> f64 {
 /// The significance level of one metric's test: 0.05 shared among the metrics compared
 /// at a level (Bonferroni), so comparing a build with itself rarely cries wolf.
 pub fn alpha() -> f64 {
-    0.05 / METRICS.len() as f64
+    alpha_among(METRICS.len())
+}
+
+/// The same with `n` metrics compared (the fixed ones and one per named request).
+pub fn alpha_among(n: usize) -> f64 {
+    0.05 / n.max(1) as f64
+}
+
+/// The compared metric of a named request: `requests.NAME.p50_ms`.
+pub fn request_metric(name: &str) -> String {
+    format!("requests.{name}.p50_ms")
+}
+
+/// A metric's value in a RESULT: a top-level field, or `requests.NAME.p50_ms`.
+pub fn metric_of(r: &Value, metric: &str) -> Option<f64> {
+    match metric
+        .strip_prefix("requests.")
+        .and_then(|m| m.strip_suffix(".p50_ms"))
+    {
+        Some(name) => r["requests"][name]["p50_ms"].as_f64(),
+        None => r[metric].as_f64(),
+    }
 }
 
 /// Repetitions a side below which no split of the ranks can reach `alpha()`.
@@ -128,6 +149,11 @@ pub const MIN_REPEAT: usize = 6;
 /// differ by more than 1 %; with fewer than `MIN_REPEAT` values a side the test cannot
 /// reach that level, and the verdict says so instead of guessing.
 pub fn verdict(base: &[f64], branch: &[f64]) -> Value {
+    verdict_at(base, branch, alpha())
+}
+
+/// [`verdict`] at a given significance level.
+pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> Value {
     if base.is_empty() || branch.is_empty() {
         return json!({"verdict": "no data"});
     }
@@ -161,7 +187,7 @@ pub fn verdict(base: &[f64], branch: &[f64]) -> Value {
     ratios.sort_by(f64::total_cmp);
     let (lo, hi) = (ratios[50], ratios[1949]);
     let p = mann_whitney_p(base, branch);
-    let verdict = if p >= alpha() || (ratio - 1.0).abs() <= 0.01 {
+    let verdict = if p >= alpha || (ratio - 1.0).abs() <= 0.01 {
         "no significant change"
     } else if ratio > 1.0 {
         "worse"

@@ -32,9 +32,10 @@ pub fn parse_fail_on(s: &str) -> Result<Vec<(String, f64)>, String> {
         let (metric, limit) = part.split_once(">+").ok_or_else(|| {
             format!("--fail-on {part:?}: write METRIC>+PERCENT%, e.g. p99_session_ms>+10%")
         })?;
-        if !METRICS.contains(&metric) && metric != "ceiling" {
+        let per_request = metric.starts_with("requests.") && metric.ends_with(".p50_ms");
+        if !METRICS.contains(&metric) && metric != "ceiling" && !per_request {
             return Err(format!(
-                "--fail-on {part:?}: {metric} is not compared; use one of {}",
+                "--fail-on {part:?}: {metric} is not compared; use one of {}, ceiling, or requests.NAME.p50_ms for a named request of the session",
                 METRICS.join(", ")
             ));
         }

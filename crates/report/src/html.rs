@@ -50,15 +50,36 @@ fn marks(steps: &[Value], a: &Value) -> Marks {
     }
 }
 
+/// The cells of a Markdown table row, escaped for HTML.
+fn cells(line: &str) -> Vec<String> {
+    line.trim_matches('|')
+        .split('|')
+        .map(|c| esc(c.trim()))
+        .collect()
+}
+
+/// A Markdown table (header, separator, rows) as an HTML table.
+fn html_table(md: &str) -> String {
+    let mut lines = md.lines();
+    let mut t = String::from("<table><tr>");
+    for h in cells(lines.next().unwrap_or("")) {
+        let _ = write!(t, "<th>{h}</th>");
+    }
+    t.push_str("</tr>");
+    for line in lines.skip(1) {
+        t.push_str("<tr>");
+        for c in cells(line) {
+            let _ = write!(t, "<td>{c}</td>");
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</table>");
+    t
+}
+
 /// The steps as a table, the same columns as the terminal's.
 fn step_table(doc: &Value, steps: &[Value]) -> String {
     let header = crate::table::HEADER.lines().next().unwrap_or("");
-    let cells = |line: &str| -> Vec<String> {
-        line.trim_matches('|')
-            .split('|')
-            .map(|c| esc(c.trim()))
-            .collect()
-    };
     let mut t = String::from("<table><tr>");
     for h in cells(header) {
         let _ = write!(t, "<th>{h}</th>");
@@ -131,13 +152,17 @@ section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}p
 .verdict{{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}}
 table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
 tr.over td{{background:#fff4e0}} tr.collapsed td{{background:#fde}}
-</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}<h2>Steps</h2>{}</body></html>
+</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}<h2>Steps</h2>{}{}</body></html>
 "#,
         esc(&crate::verdict::headline(doc)),
         esc(doc["config"].as_str().unwrap_or("")),
         details,
         body,
-        step_table(doc, &steps)
+        step_table(doc, &steps),
+        crate::table::requests(&steps).map_or(String::new(), |t| format!(
+            "<h2>Latency per request</h2><p class=\"how\">Each named request of the session, first send to last reply (polls included); failed counts its errors of every kind.</p>{}",
+            html_table(&t)
+        ))
     )
 }
 
@@ -154,11 +179,20 @@ pub fn render_compare(doc: &Value) -> String {
         .map(|l| l["base_outcomes"].as_array().map_or(0, |a| a.len() as u64))
         .collect();
     let mut body = String::new();
-    for m in analysis::stats::METRICS {
+    let mut names: Vec<String> = Vec::new();
+    for l in &levels {
+        for m in crate::markdown::metric_names(l) {
+            if !names.contains(&m) {
+                names.push(m);
+            }
+        }
+    }
+    for m in &names {
+        let m = m.as_str();
         let side = |k: &str| -> Vec<Option<f64>> {
             levels
                 .iter()
-                .map(|l| l["metrics"][*m][k].as_f64())
+                .map(|l| l["metrics"][m][k].as_f64())
                 .collect()
         };
         let verdicts: Vec<String> = levels
@@ -167,7 +201,7 @@ pub fn render_compare(doc: &Value) -> String {
                 format!(
                     "{}: {}",
                     l["concurrency"],
-                    l["metrics"][*m]["verdict"].as_str().unwrap_or("")
+                    l["metrics"][m]["verdict"].as_str().unwrap_or("")
                 )
             })
             .collect();

@@ -52,6 +52,10 @@ pub fn ladder(doc: &Value) -> String {
     for l in main {
         s.push_str(&format!("- {l}\n"));
     }
+    if let Some(t) = crate::table::requests(&steps) {
+        s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");
+        s.push_str(&t);
+    }
     if !capacity.is_empty() {
         s.push_str("\n## Capacity projection (not a measurement)\n\n");
         for l in capacity.iter().filter(|l| l.starts_with("  ")) {
@@ -59,6 +63,17 @@ pub fn ladder(doc: &Value) -> String {
         }
     }
     s
+}
+
+/// The metrics of a compared level: the fixed ones in their order, then per request.
+pub(crate) fn metric_names(level: &Value) -> Vec<String> {
+    let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
+    for k in level["metrics"].as_object().into_iter().flatten().map(|(k, _)| k) {
+        if !names.contains(k) {
+            names.push(k.clone());
+        }
+    }
+    names
 }
 
 /// The comparison as a Markdown table (also printed on the terminal).
@@ -70,8 +85,8 @@ pub fn compare(doc: &Value) -> String {
         doc["repeat"]
     );
     for l in doc["levels"].as_array().into_iter().flatten() {
-        for m in METRICS {
-            let v = &l["metrics"][*m];
+        for m in metric_names(l) {
+            let v = &l["metrics"][m.as_str()];
             let f = |x: &Value| x.as_f64().map_or("—".into(), |x| format!("{x:.2}"));
             let ci = v["ci95"]
                 .as_array()

@@ -47,6 +47,30 @@ pub fn row(r: &Value, standing: &str) -> String {
     )
 }
 
+/// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`),
+/// a row per step and request (by name); None when no step has any.
+pub fn requests(steps: &[Value]) -> Option<String> {
+    let mut out = String::from("| sessions | request | ok | p50 ms | p99 ms | failed |
+|---------:|:--------|---:|-------:|-------:|-------:|
+");
+    let mut any = false;
+    for s in steps {
+        for (name, q) in s["requests"].as_object().into_iter().flatten() {
+            any = true;
+            out.push_str(&format!(
+                "| {} | {name} | {} | {} | {} | {} |
+",
+                s["concurrency"].as_u64().unwrap_or(0),
+                q["count"].as_u64().unwrap_or(0),
+                cell(q["p50_ms"].as_f64()),
+                cell(q["p99_ms"].as_f64()),
+                q["errors"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    any.then_some(out)
+}
+
 /// A step's standing as the run's verdict recorded it ("" for runs from before budgets).
 pub fn standing_in<'a>(doc: &'a Value, step: &Value) -> &'a str {
     doc["analysis"]["verdict"]["standings"]
@@ -61,6 +85,19 @@ pub fn standing_in<'a>(doc: &'a Value, step: &Value) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_get_a_row_per_step_and_name() {
+        let steps = vec![
+            serde_json::json!({"concurrency": 4, "requests": {"create": {"count": 4, "p50_ms": 2.594, "p99_ms": 8.3, "errors": 0}, "run": {"count": 12, "p50_ms": 449.0, "p99_ms": null, "errors": 1}}}),
+            serde_json::json!({"concurrency": 8}),
+        ];
+        let t = requests(&steps).unwrap();
+        assert!(t.contains("| 4 | create | 4 | 2.59 | 8.30 | 0 |"), "{t}");
+        assert!(t.contains("| 4 | run | 12 | 449 | — | 1 |"), "{t}");
+        assert_eq!(t.lines().count(), 4);
+        assert_eq!(requests(&steps[1..]), None);
+    }
 
     #[test]
     fn rows_line_up_with_the_header_and_round_for_people() {

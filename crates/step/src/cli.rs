@@ -53,6 +53,15 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
         } else {
             eprintln!("outcome: ok");
         }
+        for (name, q) in &r.requests {
+            eprintln!(
+                "  request {name}: {} ok, p50/p99 {} / {} ms, {} failed",
+                q.count,
+                opt(q.p50_ms),
+                opt(q.p99_ms),
+                q.errors
+            );
+        }
         for (kind, first) in &step.first_errors {
             eprintln!("  error {kind} (first seen): {first}");
         }
