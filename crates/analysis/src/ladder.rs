@@ -76,6 +76,7 @@ pub fn analyse(
         "verdict": verdict,
         "capacity": capacity,
         "harness_bound_steps": harness_bound,
+        "log": crate::logs::findings(steps),
     })
 }
 

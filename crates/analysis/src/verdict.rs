@@ -264,11 +264,11 @@ fn headline(v: &Verdict) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A step as the verdict reads it: sessions, turns/s, latency inflation, CPU of cap.
-    fn step(n: usize, x: f64, infl: f64, cpu: f64) -> StepResult {
+    pub(crate) fn step(n: usize, x: f64, infl: f64, cpu: f64) -> StepResult {
         StepResult {
             schema_version: 1,
             concurrency: n,
@@ -318,6 +318,7 @@ mod tests {
             cpu_pressure: None,
             cpu_pressure_scope: None,
             requests: Default::default(),
+            log: None,
         }
     }
 

@@ -77,15 +77,41 @@ pub(crate) fn extract(
             (None, Some(d)) => d.clone(),
             (None, None) => {
                 let place = match &e.from {
-                    Source::Pointer(p) => format!("{p} is not in the reply"),
-                    Source::Header(h) => format!("the reply has no {h:?} header"),
+                    Source::Pointer(p) => format!(
+                        "{p} is not in the reply{}",
+                        doc.map_or(" (not JSON)".to_string(), |d| keys_hint(d, p))
+                    ),
+                    Source::Header(h) => format!(
+                        "the reply has no {h:?} header (it has: {})",
+                        headers.map_or(String::new(), |m| m.keys().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))
+                    ),
                 };
-                return Err(format!("extract.{}: {place} (give it a default to make it optional)", e.name));
+                return Err(format!("extract.{}: {place}", e.name));
             }
         };
         out.push((e.name.clone(), value));
     }
     Ok(out)
+}
+
+/// The keys the reply has where a pointer went missing: "; at / it has: id, status".
+fn keys_hint(doc: &Value, p: &str) -> String {
+    let mut parent = p;
+    loop {
+        parent = parent.rsplit_once('/').map_or("", |(a, _)| a);
+        if let Some(v) = pointer::get(doc, parent) {
+            let what = match v {
+                Value::Object(o) => o.keys().take(12).cloned().collect::<Vec<_>>().join(", "),
+                Value::Array(a) => format!("an array of {}", a.len()),
+                other => excerpt(other),
+            };
+            let at = if parent.is_empty() { "the reply" } else { parent };
+            return format!("; {at} has: {what}");
+        }
+        if parent.is_empty() {
+            return String::new();
+        }
+    }
 }
 
 fn excerpt(v: &Value) -> String {
@@ -163,6 +189,8 @@ mod tests {
         );
         let e = extract(&[ex("loc", Source::Header("location".into()), None)], Some(&doc), Some(&headers))
             .unwrap_err();
-        assert!(e.contains("extract.loc: the reply has no \"location\" header"), "{e}");
+        assert!(e.contains("extract.loc: the reply has no \"location\" header (it has: content-location)"), "{e}");
+        let e = extract(&[ex("t", Source::Pointer("/threadid".into()), None)], Some(&doc), None).unwrap_err();
+        assert_eq!(e, "extract.t: /threadid is not in the reply; the reply has: n, thread_id");
     }
 }

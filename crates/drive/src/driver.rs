@@ -476,7 +476,7 @@ async fn one_turn(
         check_one(check, doc.as_ref(), None).map_err(|m| ("check_failed".to_string(), m))?;
     }
     let values = extract(&req.extract, doc.as_ref(), headers.as_ref())
-        .map_err(|m| ("check_failed".to_string(), m))?;
+        .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", req.at)))?;
     Ok((values, first))
 }
 

@@ -86,8 +86,14 @@ pub(crate) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), Tu
         return Ok(());
     }
     let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(200).collect();
+    let expected = expect.map_or("a 2xx".to_string(), |s| s.to_string());
+    let body = if snippet.trim().is_empty() {
+        "(empty body)".to_string()
+    } else {
+        snippet
+    };
     Err((
         format!("status_{}", reply.status),
-        format!("HTTP {}: {snippet}", reply.status),
+        format!("HTTP {} (expected {expected}): {body}", reply.status),
     ))
 }

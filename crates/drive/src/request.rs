@@ -147,6 +147,15 @@ pub(crate) struct RawEventTable {
     event: Option<String>,
     pointer: Option<String>,
     equals: Option<toml::Value>,
+    /// The event must carry the model's text (true), or text at this pointer.
+    text: Option<RawText>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawText {
+    Yes(bool),
+    At(String),
 }
 
 /// What a request inherits from the top of the file, and where it sits.
@@ -352,10 +361,15 @@ fn event(
             name: t.event.clone(),
             pointer: t.pointer.clone(),
             equals: t.equals.as_ref().map(json),
+            text: match &t.text {
+                None | Some(RawText::Yes(false)) => None,
+                Some(RawText::Yes(true)) => Some(None),
+                Some(RawText::At(p)) => Some(Some(p.clone())),
+            },
         },
     };
-    if m.name.is_none() && m.pointer.is_none() {
-        return Err(bad(format!("{key} needs an event name, e.g. {key} = \"end\", or {{ pointer = \"/type\", equals = \"…\" }}")));
+    if m.name.is_none() && m.pointer.is_none() && m.text.is_none() {
+        return Err(bad(format!("{key} needs an event name, e.g. {key} = \"end\", or {{ event = \"messages\", text = true }}, or {{ pointer = \"/type\", equals = \"…\" }}")));
     }
     if m.equals.is_some() && m.pointer.is_none() {
         return Err(bad(format!("{key}: equals needs pointer = \"/field\"")));

@@ -82,7 +82,10 @@ pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> R
     for r in &spec.teardown {
         match request(r, spec, vars, spec.turns, &mut conn, &base).await {
             Ok(d) => keep(vars, d.values),
-            Err((kind, m)) => shared.error(format!("teardown_{kind}"), format!("request {:?}: {m}", r.name)),
+            Err((kind, m)) => shared.error(
+                format!("teardown_{kind}"),
+                format!("teardown, request {:?} ({}): {m}", r.name, r.at),
+            ),
         }
     }
     Ok(())
@@ -97,7 +100,7 @@ fn keep(vars: &mut Vars, values: Vec<(String, String)>) {
 /// An error with the request and the phase it happened in.
 fn named(spec: &SessionSpec, r: &Request, (kind, m): TurnError, phase: &str) -> (String, String) {
     match spec.sequence {
-        true => (kind, format!("{phase}, request {:?}: {m}", r.name)),
+        true => (kind, format!("{phase}, request {:?} ({}): {m}", r.name, r.at)),
         false => (kind, format!("{phase}: {m}")),
     }
 }
@@ -168,7 +171,7 @@ async fn poll(
             check_one(c, doc.as_ref(), text.as_deref()).map_err(|m| ("check_failed".to_string(), m))?;
         }
         let values = extract(&r.extract, doc.as_ref(), Some(&reply.headers))
-            .map_err(|m| ("check_failed".to_string(), m))?;
+            .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", r.at)))?;
         let first_token = events.as_ref().and_then(|e| {
             let i = stream::first_token(e, r.ttft_event.as_ref())?;
             reply.arrival(e[i].end)

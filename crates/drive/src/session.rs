@@ -64,9 +64,11 @@
 //! url = "{{base}}/threads/{{thread}}"
 //! ```
 //!
-//! Streams (`protocol = "sse"`): time to first token is the first event carrying text
-//! (OpenAI, Anthropic, Responses or LangGraph `messages` events; else the first event),
-//! or `ttft_event = "name"` / `{ event = "…", pointer = "/…", equals = … }`;
+//! Streams (`protocol = "sse"`): time to first token is the first event carrying the
+//! model's text (OpenAI, Anthropic, Responses, or a LangGraph `messages` event with an AI
+//! message — not a tool's result; else the first event), or `ttft_event = "name"` /
+//! `{ event = "…", pointer = "/…", equals = …, text = true | "/pointer" }` (all given
+//! must hold; `text` asks for non-empty text);
 //! `done_event` ends the turn at a matching event; `[[check]] text_contains = "…"` reads
 //! the text deltas joined (`text_pointer` says where they are in another API).
 //!

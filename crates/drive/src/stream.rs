@@ -2,10 +2,11 @@
 //! each ends in the body (so its arrival time can be looked up), which event counts as the
 //! first token and which ends the turn, and the text the deltas add up to.
 //!
-//! Defaults, when session.toml names no `ttft_event`: the first event that carries text —
-//! an OpenAI Chat Completions content delta, an Anthropic `text_delta`, a Responses
-//! `response.output_text.delta`, a LangGraph `messages…` event with content — and, for a
-//! stream with no such event, its first event.
+//! Defaults, when session.toml names no `ttft_event`: the first event that carries the
+//! model's text — an OpenAI Chat Completions content delta, an Anthropic `text_delta`, a
+//! Responses `response.output_text.delta`, a LangGraph `messages…` event holding an AI
+//! message with content (not a tool's result, not an empty tool-call message) — and,
+//! for a stream with no such event, its first event.
 
 use crate::pointer;
 use serde_json::Value;
@@ -27,18 +28,25 @@ impl Event {
 }
 
 /// Which event counts: by name, by a pointer into its JSON data (with the value it must
-/// have, or any non-null value), or both.
+/// have, or any non-null value), by whether it carries the model's text, or all of these.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventMatch {
     pub name: Option<String>,
     pub pointer: Option<String>,
     pub equals: Option<Value>,
+    /// The event must carry non-empty text (by the default rules, or at this pointer).
+    pub text: Option<Option<String>>,
 }
 
 impl EventMatch {
     pub fn matches(&self, e: &Event) -> bool {
         if self.name.as_ref().is_some_and(|n| e.name.as_ref() != Some(n)) {
             return false;
+        }
+        if let Some(at) = &self.text {
+            if !text_of(e, at.as_deref()).is_some_and(|t| !t.is_empty()) {
+                return false;
+            }
         }
         let Some(p) = &self.pointer else {
             return true;
@@ -94,7 +102,7 @@ pub fn events(body: &[u8]) -> Vec<Event> {
 }
 
 /// The text an event adds: a chat content delta, an Anthropic or Responses text delta,
-/// a LangGraph message chunk's content; or the string at `text_pointer` when given.
+/// a LangGraph AI message (chunk)'s content; or the string at `text_pointer` when given.
 pub fn text_of(e: &Event, text_pointer: Option<&str>) -> Option<String> {
     let doc = e.json()?;
     let s = |p: &str| pointer::get(&doc, p).and_then(Value::as_str).map(String::from);
@@ -102,7 +110,11 @@ pub fn text_of(e: &Event, text_pointer: Option<&str>) -> Option<String> {
         return s(p);
     }
     if e.name.as_deref().is_some_and(|n| n.starts_with("messages")) {
-        return s("/0/content").or_else(|| s("/content"));
+        // `messages-tuple`: [message, metadata]; `messages/partial`: [message, …].
+        let m = doc.get(0).unwrap_or(&doc);
+        let ai = matches!(m["type"].as_str(), Some("ai" | "AIMessageChunk" | "AIMessage"))
+            || m["role"] == "assistant";
+        return if ai { m["content"].as_str().map(String::from) } else { None };
     }
     if doc["type"] == "response.output_text.delta" {
         return s("/delta");
@@ -137,6 +149,25 @@ mod tests {
     use serde_json::json;
 
     const LANGGRAPH: &str = "event: metadata\ndata: {\"run_id\": \"r1\"}\n\nevent: messages/partial\ndata: [{\"content\": \"\", \"type\": \"ai\"}]\n\nevent: messages/partial\ndata: [{\"content\": \"Hel\", \"type\": \"ai\"}]\n\nevent: values\ndata: {\"messages\": [{\"content\": \"q\"}, {\"content\": \"Hello\"}]}\n\nevent: end\ndata: null\n\n";
+
+    /// What langgraph-api 0.16.7 sent for one turn of a ReAct graph with
+    /// stream_mode ["messages-tuple", "values"] (trimmed): metadata, the model's tool
+    /// call (empty content), the tool's result, then the model's answer.
+    const LANGGRAPH_TUPLES: &str = "event: metadata\ndata: {\"run_id\":\"r\",\"attempt\":1}\n\nevent: values\ndata: {\"messages\":[{\"type\":\"human\",\"content\":\"q\"}]}\n\nevent: messages\ndata: [{\"content\":\"\",\"type\":\"ai\",\"tool_calls\":[{\"name\":\"lookup\"}]},{\"langgraph_node\":\"model\"}]\n\nevent: messages\ndata: [{\"content\":\"fact about q\",\"type\":\"tool\",\"name\":\"lookup\"},{\"langgraph_node\":\"tools\"}]\n\nevent: messages\ndata: [{\"content\":\"the answer\",\"type\":\"ai\",\"tool_calls\":[]},{\"langgraph_node\":\"model\"}]\n\nevent: values\ndata: {\"messages\":[{\"type\":\"ai\",\"content\":\"the answer\"}]}\n\n";
+
+    #[test]
+    fn a_tools_result_is_not_the_models_first_token() {
+        let ev = events(LANGGRAPH_TUPLES.as_bytes());
+        assert_eq!(first_token(&ev, None), Some(4), "the answer, not metadata, not the tool");
+        assert_eq!(text(&ev, None), "the answer");
+        // Written out: an AI message with text, by name.
+        let rule = EventMatch {
+            name: Some("messages".into()),
+            text: Some(None),
+            ..Default::default()
+        };
+        assert_eq!(ev.iter().position(|e| rule.matches(e)), Some(4));
+    }
 
     #[test]
     fn events_carry_names_data_and_where_they_end() {

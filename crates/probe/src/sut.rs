@@ -4,8 +4,9 @@
 //! (SIGTERM, then SIGKILL after the grace period), and in a private scratch directory
 //! (`PLIMSOLL_SCRATCH`, also `TMPDIR`) that is counted and removed at the end. Its
 //! stdout and stderr are kept as a short tail for error messages and for naming a
-//! collapse's cause. Dropping a `Sut` that was not stopped kills its group at once.
+//! collapse's cause, and read line by line into a `log::LogBook`. Dropping a `Sut` that was not stopped kills its group at once.
 
+use crate::log::LogBook;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -38,6 +39,8 @@ pub struct SutSpec {
     pub stop_grace: Duration,
     /// Pin the SUT (and all it starts) to these cores; empty: wherever it likes.
     pub cores: Vec<usize>,
+    /// Lines of its log matching this count as warnings (see `log`).
+    pub log_pattern: Option<regex::Regex>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +95,7 @@ pub struct Sut {
     pub pid: u32,
     pub scratch: PathBuf,
     tail: Arc<Mutex<VecDeque<String>>>,
+    log: Arc<Mutex<LogBook>>,
     stop_grace: Duration,
     stopped: bool,
 }
@@ -108,6 +112,8 @@ pub struct Stopped {
     /// Files and directories it left in its scratch directory.
     pub files_created: u64,
     pub tail: String,
+    /// What it logged, read for warnings and errors.
+    pub log: LogBook,
 }
 
 impl Sut {
@@ -150,6 +156,7 @@ impl Sut {
         guard::add(&guard::Item::Group(pid as i32));
         guard::add(&guard::Item::Dir(scratch.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let log = Arc::new(Mutex::new(LogBook::new(spec.log_pattern.clone())));
         let (seen_tx, mut seen_rx) = tokio::sync::watch::channel(false);
         let wanted = match &spec.ready {
             Ready::Log(text) => Some(text.clone()),
@@ -159,7 +166,7 @@ impl Sut {
         if let Some(out) = child.stdout.take() {
             tokio::spawn(keep_tail(
                 BufReader::new(out),
-                tail.clone(),
+                (tail.clone(), log.clone()),
                 wanted.clone(),
                 seen_tx.clone(),
             ));
@@ -167,7 +174,7 @@ impl Sut {
         if let Some(err) = child.stderr.take() {
             tokio::spawn(keep_tail(
                 BufReader::new(err),
-                tail.clone(),
+                (tail.clone(), log.clone()),
                 wanted,
                 seen_tx,
             ));
@@ -177,6 +184,7 @@ impl Sut {
             pid,
             scratch,
             tail,
+            log,
             stop_grace: spec.stop_grace,
             stopped: false,
         };
@@ -269,6 +277,7 @@ impl Sut {
             died_on_its_own: already.is_some(),
             files_created,
             tail: self.tail(),
+            log: std::mem::take(&mut *self.log.lock().unwrap_or_else(|p| p.into_inner())),
         }
     }
 }
@@ -296,7 +305,7 @@ static SCRATCH_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64:
 
 async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
     reader: BufReader<R>,
-    tail: Arc<Mutex<VecDeque<String>>>,
+    (tail, log): (Arc<Mutex<VecDeque<String>>>, Arc<Mutex<LogBook>>),
     wanted: Option<String>,
     seen: Arc<tokio::sync::watch::Sender<bool>>,
 ) {
@@ -305,6 +314,7 @@ async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
         if wanted.as_deref().is_some_and(|w| line.contains(w)) {
             let _ = seen.send(true);
         }
+        log.lock().unwrap_or_else(|p| p.into_inner()).add(&line);
         let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
         if t.len() == TAIL {
             t.pop_front();
@@ -365,6 +375,7 @@ mod tests {
             ready_timeout: Duration::from_secs(3),
             stop_grace: Duration::from_millis(500),
             cores: Vec::new(),
+            log_pattern: None,
         }
     }
 

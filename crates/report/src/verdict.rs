@@ -40,6 +40,7 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
     out.extend(collapse_line(a));
     out.extend(harness_line(a));
     out.push(usl_line(&a["usl"]));
+    out.extend(log_lines(&a["log"]));
     if let Some(lines) = a["capacity"]["working"].as_array() {
         out.push("capacity projection (not a measurement):".into());
         out.extend(
@@ -47,6 +48,38 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
                 .iter()
                 .map(|l| format!("  {}", l.as_str().unwrap_or(""))),
         );
+    }
+    out
+}
+
+/// The SUT's own log: kinds that began under load, each with its level; the noise every
+/// level printed summed in one line.
+fn log_lines(findings: &Value) -> Vec<String> {
+    let all = findings.as_array().cloned().unwrap_or_default();
+    let (noise, load): (Vec<&Value>, Vec<&Value>) = all.iter().partition(|f| f["at_lowest"] == true);
+    let mut out: Vec<String> = load
+        .iter()
+        .take(5)
+        .map(|f| {
+            format!(
+                "SUT log: {} × {} `{}` at {} sessions, none below (e.g. `{}`)",
+                f["count_at_first"],
+                f["level"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or(""),
+                f["first_at"],
+                f["example"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    if load.len() > 5 {
+        out.push(format!("SUT log: {} more kinds of warning or error began under load (result.json, analysis.log)", load.len() - 5));
+    }
+    if !noise.is_empty() {
+        out.push(format!(
+            "SUT log: {} kind(s) of warning or error already at the lowest level (not load's doing), e.g. `{}`",
+            noise.len(),
+            noise[0]["message"].as_str().unwrap_or("")
+        ));
     }
     out
 }

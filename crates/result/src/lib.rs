@@ -92,7 +92,34 @@ pub struct StepResult {
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: BTreeMap<String, RequestLatency>,
+    /// What the SUT itself logged over the step (not in harness mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<SutLog>,
 }
+
+/// The SUT's own log over a step: lines, warning and error lines, and the kinds of
+/// warning and error (what varies masked), most frequent first.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SutLog {
+    pub lines: u64,
+    pub warnings: u64,
+    pub errors: u64,
+    pub kinds: Vec<LogKind>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LogKind {
+    /// "warning" or "error".
+    pub level: &'static str,
+    /// The message with digits and ids masked: what makes lines one kind.
+    pub message: String,
+    pub count: u64,
+    /// The first line of the kind, as printed.
+    pub example: String,
+}
+
+/// Kinds of log line a RESULT carries at most.
+pub const LOG_KINDS: usize = 20;
 
 /// One named request's latency over a step: first send to last reply (polls included).
 #[derive(Clone, Debug, Serialize, PartialEq)]

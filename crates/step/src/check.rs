@@ -17,7 +17,11 @@ pub fn problems(r: &StepReport, cfg: &Config) -> Vec<String> {
     for (kind, first) in &r.first_errors {
         out.push(explain(kind, first));
     }
-    if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 {
+    // A session that failed before its first turn never asked the SUT to call the LLM.
+    let before_turns = res.turns == 0
+        && !r.first_errors.is_empty()
+        && r.first_errors.iter().all(|(_, m)| m.contains(" setup, request "));
+    if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && !before_turns {
         out.push("the SUT never called the mock: no LLM request reached it. Does your system read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (Plimsoll sets both), or is its model client configured with a URL of its own? A key in a .env file or a config can override the environment.".into());
     } else if res.llm_calls > 0 && r.marked_sessions == 0 {
         out.push(format!(
@@ -40,18 +44,26 @@ fn explain(kind: &str, first: &str) -> String {
         k if k.starts_with("status_") => {
             "the SUT answered with an error status (its body follows): check the URL, method and body in session.toml"
         }
-        "check_failed" => "a [[check]] in session.toml failed on the reply",
+        "check_failed" => "a [[check]] in the session file failed on the reply",
+        "extract_failed" => "a value to [extract] was not in the reply (see what it had)",
+        k if k.starts_with("teardown_") => {
+            "a [[teardown]] request failed (the turns went through; the session counts as ok)"
+        }
         "connect" => "could not connect to the SUT: is it listening on {{port}} (PORT / PLIMSOLL_SUT_PORT)?",
         "timeout" => "a turn took longer than turn_timeout_ms (or the step's timeout_s)",
         "protocol" => "the SUT's reply broke off or was not valid HTTP",
-        "config" => "a URL in session.toml could not be used",
+        "config" => "a template in the session file could not be filled or its URL used",
         _ => "the turn failed",
     };
     format!("{what} — {kind}: {first}")
 }
 
 /// Runs the check; returns the exit code (0: all well, 3: something to fix).
-pub fn check(config: &Path, partition: Option<probe::affinity::Partition>) -> anyhow::Result<u8> {
+pub fn check(
+    config: &Path,
+    partition: Option<probe::affinity::Partition>,
+    session: Option<std::path::PathBuf>,
+) -> anyhow::Result<u8> {
     let cfg = Config::load(config)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -59,11 +71,12 @@ pub fn check(config: &Path, partition: Option<probe::affinity::Partition>) -> an
     let opts = StepOptions {
         concurrency: Some(1),
         partition,
+        session,
         ..Default::default()
     };
     eprintln!(
         "plimsoll check: one session against {}",
-        cfg.command.join(" ")
+        cfg.command.join(" ").replace("{{port}}", "PORT")
     );
     let r = rt.block_on(run_step(&cfg, &opts))?;
     let found = problems(&r, &cfg);

@@ -9,6 +9,7 @@ use std::path::Path;
 /// Runs one step; returns the process exit code.
 pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
     let cfg = Config::load(config)?;
+    let opts_session = opts.session.clone();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -35,7 +36,7 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
         };
         eprintln!(
             "step: {who} × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
-            cfg_turns(&cfg),
+            cfg_turns(opts_session.as_ref().unwrap_or(&cfg.session_file)),
             r.sessions_ok,
             r.sessions_failed,
             r.wall_ms / 1000.0,
@@ -62,6 +63,15 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
                 q.errors
             );
         }
+        if let Some(log) = r.log.as_ref().filter(|l| l.warnings + l.errors > 0) {
+            eprintln!(
+                "  SUT log: {} lines, {} warning(s), {} error(s)",
+                log.lines, log.warnings, log.errors
+            );
+            for k in log.kinds.iter().take(5) {
+                eprintln!("    {} × {} `{}`, e.g. `{}`", k.count, k.level, k.message, k.example);
+            }
+        }
         for (kind, first) in &step.first_errors {
             eprintln!("  error {kind} (first seen): {first}");
         }
@@ -82,8 +92,8 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
     Ok(r.exit_code(&crossed))
 }
 
-fn cfg_turns(cfg: &Config) -> String {
-    drive::SessionSpec::load(&cfg.session_file)
+fn cfg_turns(session_file: &Path) -> String {
+    drive::SessionSpec::load(session_file)
         .map(|s| s.turns.to_string())
         .unwrap_or_else(|_| "?".into())
 }

@@ -12,6 +12,9 @@
 //! port = 0                  # 0: Plimsoll picks a free port, passed as {{port}}, PORT and PLIMSOLL_SUT_PORT
 //! cwd = "."
 //! env = { LOG_LEVEL = "warn" }
+//! # Its own log is read for warnings and errors (Python logging, Go log/slog, Rust
+//! # tracing, JSON lines with a level); lines matching this regex count as warnings too.
+//! log_pattern = "heartbeat .* (timeout|deadline)"
 //!
 //! [mock]
 //! scenario = "../../scenarios/memory.toml"   # default: the built-in chat defaults
@@ -73,6 +76,8 @@ pub struct Config {
     pub port: u16,
     pub cwd: PathBuf,
     pub env: Vec<(String, String)>,
+    /// Lines of the SUT's log matching this count as warnings.
+    pub log_pattern: Option<regex::Regex>,
     pub scenario: Option<PathBuf>,
     pub seed: u64,
     pub session_file: PathBuf,
@@ -119,6 +124,7 @@ struct RawSut {
     cwd: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    log_pattern: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -283,8 +289,19 @@ impl Config {
                 format!("thresholds.error_rate is a fraction between 0 and 1 (got {error_rate})"),
             ));
         }
+        let log_pattern = match &sut.log_pattern {
+            None => None,
+            Some(p) => Some(regex::Regex::new(p.get_ref()).map_err(|e| {
+                let first = e.to_string().lines().last().unwrap_or("").trim().to_string();
+                err(
+                    Some(p.span()),
+                    format!("sut.log_pattern is not a regular expression ({first}); write e.g. \"heartbeat .* timeout\""),
+                )
+            })?),
+        };
         Ok(Config {
             file: path.to_path_buf(),
+            log_pattern,
             command,
             harness,
             ready,

@@ -33,6 +33,7 @@ pub(crate) async fn run(
             .partition
             .as_ref()
             .map_or(Vec::new(), |p| p.sut.clone()),
+        log_pattern: cfg.log_pattern.clone(),
     };
     let mut h = Sut::start(&spec)
         .await

@@ -370,6 +370,29 @@ fn result(
         cpu_pressure: m.pressure.map(|(v, _)| round3(v)),
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
         requests: m.requests,
+        log: Some(sut_log(&stopped.log)),
+    }
+}
+
+/// The SUT's log as RESULT carries it: counts, and the most frequent kinds.
+fn sut_log(book: &probe::log::LogBook) -> result::SutLog {
+    let mut kinds: Vec<result::LogKind> = book
+        .kinds
+        .iter()
+        .map(|((level, message), k)| result::LogKind {
+            level: level.word(),
+            message: message.clone(),
+            count: k.count,
+            example: k.example.clone(),
+        })
+        .collect();
+    kinds.sort_by(|a, b| b.count.cmp(&a.count).then(a.message.cmp(&b.message)));
+    kinds.truncate(result::LOG_KINDS);
+    result::SutLog {
+        lines: book.lines,
+        warnings: book.warnings,
+        errors: book.errors,
+        kinds,
     }
 }
 

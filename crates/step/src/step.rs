@@ -27,6 +27,8 @@ pub struct StepOptions {
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
     pub cap: Option<cap::CapSpec>,
+    /// The session file, instead of the config's `[session] file`.
+    pub session: Option<std::path::PathBuf>,
     /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
     /// starts; the step pins the SUT).
     pub partition: Option<probe::affinity::Partition>,
@@ -52,7 +54,9 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
     // Read the session file before starting anything, so a bad one costs nothing.
     let session = match harness {
         Some(_) => None,
-        None => Some(SessionSpec::load(&cfg.session_file)?),
+        None => Some(SessionSpec::load(
+            opts.session.as_ref().unwrap_or(&cfg.session_file),
+        )?),
     };
     // Each warning once per process, not once per step of a ladder.
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
@@ -111,6 +115,7 @@ async fn driven(
             .partition
             .as_ref()
             .map_or(Vec::new(), |p| p.sut.clone()),
+        log_pattern: cfg.log_pattern.clone(),
     };
     let mut sut = Sut::start(&spec)
         .await

@@ -49,6 +49,9 @@ pub fn init(a: InitArgs) -> anyhow::Result<u8> {
 pub struct CheckArgs {
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
+    /// The session file (overrides [session] file), e.g. a streamed variant.
+    #[arg(long)]
+    pub session: Option<PathBuf>,
     /// Let Plimsoll and the SUT share every core.
     #[arg(long)]
     pub no_partition: bool,
@@ -56,5 +59,5 @@ pub struct CheckArgs {
 
 pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     super::guard_up();
-    step::check::check(&a.config, super::partition(!a.no_partition))
+    step::check::check(&a.config, super::partition(!a.no_partition), a.session)
 }

@@ -7,6 +7,9 @@ use std::path::PathBuf;
 pub struct RampArgs {
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
+    /// The session file (overrides [session] file), e.g. a streamed variant.
+    #[arg(long)]
+    pub session: Option<PathBuf>,
     /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
     /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
@@ -71,6 +74,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             progress: !a.json,
             cap,
             partition: super::partition(!a.no_partition),
+            session: a.session.clone(),
             ..Default::default()
         },
         budget,

@@ -8,6 +8,9 @@ pub struct RunArgs {
     /// The experiment file.
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
+    /// The session file (overrides [session] file), e.g. a streamed variant.
+    #[arg(long)]
+    pub session: Option<PathBuf>,
     /// Concurrent sessions (overrides [step] concurrency).
     #[arg(long, short = 'c')]
     pub concurrency: Option<usize>,
@@ -48,6 +51,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         rate: a.rate,
         cap,
         partition: super::partition(!a.no_partition),
+        session: a.session,
     };
     step::cli::run(&a.config, opts, a.json)
 }

@@ -1,0 +1,233 @@
+//! The SUT's own log: each line of its stdout and stderr read for a level — Python
+//! logging (`WARNING:name:…`, `%(levelname)s …`), Go log/slog (`level=WARN`, JSON),
+//! Rust tracing (`… WARN target: …`), any JSON line with a `level`/`severity`/`levelname`
+//! field — or matched against the user's pattern; warning and error lines grouped into
+//! kinds (digits and ids masked, so `deadline exceeded with 9 runs` and `… with 12 runs`
+//! are one kind) with a count and the first example; the last lines kept, bounded.
+
+use std::collections::{BTreeMap, VecDeque};
+
+/// Lines kept of the log (the newest), to write beside a step's results.
+pub const KEEP: usize = 2000;
+/// Kinds kept per step (the most frequent are reported).
+const KINDS: usize = 200;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn word(self) -> &'static str {
+        match self {
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// One kind of warning or error line: how often, and the first one seen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kind {
+    pub count: u64,
+    pub example: String,
+}
+
+/// What a SUT printed over one step.
+#[derive(Clone, Debug, Default)]
+pub struct LogBook {
+    pub lines: u64,
+    pub warnings: u64,
+    pub errors: u64,
+    /// (level, masked message) → kind.
+    pub kinds: BTreeMap<(Level, String), Kind>,
+    pub kept: VecDeque<String>,
+    pattern: Option<regex::Regex>,
+}
+
+impl LogBook {
+    /// `pattern`: lines matching it count as warnings (when they have no level of their own).
+    pub fn new(pattern: Option<regex::Regex>) -> LogBook {
+        LogBook {
+            pattern,
+            ..LogBook::default()
+        }
+    }
+
+    pub fn add(&mut self, line: &str) {
+        self.lines += 1;
+        if self.kept.len() == KEEP {
+            self.kept.pop_front();
+        }
+        self.kept.push_back(line.to_string());
+        let clean = strip_ansi(line);
+        let level = level_of(&clean).or_else(|| {
+            self.pattern
+                .as_ref()
+                .is_some_and(|p| p.is_match(&clean))
+                .then_some(Level::Warning)
+        });
+        let Some(level) = level else { return };
+        match level {
+            Level::Warning => self.warnings += 1,
+            Level::Error => self.errors += 1,
+        }
+        let key = (level, mask(&clean));
+        if let Some(k) = self.kinds.get_mut(&key) {
+            k.count += 1;
+        } else if self.kinds.len() < KINDS {
+            let example: String = clean.chars().take(300).collect();
+            self.kinds.insert(key, Kind { count: 1, example });
+        }
+    }
+}
+
+/// The level of a log line, when it says warning or error.
+pub fn level_of(line: &str) -> Option<Level> {
+    let t = line.trim_start();
+    if t.starts_with('{') {
+        if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(t) {
+            let word = ["level", "severity", "levelname", "lvl"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(|v| v.as_str()))?;
+            return level_word(word);
+        }
+    }
+    // `level=WARN` (slog text, logfmt)
+    if let Some(i) = t.find("level=") {
+        let w: String = t[i + 6..]
+            .trim_start_matches('"')
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        return level_word(&w);
+    }
+    // A level word among the first few tokens: `WARNING:root:…`, `ERROR name: …`,
+    // `2026-11-23T… WARN target: …`, `[2026-…] [ERROR] …`, `W1123 …` is not read.
+    t.split(|c: char| c.is_whitespace() || matches!(c, ':' | '[' | ']' | '|' | '('))
+        .filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+        .take(6)
+        .find_map(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_uppercase())
+                .then(|| level_word(w))
+                .flatten()
+        })
+}
+
+fn level_word(w: &str) -> Option<Level> {
+    match w.to_ascii_lowercase().as_str() {
+        "warn" | "warning" => Some(Level::Warning),
+        "error" | "err" | "critical" | "crit" | "fatal" | "panic" | "alert" | "emerg" => {
+            Some(Level::Error)
+        }
+        _ => None,
+    }
+}
+
+/// The message with what varies masked: timestamps and numbers as `#`, long hex and
+/// ids as `…`; at most 160 characters.
+pub fn mask(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for word in line.split_inclusive(char::is_whitespace) {
+        let (w, ws) = word.split_at(word.trim_end().len());
+        let hexish = w.len() >= 8
+            && w.chars().filter(|c| c.is_ascii_digit()).count() >= 2
+            && w.chars().all(|c| c.is_ascii_hexdigit() || "-_:./".contains(c));
+        if hexish {
+            out.push('…');
+        } else {
+            let mut prev_digit = false;
+            for c in w.chars() {
+                if c.is_ascii_digit() {
+                    if !prev_digit {
+                        out.push('#');
+                    }
+                    prev_digit = true;
+                } else {
+                    out.push(c);
+                    prev_digit = false;
+                }
+            }
+        }
+        out.push_str(ws);
+    }
+    out.trim().chars().take(160).collect()
+}
+
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ … final byte in @–~
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) && d != '[' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_of_common_formats() {
+        let w = Some(Level::Warning);
+        let e = Some(Level::Error);
+        assert_eq!(level_of("WARNING:root:disk almost full"), w);
+        assert_eq!(level_of("WARNING threads: heartbeat failed"), w);
+        assert_eq!(level_of("ERROR:uvicorn.error:Exception in ASGI application"), e);
+        assert_eq!(level_of("2026-11-23 14:00:01,123 - app - ERROR - boom"), e);
+        assert_eq!(level_of("time=2026-11-23T14:00:01Z level=WARN msg=\"slow\""), w);
+        assert_eq!(level_of("{\"time\":\"…\",\"level\":\"error\",\"msg\":\"x\"}"), e);
+        assert_eq!(level_of("{\"severity\":\"WARNING\",\"message\":\"x\"}"), w);
+        assert_eq!(level_of("2026-11-23T14:00:01.5Z  WARN hyper::proto: slow client"), w);
+        assert_eq!(level_of("[2026-11-23 14:00:01] [CRITICAL] out of slots"), e);
+        assert_eq!(level_of("INFO:     127.0.0.1:5000 - \"POST /chat HTTP/1.1\" 200 OK"), None);
+        assert_eq!(level_of("the error rate is fine"), None, "a lowercase word in prose");
+        assert_eq!(level_of("{\"level\":\"info\",\"msg\":\"error handling on\"}"), None);
+    }
+
+    #[test]
+    fn kinds_mask_what_varies_and_keep_one_example() {
+        let mut b = LogBook::new(None);
+        b.add("WARNING threads: heartbeat failed: deadline exceeded with 9 runs active");
+        b.add("WARNING threads: heartbeat failed: deadline exceeded with 12 runs active");
+        b.add("ERROR run 8659e0dc-3ab0-4e00-b61e-298cf2e4d382 failed");
+        b.add("INFO all good");
+        assert_eq!((b.lines, b.warnings, b.errors), (4, 2, 1));
+        let (key, kind) = b.kinds.iter().find(|(k, _)| k.0 == Level::Warning).unwrap();
+        assert_eq!(key.1, "WARNING threads: heartbeat failed: deadline exceeded with # runs active");
+        assert_eq!(kind.count, 2);
+        assert!(kind.example.ends_with("with 9 runs active"));
+        assert!(b.kinds.contains_key(&(Level::Error, "ERROR run … failed".to_string())));
+    }
+
+    #[test]
+    fn a_pattern_names_warnings_without_a_level_and_colour_is_ignored() {
+        let mut b = LogBook::new(Some(regex::Regex::new("heartbeat .* timeout").unwrap()));
+        b.add("heartbeat 3 timeout");
+        b.add("\u{1b}[33mWARN\u{1b}[0m pool: exhausted");
+        b.add("all fine");
+        assert_eq!((b.warnings, b.errors), (2, 0));
+        assert!(b.kinds.contains_key(&(Level::Warning, "WARN pool: exhausted".to_string())));
+    }
+
+    #[test]
+    fn the_kept_lines_are_bounded() {
+        let mut b = LogBook::new(None);
+        for i in 0..KEEP + 10 {
+            b.add(&format!("line {i}"));
+        }
+        assert_eq!(b.kept.len(), KEEP);
+        assert_eq!(b.kept.front().map(String::as_str), Some("line 10"));
+    }
+}
