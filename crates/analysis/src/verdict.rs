@@ -319,6 +319,7 @@ pub(crate) mod tests {
             cpu_pressure_scope: None,
             requests: Default::default(),
             log: None,
+            scratch: None,
         }
     }
 

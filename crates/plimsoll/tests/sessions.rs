@@ -88,3 +88,44 @@ fn a_streamed_run_times_the_first_token_not_the_metadata() {
     assert!(ttft < r["p50_turn_ms"].as_f64().unwrap(), "{r}");
     assert_eq!(r["requests"]["run"]["count"], 12, "{r}");
 }
+
+/// The SUT's own log: a server that warns only when more than 4 runs are active is
+/// reported at the level where the warning began, with none below; report.md says so.
+#[test]
+fn a_warning_that_only_comes_under_load_is_named_at_its_level() {
+    let src = root().join("examples/threads");
+    let dir = std::env::temp_dir().join(format!("plimsoll-threads-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!(
+            "[sut]\ncommand = [\"python3\", {:?}]\nready = \"http\"\nready_path = \"/ok\"\nenv = {{ THREADS_WARN_ABOVE = \"4\" }}\n[session]\nfile = {:?}\n",
+            src.join("server.py").display().to_string(),
+            src.join("session.toml").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (code, doc, err) = ramp(
+        &dir.join("plimsoll.toml"),
+        &["--ladder", "2,4,8", "--no-cap", "--out", out.to_str().unwrap(), "--history", dir.join("h.db").to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let steps = doc["steps"].as_array().unwrap();
+    let warnings: Vec<u64> = steps.iter().map(|s| s["log"]["warnings"].as_u64().unwrap()).collect();
+    assert_eq!(&warnings[..2], &[0, 0], "no warning at 2 or 4 sessions: {warnings:?}");
+    assert!(warnings[2] > 0, "{warnings:?}");
+    let kind = &steps[2]["log"]["kinds"][0];
+    assert_eq!(kind["level"], "warning");
+    assert_eq!(kind["message"], "WARNING threads: heartbeat failed: deadline exceeded with # runs active");
+    let f = &doc["analysis"]["log"][0];
+    assert_eq!((f["first_at"].as_u64(), f["at_lowest"].as_bool()), (Some(8), Some(false)), "{f}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("SUT log: ") && md.contains("warning `WARNING threads: heartbeat failed: deadline exceeded with # runs active` at 8 sessions, none below"),
+        "{md}"
+    );
+    assert!(md.contains("## Latency per request") && md.contains("| 8 | wait | 24 |"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

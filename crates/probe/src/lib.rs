@@ -5,12 +5,13 @@
 //! thousands of threads: one `stat` read per process, never one per thread. `sut`
 //! starts the SUT fresh in its own process group with a private scratch directory,
 //! waits for it to be ready, and stops it — gracefully, then by force — reaping every
-//! process it started; `log` reads its stdout and stderr for warnings and errors;
+//! process it started; `disk` watches its scratch directory's size and room; `log` reads its stdout and stderr for warnings and errors;
 //! `affinity` pins Plimsoll and the SUT to cores of their own.
 //! Driving load and judging results are not this crate's business.
 
 pub mod affinity;
 pub mod cgroup;
+pub mod disk;
 pub mod log;
 pub mod machine;
 pub mod pressure;

@@ -96,6 +96,7 @@ pub struct Sut {
     pub scratch: PathBuf,
     tail: Arc<Mutex<VecDeque<String>>>,
     log: Arc<Mutex<LogBook>>,
+    disk: Option<crate::disk::DiskWatch>,
     stop_grace: Duration,
     stopped: bool,
 }
@@ -111,6 +112,8 @@ pub struct Stopped {
     pub died_on_its_own: bool,
     /// Files and directories it left in its scratch directory.
     pub files_created: u64,
+    /// Its scratch directory at its fullest, and the room its filesystem had left.
+    pub disk: crate::disk::DiskSummary,
     pub tail: String,
     /// What it logged, read for warnings and errors.
     pub log: LogBook,
@@ -185,6 +188,7 @@ impl Sut {
             scratch,
             tail,
             log,
+            disk: None,
             stop_grace: spec.stop_grace,
             stopped: false,
         };
@@ -206,6 +210,10 @@ impl Sut {
                 Ready::Started => true,
             };
             if ready {
+                sut.disk = Some(crate::disk::DiskWatch::start(
+                    &sut.scratch,
+                    Duration::from_millis(500),
+                ));
                 return Ok(sut);
             }
             if tokio::time::Instant::now() >= deadline {
@@ -243,6 +251,7 @@ impl Sut {
     pub async fn stop(mut self) -> Stopped {
         use std::os::unix::process::ExitStatusExt;
         let already = self.child.try_wait().ok().flatten();
+        let disk = self.disk.take().map(|d| d.finish()).unwrap_or_default();
         let pgid = self.pid as i32;
         if pgid > 0 {
             // SAFETY: signalling our own child's process group.
@@ -276,6 +285,7 @@ impl Sut {
             signal: ended.signal(),
             died_on_its_own: already.is_some(),
             files_created,
+            disk,
             tail: self.tail(),
             log: std::mem::take(&mut *self.log.lock().unwrap_or_else(|p| p.into_inner())),
         }

@@ -64,6 +64,13 @@ impl Run<'_> {
         if let (Some(h), Some(id)) = (&self.history, self.id) {
             h.add_step(id, self.steps.len(), &value)?;
         }
+        if let Some(dir) = &self.opts.out {
+            // The SUT's own output beside the results, a file a step (the newest lines).
+            std::fs::create_dir_all(dir)?;
+            let file = dir.join(format!("sut-log-c{level}.txt"));
+            std::fs::write(&file, step.log_lines.join("\n") + "\n")
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
         self.steps.push(step.result);
         self.causes.push(step.cause);
         Ok(Some(standing))

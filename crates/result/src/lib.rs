@@ -92,9 +92,22 @@ pub struct StepResult {
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: BTreeMap<String, RequestLatency>,
+    /// The SUT's scratch directory (PLIMSOLL_SCRATCH, TMPDIR) at its fullest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<Scratch>,
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+}
+
+/// The SUT's scratch directory over a step, and the room its filesystem had.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Scratch {
+    pub peak_mb: f64,
+    pub peak_files: u64,
+    /// The least free space and free inodes on its filesystem during the step.
+    pub fs_free_min_mb: Option<f64>,
+    pub fs_free_min_inodes: Option<u64>,
 }
 
 /// The SUT's own log over a step: lines, warning and error lines, and the kinds of

@@ -18,6 +18,8 @@ pub struct StepReport {
     pub violations: Vec<serde_json::Value>,
     /// Sessions whose marker reached the mock (0 with LLM calls: the marker got lost).
     pub marked_sessions: usize,
+    /// The last lines the SUT printed over the step (at most `probe::log::KEEP`).
+    pub log_lines: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -141,17 +143,35 @@ fn error_rate(m: &Measured, threshold: f64) -> Option<Collapse> {
     })
 }
 
-/// The outcome from the strongest evidence first: the kernel, the exit status, the
-/// timeout, the oracle, the failed share.
+/// The SUT's scratch filesystem filled up (space or inodes), or its output says so,
+/// and something failed: that is the cause, whatever form the failure took.
+fn disk_full(disk: &probe::disk::DiskSummary, tail: &str, failed: bool) -> Option<Collapse> {
+    let said = tail.to_lowercase().contains("no space left on device");
+    let mb = disk.peak_bytes as f64 / 1048576.0;
+    let why = if disk.out_of_inodes() {
+        format!("the filesystem of the SUT's scratch directory ran out of inodes ({} files there at peak; {} inodes in all)", disk.peak_files, disk.fs_inodes.unwrap_or(0))
+    } else if disk.full() || said {
+        format!("the filesystem of the SUT's scratch directory filled up ({mb:.1} MB and {} files there at peak{})", disk.peak_files, if said { "; its output says \"No space left on device\"" } else { "" })
+    } else {
+        return None;
+    };
+    failed.then_some(("disk_full", why))
+}
+
+/// The outcome from the strongest evidence first: the kernel, a full disk, the exit
+/// status, the timeout, the oracle, the failed share.
 fn outcome(
     cfg: &Config,
     probe: &Summary,
     died: Option<std::process::ExitStatus>,
-    tail: &str,
+    stopped: &Stopped,
     m: &Measured,
     violations: u64,
 ) -> Option<Collapse> {
+    let tail = stopped.tail.as_str();
+    let failed = died.is_some() || m.sessions_failed > 0 || m.timed_out;
     cgroup_oom(probe)
+        .or_else(|| disk_full(&stopped.disk, tail, failed))
         .or_else(|| exited(died, tail))
         .or_else(|| timed_out(m, cfg.timeout_s))
         .or_else(|| integrity(violations))
@@ -249,7 +269,7 @@ pub(crate) async fn judge(
         m.think_ms_per_session,
     );
     rig.mock.shutdown().await.ok();
-    let found = outcome(cfg, &probe, died, &stopped.tail, &m, side.violations);
+    let found = outcome(cfg, &probe, died, &stopped, &m, side.violations);
     let outcome = found.as_ref().map_or("ok", |f| f.0);
     let cause = found.map(|(o, c)| {
         if stopped.tail.is_empty() || o == "integrity" || o == "error_rate" {
@@ -281,6 +301,7 @@ pub(crate) async fn judge(
         first_errors,
         violations,
         marked_sessions: side.marked,
+        log_lines: stopped.log.kept.iter().cloned().collect(),
     }
 }
 
@@ -371,6 +392,12 @@ fn result(
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
         requests: m.requests,
         log: Some(sut_log(&stopped.log)),
+        scratch: Some(result::Scratch {
+            peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),
+            peak_files: stopped.disk.peak_files,
+            fs_free_min_mb: stopped.disk.free_min_bytes.map(|b| round2(b as f64 / 1048576.0)),
+            fs_free_min_inodes: stopped.disk.free_min_inodes,
+        }),
     }
 }
 
