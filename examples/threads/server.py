@@ -11,8 +11,10 @@ Each run sends the thread's whole history to the LLM (OPENAI_BASE_URL, Chat Comp
 so the mock's integrity oracle checks that the server kept it. Planted bug for tests:
 THREADS_FORGET_AFTER=N forgets a thread after its N-th run ("thread not found").
 THREADS_DROP_HISTORY=1 sends the LLM only the newest message (the mock's oracle must
-catch it). THREADS_WARN_ABOVE=N logs a WARNING each time a run starts while more than N runs are
-active (a heartbeat that only fails under load). Standard library only."""
+catch it). THREADS_WARN_ABOVE=N logs a WARNING each time a run starts while more than N
+runs are active (a heartbeat that only fails under load). THREADS_HOLD_KB=N holds N KB
+per open thread until it is deleted (a known cost per resident session). Standard
+library only."""
 
 import http.server
 import json
@@ -27,6 +29,7 @@ PORT = int(os.environ.get("PORT", "8000"))
 FORGET_AFTER = int(os.environ.get("THREADS_FORGET_AFTER", "0"))
 WARN_ABOVE = int(os.environ.get("THREADS_WARN_ABOVE", "0"))
 DROP_HISTORY = os.environ.get("THREADS_DROP_HISTORY") == "1"
+HOLD_KB = int(os.environ.get("THREADS_HOLD_KB", "0"))
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 log = logging.getLogger("threads")
@@ -138,7 +141,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if p == ["threads"]:
             tid = str(uuid.uuid4())
             with lock:
-                threads[tid] = {"messages": [], "runs": {}, "count": 0}
+                held = bytearray(HOLD_KB * 1024)
+                held[::4096] = b"x" * len(range(0, len(held), 4096))  # every page touched
+                threads[tid] = {"messages": [], "runs": {}, "count": 0, "held": held}
             return self.reply(201, {"thread_id": tid}, [("location", f"/threads/{tid}")])
         if len(p) in (3, 4) and p[0] == "threads" and p[2] == "runs":
             t = self.thread(p[1])

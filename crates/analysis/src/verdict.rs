@@ -320,6 +320,7 @@ pub(crate) mod tests {
             requests: Default::default(),
             log: None,
             scratch: None,
+            resident: None,
         }
     }
 

@@ -36,6 +36,11 @@ pub struct DriveOptions {
     /// `concurrency` is then the number of sessions. Latency is counted from each
     /// session's intended start, so a late start is not hidden (coordinated omission).
     pub arrival_rate: Option<f64>,
+    /// Resident sessions: this many open first (setup run), `concurrency` of them active
+    /// at a time (see `resident`).
+    pub resident: Option<usize>,
+    /// Called once the residents are open, before any turn.
+    pub on_resident: Option<crate::resident::Hook>,
 }
 
 /// Live counters for a progress line.
@@ -46,6 +51,8 @@ pub struct Progress {
     pub turns: AtomicU64,
     pub in_flight: AtomicU64,
     pub peak_in_flight: AtomicU64,
+    /// Resident sessions open (setup done), with `--resident`.
+    pub resident: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -69,6 +76,8 @@ pub struct DriveReport {
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session: its
     /// latency (first send to last reply, polls included) and failures.
     pub requests: BTreeMap<String, RequestStats>,
+    /// Resident sessions that opened (with `resident`).
+    pub resident: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -87,7 +96,7 @@ pub(crate) struct Shared {
     ttft: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
-    progress: Arc<Progress>,
+    pub(crate) progress: Arc<Progress>,
     t0: Instant,
     load: Load,
 }
@@ -128,7 +137,7 @@ impl Shared {
     }
 
     /// A session ended (well or not): the first end closes the span of full load.
-    fn session_ended(&self) {
+    pub(crate) fn session_ended(&self) {
         self.load.session_ended(self.t0.elapsed());
     }
 
@@ -216,6 +225,17 @@ pub async fn drive(
         .arrival_rate
         .filter(|r| *r > 0.0)
         .map(|r| Duration::from_secs_f64(1.0 / r));
+    if let (Some(n), Protocol::Http | Protocol::Sse) = (opts.resident, spec.protocol) {
+        let run = crate::resident::run(spec.clone(), opts.clone(), port.clone(), shared.clone(), n);
+        let timed_out = tokio::time::timeout_at(t0 + opts.step_timeout, run).await.is_err();
+        if timed_out {
+            shared.error(
+                "timeout".into(),
+                format!("the resident sessions were still running when the step timeout of {:.0} s ran out", opts.step_timeout.as_secs_f64()),
+            );
+        }
+        return Ok(report(&shared, &progress, lag, stop_lag, timed_out).await);
+    }
     let spawner = {
         let (spec, shared, opts, port) = (spec.clone(), shared.clone(), opts.clone(), port.clone());
         async move {
@@ -259,7 +279,18 @@ pub async fn drive(
             }
         }
     }
-    let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    Ok(report(&shared, &progress, lag, stop_lag, timed_out).await)
+}
+
+/// The report from what the sessions recorded.
+async fn report(
+    shared: &Shared,
+    progress: &Progress,
+    lag: tokio::task::JoinHandle<Histogram<u64>>,
+    stop_lag: Arc<AtomicBool>,
+    timed_out: bool,
+) -> DriveReport {
+    let wall_ms = shared.t0.elapsed().as_secs_f64() * 1000.0;
     stop_lag.store(true, Relaxed);
     let lag_us = lag.await.unwrap_or_else(|_| hist());
     let take = |m: &Mutex<Histogram<u64>>| m.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -274,7 +305,7 @@ pub async fn drive(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
-    Ok(DriveReport {
+    DriveReport {
         sessions_ok: progress.sessions_ok.load(Relaxed),
         sessions_failed: progress.sessions_failed.load(Relaxed),
         turns: progress.turns.load(Relaxed),
@@ -289,7 +320,8 @@ pub async fn drive(
         peak_in_flight: progress.peak_in_flight.load(Relaxed),
         full_load,
         requests,
-    })
+        resident: progress.resident.load(Relaxed),
+    }
 }
 
 async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
@@ -304,10 +336,10 @@ async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
 }
 
 /// Counts a session in flight for as long as it runs.
-struct InFlight<'a>(&'a Progress);
+pub(crate) struct InFlight<'a>(&'a Progress);
 
 impl<'a> InFlight<'a> {
-    fn new(p: &'a Progress) -> Self {
+    pub(crate) fn new(p: &'a Progress) -> Self {
         let now = p.in_flight.fetch_add(1, Relaxed) + 1;
         p.peak_in_flight.fetch_max(now, Relaxed);
         InFlight(p)
@@ -331,14 +363,7 @@ async fn run_session(
 ) {
     let _flight = InFlight::new(&shared.progress);
     let session = format!("s{i}");
-    let fixed = vec![
-        ("session".to_string(), session.clone()),
-        ("nonce".into(), crate::template::nonce(opts.seed, i)),
-        ("base".into(), opts.base.clone()),
-        ("ws_base".into(), ws_base(&opts.base)),
-        ("port".into(), port.to_string()),
-    ];
-    let mut vars = Vars::new(opts.seed, i, fixed);
+    let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
     let ctx = Ctx {
         shared,
         allow_remote: opts.allow_remote,
@@ -354,9 +379,25 @@ async fn run_session(
         shared.session_ended();
         return;
     }
+    record_session(shared, start);
+    shared.session_ended();
+}
+
+/// A session's built-in values: its name, nonce, the SUT's base URL and port.
+pub(crate) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(String, String)> {
+    vec![
+        ("session".to_string(), format!("s{i}")),
+        ("nonce".into(), crate::template::nonce(opts.seed, i)),
+        ("base".into(), opts.base.clone()),
+        ("ws_base".into(), ws_base(&opts.base)),
+        ("port".into(), port.to_string()),
+    ]
+}
+
+/// A session that went through, timed from `start`.
+pub(crate) fn record_session(shared: &Shared, start: Instant) {
     record(&shared.session, start.elapsed());
     shared.progress.sessions_ok.fetch_add(1, Relaxed);
-    shared.session_ended();
 }
 
 /// A WebSocket session or a chat client's conversation: one message per turn on one link.

@@ -14,6 +14,7 @@ pub mod driver;
 pub mod http;
 mod http_turn;
 pub mod load;
+mod resident;
 pub mod pointer;
 mod request;
 mod sequence;
@@ -24,4 +25,5 @@ mod ws;
 
 pub use driver::{drive, DriveOptions, DriveReport, Progress, RequestStats};
 pub use load::FullLoad;
+pub use resident::Hook;
 pub use session::{Chat, SessionError, SessionSpec};

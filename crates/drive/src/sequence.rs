@@ -55,13 +55,38 @@ pub(crate) struct Done {
 
 /// Runs a session's setup, turns and teardown. Returns Ok when every turn succeeded
 /// (teardown failures are counted, not fatal).
-pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> Result<(), (String, String)> {
+pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, ctx: Ctx<'_>) -> Result<(), (String, String)> {
     let mut conn = None;
-    let shared = base.shared;
+    setup(spec, vars, &mut conn, &ctx).await?;
+    turns(spec, vars, &mut conn, &ctx).await?;
+    teardown(spec, vars, &mut conn, &ctx).await;
+    Ok(())
+}
+
+/// The setup requests, once.
+pub(crate) async fn setup(
+    spec: &SessionSpec,
+    vars: &mut Vars,
+    conn: &mut Option<Conn>,
+    ctx: &Ctx<'_>,
+) -> Result<(), (String, String)> {
     for r in &spec.setup {
-        let d = request(r, spec, vars, 0, &mut conn, &base).await.map_err(|e| named(spec, r, e, "setup"))?;
+        let d = request(r, spec, vars, 0, conn, ctx)
+            .await
+            .map_err(|e| named(spec, r, e, "setup"))?;
         keep(vars, d.values);
     }
+    Ok(())
+}
+
+/// Every turn's requests, in order, each turn timed from its first request to its last reply.
+pub(crate) async fn turns(
+    spec: &SessionSpec,
+    vars: &mut Vars,
+    conn: &mut Option<Conn>,
+    base: &Ctx<'_>,
+) -> Result<(), (String, String)> {
+    let shared = base.shared;
     for turn in 1..=spec.turns {
         if turn > 1 && spec.think_ms > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
@@ -70,7 +95,7 @@ pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> R
         let mut first = None;
         let mut streamed = false;
         for r in &spec.turn {
-            let d = request(r, spec, vars, turn, &mut conn, &base)
+            let d = request(r, spec, vars, turn, conn, base)
                 .await
                 .map_err(|e| named(spec, r, e, &format!("turn {turn}")))?;
             streamed |= r.stream;
@@ -79,8 +104,14 @@ pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> R
         }
         shared.turn_done(began, streamed.then_some(first).flatten());
     }
+    Ok(())
+}
+
+/// The teardown requests: a failure is counted (`teardown_…`), the session stands.
+pub(crate) async fn teardown(spec: &SessionSpec, vars: &mut Vars, conn: &mut Option<Conn>, ctx: &Ctx<'_>) {
+    let shared = ctx.shared;
     for r in &spec.teardown {
-        match request(r, spec, vars, spec.turns, &mut conn, &base).await {
+        match request(r, spec, vars, spec.turns, conn, ctx).await {
             Ok(d) => keep(vars, d.values),
             Err((kind, m)) => shared.error(
                 format!("teardown_{kind}"),
@@ -88,7 +119,6 @@ pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, base: Ctx<'_>) -> R
             ),
         }
     }
-    Ok(())
 }
 
 fn keep(vars: &mut Vars, values: Vec<(String, String)>) {

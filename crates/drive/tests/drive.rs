@@ -42,6 +42,8 @@ fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
         step_timeout: Duration::from_secs(20),
         allow_remote: false,
         arrival_rate: None,
+        resident: None,
+        on_resident: None,
     }
 }
 

@@ -129,3 +129,36 @@ fn a_warning_that_only_comes_under_load_is_named_at_its_level() {
     assert!(md.contains("## Latency per request") && md.contains("| 8 | wait | 24 |"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--resident`: 16 threads opened and held (4 MB each in the SUT), 8 driven at a time.
+/// The memory per resident session is measured apart from what the active ones add.
+#[test]
+fn resident_sessions_are_weighed_apart_from_active_ones() {
+    let dir = root().join("examples/threads");
+    let (r, err) = run_in(
+        &dir,
+        &["--resident", "16", "--concurrency", "8"],
+        &[("THREADS_HOLD_KB", "4096")],
+    );
+    assert_eq!(r["outcome"], "ok", "{r}\n{err}");
+    assert_eq!((r["sessions_ok"].as_u64(), r["turns"].as_u64()), (Some(16), Some(48)), "{r}");
+    let res = &r["resident"];
+    assert_eq!((res["sessions"].as_u64(), res["active"].as_u64()), (Some(16), Some(8)), "{res}");
+    let per = res["kb_per_resident"].as_f64().unwrap();
+    assert!((per - 4096.0).abs() < 0.2 * 4096.0, "{per} KB per resident, 4096 held: {res}");
+    assert!(res["kb_per_active"].as_f64().unwrap() < 1024.0, "{res}");
+    // Every resident was opened once and closed once.
+    assert_eq!(r["requests"]["create"]["count"], 16, "{r}");
+    assert_eq!(r["requests"]["delete"]["count"], 16, "{r}");
+    assert!(err.contains("resident: 16 sessions open"), "{err}");
+
+    // A session with nothing to open cannot be resident: said before anything starts.
+    let out = Command::new(BIN)
+        .args(["run", "--resident", "4"])
+        .current_dir(root().join("examples/floor"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("needs a session that opens with [[setup]] requests"), "{e}");
+}

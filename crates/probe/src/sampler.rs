@@ -21,6 +21,10 @@ pub struct Summary {
     pub cgroup: Option<crate::cgroup::CgroupMemory>,
     /// (seconds since the sampler started, CPU seconds so far) at every full sample.
     pub cpu_series: Vec<(f64, f64)>,
+    /// RSS when `Sampler::mark` was called (resident sessions open), and the highest
+    /// RSS seen since.
+    pub mark_rss_kb: Option<u64>,
+    pub peak_after_mark_kb: u64,
 }
 
 impl Summary {
@@ -69,6 +73,8 @@ impl Sampler {
             cpu_sec: 0.0,
             cgroup: crate::cgroup::sut_cgroup(root, &tree_pids(root)),
             cpu_series: vec![(0.0, 0.0)],
+            mark_rss_kb: None,
+            peak_after_mark_kb: 0,
         }));
         let started = std::time::Instant::now();
         let (s2, sum2) = (stop.clone(), summary.clone());
@@ -94,6 +100,7 @@ impl Sampler {
                     let mut m = sum2.lock().unwrap_or_else(|p| p.into_inner());
                     m.samples += 1;
                     m.peak_rss_kb = m.peak_rss_kb.max(s.rss_kb);
+                    m.peak_after_mark_kb = m.peak_after_mark_kb.max(s.rss_kb);
                     m.last_rss_kb = s.rss_kb;
                     m.peak_threads = m.peak_threads.max(s.threads);
                     m.peak_fds = m.peak_fds.max(s.fds);
@@ -131,6 +138,15 @@ impl Sampler {
     pub fn rebase(&self) {
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         m.baseline_rss_kb = m.last_rss_kb;
+    }
+
+    /// Notes the RSS now (a fresh sample) as the level before load, and watches the
+    /// highest RSS from here on (`Summary::mark_rss_kb`, `peak_after_mark_kb`).
+    pub fn mark(&self) {
+        let now = sample_tree(self.root, false).rss_kb;
+        let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        m.mark_rss_kb = Some(now);
+        m.peak_after_mark_kb = now;
     }
 
     /// The latest RSS (KB) and the most threads so far, without copying the CPU series

@@ -102,7 +102,7 @@ pub struct Sut {
 }
 
 /// How the SUT ended.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Stopped {
     /// Exit code, if it exited on its own terms.
     pub code: Option<i32>,

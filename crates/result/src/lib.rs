@@ -92,12 +92,29 @@ pub struct StepResult {
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: BTreeMap<String, RequestLatency>,
+    /// With `--resident`: the sessions held open and memory per resident and per active one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resident: Option<Resident>,
     /// The SUT's scratch directory (PLIMSOLL_SCRATCH, TMPDIR) at its fullest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scratch: Option<Scratch>,
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+}
+
+/// Resident sessions: N opened (setup run) and held, `active` of them driven at a time.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Resident {
+    /// Sessions that opened.
+    pub sessions: u64,
+    pub active: u64,
+    /// The SUT's RSS with every resident open, before any turn.
+    pub rss_mb_open: Option<f64>,
+    /// (RSS with the residents open − baseline) / residents.
+    pub kb_per_resident: Option<f64>,
+    /// (peak RSS while driving − RSS with the residents open) / active sessions.
+    pub kb_per_active: Option<f64>,
 }
 
 /// The SUT's scratch directory over a step, and the room its filesystem had.

@@ -54,6 +54,17 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
         } else {
             eprintln!("outcome: ok");
         }
+        if let Some(res) = &r.resident {
+            let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
+            eprintln!(
+                "  resident: {} sessions open ({} MB RSS with all open), {} active at a time; {} KB per resident session, {} KB per active one",
+                res.sessions,
+                f(res.rss_mb_open),
+                res.active,
+                f(res.kb_per_resident),
+                f(res.kb_per_active)
+            );
+        }
         for (name, q) in &r.requests {
             eprintln!(
                 "  request {name}: {} ok, p50/p99 {} / {} ms, {} failed",

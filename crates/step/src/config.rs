@@ -28,6 +28,7 @@
 //! timeout_s = 300
 //! sample_ms = 50
 //! # arrival_rate = 20      # open model: `concurrency` sessions arrive at 20/s instead of all at once
+//! # resident = 200         # 200 sessions opened first ([[setup]]), `concurrency` of them active at a time
 //!
 //! [thresholds]
 //! error_rate = 0.0          # failed sessions / sessions above this: outcome "error_rate"
@@ -86,6 +87,8 @@ pub struct Config {
     pub sample_ms: u64,
     /// Open model: sessions per second (`concurrency` sessions arrive at this rate).
     pub arrival_rate: Option<f64>,
+    /// Resident sessions: this many opened first, `concurrency` of them active at a time.
+    pub resident: Option<usize>,
     pub error_rate: f64,
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,
@@ -153,6 +156,7 @@ struct RawStep {
     timeout_s: Option<Spanned<f64>>,
     sample_ms: Option<Spanned<i64>>,
     arrival_rate: Option<Spanned<f64>>,
+    resident: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -324,6 +328,10 @@ impl Config {
                     1.0,
                     false,
                 )?),
+            },
+            resident: match &raw.step.resident {
+                None => None,
+                Some(_) => Some(int(&raw.step.resident, "step.resident", 1, 10_000_000, 1)? as usize),
             },
             error_rate,
             p99_session_ms: pos(

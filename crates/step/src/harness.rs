@@ -120,6 +120,7 @@ pub(crate) async fn run(
         pressure: None,
         full_load: None,
         requests: Default::default(),
+        resident: None,
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

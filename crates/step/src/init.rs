@@ -173,7 +173,7 @@ mod tests {
         let cfg = crate::Config::load(&dir.join("plimsoll.toml")).unwrap();
         assert_eq!(cfg.command, ["python", "app.py", "--port", "{{port}}"]);
         let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();
-        assert!(s.url.ends_with("/v1/chat/completions") && s.warnings.is_empty());
+        assert!(s.turn[0].url.ends_with("/v1/chat/completions") && s.warnings.is_empty());
         assert_eq!(s.protocol, drive::session::Protocol::OpenaiChat);
         let again = init(&dir, &o).unwrap_err().to_string();
         assert!(again.contains("already exists"), "{again}");

@@ -55,6 +55,8 @@ pub struct Measured {
     /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
     /// (cpuset or affinity).
     pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// Resident sessions that opened, with `--resident`.
+    pub resident: Option<u64>,
     /// Per named request: latency and failures.
     pub requests: BTreeMap<String, result::RequestLatency>,
     /// Share of the driving time in which a task waited for a CPU (PSI), and whose:
@@ -391,12 +393,30 @@ fn result(
         cpu_pressure: m.pressure.map(|(v, _)| round3(v)),
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
         requests: m.requests,
+        resident: m.resident.map(|n| resident(probe, n, sessions)),
         log: Some(sut_log(&stopped.log)),
         scratch: Some(result::Scratch {
             peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),
             peak_files: stopped.disk.peak_files,
             fs_free_min_mb: stopped.disk.free_min_bytes.map(|b| round2(b as f64 / 1048576.0)),
             fs_free_min_inodes: stopped.disk.free_min_inodes,
+        }),
+    }
+}
+
+/// Memory per resident session (what the open ones hold, read once they were open) and
+/// per active one (what driving `active` of them added on top).
+fn resident(probe: &Summary, opened: u64, active: usize) -> result::Resident {
+    let at_open = probe.mark_rss_kb;
+    result::Resident {
+        sessions: opened,
+        active: active as u64,
+        rss_mb_open: at_open.map(|kb| round2(kb as f64 / 1024.0)),
+        kb_per_resident: at_open
+            .filter(|_| opened > 0)
+            .map(|kb| round2((kb as f64 - probe.baseline_rss_kb as f64) / opened as f64)),
+        kb_per_active: at_open.map(|kb| {
+            round2((probe.peak_after_mark_kb as f64 - kb as f64) / active.max(1) as f64)
         }),
     }
 }
@@ -456,9 +476,31 @@ mod tests {
             timed_out: true,
             ..measured(0, 5)
         };
-        let o = outcome(&cfg(), &probe, Some(ExitStatus::from_raw(9)), "", &m, 3).unwrap();
+        let o = outcome(&cfg(), &probe, Some(ExitStatus::from_raw(9)), &Stopped::default(), &m, 3).unwrap();
         assert_eq!(o.0, "oom_killed");
         assert!(o.1.contains("2 process(es)"), "{}", o.1);
+    }
+
+    #[test]
+    fn a_full_scratch_disk_is_the_cause_when_something_failed() {
+        let mut full = Stopped::default();
+        full.disk.free_min_bytes = Some(0);
+        full.disk.peak_bytes = 3 << 20;
+        let (c, p) = (cfg(), Summary::default());
+        let o = outcome(&c, &p, None, &full, &measured(1, 3), 0).unwrap();
+        assert_eq!(o.0, "disk_full");
+        assert!(o.1.contains("filled up (3.0 MB"), "{}", o.1);
+        assert_eq!(outcome(&c, &p, None, &full, &measured(4, 0), 0), None, "nothing failed");
+        let mut said = Stopped::default();
+        said.tail = "OSError: [Errno 28] No space left on device".into();
+        let o = outcome(&c, &p, Some(ExitStatus::from_raw(1 << 8)), &said, &measured(0, 0), 0);
+        assert_eq!(o.unwrap().0, "disk_full", "the crash's own words");
+        let mut inodes = Stopped::default();
+        inodes.disk.free_min_inodes = Some(0);
+        inodes.disk.fs_inodes = Some(64);
+        inodes.disk.free_min_bytes = Some(1 << 30);
+        let o = outcome(&c, &p, None, &inodes, &measured(0, 2), 0).unwrap();
+        assert!(o.0 == "disk_full" && o.1.contains("ran out of inodes"), "{o:?}");
     }
 
     #[test]
@@ -489,15 +531,15 @@ mod tests {
             timed_out: true,
             ..measured(1, 1)
         };
-        assert_eq!(outcome(&c, &p, None, "", &late, 1).unwrap().0, "timeout");
+        assert_eq!(outcome(&c, &p, None, &Stopped::default(), &late, 1).unwrap().0, "timeout");
         assert_eq!(
-            outcome(&c, &p, None, "", &measured(1, 1), 1).unwrap().0,
+            outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 1).unwrap().0,
             "integrity"
         );
-        let e = outcome(&c, &p, None, "", &measured(1, 1), 0).unwrap();
+        let e = outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 0).unwrap();
         assert_eq!(e.0, "error_rate");
         assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
-        assert_eq!(outcome(&c, &p, None, "", &measured(2, 0), 0), None);
+        assert_eq!(outcome(&c, &p, None, &Stopped::default(), &measured(2, 0), 0), None);
         assert_eq!(
             error_rate(&measured(0, 0), 0.0),
             None,

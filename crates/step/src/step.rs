@@ -27,6 +27,9 @@ pub struct StepOptions {
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
     pub cap: Option<cap::CapSpec>,
+    /// Resident sessions (overrides `[step] resident`): this many opened first, the
+    /// concurrency of them active at a time.
+    pub resident: Option<usize>,
     /// The session file, instead of the config's `[session] file`.
     pub session: Option<std::path::PathBuf>,
     /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
@@ -65,6 +68,18 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
         if !said.contains(w) {
             eprintln!("{w}");
             said.push(w.clone());
+        }
+    }
+    let resident = opts.resident.or(cfg.resident);
+    if let (Some(n), Some(s)) = (resident, &session) {
+        if s.setup.is_empty() {
+            anyhow::bail!("--resident (or [step] resident) needs a session that opens with [[setup]] requests: they are what holds a session open in the SUT between its turns (see session.toml's [[setup]])");
+        }
+        if n < concurrency {
+            anyhow::bail!("--resident {n} is fewer than the {concurrency} sessions to keep active: give at least as many residents as the concurrency");
+        }
+        if opts.rate.or(cfg.arrival_rate).is_some() {
+            anyhow::bail!("--resident and an arrival rate do not go together: residents are driven a closed model, the concurrency of them at a time");
         }
     }
     let rig = Rig::start(cfg, concurrency).await?;
@@ -132,17 +147,24 @@ async fn driven(
         progress.clone(),
         sampler.clone(),
     );
-    let opts_d = DriveOptions {
+    let resident = opts.resident.or(cfg.resident);
+    let mut opts_d = DriveOptions {
         concurrency: rig.concurrency,
         base,
         seed: cfg.seed,
         step_timeout: Duration::from_secs_f64(cfg.timeout_s),
         allow_remote: opts.allow_remote,
         arrival_rate: opts.rate.or(cfg.arrival_rate),
+        resident,
+        on_resident: resident.map(|_| {
+            let s = sampler.clone();
+            drive::Hook(Arc::new(move || s.mark()))
+        }),
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let t_drive = std::time::Instant::now();
     let driven = drive(session, &opts_d, progress).await;
+    opts_d.on_resident = None; // its hold on the sampler, so it can be finished below
     let pressure = match (psi0, probe::pressure::some_total_us(&psi.0)) {
         (Some(a), Some(b)) => Some((
             b.saturating_sub(a) as f64 / t_drive.elapsed().as_micros().max(1) as f64,
@@ -194,6 +216,7 @@ async fn driven(
         throttled,
         pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
+        resident: resident.map(|_| report.resident),
         requests: report
             .requests
             .iter()

@@ -10,6 +10,9 @@ pub struct RampArgs {
     /// The session file (overrides [session] file), e.g. a streamed variant.
     #[arg(long)]
     pub session: Option<PathBuf>,
+    /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
+    #[arg(long, value_name = "N")]
+    pub resident: Option<usize>,
     /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
     /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
@@ -75,6 +78,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             cap,
             partition: super::partition(!a.no_partition),
             session: a.session.clone(),
+            resident: a.resident,
             ..Default::default()
         },
         budget,

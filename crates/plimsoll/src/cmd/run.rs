@@ -11,6 +11,9 @@ pub struct RunArgs {
     /// The session file (overrides [session] file), e.g. a streamed variant.
     #[arg(long)]
     pub session: Option<PathBuf>,
+    /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
+    #[arg(long, value_name = "N")]
+    pub resident: Option<usize>,
     /// Concurrent sessions (overrides [step] concurrency).
     #[arg(long, short = 'c')]
     pub concurrency: Option<usize>,
@@ -52,6 +55,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         cap,
         partition: super::partition(!a.no_partition),
         session: a.session,
+        resident: a.resident,
     };
     step::cli::run(&a.config, opts, a.json)
 }
