@@ -117,10 +117,17 @@ mod tests {
         assert_eq!(m["verdict"], "worse", "{m}");
         assert!((m["ratio"].as_f64().unwrap() - 152.5 / 102.5).abs() < 1e-9);
         assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
-        assert!(s.breaches[0].starts_with("4 sessions: requests.wait.p50_ms +48.8 %"), "{:?}", s.breaches);
+        assert!(
+            s.breaches[0].starts_with("4 sessions: requests.wait.p50_ms +48.8 %"),
+            "{:?}",
+            s.breaches
+        );
         // The same build against itself: no change, no breach.
         let same = summarise(&[4], &[[base.clone(), base]], &gate);
-        assert_eq!(same.levels[0]["metrics"]["requests.wait.p50_ms"]["verdict"], "no significant change");
+        assert_eq!(
+            same.levels[0]["metrics"]["requests.wait.p50_ms"]["verdict"],
+            "no significant change"
+        );
         assert!(same.breaches.is_empty());
     }
 }

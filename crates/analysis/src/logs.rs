@@ -47,7 +47,10 @@ pub fn findings(steps: &[StepResult]) -> Vec<LogFinding> {
     let mut out: Vec<LogFinding> = Vec::new();
     for s in &sorted {
         for k in s.log.iter().flat_map(|l| &l.kinds) {
-            match out.iter_mut().find(|f| f.level == k.level && f.message == k.message) {
+            match out
+                .iter_mut()
+                .find(|f| f.level == k.level && f.message == k.message)
+            {
                 Some(f) => f.levels.push((s.concurrency, k.count)),
                 None => out.push(LogFinding {
                     level: k.level,
@@ -92,14 +95,31 @@ mod tests {
     #[test]
     fn a_warning_that_starts_under_load_is_named_with_its_level() {
         let steps = vec![
-            step(32, &[("warning", "deprecated flag", 1), ("warning", "heartbeat failed", 4)]),
+            step(
+                32,
+                &[
+                    ("warning", "deprecated flag", 1),
+                    ("warning", "heartbeat failed", 4),
+                ],
+            ),
             step(8, &[("warning", "deprecated flag", 1)]),
-            step(16, &[("warning", "deprecated flag", 1), ("warning", "heartbeat failed", 10)]),
+            step(
+                16,
+                &[
+                    ("warning", "deprecated flag", 1),
+                    ("warning", "heartbeat failed", 10),
+                ],
+            ),
         ];
         let f = findings(&steps);
         assert_eq!(f.len(), 2);
         assert_eq!(
-            (f[0].message.as_str(), f[0].first_at, f[0].count_at_first, f[0].at_lowest),
+            (
+                f[0].message.as_str(),
+                f[0].first_at,
+                f[0].count_at_first,
+                f[0].at_lowest
+            ),
             ("heartbeat failed", 16, 10, false)
         );
         assert_eq!(f[0].levels, vec![(16, 10), (32, 4)]);

@@ -28,11 +28,17 @@ pub(crate) fn reply_json(stream: bool, body: &[u8]) -> Option<Value> {
 }
 
 /// One check against the reply (`doc`) or the stream's joined text deltas (`text`).
-pub(crate) fn check_one(check: &Check, doc: Option<&Value>, text: Option<&str>) -> Result<(), String> {
+pub(crate) fn check_one(
+    check: &Check,
+    doc: Option<&Value>,
+    text: Option<&str>,
+) -> Result<(), String> {
     let at = |p: &str| doc.and_then(|d| pointer::get(d, p));
-    let missing = |p: &str| match doc {
+    let missing = |p: &str| {
+        match doc {
         Some(_) => format!("{p} is missing from the reply"),
         None => format!("{p}: the reply is not JSON (a check needs a JSON reply, SSE data event or WebSocket message)"),
+    }
     };
     match check {
         Check::Present(p) => at(p).map(|_| ()).ok_or_else(|| missing(p)),
@@ -43,7 +49,10 @@ pub(crate) fn check_one(check: &Check, doc: Option<&Value>, text: Option<&str>) 
         },
         Check::Contains(p, want) => match at(p) {
             Some(Value::String(s)) if s.contains(want.as_str()) => Ok(()),
-            Some(v) => Err(format!("{p} does not contain {want:?} (got {})", excerpt(v))),
+            Some(v) => Err(format!(
+                "{p} does not contain {want:?} (got {})",
+                excerpt(v)
+            )),
             None => Err(missing(p)),
         },
         Check::TextContains(want) => match text {
@@ -83,7 +92,11 @@ pub(crate) fn extract(
                     ),
                     Source::Header(h) => format!(
                         "the reply has no {h:?} header (it has: {})",
-                        headers.map_or(String::new(), |m| m.keys().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))
+                        headers.map_or(String::new(), |m| m
+                            .keys()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "))
                     ),
                 };
                 return Err(format!("extract.{}: {place}", e.name));
@@ -105,7 +118,11 @@ fn keys_hint(doc: &Value, p: &str) -> String {
                 Value::Array(a) => format!("an array of {}", a.len()),
                 other => excerpt(other),
             };
-            let at = if parent.is_empty() { "the reply" } else { parent };
+            let at = if parent.is_empty() {
+                "the reply"
+            } else {
+                parent
+            };
             return format!("; {at} has: {what}");
         }
         if parent.is_empty() {
@@ -187,10 +204,27 @@ mod tests {
                 ("cursor".into(), "".into()),
             ]
         );
-        let e = extract(&[ex("loc", Source::Header("location".into()), None)], Some(&doc), Some(&headers))
-            .unwrap_err();
-        assert!(e.contains("extract.loc: the reply has no \"location\" header (it has: content-location)"), "{e}");
-        let e = extract(&[ex("t", Source::Pointer("/threadid".into()), None)], Some(&doc), None).unwrap_err();
-        assert_eq!(e, "extract.t: /threadid is not in the reply; the reply has: n, thread_id");
+        let e = extract(
+            &[ex("loc", Source::Header("location".into()), None)],
+            Some(&doc),
+            Some(&headers),
+        )
+        .unwrap_err();
+        assert!(
+            e.contains(
+                "extract.loc: the reply has no \"location\" header (it has: content-location)"
+            ),
+            "{e}"
+        );
+        let e = extract(
+            &[ex("t", Source::Pointer("/threadid".into()), None)],
+            Some(&doc),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "extract.t: /threadid is not in the reply; the reply has: n, thread_id"
+        );
     }
 }

@@ -227,7 +227,9 @@ pub async fn drive(
         .map(|r| Duration::from_secs_f64(1.0 / r));
     if let (Some(n), Protocol::Http | Protocol::Sse) = (opts.resident, spec.protocol) {
         let run = crate::resident::run(spec.clone(), opts.clone(), port.clone(), shared.clone(), n);
-        let timed_out = tokio::time::timeout_at(t0 + opts.step_timeout, run).await.is_err();
+        let timed_out = tokio::time::timeout_at(t0 + opts.step_timeout, run)
+            .await
+            .is_err();
         if timed_out {
             shared.error(
                 "timeout".into(),
@@ -409,7 +411,10 @@ async fn talk(spec: &SessionSpec, vars: &mut Vars, ctx: &Ctx<'_>) -> Result<(), 
         }
         let mut values: Vec<(String, String)> = vars.values.clone();
         values.push(("turn".into(), turn.to_string()));
-        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let refs: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         let began = Instant::now();
         let (got, first) = one_turn(spec, ctx.allow_remote, &refs, turn, &mut link)
             .await
@@ -449,7 +454,11 @@ async fn one_turn(
     let url = fill(&req.url, vars).map_err(unset)?;
     let (addr, path) =
         target(&url, allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
-    let mut body = fill(&req.bodies[(turn as usize - 1).min(req.bodies.len() - 1)], vars).map_err(unset)?;
+    let mut body = fill(
+        &req.bodies[(turn as usize - 1).min(req.bodies.len() - 1)],
+        vars,
+    )
+    .map_err(unset)?;
     let streamed = spec.protocol == Protocol::Ws || spec.chat.as_ref().is_some_and(|c| c.stream);
     if let Some(chat) = &spec.chat {
         link.conversation

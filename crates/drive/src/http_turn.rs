@@ -48,16 +48,24 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
     let mut body = Vec::new();
     let mut reads = Vec::new();
     let mut done_at = None;
-    let fut = c.request(o.method, o.path, o.headers, Bytes::from(o.body), |at, data| {
-        body.extend_from_slice(data);
-        reads.push((body.len(), at));
-        let ended = o.done_event.and_then(|rule| {
-            stream::events(&body).into_iter().find(|e| rule.matches(e))
-        });
-        done_at = ended.map(|_| at);
-        done_at.is_none()
-    });
-    let (status, headers) = match tokio::time::timeout(Duration::from_millis(o.timeout_ms), fut).await {
+    let fut = c.request(
+        o.method,
+        o.path,
+        o.headers,
+        Bytes::from(o.body),
+        |at, data| {
+            body.extend_from_slice(data);
+            reads.push((body.len(), at));
+            let ended = o
+                .done_event
+                .and_then(|rule| stream::events(&body).into_iter().find(|e| rule.matches(e)));
+            done_at = ended.map(|_| at);
+            done_at.is_none()
+        },
+    );
+    let (status, headers) = match tokio::time::timeout(Duration::from_millis(o.timeout_ms), fut)
+        .await
+    {
         Err(_) => {
             *conn = None;
             return Err((
@@ -72,8 +80,16 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
         }
         Ok(Ok(s)) => s,
     };
-    let done = done_at.or(reads.last().map(|r| r.1)).unwrap_or_else(Instant::now);
-    Ok(HttpReply { status, headers, body, reads, done })
+    let done = done_at
+        .or(reads.last().map(|r| r.1))
+        .unwrap_or_else(Instant::now);
+    Ok(HttpReply {
+        status,
+        headers,
+        body,
+        reads,
+        done,
+    })
 }
 
 /// The status a request expects (any 2xx when none is given), or an error quoting the body.
@@ -85,7 +101,10 @@ pub(crate) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), Tu
     if ok {
         return Ok(());
     }
-    let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(200).collect();
+    let snippet: String = String::from_utf8_lossy(&reply.body)
+        .chars()
+        .take(200)
+        .collect();
     let expected = expect.map_or("a 2xx".to_string(), |s| s.to_string());
     let body = if snippet.trim().is_empty() {
         "(empty body)".to_string()

@@ -64,7 +64,15 @@ mod tests {
     #[test]
     fn plain_pointers_agree_with_serde_json() {
         let doc = json!({"a/b": {"~x": [1, 2]}, "": 5, "-1": "key"});
-        for p in ["", "/a~1b", "/a~1b/~0x/1", "/", "/-1", "/missing", "/a~1b/~0x/2"] {
+        for p in [
+            "",
+            "/a~1b",
+            "/a~1b/~0x/1",
+            "/",
+            "/-1",
+            "/missing",
+            "/a~1b/~0x/2",
+        ] {
             assert_eq!(get(&doc, p), doc.pointer(p), "{p}");
         }
         assert_eq!(get(&doc, "no-slash"), None);

@@ -192,7 +192,11 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
         .url
         .as_ref()
         .ok_or_else(|| err(None, format!("request {:?} needs a url", d.name)))?;
-    let stream = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+    let stream = match raw
+        .protocol
+        .as_ref()
+        .map(|p| (p.get_ref().as_str(), p.span()))
+    {
         None => d.stream,
         Some(("http", _)) => false,
         Some(("sse", _)) => true,
@@ -219,12 +223,17 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
         Some(s) => {
             return Err(err(
                 Some(s.span()),
-                format!("expect_status must be between 100 and 599 (got {})", s.get_ref()),
+                format!(
+                    "expect_status must be between 100 and 599 (got {})",
+                    s.get_ref()
+                ),
             ))
         }
     };
     let bodies = match (&raw.body, &raw.bodies) {
-        (Some(_), Some(b)) => return Err(err(Some(b.span()), "give body or bodies, not both".into())),
+        (Some(_), Some(b)) => {
+            return Err(err(Some(b.span()), "give body or bodies, not both".into()))
+        }
         (Some(b), None) => vec![b.get_ref().clone()],
         (None, Some(b)) if b.get_ref().is_empty() => {
             return Err(err(Some(b.span()), "bodies must not be empty".into()))
@@ -234,8 +243,12 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
     };
     let mut headers: BTreeMap<String, String> = d.headers.clone();
     headers.extend(raw.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let has_type = headers.keys().any(|k| k.eq_ignore_ascii_case("content-type"));
-    let json_body = bodies.iter().any(|b| b.trim_start().starts_with(['{', '[']));
+    let has_type = headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("content-type"));
+    let json_body = bodies
+        .iter()
+        .any(|b| b.trim_start().starts_with(['{', '[']));
     if d.json_content_type && !has_type && json_body {
         headers.insert("content-type".into(), "application/json".into());
     }
@@ -251,7 +264,11 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
                 .or(Some(url.span())),
         ),
         stream,
-        method: raw.method.clone().unwrap_or_else(|| "POST".into()).to_uppercase(),
+        method: raw
+            .method
+            .clone()
+            .unwrap_or_else(|| "POST".into())
+            .to_uppercase(),
         url: url.get_ref().clone(),
         headers: headers.into_iter().collect(),
         bodies,
@@ -263,7 +280,13 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
         done_event: event(&raw.done_event, "done_event", stream, d)?,
         text_pointer: match &raw.text_pointer {
             Some(p) if !pointer_ok(p.get_ref()) => {
-                return Err(err(Some(p.span()), format!("text_pointer must be a JSON pointer such as \"/delta\" (got {:?})", p.get_ref())))
+                return Err(err(
+                    Some(p.span()),
+                    format!(
+                        "text_pointer must be a JSON pointer such as \"/delta\" (got {:?})",
+                        p.get_ref()
+                    ),
+                ))
             }
             p => p.as_ref().map(|p| p.get_ref().clone()),
         },
@@ -294,10 +317,16 @@ fn extracts(raw: &BTreeMap<String, Spanned<RawExtract>>, d: &Defaults) -> Res<Ve
         };
         if let Source::Pointer(p) = &from {
             if !pointer_ok(p) {
-                return Err(bad(format!("must be a JSON pointer such as \"/id\" (got {p:?})")));
+                return Err(bad(format!(
+                    "must be a JSON pointer such as \"/id\" (got {p:?})"
+                )));
             }
         }
-        out.push(Extract { name: name.clone(), from, default });
+        out.push(Extract {
+            name: name.clone(),
+            from,
+            default,
+        });
     }
     Ok(out)
 }
@@ -330,11 +359,16 @@ fn until(u: &Spanned<RawUntil>, d: &Defaults) -> Res<Until> {
     let r = u.get_ref();
     let bad = |m: String| d.spans.err(Some(u.span()), m);
     if !pointer_ok(&r.pointer) {
-        return Err(bad(format!("until.pointer must be a JSON pointer such as \"/status\" (got {:?})", r.pointer)));
+        return Err(bad(format!(
+            "until.pointer must be a JSON pointer such as \"/status\" (got {:?})",
+            r.pointer
+        )));
     }
     let ms = |v: Option<i64>, name: &str, default: i64| match v.unwrap_or(default) {
         x if (1..=86_400_000).contains(&x) => Ok(x as u64),
-        x => Err(bad(format!("until.{name} must be between 1 and 86400000 ms (got {x})"))),
+        x => Err(bad(format!(
+            "until.{name} must be between 1 and 86400000 ms (got {x})"
+        ))),
     };
     Ok(Until {
         pointer: r.pointer.clone(),
@@ -353,10 +387,15 @@ fn event(
     let Some(e) = raw else { return Ok(None) };
     let bad = |m: String| d.spans.err(Some(e.span()), m);
     if !stream {
-        return Err(bad(format!("{key} applies to a stream: set protocol = \"sse\"")));
+        return Err(bad(format!(
+            "{key} applies to a stream: set protocol = \"sse\""
+        )));
     }
     let m = match e.get_ref() {
-        RawEvent::Name(n) => EventMatch { name: Some(n.clone()), ..Default::default() },
+        RawEvent::Name(n) => EventMatch {
+            name: Some(n.clone()),
+            ..Default::default()
+        },
         RawEvent::Table(t) => EventMatch {
             name: t.event.clone(),
             pointer: t.pointer.clone(),
@@ -375,7 +414,9 @@ fn event(
         return Err(bad(format!("{key}: equals needs pointer = \"/field\"")));
     }
     if m.pointer.as_deref().is_some_and(|p| !pointer_ok(p)) {
-        return Err(bad(format!("{key}.pointer must be a JSON pointer such as \"/type\"")));
+        return Err(bad(format!(
+            "{key}.pointer must be a JSON pointer such as \"/type\""
+        )));
     }
     Ok(Some(m))
 }

@@ -48,8 +48,13 @@ pub(crate) async fn run(
     let slots = Arc::new(Semaphore::new(opts.concurrency.max(1)));
     let mut open = JoinSet::new();
     for i in 0..n {
-        let (spec, opts, port, shared, slots) =
-            (spec.clone(), opts.clone(), port.clone(), shared.clone(), slots.clone());
+        let (spec, opts, port, shared, slots) = (
+            spec.clone(),
+            opts.clone(),
+            port.clone(),
+            shared.clone(),
+            slots.clone(),
+        );
         open.spawn(async move {
             let _slot = slots.acquire().await;
             let mut vars = Vars::new(opts.seed, i, fixed_vars(i, &opts, &port));
@@ -75,8 +80,13 @@ pub(crate) async fn run(
     let done = Arc::new(Mutex::new(Vec::new()));
     let mut workers = JoinSet::new();
     for _ in 0..opts.concurrency.max(1) {
-        let (spec, opts, shared, queue, done) =
-            (spec.clone(), opts.clone(), shared.clone(), queue.clone(), done.clone());
+        let (spec, opts, shared, queue, done) = (
+            spec.clone(),
+            opts.clone(),
+            shared.clone(),
+            queue.clone(),
+            done.clone(),
+        );
         workers.spawn(async move {
             loop {
                 let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
@@ -105,7 +115,8 @@ pub(crate) async fn run(
     let opened: Vec<Vars> = std::mem::take(&mut *done.lock().unwrap_or_else(|p| p.into_inner()));
     let mut close = JoinSet::new();
     for mut vars in opened {
-        let (spec, opts, shared, slots) = (spec.clone(), opts.clone(), shared.clone(), slots.clone());
+        let (spec, opts, shared, slots) =
+            (spec.clone(), opts.clone(), shared.clone(), slots.clone());
         close.spawn(async move {
             let _slot = slots.acquire().await;
             let c = ctx(&shared, &spec, &opts);

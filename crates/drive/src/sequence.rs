@@ -26,7 +26,12 @@ impl Vars {
     pub fn new(seed: u64, index: usize, fixed: Vec<(String, String)>) -> Vars {
         let mut values = fixed;
         values.push(("uuid".into(), uuid(seed, index as u64, 0)));
-        Vars { values, seed, index: index as u64, requests: 0 }
+        Vars {
+            values,
+            seed,
+            index: index as u64,
+            requests: 0,
+        }
     }
 
     pub fn set(&mut self, name: String, value: String) {
@@ -41,7 +46,10 @@ impl Vars {
         self.requests += 1;
         let mut v = self.values.clone();
         v.push(("turn".into(), turn.to_string()));
-        v.push(("request_uuid".into(), uuid(self.seed, self.index, self.requests)));
+        v.push((
+            "request_uuid".into(),
+            uuid(self.seed, self.index, self.requests),
+        ));
         v
     }
 }
@@ -55,7 +63,11 @@ pub(crate) struct Done {
 
 /// Runs a session's setup, turns and teardown. Returns Ok when every turn succeeded
 /// (teardown failures are counted, not fatal).
-pub(crate) async fn run(spec: &SessionSpec, vars: &mut Vars, ctx: Ctx<'_>) -> Result<(), (String, String)> {
+pub(crate) async fn run(
+    spec: &SessionSpec,
+    vars: &mut Vars,
+    ctx: Ctx<'_>,
+) -> Result<(), (String, String)> {
     let mut conn = None;
     setup(spec, vars, &mut conn, &ctx).await?;
     turns(spec, vars, &mut conn, &ctx).await?;
@@ -108,7 +120,12 @@ pub(crate) async fn turns(
 }
 
 /// The teardown requests: a failure is counted (`teardown_…`), the session stands.
-pub(crate) async fn teardown(spec: &SessionSpec, vars: &mut Vars, conn: &mut Option<Conn>, ctx: &Ctx<'_>) {
+pub(crate) async fn teardown(
+    spec: &SessionSpec,
+    vars: &mut Vars,
+    conn: &mut Option<Conn>,
+    ctx: &Ctx<'_>,
+) {
     let shared = ctx.shared;
     for r in &spec.teardown {
         match request(r, spec, vars, spec.turns, conn, ctx).await {
@@ -130,7 +147,10 @@ fn keep(vars: &mut Vars, values: Vec<(String, String)>) {
 /// An error with the request and the phase it happened in.
 fn named(spec: &SessionSpec, r: &Request, (kind, m): TurnError, phase: &str) -> (String, String) {
     match spec.sequence {
-        true => (kind, format!("{phase}, request {:?} ({}): {m}", r.name, r.at)),
+        true => (
+            kind,
+            format!("{phase}, request {:?} ({}): {m}", r.name, r.at),
+        ),
         false => (kind, format!("{phase}: {m}")),
     }
 }
@@ -176,7 +196,9 @@ async fn poll(
         let events = r.stream.then(|| stream::events(&reply.body));
         let doc = reply_json(r.stream, &reply.body);
         if let Some(u) = &r.until {
-            let got = doc.as_ref().and_then(|d| crate::pointer::get(d, &u.pointer));
+            let got = doc
+                .as_ref()
+                .and_then(|d| crate::pointer::get(d, &u.pointer));
             let met = match (&u.equals, got) {
                 (_, None) | (None, Some(serde_json::Value::Null)) => false,
                 (None, Some(_)) => true,
@@ -185,20 +207,28 @@ async fn poll(
             if !met {
                 if t0.elapsed() >= Duration::from_millis(u.timeout_ms) {
                     let last = got.map_or("missing".to_string(), |v| v.to_string());
-                    return Err(("timeout".into(), format!(
-                        "{} did not become {} within {} ms of polling (last: {last})",
-                        u.pointer,
-                        u.equals.as_ref().map_or("present".to_string(), |v| v.to_string()),
-                        u.timeout_ms
-                    )));
+                    return Err((
+                        "timeout".into(),
+                        format!(
+                            "{} did not become {} within {} ms of polling (last: {last})",
+                            u.pointer,
+                            u.equals
+                                .as_ref()
+                                .map_or("present".to_string(), |v| v.to_string()),
+                            u.timeout_ms
+                        ),
+                    ));
                 }
                 tokio::time::sleep(Duration::from_millis(u.interval_ms)).await;
                 continue;
             }
         }
-        let text = events.as_ref().map(|e| stream::text(e, r.text_pointer.as_deref()));
+        let text = events
+            .as_ref()
+            .map(|e| stream::text(e, r.text_pointer.as_deref()));
         for c in &r.checks {
-            check_one(c, doc.as_ref(), text.as_deref()).map_err(|m| ("check_failed".to_string(), m))?;
+            check_one(c, doc.as_ref(), text.as_deref())
+                .map_err(|m| ("check_failed".to_string(), m))?;
         }
         let values = extract(&r.extract, doc.as_ref(), Some(&reply.headers))
             .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", r.at)))?;
@@ -206,7 +236,11 @@ async fn poll(
             let i = stream::first_token(e, r.ttft_event.as_ref())?;
             reply.arrival(e[i].end)
         });
-        return Ok(Done { values, first_token, done: reply.done });
+        return Ok(Done {
+            values,
+            first_token,
+            done: reply.done,
+        });
     }
 }
 
@@ -219,7 +253,10 @@ async fn once(
     ctx: &Ctx<'_>,
 ) -> Result<HttpReply, TurnError> {
     let filler = vars.filler(turn);
-    let refs: Vec<(&str, &str)> = filler.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let refs: Vec<(&str, &str)> = filler
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let unset = |name: String| {
         ("config".to_string(), format!(
             "{}: {{{{{name}}}}} has no value yet (turn {turn}): no earlier reply set it; give the extract a default, e.g. {name} = {{ pointer = \"/…\", default = \"\" }}",
@@ -227,10 +264,15 @@ async fn once(
         ))
     };
     let url = fill(&r.url, &refs).map_err(unset)?;
-    let (addr, path) = target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+    let (addr, path) =
+        target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
     let body = match r.bodies.is_empty() {
         true => String::new(),
-        false => fill(&r.bodies[(turn.max(1) as usize - 1).min(r.bodies.len() - 1)], &refs).map_err(unset)?,
+        false => fill(
+            &r.bodies[(turn.max(1) as usize - 1).min(r.bodies.len() - 1)],
+            &refs,
+        )
+        .map_err(unset)?,
     };
     let mut headers = Vec::with_capacity(r.headers.len());
     for (k, v) in &r.headers {

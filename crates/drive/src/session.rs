@@ -245,8 +245,13 @@ impl SessionSpec {
             )),
         };
         let turns = int(&raw.turns, "turns", 1, 100_000, 3)? as u32;
-        let turn_timeout_ms =
-            int(&raw.turn_timeout_ms, "turn_timeout_ms", 1, 86_400_000, 120_000)? as u64;
+        let turn_timeout_ms = int(
+            &raw.turn_timeout_ms,
+            "turn_timeout_ms",
+            1,
+            86_400_000,
+            120_000,
+        )? as u64;
         let expect_status = match &raw.expect_status {
             None => None,
             Some(_) => Some(int(&raw.expect_status, "expect_status", 100, 599, 200)? as u16),
@@ -285,7 +290,11 @@ impl SessionSpec {
                     .into_iter()
                     .enumerate()
                     .map(|(i, r)| {
-                        let name = if n == 1 { kind.to_string() } else { format!("{kind}{}", i + 1) };
+                        let name = if n == 1 {
+                            kind.to_string()
+                        } else {
+                            format!("{kind}{}", i + 1)
+                        };
                         let span = Some(r.span());
                         let r = r.into_inner();
                         headers_in_place(&r.headers, &format!("[{kind}.headers]"), text, &spans)?;
@@ -307,7 +316,14 @@ impl SessionSpec {
             }
             let one = one_request(&mut raw, &spans)?;
             let mut d = defaults("turn".into(), None);
-            d.body = Some(if protocol.is_chat() { CHAT_TEXT } else { DEFAULT_BODY }.into());
+            d.body = Some(
+                if protocol.is_chat() {
+                    CHAT_TEXT
+                } else {
+                    DEFAULT_BODY
+                }
+                .into(),
+            );
             (Vec::new(), vec![request::build(one, &d)?], Vec::new())
         };
         let spec = SessionSpec {
@@ -328,7 +344,9 @@ impl SessionSpec {
         let warnings = if protocol.is_chat() {
             Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
         } else {
-            spec.requests().flat_map(|r| json_body_warnings(r, sequence)).collect()
+            spec.requests()
+                .flat_map(|r| json_body_warnings(r, sequence))
+                .collect()
         };
         Ok(SessionSpec { warnings, ..spec })
     }
@@ -353,11 +371,18 @@ impl SessionSpec {
                     continue;
                 }
                 let line = r.at.rsplit(':').next().and_then(|l| l.parse().ok());
-                let err = spans::FileError { file: spans.err(None, "").file, line, message: String::new() };
+                let err = spans::FileError {
+                    file: spans.err(None, "").file,
+                    line,
+                    message: String::new(),
+                };
                 let message = if all.contains(&p) {
                     format!("{{{{{p}}}}} is used by setup request {:?} before any earlier request extracts it", r.name)
                 } else {
-                    format!("unknown placeholder {{{{{p}}}}}; use {} or a name under [extract]", BUILTIN.join(", "))
+                    format!(
+                        "unknown placeholder {{{{{p}}}}}; use {} or a name under [extract]",
+                        BUILTIN.join(", ")
+                    )
                 };
                 return Err(spans::FileError { message, ..err });
             }
@@ -405,7 +430,9 @@ fn ws_done(
             Some(p.span()),
             "ws_done_pointer only applies to protocol = \"ws\"",
         )),
-        (None, Some(_)) => Err(spans.err(None, "ws_done_equals needs ws_done_pointer = \"/field\"")),
+        (None, Some(_)) => {
+            Err(spans.err(None, "ws_done_equals needs ws_done_pointer = \"/field\""))
+        }
         (None, None) => Ok(None),
     }
 }
@@ -421,7 +448,12 @@ fn chat(raw: &Raw, protocol: Protocol, spans: &spans::Spans) -> Res<Option<Chat>
     Ok(protocol.is_chat().then(|| Chat {
         anthropic,
         model: raw.model.clone().unwrap_or_else(|| {
-            if anthropic { "claude-3-5-haiku-latest" } else { "gpt-4o-mini" }.into()
+            if anthropic {
+                "claude-3-5-haiku-latest"
+            } else {
+                "gpt-4o-mini"
+            }
+            .into()
         }),
         stream: raw.stream.unwrap_or(false),
     }))

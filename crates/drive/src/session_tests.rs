@@ -117,7 +117,9 @@ fn a_sequence_of_named_requests_loads() {
     assert_eq!(run.at, "s.toml:11");
     // Top-level headers reach every request; a JSON body gets its content-type.
     assert!(run.headers.contains(&("x-api-key".into(), "k".into())));
-    assert!(run.headers.contains(&("content-type".into(), "application/json".into())));
+    assert!(run
+        .headers
+        .contains(&("content-type".into(), "application/json".into())));
     assert_eq!(s.turn[1].method, "GET");
     assert!(s.turn[1].bodies.is_empty());
     assert_eq!(s.turn[1].until.as_ref().unwrap().interval_ms, 5);
@@ -137,31 +139,79 @@ fn a_sequence_of_named_requests_loads() {
 fn sequence_mistakes_name_their_line() {
     let err = |t: &str| SessionSpec::parse(t, "s.toml").unwrap_err().to_string();
     // A setup request using a name only a turn extracts.
-    let t = THREADS.replace("url = \"{{base}}/threads\"", "url = \"{{base}}/threads/{{run}}\"");
+    let t = THREADS.replace(
+        "url = \"{{base}}/threads\"",
+        "url = \"{{base}}/threads/{{run}}\"",
+    );
     assert_eq!(
         err(&t),
         "s.toml:6: {{run}} is used by setup request \"create\" before any earlier request extracts it"
     );
     let t = THREADS.replace("{{thread}}/runs\"", "{{thraed}}/runs\"");
-    assert!(err(&t).starts_with("s.toml:11: unknown placeholder {{thraed}}"), "{}", err(&t));
+    assert!(
+        err(&t).starts_with("s.toml:11: unknown placeholder {{thraed}}"),
+        "{}",
+        err(&t)
+    );
     let t = format!("url = \"{{{{base}}}}/x\"\n{THREADS}");
-    assert!(err(&t).starts_with("s.toml:1: top-level url is the one-request form"), "{}", err(&t));
+    assert!(
+        err(&t).starts_with("s.toml:1: top-level url is the one-request form"),
+        "{}",
+        err(&t)
+    );
     let t = THREADS.replace("name = \"poll\"", "name = \"run\"");
-    assert!(err(&t).starts_with("s.toml:17: two requests are named \"run\""), "{}", err(&t));
+    assert!(
+        err(&t).starts_with("s.toml:17: two requests are named \"run\""),
+        "{}",
+        err(&t)
+    );
     let t = THREADS.replace("interval_ms = 5", "interval_ms = 0");
-    assert!(err(&t).contains("until.interval_ms must be between 1"), "{}", err(&t));
-    let t = THREADS.replace("extract = { run = \"/run_id\" }", "extract = { run = { header = \"x\", pointer = \"/y\" } }");
-    assert!(err(&t).starts_with("s.toml:13: extract.run: give pointer"), "{}", err(&t));
+    assert!(
+        err(&t).contains("until.interval_ms must be between 1"),
+        "{}",
+        err(&t)
+    );
+    let t = THREADS.replace(
+        "extract = { run = \"/run_id\" }",
+        "extract = { run = { header = \"x\", pointer = \"/y\" } }",
+    );
+    assert!(
+        err(&t).starts_with("s.toml:13: extract.run: give pointer"),
+        "{}",
+        err(&t)
+    );
     let t = THREADS.replace("contains = \"turn\"", "text_contains = \"turn\"");
-    assert!(err(&t).contains("text_contains reads a stream's text deltas"), "{}", err(&t));
+    assert!(
+        err(&t).contains("text_contains reads a stream's text deltas"),
+        "{}",
+        err(&t)
+    );
     let t = THREADS.replace("name = \"poll\"", "name = \"poll\"\nttft_event = \"end\"");
-    assert!(err(&t).contains("ttft_event applies to a stream"), "{}", err(&t));
+    assert!(
+        err(&t).contains("ttft_event applies to a stream"),
+        "{}",
+        err(&t)
+    );
     let t = "[[setup]]\nurl = \"{{base}}/x\"\n";
-    assert!(err(t).starts_with("s.toml:1: [[setup]] and [[teardown]] need"), "{}", err(t));
+    assert!(
+        err(t).starts_with("s.toml:1: [[setup]] and [[teardown]] need"),
+        "{}",
+        err(t)
+    );
     let t = "protocol = \"ws\"\n[[turn]]\nurl = \"{{base}}/x\"\n";
-    assert!(err(t).contains("[[turn]] requests speak protocol = \"http\" or \"sse\""), "{}", err(t));
+    assert!(
+        err(t).contains("[[turn]] requests speak protocol = \"http\" or \"sse\""),
+        "{}",
+        err(t)
+    );
     let t = "[[turn]]\nurl = \"{{base}}/x\"\n[turn.headers]\nbody = \"{}\"\n";
-    assert!(err(t).starts_with("s.toml:4: header \"body\" is a session setting written after [turn.headers]"), "{}", err(t));
+    assert!(
+        err(t).starts_with(
+            "s.toml:4: header \"body\" is a session setting written after [turn.headers]"
+        ),
+        "{}",
+        err(t)
+    );
 }
 
 #[test]
@@ -170,7 +220,10 @@ fn streams_take_their_first_token_and_end_events() {
     let s = SessionSpec::parse(t, "s.toml").unwrap();
     let r = &s.turn[0];
     assert!(r.stream && !s.sequence);
-    assert_eq!(r.ttft_event.as_ref().unwrap().name.as_deref(), Some("messages/partial"));
+    assert_eq!(
+        r.ttft_event.as_ref().unwrap().name.as_deref(),
+        Some("messages/partial")
+    );
     assert_eq!(r.done_event.as_ref().unwrap().name.as_deref(), Some("end"));
     assert_eq!(r.checks, vec![Check::TextContains("fact".into())]);
 }

@@ -40,11 +40,15 @@ pub struct EventMatch {
 
 impl EventMatch {
     pub fn matches(&self, e: &Event) -> bool {
-        if self.name.as_ref().is_some_and(|n| e.name.as_ref() != Some(n)) {
+        if self
+            .name
+            .as_ref()
+            .is_some_and(|n| e.name.as_ref() != Some(n))
+        {
             return false;
         }
         if let Some(at) = &self.text {
-            if !text_of(e, at.as_deref()).is_some_and(|t| !t.is_empty()) {
+            if text_of(e, at.as_deref()).is_none_or(|t| t.is_empty()) {
                 return false;
             }
         }
@@ -105,16 +109,26 @@ pub fn events(body: &[u8]) -> Vec<Event> {
 /// a LangGraph AI message (chunk)'s content; or the string at `text_pointer` when given.
 pub fn text_of(e: &Event, text_pointer: Option<&str>) -> Option<String> {
     let doc = e.json()?;
-    let s = |p: &str| pointer::get(&doc, p).and_then(Value::as_str).map(String::from);
+    let s = |p: &str| {
+        pointer::get(&doc, p)
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
     if let Some(p) = text_pointer {
         return s(p);
     }
     if e.name.as_deref().is_some_and(|n| n.starts_with("messages")) {
         // `messages-tuple`: [message, metadata]; `messages/partial`: [message, …].
         let m = doc.get(0).unwrap_or(&doc);
-        let ai = matches!(m["type"].as_str(), Some("ai" | "AIMessageChunk" | "AIMessage"))
-            || m["role"] == "assistant";
-        return if ai { m["content"].as_str().map(String::from) } else { None };
+        let ai = matches!(
+            m["type"].as_str(),
+            Some("ai" | "AIMessageChunk" | "AIMessage")
+        ) || m["role"] == "assistant";
+        return if ai {
+            m["content"].as_str().map(String::from)
+        } else {
+            None
+        };
     }
     if doc["type"] == "response.output_text.delta" {
         return s("/delta");
@@ -135,12 +149,18 @@ pub fn first_token(events: &[Event], rule: Option<&EventMatch>) -> Option<usize>
 
 /// The text deltas of a stream joined.
 pub fn text(events: &[Event], text_pointer: Option<&str>) -> String {
-    events.iter().filter_map(|e| text_of(e, text_pointer)).collect()
+    events
+        .iter()
+        .filter_map(|e| text_of(e, text_pointer))
+        .collect()
 }
 
 /// When the byte at `offset` arrived, from each read's end offset and time.
 pub fn arrival(reads: &[(usize, Instant)], offset: usize) -> Option<Instant> {
-    reads.iter().find(|(end, _)| *end >= offset).map(|(_, t)| *t)
+    reads
+        .iter()
+        .find(|(end, _)| *end >= offset)
+        .map(|(_, t)| *t)
 }
 
 #[cfg(test)]
@@ -158,7 +178,11 @@ mod tests {
     #[test]
     fn a_tools_result_is_not_the_models_first_token() {
         let ev = events(LANGGRAPH_TUPLES.as_bytes());
-        assert_eq!(first_token(&ev, None), Some(4), "the answer, not metadata, not the tool");
+        assert_eq!(
+            first_token(&ev, None),
+            Some(4),
+            "the answer, not metadata, not the tool"
+        );
         assert_eq!(text(&ev, None), "the answer");
         // Written out: an AI message with text, by name.
         let rule = EventMatch {
@@ -185,7 +209,11 @@ mod tests {
     #[test]
     fn the_first_token_is_the_first_event_with_text_by_default() {
         let ev = events(LANGGRAPH.as_bytes());
-        assert_eq!(first_token(&ev, None), Some(2), "not metadata, not empty content");
+        assert_eq!(
+            first_token(&ev, None),
+            Some(2),
+            "not metadata, not empty content"
+        );
         let openai = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n";
         assert_eq!(first_token(&events(openai.as_bytes()), None), Some(1));
         let anthropic = "event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n";

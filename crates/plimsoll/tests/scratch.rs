@@ -54,31 +54,43 @@ fn on_small_fs(name: &str, options: &str, size: usize) -> Option<serde_json::Val
         .env("TMPDIR", &mnt)
         .output()
         .unwrap();
-    let left: Vec<_> = std::fs::read_dir(&mnt).unwrap().flatten().map(|e| e.path()).collect();
+    let left: Vec<_> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     let _ = Command::new("umount").arg(&mnt).status();
     let _ = std::fs::remove_dir(&mnt);
     assert!(left.is_empty(), "the scratch dir is removed: {left:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT ")).unwrap_or_else(|| {
-        panic!("no RESULT: {}", String::from_utf8_lossy(&out.stderr))
-    });
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .unwrap_or_else(|| panic!("no RESULT: {}", String::from_utf8_lossy(&out.stderr)));
     assert_eq!(out.status.code(), Some(3));
     Some(serde_json::from_str(line).unwrap())
 }
 
 #[test]
 fn a_full_scratch_disk_is_named_as_the_cause() {
-    let Some(r) = on_small_fs("space", "size=1m", 300 << 10) else { return };
+    let Some(r) = on_small_fs("space", "size=1m", 300 << 10) else {
+        return;
+    };
     assert_eq!(r["outcome"], "disk_full", "{r}");
     let s = &r["scratch"];
     assert!(s["peak_mb"].as_f64().unwrap() > 0.5, "{s}");
     assert!(s["fs_free_min_mb"].as_f64().unwrap() < 0.07, "{s}");
-    assert!(r["log"]["errors"].as_u64().unwrap() > 0, "its ERROR lines are counted: {r}");
+    assert!(
+        r["log"]["errors"].as_u64().unwrap() > 0,
+        "its ERROR lines are counted: {r}"
+    );
 }
 
 #[test]
 fn exhausted_inodes_are_named_as_the_cause() {
-    let Some(r) = on_small_fs("inodes", "size=64m,nr_inodes=8", 10) else { return };
+    let Some(r) = on_small_fs("inodes", "size=64m,nr_inodes=8", 10) else {
+        return;
+    };
     assert_eq!(r["outcome"], "disk_full", "{r}");
     assert_eq!(r["scratch"]["fs_free_min_inodes"], 0, "{r}");
     assert!(r["scratch"]["peak_files"].as_u64().unwrap() >= 5, "{r}");

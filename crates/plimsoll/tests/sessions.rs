@@ -7,7 +7,11 @@ use common::*;
 use std::process::Command;
 
 /// `plimsoll run` in `dir` with `env`; the RESULT and stderr.
-fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
+fn run_in(
+    dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (serde_json::Value, String) {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
@@ -30,7 +34,10 @@ fn a_threads_server_runs_its_own_sequence_with_history_on() {
     let (r, err) = run_in(&dir, &[], &[]);
     assert_eq!(r["outcome"], "ok", "{r}\n{err}");
     assert_eq!(r["integrity_violations"], 0, "{r}");
-    assert_eq!((r["sessions_ok"].as_u64(), r["turns"].as_u64()), (Some(8), Some(24)));
+    assert_eq!(
+        (r["sessions_ok"].as_u64(), r["turns"].as_u64()),
+        (Some(8), Some(24))
+    );
     assert_eq!(r["llm_calls"], 24, "one LLM call per run: {r}");
     let q = &r["requests"];
     let count = |n: &str| (q[n]["count"].as_u64(), q[n]["errors"].as_u64());
@@ -43,21 +50,37 @@ fn a_threads_server_runs_its_own_sequence_with_history_on() {
     assert!(p50("wait") > 10.0 * p50("start"), "{q}");
     // The turn runs from its first request to its last reply: start plus wait.
     let turn = r["p50_turn_ms"].as_f64().unwrap();
-    assert!(turn >= p50("wait") && turn < p50("wait") + 100.0, "{turn} {q}");
+    assert!(
+        turn >= p50("wait") && turn < p50("wait") + 100.0,
+        "{turn} {q}"
+    );
 
     // The oracle is really on: a server that sends only the newest message is caught.
-    let (r, _) = run_in(&dir, &["--concurrency", "2"], &[("THREADS_DROP_HISTORY", "1")]);
+    let (r, _) = run_in(
+        &dir,
+        &["--concurrency", "2"],
+        &[("THREADS_DROP_HISTORY", "1")],
+    );
     assert!(r["integrity_violations"].as_u64().unwrap() > 0, "{r}");
 }
 
 #[test]
 fn a_thread_lost_after_two_runs_is_caught_naming_the_request() {
     let dir = root().join("examples/threads");
-    let (r, err) = run_in(&dir, &["--concurrency", "3"], &[("THREADS_FORGET_AFTER", "2")]);
+    let (r, err) = run_in(
+        &dir,
+        &["--concurrency", "3"],
+        &[("THREADS_FORGET_AFTER", "2")],
+    );
     assert_eq!(r["sessions_failed"], 3, "{r}");
-    assert_eq!(r["turns"], 6, "two turns each before the thread is lost: {r}");
+    assert_eq!(
+        r["turns"], 6,
+        "two turns each before the thread is lost: {r}"
+    );
     assert!(
-        err.contains("turn 3, request \"wait\": HTTP 404") && err.contains("not found"),
+        err.contains("turn 3, request \"wait\" (")
+            && err.contains("session.toml:22): HTTP 404 (expected a 2xx)")
+            && err.contains("not found"),
         "{err}"
     );
     assert_eq!(r["requests"]["wait"]["errors"], 3, "{r}");
@@ -82,9 +105,16 @@ fn a_streamed_run_times_the_first_token_not_the_metadata() {
     .unwrap();
     let (r, err) = run_in(&dir, &[], &[]);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!((r["outcome"].as_str(), r["integrity_violations"].as_u64()), (Some("ok"), Some(0)), "{r}\n{err}");
+    assert_eq!(
+        (r["outcome"].as_str(), r["integrity_violations"].as_u64()),
+        (Some("ok"), Some(0)),
+        "{r}\n{err}"
+    );
     let ttft = r["p50_ttft_ms"].as_f64().unwrap();
-    assert!(ttft > 100.0, "the metadata event came first; TTFT {ttft} ms: {r}");
+    assert!(
+        ttft > 100.0,
+        "the metadata event came first; TTFT {ttft} ms: {r}"
+    );
     assert!(ttft < r["p50_turn_ms"].as_f64().unwrap(), "{r}");
     assert_eq!(r["requests"]["run"]["count"], 12, "{r}");
 }
@@ -109,24 +139,49 @@ fn a_warning_that_only_comes_under_load_is_named_at_its_level() {
     let out = dir.join("out");
     let (code, doc, err) = ramp(
         &dir.join("plimsoll.toml"),
-        &["--ladder", "2,4,8", "--no-cap", "--out", out.to_str().unwrap(), "--history", dir.join("h.db").to_str().unwrap()],
+        &[
+            "--ladder",
+            "2,4,8",
+            "--no-cap",
+            "--out",
+            out.to_str().unwrap(),
+            "--history",
+            dir.join("h.db").to_str().unwrap(),
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let steps = doc["steps"].as_array().unwrap();
-    let warnings: Vec<u64> = steps.iter().map(|s| s["log"]["warnings"].as_u64().unwrap()).collect();
-    assert_eq!(&warnings[..2], &[0, 0], "no warning at 2 or 4 sessions: {warnings:?}");
+    let warnings: Vec<u64> = steps
+        .iter()
+        .map(|s| s["log"]["warnings"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        &warnings[..2],
+        &[0, 0],
+        "no warning at 2 or 4 sessions: {warnings:?}"
+    );
     assert!(warnings[2] > 0, "{warnings:?}");
     let kind = &steps[2]["log"]["kinds"][0];
     assert_eq!(kind["level"], "warning");
-    assert_eq!(kind["message"], "WARNING threads: heartbeat failed: deadline exceeded with # runs active");
+    assert_eq!(
+        kind["message"],
+        "WARNING threads: heartbeat failed: deadline exceeded with # runs active"
+    );
     let f = &doc["analysis"]["log"][0];
-    assert_eq!((f["first_at"].as_u64(), f["at_lowest"].as_bool()), (Some(8), Some(false)), "{f}");
+    assert_eq!(
+        (f["first_at"].as_u64(), f["at_lowest"].as_bool()),
+        (Some(8), Some(false)),
+        "{f}"
+    );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
         md.contains("SUT log: ") && md.contains("warning `WARNING threads: heartbeat failed: deadline exceeded with # runs active` at 8 sessions, none below"),
         "{md}"
     );
-    assert!(md.contains("## Latency per request") && md.contains("| 8 | wait | 24 |"), "{md}");
+    assert!(
+        md.contains("## Latency per request") && md.contains("| 8 | wait | 24 |"),
+        "{md}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -141,11 +196,22 @@ fn resident_sessions_are_weighed_apart_from_active_ones() {
         &[("THREADS_HOLD_KB", "4096")],
     );
     assert_eq!(r["outcome"], "ok", "{r}\n{err}");
-    assert_eq!((r["sessions_ok"].as_u64(), r["turns"].as_u64()), (Some(16), Some(48)), "{r}");
+    assert_eq!(
+        (r["sessions_ok"].as_u64(), r["turns"].as_u64()),
+        (Some(16), Some(48)),
+        "{r}"
+    );
     let res = &r["resident"];
-    assert_eq!((res["sessions"].as_u64(), res["active"].as_u64()), (Some(16), Some(8)), "{res}");
+    assert_eq!(
+        (res["sessions"].as_u64(), res["active"].as_u64()),
+        (Some(16), Some(8)),
+        "{res}"
+    );
     let per = res["kb_per_resident"].as_f64().unwrap();
-    assert!((per - 4096.0).abs() < 0.2 * 4096.0, "{per} KB per resident, 4096 held: {res}");
+    assert!(
+        (per - 4096.0).abs() < 0.2 * 4096.0,
+        "{per} KB per resident, 4096 held: {res}"
+    );
     assert!(res["kb_per_active"].as_f64().unwrap() < 1024.0, "{res}");
     // Every resident was opened once and closed once.
     assert_eq!(r["requests"]["create"]["count"], 16, "{r}");
@@ -160,5 +226,8 @@ fn resident_sessions_are_weighed_apart_from_active_ones() {
         .unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{e}");
-    assert!(e.contains("needs a session that opens with [[setup]] requests"), "{e}");
+    assert!(
+        e.contains("needs a session that opens with [[setup]] requests"),
+        "{e}"
+    );
 }

@@ -27,7 +27,9 @@ pub fn usage(dir: &Path) -> (u64, u64) {
     let (mut bytes, mut files) = (0u64, 0u64);
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             files += 1;
             if files >= WALK_LIMIT {
@@ -101,14 +103,21 @@ impl DiskWatch {
         let thread = std::thread::spawn(move || {
             while !s.load(Relaxed) {
                 let seen = (usage(&d), room(&d));
-                sum.lock().unwrap_or_else(|p| p.into_inner()).add(seen.0, seen.1);
+                sum.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .add(seen.0, seen.1);
                 let until = std::time::Instant::now() + every;
                 while !s.load(Relaxed) && std::time::Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
         });
-        DiskWatch { stop, summary, thread: Some(thread), dir: dir.to_path_buf() }
+        DiskWatch {
+            stop,
+            summary,
+            thread: Some(thread),
+            dir: dir.to_path_buf(),
+        }
     }
 
     /// Stops watching, with one last look (before the SUT's directory is removed).
@@ -117,7 +126,11 @@ impl DiskWatch {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let mut s = self.summary.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut s = self
+            .summary
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         s.add(usage(&self.dir), room(&self.dir));
         s
     }
@@ -146,9 +159,21 @@ mod tests {
         assert_eq!((s.peak_bytes, s.peak_files), (1024, 3));
         assert!(s.free_min_bytes.is_some() && !s.full(), "{s:?}");
         let _ = std::fs::remove_dir_all(&d);
-        let tiny = DiskSummary { free_min_bytes: Some(4096), free_min_inodes: Some(0), fs_inodes: Some(64), ..Default::default() };
+        let tiny = DiskSummary {
+            free_min_bytes: Some(4096),
+            free_min_inodes: Some(0),
+            fs_inodes: Some(64),
+            ..Default::default()
+        };
         assert!(tiny.full() && tiny.out_of_inodes());
-        let no_limit = DiskSummary { free_min_inodes: Some(0), fs_inodes: Some(0), ..Default::default() };
-        assert!(!no_limit.out_of_inodes(), "filesystems without an inode limit report 0 of 0");
+        let no_limit = DiskSummary {
+            free_min_inodes: Some(0),
+            fs_inodes: Some(0),
+            ..Default::default()
+        };
+        assert!(
+            !no_limit.out_of_inodes(),
+            "filesystems without an inode limit report 0 of 0"
+        );
     }
 }

@@ -134,7 +134,8 @@ pub fn mask(line: &str) -> String {
         let (w, ws) = word.split_at(word.trim_end().len());
         let hexish = w.len() >= 8
             && w.chars().filter(|c| c.is_ascii_digit()).count() >= 2
-            && w.chars().all(|c| c.is_ascii_hexdigit() || "-_:./".contains(c));
+            && w.chars()
+                .all(|c| c.is_ascii_hexdigit() || "-_:./".contains(c));
         if hexish {
             out.push('…');
         } else {
@@ -184,16 +185,38 @@ mod tests {
         let e = Some(Level::Error);
         assert_eq!(level_of("WARNING:root:disk almost full"), w);
         assert_eq!(level_of("WARNING threads: heartbeat failed"), w);
-        assert_eq!(level_of("ERROR:uvicorn.error:Exception in ASGI application"), e);
+        assert_eq!(
+            level_of("ERROR:uvicorn.error:Exception in ASGI application"),
+            e
+        );
         assert_eq!(level_of("2026-11-23 14:00:01,123 - app - ERROR - boom"), e);
-        assert_eq!(level_of("time=2026-11-23T14:00:01Z level=WARN msg=\"slow\""), w);
-        assert_eq!(level_of("{\"time\":\"…\",\"level\":\"error\",\"msg\":\"x\"}"), e);
+        assert_eq!(
+            level_of("time=2026-11-23T14:00:01Z level=WARN msg=\"slow\""),
+            w
+        );
+        assert_eq!(
+            level_of("{\"time\":\"…\",\"level\":\"error\",\"msg\":\"x\"}"),
+            e
+        );
         assert_eq!(level_of("{\"severity\":\"WARNING\",\"message\":\"x\"}"), w);
-        assert_eq!(level_of("2026-11-23T14:00:01.5Z  WARN hyper::proto: slow client"), w);
+        assert_eq!(
+            level_of("2026-11-23T14:00:01.5Z  WARN hyper::proto: slow client"),
+            w
+        );
         assert_eq!(level_of("[2026-11-23 14:00:01] [CRITICAL] out of slots"), e);
-        assert_eq!(level_of("INFO:     127.0.0.1:5000 - \"POST /chat HTTP/1.1\" 200 OK"), None);
-        assert_eq!(level_of("the error rate is fine"), None, "a lowercase word in prose");
-        assert_eq!(level_of("{\"level\":\"info\",\"msg\":\"error handling on\"}"), None);
+        assert_eq!(
+            level_of("INFO:     127.0.0.1:5000 - \"POST /chat HTTP/1.1\" 200 OK"),
+            None
+        );
+        assert_eq!(
+            level_of("the error rate is fine"),
+            None,
+            "a lowercase word in prose"
+        );
+        assert_eq!(
+            level_of("{\"level\":\"info\",\"msg\":\"error handling on\"}"),
+            None
+        );
     }
 
     #[test]
@@ -205,10 +228,15 @@ mod tests {
         b.add("INFO all good");
         assert_eq!((b.lines, b.warnings, b.errors), (4, 2, 1));
         let (key, kind) = b.kinds.iter().find(|(k, _)| k.0 == Level::Warning).unwrap();
-        assert_eq!(key.1, "WARNING threads: heartbeat failed: deadline exceeded with # runs active");
+        assert_eq!(
+            key.1,
+            "WARNING threads: heartbeat failed: deadline exceeded with # runs active"
+        );
         assert_eq!(kind.count, 2);
         assert!(kind.example.ends_with("with 9 runs active"));
-        assert!(b.kinds.contains_key(&(Level::Error, "ERROR run … failed".to_string())));
+        assert!(b
+            .kinds
+            .contains_key(&(Level::Error, "ERROR run … failed".to_string())));
     }
 
     #[test]
@@ -218,7 +246,9 @@ mod tests {
         b.add("\u{1b}[33mWARN\u{1b}[0m pool: exhausted");
         b.add("all fine");
         assert_eq!((b.warnings, b.errors), (2, 0));
-        assert!(b.kinds.contains_key(&(Level::Warning, "WARN pool: exhausted".to_string())));
+        assert!(b
+            .kinds
+            .contains_key(&(Level::Warning, "WARN pool: exhausted".to_string())));
     }
 
     #[test]

@@ -190,10 +190,7 @@ pub fn render_compare(doc: &Value) -> String {
     for m in &names {
         let m = m.as_str();
         let side = |k: &str| -> Vec<Option<f64>> {
-            levels
-                .iter()
-                .map(|l| l["metrics"][m][k].as_f64())
-                .collect()
+            levels.iter().map(|l| l["metrics"][m][k].as_f64()).collect()
         };
         let verdicts: Vec<String> = levels
             .iter()

@@ -68,7 +68,12 @@ pub fn ladder(doc: &Value) -> String {
 /// The metrics of a compared level: the fixed ones in their order, then per request.
 pub(crate) fn metric_names(level: &Value) -> Vec<String> {
     let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
-    for k in level["metrics"].as_object().into_iter().flatten().map(|(k, _)| k) {
+    for k in level["metrics"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
         if !names.contains(k) {
             names.push(k.clone());
         }

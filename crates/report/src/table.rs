@@ -50,9 +50,11 @@ pub fn row(r: &Value, standing: &str) -> String {
 /// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`),
 /// a row per step and request (by name); None when no step has any.
 pub fn requests(steps: &[Value]) -> Option<String> {
-    let mut out = String::from("| sessions | request | ok | p50 ms | p99 ms | failed |
+    let mut out = String::from(
+        "| sessions | request | ok | p50 ms | p99 ms | failed |
 |---------:|:--------|---:|-------:|-------:|-------:|
-");
+",
+    );
     let mut any = false;
     for s in steps {
         for (name, q) in s["requests"].as_object().into_iter().flatten() {

@@ -56,7 +56,8 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
 /// level printed summed in one line.
 fn log_lines(findings: &Value) -> Vec<String> {
     let all = findings.as_array().cloned().unwrap_or_default();
-    let (noise, load): (Vec<&Value>, Vec<&Value>) = all.iter().partition(|f| f["at_lowest"] == true);
+    let (noise, load): (Vec<&Value>, Vec<&Value>) =
+        all.iter().partition(|f| f["at_lowest"] == true);
     let mut out: Vec<String> = load
         .iter()
         .take(5)

@@ -20,7 +20,9 @@ pub fn problems(r: &StepReport, cfg: &Config) -> Vec<String> {
     // A session that failed before its first turn never asked the SUT to call the LLM.
     let before_turns = res.turns == 0
         && !r.first_errors.is_empty()
-        && r.first_errors.iter().all(|(_, m)| m.contains(" setup, request "));
+        && r.first_errors
+            .iter()
+            .all(|(_, m)| m.contains(" setup, request "));
     if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && !before_turns {
         out.push("the SUT never called the mock: no LLM request reached it. Does your system read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (Plimsoll sets both), or is its model client configured with a URL of its own? A key in a .env file or a config can override the environment.".into());
     } else if res.llm_calls > 0 && r.marked_sessions == 0 {

@@ -80,7 +80,10 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
                 log.lines, log.warnings, log.errors
             );
             for k in log.kinds.iter().take(5) {
-                eprintln!("    {} × {} `{}`, e.g. `{}`", k.count, k.level, k.message, k.example);
+                eprintln!(
+                    "    {} × {} `{}`, e.g. `{}`",
+                    k.count, k.level, k.message, k.example
+                );
             }
         }
         for (kind, first) in &step.first_errors {

@@ -331,7 +331,9 @@ impl Config {
             },
             resident: match &raw.step.resident {
                 None => None,
-                Some(_) => Some(int(&raw.step.resident, "step.resident", 1, 10_000_000, 1)? as usize),
+                Some(_) => {
+                    Some(int(&raw.step.resident, "step.resident", 1, 10_000_000, 1)? as usize)
+                }
             },
             error_rate,
             p99_session_ms: pos(

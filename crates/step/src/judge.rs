@@ -398,7 +398,10 @@ fn result(
         scratch: Some(result::Scratch {
             peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),
             peak_files: stopped.disk.peak_files,
-            fs_free_min_mb: stopped.disk.free_min_bytes.map(|b| round2(b as f64 / 1048576.0)),
+            fs_free_min_mb: stopped
+                .disk
+                .free_min_bytes
+                .map(|b| round2(b as f64 / 1048576.0)),
             fs_free_min_inodes: stopped.disk.free_min_inodes,
         }),
     }
@@ -415,9 +418,8 @@ fn resident(probe: &Summary, opened: u64, active: usize) -> result::Resident {
         kb_per_resident: at_open
             .filter(|_| opened > 0)
             .map(|kb| round2((kb as f64 - probe.baseline_rss_kb as f64) / opened as f64)),
-        kb_per_active: at_open.map(|kb| {
-            round2((probe.peak_after_mark_kb as f64 - kb as f64) / active.max(1) as f64)
-        }),
+        kb_per_active: at_open
+            .map(|kb| round2((probe.peak_after_mark_kb as f64 - kb as f64) / active.max(1) as f64)),
     }
 }
 
@@ -476,7 +478,15 @@ mod tests {
             timed_out: true,
             ..measured(0, 5)
         };
-        let o = outcome(&cfg(), &probe, Some(ExitStatus::from_raw(9)), &Stopped::default(), &m, 3).unwrap();
+        let o = outcome(
+            &cfg(),
+            &probe,
+            Some(ExitStatus::from_raw(9)),
+            &Stopped::default(),
+            &m,
+            3,
+        )
+        .unwrap();
         assert_eq!(o.0, "oom_killed");
         assert!(o.1.contains("2 process(es)"), "{}", o.1);
     }
@@ -490,17 +500,33 @@ mod tests {
         let o = outcome(&c, &p, None, &full, &measured(1, 3), 0).unwrap();
         assert_eq!(o.0, "disk_full");
         assert!(o.1.contains("filled up (3.0 MB"), "{}", o.1);
-        assert_eq!(outcome(&c, &p, None, &full, &measured(4, 0), 0), None, "nothing failed");
-        let mut said = Stopped::default();
-        said.tail = "OSError: [Errno 28] No space left on device".into();
-        let o = outcome(&c, &p, Some(ExitStatus::from_raw(1 << 8)), &said, &measured(0, 0), 0);
+        assert_eq!(
+            outcome(&c, &p, None, &full, &measured(4, 0), 0),
+            None,
+            "nothing failed"
+        );
+        let said = Stopped {
+            tail: "OSError: [Errno 28] No space left on device".into(),
+            ..Default::default()
+        };
+        let o = outcome(
+            &c,
+            &p,
+            Some(ExitStatus::from_raw(1 << 8)),
+            &said,
+            &measured(0, 0),
+            0,
+        );
         assert_eq!(o.unwrap().0, "disk_full", "the crash's own words");
         let mut inodes = Stopped::default();
         inodes.disk.free_min_inodes = Some(0);
         inodes.disk.fs_inodes = Some(64);
         inodes.disk.free_min_bytes = Some(1 << 30);
         let o = outcome(&c, &p, None, &inodes, &measured(0, 2), 0).unwrap();
-        assert!(o.0 == "disk_full" && o.1.contains("ran out of inodes"), "{o:?}");
+        assert!(
+            o.0 == "disk_full" && o.1.contains("ran out of inodes"),
+            "{o:?}"
+        );
     }
 
     #[test]
@@ -531,15 +557,25 @@ mod tests {
             timed_out: true,
             ..measured(1, 1)
         };
-        assert_eq!(outcome(&c, &p, None, &Stopped::default(), &late, 1).unwrap().0, "timeout");
         assert_eq!(
-            outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 1).unwrap().0,
+            outcome(&c, &p, None, &Stopped::default(), &late, 1)
+                .unwrap()
+                .0,
+            "timeout"
+        );
+        assert_eq!(
+            outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 1)
+                .unwrap()
+                .0,
             "integrity"
         );
         let e = outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 0).unwrap();
         assert_eq!(e.0, "error_rate");
         assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
-        assert_eq!(outcome(&c, &p, None, &Stopped::default(), &measured(2, 0), 0), None);
+        assert_eq!(
+            outcome(&c, &p, None, &Stopped::default(), &measured(2, 0), 0),
+            None
+        );
         assert_eq!(
             error_rate(&measured(0, 0), 0.0),
             None,
