@@ -31,9 +31,12 @@ fn usl_curve(u: &Value, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
 fn marks(steps: &[Value], a: &Value) -> Marks {
     Marks {
         collapsed: steps.iter().position(|s| s["outcome"] != "ok"),
-        ceiling: a["verdict"]["holds"]
-            .as_f64()
-            .or_else(|| a["ceiling"].as_f64()),
+        // Judged against a budget: the last level within it, or no mark when none is
+        // (the ceiling would say "holds" where the verdict says nothing holds).
+        ceiling: match a["verdict"].is_object() {
+            true => a["verdict"]["holds"].as_f64().map(|h| (h, "holds")),
+            false => a["ceiling"].as_f64().map(|c| (c, "ceiling")),
+        },
         knee: match a["knee"]["confidence"].as_str() {
             Some("clear" | "weak") => Some((
                 a["knee"]["from"].as_f64().unwrap_or(0.0),
@@ -264,9 +267,16 @@ mod tests {
         assert!(
             html.contains("not plotted")
                 && html.contains("n=10")
-                && html.contains(">holds<")
+                && html.contains(">ceiling<")
                 && html.contains("How to read this")
         );
+        // Judged against a budget: the level that holds is marked; none, when none holds.
+        let mut judged = doc.clone();
+        judged["analysis"]["verdict"] = serde_json::json!({"holds": 10});
+        assert!(super::render(&judged).contains(">holds<"));
+        judged["analysis"]["verdict"] = serde_json::json!({"holds": null});
+        let none = super::render(&judged);
+        assert!(!none.contains(">holds<") && !none.contains(">ceiling<"));
         assert!(
             !html.contains("<script") && !html.contains("http://") && !html.contains("https://")
         );

@@ -39,7 +39,9 @@ pub struct Chart<'a> {
 #[derive(Clone, Default)]
 pub struct Marks {
     pub collapsed: Option<usize>,
-    pub ceiling: Option<f64>,
+    /// The level marked on every chart and its word: "holds" (the last level within
+    /// budget) or, for a run judged without a budget, "ceiling".
+    pub ceiling: Option<(f64, &'static str)>,
     pub knee: Option<(f64, f64)>,
     /// Levels (by index) where Plimsoll, not the SUT, was the bottleneck.
     pub harness_bound: Vec<usize>,
@@ -189,10 +191,10 @@ fn axes(s: &mut String, f: &Frame, xs: &[f64], counts: &[u64]) {
 }
 
 fn ceiling_and_knee(s: &mut String, f: &Frame, marks: &Marks) {
-    if let Some(cx) = marks.ceiling {
+    if let Some((cx, word)) = marks.ceiling {
         let _ = write!(
             s,
-            r##"<line x1="{0:.1}" y1="{T}" x2="{0:.1}" y2="{1:.1}" stroke="#2a7" stroke-dasharray="4 3"/><text x="{2:.1}" y="{3:.1}" class="m" fill="#2a7" text-anchor="end">holds</text>"##,
+            r##"<line x1="{0:.1}" y1="{T}" x2="{0:.1}" y2="{1:.1}" stroke="#2a7" stroke-dasharray="4 3"/><text x="{2:.1}" y="{3:.1}" class="m" fill="#2a7" text-anchor="end">{word}</text>"##,
             f.px(cx),
             H - B,
             f.px(cx) - 3.0,
