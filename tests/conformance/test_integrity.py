@@ -130,6 +130,9 @@ def test_each_corruption_is_caught(imock, mode, kind, detail):
     assert {v["kind"] for v in found} <= allowed, found
     assert any(v["kind"] == kind and detail in v["detail"] for v in found), found
     assert all(v["excerpt"] for v in found)
+    if mode == "turn_gap":
+        # The turn named is the marked turn the history was missing before.
+        assert {v["turn"] for v in found if v["kind"] == "history"} == {3}, found
     assert violations_of(imock, f"victim-{mode}") == []
 
 

@@ -51,6 +51,8 @@ pub struct Entry {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Violation {
     pub session: String,
+    /// The session's turn, as its marker says (`turn=K`); unmarked: the position of the
+    /// user message in the conversation.
     pub turn: u32,
     /// echo | isolation | history
     pub kind: &'static str,

@@ -122,7 +122,7 @@ pub fn check(
                         && session.id.as_deref() != Some(mk.session.as_str())
                     {
                         f.add(
-                            turn,
+                            mk.turn.unwrap_or(turn),
                             "isolation",
                             format!("message of session {} in this conversation", mk.session),
                             &m.text,
@@ -133,21 +133,21 @@ pub fn check(
                         let expected = last_marked_turn + 1;
                         if k == last_marked_turn {
                             f.add(
-                                turn,
+                                k,
                                 "history",
                                 format!("user turn {k} appears twice"),
                                 &m.text,
                             );
                         } else if k < last_marked_turn {
                             f.add(
-                                turn,
+                                k,
                                 "history",
                                 format!("user turn {k} comes after turn {last_marked_turn}"),
                                 &m.text,
                             );
                         } else if k > expected {
                             f.add(
-                                turn,
+                                k,
                                 "history",
                                 format!(
                                     "user turn(s) {expected}..{} missing before turn {k}",
