@@ -231,3 +231,36 @@ fn resident_sessions_are_weighed_apart_from_active_ones() {
         "{e}"
     );
 }
+
+/// A name used before any reply set it is an error naming the file and line (not an
+/// empty string sent to the SUT): here the turn polls `{{run}}` before starting it.
+#[test]
+fn a_name_used_before_it_is_set_names_its_line() {
+    let src = root().join("examples/threads");
+    let dir = std::env::temp_dir().join(format!("plimsoll-threads-unset-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = std::fs::read_to_string(src.join("session.toml")).unwrap();
+    // Swap the two turn requests: "wait" (uses {{run}}) now comes before "start".
+    let (head, rest) = session.split_once("[[turn]]\nname = \"start\"").unwrap();
+    let (start, rest) = rest.split_once("[[turn]]\nname = \"wait\"").unwrap();
+    let (wait, teardown) = rest.split_once("[[teardown]]").unwrap();
+    let swapped = format!("{head}[[turn]]\nname = \"wait\"{wait}[[turn]]\nname = \"start\"{start}[[teardown]]{teardown}");
+    std::fs::write(dir.join("session.toml"), &swapped).unwrap();
+    let line = swapped.lines().position(|l| l.contains("/runs/{{run}}")).unwrap() + 1;
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!(
+            "[sut]\ncommand = [\"python3\", {:?}]\nready = \"http\"\nready_path = \"/ok\"\n[step]\nconcurrency = 2\n",
+            src.join("server.py").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (r, err) = run_in(&dir, &[], &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r["sessions_failed"], 2, "{r}");
+    assert_eq!(r["errors_by_kind"]["config"], 2, "{r}");
+    assert!(
+        err.contains(&format!("session.toml:{line}: {{{{run}}}} has no value yet (turn 1)")),
+        "line {line}: {err}"
+    );
+}

@@ -85,7 +85,7 @@ pub fn check(
     let res = &r.result;
     if found.is_empty() {
         eprintln!(
-            "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.\nNext: plimsoll ramp --cpus 1",
+            "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
             res.turns,
             res.llm_calls,
             res.llm_calls as f64 / res.turns.max(1) as f64,
@@ -93,6 +93,17 @@ pub fn check(
             res.cpu_ms_per_turn.unwrap_or(0.0),
             res.peak_rss_mb
         );
+        if let Some(t) = res.p50_ttft_ms {
+            eprintln!("  time to first token {t:.0} ms (the first event with the model's text; ttft_event in the session file chooses another)");
+        }
+        for (name, q) in &res.requests {
+            eprintln!(
+                "  request {name}: {} ok, p50 {} ms",
+                q.count,
+                q.p50_ms.map_or("—".into(), |v| format!("{v:.0}"))
+            );
+        }
+        eprintln!("Next: plimsoll ramp --cpus 1");
         return Ok(0);
     }
     eprintln!("{} problem(s):", found.len());
