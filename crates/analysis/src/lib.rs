@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod compare;
 pub mod ladder;
+pub mod leak;
 pub mod logs;
 pub mod scaling;
 pub mod stats;

@@ -24,19 +24,6 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// A small, seeded generator for the bootstrap (reproducible verdicts).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
 /// Two-sided p-value of the Mann–Whitney (Wilcoxon rank-sum) test, by exact
 /// permutation of the midranks when there are at most 200,000 splits, else by the
 /// normal approximation.
@@ -99,19 +86,15 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
         let na = a.len() as f64;
         let sd = (na * m as f64 * (n as f64 + 1.0) / 12.0).sqrt();
         let z = dev.max(0.0) / sd.max(1e-12);
-        // Two-sided normal tail, via the complementary error function.
-        erfc(z / std::f64::consts::SQRT_2)
+        two_sided_normal_p(z)
     }
 }
 
-fn erfc(x: f64) -> f64 {
-    // Abramowitz & Stegun 7.1.26 (error below 1.5e-7).
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    poly * (-x * x).exp()
+/// The two-sided tail of the standard normal beyond |z|.
+pub fn two_sided_normal_p(z: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let n = Normal::standard();
+    2.0 * (1.0 - n.cdf(z.abs()))
 }
 
 /// The significance level of one metric's test: 0.05 shared among the metrics compared
@@ -170,11 +153,13 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> Value {
         return json!({"base": ma, "branch": mb, "ratio": ratio,
             "verdict": format!("too few repetitions for a verdict ({MIN_REPEAT} a side needed: --repeat {MIN_REPEAT})")});
     }
-    let mut rng = SplitMix(0x5EED);
+    // Seeded: the same samples always give the same interval.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5EED);
     let mut ratios = Vec::with_capacity(2000);
     for _ in 0..2000 {
-        let mut ra: Vec<f64> = (0..a.len()).map(|_| a[rng.next(a.len())]).collect();
-        let mut rb: Vec<f64> = (0..b.len()).map(|_| b[rng.next(b.len())]).collect();
+        let mut ra: Vec<f64> = (0..a.len()).map(|_| a[rng.gen_range(0..a.len())]).collect();
+        let mut rb: Vec<f64> = (0..b.len()).map(|_| b[rng.gen_range(0..b.len())]).collect();
         let (x, y) = (median(&mut ra), median(&mut rb));
         ratios.push(if x > 0.0 {
             y / x

@@ -41,6 +41,9 @@ pub struct DriveOptions {
     pub resident: Option<usize>,
     /// Called once the residents are open, before any turn.
     pub on_resident: Option<crate::resident::Hook>,
+    /// Churn (a soak): each of the `concurrency` slots runs session after session, a new
+    /// one (new name, nonce, ids) as soon as the last ends, until this long after the start.
+    pub churn: Option<Duration>,
 }
 
 /// Live counters for a progress line.
@@ -99,6 +102,8 @@ pub(crate) struct Shared {
     pub(crate) progress: Arc<Progress>,
     t0: Instant,
     load: Load,
+    /// Sessions end all the time under churn: only a slot's last one ends full load.
+    churn: bool,
 }
 
 impl Shared {
@@ -138,6 +143,13 @@ impl Shared {
 
     /// A session ended (well or not): the first end closes the span of full load.
     pub(crate) fn session_ended(&self) {
+        if !self.churn {
+            self.load.session_ended(self.t0.elapsed());
+        }
+    }
+
+    /// A slot has no more sessions to run: full load is over.
+    pub(crate) fn slot_done(&self) {
         self.load.session_ended(self.t0.elapsed());
     }
 
@@ -216,6 +228,7 @@ pub async fn drive(
         progress: progress.clone(),
         t0: Instant::now(),
         load: Load::default(),
+        churn: opts.churn.is_some(),
     });
     let stop_lag = Arc::new(AtomicBool::new(false));
     let lag = tokio::spawn(measure_lag(stop_lag.clone()));
@@ -234,6 +247,34 @@ pub async fn drive(
             shared.error(
                 "timeout".into(),
                 format!("the resident sessions were still running when the step timeout of {:.0} s ran out", opts.step_timeout.as_secs_f64()),
+            );
+        }
+        return Ok(report(&shared, &progress, lag, stop_lag, timed_out).await);
+    }
+    if let (Some(for_how_long), None) = (opts.churn, interval) {
+        let until = t0 + for_how_long;
+        let mut slots = tokio::task::JoinSet::new();
+        for slot in 0..opts.concurrency {
+            let (spec, shared, opts, port) =
+                (spec.clone(), shared.clone(), opts.clone(), port.clone());
+            slots.spawn(async move {
+                let mut k = 0;
+                while Instant::now() < until {
+                    let i = slot + k * opts.concurrency;
+                    run_session(i, Instant::now(), &spec, &opts, &port, &shared).await;
+                    k += 1;
+                }
+                shared.slot_done();
+            });
+        }
+        let deadline = until + opts.step_timeout;
+        let timed_out = tokio::time::timeout_at(deadline, slots.join_all())
+            .await
+            .is_err();
+        if timed_out {
+            shared.error(
+                "timeout".into(),
+                "sessions still running a step timeout after the soak ended".into(),
             );
         }
         return Ok(report(&shared, &progress, lag, stop_lag, timed_out).await);

@@ -44,6 +44,7 @@ fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
         arrival_rate: None,
         resident: None,
         on_resident: None,
+        churn: None,
     }
 }
 

@@ -15,6 +15,10 @@
 //! 1000 / (MS × calls per turn) turns/s; `--max-turns-in-flight N` lets only N turns run at
 //! once (a worker pool, a lock, a one-run-at-a-time queue) with next to no CPU, so
 //! throughput tops out at N / (turn time) while the CPU idles.
+//!
+//! For soak tests: `DELETE /session/ID` forgets a session (a session.toml's
+//! `[[teardown]]`), so a soak's churn leaves nothing behind; `--leak-kb-per-session KB`
+//! keeps that much memory for every new session forever (a leak of known slope).
 
 use bytes::Bytes;
 use drive::http::Conn;
@@ -42,6 +46,8 @@ pub struct Options {
     pub cpu_ms_per_call: f64,
     /// At most this many turns at once; the rest wait their turn.
     pub max_turns_in_flight: Option<usize>,
+    /// Memory kept forever for every new session, in KB (a planted leak).
+    pub leak_kb_per_session: usize,
 }
 
 struct Floor {
@@ -52,6 +58,8 @@ struct Floor {
     prefix: String,
     model: String,
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
+    /// What `leak_kb_per_session` keeps.
+    leaked: Mutex<Vec<Vec<u8>>>,
 }
 
 fn tools() -> Value {
@@ -91,6 +99,7 @@ pub async fn serve(
         prefix,
         model: model.to_string(),
         sessions: Mutex::new(HashMap::new()),
+        leaked: Mutex::new(Vec::new()),
     });
     let listener = tokio::net::TcpListener::bind(listen).await?;
     println!("floor listening on http://{}", listener.local_addr()?);
@@ -146,7 +155,23 @@ async fn handle(
                 Err(e) => reply(502, json!({"error": e.to_string()})),
             }
         }
-        _ => reply(404, json!({"error": "POST /turn or GET /health"})),
+        ("DELETE", path) if path.starts_with("/session/") => {
+            let id = &path["/session/".len()..];
+            let gone = floor
+                .sessions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(id)
+                .is_some();
+            match gone {
+                true => reply(204, json!({})),
+                false => reply(404, json!({"error": format!("no session {id}")})),
+            }
+        }
+        _ => reply(
+            404,
+            json!({"error": "POST /turn, DELETE /session/ID or GET /health"}),
+        ),
     }
 }
 
@@ -182,6 +207,15 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
             std::thread::spawn(|| loop {
                 std::thread::park();
             });
+        }
+        if floor.opts.leak_kb_per_session > 0 && !all.contains_key(id) {
+            // Every page written, so it counts in RSS at once.
+            let kept = vec![1u8; floor.opts.leak_kb_per_session * 1024];
+            floor
+                .leaked
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(kept);
         }
         all.entry(id.to_string()).or_default().clone()
     };

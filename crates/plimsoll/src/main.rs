@@ -43,6 +43,11 @@ enum Command {
         after_help = "Examples:\n  cd examples/cpu-bound && plimsoll ramp --cpus 1          auto ladder: double, then bisect to the line\n  plimsoll ramp --config plimsoll.toml --ladder 10,20,40,80 --budget 'latency_inflation=3,p99_turn_ms=800'\n  plimsoll ramp --host 64GB,16cpu --target 100000 --out ramp-out\n\nEach row is printed as its step finishes (budget: holds / over / collapsed); the verdict follows: how many sessions the SUT holds within budget, from where it is over budget, its wall (CPU, memory, the harness, or a limit inside it) and any collapse. --out writes result.json, report.md and report.html; --json prints the document on stdout; every run goes into .plimsoll/history.db (plimsoll history, plimsoll report RUN).\nWith two or more cores Plimsoll runs on its own core and the SUT on the rest (--no-partition to share)."
     )]
     Ramp(cmd::ramp::RampArgs),
+    /// Soak: one SUT under steady load for a long time (sessions replaced as they end), then a drain; a leak verdict per resource.
+    #[command(
+        after_help = "Examples:\n  plimsoll soak -c 8 --duration 30m --drain 5m --out soak-out\n  plimsoll soak --rate 20 --duration 2h --every 5s\n\nThe SUT's RSS, threads, open files, CPU and cgroup memory are sampled into the history as the soak goes (Ctrl-C keeps the series and judges it). The verdict per resource is leak / no leak / unknown, from the load phase after the warm-up: Mann–Kendall and Sen's slope on block minima (a sawtooth is not a leak), an OLS slope with its 95 % interval, a growth floor that matters; slopes per hour and per 1,000 sessions, and how much the drain gave back. Give the session a [[teardown]] so each session ends cleanly in the SUT.\nExit codes: 0 no leak, 2 a leak, 3 the soak's step failed, 1 Plimsoll's own error."
+    )]
+    Soak(cmd::soak::SoakArgs),
     /// The whole job with nothing to set up: ramp the built-in floor agent and write the reports.
     #[command(
         after_help = "Example:\n  plimsoll demo                 ladder 16..512 under a 2 CPU / 2 GB cap, reports in ./plimsoll-demo"
@@ -53,7 +58,7 @@ enum Command {
         after_help = "Examples:\n  plimsoll compare --config plimsoll.toml --base-cmd './agent-old' --branch-cmd './agent-new' --ladder 10,20 --repeat 6\n  plimsoll compare --config plimsoll.toml --base main --branch my-branch --build 'cargo build --release' --fail-on 'p99_session_ms>+10%,peak_threads>+0'\n\nWith --base/--branch (git refs of the SUT's repository, the config's [sut] cwd) each ref is checked out in its own worktree, built with --build, run with the config's [sut] command there, and the worktrees are removed afterwards.\nExit codes: 0 done, 1 Plimsoll's own error, 2 a --fail-on gate was crossed (the rows are printed)."
     )]
     Compare(cmd::compare::CompareArgs),
-    /// List the recorded ramp runs.
+    /// List the recorded runs (ramps and soaks).
     History {
         #[arg(long, default_value = ".plimsoll/history.db")]
         db: PathBuf,
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::init::check(a),
         Command::Floor(a) => cmd::floor::run(a),
         Command::Ramp(a) => cmd::ramp::run(a),
+        Command::Soak(a) => cmd::soak::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::History { db, limit } => cmd::history::list(&db, limit),

@@ -246,7 +246,11 @@ fn a_name_used_before_it_is_set_names_its_line() {
     let (wait, teardown) = rest.split_once("[[teardown]]").unwrap();
     let swapped = format!("{head}[[turn]]\nname = \"wait\"{wait}[[turn]]\nname = \"start\"{start}[[teardown]]{teardown}");
     std::fs::write(dir.join("session.toml"), &swapped).unwrap();
-    let line = swapped.lines().position(|l| l.contains("/runs/{{run}}")).unwrap() + 1;
+    let line = swapped
+        .lines()
+        .position(|l| l.contains("/runs/{{run}}"))
+        .unwrap()
+        + 1;
     std::fs::write(
         dir.join("plimsoll.toml"),
         format!(
@@ -260,7 +264,9 @@ fn a_name_used_before_it_is_set_names_its_line() {
     assert_eq!(r["sessions_failed"], 2, "{r}");
     assert_eq!(r["errors_by_kind"]["config"], 2, "{r}");
     assert!(
-        err.contains(&format!("session.toml:{line}: {{{{run}}}} has no value yet (turn 1)")),
+        err.contains(&format!(
+            "session.toml:{line}: {{{{run}}}} has no value yet (turn 1)"
+        )),
         "line {line}: {err}"
     );
 }

@@ -61,6 +61,11 @@ fn cells(line: &str) -> Vec<String> {
         .collect()
 }
 
+/// A Markdown table (header, separator, rows) as an HTML table (bold marks dropped).
+pub fn markdown_table(md: &str) -> String {
+    html_table(&md.replace("**", ""))
+}
+
 /// A Markdown table (header, separator, rows) as an HTML table.
 fn html_table(md: &str) -> String {
     let mut lines = md.lines();

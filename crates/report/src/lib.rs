@@ -1,10 +1,12 @@
-//! Renders the documents that ladders and comparisons produce — the terminal table and
+//! Renders the documents that ladders, soaks and comparisons produce — the terminal table and
 //! verdict, Markdown, and self-contained HTML — reading only those documents (fresh or
 //! from the history), so a stored run renders the same again. It measures, analyses and
 //! writes nothing itself.
 
 pub mod html;
 pub mod markdown;
+pub mod soak;
 pub mod svg;
 pub mod table;
+pub mod timeline;
 pub mod verdict;

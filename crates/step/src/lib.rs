@@ -5,22 +5,26 @@
 //! `config` reads `plimsoll.toml`; `step` starts the rig and drives the sessions;
 //! `harness` runs the user's harness instead; `judge` turns the measurements into the
 //! RESULT and its outcome; `cli` is `plimsoll run` as a command, `check` is `plimsoll
-//! check` (one session, failures explained), `init` writes a commented config. It does not run
+//! check` (one session, failures explained), `init` writes a commented config; `soak` holds
+//! a step for a long time with session churn and samples the SUT into a series. It does not run
 //! ladders (`ramp`), compare builds (`compare`) or analyse curves (`analysis`).
 
 pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod environment;
 mod harness;
 pub mod init;
 mod judge;
 mod live;
 mod rates;
 mod rig;
+pub mod soak;
 pub mod step;
 
 pub use clock::now_rfc3339;
 pub use config::{Config, ConfigError};
 pub use result::StepResult;
+pub use soak::{SoakPlan, SoakSample};
 pub use step::{run_step, StepOptions, StepReport};

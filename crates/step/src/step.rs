@@ -30,6 +30,9 @@ pub struct StepOptions {
     /// Resident sessions (overrides `[step] resident`): this many opened first, the
     /// concurrency of them active at a time.
     pub resident: Option<usize>,
+    /// A soak: the load held for a duration with session churn, then a drain, the SUT
+    /// sampled into a series all along (see `soak`).
+    pub soak: Option<crate::soak::SoakPlan>,
     /// The session file, instead of the config's `[session] file`.
     pub session: Option<std::path::PathBuf>,
     /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
@@ -141,6 +144,19 @@ async fn driven(
     ));
     let cpu0 = own_cpu_sec();
     let progress = Arc::new(Progress::default());
+    let soak_flags = (
+        Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
+    let series = opts.soak.as_ref().map(|plan| {
+        crate::soak::series(
+            sut.pid,
+            plan,
+            progress.clone(),
+            soak_flags.0.clone(),
+            soak_flags.1.clone(),
+        )
+    });
     let live = crate::live::start(
         opts.progress,
         rig.concurrency,
@@ -152,9 +168,15 @@ async fn driven(
         concurrency: rig.concurrency,
         base,
         seed: cfg.seed,
-        step_timeout: Duration::from_secs_f64(cfg.timeout_s),
+        step_timeout: Duration::from_secs_f64(cfg.timeout_s)
+            + opts.soak.as_ref().map_or(Duration::ZERO, |s| s.duration),
         allow_remote: opts.allow_remote,
         arrival_rate: opts.rate.or(cfg.arrival_rate),
+        churn: opts
+            .soak
+            .as_ref()
+            .filter(|_| opts.rate.or(cfg.arrival_rate).is_none())
+            .map(|s| s.duration),
         resident,
         on_resident: resident.map(|_| {
             let s = sampler.clone();
@@ -165,6 +187,17 @@ async fn driven(
     let t_drive = std::time::Instant::now();
     let driven = drive(session, &opts_d, progress).await;
     opts_d.on_resident = None; // its hold on the sampler, so it can be finished below
+    if let (Some(plan), Some(task)) = (&opts.soak, series) {
+        // The drain: no load, the series still running, to see what comes back.
+        soak_flags
+            .0
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(plan.drain).await;
+        soak_flags
+            .1
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = task.await;
+    }
     let pressure = match (psi0, probe::pressure::some_total_us(&psi.0)) {
         (Some(a), Some(b)) => Some((
             b.saturating_sub(a) as f64 / t_drive.elapsed().as_micros().max(1) as f64,

@@ -1,4 +1,5 @@
-//! The history: every ramp run and each of its steps, in SQLite (WAL mode), with the
+//! The history: every ramp run and each of its steps, and every soak with its series,
+//! in SQLite (WAL mode), with the
 //! environment it ran in, so last month's row can be found and re-rendered.
 //!
 //! A run is inserted when it starts (status `running`), each step when it finishes (in
@@ -42,6 +43,12 @@ CREATE TABLE IF NOT EXISTS steps (
     result TEXT NOT NULL,        -- the RESULT object, JSON
     PRIMARY KEY (run, idx)
 );
+CREATE TABLE IF NOT EXISTS samples (
+    run INTEGER NOT NULL REFERENCES runs(id),
+    t_s REAL NOT NULL,           -- seconds since the SUT was ready
+    sample TEXT NOT NULL         -- JSON: a soak's sample (phase, rss_kb, threads, fds, ...)
+);
+CREATE INDEX IF NOT EXISTS samples_run ON samples(run, t_s);
 ";
 
 impl History {
@@ -84,6 +91,31 @@ impl History {
             ],
         )?;
         Ok(())
+    }
+
+    /// One point of a soak's series, stored as it is taken.
+    pub fn add_sample(&self, run: i64, sample: &serde_json::Value) -> anyhow::Result<()> {
+        self.db.execute(
+            "INSERT INTO samples (run, t_s, sample) VALUES (?1, ?2, ?3)",
+            params![
+                run,
+                sample["t_s"].as_f64().unwrap_or(0.0),
+                sample.to_string()
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A soak's series, in time order.
+    pub fn samples(&self, run: i64) -> anyhow::Result<Vec<serde_json::Value>> {
+        let mut q = self
+            .db
+            .prepare("SELECT sample FROM samples WHERE run = ?1 ORDER BY t_s")?;
+        let out = q
+            .query_map([run], |r| r.get::<_, String>(0))?
+            .filter_map(|s| s.ok().and_then(|s| serde_json::from_str(&s).ok()))
+            .collect();
+        Ok(out)
     }
 
     pub fn finish_run(
@@ -210,6 +242,15 @@ mod tests {
         assert_eq!(doc["steps"][1]["outcome"], "oom_killed");
         assert_eq!(doc["environment"]["cores"], 2);
         assert!(h.run(999).unwrap().is_none());
+        h.add_sample(other, &serde_json::json!({"t_s": 2.0, "rss_kb": 20}))
+            .unwrap();
+        h.add_sample(other, &serde_json::json!({"t_s": 1.0, "rss_kb": 10}))
+            .unwrap();
+        let s = h.samples(other).unwrap();
+        assert_eq!(
+            (s[0]["rss_kb"].as_u64(), s[1]["rss_kb"].as_u64()),
+            (Some(10), Some(20))
+        );
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }

@@ -22,6 +22,9 @@ pub struct FloorArgs {
     /// Run at most this many turns at once (an agent with an internal limit that queues).
     #[arg(long)]
     pub max_turns_in_flight: Option<usize>,
+    /// Keep this many KB for every new session, forever (a leak of known slope, for soak).
+    #[arg(long, default_value_t = 0)]
+    pub leak_kb_per_session: usize,
 }
 
 pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
@@ -34,6 +37,7 @@ pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
             thread_per_session: a.thread_per_session,
             cpu_ms_per_call: a.cpu_ms_per_call,
             max_turns_in_flight: a.max_turns_in_flight,
+            leak_kb_per_session: a.leak_kb_per_session,
         },
     ))?;
     Ok(0)

@@ -23,6 +23,19 @@ pub fn list(db: &std::path::Path, limit: usize) -> anyhow::Result<u8> {
 }
 
 pub fn report(db: &std::path::Path, run: i64, out: Option<&std::path::Path>) -> anyhow::Result<u8> {
+    let h = store::History::open(db)?;
+    if let Some(doc) = h.run(run)?.filter(|d| d["environment"]["kind"] == "soak") {
+        // A soak: its series from the history, judged again.
+        let doc = ::soak::from_history(&h, run, doc)?;
+        eprintln!(
+            "verdict: {}",
+            doc["analysis"]["headline"].as_str().unwrap_or("")
+        );
+        if let Some(dir) = out {
+            ::soak::write_reports(&doc, dir)?;
+        }
+        return Ok(0);
+    }
     ::ramp::ladder::report_from_history(db, run, out)?;
     Ok(0)
 }

@@ -56,6 +56,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         partition: super::partition(!a.no_partition),
         session: a.session,
         resident: a.resident,
+        soak: None,
     };
     step::cli::run(&a.config, opts, a.json)
 }

@@ -1,0 +1,147 @@
+//! `plimsoll soak` on the floor with known answers: keeping 64 KB of every session
+//! forever is called a leak with its slope per 1,000 sessions within 20 %; the same floor
+//! forgetting each session at its [[teardown]] is called no leak. Short soaks here; the
+//! 30-minute run is in docs/benchmarks.md.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+fn soak(config: &str, out: &std::path::Path) -> (i32, serde_json::Value, String) {
+    let o = Command::new(BIN)
+        .args([
+            "soak",
+            "--config",
+            config,
+            "--duration",
+            "20s",
+            "--drain",
+            "4s",
+            "--every",
+            "0.5s",
+            "--no-history",
+            "--json",
+            "--out",
+        ])
+        .arg(out)
+        .current_dir(root().join("examples/soak"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let doc = serde_json::from_str(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .last()
+            .unwrap_or("null"),
+    )
+    .unwrap_or_else(|e| panic!("no soak document ({e}):\n{err}"));
+    (o.status.code().unwrap_or(-1), doc, err)
+}
+
+fn leak<'a>(doc: &'a serde_json::Value, resource: &str) -> &'a serde_json::Value {
+    doc["analysis"]["leaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["resource"] == resource)
+        .unwrap_or_else(|| panic!("no {resource} in {}", doc["analysis"]))
+}
+
+#[test]
+fn a_planted_leak_is_found_with_its_slope_and_a_clean_floor_is_not() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-soak-test-{}", std::process::id()));
+    let (code, doc, err) = soak("plimsoll-leaky.toml", &dir.join("leaky"));
+    assert_eq!(code, 2, "a leak exits 2\n{err}");
+    assert_eq!(doc["result"]["outcome"], "ok", "{}", doc["result"]);
+    let rss = leak(&doc, "RSS");
+    assert_eq!(rss["verdict"], "leak", "{rss}");
+    let per_1000 = rss["sen_per_1000_sessions"].as_f64().unwrap();
+    assert!(
+        (per_1000 - 64_000.0).abs() < 0.2 * 64_000.0,
+        "{per_1000} KB per 1,000 sessions, 64,000 planted"
+    );
+    assert_eq!(leak(&doc, "threads")["verdict"], "no leak");
+    assert!(
+        doc["analysis"]["headline"]
+            .as_str()
+            .unwrap()
+            .starts_with("LEAK in RSS: "),
+        "{}",
+        doc["analysis"]
+    );
+    // The series was sampled all along, the drain after the load.
+    let series = doc["series"].as_array().unwrap();
+    assert!(series.len() >= 40, "{}", series.len());
+    assert_eq!(series.last().unwrap()["phase"], "drain");
+    let md = std::fs::read_to_string(dir.join("leaky/soak.md")).unwrap();
+    assert!(
+        md.contains("| RSS | **leak** |") && md.contains("*The rule:*"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(dir.join("leaky/soak.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 5);
+
+    let (code, doc, err) = soak("plimsoll.toml", &dir.join("clean"));
+    assert_eq!(code, 0, "no leak exits 0\n{err}");
+    for r in ["RSS", "threads", "open files"] {
+        assert_eq!(
+            leak(&doc, r)["verdict"],
+            "no leak",
+            "{r}: {}",
+            leak(&doc, r)
+        );
+    }
+    assert!(
+        doc["result"]["requests"]["end"]["count"].as_u64().unwrap() > 100,
+        "every session ended with its teardown: {}",
+        doc["result"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Kill -9 halfway: the series stored so far is in the history, and a report of the run
+/// judges it; nothing of the SUT is left.
+#[test]
+fn a_killed_soak_keeps_its_series() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-soak-kill-{}", std::process::id()));
+    let db = dir.join("h.db");
+    let child = Command::new(BIN)
+        .args(["soak", "--duration", "60s", "--every", "0.5s", "--history"])
+        .arg(&db)
+        .current_dir(root().join("examples/soak"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let sut = sut_children(pid);
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let mut child = child;
+    let _ = child.wait();
+    assert!(
+        within(10.0, || sut.iter().all(|p| !alive(*p))),
+        "the SUT outlived a killed soak"
+    );
+    let out = Command::new(BIN)
+        .args(["report", "1", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/soak.json")).unwrap()).unwrap();
+    assert!(
+        doc["series"].as_array().unwrap().len() >= 6,
+        "{}",
+        doc["series"]
+    );
+    assert!(err.contains("verdict: "), "{err}");
+    // Killed before its warm-up (12 s of 60) was over: nothing to judge, and it says so.
+    assert_eq!(doc["plan"]["warmup_s"], 12.0, "{}", doc["plan"]);
+    assert!(err.contains("nothing to judge"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

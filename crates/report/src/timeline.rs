@@ -1,0 +1,129 @@
+//! One series against time as inline SVG, for a soak: y from zero, the drain phase
+//! shaded, the warm-up left out of the verdict marked, and the leak verdict's fitted
+//! slope (Sen's, through the load phase's median) dashed over the load phase.
+
+use crate::svg::esc;
+use std::fmt::Write;
+
+const W: f64 = 560.0;
+const H: f64 = 220.0;
+const L: f64 = 60.0;
+const R: f64 = 16.0;
+const T: f64 = 28.0;
+const B: f64 = 34.0;
+
+/// A chart of `points` (seconds, value): the drain starts at `drain_from`, the verdict
+/// counts from `warmup_s`; `slope` (per second) is drawn through the load phase.
+pub struct Timeline<'a> {
+    pub title: &'a str,
+    pub unit: &'a str,
+    pub how: &'a str,
+    pub points: Vec<(f64, f64)>,
+    pub drain_from: Option<f64>,
+    pub warmup_s: f64,
+    pub slope: Option<f64>,
+}
+
+fn fmt(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+pub fn render(c: &Timeline) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{0}"><text x="{L}" y="16" class="t">{0} ({1})</text>"#,
+        esc(c.title),
+        esc(c.unit)
+    );
+    let tmax = c.points.iter().map(|p| p.0).fold(1.0, f64::max);
+    let ymax = c.points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+    let px = |t: f64| L + t / tmax * (W - L - R);
+    let py = |v: f64| T + (H - T - B) * (1.0 - v / ymax);
+    if let Some(d) = c.drain_from {
+        let _ = write!(
+            s,
+            r##"<rect x="{:.1}" y="{T}" width="{:.1}" height="{:.1}" fill="#eef4ff"/><text x="{:.1}" y="{:.1}" class="m" fill="#36c">drain</text>"##,
+            px(d),
+            (px(tmax) - px(d)).max(0.0),
+            H - T - B,
+            px(d) + 3.0,
+            T + 12.0
+        );
+    }
+    if c.warmup_s > 0.0 {
+        let _ = write!(
+            s,
+            r##"<rect x="{L}" y="{T}" width="{:.1}" height="{:.1}" fill="#f6f6f6"/><text x="{:.1}" y="{:.1}" class="m" fill="#888">warm-up</text>"##,
+            (px(c.warmup_s) - L).max(0.0),
+            H - T - B,
+            L + 3.0,
+            T + 12.0
+        );
+    }
+    for k in 0..=4 {
+        let v = ymax * k as f64 / 4.0;
+        let _ = write!(
+            s,
+            r##"<line x1="{L}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" class="a" text-anchor="end">{4}</text>"##,
+            py(v),
+            W - R,
+            L - 6.0,
+            py(v) + 4.0,
+            fmt(v)
+        );
+    }
+    for k in 0..=4 {
+        let t = tmax * k as f64 / 4.0;
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" class="a" text-anchor="middle">{:.0} s</text>"##,
+            px(t),
+            H - B + 14.0,
+            t
+        );
+    }
+    let path: Vec<String> = c
+        .points
+        .iter()
+        .map(|(t, v)| format!("{:.1},{:.1}", px(*t), py(*v)))
+        .collect();
+    let _ = write!(
+        s,
+        r##"<polyline fill="none" stroke="#639" stroke-width="1.5" points="{}"/>"##,
+        path.join(" ")
+    );
+    let load: Vec<&(f64, f64)> = c
+        .points
+        .iter()
+        .filter(|p| p.0 >= c.warmup_s && c.drain_from.is_none_or(|d| p.0 < d))
+        .collect();
+    if let (Some(k), Some(first), Some(last)) = (c.slope, load.first(), load.last()) {
+        let mut vs: Vec<f64> = load.iter().map(|p| p.1).collect();
+        vs.sort_by(f64::total_cmp);
+        let mid_t = (first.0 + last.0) / 2.0;
+        let mid_v = vs[vs.len() / 2];
+        let at = |t: f64| mid_v + k * (t - mid_t);
+        let _ = write!(
+            s,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#c33" stroke-dasharray="6 3"/>"##,
+            px(first.0),
+            py(at(first.0)),
+            px(last.0),
+            py(at(last.0))
+        );
+    }
+    s.push_str("</svg>");
+    let _ = write!(
+        s,
+        r#"<p class="how"><b>How to read this:</b> {}</p>"#,
+        esc(c.how)
+    );
+    s
+}

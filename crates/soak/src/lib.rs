@@ -1,0 +1,186 @@
+//! `plimsoll soak`: one SUT held under steady load for a long time — sessions ending and
+//! new ones starting, so what each leaves behind adds up — then a drain with no load; its
+//! process tree sampled into the history as the soak goes (an interrupted soak keeps its
+//! series), then a leak verdict per resource (`analysis::leak`) and the reports.
+//! Running one step is `step`'s business; the statistics are `analysis`'s.
+
+use anyhow::Context;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use step::{Config, SoakPlan, SoakSample, StepOptions};
+
+#[derive(Clone, Debug)]
+pub struct SoakOptions {
+    /// The step: concurrency, cap, partition, session file, rate.
+    pub step: StepOptions,
+    pub duration: Duration,
+    pub drain: Duration,
+    pub every: Duration,
+    /// The first part of the load phase left out of the verdict (warming caches, JIT).
+    pub warmup: Duration,
+    pub history: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+}
+
+/// Runs the soak; the document every report is made from.
+pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value> {
+    let mut environment = step::environment::describe(cfg, &opts.step);
+    environment["kind"] = json!("soak");
+    // The plan goes in with the start, so a killed soak is judged as it was meant.
+    environment["plan"] = plan_doc(cfg, opts);
+    let history = opts
+        .history
+        .as_deref()
+        .map(store::History::open)
+        .transpose()?;
+    let started = step::now_rfc3339();
+    let id = match &history {
+        Some(h) => Some(h.start_run(&started, &cfg.file.display().to_string(), &environment)?),
+        None => None,
+    };
+    let history = Arc::new(Mutex::new(history));
+    let series: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let plan = SoakPlan {
+        duration: opts.duration,
+        drain: opts.drain,
+        every: opts.every,
+        on_sample: {
+            let (history, series) = (history.clone(), series.clone());
+            Arc::new(move |s: &SoakSample| {
+                let v = serde_json::to_value(s).unwrap_or(Value::Null);
+                if let (Some(h), Some(id)) =
+                    (&*history.lock().unwrap_or_else(|p| p.into_inner()), id)
+                {
+                    if let Err(e) = h.add_sample(id, &v) {
+                        eprintln!("soak: could not store a sample in the history: {e}");
+                    }
+                }
+                progress_line(s);
+                series.lock().unwrap_or_else(|p| p.into_inner()).push(v);
+            })
+        },
+    };
+    let mut step_opts = opts.step.clone();
+    step_opts.soak = Some(plan);
+    step_opts.progress = false; // the soak prints its own line a sample
+    let outcome = tokio::select! {
+        r = step::run_step(cfg, &step_opts) => Some(r.context("the soak's step")?),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    let interrupted = outcome.is_none();
+    if interrupted {
+        eprintln!("\ninterrupted: the series so far is kept and judged; the SUT was stopped");
+    }
+    let series = std::mem::take(&mut *series.lock().unwrap_or_else(|p| p.into_inner()));
+    let doc = document(
+        cfg,
+        opts,
+        environment,
+        &started,
+        id,
+        series,
+        outcome.map(|o| o.result),
+        interrupted,
+    );
+    if let (Some(h), Some(id)) = (&*history.lock().unwrap_or_else(|p| p.into_inner()), id) {
+        if let Some(r) = doc.get("result").filter(|r| !r.is_null()) {
+            h.add_step(id, 0, r)?;
+        }
+        h.finish_run(
+            id,
+            if interrupted { "interrupted" } else { "done" },
+            &doc["analysis"],
+        )?;
+    }
+    if let Some(dir) = &opts.out {
+        write_reports(&doc, dir)?;
+    }
+    Ok(doc)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn document(
+    cfg: &Config,
+    opts: &SoakOptions,
+    environment: Value,
+    started: &str,
+    id: Option<i64>,
+    series: Vec<Value>,
+    result: Option<step::StepResult>,
+    interrupted: bool,
+) -> Value {
+    let mut analysis = analysis::leak::soak(&series, opts.warmup.as_secs_f64());
+    analysis["kind"] = json!("soak");
+    json!({
+        "schema_version": 1,
+        "kind": "soak",
+        "run": id,
+        "started": started,
+        "config": cfg.file.display().to_string(),
+        "environment": environment,
+        "status": if interrupted { "interrupted" } else { "done" },
+        "plan": plan_doc(cfg, opts),
+        "result": result,
+        "series": series,
+        "analysis": analysis,
+    })
+}
+
+fn plan_doc(cfg: &Config, opts: &SoakOptions) -> Value {
+    json!({
+        "concurrency": opts.step.concurrency.unwrap_or(cfg.concurrency),
+        "rate": opts.step.rate,
+        "duration_s": opts.duration.as_secs_f64(),
+        "drain_s": opts.drain.as_secs_f64(),
+        "every_s": opts.every.as_secs_f64(),
+        "warmup_s": opts.warmup.as_secs_f64(),
+    })
+}
+
+/// A line per sample on a terminal: where the soak is and what the SUT holds.
+fn progress_line(s: &SoakSample) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprint!(
+            "\r\x1b[2K{} {:>6.0} s  RSS {:>8.1} MB  threads {:>5}  fds {:>5}  sessions done {:>7}",
+            s.phase,
+            s.t_s,
+            s.rss_kb as f64 / 1024.0,
+            s.threads,
+            s.fds,
+            s.sessions_done
+        );
+    }
+}
+
+/// Writes `soak.json`, `soak.md` and `soak.html`.
+pub fn write_reports(doc: &Value, dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("soak.json"), serde_json::to_string_pretty(doc)?)?;
+    std::fs::write(dir.join("soak.md"), report::soak::markdown(doc))?;
+    std::fs::write(dir.join("soak.html"), report::soak::html(doc))?;
+    eprintln!(
+        "wrote {0}/soak.json, {0}/soak.md and {0}/soak.html",
+        dir.display()
+    );
+    Ok(())
+}
+
+/// A stored soak again: its series from the history, judged anew (the same verdict).
+pub fn from_history(h: &store::History, run: i64, doc: Value) -> anyhow::Result<Value> {
+    let series = h.samples(run)?;
+    let warmup = doc["environment"]["plan"]["warmup_s"]
+        .as_f64()
+        .unwrap_or(0.0);
+    let mut doc = doc;
+    doc["plan"] = doc["environment"]["plan"].clone();
+    let mut analysis = analysis::leak::soak(&series, warmup);
+    analysis["kind"] = json!("soak");
+    doc["kind"] = json!("soak");
+    doc["result"] = doc["steps"].get(0).cloned().unwrap_or(Value::Null);
+    doc["series"] = json!(series);
+    doc["analysis"] = analysis;
+    Ok(doc)
+}

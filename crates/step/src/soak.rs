@@ -1,0 +1,90 @@
+//! A step held for a long time (a soak): the load runs for a set duration with sessions
+//! ending and new ones starting, then stops for a drain; all along, the SUT's process
+//! tree is sampled into a series handed to the caller sample by sample, so an
+//! interrupted soak keeps what it saw.
+
+use drive::Progress;
+use serde::Serialize;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One point of a soak's series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SoakSample {
+    /// Seconds since the SUT was ready.
+    pub t_s: f64,
+    /// "load" or "drain".
+    pub phase: &'static str,
+    pub rss_kb: u64,
+    pub threads: u64,
+    pub fds: u64,
+    pub cpu_s: f64,
+    /// The SUT cgroup's memory, when it runs in one.
+    pub cgroup_kb: Option<u64>,
+    pub sessions_done: u64,
+    pub turns: u64,
+}
+
+/// What a soak step does beyond a step.
+#[derive(Clone)]
+pub struct SoakPlan {
+    pub duration: Duration,
+    pub drain: Duration,
+    pub every: Duration,
+    /// Called with every sample as it is taken (the history stores it at once).
+    pub on_sample: Arc<dyn Fn(&SoakSample) + Send + Sync>,
+}
+
+impl std::fmt::Debug for SoakPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SoakPlan({:?} load, {:?} drain, every {:?})",
+            self.duration, self.drain, self.every
+        )
+    }
+}
+
+/// Samples `pid`'s tree every `plan.every` until told the phase is over; the phase is
+/// read from `draining`.
+pub(crate) fn series(
+    pid: u32,
+    plan: &SoakPlan,
+    progress: Arc<Progress>,
+    draining: Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> tokio::task::JoinHandle<()> {
+    let plan = plan.clone();
+    let started = std::time::Instant::now();
+    let hz = probe::tree::clock_ticks_per_sec();
+    tokio::task::spawn_blocking(move || {
+        while !stop.load(Relaxed) {
+            let pids = probe::tree::tree_pids(pid);
+            let s = probe::tree::sample_pids(&pids, true, true);
+            if s.processes > 0 {
+                let sample = SoakSample {
+                    t_s: result::round2(started.elapsed().as_secs_f64()),
+                    phase: if draining.load(Relaxed) {
+                        "drain"
+                    } else {
+                        "load"
+                    },
+                    rss_kb: s.rss_kb,
+                    threads: s.threads,
+                    fds: s.fds,
+                    cpu_s: result::round2(s.cpu_ticks as f64 / hz),
+                    cgroup_kb: probe::cgroup::sut_cgroup(pid, &pids).map(|c| c.current_kb),
+                    sessions_done: progress.sessions_ok.load(Relaxed)
+                        + progress.sessions_failed.load(Relaxed),
+                    turns: progress.turns.load(Relaxed),
+                };
+                (plan.on_sample)(&sample);
+            }
+            let until = std::time::Instant::now() + plan.every;
+            while !stop.load(Relaxed) && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    })
+}
