@@ -15,6 +15,8 @@ pub struct Budget {
     pub latency_vs_single: Option<f64>,
     pub p99_turn_ms: Option<f64>,
     pub p99_ttft_ms: Option<f64>,
+    /// p99 of the responsiveness probe (a small request beside the load, `[step] probe_path`).
+    pub probe_p99_ms: Option<f64>,
     /// Failed sessions over all sessions.
     pub error_rate: Option<f64>,
     /// Peak RSS of the SUT's process tree.
@@ -28,6 +30,7 @@ impl Default for Budget {
             latency_vs_single: None,
             p99_turn_ms: None,
             p99_ttft_ms: None,
+            probe_p99_ms: None,
             error_rate: Some(0.0),
             rss_mb: None,
         }
@@ -40,6 +43,7 @@ pub const BUDGETS: &[&str] = &[
     "latency_vs_single",
     "p99_turn_ms",
     "p99_ttft_ms",
+    "probe_p99_ms",
     "error_rate",
     "rss_mb",
 ];
@@ -66,6 +70,7 @@ impl Budget {
             "latency_vs_single" => &mut self.latency_vs_single,
             "p99_turn_ms" => &mut self.p99_turn_ms,
             "p99_ttft_ms" => &mut self.p99_ttft_ms,
+            "probe_p99_ms" => &mut self.probe_p99_ms,
             "error_rate" => &mut self.error_rate,
             "rss_mb" => &mut self.rss_mb,
             other => {
@@ -107,12 +112,13 @@ impl Budget {
         }
     }
 
-    fn entries(&self) -> [(&'static str, Option<f64>); 6] {
+    fn entries(&self) -> [(&'static str, Option<f64>); 7] {
         [
             ("latency_inflation", self.latency_inflation),
             ("latency_vs_single", self.latency_vs_single),
             ("p99_turn_ms", self.p99_turn_ms),
             ("p99_ttft_ms", self.p99_ttft_ms),
+            ("probe_p99_ms", self.probe_p99_ms),
             ("error_rate", self.error_rate),
             ("rss_mb", self.rss_mb),
         ]
@@ -145,6 +151,7 @@ pub struct Figures {
     pub p50_session_ms: Option<f64>,
     pub p99_turn_ms: Option<f64>,
     pub p99_ttft_ms: Option<f64>,
+    pub probe_p99_ms: Option<f64>,
     pub error_share: f64,
     pub rss_mb: f64,
 }
@@ -160,6 +167,7 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
         vs_single,
         f.p99_turn_ms,
         f.p99_ttft_ms,
+        f.probe_p99_ms,
         Some(f.error_share),
         Some(f.rss_mb),
     ];
@@ -182,6 +190,7 @@ fn words(name: &str) -> String {
         "latency_vs_single" => "latency vs 1 session".into(),
         "p99_turn_ms" => "p99 turn ms".into(),
         "p99_ttft_ms" => "p99 TTFT ms".into(),
+        "probe_p99_ms" => "probe p99 ms".into(),
         "rss_mb" => "RSS MB".into(),
         other => other.replace('_', " "),
     }

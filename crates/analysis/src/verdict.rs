@@ -58,6 +58,7 @@ fn figures(s: &StepResult) -> Figures {
         p50_session_ms: s.p50_session_ms,
         p99_turn_ms: s.p99_turn_ms,
         p99_ttft_ms: s.p99_ttft_ms,
+        probe_p99_ms: s.probe_p99_ms,
         error_share: s.sessions_failed as f64 / total,
         rss_mb: s.peak_rss_mb,
     }
@@ -318,6 +319,9 @@ pub(crate) mod tests {
             cpu_pressure: None,
             cpu_pressure_scope: None,
             requests: Default::default(),
+            probe_p50_ms: None,
+            probe_p99_ms: None,
+            sched_delay_ms_per_s: None,
             log: None,
             scratch: None,
             resident: None,

@@ -397,3 +397,38 @@ fn a_sut_that_cannot_start_leaves_no_scratch_dir() {
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The responsiveness probe: a GET /health every 100 ms beside the load. Against the
+/// CPU-bound floor under a 1-core cap it stays near its idle value with one session and
+/// rises when the SUT is saturated; the SUT's run-queue wait rises with it.
+#[test]
+fn the_probe_rises_when_the_sut_saturates() {
+    let dir = root().join("examples/cpu-bound");
+    let probe = |c: &str| -> serde_json::Value {
+        let out = Command::new(BIN)
+            .args([
+                "run", "--json", "--cpus", "1", "--probe", "/health", "-c", c,
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let line = String::from_utf8_lossy(&out.stdout).to_string();
+        serde_json::from_str(line.trim().strip_prefix("RESULT ").unwrap()).unwrap()
+    };
+    let (idle, busy) = (probe("1"), probe("24"));
+    let p99 = |r: &serde_json::Value| r["probe_p99_ms"].as_f64().unwrap();
+    assert!(idle["probe_p50_ms"].as_f64().unwrap() < 2.0, "{idle}");
+    assert!(
+        p99(&busy) > 3.0 * p99(&idle).max(2.0),
+        "idle {} busy {}",
+        p99(&idle),
+        p99(&busy)
+    );
+    let wait = |r: &serde_json::Value| r["sched_delay_ms_per_s"].as_f64().unwrap();
+    assert!(
+        wait(&busy) > 10.0 * wait(&idle).max(1.0),
+        "{} {}",
+        wait(&idle),
+        wait(&busy)
+    );
+}

@@ -89,6 +89,16 @@ pub struct StepResult {
     pub cpu_pressure: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_pressure_scope: Option<&'static str>,
+    /// The responsiveness probe (`[step] probe_path`): a small GET every 100 ms beside
+    /// the load — the SUT's event loop or scheduler lag seen from outside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe_p99_ms: Option<f64>,
+    /// Time the SUT's threads spent runnable but waiting for a CPU (their schedstat), in
+    /// ms per second of driving: scheduler delay without touching the SUT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sched_delay_ms_per_s: Option<f64>,
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: BTreeMap<String, RequestLatency>,

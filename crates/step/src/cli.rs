@@ -54,6 +54,12 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
         } else {
             eprintln!("outcome: ok");
         }
+        if let (Some(p50), Some(p99)) = (r.probe_p50_ms, r.probe_p99_ms) {
+            eprintln!(
+                "  probe: p50/p99 {p50} / {p99} ms; the SUT's threads waited {} ms a second for a CPU",
+                opt(r.sched_delay_ms_per_s)
+            );
+        }
         if let Some(res) = &r.resident {
             let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
             eprintln!(

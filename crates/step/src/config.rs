@@ -28,6 +28,7 @@
 //! timeout_s = 300
 //! sample_ms = 50
 //! # arrival_rate = 20      # open model: `concurrency` sessions arrive at 20/s instead of all at once
+//! # probe_path = "/health" # a GET every 100 ms beside the load: probe_p50_ms, probe_p99_ms
 //! # resident = 200         # 200 sessions opened first ([[setup]]), `concurrency` of them active at a time
 //!
 //! [thresholds]
@@ -89,6 +90,8 @@ pub struct Config {
     pub arrival_rate: Option<f64>,
     /// Resident sessions: this many opened first, `concurrency` of them active at a time.
     pub resident: Option<usize>,
+    /// The responsiveness probe's path on the SUT (`/health`).
+    pub probe_path: Option<String>,
     pub error_rate: f64,
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,
@@ -157,6 +160,7 @@ struct RawStep {
     sample_ms: Option<Spanned<i64>>,
     arrival_rate: Option<Spanned<f64>>,
     resident: Option<Spanned<i64>>,
+    probe_path: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -328,6 +332,18 @@ impl Config {
                     1.0,
                     false,
                 )?),
+            },
+            probe_path: match &raw.step.probe_path {
+                Some(p) if !p.get_ref().starts_with('/') => {
+                    return Err(err(
+                        Some(p.span()),
+                        format!(
+                            "step.probe_path is a path on the SUT such as \"/health\" (got {:?})",
+                            p.get_ref()
+                        ),
+                    ))
+                }
+                p => p.as_ref().map(|p| p.get_ref().clone()),
             },
             resident: match &raw.step.resident {
                 None => None,

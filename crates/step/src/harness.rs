@@ -121,6 +121,8 @@ pub(crate) async fn run(
         full_load: None,
         requests: Default::default(),
         resident: None,
+        probe: None,
+        sched_delay_ms_per_s: None,
     };
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, measured).await)

@@ -55,6 +55,10 @@ pub struct Measured {
     /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
     /// (cpuset or affinity).
     pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// The responsiveness probe: (p50, p99) ms.
+    pub probe: Option<(f64, f64)>,
+    /// Run-queue wait of the SUT's threads per second of driving, in ms.
+    pub sched_delay_ms_per_s: Option<f64>,
     /// Resident sessions that opened, with `--resident`.
     pub resident: Option<u64>,
     /// Per named request: latency and failures.
@@ -394,6 +398,9 @@ fn result(
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
         requests: m.requests,
         resident: m.resident.map(|n| resident(probe, n, sessions)),
+        probe_p50_ms: m.probe.map(|p| p.0),
+        probe_p99_ms: m.probe.map(|p| p.1),
+        sched_delay_ms_per_s: m.sched_delay_ms_per_s,
         log: Some(sut_log(&stopped.log)),
         scratch: Some(result::Scratch {
             peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),

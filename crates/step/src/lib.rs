@@ -19,6 +19,7 @@ pub mod init;
 mod judge;
 mod live;
 mod rates;
+mod responsive;
 mod rig;
 pub mod soak;
 pub mod step;

@@ -27,6 +27,8 @@ pub struct StepOptions {
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
     pub cap: Option<cap::CapSpec>,
+    /// The responsiveness probe's path on the SUT (overrides `[step] probe_path`).
+    pub probe_path: Option<String>,
     /// Resident sessions (overrides `[step] resident`): this many opened first, the
     /// concurrency of them active at a time.
     pub resident: Option<usize>,
@@ -185,7 +187,22 @@ async fn driven(
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let t_drive = std::time::Instant::now();
+    let responsive = opts
+        .probe_path
+        .clone()
+        .or(cfg.probe_path.clone())
+        .map(|p| crate::responsive::Probe::start(([127, 0, 0, 1], rig.port).into(), p));
+    let wait0 = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
     let driven = drive(session, &opts_d, progress).await;
+    let sched_delay = {
+        let wait = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
+        let secs = t_drive.elapsed().as_secs_f64().max(1e-3);
+        round2(wait.saturating_sub(wait0) as f64 / 1e6 / secs)
+    };
+    let responsive = match responsive {
+        Some(p) => p.finish().await,
+        None => None,
+    };
     opts_d.on_resident = None; // its hold on the sampler, so it can be finished below
     if let (Some(plan), Some(task)) = (&opts.soak, series) {
         // The drain: no load, the series still running, to see what comes back.
@@ -250,6 +267,8 @@ async fn driven(
         pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
         resident: resident.map(|_| report.resident),
+        probe: responsive,
+        sched_delay_ms_per_s: Some(sched_delay),
         requests: report
             .requests
             .iter()

@@ -13,6 +13,9 @@ pub struct RampArgs {
     /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
     #[arg(long, value_name = "N")]
     pub resident: Option<usize>,
+    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
+    #[arg(long, value_name = "PATH")]
+    pub probe: Option<String>,
     /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
     /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
@@ -79,6 +82,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             partition: super::partition(!a.no_partition),
             session: a.session.clone(),
             resident: a.resident,
+            probe_path: a.probe.clone(),
             ..Default::default()
         },
         budget,

@@ -14,6 +14,9 @@ pub struct RunArgs {
     /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
     #[arg(long, value_name = "N")]
     pub resident: Option<usize>,
+    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
+    #[arg(long, value_name = "PATH")]
+    pub probe: Option<String>,
     /// Concurrent sessions (overrides [step] concurrency).
     #[arg(long, short = 'c')]
     pub concurrency: Option<usize>,
@@ -57,6 +60,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         session: a.session,
         resident: a.resident,
         soak: None,
+        probe_path: a.probe,
     };
     step::cli::run(&a.config, opts, a.json)
 }

@@ -15,6 +15,9 @@ pub struct SoakArgs {
     /// Open model instead: new sessions arrive at this rate per second for the duration.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
+    #[arg(long, value_name = "PATH")]
+    pub probe: Option<String>,
     /// How long the load runs, e.g. 90s, 30m, 2h.
     #[arg(long, default_value = "10m")]
     pub duration: String,
@@ -133,6 +136,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             cap,
             partition: super::partition(!a.no_partition),
             session: a.session,
+            probe_path: a.probe,
             ..Default::default()
         },
         duration,

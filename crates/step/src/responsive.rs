@@ -1,0 +1,57 @@
+//! The responsiveness probe: a small GET to the SUT (its health endpoint, `[step]
+//! probe_path`) every 100 ms beside the load, on a connection of its own, timed — the
+//! SUT's event-loop or scheduler lag seen from outside, as a serving system's probe
+//! requests see it. Failures are counted, never fatal.
+
+use drive::http::Conn;
+use hdrhistogram::Histogram;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Every 100 ms: often enough for a p99 over a step of seconds, rare enough to be no load.
+const EVERY: Duration = Duration::from_millis(100);
+
+pub(crate) struct Probe {
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<Histogram<u64>>,
+}
+
+impl Probe {
+    pub fn start(addr: SocketAddr, path: String) -> Probe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut h =
+                Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("static bounds");
+            let mut conn = Conn::new(addr);
+            while !flag.load(Relaxed) {
+                let sent = tokio::time::Instant::now();
+                let got = tokio::time::timeout(
+                    Duration::from_secs(10),
+                    conn.request("GET", &path, &[], bytes::Bytes::new(), |_, _| true),
+                )
+                .await;
+                if let Ok(Ok((status, _))) = got {
+                    if status < 500 {
+                        let _ = h.record((sent.elapsed().as_micros() as u64).max(1));
+                    }
+                } else {
+                    conn = Conn::new(addr); // start afresh after a failure
+                }
+                tokio::time::sleep_until(sent + EVERY).await;
+            }
+            h
+        });
+        Probe { stop, task }
+    }
+
+    /// Stops probing: (p50, p99) in ms, None without a single answer.
+    pub async fn finish(self) -> Option<(f64, f64)> {
+        self.stop.store(true, Relaxed);
+        let h = self.task.await.ok()?;
+        let ms = |q: f64| result::round2(h.value_at_quantile(q) as f64 / 1000.0);
+        (!h.is_empty()).then(|| (ms(0.5), ms(0.99)))
+    }
+}
