@@ -319,6 +319,7 @@ pub(crate) mod tests {
             cpu_pressure: None,
             cpu_pressure_scope: None,
             requests: Default::default(),
+            slow: None,
             probe_p50_ms: None,
             probe_p99_ms: None,
             sched_delay_ms_per_s: None,

@@ -41,6 +41,9 @@ pub struct DriveOptions {
     pub resident: Option<usize>,
     /// Called once the residents are open, before any turn.
     pub on_resident: Option<crate::resident::Hook>,
+    /// Slow consumers: this share of the sessions (spread evenly by index) read their
+    /// replies at most this many bytes a second.
+    pub slow: Option<(f64, f64)>,
     /// Churn (a soak): each of the `concurrency` slots runs session after session, a new
     /// one (new name, nonce, ids) as soon as the last ends, until this long after the start.
     pub churn: Option<Duration>,
@@ -66,6 +69,9 @@ pub struct DriveReport {
     pub wall_ms: f64,
     pub turn_us: Histogram<u64>,
     pub session_us: Histogram<u64>,
+    /// With slow consumers: the slow sessions' times, and everyone else's.
+    pub session_slow_us: Histogram<u64>,
+    pub session_others_us: Histogram<u64>,
     pub ttft_us: Histogram<u64>,
     pub lag_us: Histogram<u64>,
     pub errors_by_kind: BTreeMap<String, u64>,
@@ -96,6 +102,8 @@ fn hist() -> Histogram<u64> {
 pub(crate) struct Shared {
     turn: Mutex<Histogram<u64>>,
     session: Mutex<Histogram<u64>>,
+    session_slow: Mutex<Histogram<u64>>,
+    session_others: Mutex<Histogram<u64>>,
     ttft: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
@@ -222,6 +230,8 @@ pub async fn drive(
     let shared = Arc::new(Shared {
         turn: Mutex::new(hist()),
         session: Mutex::new(hist()),
+        session_slow: Mutex::new(hist()),
+        session_others: Mutex::new(hist()),
         ttft: Mutex::new(hist()),
         errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
         requests: Mutex::new(BTreeMap::new()),
@@ -355,6 +365,8 @@ async fn report(
         wall_ms,
         turn_us: take(&shared.turn),
         session_us: take(&shared.session),
+        session_slow_us: take(&shared.session_slow),
+        session_others_us: take(&shared.session_others),
         ttft_us: take(&shared.ttft),
         lag_us,
         errors_by_kind,
@@ -407,6 +419,8 @@ async fn run_session(
     let _flight = InFlight::new(&shared.progress);
     let session = format!("s{i}");
     let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
+    let slow = opts.slow.filter(|(share, _)| is_slow(i, *share));
+    vars.pace_bps = slow.map(|(_, bps)| bps);
     let ctx = Ctx {
         shared,
         allow_remote: opts.allow_remote,
@@ -422,8 +436,13 @@ async fn run_session(
         shared.session_ended();
         return;
     }
-    record_session(shared, start);
+    record_session(shared, start, slow.is_some());
     shared.session_ended();
+}
+
+/// Whether session `i` is one of the slow share: spread evenly, exactly that share.
+pub(crate) fn is_slow(i: usize, share: f64) -> bool {
+    ((i + 1) as f64 * share).floor() > (i as f64 * share).floor()
 }
 
 /// A session's built-in values: its name, nonce, the SUT's base URL and port.
@@ -438,8 +457,14 @@ pub(crate) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(Stri
 }
 
 /// A session that went through, timed from `start`.
-pub(crate) fn record_session(shared: &Shared, start: Instant) {
+pub(crate) fn record_session(shared: &Shared, start: Instant, slow: bool) {
     record(&shared.session, start.elapsed());
+    let apart = if slow {
+        &shared.session_slow
+    } else {
+        &shared.session_others
+    };
+    record(apart, start.elapsed());
     shared.progress.sessions_ok.fetch_add(1, Relaxed);
 }
 
@@ -457,9 +482,15 @@ async fn talk(spec: &SessionSpec, vars: &mut Vars, ctx: &Ctx<'_>) -> Result<(), 
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         let began = Instant::now();
-        let (got, first) = one_turn(spec, ctx.allow_remote, &refs, turn, &mut link)
-            .await
-            .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
+        let (got, first) = one_turn(
+            spec,
+            (ctx.allow_remote, vars.pace_bps),
+            &refs,
+            turn,
+            &mut link,
+        )
+        .await
+        .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
         ctx.shared.turn_done(began, first);
         for (k, v) in got {
             vars.set(k, v);
@@ -483,7 +514,7 @@ struct Link {
 /// when its first token came.
 async fn one_turn(
     spec: &SessionSpec,
-    allow_remote: bool,
+    (allow_remote, pace_bps): (bool, Option<f64>),
     vars: &[(&str, &str)],
     turn: u32,
     link: &mut Link,
@@ -533,6 +564,7 @@ async fn one_turn(
             body,
             timeout_ms: spec.turn_timeout_ms,
             done_event: None,
+            pace_bps,
         };
         let reply = send(out, &mut link.http).await?;
         status_ok(&reply, req.expect_status)?;

@@ -13,6 +13,8 @@ use tokio::time::Instant;
 pub struct Conn {
     addr: SocketAddr,
     sender: Option<SendRequest<Full<Bytes>>>,
+    /// A slow reader: take the body at most this many bytes a second.
+    pace_bps: Option<f64>,
 }
 
 /// Why a request failed before a status came back.
@@ -26,7 +28,16 @@ pub enum HttpError {
 
 impl Conn {
     pub fn new(addr: SocketAddr) -> Self {
-        Conn { addr, sender: None }
+        Conn {
+            addr,
+            sender: None,
+            pace_bps: None,
+        }
+    }
+
+    /// Reads replies no faster than `bps` bytes a second (None: as fast as they come).
+    pub fn set_pace(&mut self, bps: Option<f64>) {
+        self.pace_bps = bps.filter(|b| *b > 0.0);
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -85,12 +96,20 @@ impl Conn {
         };
         let status = resp.status().as_u16();
         let (parts, mut body) = resp.into_parts();
+        let (paced_from, mut taken) = (Instant::now(), 0usize);
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| HttpError::Protocol(format!("body broke off: {e}")))?;
             if let Some(data) = frame.data_ref() {
                 if !on_read(Instant::now(), data) {
                     self.sender = None; // the rest of the body is still on the wire
                     break;
+                }
+                if let Some(bps) = self.pace_bps {
+                    // A slow consumer: what the SUT sent waits in its buffers meanwhile.
+                    // On a schedule from the first byte, so timer rounding does not add up.
+                    taken += data.len();
+                    let due = paced_from + std::time::Duration::from_secs_f64(taken as f64 / bps);
+                    tokio::time::sleep_until(due).await;
                 }
             }
         }

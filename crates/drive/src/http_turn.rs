@@ -38,6 +38,8 @@ pub(crate) struct Outgoing<'a> {
     pub timeout_ms: u64,
     /// Stop reading at the first event that matches (a stream that stays open).
     pub done_event: Option<&'a EventMatch>,
+    /// A slow consumer: read the reply at most this many bytes a second.
+    pub pace_bps: Option<f64>,
 }
 
 pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<HttpReply, TurnError> {
@@ -45,6 +47,7 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
         *conn = Some(Conn::new(o.addr));
     }
     let c = conn.as_mut().expect("set above");
+    c.set_pace(o.pace_bps);
     let mut body = Vec::new();
     let mut reads = Vec::new();
     let mut done_at = None;

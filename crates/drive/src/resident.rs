@@ -101,7 +101,7 @@ pub(crate) async fn run(
                     sequence::turns(&spec, &mut vars, &mut None, &c).await
                 };
                 match outcome {
-                    Ok(()) => record_session(&shared, start),
+                    Ok(()) => record_session(&shared, start, false),
                     Err((kind, m)) => {
                         shared.error(kind, format!("session s{i} {m}"));
                         shared.progress.sessions_failed.fetch_add(1, Relaxed);

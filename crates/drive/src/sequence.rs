@@ -17,6 +17,8 @@ use tokio::time::Instant;
 /// A session's values: built-ins, then extracted names as replies set them.
 pub(crate) struct Vars {
     pub values: Vec<(String, String)>,
+    /// A slow consumer's reading pace, bytes a second.
+    pub pace_bps: Option<f64>,
     seed: u64,
     index: u64,
     requests: u64,
@@ -28,6 +30,7 @@ impl Vars {
         values.push(("uuid".into(), uuid(seed, index as u64, 0)));
         Vars {
             values,
+            pace_bps: None,
             seed,
             index: index as u64,
             requests: 0,
@@ -286,6 +289,7 @@ async fn once(
         body,
         timeout_ms: ctx.timeout_ms,
         done_event: r.done_event.as_ref(),
+        pace_bps: vars.pace_bps,
     };
     send(out, conn).await
 }

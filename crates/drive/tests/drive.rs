@@ -45,6 +45,7 @@ fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
         resident: None,
         on_resident: None,
         churn: None,
+        slow: None,
     }
 }
 

@@ -270,3 +270,77 @@ fn a_name_used_before_it_is_set_names_its_line() {
         "line {line}: {err}"
     );
 }
+
+/// A streaming SUT that writes its output without waiting for the reader (asyncio's
+/// `write` without `drain`): what a slow reader has not taken piles up in the SUT.
+const BUFFERING_SERVER: &str = r#"
+import asyncio, os, socket
+EVENT = b"data: " + b"x" * (100 * 1024) + b"\n\n"
+async def handle(reader, writer):
+    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 262144)
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next((int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")), 0)
+    await reader.readexactly(length)
+    if head.startswith(b"GET /ok"):
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+    else:
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+        for _ in range(80):           # 8 MB over ~0.4 s, never waiting for the reader
+            writer.write(EVENT)
+            await asyncio.sleep(0.005)
+        writer.write(b"data: {\"done\": true}\n\n")
+    writer.close()
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", int(os.environ["PORT"]))
+    await server.serve_forever()
+asyncio.run(main())
+"#;
+
+/// Slow consumers: a tenth of the sessions read at 2 MB/s against a SUT that buffers
+/// what they have not read; its memory shows it, and RESULT keeps the others' latency apart.
+#[test]
+fn slow_consumers_show_the_memory_a_buffering_sut_holds_for_them() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("server.py"), BUFFERING_SERVER).unwrap();
+    std::fs::write(
+        dir.join("session.toml"),
+        "protocol = \"sse\"\nurl = \"{{base}}/stream\"\nturns = 1\nbody = \"{}\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        "[sut]\ncommand = [\"python3\", \"server.py\"]\nready = \"http\"\nready_path = \"/ok\"\n[step]\nconcurrency = 20\n",
+    )
+    .unwrap();
+    let (fast, err) = run_in(&dir, &[], &[]);
+    assert_eq!(fast["outcome"], "ok", "{fast}\n{err}");
+    let (slow, err) = run_in(
+        &dir,
+        &["--slow-share", "0.1", "--slow-read-bps", "2000000"],
+        &[],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(slow["outcome"], "ok", "{slow}\n{err}");
+    let s = &slow["slow"];
+    assert_eq!(
+        (s["sessions"].as_u64(), s["share"].as_f64()),
+        (Some(2), Some(0.1)),
+        "{s}"
+    );
+    // 8 MB at 2 MB/s: the slow ones take about 4 s; the others well under that.
+    let slow_p50 = s["p50_session_ms"].as_f64().unwrap();
+    assert!((3600.0..5500.0).contains(&slow_p50), "{s}");
+    assert!(
+        s["others_p50_session_ms"].as_f64().unwrap() < slow_p50 / 2.0,
+        "{s}"
+    );
+    let peak = |r: &serde_json::Value| r["peak_rss_mb"].as_f64().unwrap();
+    assert!(
+        peak(&slow) > peak(&fast) + 6.0,
+        "two slow readers should leave ~12 MB in the SUT: {} MB against {} MB\n{err}",
+        peak(&slow),
+        peak(&fast)
+    );
+    assert!(err.contains("slow consumers: 2 sessions"), "{err}");
+}

@@ -89,6 +89,9 @@ pub struct StepResult {
     pub cpu_pressure: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_pressure_scope: Option<&'static str>,
+    /// Slow consumers (`[step] slow_share`): how many, and the other sessions' latency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slow: Option<Slow>,
     /// The responsiveness probe (`[step] probe_path`): a small GET every 100 ms beside
     /// the load — the SUT's event loop or scheduler lag seen from outside.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +114,19 @@ pub struct StepResult {
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+}
+
+/// Slow consumers in a step: a share of the sessions reading replies at `read_bps`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Slow {
+    pub share: f64,
+    pub read_bps: f64,
+    /// Slow sessions that completed.
+    pub sessions: u64,
+    pub p50_session_ms: Option<f64>,
+    /// The other sessions' latency: does one slow reader hurt everyone?
+    pub others_p50_session_ms: Option<f64>,
+    pub others_p99_session_ms: Option<f64>,
 }
 
 /// Resident sessions: N opened (setup run) and held, `active` of them driven at a time.

@@ -60,6 +60,17 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
                 opt(r.sched_delay_ms_per_s)
             );
         }
+        if let Some(s) = &r.slow {
+            eprintln!(
+                "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
+                s.sessions,
+                s.share * 100.0,
+                s.read_bps,
+                opt(s.p50_session_ms),
+                opt(s.others_p50_session_ms),
+                opt(s.others_p99_session_ms)
+            );
+        }
         if let Some(res) = &r.resident {
             let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
             eprintln!(

@@ -29,6 +29,8 @@
 //! sample_ms = 50
 //! # arrival_rate = 20      # open model: `concurrency` sessions arrive at 20/s instead of all at once
 //! # probe_path = "/health" # a GET every 100 ms beside the load: probe_p50_ms, probe_p99_ms
+//! # slow_share = 0.1       # slow consumers: this share of the sessions read replies slowly
+//! # slow_read_bps = 65536  # at this many bytes a second
 //! # resident = 200         # 200 sessions opened first ([[setup]]), `concurrency` of them active at a time
 //!
 //! [thresholds]
@@ -92,6 +94,8 @@ pub struct Config {
     pub resident: Option<usize>,
     /// The responsiveness probe's path on the SUT (`/health`).
     pub probe_path: Option<String>,
+    /// Slow consumers: (share of the sessions, bytes a second they read).
+    pub slow: Option<(f64, f64)>,
     pub error_rate: f64,
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,
@@ -161,6 +165,8 @@ struct RawStep {
     arrival_rate: Option<Spanned<f64>>,
     resident: Option<Spanned<i64>>,
     probe_path: Option<Spanned<String>>,
+    slow_share: Option<Spanned<f64>>,
+    slow_read_bps: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -332,6 +338,27 @@ impl Config {
                     1.0,
                     false,
                 )?),
+            },
+            slow: match &raw.step.slow_share {
+                None => None,
+                Some(s) if (0.0..=1.0).contains(s.get_ref()) => Some((
+                    *s.get_ref(),
+                    pos(
+                        &raw.step.slow_read_bps,
+                        "step.slow_read_bps",
+                        65536.0,
+                        false,
+                    )?,
+                )),
+                Some(s) => {
+                    return Err(err(
+                        Some(s.span()),
+                        format!(
+                            "step.slow_share is a share of the sessions, from 0 to 1 (got {})",
+                            s.get_ref()
+                        ),
+                    ))
+                }
             },
             probe_path: match &raw.step.probe_path {
                 Some(p) if !p.get_ref().starts_with('/') => {

@@ -55,6 +55,8 @@ pub struct Measured {
     /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
     /// (cpuset or affinity).
     pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// Slow consumers and how the others fared.
+    pub slow: Option<result::Slow>,
     /// The responsiveness probe: (p50, p99) ms.
     pub probe: Option<(f64, f64)>,
     /// Run-queue wait of the SUT's threads per second of driving, in ms.
@@ -398,6 +400,7 @@ fn result(
         cpu_pressure_scope: m.pressure.map(|(_, s)| s),
         requests: m.requests,
         resident: m.resident.map(|n| resident(probe, n, sessions)),
+        slow: m.slow,
         probe_p50_ms: m.probe.map(|p| p.0),
         probe_p99_ms: m.probe.map(|p| p.1),
         sched_delay_ms_per_s: m.sched_delay_ms_per_s,

@@ -27,6 +27,8 @@ pub struct StepOptions {
     pub rate: Option<f64>,
     /// Run the SUT under this CPU and memory cap (a cgroup made for the step).
     pub cap: Option<cap::CapSpec>,
+    /// Slow consumers: (share, bytes a second); overrides `[step] slow_share`.
+    pub slow: Option<(f64, f64)>,
     /// The responsiveness probe's path on the SUT (overrides `[step] probe_path`).
     pub probe_path: Option<String>,
     /// Resident sessions (overrides `[step] resident`): this many opened first, the
@@ -180,6 +182,7 @@ async fn driven(
             .filter(|_| opts.rate.or(cfg.arrival_rate).is_none())
             .map(|s| s.duration),
         resident,
+        slow: opts.slow.or(cfg.slow).filter(|(share, _)| *share > 0.0),
         on_resident: resident.map(|_| {
             let s = sampler.clone();
             drive::Hook(Arc::new(move || s.mark()))
@@ -268,6 +271,14 @@ async fn driven(
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
         resident: resident.map(|_| report.resident),
         probe: responsive,
+        slow: opts_d.slow.map(|(share, bps)| result::Slow {
+            share,
+            read_bps: bps,
+            sessions: report.session_slow_us.len(),
+            p50_session_ms: ms_q(&report.session_slow_us, 0.5),
+            others_p50_session_ms: ms_q(&report.session_others_us, 0.5),
+            others_p99_session_ms: ms_q(&report.session_others_us, 0.99),
+        }),
         sched_delay_ms_per_s: Some(sched_delay),
         requests: report
             .requests

@@ -16,6 +16,12 @@ pub struct RampArgs {
     /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
     #[arg(long, value_name = "PATH")]
     pub probe: Option<String>,
+    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
+    #[arg(long, value_name = "SHARE")]
+    pub slow_share: Option<f64>,
+    /// How fast the slow consumers read, bytes a second.
+    #[arg(long, default_value_t = 65536.0)]
+    pub slow_read_bps: f64,
     /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
     /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
@@ -83,6 +89,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             session: a.session.clone(),
             resident: a.resident,
             probe_path: a.probe.clone(),
+            slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
             ..Default::default()
         },
         budget,

@@ -17,6 +17,12 @@ pub struct RunArgs {
     /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
     #[arg(long, value_name = "PATH")]
     pub probe: Option<String>,
+    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
+    #[arg(long, value_name = "SHARE")]
+    pub slow_share: Option<f64>,
+    /// How fast the slow consumers read, bytes a second.
+    #[arg(long, default_value_t = 65536.0)]
+    pub slow_read_bps: f64,
     /// Concurrent sessions (overrides [step] concurrency).
     #[arg(long, short = 'c')]
     pub concurrency: Option<usize>,
@@ -61,6 +67,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         resident: a.resident,
         soak: None,
         probe_path: a.probe,
+        slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
     };
     step::cli::run(&a.config, opts, a.json)
 }

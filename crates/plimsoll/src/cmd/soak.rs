@@ -18,6 +18,12 @@ pub struct SoakArgs {
     /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
     #[arg(long, value_name = "PATH")]
     pub probe: Option<String>,
+    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
+    #[arg(long, value_name = "SHARE")]
+    pub slow_share: Option<f64>,
+    /// How fast the slow consumers read, bytes a second.
+    #[arg(long, default_value_t = 65536.0)]
+    pub slow_read_bps: f64,
     /// How long the load runs, e.g. 90s, 30m, 2h.
     #[arg(long, default_value = "10m")]
     pub duration: String,
@@ -137,6 +143,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             partition: super::partition(!a.no_partition),
             session: a.session,
             probe_path: a.probe,
+            slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
             ..Default::default()
         },
         duration,
