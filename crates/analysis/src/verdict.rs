@@ -287,6 +287,7 @@ pub(crate) mod tests {
             latency_inflation: Some(infl),
             peak_rss_mb: 10.0,
             rss_kb_per_session: 100.0,
+            rss_kb_per_turn: None,
             baseline_rss_mb: 5.0,
             peak_threads: 3,
             peak_fds: 10,

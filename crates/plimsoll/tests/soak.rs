@@ -13,6 +13,8 @@ fn soak(config: &str, out: &std::path::Path) -> (i32, serde_json::Value, String)
             "soak",
             "--config",
             config,
+            "--probe",
+            "/health",
             "--duration",
             "20s",
             "--drain",
@@ -79,7 +81,15 @@ fn a_planted_leak_is_found_with_its_slope_and_a_clean_floor_is_not() {
         "{md}"
     );
     let html = std::fs::read_to_string(dir.join("leaky/soak.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
+    assert!(
+        series.iter().all(|s| s["probe_max_ms"].as_f64().is_some()),
+        "the probe's window rides along"
+    );
+    assert!(
+        series.iter().all(|s| s["probe_max_ms"].as_f64().is_some()),
+        "the probe's window rides along"
+    );
 
     let (code, doc, err) = soak("plimsoll.toml", &dir.join("clean"));
     assert_eq!(code, 0, "no leak exits 0\n{err}");

@@ -114,6 +114,7 @@ pub fn html(doc: &Value) -> String {
         Timeline { title: "OS threads", unit: "threads", how: "Threads that pile up with sessions completed are a thread kept per call or per session.", points: pts("threads", 1.0), drain_from, warmup_s, slope: slope_of("threads", 1.0) },
         Timeline { title: "Open files", unit: "fds", how: "Descriptors that only grow: connections or files not closed.", points: pts("fds", 1.0), drain_from, warmup_s, slope: slope_of("open files", 1.0) },
         Timeline { title: "CPU", unit: "% of a core", how: "CPU between samples; steady under steady load, near zero in the drain.", points: cpu, drain_from, warmup_s, slope: None },
+        Timeline { title: "Probe latency", unit: "ms", how: "The slowest answer of the responsiveness probe (--probe PATH) between samples: the SUT's lag as a client sees it, drifting up over a soak when something accumulates. Empty without --probe.", points: pts("probe_max_ms", 1.0), drain_from, warmup_s, slope: None },
         Timeline { title: "Sessions completed", unit: "sessions", how: "The churn: a straight line is a steady rate.", points: pts("sessions_done", 1.0), drain_from, warmup_s, slope: None },
     ];
     let body: String = charts

@@ -36,6 +36,9 @@ pub struct StepResult {
     pub latency_inflation: Option<f64>,
     pub peak_rss_mb: f64,
     pub rss_kb_per_session: f64,
+    /// (peak − baseline RSS) / turns: what a long session's turns add, when they add up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_kb_per_turn: Option<f64>,
     pub baseline_rss_mb: f64,
     pub peak_threads: u64,
     pub peak_fds: u64,

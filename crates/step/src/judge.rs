@@ -351,6 +351,9 @@ fn result(
         rss_kb_per_session: round2(
             probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64 / concurrency as f64,
         ),
+        rss_kb_per_turn: (m.turns > 0).then(|| {
+            round2(probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64 / m.turns as f64)
+        }),
         baseline_rss_mb: round2(probe.baseline_rss_kb as f64 / 1024.0),
         peak_threads: probe.peak_threads,
         peak_fds: probe.peak_fds,

@@ -6,7 +6,7 @@
 use drive::http::Conn;
 use hdrhistogram::Histogram;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,12 +16,16 @@ const EVERY: Duration = Duration::from_millis(100);
 pub(crate) struct Probe {
     stop: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<Histogram<u64>>,
+    /// The slowest answer (µs) since a soak's last sample took it.
+    window: Arc<AtomicU64>,
 }
 
 impl Probe {
     pub fn start(addr: SocketAddr, path: String) -> Probe {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        let window = Arc::new(AtomicU64::new(0));
+        let slowest = window.clone();
         let task = tokio::spawn(async move {
             let mut h =
                 Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("static bounds");
@@ -35,7 +39,9 @@ impl Probe {
                 .await;
                 if let Ok(Ok((status, _))) = got {
                     if status < 500 {
-                        let _ = h.record((sent.elapsed().as_micros() as u64).max(1));
+                        let us = (sent.elapsed().as_micros() as u64).max(1);
+                        let _ = h.record(us);
+                        slowest.fetch_max(us, Relaxed);
                     }
                 } else {
                     conn = Conn::new(addr); // start afresh after a failure
@@ -44,7 +50,12 @@ impl Probe {
             }
             h
         });
-        Probe { stop, task }
+        Probe { stop, task, window }
+    }
+
+    /// The slowest answer since the last look, shared (a soak's sampler takes and resets it).
+    pub fn window(&self) -> Arc<AtomicU64> {
+        self.window.clone()
     }
 
     /// Stops probing: (p50, p99) in ms, None without a single answer.

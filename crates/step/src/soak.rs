@@ -22,6 +22,9 @@ pub struct SoakSample {
     pub cpu_s: f64,
     /// The SUT cgroup's memory, when it runs in one.
     pub cgroup_kb: Option<u64>,
+    /// The responsiveness probe's slowest answer since the last sample, in ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe_max_ms: Option<f64>,
     pub sessions_done: u64,
     pub turns: u64,
 }
@@ -46,14 +49,17 @@ impl std::fmt::Debug for SoakPlan {
     }
 }
 
-/// Samples `pid`'s tree every `plan.every` until told the phase is over; the phase is
-/// read from `draining`.
+/// Samples `pid`'s tree every `plan.every` until `stop`; the phase is read from
+/// `draining`; `probe` is the responsiveness probe's slowest answer since the last sample.
 pub(crate) fn series(
     pid: u32,
     plan: &SoakPlan,
     progress: Arc<Progress>,
-    draining: Arc<std::sync::atomic::AtomicBool>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    probe: Option<Arc<std::sync::atomic::AtomicU64>>,
+    (draining, stop): (
+        Arc<std::sync::atomic::AtomicBool>,
+        Arc<std::sync::atomic::AtomicBool>,
+    ),
 ) -> tokio::task::JoinHandle<()> {
     let plan = plan.clone();
     let started = std::time::Instant::now();
@@ -75,6 +81,9 @@ pub(crate) fn series(
                     fds: s.fds,
                     cpu_s: result::round2(s.cpu_ticks as f64 / hz),
                     cgroup_kb: probe::cgroup::sut_cgroup(pid, &pids).map(|c| c.current_kb),
+                    probe_max_ms: probe
+                        .as_ref()
+                        .map(|w| result::round2(w.swap(0, Relaxed) as f64 / 1000.0)),
                     sessions_done: progress.sessions_ok.load(Relaxed)
                         + progress.sessions_failed.load(Relaxed),
                     turns: progress.turns.load(Relaxed),

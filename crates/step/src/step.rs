@@ -152,13 +152,18 @@ async fn driven(
         Arc::new(std::sync::atomic::AtomicBool::new(false)),
         Arc::new(std::sync::atomic::AtomicBool::new(false)),
     );
+    let responsive = opts
+        .probe_path
+        .clone()
+        .or(cfg.probe_path.clone())
+        .map(|p| crate::responsive::Probe::start(([127, 0, 0, 1], rig.port).into(), p));
     let series = opts.soak.as_ref().map(|plan| {
         crate::soak::series(
             sut.pid,
             plan,
             progress.clone(),
-            soak_flags.0.clone(),
-            soak_flags.1.clone(),
+            responsive.as_ref().map(|p| p.window()),
+            (soak_flags.0.clone(), soak_flags.1.clone()),
         )
     });
     let live = crate::live::start(
@@ -190,21 +195,12 @@ async fn driven(
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let t_drive = std::time::Instant::now();
-    let responsive = opts
-        .probe_path
-        .clone()
-        .or(cfg.probe_path.clone())
-        .map(|p| crate::responsive::Probe::start(([127, 0, 0, 1], rig.port).into(), p));
     let wait0 = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
     let driven = drive(session, &opts_d, progress).await;
     let sched_delay = {
         let wait = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
         let secs = t_drive.elapsed().as_secs_f64().max(1e-3);
         round2(wait.saturating_sub(wait0) as f64 / 1e6 / secs)
-    };
-    let responsive = match responsive {
-        Some(p) => p.finish().await,
-        None => None,
     };
     opts_d.on_resident = None; // its hold on the sampler, so it can be finished below
     if let (Some(plan), Some(task)) = (&opts.soak, series) {
@@ -218,6 +214,10 @@ async fn driven(
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = task.await;
     }
+    let responsive = match responsive {
+        Some(p) => p.finish().await,
+        None => None,
+    };
     let pressure = match (psi0, probe::pressure::some_total_us(&psi.0)) {
         (Some(a), Some(b)) => Some((
             b.saturating_sub(a) as f64 / t_drive.elapsed().as_micros().max(1) as f64,
