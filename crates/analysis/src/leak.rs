@@ -175,7 +175,7 @@ pub fn judge(
         drain_return: None,
     };
     if load.len() < MIN_SAMPLES {
-        out.why = format!("{} samples after the warm-up; {MIN_SAMPLES} are needed (a longer soak, or a shorter --sample interval)", load.len());
+        out.why = format!("{} samples after the warm-up; {MIN_SAMPLES} are needed (a longer soak, or a shorter --every)", load.len());
         return out;
     }
     let minima = block_minima(load);

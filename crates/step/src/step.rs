@@ -37,6 +37,8 @@ pub struct StepOptions {
     /// A soak: the load held for a duration with session churn, then a drain, the SUT
     /// sampled into a series all along (see `soak`).
     pub soak: Option<crate::soak::SoakPlan>,
+    /// Turns a session (overrides the session file's `turns`): long sessions in a soak.
+    pub turns: Option<u32>,
     /// The session file, instead of the config's `[session] file`.
     pub session: Option<std::path::PathBuf>,
     /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
@@ -64,9 +66,11 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
     // Read the session file before starting anything, so a bad one costs nothing.
     let session = match harness {
         Some(_) => None,
-        None => Some(SessionSpec::load(
-            opts.session.as_ref().unwrap_or(&cfg.session_file),
-        )?),
+        None => Some({
+            let mut s = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
+            s.turns = opts.turns.unwrap_or(s.turns).max(1);
+            s
+        }),
     };
     // Each warning once per process, not once per step of a ladder.
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());

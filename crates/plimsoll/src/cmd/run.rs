@@ -65,9 +65,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         partition: super::partition(!a.no_partition),
         session: a.session,
         resident: a.resident,
-        soak: None,
         probe_path: a.probe,
         slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
+        ..Default::default()
     };
     step::cli::run(&a.config, opts, a.json)
 }

@@ -36,6 +36,9 @@ pub struct SoakArgs {
     /// Leave the start of the load out of the verdict: a time (1m) or a share of the duration (20%).
     #[arg(long, default_value = "20%")]
     pub warmup: String,
+    /// Turns a session (overrides the session file's turns): long sessions, whose memory per turn RESULT reports.
+    #[arg(long, value_name = "N")]
+    pub session_turns: Option<u32>,
     /// The session file (overrides [session] file): give it a [[teardown]] so sessions end cleanly.
     #[arg(long)]
     pub session: Option<PathBuf>,
@@ -143,6 +146,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             partition: super::partition(!a.no_partition),
             session: a.session,
             probe_path: a.probe,
+            turns: a.session_turns,
             slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
             ..Default::default()
         },
