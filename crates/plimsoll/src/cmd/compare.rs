@@ -30,12 +30,6 @@ pub struct CompareArgs {
     /// CI gates, e.g. 'p99_session_ms>+10%,peak_threads>+0'.
     #[arg(long, default_value = "")]
     pub fail_on: String,
-    #[arg(long, default_value_t = 2.0)]
-    pub cpus: f64,
-    #[arg(long, default_value = "2G")]
-    pub mem: String,
-    #[arg(long)]
-    pub no_cap: bool,
     /// Directory for compare.json, compare.md and compare.html.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -47,6 +41,8 @@ pub struct CompareArgs {
     /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
     #[arg(long)]
     pub no_partition: bool,
+    #[command(flatten)]
+    pub cap: super::CapArgs,
 }
 
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
@@ -58,7 +54,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
             anyhow::bail!("--ladder auto is for ramp; compare needs fixed levels, e.g. 10,20")
         }
     };
-    let cap = super::cap_unless(a.no_cap, a.cpus, Some(&a.mem))?;
+    let cap = a.cap.spec()?;
     let fail_on = ::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
     let step = step::StepOptions {
         cap,

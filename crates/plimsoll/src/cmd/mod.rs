@@ -65,6 +65,49 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// What every load command (run, ramp, soak) can change about the load.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LoadArgs {
+    /// The session file (overrides [session] file), e.g. a streamed variant.
+    #[arg(long)]
+    pub session: Option<std::path::PathBuf>,
+    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
+    #[arg(long, value_name = "PATH")]
+    pub probe: Option<String>,
+    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
+    #[arg(long, value_name = "SHARE")]
+    pub slow_share: Option<f64>,
+    /// How fast the slow consumers read, bytes a second.
+    #[arg(long, default_value_t = 65536.0)]
+    pub slow_read_bps: f64,
+}
+
+impl LoadArgs {
+    pub fn slow(&self) -> Option<(f64, f64)> {
+        self.slow_share.map(|s| (s, self.slow_read_bps))
+    }
+}
+
+/// The cap of a ladder command (ramp, compare, soak).
+#[derive(clap::Args, Clone, Debug)]
+pub struct CapArgs {
+    /// CPU cap for the SUT, in cores.
+    #[arg(long, default_value_t = 2.0)]
+    pub cpus: f64,
+    /// Memory cap for the SUT.
+    #[arg(long, default_value = "2G")]
+    pub mem: String,
+    /// Run without a cap.
+    #[arg(long)]
+    pub no_cap: bool,
+}
+
+impl CapArgs {
+    pub fn spec(&self) -> anyhow::Result<Option<cap::CapSpec>> {
+        cap_unless(self.no_cap, self.cpus, Some(&self.mem))
+    }
+}
+
 /// The cap of a ladder command: none with `--no-cap`, else `--cpus` and `--mem`.
 pub fn cap_unless(
     no_cap: bool,

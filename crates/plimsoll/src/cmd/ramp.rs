@@ -7,21 +7,9 @@ use std::path::PathBuf;
 pub struct RampArgs {
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
-    /// The session file (overrides [session] file), e.g. a streamed variant.
-    #[arg(long)]
-    pub session: Option<PathBuf>,
     /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
     #[arg(long, value_name = "N")]
     pub resident: Option<usize>,
-    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
-    #[arg(long, value_name = "PATH")]
-    pub probe: Option<String>,
-    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
-    #[arg(long, value_name = "SHARE")]
-    pub slow_share: Option<f64>,
-    /// How fast the slow consumers read, bytes a second.
-    #[arg(long, default_value_t = 65536.0)]
-    pub slow_read_bps: f64,
     /// Concurrency levels, e.g. 10,20,40,80, or `auto`: doubling from [step] concurrency
     /// until two levels are over budget or one collapses, then bisecting to the line.
     #[arg(long, default_value = "auto")]
@@ -35,15 +23,6 @@ pub struct RampArgs {
     /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
     #[arg(long)]
     pub no_partition: bool,
-    /// CPU cap for the SUT, in cores.
-    #[arg(long, default_value_t = 2.0)]
-    pub cpus: f64,
-    /// Memory cap for the SUT.
-    #[arg(long, default_value = "2G")]
-    pub mem: String,
-    /// Run without a cap.
-    #[arg(long)]
-    pub no_cap: bool,
     /// Host to project capacity onto, e.g. 64GB,16cpu.
     #[arg(long)]
     pub host: Option<String>,
@@ -64,6 +43,10 @@ pub struct RampArgs {
     /// Print the whole result document (what --out writes as result.json) on stdout.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub load: super::LoadArgs,
+    #[command(flatten)]
+    pub cap: super::CapArgs,
 }
 
 pub fn run(a: RampArgs) -> anyhow::Result<u8> {
@@ -79,17 +62,17 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     budget
         .apply_flag(&a.budget)
         .map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
-    let cap = super::cap_unless(a.no_cap, a.cpus, Some(&a.mem))?;
+    let cap = a.cap.spec()?;
     let opts = ::ramp::ladder::RampOptions {
         step: step::StepOptions {
             allow_remote: a.allow_remote,
             progress: !a.json,
             cap,
             partition: super::partition(!a.no_partition),
-            session: a.session.clone(),
+            session: a.load.session.clone(),
             resident: a.resident,
-            probe_path: a.probe.clone(),
-            slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
+            probe_path: a.load.probe.clone(),
+            slow: a.load.slow(),
             ..Default::default()
         },
         budget,

@@ -8,21 +8,9 @@ pub struct RunArgs {
     /// The experiment file.
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
-    /// The session file (overrides [session] file), e.g. a streamed variant.
-    #[arg(long)]
-    pub session: Option<PathBuf>,
     /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
     #[arg(long, value_name = "N")]
     pub resident: Option<usize>,
-    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
-    #[arg(long, value_name = "PATH")]
-    pub probe: Option<String>,
-    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
-    #[arg(long, value_name = "SHARE")]
-    pub slow_share: Option<f64>,
-    /// How fast the slow consumers read, bytes a second.
-    #[arg(long, default_value_t = 65536.0)]
-    pub slow_read_bps: f64,
     /// Concurrent sessions (overrides [step] concurrency).
     #[arg(long, short = 'c')]
     pub concurrency: Option<usize>,
@@ -47,6 +35,8 @@ pub struct RunArgs {
     /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
     #[arg(long)]
     pub no_partition: bool,
+    #[command(flatten)]
+    pub load: super::LoadArgs,
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<u8> {
@@ -63,10 +53,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         rate: a.rate,
         cap,
         partition: super::partition(!a.no_partition),
-        session: a.session,
+        session: a.load.session.clone(),
         resident: a.resident,
-        probe_path: a.probe,
-        slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
+        probe_path: a.load.probe.clone(),
+        slow: a.load.slow(),
         ..Default::default()
     };
     step::cli::run(&a.config, opts, a.json)

@@ -15,15 +15,6 @@ pub struct SoakArgs {
     /// Open model instead: new sessions arrive at this rate per second for the duration.
     #[arg(long)]
     pub rate: Option<f64>,
-    /// The responsiveness probe: GET this path on the SUT every 100 ms beside the load (e.g. /health); RESULT gets probe_p50_ms and probe_p99_ms (overrides [step] probe_path).
-    #[arg(long, value_name = "PATH")]
-    pub probe: Option<String>,
-    /// Slow consumers: this share of the sessions (0.1 = every tenth) read replies at --slow-read-bps; RESULT's `slow` gives the others' latency apart.
-    #[arg(long, value_name = "SHARE")]
-    pub slow_share: Option<f64>,
-    /// How fast the slow consumers read, bytes a second.
-    #[arg(long, default_value_t = 65536.0)]
-    pub slow_read_bps: f64,
     /// How long the load runs, e.g. 90s, 30m, 2h.
     #[arg(long, default_value = "10m")]
     pub duration: String,
@@ -39,18 +30,6 @@ pub struct SoakArgs {
     /// Turns a session (overrides the session file's turns): long sessions, whose memory per turn RESULT reports.
     #[arg(long, value_name = "N")]
     pub session_turns: Option<u32>,
-    /// The session file (overrides [session] file): give it a [[teardown]] so sessions end cleanly.
-    #[arg(long)]
-    pub session: Option<PathBuf>,
-    /// CPU cap for the SUT, in cores.
-    #[arg(long, default_value_t = 2.0)]
-    pub cpus: f64,
-    /// Memory cap for the SUT.
-    #[arg(long, default_value = "2G")]
-    pub mem: String,
-    /// Run without a cap.
-    #[arg(long)]
-    pub no_cap: bool,
     /// Let Plimsoll and the SUT share every core.
     #[arg(long)]
     pub no_partition: bool,
@@ -68,6 +47,10 @@ pub struct SoakArgs {
     /// Print the whole soak document on stdout.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub load: super::LoadArgs,
+    #[command(flatten)]
+    pub cap: super::CapArgs,
 }
 
 /// `90s`, `30m`, `2h`, `1h30m`, or plain seconds.
@@ -130,7 +113,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             a.duration
         );
     }
-    let cap = super::cap_unless(a.no_cap, a.cpus, Some(&a.mem))?;
+    let cap = a.cap.spec()?;
     // Open model: the sessions that arrive over the whole duration.
     let concurrency = match a.rate {
         Some(r) if r > 0.0 => Some((r * duration.as_secs_f64()).ceil().max(1.0) as usize),
@@ -144,10 +127,10 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             allow_remote: a.allow_remote,
             cap,
             partition: super::partition(!a.no_partition),
-            session: a.session,
-            probe_path: a.probe,
+            session: a.load.session.clone(),
+            probe_path: a.load.probe.clone(),
             turns: a.session_turns,
-            slow: a.slow_share.map(|s| (s, a.slow_read_bps)),
+            slow: a.load.slow(),
             ..Default::default()
         },
         duration,
