@@ -39,6 +39,7 @@ pub fn summarise(
 ) -> Summary {
     let mut levels = Vec::new();
     let mut breaches = Vec::new();
+    let mut gated: Vec<String> = Vec::new();
     for (li, &level) in levels_run.iter().enumerate() {
         let mut metrics = serde_json::Map::new();
         let names = metric_names(&samples[li]);
@@ -52,6 +53,11 @@ pub fn summarise(
             };
             let v = verdict_at(&vals(0), &vals(1), alpha);
             if let Some((_, limit)) = fail_on.iter().find(|(g, _)| g == m) {
+                gated.push(m.clone());
+                if !vals(0).is_empty() && vals(1).is_empty() {
+                    // The worst regression: the branch never produced the figure at all.
+                    breaches.push(format!("{level} sessions: {m} has a base value but none on the branch (every such request failed?)"));
+                }
                 if let Some(r) = v["ratio"].as_f64() {
                     if r > 1.0 + limit + 1e-12 {
                         breaches.push(format!(
@@ -71,6 +77,12 @@ pub fn summarise(
                 .collect()
         };
         levels.push(json!({"concurrency": level, "metrics": metrics, "base_outcomes": outcomes(0), "branch_outcomes": outcomes(1)}));
+    }
+    // A gate on a figure no level had cannot pass silently (a misspelled request name).
+    for (g, _) in fail_on.iter().filter(|(g, _)| g != "ceiling") {
+        if !gated.contains(g) {
+            breaches.push(format!("--fail-on {g}: no level has this figure (a request of that name is not in the session?)"));
+        }
     }
     // Ceiling per side: the highest level where every repetition was clean.
     let ceiling = |side: usize| {
@@ -123,11 +135,28 @@ mod tests {
             s.breaches
         );
         // The same build against itself: no change, no breach.
-        let same = summarise(&[4], &[[base.clone(), base]], &gate);
+        let same = summarise(&[4], &[[base.clone(), base.clone()]], &gate);
         assert_eq!(
             same.levels[0]["metrics"]["requests.wait.p50_ms"]["verdict"],
             "no significant change"
         );
         assert!(same.breaches.is_empty());
+        // A branch on which the request never succeeded, and a misspelled gate: both breach.
+        let broken: Vec<Value> = (0..6).map(|_| json!({"outcome": "ok", "requests": {"wait": {"count": 0, "p50_ms": null, "p99_ms": null, "errors": 3}}})).collect();
+        let s = summarise(&[4], &[[base.clone(), broken]], &gate);
+        assert!(
+            s.breaches.iter().any(|b| b.contains("none on the branch")),
+            "{:?}",
+            s.breaches
+        );
+        let typo = vec![("requests.wiat.p50_ms".to_string(), 0.10)];
+        let s = summarise(&[4], &[[base.clone(), base]], &typo);
+        assert!(
+            s.breaches
+                .iter()
+                .any(|b| b.contains("no level has this figure")),
+            "{:?}",
+            s.breaches
+        );
     }
 }

@@ -17,6 +17,9 @@ pub struct LogFinding {
     pub count_at_first: u64,
     /// Whether the lowest level of the ladder had it too (then it is not load's doing).
     pub at_lowest: bool,
+    /// A level below `first_at` logged more kinds than its RESULT keeps: "none below"
+    /// cannot be said, only "not among the kinds kept below".
+    pub below_cut: bool,
     /// (sessions, count) for every level where it appeared.
     pub levels: Vec<(usize, u64)>,
 }
@@ -26,6 +29,9 @@ impl LogFinding {
     pub fn line(&self) -> String {
         let below = if self.at_lowest {
             "at every level from the lowest".to_string()
+        } else if self.below_cut {
+            "not among the kinds kept below (the lower levels logged more kinds than RESULT keeps)"
+                .to_string()
         } else {
             "none below".to_string()
         };
@@ -59,6 +65,12 @@ pub fn findings(steps: &[StepResult]) -> Vec<LogFinding> {
                     first_at: s.concurrency,
                     count_at_first: k.count,
                     at_lowest: s.concurrency == lowest,
+                    below_cut: sorted.iter().any(|b| {
+                        b.concurrency < s.concurrency
+                            && b.log
+                                .as_ref()
+                                .is_some_and(|l| l.kinds_seen > l.kinds.len() as u64)
+                    }),
                     levels: vec![(s.concurrency, k.count)],
                 }),
             }
@@ -88,6 +100,7 @@ mod tests {
                     example: format!("{m} (example)"),
                 })
                 .collect(),
+            kinds_seen: kinds.len() as u64,
         });
         s
     }

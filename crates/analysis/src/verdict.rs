@@ -323,6 +323,7 @@ pub(crate) mod tests {
             slow: None,
             probe_p50_ms: None,
             probe_p99_ms: None,
+            probe_failed: None,
             sched_delay_ms_per_s: None,
             log: None,
             scratch: None,

@@ -116,7 +116,12 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// A turn that began at `began` completed now; `first` is its first token (streams).
-    pub(crate) fn turn_done(&self, began: Instant, first: Option<Instant>) {
+    pub(crate) fn turn_done(&self, began: Instant, first: Option<Instant>, slow: bool) {
+        if slow {
+            // A slow consumer's turn is slow on purpose: counted, not timed with the rest.
+            self.progress.turns.fetch_add(1, Relaxed);
+            return;
+        }
         record(&self.turn, began.elapsed());
         if let Some(f) = first {
             record(&self.ttft, f.duration_since(began));
@@ -268,23 +273,46 @@ pub async fn drive(
             let (spec, shared, opts, port) =
                 (spec.clone(), shared.clone(), opts.clone(), port.clone());
             slots.spawn(async move {
-                let mut k = 0;
+                let (mut k, mut failed_in_a_row) = (0, 0u32);
                 while Instant::now() < until {
                     let i = slot + k * opts.concurrency;
-                    run_session(i, Instant::now(), &spec, &opts, &port, &shared).await;
+                    let ok = run_session(i, Instant::now(), &spec, &opts, &port, &shared).await;
                     k += 1;
+                    failed_in_a_row = if ok { 0 } else { failed_in_a_row + 1 };
+                    if failed_in_a_row >= CHURN_GIVE_UP {
+                        // The SUT is gone or broken: hours of instant failures tell nothing more.
+                        shared.error(
+                            "gave_up".into(),
+                            format!(
+                                "a slot stopped after {CHURN_GIVE_UP} sessions in a row failed"
+                            ),
+                        );
+                        break;
+                    }
+                    if failed_in_a_row > 0 {
+                        let pause = 100 * u64::from(failed_in_a_row);
+                        tokio::time::sleep(Duration::from_millis(pause)).await;
+                    }
                 }
                 shared.slot_done();
             });
         }
-        let deadline = until + opts.step_timeout;
-        let timed_out = tokio::time::timeout_at(deadline, slots.join_all())
-            .await
-            .is_err();
+        // `step_timeout` already holds the soak's duration and the time its last sessions get.
+        let deadline = t0 + opts.step_timeout;
+        let timed_out = tokio::time::timeout_at(deadline, async {
+            while slots.join_next().await.is_some() {}
+        })
+        .await
+        .is_err();
         if timed_out {
+            let left = slots.len() as u64;
+            slots.abort_all();
+            progress.sessions_failed.fetch_add(left, Relaxed);
             shared.error(
                 "timeout".into(),
-                "sessions still running a step timeout after the soak ended".into(),
+                format!(
+                    "{left} session(s) still running when the step timeout ran out after the soak"
+                ),
             );
         }
         return Ok(report(&shared, &progress, lag, stop_lag, timed_out).await);
@@ -407,7 +435,11 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// Sessions in a row a churn slot may fail before it stops.
+const CHURN_GIVE_UP: u32 = 20;
+
 /// `start` is when the session was meant to begin: its latency counts from there.
+/// Whether the session went through.
 async fn run_session(
     i: usize,
     start: Instant,
@@ -415,7 +447,7 @@ async fn run_session(
     opts: &DriveOptions,
     port: &str,
     shared: &Shared,
-) {
+) -> bool {
     let _flight = InFlight::new(&shared.progress);
     let session = format!("s{i}");
     let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
@@ -434,10 +466,11 @@ async fn run_session(
         shared.error(kind, format!("session {session} {message}"));
         shared.progress.sessions_failed.fetch_add(1, Relaxed);
         shared.session_ended();
-        return;
+        return false;
     }
     record_session(shared, start, slow.is_some());
     shared.session_ended();
+    true
 }
 
 /// Whether session `i` is one of the slow share: spread evenly, exactly that share.
@@ -458,13 +491,14 @@ pub(crate) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(Stri
 
 /// A session that went through, timed from `start`.
 pub(crate) fn record_session(shared: &Shared, start: Instant, slow: bool) {
-    record(&shared.session, start.elapsed());
-    let apart = if slow {
-        &shared.session_slow
+    // Slow consumers are slow on purpose: kept out of the step's own session times
+    // (budgets, inflation), in a histogram of their own.
+    if slow {
+        record(&shared.session_slow, start.elapsed());
     } else {
-        &shared.session_others
-    };
-    record(apart, start.elapsed());
+        record(&shared.session, start.elapsed());
+        record(&shared.session_others, start.elapsed());
+    }
     shared.progress.sessions_ok.fetch_add(1, Relaxed);
 }
 
@@ -491,7 +525,7 @@ async fn talk(spec: &SessionSpec, vars: &mut Vars, ctx: &Ctx<'_>) -> Result<(), 
         )
         .await
         .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
-        ctx.shared.turn_done(began, first);
+        ctx.shared.turn_done(began, first, vars.pace_bps.is_some());
         for (k, v) in got {
             vars.set(k, v);
         }

@@ -51,6 +51,8 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
     let mut body = Vec::new();
     let mut reads = Vec::new();
     let mut done_at = None;
+    // Where the events already looked at end: each read parses only what is new.
+    let mut checked = 0usize;
     let fut = c.request(
         o.method,
         o.path,
@@ -59,10 +61,13 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
         |at, data| {
             body.extend_from_slice(data);
             reads.push((body.len(), at));
-            let ended = o
-                .done_event
-                .and_then(|rule| stream::events(&body).into_iter().find(|e| rule.matches(e)));
-            done_at = ended.map(|_| at);
+            if let Some(rule) = o.done_event {
+                let fresh = stream::events(&body[checked..]);
+                if fresh.iter().any(|e| rule.matches(e)) {
+                    done_at = Some(at);
+                }
+                checked += fresh.last().map_or(0, |e| e.end);
+            }
             done_at.is_none()
         },
     );

@@ -70,11 +70,19 @@ pub struct Request {
 }
 
 impl Request {
-    /// Its templates: the URL, the bodies, the header values.
-    pub fn templates(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.url.as_str())
-            .chain(self.bodies.iter().map(String::as_str))
-            .chain(self.headers.iter().map(|(_, v)| v.as_str()))
+    /// Its templates with where each is written: the URL, the bodies, the header values.
+    pub fn templates(&self) -> impl Iterator<Item = (&str, &str)> {
+        std::iter::once((self.url.as_str(), self.at.as_str()))
+            .chain(
+                self.bodies
+                    .iter()
+                    .map(|b| (b.as_str(), self.body_at.as_str())),
+            )
+            .chain(
+                self.headers
+                    .iter()
+                    .map(|(_, v)| (v.as_str(), self.at.as_str())),
+            )
     }
 }
 

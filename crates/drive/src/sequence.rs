@@ -45,8 +45,7 @@ impl Vars {
     }
 
     /// Fills a template for one request (`{{request_uuid}}` is new for each request).
-    fn filler(&mut self, turn: u32) -> Vec<(String, String)> {
-        self.requests += 1;
+    fn filler(&self, turn: u32) -> Vec<(String, String)> {
         let mut v = self.values.clone();
         v.push(("turn".into(), turn.to_string()));
         v.push((
@@ -117,7 +116,11 @@ pub(crate) async fn turns(
             first = first.or(d.first_token);
             keep(vars, d.values);
         }
-        shared.turn_done(began, streamed.then_some(first).flatten());
+        shared.turn_done(
+            began,
+            streamed.then_some(first).flatten(),
+            vars.pace_bps.is_some(),
+        );
     }
     Ok(())
 }
@@ -176,7 +179,9 @@ async fn request(
     ctx: &Ctx<'_>,
 ) -> Result<Done, TurnError> {
     let t0 = Instant::now();
-    let outcome = poll(r, vars, turn, conn, ctx).await;
+    // One id per request (not per poll of it), so a run replays with the same ids.
+    vars.requests += 1;
+    let outcome = poll(r, spec, vars, turn, conn, ctx).await;
     let record = spec.sequence.then_some(r.name.as_str());
     match &outcome {
         Ok(d) => ctx.shared.request_done(record, d.done.duration_since(t0)),
@@ -187,6 +192,7 @@ async fn request(
 
 async fn poll(
     r: &Request,
+    spec: &SessionSpec,
     vars: &mut Vars,
     turn: u32,
     conn: &mut Option<Conn>,
@@ -194,7 +200,7 @@ async fn poll(
 ) -> Result<Done, TurnError> {
     let t0 = Instant::now();
     loop {
-        let reply = once(r, vars, turn, conn, ctx).await?;
+        let reply = once(r, spec, vars, turn, conn, ctx).await?;
         status_ok(&reply, r.expect_status)?;
         let events = r.stream.then(|| stream::events(&reply.body));
         let doc = reply_json(r.stream, &reply.body);
@@ -247,9 +253,32 @@ async fn poll(
     }
 }
 
+/// Why `name` has no value when `r` needs it, and what to change.
+fn unset_message(spec: &SessionSpec, r: &Request, name: &str, turn: u32) -> String {
+    let setter = spec
+        .requests()
+        .find(|q| q.extract.iter().any(|e| e.name == name));
+    let fix = match setter {
+        Some(q) if spec.turn.iter().position(|t| t.name == q.name) > spec.turn.iter().position(|t| t.name == r.name) => format!(
+            "request {:?} ({}) sets it, but runs after this one in the turn: put it first",
+            q.name, q.at
+        ),
+        Some(q) => format!(
+            "request {:?} ({}) sets it, but its reply did not; if it may be absent, give that extract a default",
+            q.name, q.at
+        ),
+        None => "nothing extracts it".to_string(),
+    };
+    format!(
+        "{}: {{{{{name}}}}} has no value yet (turn {turn}): {fix}",
+        r.at
+    )
+}
+
 /// Sends the request once, its templates filled from the session's values.
 async fn once(
     r: &Request,
+    spec: &SessionSpec,
     vars: &mut Vars,
     turn: u32,
     conn: &mut Option<Conn>,
@@ -260,12 +289,7 @@ async fn once(
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let unset = |name: String| {
-        ("config".to_string(), format!(
-            "{}: {{{{{name}}}}} has no value yet (turn {turn}): no earlier reply set it; give the extract a default, e.g. {name} = {{ pointer = \"/…\", default = \"\" }}",
-            r.at
-        ))
-    };
+    let unset = |name: String| ("config".to_string(), unset_message(spec, r, &name, turn));
     let url = fill(&r.url, &refs).map_err(unset)?;
     let (addr, path) =
         target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;

@@ -366,11 +366,14 @@ impl SessionSpec {
         let mut before: Vec<&str> = Vec::new();
         for (i, r) in self.requests().enumerate() {
             let in_setup = i < self.setup.len();
-            for p in r.templates().flat_map(placeholders) {
+            let used = r
+                .templates()
+                .flat_map(|(t, at)| placeholders(t).map(move |p| (p, at)));
+            for (p, at) in used {
                 if BUILTIN.contains(&p) || (!in_setup && all.contains(&p)) || before.contains(&p) {
                     continue;
                 }
-                let line = r.at.rsplit(':').next().and_then(|l| l.parse().ok());
+                let line = at.rsplit(':').next().and_then(|l| l.parse().ok());
                 let err = spans::FileError {
                     file: spans.err(None, "").file,
                     line,

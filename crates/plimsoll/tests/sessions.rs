@@ -212,7 +212,11 @@ fn resident_sessions_are_weighed_apart_from_active_ones() {
         (per - 4096.0).abs() < 0.2 * 4096.0,
         "{per} KB per resident, 4096 held: {res}"
     );
-    assert!(res["kb_per_active"].as_f64().unwrap() < 1024.0, "{res}");
+    let active = res["kb_per_active"].as_f64().unwrap();
+    assert!(
+        (0.0..1024.0).contains(&active),
+        "the peak while driving is not below the mark: {res}"
+    );
     // Every resident was opened once and closed once.
     assert_eq!(r["requests"]["create"]["count"], 16, "{r}");
     assert_eq!(r["requests"]["delete"]["count"], 16, "{r}");
@@ -265,8 +269,8 @@ fn a_name_used_before_it_is_set_names_its_line() {
     assert_eq!(r["errors_by_kind"]["config"], 2, "{r}");
     assert!(
         err.contains(&format!(
-            "session.toml:{line}: {{{{run}}}} has no value yet (turn 1)"
-        )),
+            "session.toml:{line}: {{{{run}}}} has no value yet (turn 1): request \"start\""
+        )) && err.contains("sets it, but runs after this one in the turn: put it first"),
         "line {line}: {err}"
     );
 }

@@ -43,6 +43,8 @@ pub struct LogBook {
     /// (level, masked message) → kind.
     pub kinds: BTreeMap<(Level, String), Kind>,
     pub kept: VecDeque<String>,
+    /// Warning or error lines of kinds beyond the `KINDS` kept (counted, not grouped).
+    pub kinds_dropped: u64,
     pattern: Option<regex::Regex>,
 }
 
@@ -79,6 +81,8 @@ impl LogBook {
         } else if self.kinds.len() < KINDS {
             let example: String = clean.chars().take(300).collect();
             self.kinds.insert(key, Kind { count: 1, example });
+        } else {
+            self.kinds_dropped += 1;
         }
     }
 }

@@ -63,11 +63,16 @@ fn log_lines(findings: &Value) -> Vec<String> {
         .take(5)
         .map(|f| {
             format!(
-                "SUT log: {} × {} `{}` at {} sessions, none below (e.g. `{}`)",
+                "SUT log: {} × {} `{}` at {} sessions, {} (e.g. `{}`)",
                 f["count_at_first"],
                 f["level"].as_str().unwrap_or(""),
                 f["message"].as_str().unwrap_or(""),
                 f["first_at"],
+                if f["below_cut"] == true {
+                    "not among the kinds kept below"
+                } else {
+                    "none below"
+                },
                 f["example"].as_str().unwrap_or("")
             )
         })

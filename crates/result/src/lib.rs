@@ -36,7 +36,8 @@ pub struct StepResult {
     pub latency_inflation: Option<f64>,
     pub peak_rss_mb: f64,
     pub rss_kb_per_session: f64,
-    /// (peak − baseline RSS) / turns: what a long session's turns add, when they add up.
+    /// (peak − baseline RSS) / sessions / turns a session: what a long session's turns
+    /// add, when they add up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss_kb_per_turn: Option<f64>,
     pub baseline_rss_mb: f64,
@@ -101,6 +102,9 @@ pub struct StepResult {
     pub probe_p50_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe_p99_ms: Option<f64>,
+    /// Probe attempts that timed out, could not connect or got a 5xx (timed in the above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe_failed: Option<u64>,
     /// Time the SUT's threads spent runnable but waiting for a CPU (their schedstat), in
     /// ms per second of driving: scheduler delay without touching the SUT.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,6 +168,8 @@ pub struct SutLog {
     pub warnings: u64,
     pub errors: u64,
     pub kinds: Vec<LogKind>,
+    /// Kinds seen in all (more than `kinds` holds when the list was cut to the top ones).
+    pub kinds_seen: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -122,6 +122,7 @@ pub(crate) async fn run(
         requests: Default::default(),
         resident: None,
         probe: None,
+        session_turns: None,
         slow: None,
         sched_delay_ms_per_s: None,
     };

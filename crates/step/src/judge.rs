@@ -57,10 +57,12 @@ pub struct Measured {
     pub partition: Option<(probe::affinity::Partition, &'static str)>,
     /// Slow consumers and how the others fared.
     pub slow: Option<result::Slow>,
-    /// The responsiveness probe: (p50, p99) ms.
-    pub probe: Option<(f64, f64)>,
+    /// The responsiveness probe: (p50, p99) ms and failed attempts.
+    pub probe: Option<(f64, f64, u64)>,
     /// Run-queue wait of the SUT's threads per second of driving, in ms.
     pub sched_delay_ms_per_s: Option<f64>,
+    /// Turns a session (from the session file; None in harness mode).
+    pub session_turns: Option<u32>,
     /// Resident sessions that opened, with `--resident`.
     pub resident: Option<u64>,
     /// Per named request: latency and failures.
@@ -158,8 +160,14 @@ fn disk_full(disk: &probe::disk::DiskSummary, tail: &str, failed: bool) -> Optio
     let mb = disk.peak_bytes as f64 / 1048576.0;
     let why = if disk.out_of_inodes() {
         format!("the filesystem of the SUT's scratch directory ran out of inodes ({} files there at peak; {} inodes in all)", disk.peak_files, disk.fs_inodes.unwrap_or(0))
-    } else if disk.full() || said {
+    } else if disk.full() {
         format!("the filesystem of the SUT's scratch directory filled up ({mb:.1} MB and {} files there at peak{})", disk.peak_files, if said { "; its output says \"No space left on device\"" } else { "" })
+    } else if said {
+        // Some filesystem filled, not (as far as was seen) the scratch directory's.
+        let free = disk
+            .free_min_bytes
+            .map_or("?".to_string(), |b| format!("{:.0}", b as f64 / 1048576.0));
+        format!("the SUT's output says \"No space left on device\": a filesystem it writes to filled up (its scratch directory's had {free} MB free at the least)")
     } else {
         return None;
     };
@@ -351,8 +359,14 @@ fn result(
         rss_kb_per_session: round2(
             probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64 / concurrency as f64,
         ),
-        rss_kb_per_turn: (m.turns > 0).then(|| {
-            round2(probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64 / m.turns as f64)
+        // What the sessions held at the peak carried, turn by turn (not over every turn
+        // of a soak's churn, which would shrink towards 0 as the soak went on).
+        rss_kb_per_turn: m.session_turns.map(|t| {
+            round2(
+                probe.peak_rss_kb.saturating_sub(probe.baseline_rss_kb) as f64
+                    / concurrency as f64
+                    / t.max(1) as f64,
+            )
         }),
         baseline_rss_mb: round2(probe.baseline_rss_kb as f64 / 1024.0),
         peak_threads: probe.peak_threads,
@@ -406,6 +420,7 @@ fn result(
         slow: m.slow,
         probe_p50_ms: m.probe.map(|p| p.0),
         probe_p99_ms: m.probe.map(|p| p.1),
+        probe_failed: m.probe.map(|p| p.2),
         sched_delay_ms_per_s: m.sched_delay_ms_per_s,
         log: Some(sut_log(&stopped.log)),
         scratch: Some(result::Scratch {
@@ -448,6 +463,7 @@ fn sut_log(book: &probe::log::LogBook) -> result::SutLog {
             example: k.example.clone(),
         })
         .collect();
+    let kinds_seen = kinds.len() as u64 + book.kinds_dropped;
     kinds.sort_by(|a, b| b.count.cmp(&a.count).then(a.message.cmp(&b.message)));
     kinds.truncate(result::LOG_KINDS);
     result::SutLog {
@@ -455,6 +471,7 @@ fn sut_log(book: &probe::log::LogBook) -> result::SutLog {
         warnings: book.warnings,
         errors: book.errors,
         kinds,
+        kinds_seen,
     }
 }
 

@@ -49,6 +49,16 @@ impl std::fmt::Debug for SoakPlan {
     }
 }
 
+/// Sets the flag when dropped: the series stops however the step ends (Ctrl-C drops the
+/// step's future; a blocking task left running would hold the runtime open forever).
+pub(crate) struct StopOnDrop(pub Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Relaxed);
+    }
+}
+
 /// Samples `pid`'s tree every `plan.every` until `stop`; the phase is read from
 /// `draining`; `probe` is the responsiveness probe's slowest answer since the last sample.
 pub(crate) fn series(

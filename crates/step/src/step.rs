@@ -89,6 +89,12 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
         if n < concurrency {
             anyhow::bail!("--resident {n} is fewer than the {concurrency} sessions to keep active: give at least as many residents as the concurrency");
         }
+        if opts.soak.is_some() {
+            anyhow::bail!("--resident (or [step] resident) and a soak do not go together: a soak churns sessions, residents stay open; leave resident out of the soak's config");
+        }
+        if opts.slow.or(cfg.slow).is_some_and(|(share, _)| share > 0.0) {
+            anyhow::bail!("--resident and slow consumers do not go together yet: drive the residents at full speed, or the slow share without --resident");
+        }
         if opts.rate.or(cfg.arrival_rate).is_some() {
             anyhow::bail!("--resident and an arrival rate do not go together: residents are driven a closed model, the concurrency of them at a time");
         }
@@ -156,6 +162,7 @@ async fn driven(
         Arc::new(std::sync::atomic::AtomicBool::new(false)),
         Arc::new(std::sync::atomic::AtomicBool::new(false)),
     );
+    let _stop_series = crate::soak::StopOnDrop(soak_flags.1.clone());
     let responsive = opts
         .probe_path
         .clone()
@@ -275,6 +282,7 @@ async fn driven(
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
         resident: resident.map(|_| report.resident),
         probe: responsive,
+        session_turns: Some(session.turns),
         slow: opts_d.slow.map(|(share, bps)| result::Slow {
             share,
             read_bps: bps,

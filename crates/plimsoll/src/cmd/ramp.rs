@@ -58,6 +58,18 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         *resolution =
             ::ramp::levels::parse_resolution(&a.resolution).map_err(anyhow::Error::msg)?;
     }
+    if let Some(n) = a.resident.or(cfg.resident) {
+        match &levels {
+            ::ramp::levels::Levels::Auto { .. } => anyhow::bail!(
+                "--resident {n} with the auto ladder: the ladder could double past {n}; give the levels, e.g. --ladder 2,4,8 (each at most {n})"
+            ),
+            ::ramp::levels::Levels::List(v) if v.iter().any(|l| *l > n) => anyhow::bail!(
+                "--ladder {}: every level must be at most the {n} residents (the active ones are drawn from them)",
+                a.ladder
+            ),
+            _ => {}
+        }
+    }
     let mut budget = cfg.budget.clone();
     budget
         .apply_flag(&a.budget)
