@@ -201,7 +201,8 @@ pub fn judge(
     out.ols_ci95_per_hour = Some([lo * 3600.0, hi * 3600.0]);
     if let (Some(start), Some(end), Some(after)) = (out.start, out.end_of_load, out.end_of_drain) {
         let grew = end - start;
-        out.drain_return = (grew.abs() > 0.0).then(|| (end - after) / grew);
+        // A share of the growth only means something when there was growth that matters.
+        out.drain_return = (grew >= rule.min_growth).then(|| (end - after) / grew);
     }
     let growth = sen * span;
     (out.verdict, out.why) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= rule.min_growth {
