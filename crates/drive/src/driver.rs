@@ -572,7 +572,7 @@ async fn one_turn(
         body = crate::chat::request(chat, &link.conversation);
     }
     let (out, first, headers) = if spec.protocol == Protocol::Ws {
-        let fut = crate::ws::turn(&mut link.ws, &url, body, &spec.ws_done);
+        let fut = crate::ws::turn(&mut link.ws, &url, body, &spec.ws_done, pace_bps);
         let reply =
             match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await {
                 Err(_) => {

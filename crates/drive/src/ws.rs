@@ -25,12 +25,14 @@ fn ends_turn(msg: &[u8], done: &Option<(String, Option<serde_json::Value>)>) -> 
     }
 }
 
-/// Opens the socket if needed, sends `body`, reads to the end of the turn.
+/// Opens the socket if needed, sends `body`, reads to the end of the turn — a slow
+/// consumer (`pace_bps`) no faster than that many bytes a second.
 pub async fn turn(
     link: &mut Option<Ws>,
     url: &str,
     body: String,
     done: &Option<(String, Option<serde_json::Value>)>,
+    pace_bps: Option<f64>,
 ) -> Result<WsReply, (String, String)> {
     if link.is_none() {
         let (ws, _) = tokio_tungstenite::connect_async(url)
@@ -44,6 +46,7 @@ pub async fn turn(
     };
     ws.send(Message::text(body)).await.map_err(broken)?;
     let mut first = None;
+    let (paced_from, mut taken) = (Instant::now(), 0usize);
     while let Some(msg) = ws.next().await {
         let msg = msg.map_err(broken)?;
         let data = match msg {
@@ -53,6 +56,12 @@ pub async fn turn(
             _ => continue,
         };
         first.get_or_insert_with(Instant::now);
+        if let Some(bps) = pace_bps.filter(|b| *b > 0.0) {
+            // What the SUT sends meanwhile waits in its buffers (and the socket's).
+            taken += data.len();
+            let due = paced_from + std::time::Duration::from_secs_f64(taken as f64 / bps);
+            tokio::time::sleep_until(due).await;
+        }
         if ends_turn(&data, done) {
             return Ok(WsReply { first, last: data });
         }

@@ -137,3 +137,43 @@ async fn open_model_spreads_arrivals() {
     // Every session's latency counts from its intended start: at least one turn.
     assert!(r.session_us.min() >= 39_000);
 }
+
+/// Slow consumers over WebSocket: every second session reads its messages at 200 B/s.
+/// Its turn (two messages, ~100 bytes) takes about half a second; the others ~40 ms, and
+/// the step's own session times hold only the others.
+#[tokio::test]
+async fn slow_websocket_readers_are_paced_and_kept_apart() {
+    let addr = ws_server().await;
+    let spec = SessionSpec::parse(
+        "protocol = \"ws\"\nurl = \"{{ws_base}}/x\"\nturns = 1\nws_done_pointer = \"/type\"\nws_done_equals = \"done\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let mut o = opts(addr, 4);
+    o.slow = Some((0.5, 200.0));
+    let r = drive(&spec, &o, Arc::new(Progress::default()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            r.sessions_ok,
+            r.session_slow_us.len(),
+            r.session_others_us.len()
+        ),
+        (4, 2, 2)
+    );
+    assert!(
+        r.session_slow_us.min() >= 350_000,
+        "{}",
+        r.session_slow_us.min()
+    );
+    assert!(
+        r.session_others_us.max() < 200_000,
+        "{}",
+        r.session_others_us.max()
+    );
+    assert!(
+        r.session_us.max() < 200_000,
+        "the slow ones stay out of the step's own times"
+    );
+}
