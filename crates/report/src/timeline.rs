@@ -1,5 +1,6 @@
-//! One series against time as inline SVG, for a soak: y from zero, the drain phase
-//! shaded, the warm-up left out of the verdict marked, and the leak verdict's fitted
+//! One series against time as inline SVG, for a soak: y from zero — or, when the series
+//! stays far from zero, from just under its lowest value (said on the chart), so a 4 MB
+//! rise on 112 MB is seen — the drain phase shaded, the warm-up left out of the verdict marked, and the leak verdict's fitted
 //! slope (Sen's, through the load phase's median) dashed over the load phase.
 
 use crate::svg::esc;
@@ -34,6 +35,17 @@ fn fmt(v: f64) -> String {
     }
 }
 
+/// The y range: from zero, unless the series stays above half its highest value and
+/// moves little — then from just under its lowest, so a slow rise shows.
+fn y_range(lo: f64, hi: f64) -> (f64, f64) {
+    let hi = hi.max(1e-9);
+    if !lo.is_finite() || lo < 0.5 * hi {
+        return (0.0, hi * 1.1);
+    }
+    let pad = ((hi - lo) * 0.15).max(hi * 0.005);
+    ((lo - pad).max(0.0), hi + pad)
+}
+
 pub fn render(c: &Timeline) -> String {
     let mut s = String::new();
     let _ = write!(
@@ -43,9 +55,20 @@ pub fn render(c: &Timeline) -> String {
         esc(c.unit)
     );
     let tmax = c.points.iter().map(|p| p.0).fold(1.0, f64::max);
-    let ymax = c.points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+    let (lo, hi) = c.points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+        (a.min(p.1), b.max(p.1))
+    });
+    let (ymin, ymax) = y_range(lo, hi);
     let px = |t: f64| L + t / tmax * (W - L - R);
-    let py = |v: f64| T + (H - T - B) * (1.0 - v / ymax);
+    let py = |v: f64| T + (H - T - B) * (1.0 - (v - ymin) / (ymax - ymin));
+    if ymin > 0.0 {
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="16" class="a" text-anchor="end">y axis from {}</text>"##,
+            W - R,
+            fmt(ymin)
+        );
+    }
     if let Some(d) = c.drain_from {
         let _ = write!(
             s,
@@ -68,7 +91,7 @@ pub fn render(c: &Timeline) -> String {
         );
     }
     for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
+        let v = ymin + (ymax - ymin) * k as f64 / 4.0;
         let _ = write!(
             s,
             r##"<line x1="{L}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" class="a" text-anchor="end">{4}</text>"##,
@@ -126,4 +149,26 @@ pub fn render(c: &Timeline) -> String {
         esc(c.how)
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_rise_far_from_zero_is_drawn_on_a_zoomed_axis() {
+        let (a, b) = y_range(112_408.0, 116_504.0);
+        assert!(a > 100_000.0 && b < 118_000.0, "{a} {b}");
+        assert_eq!(y_range(2.0, 100.0), (0.0, 110.00000000000001));
+        let c = Timeline {
+            title: "RSS",
+            unit: "MB",
+            how: "",
+            points: vec![(0.0, 110.0), (100.0, 114.0)],
+            drain_from: None,
+            warmup_s: 0.0,
+            slope: None,
+        };
+        assert!(render(&c).contains("y axis from "));
+    }
 }
