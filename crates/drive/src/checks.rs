@@ -20,11 +20,17 @@ pub(crate) fn sse_events(body: &[u8]) -> Vec<Value> {
 pub(crate) fn reply_json(stream: bool, body: &[u8]) -> Option<Value> {
     match stream {
         false => serde_json::from_slice(body).ok(),
-        true => sse_events(body)
-            .into_iter()
-            .rev()
-            .find(|v| v.is_object() || v.is_array()),
+        true => last_json(&crate::stream::events(body)),
     }
+}
+
+/// The last event of a stream already parsed whose data is a JSON object or array.
+pub(crate) fn last_json(events: &[crate::stream::Event]) -> Option<Value> {
+    events
+        .iter()
+        .rev()
+        .filter_map(|e| e.json())
+        .find(|v| v.is_object() || v.is_array())
 }
 
 /// One check against the reply (`doc`) or the stream's joined text deltas (`text`).

@@ -555,7 +555,10 @@ async fn one_turn(
 ) -> Result<(Vec<(String, String)>, Option<Instant>), TurnError> {
     let req = &spec.turn[0];
     let unset = |name: String| {
-        ("config".to_string(), format!("{}: {{{{{name}}}}} has no value yet (turn {turn}): no earlier reply set it; give the extract a default", req.at))
+        (
+            "config".to_string(),
+            crate::sequence::unset_message(spec, req, &name, turn),
+        )
     };
     let url = fill(&req.url, vars).map_err(unset)?;
     let (addr, path) =

@@ -10,6 +10,32 @@ use std::net::SocketAddr;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+/// A slow consumer's reading schedule: what the SUT sends meanwhile waits in its buffers.
+/// Timed from the first byte, so timer rounding does not add up over many reads.
+pub(crate) struct Pace {
+    from: Instant,
+    taken: usize,
+    bps: f64,
+}
+
+impl Pace {
+    /// None when there is no pace (or a pace of nothing).
+    pub(crate) fn new(bps: Option<f64>) -> Option<Pace> {
+        bps.filter(|b| *b > 0.0).map(|bps| Pace {
+            from: Instant::now(),
+            taken: 0,
+            bps,
+        })
+    }
+
+    /// `n` more bytes were read: wait until the schedule allows them.
+    pub(crate) async fn took(&mut self, n: usize) {
+        self.taken += n;
+        let due = self.from + std::time::Duration::from_secs_f64(self.taken as f64 / self.bps);
+        tokio::time::sleep_until(due).await;
+    }
+}
+
 pub struct Conn {
     addr: SocketAddr,
     sender: Option<SendRequest<Full<Bytes>>>,
@@ -96,7 +122,7 @@ impl Conn {
         };
         let status = resp.status().as_u16();
         let (parts, mut body) = resp.into_parts();
-        let (paced_from, mut taken) = (Instant::now(), 0usize);
+        let mut pace = Pace::new(self.pace_bps);
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| HttpError::Protocol(format!("body broke off: {e}")))?;
             if let Some(data) = frame.data_ref() {
@@ -104,12 +130,8 @@ impl Conn {
                     self.sender = None; // the rest of the body is still on the wire
                     break;
                 }
-                if let Some(bps) = self.pace_bps {
-                    // A slow consumer: what the SUT sent waits in its buffers meanwhile.
-                    // On a schedule from the first byte, so timer rounding does not add up.
-                    taken += data.len();
-                    let due = paced_from + std::time::Duration::from_secs_f64(taken as f64 / bps);
-                    tokio::time::sleep_until(due).await;
+                if let Some(p) = pace.as_mut() {
+                    p.took(data.len()).await;
                 }
             }
         }

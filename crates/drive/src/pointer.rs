@@ -36,6 +36,16 @@ fn index(len: usize, token: &str) -> Option<usize> {
     token.parse().ok()
 }
 
+/// Whether `got` is what was asked for: equal to `want`, or (without one) present and
+/// not null — the rule of `until`, `ttft_event` and `done_event`.
+pub fn holds(got: Option<&Value>, want: Option<&Value>) -> bool {
+    match (want, got) {
+        (_, None) | (None, Some(Value::Null)) => false,
+        (None, Some(_)) => true,
+        (Some(want), Some(v)) => v == want,
+    }
+}
+
 /// A value as text to put into a template: strings as they are, anything else as JSON.
 pub fn as_text(v: &Value) -> String {
     match v {

@@ -203,17 +203,15 @@ async fn poll(
         let reply = once(r, spec, vars, turn, conn, ctx).await?;
         status_ok(&reply, r.expect_status)?;
         let events = r.stream.then(|| stream::events(&reply.body));
-        let doc = reply_json(r.stream, &reply.body);
+        let doc = match &events {
+            Some(e) => crate::checks::last_json(e),
+            None => reply_json(false, &reply.body),
+        };
         if let Some(u) = &r.until {
             let got = doc
                 .as_ref()
                 .and_then(|d| crate::pointer::get(d, &u.pointer));
-            let met = match (&u.equals, got) {
-                (_, None) | (None, Some(serde_json::Value::Null)) => false,
-                (None, Some(_)) => true,
-                (Some(want), Some(v)) => v == want,
-            };
-            if !met {
+            if !crate::pointer::holds(got, u.equals.as_ref()) {
                 if t0.elapsed() >= Duration::from_millis(u.timeout_ms) {
                     let last = got.map_or("missing".to_string(), |v| v.to_string());
                     return Err((
@@ -254,7 +252,7 @@ async fn poll(
 }
 
 /// Why `name` has no value when `r` needs it, and what to change.
-fn unset_message(spec: &SessionSpec, r: &Request, name: &str, turn: u32) -> String {
+pub(crate) fn unset_message(spec: &SessionSpec, r: &Request, name: &str, turn: u32) -> String {
     let setter = spec
         .requests()
         .find(|q| q.extract.iter().any(|e| e.name == name));

@@ -56,12 +56,10 @@ impl EventMatch {
             return true;
         };
         let doc = e.json();
-        let got = doc.as_ref().and_then(|d| pointer::get(d, p));
-        match (&self.equals, got) {
-            (_, None) | (None, Some(Value::Null)) => false,
-            (None, Some(_)) => true,
-            (Some(want), Some(v)) => v == want,
-        }
+        pointer::holds(
+            doc.as_ref().and_then(|d| pointer::get(d, p)),
+            self.equals.as_ref(),
+        )
     }
 }
 

@@ -46,7 +46,7 @@ pub async fn turn(
     };
     ws.send(Message::text(body)).await.map_err(broken)?;
     let mut first = None;
-    let (paced_from, mut taken) = (Instant::now(), 0usize);
+    let mut pace = crate::http::Pace::new(pace_bps);
     while let Some(msg) = ws.next().await {
         let msg = msg.map_err(broken)?;
         let data = match msg {
@@ -56,11 +56,8 @@ pub async fn turn(
             _ => continue,
         };
         first.get_or_insert_with(Instant::now);
-        if let Some(bps) = pace_bps.filter(|b| *b > 0.0) {
-            // What the SUT sends meanwhile waits in its buffers (and the socket's).
-            taken += data.len();
-            let due = paced_from + std::time::Duration::from_secs_f64(taken as f64 / bps);
-            tokio::time::sleep_until(due).await;
+        if let Some(p) = pace.as_mut() {
+            p.took(data.len()).await;
         }
         if ends_turn(&data, done) {
             return Ok(WsReply { first, last: data });

@@ -111,8 +111,7 @@ fn document(
     result: Option<step::StepResult>,
     interrupted: bool,
 ) -> Value {
-    let mut analysis = analysis::leak::soak(&series, opts.warmup.as_secs_f64());
-    analysis["kind"] = json!("soak");
+    let analysis = judged(&series, opts.warmup.as_secs_f64());
     json!({
         "schema_version": 1,
         "kind": "soak",
@@ -168,6 +167,13 @@ pub fn write_reports(doc: &Value, dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The leak verdicts of a series, marked as a soak's analysis.
+fn judged(series: &[Value], warmup_s: f64) -> Value {
+    let mut analysis = analysis::leak::soak(series, warmup_s);
+    analysis["kind"] = json!("soak");
+    analysis
+}
+
 /// A stored soak again: its series from the history, judged anew (the same verdict).
 pub fn from_history(h: &store::History, run: i64, doc: Value) -> anyhow::Result<Value> {
     let series = h.samples(run)?;
@@ -176,8 +182,7 @@ pub fn from_history(h: &store::History, run: i64, doc: Value) -> anyhow::Result<
         .unwrap_or(0.0);
     let mut doc = doc;
     doc["plan"] = doc["environment"]["plan"].clone();
-    let mut analysis = analysis::leak::soak(&series, warmup);
-    analysis["kind"] = json!("soak");
+    let analysis = judged(&series, warmup);
     doc["kind"] = json!("soak");
     doc["result"] = doc["steps"].get(0).cloned().unwrap_or(Value::Null);
     doc["series"] = json!(series);
