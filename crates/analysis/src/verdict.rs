@@ -1,6 +1,6 @@
 //! The one-sentence verdict of a ladder, and its parts: how many sessions the system
 //! holds within budget, from where it is over budget and why, what it hit (CPU, memory,
-//! the harness, or a limit inside it), and whether it collapsed. Built only from the
+//! the harness, a limit inside it, or the provider), and whether it collapsed. Built only from the
 //! steps, so the sentence on top says what the charts under it show.
 
 use crate::budget::{breaches, num, Breach, Budget, Figures};
@@ -156,7 +156,10 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
-    let wall = throughput::wall(&sm, knee.as_ref(), plateau.as_ref());
+    let wall = with_provider(
+        throughput::wall(&sm, knee.as_ref(), plateau.as_ref()),
+        crate::provider::wall(steps, plateau.as_ref()),
+    );
     let first_over = st.first().is_some_and(|s| s.standing == "over");
     let first_level_cost = (first_over && holds.is_none())
         .then(|| first_cost(&steps[0], b))
@@ -181,6 +184,23 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     };
     v.headline = headline(&v);
     v
+}
+
+/// The provider is the wall when it pushed back materially, unless the harness was the
+/// bound or a resource of the SUT's own hit its wall at a lower level. A plateau with no
+/// resource at its wall ("a limit inside the SUT") is the provider's when it pushed back.
+fn with_provider(own: Wall, provider: Option<Wall>) -> Wall {
+    match provider {
+        Some(p)
+            if own.kind != "harness"
+                && (matches!(own.kind, "none" | "internal")
+                    || own.from.is_none()
+                    || p.from <= own.from) =>
+        {
+            p
+        }
+        _ => own,
+    }
 }
 
 /// What a session costs at the first level, when even that level is over budget: the
@@ -325,6 +345,7 @@ pub(crate) mod tests {
             probe_p99_ms: None,
             probe_failed: None,
             sched_delay_ms_per_s: None,
+            provider: None,
             log: None,
             scratch: None,
             resident: None,

@@ -29,6 +29,8 @@ pub struct MockBenchOptions {
     pub repeat: usize,
     /// Tokio worker threads of the mock (None: one per core).
     pub mock_workers: Option<usize>,
+    /// A provider quota and slots that never bind, to measure what checking them costs.
+    pub limits: bool,
     /// The `plimsoll` executable that serves the mock.
     pub exe: PathBuf,
 }
@@ -148,7 +150,12 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
         format!(
             "[defaults]\nttft_ms = {}\ntok_ms = {}\noutput_tokens = {}\ntokens_per_chunk = {}\njitter = \"fixed\"\n",
             opts.ttft_ms, opts.tok_ms, opts.tokens, opts.tokens_per_chunk
-        ),
+        ) + if opts.limits {
+            // Every bucket and a slot gate on the path of every request, never full.
+            "[provider]\nquota = { rpm = 1e9, tpm = 1e11, itpm = 1e11, otpm = 1e11 }\ncapacity = { max_in_flight = 1000000 }\n"
+        } else {
+            ""
+        },
     )?;
     let mut out = Vec::new();
     for i in 0..opts.repeat.max(1) {

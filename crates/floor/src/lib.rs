@@ -16,6 +16,11 @@
 //! once (a worker pool, a lock, a one-run-at-a-time queue) with next to no CPU, so
 //! throughput tops out at N / (turn time) while the CPU idles.
 //!
+//! Like the official SDKs, the floor retries a call the provider refused (429, 5xx, a
+//! dropped connection) up to `--max-retries` times (2 by default), after the
+//! `retry-after-ms` or `retry-after` the provider sent, else after 0.5 s, 1 s, 2 s …: a
+//! provider's quota then shows as retries and waits, the way it shows in real agents.
+//!
 //! For soak tests: `DELETE /session/ID` forgets a session (a session.toml's
 //! `[[teardown]]`), so a soak's churn leaves nothing behind; `--leak-kb-per-session KB`
 //! keeps that much memory for every new session forever (a leak of known slope).
@@ -48,6 +53,8 @@ pub struct Options {
     pub max_turns_in_flight: Option<usize>,
     /// Memory kept forever for every new session, in KB (a planted leak).
     pub leak_kb_per_session: usize,
+    /// Retries of a refused LLM call (the SDKs' default is 2).
+    pub max_retries: u32,
 }
 
 struct Floor {
@@ -175,6 +182,64 @@ async fn handle(
     }
 }
 
+/// How long to wait before retry `n` (0-based): what the provider asked for, else an
+/// exponential backoff from 0.5 s (capped at 8 s), as the official SDKs do.
+fn retry_wait(headers: &hyper::HeaderMap, n: u32) -> std::time::Duration {
+    use std::time::Duration;
+    let get = |k: &str| {
+        headers
+            .get(k)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|x| *x > 0.0 && *x <= 60_000.0)
+    };
+    if let Some(ms) = get("retry-after-ms") {
+        return Duration::from_secs_f64(ms / 1000.0);
+    }
+    if let Some(s) = get("retry-after").filter(|s| *s <= 60.0) {
+        return Duration::from_secs_f64(s);
+    }
+    Duration::from_secs_f64((0.5 * 2f64.powi(n as i32)).min(8.0))
+}
+
+/// One LLM call, retried when the provider refuses it or the connection drops.
+async fn call(conn: &mut Conn, path: &str, body: String, retries: u32) -> anyhow::Result<Vec<u8>> {
+    let headers = [("content-type".to_string(), "application/json".to_string())];
+    let mut n = 0;
+    loop {
+        let mut out = Vec::new();
+        let sent = conn
+            .request("POST", path, &headers, Bytes::from(body.clone()), |_, d| {
+                out.extend_from_slice(d);
+                true
+            })
+            .await;
+        let (status, h) = match sent {
+            Ok((200, _)) => return Ok(out),
+            Ok((status, h)) if status == 429 || status >= 500 => (status, h),
+            Ok((status, _)) => anyhow::bail!(
+                "provider answered {status}: {}",
+                String::from_utf8_lossy(&out)
+            ),
+            Err(_) if n < retries => {
+                *conn = Conn::new(conn.addr());
+                tokio::time::sleep(retry_wait(&hyper::HeaderMap::new(), n)).await;
+                n += 1;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if n >= retries {
+            anyhow::bail!(
+                "provider answered {status} (after {n} retries): {}",
+                String::from_utf8_lossy(&out)
+            );
+        }
+        tokio::time::sleep(retry_wait(&h, n)).await;
+        n += 1;
+    }
+}
+
 /// Burns `ms` of this thread's CPU time (not wall time: a throttled thread takes longer).
 fn burn_cpu(ms: f64) {
     let now = || {
@@ -225,15 +290,7 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
     let path = format!("{}/chat/completions", floor.prefix);
     for calls in 1..=32u32 {
         let body = json!({"model": floor.model, "messages": s.messages, "tools": tools()});
-        let (status, out) = conn
-            .simple("POST", &path, Bytes::from(body.to_string()))
-            .await?;
-        if status != 200 {
-            anyhow::bail!(
-                "provider answered {status}: {}",
-                String::from_utf8_lossy(&out)
-            );
-        }
+        let out = call(&mut conn, &path, body.to_string(), floor.opts.max_retries).await?;
         let v: Value = serde_json::from_slice(&out)?;
         if floor.opts.cpu_ms_per_call > 0.0 {
             let ms = floor.opts.cpu_ms_per_call;

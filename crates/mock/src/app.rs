@@ -3,6 +3,7 @@
 
 use crate::failures::Failures;
 use crate::ledger::Ledger;
+use crate::pushback::Pushback;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::stats::Stats;
 use std::collections::BTreeMap;
@@ -20,6 +21,8 @@ pub struct App {
     /// Failure rates changed live (`POST /plimsoll/admin/failures`): by model, or
     /// `*` for every model. They replace the scenario's rates.
     pub failure_overrides: RwLock<BTreeMap<String, Failures>>,
+    /// Quotas and slots, and what they refused and queued.
+    pub pushback: Pushback,
 }
 
 impl App {
@@ -36,6 +39,84 @@ impl App {
             .or_else(|| o.get("*"))
             .copied()
             .unwrap_or(spec.failures)
+    }
+
+    /// The ledger as served on `GET /plimsoll/ledger`: with `provider` (what the quotas
+    /// and slots did) when any is set.
+    pub fn ledger_json(&self) -> serde_json::Value {
+        let mut l = self.ledger.snapshot();
+        if let Some(mut p) = self.pushback.snapshot() {
+            let (words, names) = self.limits_words();
+            p["limits"] = words.into();
+            p["names"] = names.into();
+            l["provider"] = p;
+        }
+        l
+    }
+
+    /// Every scope's limits in force, in words ("provider: 600 requests/min per key;
+    /// gpt-4o: 8 slots, unbounded queue"), and what to call each refusal reason and the
+    /// slots ("the 600 requests/min quota per key").
+    fn limits_words(&self) -> (String, serde_json::Map<String, serde_json::Value>) {
+        use crate::limits::{thousands, Limits};
+        let o = self.pushback.overrides();
+        let provider = o
+            .get(crate::pushback::PROVIDER)
+            .copied()
+            .unwrap_or(self.scenario.provider);
+        let mut scopes: Vec<(String, Limits)> = vec![("provider".into(), provider)];
+        let defaults = self.scenario.defaults.limits;
+        scopes.push(("every model".into(), defaults));
+        for (name, spec) in &self.scenario.models {
+            let l = o.get(name).copied().unwrap_or(spec.limits);
+            if l != defaults {
+                scopes.push((name.clone(), l));
+            }
+        }
+        for (name, l) in &o {
+            if name != crate::pushback::PROVIDER && !self.scenario.models.contains_key(name) {
+                scopes.push((name.clone(), *l));
+            }
+        }
+        scopes.retain(|(_, l)| !l.is_none());
+        let words: Vec<String> = scopes
+            .iter()
+            .map(|(s, l)| match s.as_str() {
+                "provider" => l.describe(),
+                "every model" => format!("each model: {}", l.describe()),
+                m => format!("model {m}: {}", l.describe()),
+            })
+            .collect();
+        let mut names = serde_json::Map::new();
+        for (scope, l) in &scopes {
+            let whose = match scope.as_str() {
+                "provider" => "the".to_string(),
+                "every model" => "each model's".to_string(),
+                m => format!("model {m}'s"),
+            };
+            if let Some(q) = &l.quota {
+                for (d, v) in q.dims() {
+                    names.entry(d.reason()).or_insert(
+                        format!("{whose} {} {}/min quota per key", thousands(v), d.words()).into(),
+                    );
+                }
+            }
+            if let Some(c) = &l.capacity {
+                names
+                    .entry("slots")
+                    .or_insert(format!("{whose} {} generation slots", c.max_in_flight).into());
+                if let Some(q) = c.max_queue {
+                    names.entry("overloaded").or_insert(
+                        format!(
+                            "{whose} {} slots and queue of {q} (529/503 when full)",
+                            c.max_in_flight
+                        )
+                        .into(),
+                    );
+                }
+            }
+        }
+        (words.join("; "), names)
     }
 
     pub fn created_unix(&self) -> u64 {

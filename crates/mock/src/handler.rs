@@ -9,6 +9,8 @@ use crate::app::App;
 use crate::envelope::{add_request_id, error_response};
 use crate::failures::Injected;
 use crate::hash::{content_hash, fnv1a};
+use crate::pushback::Held;
+use crate::quota::{key_of, put_headers, Reading};
 use crate::timing::Schedule;
 use crate::{inject, oracle, reply, session};
 use axum::body::{Body, Bytes};
@@ -97,6 +99,22 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     let found = oracle::check(&req, &session, &spec, app.scenario.integrity, &app.ledger);
     app.ledger.record(found);
 
+    // The provider's quotas: a request over one is refused before anything else.
+    let scopes = app.pushback.scopes(&app.scenario, &req.model, &spec);
+    let key = if scopes.is_empty() {
+        String::new()
+    } else {
+        key_of(&headers)
+    };
+    if let Err(r) = app
+        .pushback
+        .admit(&scopes, &key, req.prompt_tokens, std::time::Instant::now())
+    {
+        app.ledger.refused(session.key());
+        app.stats.errors.fetch_add(1, Relaxed);
+        return inject::over_quota(api, &req.model, &r, &request_id);
+    }
+
     // Failures draw from their own RNG, seeded by the conversation and the attempt,
     // so a retry can succeed and replies themselves never depend on failure settings.
     let failures = app.failures_for(&req.model, &spec);
@@ -111,10 +129,34 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         return inject::early(api, kind, &failures, &request_id);
     }
 
+    // A generation slot: the wait counts in the time to first token.
+    let (held, slowdown, waited) = match app.pushback.enter(&scopes).await {
+        Ok(x) => x,
+        Err(full) => {
+            app.ledger.refused(session.key());
+            app.stats.errors.fetch_add(1, Relaxed);
+            return inject::queue_full(api, &full, &request_id);
+        }
+    };
+    let start = if !held.gated() {
+        start
+    } else {
+        app.ledger
+            .queued(session.key(), waited.as_secs_f64() * 1000.0);
+        Instant::now()
+    };
+
     let mut rng = ChaCha8Rng::seed_from_u64(hash);
     let id = format!("{:016x}", fnv1a(hash, b"id"));
     let reply = reply::decide(&req, &spec, &session, id, app.created_unix(), &mut rng);
     record_said(&app, session.key(), &reply);
+    let readings = app.pushback.spend_output(
+        &scopes,
+        &key,
+        reply.output_tokens,
+        std::time::Instant::now(),
+    );
+    app.pushback.answered();
     let renderer = StreamRenderer::new(api, reply, req.include_usage, spec.tokens_per_chunk);
     let mut schedule = Schedule::new(&spec);
     let n = renderer.chunks().len();
@@ -143,6 +185,9 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         .fold(Duration::ZERO, |_, c| sched.next(c.tokens as u32, &mut r2));
     app.ledger
         .llm_time(session.key(), total.as_secs_f64() * 1000.0);
+    // A busy provider generates slower: that, like the wait for a slot, is load's doing,
+    // so it stays out of the unloaded time the session is measured against.
+    schedule.slow_tokens(slowdown);
     let plan = Plan {
         app,
         api,
@@ -152,6 +197,8 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         rng,
         start,
         session: session.key().to_string(),
+        readings,
+        held,
     };
     if req.stream {
         stream(plan, cut_at)
@@ -189,6 +236,10 @@ struct Plan {
     rng: ChaCha8Rng,
     start: Instant,
     session: String,
+    /// The quotas' state after this request, for the rate-limit headers.
+    readings: Vec<Reading>,
+    /// Generation slots, held until the reply is sent.
+    held: Held,
 }
 
 fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
@@ -213,6 +264,8 @@ async fn whole(mut p: Plan) -> Response {
         HeaderValue::from_static("application/json"),
     );
     add_request_id(h, p.api, &p.request_id);
+    put_headers(h, p.api, &p.readings);
+    drop(p.held);
     resp
 }
 
@@ -222,6 +275,8 @@ struct OpenStream {
     app: Arc<App>,
     session: String,
     late_max_ms: f64,
+    /// Generation slots: free once the stream's body is gone.
+    _held: Held,
 }
 
 impl Drop for OpenStream {
@@ -276,6 +331,7 @@ fn stream(p: Plan, cut_at: Option<usize>) -> Response {
             app: p.app,
             session: p.session,
             late_max_ms: 0.0,
+            _held: p.held,
         },
     };
     let frames = futures_util::stream::unfold(state, |mut st| async move {
@@ -320,5 +376,6 @@ fn stream(p: Plan, cut_at: Option<usize>) -> Response {
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     add_request_id(h, p.api, &p.request_id);
+    put_headers(h, p.api, &p.readings);
     resp
 }

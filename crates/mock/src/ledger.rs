@@ -33,6 +33,10 @@ pub struct Entry {
     pub output_tokens: u64,
     pub injected: [u64; 7],
     pub retries: u64,
+    /// Requests the provider's quotas or full queue refused.
+    pub refused: u64,
+    /// Time waited for a generation slot.
+    pub queue_ms: f64,
     pub violations: u64,
     pub late_max_ms: f64,
     /// The generation time the mock scheduled for this session's replies (time to
@@ -173,6 +177,15 @@ impl Ledger {
         self.owner_of_call(&key)
     }
 
+    pub fn refused(&self, session: &str) {
+        self.with(session, |e| e.refused += 1);
+    }
+
+    /// Time waited for a slot (not in `llm_ms`: that is the unloaded provider's time).
+    pub fn queued(&self, session: &str, ms: f64) {
+        self.with(session, |e| e.queue_ms += ms);
+    }
+
     pub fn llm_time(&self, session: &str, ms: f64) {
         self.with(session, |e| e.llm_ms += ms);
     }
@@ -223,6 +236,9 @@ impl Ledger {
                 "prompt_tokens": totals.prompt_tokens,
                 "output_tokens": totals.output_tokens,
                 "retries": totals.retries,
+                "refused": totals.refused,
+                "queue_ms": totals.queue_ms,
+                "llm_ms": totals.llm_ms,
                 "injected_failures": injected_json(&totals.injected),
                 "integrity_violations": all.1,
                 "violations_by_kind": all.2,
@@ -252,6 +268,9 @@ pub struct Totals {
     pub prompt_tokens: u64,
     pub output_tokens: u64,
     pub retries: u64,
+    pub refused: u64,
+    pub queue_ms: f64,
+    pub llm_ms: f64,
     pub injected: [u64; 7],
 }
 
@@ -262,6 +281,9 @@ impl Totals {
         self.prompt_tokens += e.prompt_tokens;
         self.output_tokens += e.output_tokens;
         self.retries += e.retries;
+        self.refused += e.refused;
+        self.queue_ms += e.queue_ms;
+        self.llm_ms += e.llm_ms;
         for (t, x) in self.injected.iter_mut().zip(e.injected) {
             *t += x;
         }
@@ -282,6 +304,8 @@ fn session_json(e: &Entry) -> serde_json::Value {
         "prompt_tokens": e.prompt_tokens,
         "output_tokens": e.output_tokens,
         "retries": e.retries,
+        "refused": e.refused,
+        "queue_ms": e.queue_ms,
         "injected_failures": injected_json(&e.injected),
         "integrity_violations": e.violations,
         "late_max_ms": e.late_max_ms,

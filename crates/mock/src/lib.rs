@@ -8,6 +8,7 @@
 //! under test; those are `drive` and `probe`.
 
 mod app;
+mod capacity;
 mod clock;
 mod envelope;
 pub mod failures;
@@ -15,10 +16,13 @@ mod handler;
 mod hash;
 mod inject;
 pub mod ledger;
+pub mod limits;
 mod metrics;
 mod model;
 mod model_file;
 mod oracle;
+pub mod pushback;
+mod quota;
 mod reply;
 pub mod run;
 pub mod scenario;

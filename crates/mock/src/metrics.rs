@@ -99,6 +99,64 @@ pub async fn render(State(app): State<Arc<App>>) -> impl IntoResponse {
         "Integrity violations found by the oracle (no label: all kinds).",
         &kinds,
     );
+    let refused: Vec<(String, f64)> = app
+        .pushback
+        .refused_counts()
+        .iter()
+        .map(|(r, n)| (format!("{{reason=\"{r}\"}}"), *n as f64))
+        .collect();
+    metric(
+        "plimsoll_mock_refused_total",
+        "counter",
+        "Requests the provider's quotas (429) or full queue (529/503) refused, by reason.",
+        &refused,
+    );
+    if let Some(p) = app.pushback.snapshot() {
+        let n = |k: &str| p[k].as_f64().unwrap_or(0.0);
+        metric(
+            "plimsoll_mock_in_flight",
+            "gauge",
+            "Replies holding a generation slot now.",
+            &one(n("in_flight")),
+        );
+        metric(
+            "plimsoll_mock_queued",
+            "gauge",
+            "Requests waiting for a generation slot now.",
+            &one(n("queued")),
+        );
+        let w = &p["queue_wait_ms"];
+        let q = |k: &str| w[k].as_f64().unwrap_or(0.0) / 1000.0;
+        metric(
+            "plimsoll_mock_queue_wait_seconds",
+            "summary",
+            "Time requests waited for a generation slot.",
+            &[
+                ("{quantile=\"0.5\"}".to_string(), q("p50")),
+                ("{quantile=\"0.99\"}".to_string(), q("p99")),
+                ("{quantile=\"1\"}".to_string(), q("max")),
+            ],
+        );
+        let keys: Vec<(String, f64)> = p["keys"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .flat_map(|(k, u)| {
+                ["requests", "input_tokens", "output_tokens", "refused"].map(|what| {
+                    (
+                        format!("{{key=\"{}\",what=\"{what}\"}}", k.replace('"', "'")),
+                        u[what].as_f64().unwrap_or(0.0),
+                    )
+                })
+            })
+            .collect();
+        metric(
+            "plimsoll_mock_key_usage_total",
+            "counter",
+            "Per API key: requests and tokens let through, and requests refused.",
+            &keys,
+        );
+    }
     let late = vec![
         ("{quantile=\"0.5\"}".to_string(), t.late_p50_ms / 1000.0),
         ("{quantile=\"0.99\"}".to_string(), t.late_p99_ms / 1000.0),

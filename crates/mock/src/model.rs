@@ -1,6 +1,7 @@
 //! What one model of the mock is: its timing, output length, failures and script.
 
 use crate::failures::Failures;
+use crate::limits::Limits;
 use crate::script::{Scope, Step};
 use std::sync::Arc;
 
@@ -28,6 +29,8 @@ pub struct ModelSpec {
     pub script: Arc<Vec<Step>>,
     pub scope: Scope,
     pub failures: Failures,
+    /// This model's own quotas and slots (see limits.rs).
+    pub limits: Limits,
 }
 
 impl Default for ModelSpec {
@@ -41,6 +44,7 @@ impl Default for ModelSpec {
             script: Arc::new(Vec::new()),
             scope: Scope::Turn,
             failures: Failures::NONE,
+            limits: Limits::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! and its check into a [`ModelSpec`]: each error carries the span of the field at fault.
 
 use crate::failures::Failures;
+use crate::limits::{Capacity, Quota};
 use crate::model::{Jitter, ModelSpec};
 use crate::script::{self, Scope, Step};
 use serde::Deserialize;
@@ -17,6 +18,8 @@ pub(crate) struct RawModel {
     tokens_per_chunk: Option<Spanned<i64>>,
     jitter: Option<Spanned<RawJitter>>,
     failures: Option<Spanned<Failures>>,
+    quota: Option<Spanned<Quota>>,
+    capacity: Option<Spanned<Capacity>>,
     script_scope: Option<Spanned<String>>,
     script: Option<Vec<Spanned<RawStep>>>,
 }
@@ -91,6 +94,18 @@ impl RawModel {
                 .validate()
                 .map_err(|e| (v.span(), format!("{table}.failures: {e}")))?;
             m.failures = *v.get_ref();
+        }
+        if let Some(v) = &self.quota {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.quota: {e}")))?;
+            m.limits.quota = Some(*v.get_ref());
+        }
+        if let Some(v) = &self.capacity {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.capacity: {e}")))?;
+            m.limits.capacity = Some(*v.get_ref());
         }
         if let Some(v) = &self.script_scope {
             m.scope = match v.get_ref().as_str() {

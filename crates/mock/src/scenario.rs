@@ -26,6 +26,9 @@
 //! expect = "{{nonce}}"       # … whose result must echo this (integrity oracle)
 //! [[models."gpt-4o-mini".script]]
 //! say = "Done with turn {{turn}}."   # a text answer; past the last step: drawn text
+//! [provider]                 # pushback shared by every model (see limits.rs)
+//! quota = { rpm = 600, itpm = 100000 }              # per API key, per minute
+//! capacity = { max_in_flight = 8, max_queue = 32 }  # generation slots and their queue
 //! [integrity]                # which checks the oracle runs (all on by default)
 //! echo = true
 //! isolation = true
@@ -36,6 +39,7 @@
 //! target that never fails.
 
 use crate::failures::Failures;
+use crate::limits::Limits;
 use crate::model_file::RawModel;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -80,6 +84,8 @@ pub struct Scenario {
     pub integrity: Integrity,
     /// A fixed `created` timestamp for byte-identical replays.
     pub created: Option<u64>,
+    /// Quotas and slots shared by every model.
+    pub provider: Limits,
     pub defaults: ModelSpec,
     pub models: BTreeMap<String, ModelSpec>,
 }
@@ -91,6 +97,7 @@ impl Default for Scenario {
             unknown_model: UnknownModel::Default,
             integrity: Integrity::default(),
             created: None,
+            provider: Limits::default(),
             defaults: ModelSpec::default(),
             models: BTreeMap::new(),
         }
@@ -171,8 +178,18 @@ impl Scenario {
                 .map_err(|(s, m)| err(Some(s), m))?;
             models.insert(name.clone(), spec);
         }
+        let provider = match &raw.provider {
+            Some(p) => {
+                p.get_ref()
+                    .validate()
+                    .map_err(|e| err(Some(p.span()), format!("provider.{e}")))?;
+                *p.get_ref()
+            }
+            None => Limits::default(),
+        };
         Ok(Scenario {
             seed: raw.seed.unwrap_or(0),
+            provider,
             unknown_model,
             integrity: raw.integrity.unwrap_or_default(),
             created: raw.created,
@@ -192,6 +209,7 @@ struct RawScenario {
     unknown_model: Option<Spanned<String>>,
     integrity: Option<Integrity>,
     created: Option<u64>,
+    provider: Option<Spanned<Limits>>,
     defaults: Option<RawModel>,
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
@@ -270,6 +288,34 @@ mod tests {
         );
         let e = err("[models.a]\nfailures = { ratelimit = 0.1 }\n");
         assert!(e.contains("unknown field `ratelimit`"), "{e}");
+    }
+
+    #[test]
+    fn provider_and_model_limits_are_read_and_checked() {
+        let s = Scenario::parse(
+            "[provider]\nquota = { rpm = 600, burst_s = 1 }\n[models.a]\ncapacity = { max_in_flight = 4, max_queue = 8 }\n",
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(s.provider.quota.unwrap().rpm, Some(600.0));
+        assert_eq!(s.provider.quota.unwrap().burst_s, 1.0);
+        let a = s.model("a").unwrap();
+        assert_eq!(a.limits.capacity.unwrap().max_queue, Some(8));
+        assert_eq!(a.limits.capacity.unwrap().slowdown_at_full, 1.0);
+        let e = err("[models.a]\n\ncapacity = { max_in_flight = 0 }\n");
+        assert!(
+            e.starts_with("s.toml:3: models.\"a\".capacity: max_in_flight must be between 1"),
+            "{e}"
+        );
+        let e = err("seed = 1\n[provider]\nquota = { rpm = -5 }\n");
+        assert!(
+            e.starts_with("s.toml:2: provider.quota: rpm must be a positive number"),
+            "{e}"
+        );
+        let e = err("[provider]\nquota = { rpn = 5 }\n");
+        assert!(e.starts_with("s.toml:2: unknown field `rpn`"), "{e}");
+        let e = err("[defaults]\nquota = { burst_s = 2 }\n");
+        assert!(e.contains("a quota needs at least one of rpm"), "{e}");
     }
 
     #[test]

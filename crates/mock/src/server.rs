@@ -72,6 +72,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/plimsoll/admin/failures",
             get(get_failures).post(set_failures),
         )
+        .route("/plimsoll/admin/limits", get(get_limits).post(set_limits))
         .fallback(fallback)
         .with_state(app)
 }
@@ -90,7 +91,7 @@ async fn reset_timing(State(app): State<Arc<App>>) -> Json<Value> {
 }
 
 async fn ledger(State(app): State<Arc<App>>) -> Json<Value> {
-    Json(app.ledger.snapshot())
+    Json(app.ledger_json())
 }
 
 async fn get_failures(State(app): State<Arc<App>>) -> Json<Value> {
@@ -150,6 +151,75 @@ async fn set_failures(State(app): State<Arc<App>>, body: axum::body::Bytes) -> R
     }
     o.insert(model, next);
     Json(json!({"overrides": *o})).into_response()
+}
+
+async fn get_limits(State(app): State<Arc<App>>) -> Json<Value> {
+    Json(json!({
+        "provider": app.scenario.provider,
+        "overrides": app.pushback.overrides(),
+    }))
+}
+
+/// `{"model": "*", "quota": {"rpm": 60}, "capacity": {"max_in_flight": 4}}` replaces the
+/// limits of the provider (`*`, the default) or of one model, live; a field left out
+/// keeps its current value, `null` removes it; `{"model": "*", "reset": true}` goes back
+/// to the scenario's.
+async fn set_limits(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
+    let bad = |m: String| {
+        error_response(
+            Api::ChatCompletions,
+            &WireError::invalid("body", m),
+            "req_admin",
+        )
+    };
+    let Ok(Value::Object(mut fields)) = serde_json::from_slice::<Value>(&body) else {
+        return bad(
+            "must be a JSON object such as {\"model\": \"*\", \"quota\": {\"rpm\": 60}}".into(),
+        );
+    };
+    let scope = match fields.remove("model") {
+        Some(Value::String(m)) => m,
+        None => crate::pushback::PROVIDER.to_string(),
+        Some(_) => return bad("model must be a string (a model name or \"*\")".into()),
+    };
+    if fields.remove("reset") == Some(Value::Bool(true)) {
+        let o = app.pushback.set(&scope, None);
+        return Json(json!({"overrides": o})).into_response();
+    }
+    let current = app
+        .pushback
+        .overrides()
+        .get(&scope)
+        .copied()
+        .unwrap_or_else(|| {
+            if scope == crate::pushback::PROVIDER {
+                app.scenario.provider
+            } else {
+                app.scenario
+                    .model(&scope)
+                    .map(|s| s.limits)
+                    .unwrap_or(app.scenario.defaults.limits)
+            }
+        });
+    let mut merged = serde_json::to_value(current).expect("Limits serializes");
+    for (k, v) in fields {
+        if v.is_null() {
+            if let Some(m) = merged.as_object_mut() {
+                m.remove(&k);
+            }
+        } else {
+            merged[k] = v;
+        }
+    }
+    let next: crate::limits::Limits = match serde_json::from_value(merged) {
+        Ok(l) => l,
+        Err(e) => return bad(format!("{e}")),
+    };
+    if let Err(e) = next.validate() {
+        return bad(e);
+    }
+    let o = app.pushback.set(&scope, Some(next));
+    Json(json!({"overrides": o})).into_response()
 }
 
 /// Anthropic clients send `anthropic-version`; they get Anthropic's list shape.
@@ -308,7 +378,9 @@ impl MockServer {
         let listener = TcpListener::bind(opts.listen).await?;
         let addr = listener.local_addr()?;
         let seed = opts.seed.unwrap_or(opts.scenario.seed);
+        let pushback = crate::pushback::Pushback::new(&opts.scenario);
         let app = Arc::new(App {
+            pushback,
             scenario: opts.scenario,
             seed,
             max_body_bytes: opts.max_body_bytes,

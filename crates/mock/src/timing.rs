@@ -47,6 +47,11 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// Stretches the time per token (a busy provider generates slower).
+    pub fn slow_tokens(&mut self, factor: f64) {
+        self.tok_ms *= factor;
+    }
+
     pub fn new(spec: &ModelSpec) -> Self {
         Schedule {
             due: Duration::ZERO,

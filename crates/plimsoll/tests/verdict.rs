@@ -1,6 +1,7 @@
 //! Verdicts with known answers, end to end under a 1-core cap: an agent whose wall is its
 //! CPU (60 CPU ms a turn: at most 1000 / 60 turns/s) and one whose wall is inside it (two
-//! turns at a time: at most 2 / turn time, with the CPU idle). Both run in this one test,
+//! turns at a time: at most 2 / turn time, with the CPU idle), and two whose wall is their
+//! provider (a quota of 1,500 requests/min; 6 generation slots). All run in this one test,
 //! one after the other: each pins its SUT to the same core, so running them side by side
 //! would halve the CPU of the first.
 
@@ -126,8 +127,86 @@ fn internal_limit() {
     );
 }
 
+/// LLM calls a turn and the turn's time at the first level: what one session asks of the
+/// provider, in calls per second.
+fn calls_per_s_per_session(steps: &[Value]) -> f64 {
+    let s = &steps[0];
+    let calls_per_turn = s["llm_calls"].as_f64().unwrap() / s["turns"].as_f64().unwrap();
+    calls_per_turn / (s["p50_turn_ms"].as_f64().unwrap() / 1000.0)
+}
+
+/// (c) The floor against a quota of 1,500 requests/min per key (25 calls/s): the provider
+/// is the wall from the first level whose demand exceeds the quota, and no level below it
+/// saw a refusal.
+fn provider_quota() {
+    let (doc, err) = ramp_in(
+        &root().join("examples/provider-quota"),
+        &["--ladder", "1,2,4,8", "--no-history"],
+    );
+    no_harness_bound(&doc, &err);
+    let steps = doc["steps"].as_array().unwrap();
+    let v = &doc["analysis"]["verdict"];
+    let carried = 25.0 / calls_per_s_per_session(steps);
+    let predicted = [1.0, 2.0, 4.0, 8.0]
+        .into_iter()
+        .find(|&l| l > carried)
+        .unwrap();
+    assert_eq!(v["wall"]["kind"], "provider", "{err}");
+    assert_eq!(
+        v["wall"]["from"].as_f64(),
+        Some(predicted),
+        "quota carries {carried} sessions\n{err}"
+    );
+    for s in steps
+        .iter()
+        .filter(|s| s["concurrency"].as_f64().unwrap() < predicted)
+    {
+        assert_eq!(s["provider"]["refused_share"], 0.0, "{s}");
+    }
+    let headline = v["headline"].as_str().unwrap();
+    assert!(
+        headline.contains("the 1,500 requests/min quota per key refused")
+            && headline.contains("retry amplification"),
+        "{headline}"
+    );
+    assert!(
+        err.contains("provider: 1,500 requests/min per key — at 8:"),
+        "{err}"
+    );
+}
+
+/// (d) The floor against 6 generation slots: throughput flat where the slots predict
+/// (6 calls at a time, each a third of a turn), named as the provider, not as a limit
+/// inside the SUT, and latency over budget because calls wait.
+fn provider_slots() {
+    let (doc, err) = ramp_in(
+        &root().join("examples/provider-slots"),
+        &["--ladder", "1,2,4,8,16", "--no-history"],
+    );
+    no_harness_bound(&doc, &err);
+    let steps = doc["steps"].as_array().unwrap();
+    let v = &doc["analysis"]["verdict"];
+    // A turn's calls run one after another, each holding a slot: 6 turns at a time.
+    let predicted = 6.0 / (steps[0]["p50_turn_ms"].as_f64().unwrap() / 1000.0);
+    let plateau = v["plateau"]["turns_per_s"].as_f64().expect(&err);
+    assert!(
+        (plateau / predicted - 1.0).abs() <= 0.15,
+        "plateau {plateau} turns/s, predicted {predicted}\n{err}"
+    );
+    assert_eq!(v["wall"]["kind"], "provider", "{err}");
+    let headline = v["headline"].as_str().unwrap();
+    assert!(
+        headline.contains("the 6 generation slots kept calls waiting")
+            && !headline.contains("inside the SUT"),
+        "{headline}"
+    );
+    assert_eq!(v["over_from"], 16, "{err}");
+}
+
 #[test]
 fn verdicts_name_the_wall_their_agent_was_built_with() {
     cpu_bound();
     internal_limit();
+    provider_quota();
+    provider_slots();
 }

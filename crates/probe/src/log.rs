@@ -130,9 +130,26 @@ fn level_word(w: &str) -> Option<Level> {
     }
 }
 
+/// Runs of 8 or more hex digits and dashes holding at least two digits: ids, hashes,
+/// UUIDs, wherever they sit in a word (`call_id=8659e0dc-3ab0-…`).
+fn hex_ids() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"[0-9A-Fa-f][0-9A-Fa-f-]{6,}[0-9A-Fa-f]").expect("a valid pattern")
+    })
+}
+
 /// The message with what varies masked: timestamps and numbers as `#`, long hex and
 /// ids as `…`; at most 160 characters.
 pub fn mask(line: &str) -> String {
+    let line = hex_ids().replace_all(line, |c: &regex::Captures| {
+        let m = &c[0];
+        if m.chars().filter(|c| c.is_ascii_digit()).count() >= 2 {
+            "…".to_string()
+        } else {
+            m.to_string()
+        }
+    });
     let mut out = String::with_capacity(line.len());
     for word in line.split_inclusive(char::is_whitespace) {
         let (w, ws) = word.split_at(word.trim_end().len());
@@ -230,7 +247,14 @@ mod tests {
         b.add("WARNING threads: heartbeat failed: deadline exceeded with 12 runs active");
         b.add("ERROR run 8659e0dc-3ab0-4e00-b61e-298cf2e4d382 failed");
         b.add("INFO all good");
-        assert_eq!((b.lines, b.warnings, b.errors), (4, 2, 1));
+        // LiteLLM's way: the id glued to its name, a different one every call.
+        b.add("ERROR litellm_call_id=4a1e3c9b-b2b7-4f0e-9d1c-0a2b3c4d5e6f RateLimitError");
+        b.add("ERROR litellm_call_id=b3f1c2a0-7c11-4d2e-8f9a-1b2c3d4e5f60 RateLimitError");
+        assert_eq!((b.lines, b.warnings, b.errors), (6, 2, 3));
+        assert!(b.kinds.contains_key(&(
+            Level::Error,
+            "ERROR litellm_call_id=… RateLimitError".to_string()
+        )));
         let (key, kind) = b.kinds.iter().find(|(k, _)| k.0 == Level::Warning).unwrap();
         assert_eq!(
             key.1,

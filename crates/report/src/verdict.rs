@@ -39,6 +39,7 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
     out.push(knee_line(&a["knee"]));
     out.extend(collapse_line(a));
     out.extend(harness_line(a));
+    out.extend(provider_line(doc));
     out.push(usl_line(&a["usl"]));
     out.extend(log_lines(&a["log"]));
     if let Some(lines) = a["capacity"]["working"].as_array() {
@@ -50,6 +51,53 @@ pub fn detail_lines(doc: &Value) -> Vec<String> {
         );
     }
     out
+}
+
+/// The provider's limits, and at each level where it refused calls or kept them waiting:
+/// how many, the retries they cost, and the wait for a slot.
+fn provider_line(doc: &Value) -> Option<String> {
+    let steps = doc["steps"].as_array()?;
+    let limits = steps
+        .iter()
+        .find_map(|s| s["provider"]["limits"].as_str())?;
+    let per: Vec<String> = steps
+        .iter()
+        .filter_map(|s| {
+            let p = &s["provider"];
+            let refused: u64 = p["refused"]
+                .as_object()?
+                .values()
+                .filter_map(|v| v.as_u64())
+                .sum();
+            let wait = p["queue_wait_p99_ms"].as_f64().unwrap_or(0.0);
+            if refused == 0 && wait < 1.0 {
+                return None;
+            }
+            let slots = if wait >= 1.0 {
+                format!(" p99 wait for a slot {} ms", num(wait))
+            } else {
+                String::new()
+            };
+            let refusals = if refused > 0 {
+                format!(
+                    " {refused} calls refused ({:.0} %), {} retried (amplification {}×)",
+                    p["refused_share"].as_f64().unwrap_or(0.0) * 100.0,
+                    p["retried"].as_u64().unwrap_or(0),
+                    num(p["amplification"].as_f64().unwrap_or(1.0)),
+                )
+            } else {
+                String::new()
+            };
+            let sep = if refused > 0 && wait >= 1.0 { "," } else { "" };
+            Some(format!("at {}:{refusals}{sep}{slots}", s["concurrency"]))
+        })
+        .collect();
+    let what = if per.is_empty() {
+        "no call refused or kept waiting at any level".to_string()
+    } else {
+        per.join("; ")
+    };
+    Some(format!("provider: {limits} — {what}"))
 }
 
 /// The SUT's own log: kinds that began under load, each with its level; the noise every

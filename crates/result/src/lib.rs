@@ -118,9 +118,40 @@ pub struct StepResult {
     /// The SUT's scratch directory (PLIMSOLL_SCRATCH, TMPDIR) at its fullest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scratch: Option<Scratch>,
+    /// The provider's pushback, when the scenario sets quotas or generation slots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+}
+
+/// What the provider's quotas and slots did to a step's LLM calls.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Provider {
+    /// The quotas and slots in force, in words.
+    pub limits: String,
+    /// Calls answered with a reply.
+    pub answered: u64,
+    /// Calls refused, by reason (only reasons that happened).
+    pub refused: BTreeMap<String, u64>,
+    /// Refused calls over all LLM calls.
+    pub refused_share: f64,
+    /// LLM calls that resent a conversation already sent (the SUT's retries).
+    pub retried: u64,
+    /// LLM calls per distinct call (calls ÷ (calls − retries)): what retries cost, 1.0
+    /// when the SUT retried nothing.
+    pub amplification: f64,
+    pub queue_wait_p50_ms: f64,
+    pub queue_wait_p99_ms: f64,
+    /// Time waited for a slot over all the provider's time (wait + generation).
+    pub queue_share: f64,
+    pub peak_in_flight: u64,
+    pub peak_queued: u64,
+    /// The limit that refused most, in words ("the 600 requests/min quota per key"), or
+    /// the slots when the wait for them was what held calls back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
 }
 
 /// Slow consumers in a step: a share of the sessions reading replies at `read_bps`.

@@ -60,6 +60,9 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
                 opt(r.sched_delay_ms_per_s)
             );
         }
+        if let Some(p) = &r.provider {
+            eprintln!("  {}", provider_line(p, r.llm_calls));
+        }
         if let Some(s) = &r.slow {
             eprintln!(
                 "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
@@ -131,4 +134,37 @@ fn cfg_turns(session_file: &Path) -> String {
 
 fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v}")).unwrap_or_else(|| "—".into())
+}
+
+/// "provider (1,500 requests/min per key): 14 of 83 LLM calls refused (17 %: quota_requests
+/// 14), 11 retried (amplification 1.15×); at most 8 replies in flight".
+fn provider_line(p: &result::Provider, calls: u64) -> String {
+    let n: u64 = p.refused.values().sum();
+    let by: Vec<String> = p.refused.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let refused = if n > 0 {
+        format!(
+            "{n} of {calls} LLM calls refused ({:.0} %: {}), {} retried (amplification {}×)",
+            p.refused_share * 100.0,
+            by.join(", "),
+            p.retried,
+            p.amplification
+        )
+    } else {
+        format!("none of {calls} LLM calls refused")
+    };
+    let slots = if p.peak_queued > 0 || p.queue_wait_p99_ms > 0.0 {
+        format!(
+            "; p50/p99 wait for a slot {} / {} ms ({:.0} % of the provider's time), at most {} waiting",
+            p.queue_wait_p50_ms,
+            p.queue_wait_p99_ms,
+            p.queue_share * 100.0,
+            p.peak_queued
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "provider ({}): {refused}; at most {} replies in flight{slots}",
+        p.limits, p.peak_in_flight
+    )
 }

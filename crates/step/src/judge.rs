@@ -242,6 +242,55 @@ struct MockSide {
     ideal_ms: Option<f64>,
     violation_list: Vec<serde_json::Value>,
     marked: usize,
+    provider: Option<result::Provider>,
+}
+
+/// A wait for slots this large a share of the provider's time names the slots as what
+/// held calls back.
+const QUEUE_BINDS: f64 = 0.10;
+
+/// What the provider's quotas and slots did, from the ledger (none when none were set).
+fn provider_of(ledger: &serde_json::Value) -> Option<result::Provider> {
+    let p = ledger.get("provider")?;
+    let t = &ledger["totals"];
+    let calls = t["llm_calls"].as_u64().unwrap_or(0);
+    let answered = p["answered"].as_u64().unwrap_or(0);
+    let retried = t["retries"].as_u64().unwrap_or(0).min(calls);
+    let refused: std::collections::BTreeMap<String, u64> = p["refused"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_u64().filter(|n| *n > 0)?)))
+        .collect();
+    let n_refused: u64 = refused.values().sum();
+    let queue_ms = t["queue_ms"].as_f64().unwrap_or(0.0);
+    let provider_ms = queue_ms + t["llm_ms"].as_f64().unwrap_or(0.0);
+    let queue_share = if provider_ms > 0.0 {
+        queue_ms / provider_ms
+    } else {
+        0.0
+    };
+    let name = |k: &str| p["names"][k].as_str().map(String::from);
+    let binding = match refused.iter().max_by_key(|(_, n)| **n) {
+        Some((reason, _)) => name(reason),
+        None if queue_share >= QUEUE_BINDS => name("slots"),
+        None => None,
+    };
+    let wait = |k: &str| round2(p["queue_wait_ms"][k].as_f64().unwrap_or(0.0));
+    Some(result::Provider {
+        limits: p["limits"].as_str().unwrap_or("").to_string(),
+        answered,
+        refused_share: round3(n_refused as f64 / calls.max(1) as f64),
+        refused,
+        retried,
+        amplification: round2(calls as f64 / (calls - retried).max(1) as f64),
+        queue_wait_p50_ms: wait("p50"),
+        queue_wait_p99_ms: wait("p99"),
+        queue_share: round3(queue_share),
+        peak_in_flight: p["peak_in_flight"].as_u64().unwrap_or(0),
+        peak_queued: p["peak_queued"].as_u64().unwrap_or(0),
+        binding,
+    })
 }
 
 impl MockSide {
@@ -262,6 +311,7 @@ impl MockSide {
                     .filter(|k| k.as_str() != mock::ledger::ANONYMOUS)
                     .count()
             }),
+            provider: provider_of(ledger),
         }
     }
 }
@@ -281,7 +331,7 @@ pub(crate) async fn judge(
         .map_or(sessions, |(_, peak)| (peak as usize).max(1));
     let side = MockSide::read(
         &rig.mock.app.stats.snapshot(),
-        &rig.mock.app.ledger.snapshot(),
+        &rig.mock.app.ledger_json(),
         m.think_ms_per_session,
     );
     rig.mock.shutdown().await.ok();
@@ -423,6 +473,7 @@ fn result(
         probe_failed: m.probe.map(|p| p.2),
         sched_delay_ms_per_s: m.sched_delay_ms_per_s,
         log: Some(sut_log(&stopped.log)),
+        provider: side.provider.clone(),
         scratch: Some(result::Scratch {
             peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),
             peak_files: stopped.disk.peak_files,

@@ -9,11 +9,15 @@ use probe::Summary;
 /// SUT idles, so totals over the wall time understate both. The rate is Little's law over
 /// the span of full load (see `drive::FullLoad`): sessions / (mean turn + think time);
 /// the CPU is the sampler's CPU series over the same span. An open model (or a harness,
-/// or a step with no such span) uses totals over the wall.
+/// or a step with no such span) uses totals over the wall, and so does a step in which
+/// sessions failed: they were not all in flight, and the turns that did complete (those
+/// that came before a quick failure's end of the span) would read as a faster system.
 pub(crate) fn loaded_rates(m: &Measured, probe: &Summary, concurrency: usize) -> (f64, f64) {
     let wall_s = (m.wall_ms / 1000.0).max(1e-3);
     match (m.open_model, m.full_load) {
-        (None, Some((f, offset_s))) if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 => {
+        (None, Some((f, offset_s)))
+            if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 && m.sessions_failed == 0 =>
+        {
             let think_ms = m.think_ms_per_turn;
             let rate = concurrency as f64 / ((f.mean_turn_ms + think_ms) / 1000.0);
             let span_s = (f.to_ms - f.from_ms) / 1000.0;

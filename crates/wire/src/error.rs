@@ -17,6 +17,8 @@ pub enum ErrorKind {
     NotFound,
     RequestTooLarge,
     RateLimit,
+    /// 429 for a token quota (OpenAI's type `tokens`; Anthropic's `rate_limit_error`).
+    TokenRateLimit,
     Server,
     /// 503 (OpenAI) / 529 (Anthropic): the provider is overloaded.
     Overloaded,
@@ -31,7 +33,7 @@ impl ErrorKind {
             ErrorKind::PermissionDenied => 403,
             ErrorKind::NotFound => 404,
             ErrorKind::RequestTooLarge => 413,
-            ErrorKind::RateLimit => 429,
+            ErrorKind::RateLimit | ErrorKind::TokenRateLimit => 429,
             ErrorKind::Server => 500,
             ErrorKind::Overloaded => match api {
                 Api::Messages => 529,
@@ -53,6 +55,8 @@ impl ErrorKind {
             ErrorKind::RequestTooLarge => "invalid_request_error",
             ErrorKind::RateLimit if anthropic => "rate_limit_error",
             ErrorKind::RateLimit => "requests",
+            ErrorKind::TokenRateLimit if anthropic => "rate_limit_error",
+            ErrorKind::TokenRateLimit => "tokens",
             ErrorKind::Server if anthropic => "api_error",
             ErrorKind::Server => "server_error",
             ErrorKind::Overloaded if anthropic => "overloaded_error",
@@ -64,7 +68,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Authentication => Some("invalid_api_key"),
             ErrorKind::NotFound => Some("model_not_found"),
-            ErrorKind::RateLimit => Some("rate_limit_exceeded"),
+            ErrorKind::RateLimit | ErrorKind::TokenRateLimit => Some("rate_limit_exceeded"),
             _ => None,
         }
     }

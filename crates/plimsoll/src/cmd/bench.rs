@@ -55,6 +55,10 @@ pub struct BenchMockArgs {
     /// Tokio worker threads of the mock.
     #[arg(long)]
     pub mock_workers: Option<usize>,
+    /// Give the mock a provider quota and generation slots that never bind: what checking
+    /// them costs per request (compare with a run without).
+    #[arg(long)]
+    pub limits: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -84,6 +88,7 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         window: std::time::Duration::from_secs_f64(a.window_s.max(0.5)),
         repeat: a.repeat,
         mock_workers: a.mock_workers,
+        limits: a.limits,
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mock_bench(&opts, a.json)

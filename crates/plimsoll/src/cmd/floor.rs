@@ -25,6 +25,10 @@ pub struct FloorArgs {
     /// Keep this many KB for every new session, forever (a leak of known slope, for soak).
     #[arg(long, default_value_t = 0)]
     pub leak_kb_per_session: usize,
+    /// Retry a refused LLM call (429, 5xx, a dropped connection) this many times, after the
+    /// provider's retry-after (as the official SDKs do; 0: fail at once).
+    #[arg(long, default_value_t = 2)]
+    pub max_retries: u32,
 }
 
 pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
@@ -38,6 +42,7 @@ pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
             cpu_ms_per_call: a.cpu_ms_per_call,
             max_turns_in_flight: a.max_turns_in_flight,
             leak_kb_per_session: a.leak_kb_per_session,
+            max_retries: a.max_retries,
         },
     ))?;
     Ok(0)

@@ -1,0 +1,133 @@
+//! The provider as the wall: where the mock's quotas refused a material share of the LLM
+//! calls, or its generation slots kept them waiting, read from the steps (collapsed ones
+//! included: a SUT whose retries gave up collapses exactly there).
+
+use crate::budget::num;
+use crate::throughput::{flat_words, Plateau, Wall};
+use result::StepResult;
+
+/// Refused calls above this share of all LLM calls: the provider is pushing back.
+pub const REFUSED: f64 = 0.05;
+/// Time waited for a slot above this share of the provider's time.
+pub const QUEUED: f64 = 0.25;
+/// Below those, pushback is noticed from these shares: the wall starts where it begins.
+const NOTICED_REFUSED: f64 = 0.01;
+const NOTICED_QUEUED: f64 = 0.05;
+
+fn pushback(s: &StepResult, refused: f64, queued: f64) -> bool {
+    s.provider
+        .as_ref()
+        .is_some_and(|p| p.refused_share >= refused || p.queue_share >= queued)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+/// The provider as the wall when it pushed back materially at some level (steps sorted
+/// by concurrency): from the first level where its pushback began, with the figures of
+/// the first material one. `None` when it never did or no limit was set.
+pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+    let s = steps.iter().find(|s| pushback(s, REFUSED, QUEUED))?;
+    let p = s.provider.as_ref()?;
+    let from = steps
+        .iter()
+        .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
+        .map_or(s.concurrency, |x| x.concurrency.min(s.concurrency));
+    let who = p.binding.clone().unwrap_or_else(|| "its limits".into());
+    let mut text = if p.refused_share >= REFUSED {
+        let retries = if p.retried > 0 {
+            format!("retry amplification {}×", num(p.amplification))
+        } else {
+            "not retried".to_string()
+        };
+        format!(
+            "the provider from {from} sessions — {who} refused {} of LLM calls at {} ({retries})",
+            pct(p.refused_share),
+            s.concurrency,
+        )
+    } else {
+        format!(
+            "the provider from {from} sessions — {who} kept calls waiting ({} of the provider's time at {}, p99 wait {} ms)",
+            pct(p.queue_share),
+            s.concurrency,
+            num(p.queue_wait_p99_ms)
+        )
+    };
+    if s.outcome != "ok" {
+        let n = s.sessions_ok + s.sessions_failed;
+        let why = if p.retried > 0 {
+            "the SUT's retries gave up there"
+        } else {
+            "the SUT did not retry the refused calls"
+        };
+        text.push_str(&format!(
+            "; {why} ({} of {n} sessions failed)",
+            s.sessions_failed
+        ));
+    }
+    if let Some(pl) = plateau {
+        text.push_str(&format!("; throughput {}", flat_words(pl)));
+    }
+    Some(Wall {
+        kind: "provider",
+        from: Some(from as f64),
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::tests::step;
+
+    fn pushed(n: usize, refused: f64, queue: f64) -> StepResult {
+        let mut s = step(n, n as f64, 1.0, 0.1);
+        s.provider = Some(result::Provider {
+            limits: "provider: 600 requests/min per key".into(),
+            answered: 100,
+            refused: Default::default(),
+            refused_share: refused,
+            retried: (refused * 100.0) as u64,
+            amplification: 1.0 / (1.0 - refused),
+            queue_wait_p50_ms: 0.0,
+            queue_wait_p99_ms: queue * 1000.0,
+            queue_share: queue,
+            peak_in_flight: 0,
+            peak_queued: 0,
+            binding: Some("the 600 requests/min quota per key".into()),
+        });
+        s
+    }
+
+    #[test]
+    fn the_first_level_with_material_pushback_is_the_wall() {
+        let mut steps = vec![
+            pushed(1, 0.0, 0.0),
+            pushed(2, 0.01, 0.0),
+            pushed(4, 0.2, 0.0),
+        ];
+        steps[2].outcome = "error_rate";
+        steps[2].sessions_failed = 1;
+        let w = wall(&steps, None).unwrap();
+        // Pushback began at 2 (1 % refused) and was material at 4.
+        assert_eq!((w.kind, w.from), ("provider", Some(2.0)));
+        assert_eq!(
+            w.text,
+            "the provider from 2 sessions — the 600 requests/min quota per key refused 20 % of LLM calls at 4 (retry amplification 1.25×); the SUT's retries gave up there (1 of 5 sessions failed)"
+        );
+        // A SUT that does not retry: no amplification, and the failures are its own choice.
+        steps[2].provider.as_mut().unwrap().retried = 0;
+        let w = wall(&steps, None).unwrap();
+        assert!(
+            w.text.contains("refused 20 % of LLM calls at 4 (not retried); the SUT did not retry the refused calls (1 of 5 sessions failed)"),
+            "{}",
+            w.text
+        );
+        let queued = vec![pushed(1, 0.0, 0.0), pushed(8, 0.0, 0.5)];
+        let w = wall(&queued, None).unwrap();
+        assert!(w.text.contains("the provider from 8 sessions — the 600 requests/min quota per key kept calls waiting (50 % of the provider's time at 8, p99 wait 500 ms)"), "{}", w.text);
+        assert!(wall(&[pushed(1, 0.01, 0.1)], None).is_none());
+        assert!(wall(&[step(1, 1.0, 1.0, 0.1)], None).is_none());
+    }
+}

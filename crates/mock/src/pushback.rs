@@ -1,0 +1,302 @@
+//! A provider that pushes back: the quotas and slots in force for a request (the
+//! provider's and its model's, as the scenario set them or as changed live through
+//! `POST /plimsoll/admin/limits`), and what they did: requests refused by reason, time
+//! waited for a slot, slots and queue at their fullest, replies answered.
+
+use crate::capacity::{Full, Gate, Slot};
+use crate::limits::{Dim, Limits};
+use crate::quota::{Quotas, Reading, Refused};
+use crate::scenario::{ModelSpec, Scenario};
+use hdrhistogram::Histogram;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// The scope of the provider's own limits (a model's scope is its name).
+pub const PROVIDER: &str = "*";
+
+/// Why a request was refused: one per quota bucket, and a full queue.
+pub const REASONS: [&str; 5] = [
+    "quota_requests",
+    "quota_tokens",
+    "quota_input_tokens",
+    "quota_output_tokens",
+    "overloaded",
+];
+
+/// The limits that apply to one request, by scope: the provider's, then its model's.
+pub type Scopes<'a> = Vec<(&'a str, Limits)>;
+
+pub struct Pushback {
+    pub quotas: Quotas,
+    gates: Mutex<HashMap<String, Arc<Gate>>>,
+    /// Limits changed live, by scope; they replace the scenario's.
+    overrides: RwLock<BTreeMap<String, Limits>>,
+    refused: [AtomicU64; 5],
+    answered: AtomicU64,
+    queue_wait_us: Mutex<Histogram<u64>>,
+    /// Replies being generated now, and at most (with any limit set, slots or not).
+    in_flight: Arc<AtomicU64>,
+    peak_in_flight: AtomicU64,
+    /// Whether any limit was ever in force (the ledger then reports the provider).
+    configured: std::sync::atomic::AtomicBool,
+}
+
+impl Pushback {
+    pub fn new(scenario: &Scenario) -> Pushback {
+        let configured = !scenario.provider.is_none()
+            || !scenario.defaults.limits.is_none()
+            || scenario.models.values().any(|m| !m.limits.is_none());
+        Pushback {
+            quotas: Quotas::default(),
+            gates: Mutex::new(HashMap::new()),
+            overrides: RwLock::new(BTreeMap::new()),
+            refused: Default::default(),
+            answered: AtomicU64::new(0),
+            queue_wait_us: Mutex::new(
+                Histogram::new_with_bounds(1, 3_600_000_000, 2).expect("static bounds are valid"),
+            ),
+            configured: configured.into(),
+            in_flight: Arc::new(AtomicU64::new(0)),
+            peak_in_flight: AtomicU64::new(0),
+        }
+    }
+
+    /// The limits in force for `model` now, provider first.
+    pub fn scopes<'a>(&self, scenario: &Scenario, model: &'a str, spec: &ModelSpec) -> Scopes<'a> {
+        let o = self.overrides.read().unwrap_or_else(|p| p.into_inner());
+        let provider = o.get(PROVIDER).copied().unwrap_or(scenario.provider);
+        let own = o.get(model).copied().unwrap_or(spec.limits);
+        let mut out = Vec::new();
+        if !provider.is_none() {
+            out.push((PROVIDER, provider));
+        }
+        if !own.is_none() {
+            out.push((model, own));
+        }
+        out
+    }
+
+    /// Replaces the limits of a scope (`*`: the provider's), or with `None` drops the
+    /// change; answers every change in force.
+    pub fn set(&self, scope: &str, limits: Option<Limits>) -> BTreeMap<String, Limits> {
+        let mut o = self.overrides.write().unwrap_or_else(|p| p.into_inner());
+        match limits {
+            Some(l) => {
+                o.insert(scope.to_string(), l);
+                self.configured.store(true, Relaxed);
+            }
+            None => {
+                o.remove(scope);
+            }
+        }
+        o.clone()
+    }
+
+    pub fn overrides(&self) -> BTreeMap<String, Limits> {
+        self.overrides
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Takes the request's quota in every scope, or names the first one short.
+    pub fn admit(
+        &self,
+        scopes: &Scopes<'_>,
+        key: &str,
+        input_tokens: u32,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        for (scope, l) in scopes {
+            if let Some(q) = &l.quota {
+                if let Err(r) = self.quotas.admit(scope, key, q, input_tokens, now) {
+                    self.refused[r.dim as usize].fetch_add(1, Relaxed);
+                    return Err(r);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the reply's output tokens; the readings of the model's own quota win over
+    /// the provider's for the headers (a model's quota is what its clients see).
+    pub fn spend_output(
+        &self,
+        scopes: &Scopes<'_>,
+        key: &str,
+        output_tokens: u32,
+        now: Instant,
+    ) -> Vec<Reading> {
+        let mut readings: Vec<Reading> = Vec::new();
+        for (scope, l) in scopes {
+            if let Some(q) = &l.quota {
+                for r in self.quotas.spend_output(scope, key, q, output_tokens, now) {
+                    readings.retain(|x| x.dim != r.dim);
+                    readings.push(r);
+                }
+            }
+        }
+        readings
+    }
+
+    fn gate(&self, scope: &str, l: &Limits) -> Option<Arc<Gate>> {
+        let cap = l.capacity?;
+        let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(g) = gates.get(scope).filter(|g| g.cap == cap) {
+            return Some(g.clone());
+        }
+        let g = gates
+            .entry(scope.to_string())
+            .or_insert_with(|| Arc::new(Gate::new(cap)));
+        if g.cap != cap {
+            // Changed live: new slots; replies in flight finish on the old ones.
+            *g = Arc::new(Gate::new(cap));
+        }
+        Some(g.clone())
+    }
+
+    /// Waits for a slot in every scope with capacity. Answers the slots (held until the
+    /// reply is sent), the slowdown of the time per token, and the time waited.
+    pub async fn enter(&self, scopes: &Scopes<'_>) -> Result<(Held, f64, Duration), Full> {
+        let gates: Vec<Arc<Gate>> = scopes.iter().filter_map(|(s, l)| self.gate(s, l)).collect();
+        let flight = (!scopes.is_empty()).then(|| {
+            let n = self.in_flight.fetch_add(1, Relaxed) + 1;
+            self.peak_in_flight.fetch_max(n, Relaxed);
+            Flight(self.in_flight.clone())
+        });
+        if gates.is_empty() {
+            return Ok((
+                Held {
+                    slots: Vec::new(),
+                    _flight: flight,
+                },
+                1.0,
+                Duration::ZERO,
+            ));
+        }
+        let t0 = Instant::now();
+        let mut slots = Vec::with_capacity(gates.len());
+        let mut slowdown: f64 = 1.0;
+        for g in &gates {
+            match g.enter().await {
+                Ok(s) => {
+                    slowdown = slowdown.max(g.cap.slowdown(s.occupied));
+                    slots.push(s);
+                }
+                Err(full) => {
+                    self.refused[4].fetch_add(1, Relaxed);
+                    return Err(full);
+                }
+            }
+        }
+        let waited = t0.elapsed();
+        if let Ok(mut h) = self.queue_wait_us.lock() {
+            let _ = h.record((waited.as_micros() as u64).clamp(1, 3_600_000_000));
+        }
+        let held = Held {
+            slots,
+            _flight: flight,
+        };
+        Ok((held, slowdown, waited))
+    }
+
+    /// Counts a request answered with a reply (not refused, not failed).
+    pub fn answered(&self) {
+        self.answered.fetch_add(1, Relaxed);
+    }
+
+    /// What the provider did, for the ledger; `None` when no limit was ever set.
+    pub fn snapshot(&self) -> Option<Value> {
+        if !self.configured.load(Relaxed) {
+            return None;
+        }
+        let mut refused = serde_json::Map::new();
+        for (i, r) in REASONS.iter().enumerate() {
+            refused.insert((*r).into(), self.refused[i].load(Relaxed).into());
+        }
+        let (p50, p99, max, n) = match self.queue_wait_us.lock() {
+            Ok(h) => (
+                h.value_at_quantile(0.5),
+                h.value_at_quantile(0.99),
+                h.max(),
+                h.len(),
+            ),
+            Err(_) => (0, 0, 0, 0),
+        };
+        let ms = |us: u64| if n == 0 { 0.0 } else { us as f64 / 1000.0 };
+        let gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
+        let gate = |f: &dyn Fn(&Gate) -> u64| gates.values().map(|g| f(g)).max().unwrap_or(0);
+        Some(json!({
+            "answered": self.answered.load(Relaxed),
+            "refused": refused,
+            "queue_wait_ms": {"p50": ms(p50), "p99": ms(p99), "max": ms(max), "count": n},
+            "in_flight": self.in_flight.load(Relaxed),
+            "queued": gate(&|g| g.queued() as u64),
+            "peak_in_flight": self.peak_in_flight.load(Relaxed),
+            "peak_queued": gate(&|g| g.peak_queued.load(Relaxed) as u64),
+            "keys": self.quotas.usage(),
+        }))
+    }
+
+    /// Refusals by reason, for `/metrics`.
+    pub fn refused_counts(&self) -> [(&'static str, u64); 5] {
+        let mut out = [("", 0); 5];
+        for (i, r) in REASONS.iter().enumerate() {
+            out[i] = (r, self.refused[i].load(Relaxed));
+        }
+        out
+    }
+}
+
+/// A reply being generated: counted in flight until dropped.
+pub struct Flight(Arc<AtomicU64>);
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+/// What a reply holds while it is generated and sent: its slots, and its place in the
+/// count of replies in flight.
+pub struct Held {
+    pub slots: Vec<Slot>,
+    _flight: Option<Flight>,
+}
+
+impl Held {
+    /// Whether the reply waited in a queue (it had slots to take).
+    pub fn gated(&self) -> bool {
+        !self.slots.is_empty()
+    }
+}
+
+/// The words of a refusal in the provider's manner, for the error message.
+pub fn refusal_message(model: &str, r: &Refused, anthropic: bool) -> String {
+    let what = match r.dim {
+        Dim::Requests => "requests per min (RPM)",
+        Dim::Tokens => "tokens per min (TPM)",
+        Dim::InputTokens => "input tokens per minute",
+        Dim::OutputTokens => "output tokens per minute",
+    };
+    let limit = crate::limits::thousands(r.limit);
+    if r.too_large {
+        return format!(
+            "Request too large for {model} on {what}: Limit {limit}, Requested {}. The input or output tokens must be reduced (plimsoll mock quota).",
+            r.requested
+        );
+    }
+    let wait = r.retry_after_ms as f64 / 1000.0;
+    if anthropic {
+        format!(
+            "This request would exceed your rate limit of {limit} {what} for {model}. Please try again in {wait:.3}s (plimsoll mock quota)."
+        )
+    } else {
+        format!(
+            "Rate limit reached for {model} on {what}: Limit {limit}. Please try again in {wait:.3}s (plimsoll mock quota)."
+        )
+    }
+}
