@@ -87,6 +87,9 @@ pub struct DriveReport {
     pub requests: BTreeMap<String, RequestStats>,
     /// Resident sessions that opened (with `resident`).
     pub resident: u64,
+    /// The names (`sN`) of the sessions that failed: what they asked of the provider is
+    /// not what a whole session asks.
+    pub failed_sessions: std::collections::HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +110,7 @@ pub(crate) struct Shared {
     ttft: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
+    failed: Mutex<std::collections::HashSet<String>>,
     pub(crate) progress: Arc<Progress>,
     t0: Instant,
     load: Load,
@@ -240,6 +244,7 @@ pub async fn drive(
         ttft: Mutex::new(hist()),
         errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
         requests: Mutex::new(BTreeMap::new()),
+        failed: Mutex::new(Default::default()),
         progress: progress.clone(),
         t0: Instant::now(),
         load: Load::default(),
@@ -404,6 +409,9 @@ async fn report(
         full_load,
         requests,
         resident: progress.resident.load(Relaxed),
+        failed_sessions: std::mem::take(
+            &mut *shared.failed.lock().unwrap_or_else(|p| p.into_inner()),
+        ),
     }
 }
 
@@ -464,6 +472,11 @@ async fn run_session(
     };
     if let Err((kind, message)) = outcome {
         shared.error(kind, format!("session {session} {message}"));
+        shared
+            .failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(session);
         shared.progress.sessions_failed.fetch_add(1, Relaxed);
         shared.session_ended();
         return false;

@@ -162,16 +162,19 @@ impl Pushback {
     /// reply is sent), the slowdown of the time per token, and the time waited.
     pub async fn enter(&self, scopes: &Scopes<'_>) -> Result<(Held, f64, Duration), Full> {
         let gates: Vec<Arc<Gate>> = scopes.iter().filter_map(|(s, l)| self.gate(s, l)).collect();
-        let flight = (!scopes.is_empty()).then(|| {
-            let n = self.in_flight.fetch_add(1, Relaxed) + 1;
-            self.peak_in_flight.fetch_max(n, Relaxed);
-            Flight(self.in_flight.clone())
-        });
+        // In flight once every slot is taken (not while waiting for one).
+        let flight = || {
+            (!scopes.is_empty()).then(|| {
+                let n = self.in_flight.fetch_add(1, Relaxed) + 1;
+                self.peak_in_flight.fetch_max(n, Relaxed);
+                Flight(self.in_flight.clone())
+            })
+        };
         if gates.is_empty() {
             return Ok((
                 Held {
                     slots: Vec::new(),
-                    _flight: flight,
+                    _flight: flight(),
                 },
                 1.0,
                 Duration::ZERO,
@@ -198,7 +201,7 @@ impl Pushback {
         }
         let held = Held {
             slots,
-            _flight: flight,
+            _flight: flight(),
         };
         Ok((held, slowdown, waited))
     }

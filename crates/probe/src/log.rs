@@ -3,7 +3,10 @@
 //! Rust tracing (`… WARN target: …`), any JSON line with a `level`/`severity`/`levelname`
 //! field — or matched against the user's pattern; warning and error lines grouped into
 //! kinds (digits and ids masked, so `deadline exceeded with 9 runs` and `… with 12 runs`
-//! are one kind) with a count and the first example; the last lines kept, bounded.
+//! are one kind) with a count and the first example; the last lines kept, bounded. A
+//! Python traceback after an error line names the kind by its exception
+//! (`ERROR: Exception in ASGI application → openai.RateLimitError: …`): the header alone
+//! says nothing of what went wrong.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -46,6 +49,12 @@ pub struct LogBook {
     /// Warning or error lines of kinds beyond the `KINDS` kept (counted, not grouped).
     pub kinds_dropped: u64,
     pattern: Option<regex::Regex>,
+    /// The last warning or error line's level, masked and clean text (its kind's key is
+    /// the masked text until a traceback names the exception).
+    last: Option<(Level, String, String)>,
+    /// The key the last line is counted under now.
+    last_key: Option<(Level, String)>,
+    in_traceback: bool,
 }
 
 impl LogBook {
@@ -64,6 +73,9 @@ impl LogBook {
         }
         self.kept.push_back(line.to_string());
         let clean = strip_ansi(line);
+        if self.traceback(&clean) {
+            return;
+        }
         let level = level_of(&clean).or_else(|| {
             self.pattern
                 .as_ref()
@@ -76,14 +88,59 @@ impl LogBook {
             Level::Error => self.errors += 1,
         }
         let key = (level, mask(&clean));
+        self.last = Some((level, key.1.clone(), clean.clone()));
+        self.last_key = self.count(key, &clean).then(|| (level, mask(&clean)));
+    }
+
+    /// Counts one line of a kind; false when the kind could not be kept.
+    fn count(&mut self, key: (Level, String), example: &str) -> bool {
         if let Some(k) = self.kinds.get_mut(&key) {
             k.count += 1;
         } else if self.kinds.len() < KINDS {
-            let example: String = clean.chars().take(300).collect();
+            let example: String = example.chars().take(300).collect();
             self.kinds.insert(key, Kind { count: 1, example });
         } else {
             self.kinds_dropped += 1;
+            return false;
         }
+        true
+    }
+
+    /// Reads a Python traceback's lines; true when `line` belonged to one. Its exception
+    /// line moves the error line before it to the kind named by the exception.
+    fn traceback(&mut self, line: &str) -> bool {
+        if line.starts_with("Traceback (most recent call last)") {
+            self.in_traceback = true;
+            return true;
+        }
+        if !self.in_traceback {
+            return false;
+        }
+        let t = line.trim_end();
+        if t.is_empty()
+            || t.starts_with(char::is_whitespace)
+            || t.starts_with("During handling of the above exception")
+            || t.starts_with("The above exception was the direct cause")
+        {
+            return true;
+        }
+        // The exception: `module.Error: message` (a chain ends with the outermost one).
+        self.in_traceback = false;
+        let (Some((level, header, example)), Some(from)) =
+            (self.last.clone(), self.last_key.take())
+        else {
+            return true;
+        };
+        if let Some(k) = self.kinds.get_mut(&from) {
+            k.count -= 1;
+            if k.count == 0 {
+                self.kinds.remove(&from);
+            }
+        }
+        let to = (level, format!("{header} → {}", mask(t)));
+        let example = format!("{example} → {t}");
+        self.last_key = self.count(to.clone(), &example).then_some(to);
+        true
     }
 }
 
@@ -265,6 +322,41 @@ mod tests {
         assert!(b
             .kinds
             .contains_key(&(Level::Error, "ERROR run … failed".to_string())));
+    }
+
+    #[test]
+    fn a_traceback_names_the_kind_by_its_exception() {
+        let mut b = LogBook::new(None);
+        for code in ["429", "500"] {
+            b.add("ERROR:    Exception in ASGI application");
+            b.add("Traceback (most recent call last):");
+            b.add("  File \"/app/main.py\", line 12, in run");
+            b.add("    await agent.run()");
+            b.add("");
+            b.add("During handling of the above exception, another exception occurred:");
+            b.add("");
+            b.add("Traceback (most recent call last):");
+            b.add("  File \"/app/x.py\", line 3, in f");
+            b.add(&format!(
+                "openai.RateLimitError: Error code: {code} - {{'error': 'quota'}}"
+            ));
+        }
+        b.add("ERROR:    Exception in ASGI application");
+        b.add("INFO: back to normal");
+        assert_eq!(b.errors, 3);
+        let keys: Vec<&String> = b.kinds.keys().map(|k| &k.1).collect();
+        assert_eq!(
+            keys,
+            [
+                "ERROR:    Exception in ASGI application",
+                "ERROR:    Exception in ASGI application → openai.RateLimitError: Error code: # - {'error': 'quota'}"
+            ]
+        );
+        let k = &b.kinds[&(Level::Error, keys[1].clone())];
+        assert_eq!(k.count, 2);
+        assert!(k
+            .example
+            .ends_with("→ openai.RateLimitError: Error code: 429 - {'error': 'quota'}"));
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub fn render(doc: &Value) -> String {
     let budget = doc["environment"]["budget"]["latency_inflation"]
         .as_f64()
         .map(|v| (v, "budget"));
-    let charts = [
+    let mut charts = vec![
         Chart { title: "Throughput", unit: "turns/s", how: "Completed turns per second. Where it stops growing is the wall; the dashed line is the Universal Scalability Law fit (4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve, limit: None },
         Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get("latency_inflation") }], curve: None, limit: budget },
         Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
@@ -139,6 +139,15 @@ pub fn render(doc: &Value) -> String {
         Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get("peak_threads") }], curve: None, limit: None },
         Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get("cpu_ms_per_turn") }], curve: None, limit: None },
     ];
+    if steps.iter().any(|s| s["provider"].is_object()) {
+        let share = |k: &str| -> Vec<Option<f64>> {
+            steps
+                .iter()
+                .map(|s| s["provider"][k].as_f64().map(|v| v * 100.0))
+                .collect()
+        };
+        charts.push(Chart { title: "Provider pushback", unit: "%", how: "LLM calls the provider's quotas or full queue refused, as a share of all calls; and time calls waited for a generation slot, as a share of the provider's time. Rising from zero: the provider is the wall.", series: vec![Series { name: "refused", color: "#c33", values: share("refused_share") }, Series { name: "waiting", color: "#e70", values: share("queue_share") }], curve: None, limit: None });
+    }
     let mut body = String::new();
     for c in &charts {
         let _ = write!(
@@ -269,6 +278,15 @@ mod tests {
         });
         let html = super::render(&doc);
         assert_eq!(html.matches("<svg").count(), 8);
+        // A provider with limits adds its chart.
+        let mut pushed = doc.clone();
+        pushed["steps"][0]["provider"] =
+            serde_json::json!({"refused_share": 0.0, "queue_share": 0.0});
+        pushed["steps"][1]["provider"] =
+            serde_json::json!({"refused_share": 0.2, "queue_share": 0.0});
+        let p = super::render(&pushed);
+        assert_eq!(p.matches("<svg").count(), 9);
+        assert!(p.contains("Provider pushback"));
         assert!(
             html.contains("not plotted")
                 && html.contains("n=10")

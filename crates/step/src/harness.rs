@@ -112,6 +112,7 @@ pub(crate) async fn run(
         timed_out: status.is_none(),
         errors_by_kind,
         first_errors: Vec::new(),
+        failed_sessions: Default::default(),
         harness_cpu_sec: harness_cpu,
         open_model: None,
         cap: None,

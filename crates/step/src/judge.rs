@@ -41,6 +41,8 @@ pub struct Measured {
     pub wall_ms: f64,
     pub lat: Latencies,
     pub think_ms_per_session: f64,
+    /// The driver's names of the sessions that failed (left out of the ideal time).
+    pub failed_sessions: std::collections::HashSet<String>,
     /// Think time between two turns of a session.
     pub think_ms_per_turn: f64,
     pub lag_p99_ms: f64,
@@ -196,12 +198,20 @@ fn outcome(
 
 /// What the mock scheduled for a session's replies plus its think time: the median over
 /// the sessions the ledger knows.
-fn ideal_session_ms(ledger: &serde_json::Value, think_ms: f64) -> Option<f64> {
+/// The median over the sessions that went through of the provider's unloaded time for
+/// them, plus think time: a failed session asked the provider for less than a session
+/// does (with most sessions failing early, the median would be one call).
+fn ideal_session_ms(
+    ledger: &serde_json::Value,
+    think_ms: f64,
+    failed: &std::collections::HashSet<String>,
+) -> Option<f64> {
     let mut ideal: Vec<f64> = ledger["sessions"]
         .as_object()
         .map(|s| {
             s.iter()
                 .filter(|(k, _)| k.as_str() != mock::ledger::ANONYMOUS)
+                .filter(|(k, _)| !failed.contains(k.as_str()))
                 .filter_map(|(_, v)| v["llm_ms"].as_f64())
                 .map(|ms| ms + think_ms)
                 .collect()
@@ -294,7 +304,12 @@ fn provider_of(ledger: &serde_json::Value) -> Option<result::Provider> {
 }
 
 impl MockSide {
-    fn read(timing: &mock::TimingSnapshot, ledger: &serde_json::Value, think_ms: f64) -> MockSide {
+    fn read(
+        timing: &mock::TimingSnapshot,
+        ledger: &serde_json::Value,
+        think_ms: f64,
+        failed: &std::collections::HashSet<String>,
+    ) -> MockSide {
         let totals = &ledger["totals"];
         MockSide {
             late_p99_ms: timing.late_p99_ms,
@@ -304,7 +319,7 @@ impl MockSide {
                 .as_object()
                 .map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum()),
             violations: totals["integrity_violations"].as_u64().unwrap_or(0),
-            ideal_ms: ideal_session_ms(ledger, think_ms),
+            ideal_ms: ideal_session_ms(ledger, think_ms, failed),
             violation_list: ledger["violations"].as_array().cloned().unwrap_or_default(),
             marked: ledger["sessions"].as_object().map_or(0, |o| {
                 o.keys()
@@ -333,6 +348,7 @@ pub(crate) async fn judge(
         &rig.mock.app.stats.snapshot(),
         &rig.mock.app.ledger_json(),
         m.think_ms_per_session,
+        &m.failed_sessions,
     );
     rig.mock.shutdown().await.ok();
     let found = outcome(cfg, &probe, died, &stopped, &m, side.violations);
@@ -675,8 +691,12 @@ mod tests {
             "a": {"llm_ms": 100.0}, "b": {"llm_ms": 300.0}, "c": {"llm_ms": 200.0},
             (mock::ledger::ANONYMOUS): {"llm_ms": 9999.0}
         }});
-        assert_eq!(ideal_session_ms(&ledger, 50.0), Some(250.0));
-        assert_eq!(ideal_session_ms(&serde_json::json!({}), 50.0), None);
+        let none = Default::default();
+        assert_eq!(ideal_session_ms(&ledger, 50.0, &none), Some(250.0));
+        assert_eq!(ideal_session_ms(&serde_json::json!({}), 50.0, &none), None);
+        // Sessions that failed early asked for less: they are left out.
+        let failed = ["a".to_string(), "c".to_string()].into_iter().collect();
+        assert_eq!(ideal_session_ms(&ledger, 50.0, &failed), Some(350.0));
     }
 
     #[test]

@@ -270,6 +270,7 @@ async fn driven(
         timed_out: report.timed_out,
         errors_by_kind: report.errors_by_kind,
         first_errors: report.first_errors.into_iter().collect(),
+        failed_sessions: report.failed_sessions,
         harness_cpu_sec: harness_cpu,
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
         cap: cap.as_ref().map(|c| (c.method, c.spec)),
