@@ -93,6 +93,16 @@ def aant(mock):
     return anthropic.AsyncAnthropic(base_url=mock.base, api_key="dummy", max_retries=0)
 
 
+def openai_client(m, key="x", retries=0):
+    """An OpenAI client of mock `m` with API key `key` and the SDK's own retries."""
+    return openai.OpenAI(base_url=m.base + "/v1", api_key=key, max_retries=retries)
+
+
+def anthropic_client(m, key="x", retries=0):
+    """An Anthropic client of mock `m` with API key `key` and the SDK's own retries."""
+    return anthropic.Anthropic(base_url=m.base, api_key=key, max_retries=retries)
+
+
 def get_json(base: str, path: str):
     """GET a Plimsoll admin endpoint."""
     import json

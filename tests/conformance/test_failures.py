@@ -7,6 +7,8 @@ import openai
 import pytest
 
 from conftest import Mock, get_json, post_json
+from conftest import anthropic_client as ant
+from conftest import openai_client as oai
 
 SCENARIO = """
 unknown_model = "error"
@@ -41,14 +43,6 @@ def fmock():
     m = Mock(SCENARIO)
     yield m
     m.stop()
-
-
-def oai(m, retries=0):
-    return openai.OpenAI(base_url=m.base + "/v1", api_key="x", max_retries=retries)
-
-
-def ant(m, retries=0):
-    return anthropic.Anthropic(base_url=m.base, api_key="x", max_retries=retries)
 
 
 def session_of(m, name):

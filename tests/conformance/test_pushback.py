@@ -9,6 +9,8 @@ import openai
 import pytest
 
 from conftest import Mock, get_json, post_json
+from conftest import anthropic_client as ant
+from conftest import openai_client as oai
 
 SCENARIO = """
 unknown_model = "error"
@@ -44,14 +46,6 @@ def pmock():
     m = Mock(SCENARIO)
     yield m
     m.stop()
-
-
-def oai(m, key="k1", retries=0):
-    return openai.OpenAI(base_url=m.base + "/v1", api_key=key, max_retries=retries)
-
-
-def ant(m, key="k1", retries=0):
-    return anthropic.Anthropic(base_url=m.base, api_key=key, max_retries=retries)
 
 
 def marked(session, text="hello"):

@@ -94,6 +94,30 @@ async fn ledger(State(app): State<Arc<App>>) -> Json<Value> {
     Json(app.ledger_json())
 }
 
+fn admin_bad(m: String) -> Response {
+    error_response(
+        Api::ChatCompletions,
+        &WireError::invalid("body", m),
+        "req_admin",
+    )
+}
+
+/// An admin change's body: the model it names (`*`, every model or the provider, when
+/// none) and its other fields; or what is wrong with it, with `example` to copy.
+fn admin_change(
+    body: &[u8],
+    example: &str,
+) -> Result<(String, serde_json::Map<String, Value>), String> {
+    let Ok(Value::Object(mut fields)) = serde_json::from_slice::<Value>(body) else {
+        return Err(format!("must be a JSON object such as {example}"));
+    };
+    match fields.remove("model") {
+        Some(Value::String(m)) => Ok((m, fields)),
+        None => Ok(("*".to_string(), fields)),
+        Some(_) => Err("model must be a string (a model name or \"*\")".into()),
+    }
+}
+
 async fn get_failures(State(app): State<Arc<App>>) -> Json<Value> {
     let o = app
         .failure_overrides
@@ -105,21 +129,11 @@ async fn get_failures(State(app): State<Arc<App>>) -> Json<Value> {
 /// `{"model": "*", "rate_limit": 0.5, …}` sets rates for a model (or all); fields not
 /// given keep their current value. `{"model": "*", "reset": true}` drops the override.
 async fn set_failures(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
-    let bad = |m: String| {
-        error_response(
-            Api::ChatCompletions,
-            &WireError::invalid("body", m),
-            "req_admin",
-        )
+    let (model, mut fields) = match admin_change(&body, r#"{"model": "*", "rate_limit": 0.2}"#) {
+        Ok(x) => x,
+        Err(m) => return admin_bad(m),
     };
-    let Ok(Value::Object(mut fields)) = serde_json::from_slice::<Value>(&body) else {
-        return bad("must be a JSON object such as {\"model\": \"*\", \"rate_limit\": 0.2}".into());
-    };
-    let model = match fields.remove("model") {
-        Some(Value::String(m)) => m,
-        None => "*".to_string(),
-        Some(_) => return bad("model must be a string (a model name or \"*\")".into()),
-    };
+    let bad = admin_bad;
     let mut o = app
         .failure_overrides
         .write()
@@ -165,23 +179,11 @@ async fn get_limits(State(app): State<Arc<App>>) -> Json<Value> {
 /// keeps its current value, `null` removes it; `{"model": "*", "reset": true}` goes back
 /// to the scenario's.
 async fn set_limits(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
-    let bad = |m: String| {
-        error_response(
-            Api::ChatCompletions,
-            &WireError::invalid("body", m),
-            "req_admin",
-        )
+    let (scope, mut fields) = match admin_change(&body, r#"{"model": "*", "quota": {"rpm": 60}}"#) {
+        Ok(x) => x,
+        Err(m) => return admin_bad(m),
     };
-    let Ok(Value::Object(mut fields)) = serde_json::from_slice::<Value>(&body) else {
-        return bad(
-            "must be a JSON object such as {\"model\": \"*\", \"quota\": {\"rpm\": 60}}".into(),
-        );
-    };
-    let scope = match fields.remove("model") {
-        Some(Value::String(m)) => m,
-        None => crate::pushback::PROVIDER.to_string(),
-        Some(_) => return bad("model must be a string (a model name or \"*\")".into()),
-    };
+    let bad = admin_bad;
     if fields.remove("reset") == Some(Value::Bool(true)) {
         let o = app.pushback.set(&scope, None);
         return Json(json!({"overrides": o})).into_response();
