@@ -115,9 +115,18 @@ def test_a_token_quota_refuses_with_the_tokens_type(pmock):
     # The bucket holds a second of the quota (1,000 tokens): two of these passed.
     keys = get_json(pmock.base, "/plimsoll/ledger")["provider"]["keys"]
     assert keys["tokens"]["requests"] == 2 and keys["tokens"]["refused"] == 1, keys
-    huge = [{"role": "user", "content": "word " * 2000}]
+    # Larger than the one-second bucket but within the minute's quota: it passes on a
+    # full bucket and leaves it in debt; the next waits until the debt is paid.
+    big = [{"role": "user", "content": "word " * 2000}]
+    b = oai(pmock, key="tokens-big")
+    b.chat.completions.create(model="itpm", messages=big)
     with pytest.raises(openai.RateLimitError) as e:
-        c.chat.completions.create(model="itpm", messages=huge)
+        b.chat.completions.create(model="itpm", messages=USER)
+    assert 1000 <= int(e.value.response.headers["retry-after-ms"]) <= 1100
+    # More than the whole minute's quota can never pass.
+    huge = [{"role": "user", "content": "word " * 70000}]
+    with pytest.raises(openai.RateLimitError) as e:
+        b.chat.completions.create(model="itpm", messages=huge)
     assert "Request too large" in e.value.message
 
 

@@ -26,16 +26,19 @@ fn pct(x: f64) -> String {
 
 /// The provider as the wall when it pushed back materially at some level (steps sorted
 /// by concurrency): from the first level where its pushback began, with the figures of
-/// the first material one. `None` when it never did or no limit was set.
-pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+/// the first material one; and that material level, to weigh against the SUT's own
+/// walls. `None` when it never did or no limit was set.
+pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f64)> {
     let s = steps.iter().find(|s| pushback(s, REFUSED, QUEUED))?;
     let p = s.provider.as_ref()?;
+    let refusing =
+        p.refused_share >= REFUSED && (p.queue_share < QUEUED || p.refused_share >= p.queue_share);
     let from = steps
         .iter()
         .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
         .map_or(s.concurrency, |x| x.concurrency.min(s.concurrency));
     let who = p.binding.clone().unwrap_or_else(|| "its limits".into());
-    let mut text = if p.refused_share >= REFUSED {
+    let mut text = if refusing {
         let retries = if p.retried > 0 {
             format!("retry amplification {}×", num(p.amplification))
         } else {
@@ -54,26 +57,31 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
             num(p.queue_wait_p99_ms)
         )
     };
-    if s.outcome != "ok" {
-        let n = s.sessions_ok + s.sessions_failed;
-        let why = if p.retried > 0 {
-            "the SUT's retries gave up there"
-        } else {
-            "the SUT did not retry the refused calls"
-        };
-        text.push_str(&format!(
-            "; {why} ({} of {n} sessions failed)",
-            s.sessions_failed
-        ));
+    let n = s.sessions_ok + s.sessions_failed;
+    match s.outcome {
+        "ok" => {}
+        "error_rate" if refusing => {
+            let why = if p.retried > 0 {
+                "the SUT's retries gave up there"
+            } else {
+                "the SUT did not retry the refused calls"
+            };
+            text.push_str(&format!(
+                "; {why} ({} of {n} sessions failed)",
+                s.sessions_failed
+            ));
+        }
+        other => text.push_str(&format!("; the step there ended in {other}")),
     }
     if let Some(pl) = plateau {
         text.push_str(&format!("; throughput {}", flat_words(pl)));
     }
-    Some(Wall {
+    let wall = Wall {
         kind: "provider",
         from: Some(from as f64),
         text,
-    })
+    };
+    Some((wall, s.concurrency as f64))
 }
 
 #[cfg(test)]
@@ -109,7 +117,7 @@ mod tests {
         ];
         steps[2].outcome = "error_rate";
         steps[2].sessions_failed = 1;
-        let w = wall(&steps, None).unwrap();
+        let w = wall(&steps, None).unwrap().0;
         // Pushback began at 2 (1 % refused) and was material at 4.
         assert_eq!((w.kind, w.from), ("provider", Some(2.0)));
         assert_eq!(
@@ -118,15 +126,23 @@ mod tests {
         );
         // A SUT that does not retry: no amplification, and the failures are its own choice.
         steps[2].provider.as_mut().unwrap().retried = 0;
-        let w = wall(&steps, None).unwrap();
+        let w = wall(&steps, None).unwrap().0;
         assert!(
             w.text.contains("refused 20 % of LLM calls at 4 (not retried); the SUT did not retry the refused calls (1 of 5 sessions failed)"),
             "{}",
             w.text
         );
-        let queued = vec![pushed(1, 0.0, 0.0), pushed(8, 0.0, 0.5)];
-        let w = wall(&queued, None).unwrap();
-        assert!(w.text.contains("the provider from 8 sessions — the 600 requests/min quota per key kept calls waiting (50 % of the provider's time at 8, p99 wait 500 ms)"), "{}", w.text);
+        let mut queued = vec![pushed(1, 0.0, 0.0), pushed(8, 0.02, 0.5)];
+        queued[1].provider.as_mut().unwrap().binding = Some("the 6 generation slots".into());
+        queued[1].outcome = "timeout";
+        let (w, material) = wall(&queued, None).unwrap();
+        // Waiting outweighs the 2 % refused: the slots are named, and a timeout is not
+        // blamed on retries.
+        assert_eq!(
+            w.text,
+            "the provider from 8 sessions — the 6 generation slots kept calls waiting (50 % of the provider's time at 8, p99 wait 500 ms); the step there ended in timeout"
+        );
+        assert_eq!(material, 8.0);
         assert!(wall(&[pushed(1, 0.01, 0.1)], None).is_none());
         assert!(wall(&[step(1, 1.0, 1.0, 0.1)], None).is_none());
     }

@@ -187,15 +187,15 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
 }
 
 /// The provider is the wall when it pushed back materially, unless the harness was the
-/// bound or a resource of the SUT's own hit its wall at a lower level. A plateau with no
-/// resource at its wall ("a limit inside the SUT") is the provider's when it pushed back.
-fn with_provider(own: Wall, provider: Option<Wall>) -> Wall {
+/// bound or a resource of the SUT's own (CPU, memory) hit its wall at the same level as
+/// the provider's material pushback or lower. A plateau with no resource at its wall ("a
+/// limit inside the SUT") is the provider's when it pushed back.
+fn with_provider(own: Wall, provider: Option<(Wall, f64)>) -> Wall {
     match provider {
-        Some(p)
+        Some((p, material))
             if own.kind != "harness"
                 && (matches!(own.kind, "none" | "internal")
-                    || own.from.is_none()
-                    || p.from <= own.from) =>
+                    || own.from.is_none_or(|f| material < f)) =>
         {
             p
         }
@@ -350,6 +350,40 @@ pub(crate) mod tests {
             scratch: None,
             resident: None,
         }
+    }
+
+    #[test]
+    fn the_provider_takes_the_wall_only_below_the_sut_own() {
+        let w = |kind: &'static str, from: Option<f64>| Wall {
+            kind,
+            from,
+            text: kind.into(),
+        };
+        let provider = |material: f64| Some((w("provider", Some(4.0)), material));
+        // CPU hot from 8; the provider's pushback is material only at 32 (a 1 % burst at 4
+        // does not count): CPU stays the wall. A tie goes to the SUT's own resource.
+        assert_eq!(
+            with_provider(w("cpu", Some(8.0)), provider(32.0)).kind,
+            "cpu"
+        );
+        assert_eq!(
+            with_provider(w("cpu", Some(8.0)), provider(8.0)).kind,
+            "cpu"
+        );
+        assert_eq!(
+            with_provider(w("cpu", Some(8.0)), provider(4.0)).kind,
+            "provider"
+        );
+        // A queue with no resource at its wall is the provider's; the harness never is.
+        assert_eq!(
+            with_provider(w("internal", Some(2.0)), provider(16.0)).kind,
+            "provider"
+        );
+        assert_eq!(
+            with_provider(w("harness", Some(2.0)), provider(1.0)).kind,
+            "harness"
+        );
+        assert_eq!(with_provider(w("none", None), None).kind, "none");
     }
 
     #[test]

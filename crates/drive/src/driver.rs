@@ -478,7 +478,8 @@ async fn run_session(
             .unwrap_or_else(|p| p.into_inner())
             .insert(session);
         shared.progress.sessions_failed.fetch_add(1, Relaxed);
-        shared.session_ended();
+        // A failed session does not end full load for the others: the rate counts it out
+        // instead (see step's rates).
         return false;
     }
     record_session(shared, start, slow.is_some());

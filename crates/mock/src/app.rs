@@ -46,27 +46,26 @@ impl App {
     pub fn ledger_json(&self) -> serde_json::Value {
         let mut l = self.ledger.snapshot();
         if let Some(mut p) = self.pushback.snapshot() {
-            let (words, names) = self.limits_words();
-            p["limits"] = words.into();
-            p["names"] = names.into();
+            p["limits"] = self.limits_words().into();
             l["provider"] = p;
         }
         l
     }
 
-    /// Every scope's limits in force, in words ("provider: 600 requests/min per key;
-    /// gpt-4o: 8 slots, unbounded queue"), and what to call each refusal reason and the
-    /// slots ("the 600 requests/min quota per key").
-    fn limits_words(&self) -> (String, serde_json::Map<String, serde_json::Value>) {
-        use crate::limits::{thousands, Limits};
+    /// Every scope's limits in force, in words: "600 requests/min per key; model gpt-4o:
+    /// 8 slots, unbounded queue".
+    fn limits_words(&self) -> String {
+        use crate::limits::Limits;
         let o = self.pushback.overrides();
         let provider = o
             .get(crate::pushback::PROVIDER)
             .copied()
             .unwrap_or(self.scenario.provider);
-        let mut scopes: Vec<(String, Limits)> = vec![("provider".into(), provider)];
         let defaults = self.scenario.defaults.limits;
-        scopes.push(("every model".into(), defaults));
+        let mut scopes: Vec<(String, Limits)> = vec![
+            ("provider".into(), provider),
+            ("every model".into(), defaults),
+        ];
         for (name, spec) in &self.scenario.models {
             let l = o.get(name).copied().unwrap_or(spec.limits);
             if l != defaults {
@@ -78,45 +77,16 @@ impl App {
                 scopes.push((name.clone(), *l));
             }
         }
-        scopes.retain(|(_, l)| !l.is_none());
-        let words: Vec<String> = scopes
+        scopes
             .iter()
+            .filter(|(_, l)| !l.is_none())
             .map(|(s, l)| match s.as_str() {
                 "provider" => l.describe(),
                 "every model" => format!("each model: {}", l.describe()),
                 m => format!("model {m}: {}", l.describe()),
             })
-            .collect();
-        let mut names = serde_json::Map::new();
-        for (scope, l) in &scopes {
-            let whose = match scope.as_str() {
-                "provider" => "the".to_string(),
-                "every model" => "each model's".to_string(),
-                m => format!("model {m}'s"),
-            };
-            if let Some(q) = &l.quota {
-                for (d, v) in q.dims() {
-                    names.entry(d.reason()).or_insert(
-                        format!("{whose} {} {}/min quota per key", thousands(v), d.words()).into(),
-                    );
-                }
-            }
-            if let Some(c) = &l.capacity {
-                names
-                    .entry("slots")
-                    .or_insert(format!("{whose} {} generation slots", c.max_in_flight).into());
-                if let Some(q) = c.max_queue {
-                    names.entry("overloaded").or_insert(
-                        format!(
-                            "{whose} {} slots and queue of {q} (529/503 when full)",
-                            c.max_in_flight
-                        )
-                        .into(),
-                    );
-                }
-            }
-        }
-        (words.join("; "), names)
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     pub fn created_unix(&self) -> u64 {

@@ -12,7 +12,7 @@ use crate::envelope::error_response;
 use crate::failures::{Failures, Injected};
 use crate::limits::Dim;
 use crate::pushback::refusal_message;
-use crate::quota::{put_headers, Reading, Refused};
+use crate::quota::{put_headers, Refused};
 use axum::http::HeaderValue;
 use axum::response::Response;
 use wire::{Api, ErrorKind, WireError};
@@ -40,13 +40,7 @@ pub fn over_quota(api: Api, model: &str, r: &Refused, request_id: &str) -> Respo
     let mut resp = error_response(api, &WireError::new(kind, msg), request_id);
     let h = resp.headers_mut();
     put_retry_after(h, r.retry_after_ms);
-    let reading = Reading {
-        dim: r.dim,
-        limit: r.limit,
-        remaining: 0,
-        reset_ms: r.retry_after_ms,
-    };
-    put_headers(h, api, &[reading]);
+    put_headers(h, api, &r.readings);
     resp
 }
 

@@ -4,7 +4,7 @@
 //! waited for a slot, slots and queue at their fullest, replies answered.
 
 use crate::capacity::{Full, Gate, Slot};
-use crate::limits::{Dim, Limits};
+use crate::limits::{thousands, Dim, Limits, Quota};
 use crate::quota::{Quotas, Reading, Refused};
 use crate::scenario::{ModelSpec, Scenario};
 use hdrhistogram::Histogram;
@@ -35,6 +35,8 @@ pub struct Pushback {
     /// Limits changed live, by scope; they replace the scenario's.
     overrides: RwLock<BTreeMap<String, Limits>>,
     refused: [AtomicU64; 5],
+    /// Refusals by the limit that refused, in words.
+    refused_by: Mutex<BTreeMap<String, u64>>,
     answered: AtomicU64,
     queue_wait_us: Mutex<Histogram<u64>>,
     /// Replies being generated now, and at most (with any limit set, slots or not).
@@ -54,6 +56,7 @@ impl Pushback {
             gates: Mutex::new(HashMap::new()),
             overrides: RwLock::new(BTreeMap::new()),
             refused: Default::default(),
+            refused_by: Mutex::new(BTreeMap::new()),
             answered: AtomicU64::new(0),
             queue_wait_us: Mutex::new(
                 Histogram::new_with_bounds(1, 3_600_000_000, 2).expect("static bounds are valid"),
@@ -102,7 +105,7 @@ impl Pushback {
             .clone()
     }
 
-    /// Takes the request's quota in every scope, or names the first one short.
+    /// Takes the request's quota in every scope, or in none and names the one short.
     pub fn admit(
         &self,
         scopes: &Scopes<'_>,
@@ -110,15 +113,23 @@ impl Pushback {
         input_tokens: u32,
         now: Instant,
     ) -> Result<(), Refused> {
-        for (scope, l) in scopes {
-            if let Some(q) = &l.quota {
-                if let Err(r) = self.quotas.admit(scope, key, q, input_tokens, now) {
-                    self.refused[r.dim as usize].fetch_add(1, Relaxed);
-                    return Err(r);
-                }
-            }
+        let quotas = quotas_of(scopes);
+        if quotas.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        self.quotas
+            .admit(&quotas, key, input_tokens, now)
+            .inspect_err(|r| {
+                self.refused[r.dim as usize].fetch_add(1, Relaxed);
+                let (scope, q) = quotas[r.scope];
+                let words = quota_words(scope, r.dim, q.get(r.dim).unwrap_or(r.limit));
+                *self
+                    .refused_by
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(words)
+                    .or_insert(0) += 1;
+            })
     }
 
     /// Takes the reply's output tokens; the readings of the model's own quota win over
@@ -130,38 +141,36 @@ impl Pushback {
         output_tokens: u32,
         now: Instant,
     ) -> Vec<Reading> {
-        let mut readings: Vec<Reading> = Vec::new();
-        for (scope, l) in scopes {
-            if let Some(q) = &l.quota {
-                for r in self.quotas.spend_output(scope, key, q, output_tokens, now) {
-                    readings.retain(|x| x.dim != r.dim);
-                    readings.push(r);
-                }
-            }
+        let quotas = quotas_of(scopes);
+        if quotas.is_empty() {
+            return Vec::new();
         }
-        readings
+        self.quotas.spend_output(&quotas, key, output_tokens, now)
     }
 
     fn gate(&self, scope: &str, l: &Limits) -> Option<Arc<Gate>> {
         let cap = l.capacity?;
         let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(g) = gates.get(scope).filter(|g| g.cap == cap) {
+        if let Some(g) = gates.get(scope) {
+            // Changed live: the same slots and queue, resized (waiters keep their place).
+            g.resize(cap);
             return Some(g.clone());
         }
-        let g = gates
-            .entry(scope.to_string())
-            .or_insert_with(|| Arc::new(Gate::new(cap)));
-        if g.cap != cap {
-            // Changed live: new slots; replies in flight finish on the old ones.
-            *g = Arc::new(Gate::new(cap));
-        }
-        Some(g.clone())
+        let g = Arc::new(Gate::new(cap, slots_words(scope, cap.max_in_flight)));
+        gates.insert(scope.to_string(), g.clone());
+        Some(g)
     }
 
-    /// Waits for a slot in every scope with capacity. Answers the slots (held until the
-    /// reply is sent), the slowdown of the time per token, and the time waited.
+    /// Waits for a slot in every scope with capacity, the model's own first (so a
+    /// request waiting for its model holds none of the provider's shared slots). Answers
+    /// the slots (held until the reply is sent), the slowdown of the time per token, and
+    /// the time waited.
     pub async fn enter(&self, scopes: &Scopes<'_>) -> Result<(Held, f64, Duration), Full> {
-        let gates: Vec<Arc<Gate>> = scopes.iter().filter_map(|(s, l)| self.gate(s, l)).collect();
+        let gates: Vec<Arc<Gate>> = scopes
+            .iter()
+            .rev()
+            .filter_map(|(s, l)| self.gate(s, l))
+            .collect();
         // In flight once every slot is taken (not while waiting for one).
         let flight = || {
             (!scopes.is_empty()).then(|| {
@@ -186,11 +195,17 @@ impl Pushback {
         for g in &gates {
             match g.enter().await {
                 Ok(s) => {
-                    slowdown = slowdown.max(g.cap.slowdown(s.occupied));
+                    slowdown = slowdown.max(g.cap().slowdown(s.occupied));
                     slots.push(s);
                 }
                 Err(full) => {
                     self.refused[4].fetch_add(1, Relaxed);
+                    *self
+                        .refused_by
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .entry(format!("{} and queue of {}", g.words, full.max_queue))
+                        .or_insert(0) += 1;
                     return Err(full);
                 }
             }
@@ -232,6 +247,11 @@ impl Pushback {
         let ms = |us: u64| if n == 0 { 0.0 } else { us as f64 / 1000.0 };
         let gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
         let gate = |f: &dyn Fn(&Gate) -> u64| gates.values().map(|g| f(g)).max().unwrap_or(0);
+        // The slots that kept calls waiting most, in words.
+        let slots = gates
+            .values()
+            .max_by_key(|g| g.peak_queued.load(Relaxed))
+            .map(|g| g.words.clone());
         Some(json!({
             "answered": self.answered.load(Relaxed),
             "refused": refused,
@@ -241,6 +261,8 @@ impl Pushback {
             "peak_in_flight": self.peak_in_flight.load(Relaxed),
             "peak_queued": gate(&|g| g.peak_queued.load(Relaxed) as u64),
             "keys": self.quotas.usage(),
+            "refused_by": *self.refused_by.lock().unwrap_or_else(|p| p.into_inner()),
+            "slots": slots,
         }))
     }
 
@@ -274,6 +296,33 @@ impl Held {
     /// Whether the reply waited in a queue (it had slots to take).
     pub fn gated(&self) -> bool {
         !self.slots.is_empty()
+    }
+}
+
+/// The quotas among the scopes' limits.
+fn quotas_of<'a>(scopes: &'a Scopes<'_>) -> Vec<(&'a str, &'a Quota)> {
+    scopes
+        .iter()
+        .filter_map(|(s, l)| Some((*s, l.quota.as_ref()?)))
+        .collect()
+}
+
+/// "the 600 requests/min quota per key", or "model m's …" for a model's own.
+fn quota_words(scope: &str, d: Dim, per_min: f64) -> String {
+    let limit = format!("{} {}/min quota per key", thousands(per_min), d.words());
+    if scope == PROVIDER {
+        format!("the {limit}")
+    } else {
+        format!("model {scope}'s {limit}")
+    }
+}
+
+/// "the 6 generation slots", or "model m's 6 generation slots".
+fn slots_words(scope: &str, n: u32) -> String {
+    if scope == PROVIDER {
+        format!("the {n} generation slots")
+    } else {
+        format!("model {scope}'s {n} generation slots")
     }
 }
 

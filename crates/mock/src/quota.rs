@@ -84,7 +84,6 @@ impl Usage {
 struct KeyState {
     quota: Quota,
     buckets: [Option<Bucket>; 4],
-    usage: Usage,
 }
 
 impl KeyState {
@@ -96,11 +95,7 @@ impl KeyState {
                 at: now,
             });
         }
-        KeyState {
-            quota: *q,
-            buckets,
-            usage: Usage::default(),
-        }
+        KeyState { quota: *q, buckets }
     }
 
     /// Each set bucket, refilled to `now`, with its size.
@@ -141,133 +136,170 @@ pub struct Reading {
 }
 
 /// A request over its quota.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Refused {
+    /// Which of the scopes given refused (its index).
+    pub scope: usize,
     pub dim: Dim,
     pub limit: f64,
     pub requested: u64,
     /// Until the bucket holds what the request needs.
     pub retry_after_ms: u64,
-    /// The request can never pass: it needs more than the bucket holds when full.
+    /// The request can never pass: it needs more than the whole minute's quota.
     pub too_large: bool,
+    /// The refusing scope's buckets for this key, for the 429's headers.
+    pub readings: Vec<Reading>,
+}
+
+/// One shard of the keys: their buckets by scope, and what each key used (once per
+/// request, whatever the number of scopes).
+#[derive(Default)]
+struct Shard {
+    scopes: HashMap<String, HashMap<String, KeyState>>,
+    usage: HashMap<String, Usage>,
 }
 
 /// Every key's buckets, by scope and key: a scope is `*` for the provider's quota or a
-/// model's name for its own. Sharded by key, so keys rarely share a lock.
+/// model's name for its own. Sharded by key, so keys rarely share a lock, and one
+/// request's scopes are all in its key's shard: checked and taken under one lock.
 pub struct Quotas {
-    shards: Vec<Mutex<HashMap<String, HashMap<String, KeyState>>>>,
+    shards: Vec<Mutex<Shard>>,
 }
 
 impl Default for Quotas {
     fn default() -> Self {
         Quotas {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
         }
     }
 }
 
+/// The key's state under a scope's quota: made on first use (buckets full), made anew
+/// when the quota was changed live. Looked up by `&str`: no allocation once seen.
+fn state<'s>(
+    scopes: &'s mut HashMap<String, HashMap<String, KeyState>>,
+    scope: &str,
+    key: &str,
+    q: &Quota,
+    now: Instant,
+) -> &'s mut KeyState {
+    if !scopes.contains_key(scope) {
+        scopes.insert(scope.to_string(), HashMap::new());
+    }
+    let keys = scopes.get_mut(scope).expect("inserted above");
+    if !keys.contains_key(key) {
+        keys.insert(key.to_string(), KeyState::new(q, now));
+    }
+    let st = keys.get_mut(key).expect("inserted above");
+    if st.quota != *q {
+        *st = KeyState::new(q, now);
+    }
+    st
+}
+
+/// What a request needs from a bucket before its reply: one request, its input tokens,
+/// and the output bucket not empty (output is taken once the reply is decided).
+fn need(d: Dim, input: f64) -> f64 {
+    match d {
+        Dim::Requests | Dim::OutputTokens => 1.0,
+        Dim::Tokens | Dim::InputTokens => input,
+    }
+}
+
 impl Quotas {
-    fn with<R>(
-        &self,
-        scope: &str,
-        key: &str,
-        q: &Quota,
-        now: Instant,
-        f: impl FnOnce(&mut KeyState) -> R,
-    ) -> R {
+    fn shard(&self, key: &str) -> std::sync::MutexGuard<'_, Shard> {
         let i = (crate::hash::fnv1a(0, key.as_bytes()) as usize) % SHARDS;
-        let mut shard = self.shards[i].lock().unwrap_or_else(|p| p.into_inner());
-        // Looked up by &str first: no allocation for a scope and key already seen.
-        if !shard.contains_key(scope) {
-            shard.insert(scope.to_string(), HashMap::new());
-        }
-        let keys = shard.get_mut(scope).expect("inserted above");
-        if !keys.contains_key(key) {
-            keys.insert(key.to_string(), KeyState::new(q, now));
-        }
-        let st = keys.get_mut(key).expect("inserted above");
-        if st.quota != *q {
-            // Changed live: the new quota starts with full buckets, the usage stays.
-            let usage = st.usage;
-            *st = KeyState::new(q, now);
-            st.usage = usage;
-        }
-        f(st)
+        self.shards[i].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes one request and its input tokens, or refuses with the first bucket short.
+    /// Takes one request and its input tokens from every scope's quota, or from none:
+    /// refuses with the first bucket short. A request larger than a bucket (`burst_s`
+    /// under a minute) passes when the bucket is full and leaves it in debt; only one
+    /// larger than the whole minute's quota can never pass.
     pub fn admit(
         &self,
-        scope: &str,
+        scopes: &[(&str, &Quota)],
         key: &str,
-        q: &Quota,
         input_tokens: u32,
         now: Instant,
     ) -> Result<(), Refused> {
-        self.with(scope, key, q, now, |st| {
-            let input = input_tokens as f64;
-            let need = |d: Dim| match d {
-                Dim::Requests => 1.0,
-                Dim::Tokens | Dim::InputTokens => input,
-                // Output is taken after the reply; an empty bucket refuses.
-                Dim::OutputTokens => 1.0,
-            };
-            let mut short = None;
-            for (d, s, b) in st.refilled(now) {
-                if b.level < need(d) - 1e-9 {
-                    short = Some(Refused {
-                        dim: d,
-                        limit: s.per_min,
-                        requested: need(d) as u64,
-                        retry_after_ms: b.wait_ms(s, need(d)).max(1),
-                        too_large: need(d) > s.cap,
-                    });
-                    break;
-                }
-            }
-            if let Some(r) = short {
-                st.usage.refused += 1;
+        let mut guard = self.shard(key);
+        let shard = &mut *guard;
+        let input = input_tokens as f64;
+        for (i, (scope, q)) in scopes.iter().enumerate() {
+            let st = state(&mut shard.scopes, scope, key, q, now);
+            let short = st.refilled(now).find_map(|(d, s, b)| {
+                let want = need(d, input);
+                let too_large = want > s.per_min;
+                let now_need = want.min(s.cap);
+                (too_large || b.level < now_need - 1e-9).then(|| Refused {
+                    scope: i,
+                    dim: d,
+                    limit: s.per_min,
+                    requested: want as u64,
+                    retry_after_ms: b.wait_ms(s, now_need).max(1),
+                    too_large,
+                    readings: Vec::new(),
+                })
+            });
+            if let Some(mut r) = short {
+                r.readings = st.readings(now);
+                shard.usage.entry(key.to_string()).or_default().refused += 1;
                 return Err(r);
             }
+        }
+        for (scope, q) in scopes {
+            let st = state(&mut shard.scopes, scope, key, q, now);
             for (d, _, b) in st.refilled(now) {
                 if d != Dim::OutputTokens {
-                    b.level -= need(d);
+                    b.level -= need(d, input);
                 }
             }
-            st.usage.requests += 1;
-            st.usage.input_tokens += input_tokens as u64;
-            Ok(())
-        })
+        }
+        let u = shard.usage.entry(key.to_string()).or_default();
+        u.requests += 1;
+        u.input_tokens += input_tokens as u64;
+        Ok(())
     }
 
-    /// Takes a decided reply's output tokens, and reads every bucket for the headers.
+    /// Takes a decided reply's output tokens in every scope, and reads the buckets for the
+    /// headers (a later scope's reading of a kind wins: the model's own over the
+    /// provider's).
     pub fn spend_output(
         &self,
-        scope: &str,
+        scopes: &[(&str, &Quota)],
         key: &str,
-        q: &Quota,
         output_tokens: u32,
         now: Instant,
     ) -> Vec<Reading> {
-        self.with(scope, key, q, now, |st| {
+        let mut guard = self.shard(key);
+        let shard = &mut *guard;
+        let mut readings: Vec<Reading> = Vec::new();
+        for (scope, q) in scopes {
+            let st = state(&mut shard.scopes, scope, key, q, now);
             for (d, _, b) in st.refilled(now) {
                 if matches!(d, Dim::Tokens | Dim::OutputTokens) {
                     b.level -= output_tokens as f64;
                 }
             }
-            st.usage.output_tokens += output_tokens as u64;
-            st.readings(now)
-        })
+            for r in st.readings(now) {
+                readings.retain(|x| x.dim != r.dim);
+                readings.push(r);
+            }
+        }
+        if let Some(u) = shard.usage.get_mut(key) {
+            u.output_tokens += output_tokens as u64;
+        }
+        readings
     }
 
-    /// What each key used, by the key's label, over every scope.
+    /// What each key used, by the key's label.
     pub fn usage(&self) -> BTreeMap<String, Usage> {
         let mut out: BTreeMap<String, Usage> = BTreeMap::new();
         for shard in &self.shards {
-            for keys in shard.lock().unwrap_or_else(|p| p.into_inner()).values() {
-                for (key, st) in keys {
-                    out.entry(label(key)).or_default().add(&st.usage);
-                }
+            let shard = shard.lock().unwrap_or_else(|p| p.into_inner());
+            for (key, u) in &shard.usage {
+                out.entry(label(key)).or_default().add(u);
             }
         }
         out
@@ -299,7 +331,9 @@ pub fn key_of(headers: &HeaderMap) -> String {
 
 /// 1500 → "1.5s", 360000 → "6m0s", 20 → "20ms": OpenAI's reset format.
 fn go_duration(ms: u64) -> String {
-    if ms < 1000 {
+    if ms == 0 {
+        "0s".into()
+    } else if ms < 1000 {
         format!("{ms}ms")
     } else if ms < 60_000 {
         let s = format!("{:.3}", ms as f64 / 1000.0);
@@ -390,20 +424,26 @@ mod tests {
         let qs = Quotas::default();
         let t0 = Instant::now();
         let quota = q(60.0, 60.0);
+        let one = [("*", &quota)];
         for _ in 0..60 {
-            qs.admit("*", "k1", &quota, 10, t0).unwrap();
+            qs.admit(&one, "k1", 10, t0).unwrap();
         }
-        let r = qs.admit("*", "k1", &quota, 10, t0).unwrap_err();
+        let r = qs.admit(&one, "k1", 10, t0).unwrap_err();
         assert_eq!(
             (r.dim, r.retry_after_ms, r.too_large),
             (Dim::Requests, 1000, false)
         );
+        // The 429 reads the bucket: nothing left, full again in a minute.
+        assert_eq!(
+            (r.readings[0].remaining, r.readings[0].reset_ms),
+            (0, 60_000)
+        );
         // Another key has its own bucket.
-        qs.admit("*", "k2", &quota, 10, t0).unwrap();
+        qs.admit(&one, "k2", 10, t0).unwrap();
         // One second later one request has come back.
         let t1 = t0 + Duration::from_millis(1000);
-        qs.admit("*", "k1", &quota, 10, t1).unwrap();
-        assert!(qs.admit("*", "k1", &quota, 10, t1).is_err());
+        qs.admit(&one, "k1", 10, t1).unwrap();
+        assert!(qs.admit(&one, "k1", 10, t1).is_err());
         let u = qs.usage();
         assert_eq!((u["k1"].requests, u["k1"].refused), (61, 2));
     }
@@ -417,8 +457,9 @@ mod tests {
             itpm: Some(6000.0),
             ..q(600.0, 1.0)
         };
-        qs.admit("m", "k", &quota, 50, t0).unwrap();
-        let r = qs.spend_output("m", "k", &quota, 15, t0);
+        let m = [("m", &quota)];
+        qs.admit(&m, "k", 50, t0).unwrap();
+        let r = qs.spend_output(&m, "k", 15, t0);
         let get = |d: Dim| r.iter().find(|x| x.dim == d).copied().unwrap();
         // Buckets of one second: 10 requests, 100 input and 10 output tokens.
         assert_eq!(get(Dim::Requests).remaining, 9);
@@ -426,10 +467,33 @@ mod tests {
         assert_eq!(get(Dim::OutputTokens).remaining, 0);
         assert_eq!(get(Dim::OutputTokens).reset_ms, 1500);
         // The output bucket is below zero: the next request waits for it.
-        let e = qs.admit("m", "k", &quota, 1, t0).unwrap_err();
+        let e = qs.admit(&m, "k", 1, t0).unwrap_err();
         assert_eq!((e.dim, e.retry_after_ms), (Dim::OutputTokens, 600));
-        let e = qs.admit("m", "k2", &quota, 500, t0).unwrap_err();
+        // Larger than the one-second bucket (100) but within the minute's 6,000: it passes
+        // on a full bucket and leaves it in debt for 4 s.
+        qs.admit(&m, "k2", 500, t0).unwrap();
+        let e = qs.admit(&m, "k2", 50, t0).unwrap_err();
+        assert_eq!((e.dim, e.retry_after_ms), (Dim::InputTokens, 4500));
+        let e = qs.admit(&m, "k3", 7000, t0).unwrap_err();
         assert!(e.too_large && e.dim == Dim::InputTokens, "{e:?}");
+    }
+
+    #[test]
+    fn a_request_refused_by_one_scope_takes_nothing_from_another() {
+        let qs = Quotas::default();
+        let t0 = Instant::now();
+        let (provider, model) = (q(600.0, 60.0), q(1.0, 60.0));
+        let both = [("*", &provider), ("m", &model)];
+        qs.admit(&both, "k", 1, t0).unwrap();
+        for _ in 0..5 {
+            let e = qs.admit(&both, "k", 1, t0).unwrap_err();
+            assert_eq!(e.scope, 1);
+        }
+        // The provider's bucket lost one request, not six; the key used one, once.
+        let r = qs.spend_output(&[("*", &provider)], "k", 0, t0);
+        assert_eq!(r[0].remaining, 599);
+        let u = qs.usage();
+        assert_eq!((u["k"].requests, u["k"].refused), (1, 5));
     }
 
     #[test]

@@ -156,20 +156,24 @@ async fn concurrent_streams_keep_their_schedule() {
             (first_content.unwrap(), t0.elapsed(), all)
         }));
     }
+    // Every stream keeps its schedule, seen from the client: 100 ms to the first token,
+    // 100 ms + 19 further tokens × 2 ms in all. Loopback TCP may lose a segment when 200
+    // connections open at once beside the other tests (a retransmission waits 200 ms,
+    // RTO_min: seen twice as a 309 ms first token); that is the network, not the mock, so
+    // one stream in a hundred may be late, and the mock's own lateness below must still
+    // be small.
+    let mut late = Vec::new();
     for t in tasks {
         let (ttft, total, all) = t.await.unwrap();
         let text = String::from_utf8_lossy(&all);
         assert!(text.contains("data: [DONE]"), "{text}");
-        assert!(
-            ttft >= Duration::from_millis(100) && ttft < Duration::from_millis(150),
-            "ttft {ttft:?}"
-        );
-        // 100 ms + 19 further tokens × 2 ms.
-        assert!(
-            total >= Duration::from_millis(138) && total < Duration::from_millis(200),
-            "total {total:?}"
-        );
+        assert!(ttft >= Duration::from_millis(100), "ttft {ttft:?}");
+        assert!(total >= Duration::from_millis(138), "total {total:?}");
+        if ttft >= Duration::from_millis(150) || total >= Duration::from_millis(200) {
+            late.push((ttft, total));
+        }
     }
+    assert!(late.len() <= 2, "late streams (ttft, total): {late:?}");
     let timing = server.app.stats.snapshot();
     assert_eq!(timing.streams_total, 201, "200 and the warm-up");
     assert_eq!(timing.streams_open, 0);

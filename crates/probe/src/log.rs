@@ -49,12 +49,30 @@ pub struct LogBook {
     /// Warning or error lines of kinds beyond the `KINDS` kept (counted, not grouped).
     pub kinds_dropped: u64,
     pattern: Option<regex::Regex>,
-    /// The last warning or error line's level, masked and clean text (its kind's key is
-    /// the masked text until a traceback names the exception).
-    last: Option<(Level, String, String)>,
-    /// The key the last line is counted under now.
-    last_key: Option<(Level, String)>,
-    in_traceback: bool,
+    /// The line just before, when it was a warning or error: (level, masked, clean, kept
+    /// as a kind). A traceback right after it is its traceback.
+    prev: Option<(Level, String, String, bool)>,
+    /// Inside a Python traceback (chained, or an exception group).
+    tb: Option<Traceback>,
+}
+
+/// A traceback being read: the line it belongs to (none: a bare traceback, which counts
+/// as an error of its own), and the key its count is under now.
+#[derive(Clone, Debug, Default)]
+struct Traceback {
+    base: Option<(Level, String, String)>,
+    key: Option<(Level, String)>,
+}
+
+/// `module.SomeError: message` (or the name alone): a Python exception line.
+fn exception_line() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Warning|Group|Iteration|Timeout|Cancelled)(?::|$)",
+        )
+        .expect("a valid pattern")
+    })
 }
 
 impl LogBook {
@@ -74,6 +92,7 @@ impl LogBook {
         self.kept.push_back(line.to_string());
         let clean = strip_ansi(line);
         if self.traceback(&clean) {
+            self.prev = None;
             return;
         }
         let level = level_of(&clean).or_else(|| {
@@ -82,14 +101,17 @@ impl LogBook {
                 .is_some_and(|p| p.is_match(&clean))
                 .then_some(Level::Warning)
         });
-        let Some(level) = level else { return };
+        let Some(level) = level else {
+            self.prev = None;
+            return;
+        };
         match level {
             Level::Warning => self.warnings += 1,
             Level::Error => self.errors += 1,
         }
-        let key = (level, mask(&clean));
-        self.last = Some((level, key.1.clone(), clean.clone()));
-        self.last_key = self.count(key, &clean).then(|| (level, mask(&clean)));
+        let masked = mask(&clean);
+        let kept = self.count((level, masked.clone()), &clean);
+        self.prev = Some((level, masked, clean, kept));
     }
 
     /// Counts one line of a kind; false when the kind could not be kept.
@@ -106,41 +128,72 @@ impl LogBook {
         true
     }
 
-    /// Reads a Python traceback's lines; true when `line` belonged to one. Its exception
-    /// line moves the error line before it to the kind named by the exception.
+    /// Reads a Python traceback's lines; true when `line` belonged to one. Each exception
+    /// line (the last of a chain wins) moves the line the traceback belongs to into the
+    /// kind the exception names; a bare traceback counts as an error of its own. An
+    /// unindented line that is no exception ends the traceback and is read as usual.
     fn traceback(&mut self, line: &str) -> bool {
-        if line.starts_with("Traceback (most recent call last)") {
-            self.in_traceback = true;
-            return true;
-        }
-        if !self.in_traceback {
-            return false;
-        }
         let t = line.trim_end();
-        if t.is_empty()
-            || t.starts_with(char::is_whitespace)
-            || t.starts_with("During handling of the above exception")
-            || t.starts_with("The above exception was the direct cause")
+        let body = t.trim_start_matches(|c: char| c.is_whitespace() || c == '|' || c == '+');
+        if body.starts_with("Traceback (most recent call last)")
+            || body.starts_with("Exception Group Traceback (most recent call last)")
         {
-            return true;
-        }
-        // The exception: `module.Error: message` (a chain ends with the outermost one).
-        self.in_traceback = false;
-        let (Some((level, header, example)), Some(from)) =
-            (self.last.clone(), self.last_key.take())
-        else {
-            return true;
-        };
-        if let Some(k) = self.kinds.get_mut(&from) {
-            k.count -= 1;
-            if k.count == 0 {
-                self.kinds.remove(&from);
+            if self.tb.is_none() {
+                let tb = match self.prev.take() {
+                    Some((level, masked, clean, kept)) => Traceback {
+                        key: kept.then(|| (level, masked.clone())),
+                        base: Some((level, masked, clean)),
+                    },
+                    None => Traceback::default(),
+                };
+                self.tb = Some(tb);
             }
+            return true;
         }
-        let to = (level, format!("{header} → {}", mask(t)));
-        let example = format!("{example} → {t}");
-        self.last_key = self.count(to.clone(), &example).then_some(to);
-        true
+        let Some(mut tb) = self.tb.take() else {
+            return false;
+        };
+        if exception_line().is_match(body) {
+            self.exception(&mut tb, body);
+            self.tb = Some(tb);
+            return true;
+        }
+        let inside = t.is_empty()
+            || t.starts_with(|c: char| c.is_whitespace() || c == '|' || c == '+')
+            || t.starts_with("During handling of the above exception")
+            || t.starts_with("The above exception was the direct cause");
+        if inside {
+            self.tb = Some(tb);
+        }
+        inside
+    }
+
+    /// Moves the traceback's count to the kind its exception names.
+    fn exception(&mut self, tb: &mut Traceback, exc: &str) {
+        let (to, example) = match &tb.base {
+            Some((level, header, example)) => {
+                if tb.key.is_none() {
+                    return; // the line's own kind was not kept (too many kinds)
+                }
+                (
+                    (*level, format!("{header} → {}", mask(exc))),
+                    format!("{example} → {exc}"),
+                )
+            }
+            None => ((Level::Error, mask(exc)), exc.to_string()),
+        };
+        match tb.key.take() {
+            Some(from) => {
+                if let Some(k) = self.kinds.get_mut(&from) {
+                    k.count -= 1;
+                    if k.count == 0 {
+                        self.kinds.remove(&from);
+                    }
+                }
+            }
+            None => self.errors += 1, // a bare traceback: its first exception line
+        }
+        tb.key = self.count(to.clone(), &example).then_some(to);
     }
 }
 
@@ -343,7 +396,31 @@ mod tests {
         }
         b.add("ERROR:    Exception in ASGI application");
         b.add("INFO: back to normal");
-        assert_eq!(b.errors, 3);
+        // Later, a bare traceback (a thread's): an error of its own, not the line above's.
+        b.add("Exception in thread Thread-3:");
+        b.add("Traceback (most recent call last):");
+        b.add("  File \"/app/w.py\", line 9, in run");
+        b.add("KeyError: 'job-17'");
+        // An exception group, with another worker's line arriving in the middle.
+        b.add("ERROR: task group failed");
+        b.add("  + Exception Group Traceback (most recent call last):");
+        b.add("  |   File \"/app/g.py\", line 2, in main");
+        b.add("  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)");
+        b.add("WARNING: worker 2 slow");
+        b.add("INFO: done");
+        assert_eq!((b.errors, b.warnings), (5, 1));
+        assert_eq!(
+            b.kinds[&(Level::Error, "KeyError: 'job-#'".to_string())].count,
+            1
+        );
+        assert!(b.kinds.contains_key(&(
+            Level::Error,
+            "ERROR: task group failed → ExceptionGroup: unhandled errors in a TaskGroup (# sub-exception)".to_string()
+        )));
+        assert!(b
+            .kinds
+            .contains_key(&(Level::Warning, "WARNING: worker # slow".to_string())));
+        b.kinds.retain(|k, _| k.1.contains("ASGI"));
         let keys: Vec<&String> = b.kinds.keys().map(|k| &k.1).collect();
         assert_eq!(
             keys,

@@ -80,7 +80,7 @@ fn provider_line(doc: &Value) -> Option<String> {
             };
             let refusals = if refused > 0 {
                 format!(
-                    " {refused} calls refused ({:.0} %), {} retried (amplification {}×)",
+                    " {refused} calls refused ({:.0} %), the SUT resent {} (amplification {}×)",
                     p["refused_share"].as_f64().unwrap_or(0.0) * 100.0,
                     p["retried"].as_u64().unwrap_or(0),
                     num(p["amplification"].as_f64().unwrap_or(1.0)),

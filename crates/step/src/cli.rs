@@ -136,14 +136,31 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v}")).unwrap_or_else(|| "—".into())
 }
 
-/// "provider (1,500 requests/min per key): 14 of 83 LLM calls refused (17 %: quota_requests
-/// 14), 11 retried (amplification 1.15×); at most 8 replies in flight".
+/// A refusal reason of the ledger in words.
+fn reason_words(reason: &str) -> &str {
+    match reason {
+        "quota_requests" => "requests quota",
+        "quota_tokens" => "tokens quota",
+        "quota_input_tokens" => "input tokens quota",
+        "quota_output_tokens" => "output tokens quota",
+        "overloaded" => "full queue",
+        other => other,
+    }
+}
+
+/// "provider (1,500 requests/min per key): 14 of 83 LLM calls refused (17 %: 14 by the
+/// requests quota); the SUT resent 11 calls (amplification 1.15×); at most 8 replies in
+/// flight".
 fn provider_line(p: &result::Provider, calls: u64) -> String {
     let n: u64 = p.refused.values().sum();
-    let by: Vec<String> = p.refused.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let by: Vec<String> = p
+        .refused
+        .iter()
+        .map(|(k, v)| format!("{v} by the {}", reason_words(k)))
+        .collect();
     let refused = if n > 0 {
         format!(
-            "{n} of {calls} LLM calls refused ({:.0} %: {}), {} retried (amplification {}×)",
+            "{n} of {calls} LLM calls refused ({:.0} %: {}); the SUT resent {} calls (amplification {}×)",
             p.refused_share * 100.0,
             by.join(", "),
             p.retried,
@@ -154,7 +171,7 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
     };
     let slots = if p.peak_queued > 0 || p.queue_wait_p99_ms > 0.0 {
         format!(
-            "; p50/p99 wait for a slot {} / {} ms ({:.0} % of the provider's time), at most {} waiting",
+            "; p50/p99 wait for a slot {:.0} / {:.0} ms ({:.0} % of the provider's time), at most {} waiting",
             p.queue_wait_p50_ms,
             p.queue_wait_p99_ms,
             p.queue_share * 100.0,

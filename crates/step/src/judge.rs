@@ -280,17 +280,24 @@ fn provider_of(ledger: &serde_json::Value) -> Option<result::Provider> {
     } else {
         0.0
     };
-    let name = |k: &str| p["names"][k].as_str().map(String::from);
-    let binding = match refused.iter().max_by_key(|(_, n)| **n) {
-        Some((reason, _)) => name(reason),
-        None if queue_share >= QUEUE_BINDS => name("slots"),
-        None => None,
+    // What held calls back most: the limit that refused most, or the slots when calls
+    // spent a larger share of the provider's time waiting than they were refused.
+    let refused_share = n_refused as f64 / calls.max(1) as f64;
+    let top_refuser = p["refused_by"]
+        .as_object()
+        .and_then(|o| o.iter().max_by_key(|(_, n)| n.as_u64().unwrap_or(0)))
+        .map(|(words, _)| words.clone());
+    let slots = p["slots"].as_str().map(String::from);
+    let binding = if queue_share >= QUEUE_BINDS && queue_share > refused_share {
+        slots.or(top_refuser)
+    } else {
+        top_refuser.or(slots.filter(|_| queue_share >= QUEUE_BINDS))
     };
     let wait = |k: &str| round2(p["queue_wait_ms"][k].as_f64().unwrap_or(0.0));
     Some(result::Provider {
         limits: p["limits"].as_str().unwrap_or("").to_string(),
         answered,
-        refused_share: round3(n_refused as f64 / calls.max(1) as f64),
+        refused_share: round3(refused_share),
         refused,
         retried,
         amplification: round2(calls as f64 / (calls - retried).max(1) as f64),

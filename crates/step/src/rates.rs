@@ -8,18 +8,19 @@ use probe::Summary;
 /// flight*. A closed-model step ends with a tail in which sessions have finished and the
 /// SUT idles, so totals over the wall time understate both. The rate is Little's law over
 /// the span of full load (see `drive::FullLoad`): sessions / (mean turn + think time);
-/// the CPU is the sampler's CPU series over the same span. An open model (or a harness,
-/// or a step with no such span) uses totals over the wall, and so does a step in which
-/// sessions failed: they were not all in flight, and the turns that did complete (those
-/// that came before a quick failure's end of the span) would read as a faster system.
+/// the CPU is the sampler's CPU series over the same span. Sessions that failed are
+/// counted out of the sessions in flight (a failure does not end the span; most fail
+/// early, and a quick failure's turns are not completed turns). An open model (or a
+/// harness, or a step with no such span) uses totals over the wall.
 pub(crate) fn loaded_rates(m: &Measured, probe: &Summary, concurrency: usize) -> (f64, f64) {
     let wall_s = (m.wall_ms / 1000.0).max(1e-3);
     match (m.open_model, m.full_load) {
-        (None, Some((f, offset_s)))
-            if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 && m.sessions_failed == 0 =>
-        {
+        (None, Some((f, offset_s))) if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 => {
             let think_ms = m.think_ms_per_turn;
-            let rate = concurrency as f64 / ((f.mean_turn_ms + think_ms) / 1000.0);
+            let going = concurrency
+                .saturating_sub(m.sessions_failed as usize)
+                .max(1);
+            let rate = going as f64 / ((f.mean_turn_ms + think_ms) / 1000.0);
             let span_s = (f.to_ms - f.from_ms) / 1000.0;
             let (a, b) = (offset_s + f.from_ms / 1000.0, offset_s + f.to_ms / 1000.0);
             let cpu = match probe.cpu_between(a, b) {
