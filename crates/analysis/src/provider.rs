@@ -14,10 +14,15 @@ pub const QUEUED: f64 = 0.25;
 const NOTICED_REFUSED: f64 = 0.01;
 const NOTICED_QUEUED: f64 = 0.05;
 
+/// Pushback at these shares; a level whose sessions failed (`error_rate`) while the
+/// provider refused calls counts at any share: the refusals are what failed there (a SUT
+/// that does not retry fails on its first 429).
 fn pushback(s: &StepResult, refused: f64, queued: f64) -> bool {
-    s.provider
-        .as_ref()
-        .is_some_and(|p| p.refused_share >= refused || p.queue_share >= queued)
+    s.provider.as_ref().is_some_and(|p| {
+        p.refused_share >= refused
+            || p.queue_share >= queued
+            || (s.outcome == "error_rate" && p.refused_share > 0.0)
+    })
 }
 
 fn pct(x: f64) -> String {
@@ -32,7 +37,7 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
     let s = steps.iter().find(|s| pushback(s, REFUSED, QUEUED))?;
     let p = s.provider.as_ref()?;
     let refusing =
-        p.refused_share >= REFUSED && (p.queue_share < QUEUED || p.refused_share >= p.queue_share);
+        p.refused_share > 0.0 && (p.queue_share < QUEUED || p.refused_share >= p.queue_share);
     let from = steps
         .iter()
         .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
@@ -144,6 +149,18 @@ mod tests {
         );
         assert_eq!(material, 8.0);
         assert!(wall(&[pushed(1, 0.01, 0.1)], None).is_none());
+        // LiteLLM without retries: one call in 25 refused, and its session failed.
+        let mut one = vec![pushed(4, 0.0, 0.0), pushed(8, 0.04, 0.0)];
+        one[1].outcome = "error_rate";
+        one[1].sessions_failed = 1;
+        one[1].provider.as_mut().unwrap().retried = 0;
+        let (w, material) = wall(&one, None).unwrap();
+        assert_eq!(material, 8.0);
+        assert!(
+            w.text.ends_with("refused 4 % of LLM calls at 8 (not retried); the SUT did not retry the refused calls (1 of 9 sessions failed)"),
+            "{}",
+            w.text
+        );
         assert!(wall(&[step(1, 1.0, 1.0, 0.1)], None).is_none());
     }
 }

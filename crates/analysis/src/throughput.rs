@@ -344,6 +344,26 @@ fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
     }
 }
 
+/// Throughput still scaled up to the level before a collapse: no wall, and no point in a
+/// wider ladder — the system fell over first.
+pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
+    let grew = match samples {
+        [.., a, b] => format!(
+            ": throughput still grew up to {} sessions ({} → {} turns/s from {})",
+            num(b.concurrency),
+            num(a.turns_per_s),
+            num(b.turns_per_s),
+            num(a.concurrency)
+        ),
+        _ => String::new(),
+    };
+    Wall {
+        kind: "none",
+        from: None,
+        text: format!("none before the collapse at {collapse} sessions{grew}"),
+    }
+}
+
 /// Throughput still scales at the top of the ladder: the line is beyond it.
 fn not_reached(samples: &[Sample]) -> Wall {
     let text = match samples {

@@ -156,10 +156,11 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
-    let wall = with_provider(
-        throughput::wall(&sm, knee.as_ref(), plateau.as_ref()),
-        crate::provider::wall(steps, plateau.as_ref()),
-    );
+    let mut own = throughput::wall(&sm, knee.as_ref(), plateau.as_ref());
+    if let (Some(c), "none", None) = (collapse, own.kind, own.from) {
+        own = throughput::before_collapse(&sm, c);
+    }
+    let wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
     let first_over = st.first().is_some_and(|s| s.standing == "over");
     let first_level_cost = (first_over && holds.is_none())
         .then(|| first_cost(&steps[0], b))
@@ -350,6 +351,22 @@ pub(crate) mod tests {
             scratch: None,
             resident: None,
         }
+    }
+
+    #[test]
+    fn a_ladder_that_collapses_while_still_scaling_does_not_ask_for_a_wider_one() {
+        let mut steps = vec![
+            step(1, 1.0, 1.0, 0.1),
+            step(2, 2.0, 1.0, 0.1),
+            step(4, 4.0, 1.0, 0.1),
+        ];
+        steps[2].outcome = "error_rate";
+        let v = verdict(&steps, &Budget::default());
+        assert_eq!(
+            v.wall.text,
+            "none before the collapse at 4 sessions: throughput still grew up to 2 sessions (1 → 2 turns/s from 1)"
+        );
+        assert!(!v.headline.contains("widen"), "{}", v.headline);
     }
 
     #[test]

@@ -82,6 +82,9 @@ impl Gate {
     /// fewer are taken back as replies free them; the queue's bound and the slowdown
     /// follow the new capacity.
     pub fn resize(&self, new: Capacity) {
+        if self.cap() == new {
+            return; // the common case, every request: no write lock
+        }
         let mut cap = self.cap.write().unwrap_or_else(|p| p.into_inner());
         if *cap == new {
             return;

@@ -12,7 +12,9 @@
 //! (`rpm`), input plus output tokens (`tpm`, OpenAI's), input tokens (`itpm`) and output
 //! tokens (`otpm`, Anthropic's) per minute, each a token bucket that holds `burst_s`
 //! seconds of the quota (60 by default: a whole minute's quota may go at once; providers
-//! may enforce it per second, `burst_s = 1`). Capacity is the provider's generation
+//! may enforce it per second, `burst_s = 1`); a request larger than a bucket passes when
+//! the bucket is full and leaves it in debt, and only one larger than the whole minute's
+//! quota is refused as too large. Capacity is the provider's generation
 //! slots: `max_in_flight` replies at once, the rest wait first in, first out (the wait
 //! counts in their time to first token); with `max_queue` the queue is bounded and a
 //! request that finds it full gets 529 `overloaded_error` (Anthropic) or 503 (OpenAI)

@@ -4,7 +4,7 @@
 //! waited for a slot, slots and queue at their fullest, replies answered.
 
 use crate::capacity::{Full, Gate, Slot};
-use crate::limits::{thousands, Dim, Limits, Quota};
+use crate::limits::{thousands, Dim, Limits};
 use crate::quota::{Quotas, Reading, Refused};
 use crate::scenario::{ModelSpec, Scenario};
 use hdrhistogram::Histogram;
@@ -113,16 +113,14 @@ impl Pushback {
         input_tokens: u32,
         now: Instant,
     ) -> Result<(), Refused> {
-        let quotas = quotas_of(scopes);
-        if quotas.is_empty() {
+        if scopes.iter().all(|(_, l)| l.quota.is_none()) {
             return Ok(());
         }
         self.quotas
-            .admit(&quotas, key, input_tokens, now)
+            .admit(scopes, key, input_tokens, now)
             .inspect_err(|r| {
                 self.refused[r.dim as usize].fetch_add(1, Relaxed);
-                let (scope, q) = quotas[r.scope];
-                let words = quota_words(scope, r.dim, q.get(r.dim).unwrap_or(r.limit));
+                let words = quota_words(scopes[r.scope].0, r.dim, r.limit);
                 *self
                     .refused_by
                     .lock()
@@ -141,11 +139,10 @@ impl Pushback {
         output_tokens: u32,
         now: Instant,
     ) -> Vec<Reading> {
-        let quotas = quotas_of(scopes);
-        if quotas.is_empty() {
+        if scopes.iter().all(|(_, l)| l.quota.is_none()) {
             return Vec::new();
         }
-        self.quotas.spend_output(&quotas, key, output_tokens, now)
+        self.quotas.spend_output(scopes, key, output_tokens, now)
     }
 
     fn gate(&self, scope: &str, l: &Limits) -> Option<Arc<Gate>> {
@@ -297,14 +294,6 @@ impl Held {
     pub fn gated(&self) -> bool {
         !self.slots.is_empty()
     }
-}
-
-/// The quotas among the scopes' limits.
-fn quotas_of<'a>(scopes: &'a Scopes<'_>) -> Vec<(&'a str, &'a Quota)> {
-    scopes
-        .iter()
-        .filter_map(|(s, l)| Some((*s, l.quota.as_ref()?)))
-        .collect()
 }
 
 /// "the 600 requests/min quota per key", or "model m's …" for a model's own.

@@ -9,7 +9,7 @@
 //! and the next requests wait until it refills).
 
 use crate::clock::{now_unix_ms, rfc3339};
-use crate::limits::{Dim, Quota};
+use crate::limits::{Dim, Limits, Quota};
 use axum::http::{HeaderMap, HeaderValue};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -197,6 +197,24 @@ fn state<'s>(
     st
 }
 
+/// The scopes that set a quota, with their index among all.
+fn with_quota<'a>(
+    scopes: &'a [(&'a str, Limits)],
+) -> impl Iterator<Item = (usize, (&'a str, &'a Quota))> {
+    scopes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (s, l))| Some((i, (*s, l.quota.as_ref()?))))
+}
+
+/// A key's use, looked up by `&str` (no allocation once the key was seen).
+fn usage<'u>(all: &'u mut HashMap<String, Usage>, key: &str) -> &'u mut Usage {
+    if !all.contains_key(key) {
+        all.insert(key.to_string(), Usage::default());
+    }
+    all.get_mut(key).expect("inserted above")
+}
+
 /// What a request needs from a bucket before its reply: one request, its input tokens,
 /// and the output bucket not empty (output is taken once the reply is decided).
 fn need(d: Dim, input: f64) -> f64 {
@@ -218,7 +236,7 @@ impl Quotas {
     /// larger than the whole minute's quota can never pass.
     pub fn admit(
         &self,
-        scopes: &[(&str, &Quota)],
+        scopes: &[(&str, Limits)],
         key: &str,
         input_tokens: u32,
         now: Instant,
@@ -226,7 +244,7 @@ impl Quotas {
         let mut guard = self.shard(key);
         let shard = &mut *guard;
         let input = input_tokens as f64;
-        for (i, (scope, q)) in scopes.iter().enumerate() {
+        for (i, (scope, q)) in with_quota(scopes) {
             let st = state(&mut shard.scopes, scope, key, q, now);
             let short = st.refilled(now).find_map(|(d, s, b)| {
                 let want = need(d, input);
@@ -244,11 +262,11 @@ impl Quotas {
             });
             if let Some(mut r) = short {
                 r.readings = st.readings(now);
-                shard.usage.entry(key.to_string()).or_default().refused += 1;
+                usage(&mut shard.usage, key).refused += 1;
                 return Err(r);
             }
         }
-        for (scope, q) in scopes {
+        for (_, (scope, q)) in with_quota(scopes) {
             let st = state(&mut shard.scopes, scope, key, q, now);
             for (d, _, b) in st.refilled(now) {
                 if d != Dim::OutputTokens {
@@ -256,7 +274,7 @@ impl Quotas {
                 }
             }
         }
-        let u = shard.usage.entry(key.to_string()).or_default();
+        let u = usage(&mut shard.usage, key);
         u.requests += 1;
         u.input_tokens += input_tokens as u64;
         Ok(())
@@ -267,7 +285,7 @@ impl Quotas {
     /// provider's).
     pub fn spend_output(
         &self,
-        scopes: &[(&str, &Quota)],
+        scopes: &[(&str, Limits)],
         key: &str,
         output_tokens: u32,
         now: Instant,
@@ -275,7 +293,7 @@ impl Quotas {
         let mut guard = self.shard(key);
         let shard = &mut *guard;
         let mut readings: Vec<Reading> = Vec::new();
-        for (scope, q) in scopes {
+        for (_, (scope, q)) in with_quota(scopes) {
             let st = state(&mut shard.scopes, scope, key, q, now);
             for (d, _, b) in st.refilled(now) {
                 if matches!(d, Dim::Tokens | Dim::OutputTokens) {
@@ -392,14 +410,11 @@ pub fn put_headers(h: &mut HeaderMap, api: Api, readings: &[Reading]) {
         } else {
             go_duration(r.reset_ms)
         };
-        for (name, value) in [
-            (limit, (r.limit.round() as u64).to_string()),
-            (remaining, r.remaining.to_string()),
-            (reset, reset_value),
-        ] {
-            if let Ok(v) = HeaderValue::from_str(&value) {
-                h.insert(axum::http::HeaderName::from_static(name), v);
-            }
+        let name = axum::http::HeaderName::from_static;
+        h.insert(name(limit), HeaderValue::from(r.limit.round() as u64));
+        h.insert(name(remaining), HeaderValue::from(r.remaining));
+        if let Ok(v) = HeaderValue::from_str(&reset_value) {
+            h.insert(name(reset), v);
         }
     }
 }
@@ -408,6 +423,13 @@ pub fn put_headers(h: &mut HeaderMap, api: Api, readings: &[Reading]) {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    fn lim(q: Quota) -> Limits {
+        Limits {
+            quota: Some(q),
+            capacity: None,
+        }
+    }
 
     fn q(rpm: f64, burst_s: f64) -> Quota {
         Quota {
@@ -424,7 +446,7 @@ mod tests {
         let qs = Quotas::default();
         let t0 = Instant::now();
         let quota = q(60.0, 60.0);
-        let one = [("*", &quota)];
+        let one = [("*", lim(quota))];
         for _ in 0..60 {
             qs.admit(&one, "k1", 10, t0).unwrap();
         }
@@ -457,7 +479,7 @@ mod tests {
             itpm: Some(6000.0),
             ..q(600.0, 1.0)
         };
-        let m = [("m", &quota)];
+        let m = [("m", lim(quota))];
         qs.admit(&m, "k", 50, t0).unwrap();
         let r = qs.spend_output(&m, "k", 15, t0);
         let get = |d: Dim| r.iter().find(|x| x.dim == d).copied().unwrap();
@@ -483,14 +505,14 @@ mod tests {
         let qs = Quotas::default();
         let t0 = Instant::now();
         let (provider, model) = (q(600.0, 60.0), q(1.0, 60.0));
-        let both = [("*", &provider), ("m", &model)];
+        let both = [("*", lim(provider)), ("m", lim(model))];
         qs.admit(&both, "k", 1, t0).unwrap();
         for _ in 0..5 {
             let e = qs.admit(&both, "k", 1, t0).unwrap_err();
             assert_eq!(e.scope, 1);
         }
         // The provider's bucket lost one request, not six; the key used one, once.
-        let r = qs.spend_output(&[("*", &provider)], "k", 0, t0);
+        let r = qs.spend_output(&[("*", lim(provider))], "k", 0, t0);
         assert_eq!(r[0].remaining, 599);
         let u = qs.usage();
         assert_eq!((u["k"].requests, u["k"].refused), (1, 5));
