@@ -175,3 +175,86 @@ def test_anthropic_sdk_retries_overload_after_the_announced_delay(fmock):
     assert e.value.response.headers["retry-after-ms"] == "100"
     s = session_of(fmock, "busy-a")
     assert s["llm_calls"] == 3 and s["retries"] == 2 and s["injected_failures"]["overloaded"] == 3
+
+
+SCRIPTED = """
+unknown_model = "error"
+[defaults]
+ttft_ms = 5
+tok_ms = 1
+output_tokens = 30
+[models."first2"]
+failures = { retry_after_ms = 100 }
+[[models."first2".fail]]
+attempts = 2
+with = "overloaded"
+[models."every3"]
+[[models."every3".fail]]
+every = 3
+with = "server_error"
+[models."cut20"]
+[[models."cut20".fail]]
+attempts = 1
+with = "cut"
+at_token = 20
+"""
+
+
+@pytest.fixture(scope="module")
+def smock():
+    m = Mock(SCRIPTED)
+    yield m
+    m.stop()
+
+
+@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+def test_the_first_two_attempts_fail_and_the_sdks_retry_as_documented(smock, sdk):
+    # Both SDKs retry a 529 / 503 twice by default, after the retry-after-ms they are sent.
+    t0 = time.perf_counter()
+    if sdk == "anthropic":
+        r = ant(smock, retries=2).messages.create(model="first2", max_tokens=50, messages=marked(f"s-{sdk}"))
+        assert r.content[0].text
+    else:
+        r = oai(smock, retries=2).chat.completions.create(model="first2", messages=marked(f"s-{sdk}"))
+        assert r.choices[0].message.content
+    assert time.perf_counter() - t0 >= 0.2
+    s = session_of(smock, f"s-{sdk}")
+    assert (s["llm_calls"], s["retries"], s["distinct_calls"], s["attempts_per_call"]) == (3, 2, 1, 3.0)
+    assert s["injected_failures"]["overloaded"] == 2
+    # With one retry only, the call fails with the SDK's own class.
+    err = anthropic.OverloadedError if sdk == "anthropic" else openai.InternalServerError
+    with pytest.raises(err):
+        if sdk == "anthropic":
+            ant(smock, retries=1).messages.create(model="first2", max_tokens=50, messages=marked(f"t-{sdk}"))
+        else:
+            oai(smock, retries=1).chat.completions.create(model="first2", messages=marked(f"t-{sdk}"))
+
+
+def test_every_third_request_fails(smock):
+    c = oai(smock)
+    fates = []
+    for i in range(6):
+        try:
+            c.chat.completions.create(model="every3", messages=[{"role": "user", "content": f"call {i}"}])
+            fates.append("ok")
+        except openai.InternalServerError:
+            fates.append("500")
+    assert fates == ["ok", "ok", "500", "ok", "ok", "500"]
+
+
+def test_a_scripted_cut_falls_after_its_tokens_and_the_retry_streams_whole(smock):
+    c = ant(smock)
+    msgs = marked("cut")
+    got = []
+    with pytest.raises(Exception) as e:
+        with c.messages.stream(model="cut20", max_tokens=100, messages=msgs) as s:
+            for text in s.text_stream:
+                got.append(text)
+    assert not isinstance(e.value, AssertionError)
+    # One token a chunk: exactly the 20 tokens before the cut arrived.
+    assert len(got) == 20, got
+    with c.messages.stream(model="cut20", max_tokens=100, messages=msgs) as s:
+        whole = list(s.text_stream)
+    assert len(whole) == 30
+    assert "".join(whole).startswith("".join(got))
+    assert session_of(smock, "cut")["attempts_per_call"] == 2.0

@@ -23,6 +23,8 @@ pub struct App {
     pub failure_overrides: RwLock<BTreeMap<String, Failures>>,
     /// Quotas and slots, and what they refused and queued.
     pub pushback: Pushback,
+    /// Calls so far, by model: for `every = M` failure rules.
+    pub calls_by_model: std::sync::Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl App {
@@ -87,6 +89,20 @@ impl App {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+
+    /// Counts a call to `model` and answers its number (1 for the first).
+    pub fn nth_call(&self, model: &str) -> u64 {
+        let mut m = self
+            .calls_by_model
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = m.get_mut(model) {
+            *n += 1;
+            return *n;
+        }
+        m.insert(model.to_string(), 1);
+        1
     }
 
     pub fn created_unix(&self) -> u64 {

@@ -12,7 +12,7 @@ use crate::hash::{content_hash, fnv1a};
 use crate::pushback::Held;
 use crate::quota::{key_of, put_headers, Reading};
 use crate::timing::Schedule;
-use crate::{inject, oracle, reply, session};
+use crate::{fail_script, inject, oracle, reply, session};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
@@ -119,7 +119,20 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     // so a retry can succeed and replies themselves never depend on failure settings.
     let failures = app.failures_for(&req.model, &spec);
     let mut frng = ChaCha8Rng::seed_from_u64(fnv1a(hash, &arrival.attempt.to_le_bytes()));
-    let draw = failures.draw(&mut frng);
+    let mut draw = failures.draw(&mut frng);
+    // A failure script decides instead of the draw when one of its rules applies.
+    let mut cut_token = None;
+    if !spec.fail.is_empty() {
+        let nth = app.nth_call(&req.model);
+        if let Some(rule) = fail_script::scripted(&spec.fail, arrival.attempt, nth) {
+            draw = crate::failures::Draw {
+                early: (rule.with != Injected::Cut).then_some(rule.with),
+                cut: rule.with == Injected::Cut,
+                ..Default::default()
+            };
+            cut_token = rule.at_token;
+        }
+    }
     let early = draw
         .early
         .or((draw.cut && !req.stream).then_some(Injected::Reset));
@@ -170,10 +183,10 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     }
     let cut_at = (draw.cut && req.stream).then(|| {
         app.ledger.injected(session.key(), Injected::Cut);
-        if n > 1 {
-            frng.gen_range(1..n)
-        } else {
-            0
+        match cut_token {
+            Some(k) => after_tokens(renderer.chunks(), k),
+            None if n > 1 => frng.gen_range(1..n),
+            None => 0,
         }
     });
     // The whole scheduled generation time, drawn on copies so the stream's own
@@ -205,6 +218,18 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     } else {
         whole(plan).await
     }
+}
+
+/// The first frame after `k` output tokens have been sent: where a scripted cut falls.
+fn after_tokens(chunks: &[wire::Chunk], k: u32) -> usize {
+    let mut sent = 0u32;
+    for (i, c) in chunks.iter().enumerate() {
+        if sent >= k && c.tokens > 0 {
+            return i;
+        }
+        sent += c.tokens as u32;
+    }
+    chunks.len()
 }
 
 /// Tells the ledger what the mock answered, and counts tokens.

@@ -304,6 +304,9 @@ fn session_json(e: &Entry) -> serde_json::Value {
         "prompt_tokens": e.prompt_tokens,
         "output_tokens": e.output_tokens,
         "retries": e.retries,
+        // Distinct conversations sent, and attempts per one (exact retry amplification).
+        "distinct_calls": e.seen.len(),
+        "attempts_per_call": if e.seen.is_empty() { 0.0 } else { e.calls as f64 / e.seen.len() as f64 },
         "refused": e.refused,
         "queue_ms": e.queue_ms,
         "injected_failures": injected_json(&e.injected),

@@ -11,6 +11,7 @@ mod app;
 mod capacity;
 mod clock;
 mod envelope;
+pub mod fail_script;
 pub mod failures;
 mod handler;
 mod hash;

@@ -1,5 +1,6 @@
 //! What one model of the mock is: its timing, output length, failures and script.
 
+use crate::fail_script::FailRule;
 use crate::failures::Failures;
 use crate::limits::Limits;
 use crate::script::{Scope, Step};
@@ -29,6 +30,8 @@ pub struct ModelSpec {
     pub script: Arc<Vec<Step>>,
     pub scope: Scope,
     pub failures: Failures,
+    /// Failures by rule (see fail_script.rs): they take the place of the seeded draw.
+    pub fail: Arc<Vec<FailRule>>,
     /// This model's own quotas and slots (see limits.rs).
     pub limits: Limits,
 }
@@ -44,6 +47,7 @@ impl Default for ModelSpec {
             script: Arc::new(Vec::new()),
             scope: Scope::Turn,
             failures: Failures::NONE,
+            fail: Arc::new(Vec::new()),
             limits: Limits::default(),
         }
     }

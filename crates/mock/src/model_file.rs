@@ -19,6 +19,7 @@ pub(crate) struct RawModel {
     jitter: Option<Spanned<RawJitter>>,
     failures: Option<Spanned<Failures>>,
     quota: Option<Spanned<Quota>>,
+    fail: Option<Vec<Spanned<crate::fail_script::RawRule>>>,
     capacity: Option<Spanned<Capacity>>,
     script_scope: Option<Spanned<String>>,
     script: Option<Vec<Spanned<RawStep>>>,
@@ -94,6 +95,17 @@ impl RawModel {
                 .validate()
                 .map_err(|e| (v.span(), format!("{table}.failures: {e}")))?;
             m.failures = *v.get_ref();
+        }
+        if let Some(rules) = &self.fail {
+            let mut out = Vec::with_capacity(rules.len());
+            for (i, r) in rules.iter().enumerate() {
+                let rule = r
+                    .get_ref()
+                    .check()
+                    .map_err(|e| (r.span(), format!("{table}.fail[{i}]: {e}")))?;
+                out.push(rule);
+            }
+            m.fail = Arc::new(out);
         }
         if let Some(v) = &self.quota {
             v.get_ref()

@@ -17,6 +17,9 @@
 //! ttft_ms = 350
 //! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures.rs
 //! script_scope = "turn"      # or "conversation"; see script.rs
+//! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see fail_script.rs
+//! attempts = 2               # the first 2 attempts of each call fail …
+//! with = "overloaded"        # … with 529 / 503
 //! [[models."gpt-4o-mini".script]]
 //! call = "store"             # a tool call with templated arguments …
 //! args = { key = "k{{turn}}", value = "{{nonce}}" }
@@ -121,6 +124,7 @@ impl Scenario {
             return lookup(base).map(|spec| {
                 let mut stable = spec.clone();
                 stable.failures = Failures::NONE;
+                stable.fail = std::sync::Arc::new(Vec::new());
                 Cow::Owned(stable)
             });
         }
@@ -314,6 +318,18 @@ mod tests {
         );
         let e = err("[provider]\nquota = { rpn = 5 }\n");
         assert!(e.starts_with("s.toml:2: unknown field `rpn`"), "{e}");
+        let e = err("[models.a]\n[[models.a.fail]]\nattempts = 2\nwith = \"boom\"\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".fail[0]: with = \"boom\": use rate_limit"),
+            "{e}"
+        );
+        let s = Scenario::parse(
+            "[models.a]\n[[models.a.fail]]\nattempts = 2\nwith = \"overloaded\"\n",
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(s.model("a").unwrap().fail.len(), 1);
+        assert!(s.model("a-stable").unwrap().fail.is_empty());
         let e = err("[defaults]\nquota = { burst_s = 2 }\n");
         assert!(e.contains("a quota needs at least one of rpm"), "{e}");
     }

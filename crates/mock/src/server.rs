@@ -383,6 +383,7 @@ impl MockServer {
         let pushback = crate::pushback::Pushback::new(&opts.scenario);
         let app = Arc::new(App {
             pushback,
+            calls_by_model: Default::default(),
             scenario: opts.scenario,
             seed,
             max_body_bytes: opts.max_body_bytes,
