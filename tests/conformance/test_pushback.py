@@ -25,15 +25,15 @@ quota = { rpm = 120, burst_s = 0.5 }
 [models."itpm"]
 quota = { itpm = 60000, burst_s = 1 }
 [models."slots"]
-ttft_ms = 300
+ttft_ms = 600
 output_tokens = 5
 capacity = { max_in_flight = 2 }
 [models."tight"]
 ttft_ms = 300
 capacity = { max_in_flight = 1, max_queue = 1, retry_after_ms = 700 }
 [models."slowing"]
-ttft_ms = 50
-tok_ms = 10
+ttft_ms = 100
+tok_ms = 20
 output_tokens = 20
 capacity = { max_in_flight = 4, slowdown_at_full = 3.0 }
 [models."free"]
@@ -146,11 +146,12 @@ def test_slots_queue_and_the_wait_counts_in_time_to_first_token(pmock):
         return sorted(await asyncio.gather(*(one(c) for _ in range(6))))
 
     ttft = asyncio.run(main())
-    # Two slots, a reply holds one for 300 ms: waves at 300, 600 and 900 ms.
-    for got, want in zip(ttft, [300, 300, 600, 600, 900, 900]):
+    # Two slots, a reply holds one for 600 ms: waves at 600, 1200 and 1800 ms (the
+    # Python client adds 10-30 ms of its own to six concurrent streams).
+    for got, want in zip(ttft, [600, 600, 1200, 1200, 1800, 1800]):
         assert abs(got - want) <= want * 0.10, (ttft, want)
     w = get_json(pmock.base, "/plimsoll/ledger")["provider"]["queue_wait_ms"]
-    assert 540 <= w["max"] <= 660, w
+    assert 1080 <= w["max"] <= 1320, w
 
 
 def test_a_full_queue_answers_overloaded_with_retry_after(pmock):
@@ -193,9 +194,9 @@ def test_generation_slows_with_occupancy(pmock):
         return sorted(await asyncio.gather(*(one(c) for _ in range(4))))
 
     took = asyncio.run(main())
-    # 50 ms to the first token, 19 more at 10 ms × 1, 1.67, 2.33, 3 (1 to 4 slots busy).
+    # 100 ms to the first token, 19 more at 20 ms × 1, 1.67, 2.33, 3 (1 to 4 slots busy).
     for got, f in zip(took, [1.0, 5 / 3, 7 / 3, 3.0]):
-        want = 50 + 190 * f
+        want = 100 + 380 * f
         assert abs(got - want) <= want * 0.10, (took, want)
 
 
