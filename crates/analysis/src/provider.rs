@@ -3,7 +3,7 @@
 //! included: a SUT whose retries gave up collapses exactly there).
 
 use crate::budget::num;
-use crate::throughput::{flat_words, Plateau, Wall};
+use crate::throughput::{flat_words, pct, Plateau, Wall};
 use result::StepResult;
 
 /// Refused calls above this share of all LLM calls: the provider is pushing back.
@@ -23,10 +23,6 @@ fn pushback(s: &StepResult, refused: f64, queued: f64) -> bool {
             || p.queue_share >= queued
             || (s.outcome == "error_rate" && p.refused_share > 0.0)
     })
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
 }
 
 /// The provider as the wall when it pushed back materially at some level (steps sorted

@@ -207,7 +207,7 @@ fn spread(samples: &[Sample]) -> Vec<usize> {
     kept
 }
 
-fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.0} %", x * 100.0)
 }
 

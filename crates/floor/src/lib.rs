@@ -184,10 +184,10 @@ async fn handle(
 
 /// How long to wait before retry `n` (0-based): what the provider asked for, else an
 /// exponential backoff from 0.5 s (capped at 8 s), as the official SDKs do.
-fn retry_wait(headers: &hyper::HeaderMap, n: u32) -> std::time::Duration {
+fn retry_wait(headers: Option<&hyper::HeaderMap>, n: u32) -> std::time::Duration {
     use std::time::Duration;
     let get = |k: &str| {
-        headers
+        headers?
             .get(k)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<f64>().ok())
@@ -223,7 +223,7 @@ async fn call(conn: &mut Conn, path: &str, body: String, retries: u32) -> anyhow
             ),
             Err(_) if n < retries => {
                 *conn = Conn::new(conn.addr());
-                tokio::time::sleep(retry_wait(&hyper::HeaderMap::new(), n)).await;
+                tokio::time::sleep(retry_wait(None, n)).await;
                 n += 1;
                 continue;
             }
@@ -235,7 +235,7 @@ async fn call(conn: &mut Conn, path: &str, body: String, retries: u32) -> anyhow
                 String::from_utf8_lossy(&out)
             );
         }
-        tokio::time::sleep(retry_wait(&h, n)).await;
+        tokio::time::sleep(retry_wait(Some(&h), n)).await;
         n += 1;
     }
 }

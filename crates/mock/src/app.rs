@@ -58,25 +58,27 @@ impl App {
     /// 8 slots, unbounded queue".
     fn limits_words(&self) -> String {
         use crate::limits::Limits;
+        use crate::pushback::PROVIDER;
         let o = self.pushback.overrides();
-        let provider = o
-            .get(crate::pushback::PROVIDER)
-            .copied()
-            .unwrap_or(self.scenario.provider);
         let defaults = self.scenario.defaults.limits;
         let mut scopes: Vec<(String, Limits)> = vec![
-            ("provider".into(), provider),
+            (
+                "provider".into(),
+                self.pushback.in_force(&self.scenario, PROVIDER),
+            ),
             ("every model".into(), defaults),
         ];
-        for (name, spec) in &self.scenario.models {
-            let l = o.get(name).copied().unwrap_or(spec.limits);
+        // The scenario's models and those only changed live, each once.
+        let mut names: Vec<&String> = self.scenario.models.keys().collect();
+        names.extend(
+            o.keys().filter(|n| {
+                n.as_str() != PROVIDER && !self.scenario.models.contains_key(n.as_str())
+            }),
+        );
+        for name in names {
+            let l = self.pushback.in_force(&self.scenario, name);
             if l != defaults {
                 scopes.push((name.clone(), l));
-            }
-        }
-        for (name, l) in &o {
-            if name != crate::pushback::PROVIDER && !self.scenario.models.contains_key(name) {
-                scopes.push((name.clone(), *l));
             }
         }
         scopes
@@ -97,12 +99,9 @@ impl App {
             .calls_by_model
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = m.get_mut(model) {
-            *n += 1;
-            return *n;
-        }
-        m.insert(model.to_string(), 1);
-        1
+        let n = crate::quota::entry(&mut m, model, || 0);
+        *n += 1;
+        *n
     }
 
     pub fn created_unix(&self) -> u64 {

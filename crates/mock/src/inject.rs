@@ -79,16 +79,15 @@ pub fn early(api: Api, kind: Injected, f: &Failures, request_id: &str) -> Respon
     let mut resp = error_response(api, &WireError::new(ek, msg), request_id);
     let ms = f.retry_after_ms;
     let h = resp.headers_mut();
+    // Overloaded providers also say when to come back; the SDKs' backoff reads it.
+    if matches!(kind, Injected::RateLimit | Injected::Overloaded) {
+        put_retry_after(h, ms);
+    }
     let mut put = |k: &'static str, v: String| {
         if let Ok(v) = HeaderValue::from_str(&v) {
             h.insert(k, v);
         }
     };
-    // Overloaded providers also say when to come back; the SDKs' backoff reads it.
-    if matches!(kind, Injected::RateLimit | Injected::Overloaded) {
-        put("retry-after", ms.div_ceil(1000).max(1).to_string());
-        put("retry-after-ms", ms.to_string());
-    }
     if kind == Injected::RateLimit {
         if api == Api::Messages {
             let reset = rfc3339(now_unix_ms() + ms);

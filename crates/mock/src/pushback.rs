@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 /// The scope of the provider's own limits (a model's scope is its name).
 pub const PROVIDER: &str = "*";
 
+/// The index of a full queue among `REASONS` (the others are the quota's `Dim`s).
+const OVERLOADED: usize = 4;
+
 /// Why a request was refused: one per quota bucket, and a full queue.
 pub const REASONS: [&str; 5] = [
     "quota_requests",
@@ -67,7 +70,23 @@ impl Pushback {
         }
     }
 
-    /// The limits in force for `model` now, provider first.
+    /// The limits in force for one scope now (`*`: the provider's): as changed live, else
+    /// as the scenario sets them.
+    pub fn in_force(&self, scenario: &Scenario, scope: &str) -> Limits {
+        let o = self.overrides.read().unwrap_or_else(|p| p.into_inner());
+        o.get(scope).copied().unwrap_or_else(|| {
+            if scope == PROVIDER {
+                scenario.provider
+            } else {
+                scenario
+                    .model(scope)
+                    .map_or(scenario.defaults.limits, |s| s.limits)
+            }
+        })
+    }
+
+    /// The limits in force for `model` now, provider first (`spec`: the model's, already
+    /// looked up, so the hot path does not look it up again).
     pub fn scopes<'a>(&self, scenario: &Scenario, model: &'a str, spec: &ModelSpec) -> Scopes<'a> {
         let o = self.overrides.read().unwrap_or_else(|p| p.into_inner());
         let provider = o.get(PROVIDER).copied().unwrap_or(scenario.provider);
@@ -119,14 +138,10 @@ impl Pushback {
         self.quotas
             .admit(scopes, key, input_tokens, now)
             .inspect_err(|r| {
-                self.refused[r.dim as usize].fetch_add(1, Relaxed);
-                let words = quota_words(scopes[r.scope].0, r.dim, r.limit);
-                *self
-                    .refused_by
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(words)
-                    .or_insert(0) += 1;
+                self.refusal(
+                    r.dim as usize,
+                    quota_words(scopes[r.scope].0, r.dim, r.limit),
+                )
             })
     }
 
@@ -196,13 +211,8 @@ impl Pushback {
                     slots.push(s);
                 }
                 Err(full) => {
-                    self.refused[4].fetch_add(1, Relaxed);
-                    *self
-                        .refused_by
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .entry(format!("{} and queue of {}", g.words, full.max_queue))
-                        .or_insert(0) += 1;
+                    let words = format!("{} and queue of {}", g.words, full.max_queue);
+                    self.refusal(OVERLOADED, words);
                     return Err(full);
                 }
             }
@@ -218,6 +228,17 @@ impl Pushback {
         Ok((held, slowdown, waited))
     }
 
+    /// Counts a refusal by its reason (an index of `REASONS`) and its limit in words.
+    fn refusal(&self, reason: usize, words: String) {
+        self.refused[reason].fetch_add(1, Relaxed);
+        *self
+            .refused_by
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(words)
+            .or_insert(0) += 1;
+    }
+
     /// Counts a request answered with a reply (not refused, not failed).
     pub fn answered(&self) {
         self.answered.fetch_add(1, Relaxed);
@@ -228,10 +249,11 @@ impl Pushback {
         if !self.configured.load(Relaxed) {
             return None;
         }
-        let mut refused = serde_json::Map::new();
-        for (i, r) in REASONS.iter().enumerate() {
-            refused.insert((*r).into(), self.refused[i].load(Relaxed).into());
-        }
+        let refused: serde_json::Map<String, Value> = self
+            .refused_counts()
+            .iter()
+            .map(|(r, n)| ((*r).to_string(), (*n).into()))
+            .collect();
         let (p50, p99, max, n) = match self.queue_wait_us.lock() {
             Ok(h) => (
                 h.value_at_quantile(0.5),
@@ -296,23 +318,26 @@ impl Held {
     }
 }
 
+/// "the WHAT" for the provider's own limit, "model m's WHAT" for a model's.
+fn owned(scope: &str, what: String) -> String {
+    if scope == PROVIDER {
+        format!("the {what}")
+    } else {
+        format!("model {scope}'s {what}")
+    }
+}
+
 /// "the 600 requests/min quota per key", or "model m's …" for a model's own.
 fn quota_words(scope: &str, d: Dim, per_min: f64) -> String {
-    let limit = format!("{} {}/min quota per key", thousands(per_min), d.words());
-    if scope == PROVIDER {
-        format!("the {limit}")
-    } else {
-        format!("model {scope}'s {limit}")
-    }
+    owned(
+        scope,
+        format!("{} {}/min quota per key", thousands(per_min), d.words()),
+    )
 }
 
 /// "the 6 generation slots", or "model m's 6 generation slots".
 fn slots_words(scope: &str, n: u32) -> String {
-    if scope == PROVIDER {
-        format!("the {n} generation slots")
-    } else {
-        format!("model {scope}'s {n} generation slots")
-    }
+    owned(scope, format!("{n} generation slots"))
 }
 
 /// The words of a refusal in the provider's manner, for the error message.
@@ -323,7 +348,7 @@ pub fn refusal_message(model: &str, r: &Refused, anthropic: bool) -> String {
         Dim::InputTokens => "input tokens per minute",
         Dim::OutputTokens => "output tokens per minute",
     };
-    let limit = crate::limits::thousands(r.limit);
+    let limit = thousands(r.limit);
     if r.too_large {
         return format!(
             "Request too large for {model} on {what}: Limit {limit}, Requested {}. The input or output tokens must be reduced (plimsoll mock quota).",

@@ -63,7 +63,7 @@ impl Bucket {
     }
 }
 
-/// What one key has used under one quota.
+/// What one key has used (once per request, whatever the number of scopes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Usage {
     pub requests: u64,
@@ -183,14 +183,8 @@ fn state<'s>(
     q: &Quota,
     now: Instant,
 ) -> &'s mut KeyState {
-    if !scopes.contains_key(scope) {
-        scopes.insert(scope.to_string(), HashMap::new());
-    }
-    let keys = scopes.get_mut(scope).expect("inserted above");
-    if !keys.contains_key(key) {
-        keys.insert(key.to_string(), KeyState::new(q, now));
-    }
-    let st = keys.get_mut(key).expect("inserted above");
+    let keys = entry(scopes, scope, HashMap::new);
+    let st = entry(keys, key, || KeyState::new(q, now));
     if st.quota != *q {
         *st = KeyState::new(q, now);
     }
@@ -207,12 +201,22 @@ fn with_quota<'a>(
         .filter_map(|(i, (s, l))| Some((i, (*s, l.quota.as_ref()?))))
 }
 
-/// A key's use, looked up by `&str` (no allocation once the key was seen).
-fn usage<'u>(all: &'u mut HashMap<String, Usage>, key: &str) -> &'u mut Usage {
-    if !all.contains_key(key) {
-        all.insert(key.to_string(), Usage::default());
+/// The value under `key`, made by `make` when there is none: looked up by `&str`, so a
+/// key already there costs no allocation (`HashMap::entry` wants an owned key).
+pub(crate) fn entry<'m, V>(
+    map: &'m mut HashMap<String, V>,
+    key: &str,
+    make: impl FnOnce() -> V,
+) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), make());
     }
-    all.get_mut(key).expect("inserted above")
+    map.get_mut(key).expect("inserted above")
+}
+
+/// A key's use.
+fn usage<'u>(all: &'u mut HashMap<String, Usage>, key: &str) -> &'u mut Usage {
+    entry(all, key, Usage::default)
 }
 
 /// What a request needs from a bucket before its reply: one request, its input tokens,

@@ -133,7 +133,6 @@ async fn set_failures(State(app): State<Arc<App>>, body: axum::body::Bytes) -> R
         Ok(x) => x,
         Err(m) => return admin_bad(m),
     };
-    let bad = admin_bad;
     let mut o = app
         .failure_overrides
         .write()
@@ -158,10 +157,10 @@ async fn set_failures(State(app): State<Arc<App>>, body: axum::body::Bytes) -> R
     }
     let next: Failures = match serde_json::from_value(merged) {
         Ok(f) => f,
-        Err(e) => return bad(format!("{e}")),
+        Err(e) => return admin_bad(format!("{e}")),
     };
     if let Err(e) = next.validate() {
-        return bad(e);
+        return admin_bad(e);
     }
     o.insert(model, next);
     Json(json!({"overrides": *o})).into_response()
@@ -183,26 +182,11 @@ async fn set_limits(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Res
         Ok(x) => x,
         Err(m) => return admin_bad(m),
     };
-    let bad = admin_bad;
     if fields.remove("reset") == Some(Value::Bool(true)) {
         let o = app.pushback.set(&scope, None);
         return Json(json!({"overrides": o})).into_response();
     }
-    let current = app
-        .pushback
-        .overrides()
-        .get(&scope)
-        .copied()
-        .unwrap_or_else(|| {
-            if scope == crate::pushback::PROVIDER {
-                app.scenario.provider
-            } else {
-                app.scenario
-                    .model(&scope)
-                    .map(|s| s.limits)
-                    .unwrap_or(app.scenario.defaults.limits)
-            }
-        });
+    let current = app.pushback.in_force(&app.scenario, &scope);
     let mut merged = serde_json::to_value(current).expect("Limits serializes");
     for (k, v) in fields {
         if v.is_null() {
@@ -215,10 +199,10 @@ async fn set_limits(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Res
     }
     let next: crate::limits::Limits = match serde_json::from_value(merged) {
         Ok(l) => l,
-        Err(e) => return bad(format!("{e}")),
+        Err(e) => return admin_bad(format!("{e}")),
     };
     if let Err(e) = next.validate() {
-        return bad(e);
+        return admin_bad(e);
     }
     let o = app.pushback.set(&scope, Some(next));
     Json(json!({"overrides": o})).into_response()
