@@ -10,6 +10,16 @@ use result::StepResult;
 pub const REFUSED: f64 = 0.05;
 /// Time waited for a slot above this share of the provider's time.
 pub const QUEUED: f64 = 0.25;
+/// Waiting at least this share of the provider's time, and more than the share refused:
+/// the slots, not the quotas, are what held calls back.
+pub const QUEUE_LEADS: f64 = 0.10;
+
+/// Whether refusals, rather than the wait for slots, are what held calls back: the one
+/// rule for the wall's words and for the RESULT's `binding`.
+pub fn refusals_lead(refused_share: f64, queue_share: f64) -> bool {
+    refused_share > 0.0 && !(queue_share >= QUEUE_LEADS && queue_share > refused_share)
+}
+
 /// Below those, pushback is noticed from these shares: the wall starts where it begins.
 const NOTICED_REFUSED: f64 = 0.01;
 const NOTICED_QUEUED: f64 = 0.05;
@@ -32,8 +42,7 @@ fn pushback(s: &StepResult, refused: f64, queued: f64) -> bool {
 pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f64)> {
     let s = steps.iter().find(|s| pushback(s, REFUSED, QUEUED))?;
     let p = s.provider.as_ref()?;
-    let refusing =
-        p.refused_share > 0.0 && (p.queue_share < QUEUED || p.refused_share >= p.queue_share);
+    let refusing = refusals_lead(p.refused_share, p.queue_share);
     let from = steps
         .iter()
         .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
@@ -158,5 +167,10 @@ mod tests {
             w.text
         );
         assert!(wall(&[step(1, 1.0, 1.0, 0.1)], None).is_none());
+        // 6 % refused but 15 % of the time waiting: the wait leads, in the words as in
+        // the RESULT's binding (one rule for both).
+        assert!(!refusals_lead(0.06, 0.15) && refusals_lead(0.06, 0.05));
+        let (w, _) = wall(&[pushed(2, 0.06, 0.15)], None).unwrap();
+        assert!(w.text.contains("kept calls waiting (15 %"), "{}", w.text);
     }
 }

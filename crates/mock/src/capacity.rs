@@ -13,8 +13,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// One scope's slots (the provider's, or one model's).
 pub struct Gate {
     cap: RwLock<Capacity>,
-    /// "the 6 generation slots": what to call them in a verdict.
-    pub words: String,
+    /// Whose slots: `*` (the provider's) or a model's name.
+    pub scope: String,
     sem: Arc<Semaphore>,
     /// Slots to take away when replies free them (a live change made them fewer).
     debt: AtomicU32,
@@ -62,10 +62,10 @@ pub struct Full {
 }
 
 impl Gate {
-    pub fn new(cap: Capacity, words: String) -> Gate {
+    pub fn new(cap: Capacity, scope: String) -> Gate {
         Gate {
             cap: RwLock::new(cap),
-            words,
+            scope,
             sem: Arc::new(Semaphore::new(cap.max_in_flight as usize)),
             debt: AtomicU32::new(0),
             queued: AtomicU32::new(0),
@@ -170,7 +170,7 @@ mod tests {
 
     #[tokio::test]
     async fn slots_queue_in_order_and_a_full_queue_refuses() {
-        let g = Arc::new(Gate::new(cap(2, Some(1)), "slots".into()));
+        let g = Arc::new(Gate::new(cap(2, Some(1)), "*".into()));
         let a = g.enter().await.unwrap();
         let b = g.enter().await.unwrap();
         assert_eq!((a.occupied, b.occupied, g.in_flight()), (1, 2, 2));
@@ -191,7 +191,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_waiter_that_gives_up_leaves_the_queue() {
-        let g = Arc::new(Gate::new(cap(1, None), "slots".into()));
+        let g = Arc::new(Gate::new(cap(1, None), "*".into()));
         let _a = g.enter().await.unwrap();
         let gone = tokio::time::timeout(std::time::Duration::from_millis(20), g.enter()).await;
         assert!(gone.is_err());
@@ -200,7 +200,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_live_resize_keeps_the_queue_in_order() {
-        let g = Arc::new(Gate::new(cap(1, None), "slots".into()));
+        let g = Arc::new(Gate::new(cap(1, None), "*".into()));
         let a = g.enter().await.unwrap();
         let mut waiters = Vec::new();
         for _ in 0..3 {

@@ -7,12 +7,11 @@
 //! server closes the socket without writing a byte.
 
 use crate::capacity::Full;
-use crate::clock::{now_unix_ms, rfc3339};
 use crate::envelope::error_response;
 use crate::failures::{Failures, Injected};
 use crate::limits::Dim;
 use crate::pushback::refusal_message;
-use crate::quota::{put_headers, Refused};
+use crate::quota::{put_headers, Reading, Refused};
 use axum::http::HeaderValue;
 use axum::response::Response;
 use wire::{Api, ErrorKind, WireError};
@@ -83,28 +82,24 @@ pub fn early(api: Api, kind: Injected, f: &Failures, request_id: &str) -> Respon
     if matches!(kind, Injected::RateLimit | Injected::Overloaded) {
         put_retry_after(h, ms);
     }
-    let mut put = |k: &'static str, v: String| {
-        if let Ok(v) = HeaderValue::from_str(&v) {
-            h.insert(k, v);
-        }
-    };
     if kind == Injected::RateLimit {
-        if api == Api::Messages {
-            let reset = rfc3339(now_unix_ms() + ms);
-            put("anthropic-ratelimit-requests-limit", "1000".into());
-            put("anthropic-ratelimit-requests-remaining", "0".into());
-            put("anthropic-ratelimit-requests-reset", reset.clone());
-            put("anthropic-ratelimit-tokens-limit", "400000".into());
-            put("anthropic-ratelimit-tokens-remaining", "0".into());
-            put("anthropic-ratelimit-tokens-reset", reset);
+        // An exhausted quota of a typical size, written like a real quota's refusal.
+        let (requests, tokens) = if api == Api::Messages {
+            (1000.0, 400_000.0)
         } else {
-            put("x-ratelimit-limit-requests", "10000".into());
-            put("x-ratelimit-remaining-requests", "0".into());
-            put("x-ratelimit-reset-requests", format!("{ms}ms"));
-            put("x-ratelimit-limit-tokens", "2000000".into());
-            put("x-ratelimit-remaining-tokens", "0".into());
-            put("x-ratelimit-reset-tokens", format!("{ms}ms"));
-        }
+            (10_000.0, 2_000_000.0)
+        };
+        let empty = |dim, limit| Reading {
+            dim,
+            limit,
+            remaining: 0,
+            reset_ms: ms,
+        };
+        put_headers(
+            h,
+            api,
+            &[empty(Dim::Requests, requests), empty(Dim::Tokens, tokens)],
+        );
     }
     resp
 }

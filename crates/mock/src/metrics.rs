@@ -116,7 +116,7 @@ pub async fn render(State(app): State<Arc<App>>) -> impl IntoResponse {
         metric(
             "plimsoll_mock_in_flight",
             "gauge",
-            "Replies holding a generation slot now.",
+            "Replies being generated now (counted while any limit is set).",
             &one(n("in_flight")),
         );
         metric(

@@ -168,7 +168,7 @@ impl Pushback {
             g.resize(cap);
             return Some(g.clone());
         }
-        let g = Arc::new(Gate::new(cap, slots_words(scope, cap.max_in_flight)));
+        let g = Arc::new(Gate::new(cap, scope.to_string()));
         gates.insert(scope.to_string(), g.clone());
         Some(g)
     }
@@ -211,7 +211,7 @@ impl Pushback {
                     slots.push(s);
                 }
                 Err(full) => {
-                    let words = format!("{} and queue of {}", g.words, full.max_queue);
+                    let words = format!("{} and queue of {}", slots_words(g), full.max_queue);
                     self.refusal(OVERLOADED, words);
                     return Err(full);
                 }
@@ -270,7 +270,7 @@ impl Pushback {
         let slots = gates
             .values()
             .max_by_key(|g| g.peak_queued.load(Relaxed))
-            .map(|g| g.words.clone());
+            .map(|g| slots_words(g));
         Some(json!({
             "answered": self.answered.load(Relaxed),
             "refused": refused,
@@ -335,9 +335,13 @@ fn quota_words(scope: &str, d: Dim, per_min: f64) -> String {
     )
 }
 
-/// "the 6 generation slots", or "model m's 6 generation slots".
-fn slots_words(scope: &str, n: u32) -> String {
-    owned(scope, format!("{n} generation slots"))
+/// "the 6 generation slots", or "model m's 6 generation slots": as many as the gate has
+/// now (a live change may have resized it).
+fn slots_words(g: &Gate) -> String {
+    owned(
+        &g.scope,
+        format!("{} generation slots", g.cap().max_in_flight),
+    )
 }
 
 /// The words of a refusal in the provider's manner, for the error message.
@@ -364,5 +368,39 @@ pub fn refusal_message(model: &str, r: &Refused, anthropic: bool) -> String {
         format!(
             "Rate limit reached for {model} on {what}: Limit {limit}. Please try again in {wait:.3}s (plimsoll mock quota)."
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Capacity;
+
+    fn slots(n: u32) -> Limits {
+        Limits {
+            quota: None,
+            capacity: Some(Capacity {
+                max_in_flight: n,
+                max_queue: None,
+                slowdown_at_full: 1.0,
+                retry_after_ms: 1000,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_slots_are_named_as_many_as_they_are_now() {
+        let p = Pushback::new(&Scenario::default());
+        p.set(PROVIDER, Some(slots(6)));
+        p.gate(PROVIDER, &slots(6));
+        assert_eq!(p.snapshot().unwrap()["slots"], "the 6 generation slots");
+        // Resized live: the same gate, named by its new size.
+        p.gate(PROVIDER, &slots(9));
+        assert_eq!(p.snapshot().unwrap()["slots"], "the 9 generation slots");
+        p.gate("m", &slots(2));
+        assert_eq!(
+            slots_words(&p.gates.lock().unwrap()["m"]),
+            "model m's 2 generation slots"
+        );
     }
 }

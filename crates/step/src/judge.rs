@@ -255,10 +255,6 @@ struct MockSide {
     provider: Option<result::Provider>,
 }
 
-/// A wait for slots this large a share of the provider's time names the slots as what
-/// held calls back.
-const QUEUE_BINDS: f64 = 0.10;
-
 /// What the provider's quotas and slots did, from the ledger (none when none were set).
 fn provider_of(ledger: &serde_json::Value) -> Option<result::Provider> {
     let p = ledger.get("provider")?;
@@ -288,10 +284,12 @@ fn provider_of(ledger: &serde_json::Value) -> Option<result::Provider> {
         .and_then(|o| o.iter().max_by_key(|(_, n)| n.as_u64().unwrap_or(0)))
         .map(|(words, _)| words.clone());
     let slots = p["slots"].as_str().map(String::from);
-    let binding = if queue_share >= QUEUE_BINDS && queue_share > refused_share {
+    let binding = if analysis::provider::refusals_lead(refused_share, queue_share) {
+        top_refuser
+    } else if queue_share >= analysis::provider::QUEUE_LEADS {
         slots.or(top_refuser)
     } else {
-        top_refuser.or(slots.filter(|_| queue_share >= QUEUE_BINDS))
+        top_refuser
     };
     let wait = |k: &str| round2(p["queue_wait_ms"][k].as_f64().unwrap_or(0.0));
     Some(result::Provider {
