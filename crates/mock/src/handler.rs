@@ -367,7 +367,11 @@ fn stream(p: Plan, cut_at: Option<usize>) -> Response {
         let deadline = st.start + st.due_of_next();
         tokio::time::sleep_until(deadline).await;
         if st.cut_at == Some(st.next) {
-            st.next = n; // end the stream after this error
+            // Pending once, so hyper writes out the frames already given to it before the
+            // error drops the connection: the frames before a cut all arrive (a scripted
+            // cut after K tokens delivers K, not sometimes K − 1). Then the stream ends.
+            tokio::task::yield_now().await;
+            st.next = n;
             let cut = std::io::Error::new(
                 std::io::ErrorKind::ConnectionAborted,
                 "stream cut (injected by plimsoll)",
