@@ -5,6 +5,9 @@ loop against ANTHROPIC_BASE_URL with `messages.stream`, executes `memory_set` /
 `memory_get` against the session's store, and streams `data: {"delta": ...}` events,
 then `data: {"reply": TEXT, "llm_calls": N}`. GET /health answers when it is up.
 AGENT_BUG=shared_memory shares one store across sessions, on purpose.
+AGENT_THINKING=1 turns on extended thinking (the mock signs each thinking block and
+checks it comes back); AGENT_BUG=strip_thinking drops the thinking blocks from the
+history between tool rounds, on purpose: the bug dify#41092 and opencode#3077 fixed.
 """
 
 import json
@@ -17,6 +20,9 @@ from fastapi.responses import StreamingResponse
 
 MODEL = os.environ.get("AGENT_MODEL", "memory")
 SHARED = os.environ.get("AGENT_BUG") == "shared_memory"
+STRIP = os.environ.get("AGENT_BUG") == "strip_thinking"
+THINKING = {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 2048} \
+    if os.environ.get("AGENT_THINKING") == "1" or STRIP else {"max_tokens": 1024}
 TOOLS = [
     {"name": "memory_set", "description": "store a value",
      "input_schema": {"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}}, "required": ["key", "value"]}},
@@ -53,11 +59,12 @@ async def turn(request: Request):
 
     async def events():
         for calls in range(1, 33):
-            async with client.messages.stream(model=MODEL, max_tokens=1024, messages=s["messages"], tools=TOOLS) as stream:
+            async with client.messages.stream(model=MODEL, messages=s["messages"], tools=TOOLS, **THINKING) as stream:
                 async for text in stream.text_stream:
                     yield f"data: {json.dumps({'delta': text})}\n\n"
                 message = await stream.get_final_message()
-            s["messages"].append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]})
+            kept = [b for b in message.content if not (STRIP and b.type in ("thinking", "redacted_thinking"))]
+            s["messages"].append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in kept]})
             uses = [b for b in message.content if b.type == "tool_use"]
             if not uses:
                 text = "".join(b.text for b in message.content if b.type == "text")

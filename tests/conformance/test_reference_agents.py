@@ -73,3 +73,25 @@ def test_harness_result_line_with_a_bad_key_is_a_clear_error():
     assert p.returncode == 1
     assert "p50_sesion_ms: is not a RESULT key" in p.stderr
     assert "RESULT" not in p.stdout
+
+
+def test_thinking_agent_passes_and_stripping_its_thinking_is_caught_at_every_level():
+    """Extended thinking on: the agent sends each thinking block back and the step is
+    clean. With the planted bug it drops them between tool rounds: every session's
+    second call gets the API's 400, and every step reports one reasoning violation
+    per session, whatever the concurrency."""
+    code, r, err = plimsoll_run("anthropic-agent", 10, AGENT_THINKING="1")
+    assert code in (0, 4), err
+    assert r["outcome"] == "ok" and r["sessions_ok"] == 10 and r["integrity_violations"] == 0
+    assert r["llm_calls"] == 90
+    assert r["reasoning"]["replies"] == 90 and r["reasoning"]["reasoning_tokens"] == 90 * 200
+    assert r["reasoning"]["first_answer_token_ms"] > r["reasoning"]["first_token_ms"] + 500
+    assert "reasoning: 90 of 90 LLM calls reasoned" in err
+    for concurrency in (1, 4, 12):
+        code, r, err = plimsoll_run("anthropic-agent", concurrency, AGENT_BUG="strip_thinking")
+        assert code == 3, err
+        assert r["outcome"] == "integrity", r
+        assert r["integrity_violations"] == concurrency, r
+        assert r["sessions_failed"] == concurrency
+        assert '"kind":"reasoning"' in err and 'dropped"' in err, err
+        assert f"{concurrency} integrity violation(s) ({concurrency} reasoning: thinking blocks" in err

@@ -347,6 +347,7 @@ pub(crate) mod tests {
             probe_failed: None,
             sched_delay_ms_per_s: None,
             provider: None,
+            reasoning: None,
             log: None,
             scratch: None,
             resident: None,

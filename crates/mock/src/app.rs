@@ -25,6 +25,8 @@ pub struct App {
     pub pushback: Pushback,
     /// Calls so far, by model: for `every = M` failure rules.
     pub calls_by_model: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// Stored Responses, for `previous_response_id`.
+    pub chains: crate::chain::Chains,
 }
 
 impl App {

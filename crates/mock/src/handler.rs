@@ -9,10 +9,11 @@ use crate::app::App;
 use crate::envelope::{add_request_id, error_response};
 use crate::failures::Injected;
 use crate::hash::{content_hash, fnv1a};
+use crate::model::ReasoningMode;
 use crate::pushback::Held;
 use crate::quota::{key_of, put_headers, Reading};
 use crate::timing::Schedule;
-use crate::{fail_script, inject, oracle, reply, session};
+use crate::{fail_script, inject, oracle, reply, session, thoughts};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
@@ -74,10 +75,13 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         );
         return refuse(&app, api, &e, &request_id);
     }
-    let req = match api.parse(&bytes) {
+    let mut req = match api.parse(&bytes) {
         Ok(r) => r,
         Err(e) => return refuse(&app, api, &e, &request_id),
     };
+    if let Err(e) = app.chains.continue_from(&mut req) {
+        return refuse(&app, api, &e, &request_id);
+    }
     let Some(spec) = app.scenario.model(&req.model) else {
         let e = WireError::new(
             ErrorKind::NotFound,
@@ -98,6 +102,16 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     let arrival = app.ledger.arrive(session.key(), hash, req.prompt_tokens);
     let found = oracle::check(&req, &session, &spec, app.scenario.integrity, &app.ledger);
     app.ledger.record(found);
+    // Reasoning sent back dropped, moved or altered: the API's own 400.
+    let seal_key = thoughts::key(app.seed);
+    if spec.reasoning.mode != ReasoningMode::Off {
+        if let Some(r) = thoughts::check(&req, session.key(), seal_key) {
+            if app.scenario.integrity.reasoning {
+                app.ledger.record(vec![r.violation]);
+            }
+            return refuse(&app, api, &r.error, &request_id);
+        }
+    }
 
     // The provider's quotas: a request over one is refused before anything else.
     let scopes = app.pushback.scopes(&app.scenario, &req.model, &spec);
@@ -161,8 +175,17 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
 
     let mut rng = ChaCha8Rng::seed_from_u64(hash);
     let id = format!("{:016x}", fnv1a(hash, b"id"));
-    let reply = reply::decide(&req, &spec, &session, id, app.created_unix(), &mut rng);
+    let reply = reply::decide(
+        &req,
+        &spec,
+        &session,
+        id,
+        app.created_unix(),
+        seal_key,
+        &mut rng,
+    );
     record_said(&app, session.key(), &reply);
+    app.chains.keep(&req, &reply);
     let readings = app.pushback.spend_output(
         &scopes,
         &key,
@@ -192,12 +215,24 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
     // The whole scheduled generation time, drawn on copies so the stream's own
     // draws are untouched.
     let (mut sched, mut r2) = (schedule.clone(), rng.clone());
-    let total = renderer
-        .chunks()
-        .iter()
-        .fold(Duration::ZERO, |_, c| sched.next(c.tokens as u32, &mut r2));
-    app.ledger
-        .llm_time(session.key(), total.as_secs_f64() * 1000.0);
+    // When the first token is due, and the first token of the answer (after the
+    // reasoning): what a user of a reasoning model waits for.
+    let (mut total, mut first, mut answer) = (Duration::ZERO, None, None);
+    for c in renderer.chunks() {
+        total = sched.next(c.tokens as u32, c.thinking, &mut r2);
+        first.get_or_insert(total);
+        if !c.thinking {
+            answer.get_or_insert(total);
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    app.ledger.llm_time(session.key(), ms(total));
+    let reasoned = renderer.reply().reasoning_tokens;
+    if reasoned > 0 {
+        let first = ms(first.unwrap_or(total));
+        app.ledger
+            .reasoned(session.key(), reasoned, first, ms(answer.unwrap_or(total)));
+    }
     // A busy provider generates slower: that, like the wait for a slot, is load's doing,
     // so it stays out of the unloaded time the session is measured against.
     schedule.slow_tokens(slowdown);
@@ -246,6 +281,7 @@ fn record_said(app: &App, session: &str, reply: &wire::Reply) {
         match p {
             wire::Part::ToolCall(c) => calls.push((c.id.clone(), c.arguments.clone())),
             wire::Part::Text(t) => text = Some(t.as_str()),
+            wire::Part::Thinking { .. } | wire::Part::Hidden { .. } => {}
         }
     }
     app.ledger.said(session, &calls, text, reply.output_tokens);
@@ -275,7 +311,7 @@ fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
 async fn whole(mut p: Plan) -> Response {
     let mut due = Duration::ZERO;
     for c in p.renderer.chunks() {
-        due = p.schedule.next(c.tokens as u32, &mut p.rng);
+        due = p.schedule.next(c.tokens as u32, c.thinking, &mut p.rng);
     }
     let deadline = p.start + due;
     tokio::time::sleep_until(deadline).await;
@@ -329,8 +365,9 @@ impl StreamState {
         match self.next_due.take() {
             Some(d) => d,
             None => {
-                let tokens = self.renderer.chunks()[self.next].tokens as u32;
-                self.schedule.next(tokens, &mut self.rng)
+                let c = self.renderer.chunks()[self.next];
+                self.schedule
+                    .next(c.tokens as u32, c.thinking, &mut self.rng)
             }
         }
     }

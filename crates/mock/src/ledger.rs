@@ -43,6 +43,9 @@ pub struct Entry {
     /// first token + token times, jitter and injected delays included): what the
     /// session would take if the system under test added nothing.
     pub llm_ms: f64,
+    /// Replies that reasoned, their reasoning tokens, and the scheduled times to
+    /// their first token and to the first token of their answer.
+    pub reasoned: Reasoned,
     /// Content hash → times seen.
     pub seen: HashMap<u64, u32>,
     /// Tool-call id → what was said.
@@ -50,6 +53,43 @@ pub struct Entry {
     /// Hash of a text answer → what was said.
     pub issued_texts: HashMap<u64, Said>,
     pub next_seq: u32,
+}
+
+/// What the model's reasoning cost: sums over the replies that reasoned.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Reasoned {
+    pub replies: u64,
+    pub tokens: u64,
+    pub first_ms: f64,
+    pub answer_ms: f64,
+    pub answer_max_ms: f64,
+}
+
+impl Reasoned {
+    fn add(&mut self, o: &Reasoned) {
+        self.replies += o.replies;
+        self.tokens += o.tokens;
+        self.first_ms += o.first_ms;
+        self.answer_ms += o.answer_ms;
+        self.answer_max_ms = self.answer_max_ms.max(o.answer_max_ms);
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let per = |x: f64| {
+            if self.replies == 0 {
+                0.0
+            } else {
+                x / self.replies as f64
+            }
+        };
+        serde_json::json!({
+            "replies": self.replies,
+            "reasoning_tokens": self.tokens,
+            "first_token_ms_mean": per(self.first_ms),
+            "first_answer_token_ms_mean": per(self.answer_ms),
+            "first_answer_token_ms_max": self.answer_max_ms,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -186,6 +226,20 @@ impl Ledger {
         self.with(session, |e| e.queue_ms += ms);
     }
 
+    /// A reply that reasoned `tokens` tokens: its first token was due at `first_ms`,
+    /// the first of its answer at `answer_ms`.
+    pub fn reasoned(&self, session: &str, tokens: u32, first_ms: f64, answer_ms: f64) {
+        self.with(session, |e| {
+            e.reasoned.add(&Reasoned {
+                replies: 1,
+                tokens: tokens as u64,
+                first_ms,
+                answer_ms,
+                answer_max_ms: answer_ms,
+            })
+        });
+    }
+
     pub fn llm_time(&self, session: &str, ms: f64) {
         self.with(session, |e| e.llm_ms += ms);
     }
@@ -239,6 +293,7 @@ impl Ledger {
                 "refused": totals.refused,
                 "queue_ms": totals.queue_ms,
                 "llm_ms": totals.llm_ms,
+                "reasoning": totals.reasoned.json(),
                 "injected_failures": injected_json(&totals.injected),
                 "integrity_violations": all.1,
                 "violations_by_kind": all.2,
@@ -271,6 +326,7 @@ pub struct Totals {
     pub refused: u64,
     pub queue_ms: f64,
     pub llm_ms: f64,
+    pub reasoned: Reasoned,
     pub injected: [u64; 7],
 }
 
@@ -284,6 +340,7 @@ impl Totals {
         self.refused += e.refused;
         self.queue_ms += e.queue_ms;
         self.llm_ms += e.llm_ms;
+        self.reasoned.add(&e.reasoned);
         for (t, x) in self.injected.iter_mut().zip(e.injected) {
             *t += x;
         }

@@ -9,6 +9,7 @@
 
 mod app;
 mod capacity;
+mod chain;
 mod clock;
 mod envelope;
 pub mod fail_script;
@@ -31,6 +32,7 @@ pub mod script;
 mod server;
 pub mod session;
 pub mod stats;
+mod thoughts;
 mod timing;
 
 pub use app::App;

@@ -17,6 +17,43 @@ pub enum Jitter {
     LogNormal { sigma: f64 },
 }
 
+/// When the model reasons before it answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReasoningMode {
+    /// When the request asks (Anthropic `thinking`, OpenAI `reasoning_effort` /
+    /// `reasoning`).
+    Auto,
+    /// On every OpenAI request too (o-series, gpt-5); Anthropic models still think
+    /// only when the request enables thinking, as the API does.
+    Always,
+    /// Never: requests that ask get plain replies, and nothing is checked.
+    Off,
+}
+
+/// How the model reasons (see thoughts.rs for the signatures).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reasoning {
+    pub mode: ReasoningMode,
+    /// Reasoning length in tokens, drawn per reply (OpenAI: scaled by the effort;
+    /// Anthropic: at most the budget).
+    pub tokens: (u32, u32),
+    /// The share of Anthropic replies whose thinking comes as `redacted_thinking`.
+    pub redacted_share: f64,
+    /// Time per reasoning token; `None`: the model's `tok_ms`.
+    pub tok_ms: Option<f64>,
+}
+
+impl Default for Reasoning {
+    fn default() -> Self {
+        Reasoning {
+            mode: ReasoningMode::Auto,
+            tokens: (200, 200),
+            redacted_share: 0.0,
+            tok_ms: None,
+        }
+    }
+}
+
 /// The behaviour of one model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelSpec {
@@ -34,6 +71,7 @@ pub struct ModelSpec {
     pub fail: Arc<Vec<FailRule>>,
     /// This model's own quotas and slots (see limits.rs).
     pub limits: Limits,
+    pub reasoning: Reasoning,
 }
 
 impl Default for ModelSpec {
@@ -49,6 +87,7 @@ impl Default for ModelSpec {
             failures: Failures::NONE,
             fail: Arc::new(Vec::new()),
             limits: Limits::default(),
+            reasoning: Reasoning::default(),
         }
     }
 }

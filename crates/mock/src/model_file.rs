@@ -3,7 +3,7 @@
 
 use crate::failures::Failures;
 use crate::limits::{Capacity, Quota};
-use crate::model::{Jitter, ModelSpec};
+use crate::model::{Jitter, ModelSpec, Reasoning, ReasoningMode};
 use crate::script::{self, Scope, Step};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -21,6 +21,7 @@ pub(crate) struct RawModel {
     quota: Option<Spanned<Quota>>,
     fail: Option<Vec<Spanned<crate::fail_script::RawRule>>>,
     capacity: Option<Spanned<Capacity>>,
+    reasoning: Option<Spanned<RawReasoning>>,
     script_scope: Option<Spanned<String>>,
     script: Option<Vec<Spanned<RawStep>>>,
 }
@@ -32,6 +33,16 @@ struct RawStep {
     args: Option<toml::Value>,
     expect: Option<String>,
     say: Option<String>,
+}
+
+/// `reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }`
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReasoning {
+    mode: Option<String>,
+    tokens: Option<RawRange>,
+    redacted_share: Option<f64>,
+    tok_ms: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -74,18 +85,12 @@ impl RawModel {
             m.tokens_per_chunk = n as u32;
         }
         if let Some(v) = &self.output_tokens {
-            let bad = |got: String| {
-                (v.span(), format!("{table}.output_tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 1000000 (got {got})"))
-            };
-            let (lo, hi) = match v.get_ref() {
-                RawRange::One(n) => (*n, *n),
-                RawRange::Range(r) if r.len() == 2 => (r[0], r[1]),
-                RawRange::Range(r) => return Err(bad(format!("{r:?}"))),
-            };
-            if lo < 1 || hi < lo || hi > 1_000_000 {
-                return Err(bad(format!("[{lo}, {hi}]")));
-            }
-            m.output_tokens = (lo as u32, hi as u32);
+            m.output_tokens = range(v.get_ref(), 1_000_000)
+                .map_err(|got| (v.span(), format!("{table}.output_tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 1000000 (got {got})")))?;
+        }
+        if let Some(v) = &self.reasoning {
+            m.reasoning = reasoning(v.get_ref(), m.reasoning)
+                .map_err(|e| (v.span(), format!("{table}.reasoning: {e}")))?;
         }
         if let Some(v) = &self.jitter {
             m.jitter = jitter(v, table)?;
@@ -196,6 +201,57 @@ fn step(raw: &Spanned<RawStep>, at: &str) -> Result<Step, (Span, String)> {
             "each step needs exactly one of call = \"tool\" or say = \"text\"".into(),
         )),
     }
+}
+
+/// A count or `[min, max]` within 1..=`max`; the error shows what was written.
+fn range(r: &RawRange, max: i64) -> Result<(u32, u32), String> {
+    let (lo, hi) = match r {
+        RawRange::One(n) => (*n, *n),
+        RawRange::Range(r) if r.len() == 2 => (r[0], r[1]),
+        RawRange::Range(r) => return Err(format!("{r:?}")),
+    };
+    if lo < 1 || hi < lo || hi > max {
+        return Err(format!("[{lo}, {hi}]"));
+    }
+    Ok((lo as u32, hi as u32))
+}
+
+fn reasoning(r: &RawReasoning, base: Reasoning) -> Result<Reasoning, String> {
+    let mut out = base;
+    if let Some(m) = &r.mode {
+        out.mode = match m.as_str() {
+            "auto" => ReasoningMode::Auto,
+            "always" => ReasoningMode::Always,
+            "off" => ReasoningMode::Off,
+            other => {
+                return Err(format!(
+                    "mode must be \"auto\" (reason when the request asks), \"always\" or \"off\" (got {other:?})"
+                ))
+            }
+        };
+    }
+    if let Some(t) = &r.tokens {
+        out.tokens = range(t, 60_000).map_err(|got| {
+            format!(
+                "tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 60000 (got {got})"
+            )
+        })?;
+    }
+    if let Some(s) = r.redacted_share {
+        if !(0.0..=1.0).contains(&s) {
+            return Err(format!(
+                "redacted_share must be a share between 0 and 1 (got {s})"
+            ));
+        }
+        out.redacted_share = s;
+    }
+    if let Some(ms) = r.tok_ms {
+        if !ms.is_finite() || !(0.0..=60_000.0).contains(&ms) {
+            return Err(format!("tok_ms must be between 0 and 60000 ms (got {ms})"));
+        }
+        out.tok_ms = Some(ms);
+    }
+    Ok(out)
 }
 
 fn non_negative(v: &Spanned<f64>, table: &str, field: &str) -> Result<f64, (Span, String)> {

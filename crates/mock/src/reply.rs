@@ -5,7 +5,12 @@
 //! last user message, call a tool — the named one, else the first — with arguments
 //! made up from its JSON Schema; otherwise answer in text. Everything is drawn from
 //! the per-request RNG, so the same seed and request give the same answer.
+//!
+//! A model that reasons (see [`crate::model::Reasoning`]) first thinks: an Anthropic
+//! `thinking` block signed for the session (or `redacted_thinking`), or an OpenAI
+//! reasoning item; its tokens count in the output and in the `max_tokens` budget.
 
+use crate::model::ReasoningMode;
 use crate::scenario::ModelSpec;
 use crate::script::{render, render_value, Scope, Step, Vars};
 use crate::session::Session;
@@ -24,17 +29,21 @@ const WORDS: &[&str] = &[
     "everyone",
 ];
 
-/// Builds the reply for `req` under `spec`: the script's step when the model has a
-/// script, else the default policy.
+/// Builds the reply for `req` under `spec`: the model's reasoning when it reasons,
+/// then the script's step when the model has a script, else the default policy.
+/// `key` seals the reasoning (see thoughts.rs).
 pub fn decide(
     req: &Request,
     spec: &ModelSpec,
     session: &Session,
     id: String,
     created: u64,
+    key: u64,
     rng: &mut ChaCha8Rng,
 ) -> Reply {
-    let parts;
+    let thought = think(req, spec, session.key(), &id, key, rng);
+    let thought_tokens = thought.as_ref().map_or(0, Part::tokens);
+    let mut parts;
     let mut stop;
     let scripted = if spec.script.is_empty() {
         None
@@ -56,7 +65,10 @@ pub fn decide(
         let (lo, hi) = spec.output_tokens;
         let mut n = rng.gen_range(lo..=hi);
         stop = StopReason::EndTurn;
-        if let Some(max) = req.max_output_tokens {
+        if let Some(max) = req
+            .max_output_tokens
+            .map(|m| m.saturating_sub(thought_tokens))
+        {
             if n > max {
                 n = max;
                 stop = StopReason::MaxTokens;
@@ -64,10 +76,10 @@ pub fn decide(
         }
         parts = vec![Part::Text(words(n, rng))];
     }
-    let output_tokens = parts
-        .iter()
-        .map(|p| wire::count_tokens(p.streamed_text()))
-        .sum::<u32>();
+    if let Some(t) = thought {
+        parts.insert(0, t);
+    }
+    let output_tokens = parts.iter().map(Part::tokens).sum::<u32>();
     if output_tokens == 0 {
         stop = StopReason::EndTurn;
     }
@@ -79,7 +91,74 @@ pub fn decide(
         stop,
         prompt_tokens: req.prompt_tokens,
         output_tokens,
+        reasoning_tokens: thought_tokens,
     }
+}
+
+/// How many tokens the model reasons for this request, if it does: drawn from the
+/// model's range, scaled by the OpenAI effort, capped by the Anthropic budget.
+fn reasoning_tokens(req: &Request, spec: &ModelSpec, rng: &mut ChaCha8Rng) -> Option<u32> {
+    let r = spec.reasoning;
+    let asked = req.reasoning.as_ref();
+    let on = match (r.mode, req.api) {
+        (ReasoningMode::Off, _) => false,
+        (ReasoningMode::Always, Api::ChatCompletions | Api::Responses) => true,
+        _ => asked.is_some(),
+    };
+    if !on {
+        return None;
+    }
+    let mut n = rng.gen_range(r.tokens.0..=r.tokens.1) as f64;
+    n *= match asked.and_then(|a| a.effort.as_deref()) {
+        Some("none") => 0.0,
+        Some("minimal") => 0.25,
+        Some("low") => 0.5,
+        Some("high") => 2.0,
+        Some("xhigh") => 3.0,
+        Some("max") => 4.0,
+        _ => 1.0,
+    };
+    if let Some(b) = asked.and_then(|a| a.budget) {
+        n = n.min(b as f64);
+    }
+    let n = (n.round() as u32).min(60_000);
+    (n > 0).then_some(n)
+}
+
+/// The model's reasoning as the API shows it: a signed `thinking` block (or a
+/// sealed `redacted_thinking` one) for Anthropic, a reasoning item for OpenAI.
+fn think(
+    req: &Request,
+    spec: &ModelSpec,
+    session: &str,
+    id: &str,
+    key: u64,
+    rng: &mut ChaCha8Rng,
+) -> Option<Part> {
+    use crate::thoughts::{seal, signature};
+    let tokens = reasoning_tokens(req, spec, rng)?;
+    let share = spec.reasoning.redacted_share;
+    Some(match req.api {
+        Api::Messages if share > 0.0 && rng.gen_bool(share) => Part::Hidden {
+            id: String::new(),
+            seal: Some(seal(key, session, id)),
+            tokens,
+        },
+        Api::Messages => {
+            let text = words(tokens, rng);
+            let signature = signature(key, session, &text);
+            Part::Thinking { text, signature }
+        }
+        _ => {
+            let item = format!("rs_{id}_0");
+            let seal = req.encrypted_reasoning.then(|| seal(key, session, &item));
+            Part::Hidden {
+                id: item,
+                seal,
+                tokens,
+            }
+        }
+    })
 }
 
 /// The script's answer for this request, or `None` past its end (or when the step's
@@ -245,7 +324,7 @@ mod tests {
             id: None,
             nonce: String::new(),
         };
-        let r = decide(&first, &spec, &anon, "a".into(), 0, &mut rng);
+        let r = decide(&first, &spec, &anon, "a".into(), 0, 1, &mut rng);
         assert_eq!(r.stop, StopReason::ToolUse);
         let Part::ToolCall(call) = &r.parts[0] else {
             panic!("expected a tool call")
@@ -260,7 +339,7 @@ mod tests {
                 "function": {"name": "lookup", "arguments": call.arguments}}]},
             {"role": "tool", "tool_call_id": call.id, "content": "42"}]}),
         );
-        let r = decide(&second, &spec, &anon, "b".into(), 0, &mut rng);
+        let r = decide(&second, &spec, &anon, "b".into(), 0, 1, &mut rng);
         assert_eq!(r.stop, StopReason::EndTurn);
         assert_eq!(r.output_tokens, 50);
     }
@@ -282,11 +361,99 @@ mod tests {
             &anon,
             "x".into(),
             0,
+            1,
             &mut ChaCha8Rng::seed_from_u64(2),
         );
         assert_eq!(
             (reply.output_tokens, reply.stop),
             (7, StopReason::MaxTokens)
         );
+    }
+
+    fn answer(api: Api, body: Value, spec: &ModelSpec) -> Reply {
+        let s = Session {
+            id: Some("s1".into()),
+            nonce: String::new(),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        decide(
+            &req(api, body),
+            spec,
+            &s,
+            "0123456789abcdef".into(),
+            0,
+            9,
+            &mut rng,
+        )
+    }
+
+    #[test]
+    fn a_model_reasons_when_asked_within_its_budget_and_says_so_in_its_usage() {
+        let spec = ModelSpec::default(); // reasoning: auto, 200 tokens
+        let hi = json!([{"role": "user", "content": "hi"}]);
+        let plain = answer(
+            Api::Messages,
+            json!({"model": "m", "max_tokens": 100, "messages": hi}),
+            &spec,
+        );
+        assert_eq!((plain.parts.len(), plain.reasoning_tokens), (1, 0));
+        let r = answer(
+            Api::Messages,
+            json!({"model": "m", "max_tokens": 1100, "messages": hi,
+                   "thinking": {"type": "enabled", "budget_tokens": 1024}}),
+            &spec,
+        );
+        let Part::Thinking { text, signature } = &r.parts[0] else {
+            panic!("expected thinking first: {:?}", r.parts)
+        };
+        assert_eq!(r.reasoning_tokens, 200);
+        assert_eq!(*signature, crate::thoughts::signature(9, "s1", text));
+        assert_eq!(r.output_tokens, 250);
+        // max_tokens counts the thinking: 1100 − 200 leaves room for the 50-token answer;
+        // 230 would not.
+        let tight = answer(
+            Api::Messages,
+            json!({"model": "m", "max_tokens": 1100, "messages": hi,
+                   "thinking": {"type": "enabled", "budget_tokens": 1024}}),
+            &ModelSpec {
+                output_tokens: (1000, 1000),
+                ..ModelSpec::default()
+            },
+        );
+        assert_eq!(
+            (tight.output_tokens, tight.stop),
+            (1100, StopReason::MaxTokens)
+        );
+        // OpenAI: effort scales the reasoning; "always" reasons unasked; "off" never.
+        let high = answer(
+            Api::ChatCompletions,
+            json!({"model": "m", "reasoning_effort": "high", "messages": hi}),
+            &spec,
+        );
+        assert_eq!(high.reasoning_tokens, 400);
+        let mut always = ModelSpec::default();
+        always.reasoning.mode = ReasoningMode::Always;
+        let r = answer(
+            Api::Responses,
+            json!({"model": "m", "input": "hi",
+            "include": ["reasoning.encrypted_content"]}),
+            &always,
+        );
+        let Part::Hidden {
+            id,
+            seal: Some(seal),
+            tokens: 200,
+        } = &r.parts[0]
+        else {
+            panic!("expected a reasoning item: {:?}", r.parts)
+        };
+        assert_eq!(*seal, crate::thoughts::seal(9, "s1", id));
+        always.reasoning.mode = ReasoningMode::Off;
+        let r = answer(
+            Api::ChatCompletions,
+            json!({"model": "m", "reasoning_effort": "high", "messages": hi}),
+            &always,
+        );
+        assert_eq!(r.reasoning_tokens, 0);
     }
 }

@@ -17,6 +17,8 @@
 //! ttft_ms = 350
 //! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures.rs
 //! script_scope = "turn"      # or "conversation"; see script.rs
+//! reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }
+//!                            # see model.rs: when it reasons, how long, how fast
 //! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see fail_script.rs
 //! attempts = 2               # the first 2 attempts of each call fail …
 //! with = "overloaded"        # … with 529 / 503
@@ -36,6 +38,7 @@
 //! echo = true
 //! isolation = true
 //! history = true
+//! reasoning = true           # thinking blocks / reasoning items come back intact
 //! ```
 //!
 //! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
@@ -58,6 +61,8 @@ pub struct Integrity {
     pub echo: bool,
     pub isolation: bool,
     pub history: bool,
+    /// Reasoning sent back as the model gave it (thoughts.rs).
+    pub reasoning: bool,
 }
 
 impl Default for Integrity {
@@ -66,6 +71,7 @@ impl Default for Integrity {
             echo: true,
             isolation: true,
             history: true,
+            reasoning: true,
         }
     }
 }

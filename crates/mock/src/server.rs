@@ -368,6 +368,7 @@ impl MockServer {
         let app = Arc::new(App {
             pushback,
             calls_by_model: Default::default(),
+            chains: Default::default(),
             scenario: opts.scenario,
             seed,
             max_body_bytes: opts.max_body_bytes,

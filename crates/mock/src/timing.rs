@@ -38,6 +38,8 @@ pub struct Schedule {
     due: Duration,
     started: bool,
     tok_ms: f64,
+    /// Time per reasoning token.
+    think_ms: f64,
     ttft_ms: f64,
     jitter: Jitter,
     /// Chunks scheduled so far.
@@ -50,6 +52,7 @@ impl Schedule {
     /// Stretches the time per token (a busy provider generates slower).
     pub fn slow_tokens(&mut self, factor: f64) {
         self.tok_ms *= factor;
+        self.think_ms *= factor;
     }
 
     pub fn new(spec: &ModelSpec) -> Self {
@@ -57,6 +60,7 @@ impl Schedule {
             due: Duration::ZERO,
             started: false,
             tok_ms: spec.tok_ms,
+            think_ms: spec.reasoning.tok_ms.unwrap_or(spec.tok_ms),
             ttft_ms: spec.ttft_ms,
             jitter: spec.jitter,
             count: 0,
@@ -74,16 +78,17 @@ impl Schedule {
         self.stall = Some((at, ms));
     }
 
-    /// Deadline of the next chunk, which carries `tokens` output tokens. The first
-    /// chunk is due at the time to first token; each later one after its tokens'
-    /// worth of per-token time.
-    pub fn next(&mut self, tokens: u32, rng: &mut ChaCha8Rng) -> Duration {
+    /// Deadline of the next chunk, which carries `tokens` output tokens (reasoning
+    /// ones when `thinking`, at their own rate). The first chunk is due at the time to
+    /// first token; each later one after its tokens' worth of per-token time.
+    pub fn next(&mut self, tokens: u32, thinking: bool, rng: &mut ChaCha8Rng) -> Duration {
+        let per = if thinking { self.think_ms } else { self.tok_ms };
         let step = if self.started {
-            self.tok_ms * tokens as f64
+            per * tokens as f64
         } else {
             self.started = true;
             // The first chunk's extra tokens (beyond the first) also take their time.
-            self.ttft_ms + self.tok_ms * tokens.saturating_sub(1) as f64
+            self.ttft_ms + per * tokens.saturating_sub(1) as f64
         };
         let stall = match self.stall {
             Some((at, extra)) if at == self.count => extra,
@@ -109,15 +114,31 @@ mod tests {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut s = Schedule::new(&spec);
-        assert_eq!(s.next(1, &mut rng), Duration::from_millis(200));
-        assert_eq!(s.next(1, &mut rng), Duration::from_millis(205));
-        assert_eq!(s.next(4, &mut rng), Duration::from_millis(225));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(200));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(205));
+        assert_eq!(s.next(4, false, &mut rng), Duration::from_millis(225));
         let mut s = Schedule::new(&spec);
         s.spike(100.0);
         s.stall_before(1, 50.0);
-        assert_eq!(s.next(1, &mut rng), Duration::from_millis(300));
-        assert_eq!(s.next(1, &mut rng), Duration::from_millis(355));
-        assert_eq!(s.next(1, &mut rng), Duration::from_millis(360));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(300));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(355));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(360));
+    }
+
+    #[test]
+    fn reasoning_tokens_go_at_their_own_rate() {
+        let mut spec = ModelSpec {
+            ttft_ms: 100.0,
+            tok_ms: 10.0,
+            ..ModelSpec::default()
+        };
+        spec.reasoning.tok_ms = Some(2.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut s = Schedule::new(&spec);
+        // Hidden reasoning: its start at the first token, its 50 tokens at 2 ms each.
+        assert_eq!(s.next(0, true, &mut rng), Duration::from_millis(100));
+        assert_eq!(s.next(50, true, &mut rng), Duration::from_millis(200));
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(210));
     }
 
     #[test]

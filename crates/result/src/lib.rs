@@ -121,9 +121,24 @@ pub struct StepResult {
     /// The provider's pushback, when the scenario sets quotas or generation slots.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<Provider>,
+    /// What the model's reasoning cost, when replies reasoned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+}
+
+/// The reasoning in a step's replies: how much, and how long the answer waited for it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Reasoning {
+    /// Replies that reasoned.
+    pub replies: u64,
+    pub reasoning_tokens: u64,
+    /// Mean scheduled time to a reasoning reply's first token (thinking included).
+    pub first_token_ms: f64,
+    /// Mean scheduled time to the first token of its answer: what a user waits for.
+    pub first_answer_token_ms: f64,
 }
 
 /// What the provider's quotas and slots did to a step's LLM calls.

@@ -63,6 +63,17 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
         if let Some(p) = &r.provider {
             eprintln!("  {}", provider_line(p, r.llm_calls));
         }
+        if let Some(x) = &r.reasoning {
+            eprintln!(
+                "  reasoning: {} of {} LLM calls reasoned ({} tokens, {} each); the provider's first token came at {:.0} ms, the answer's at {:.0} ms (means)",
+                x.replies,
+                r.llm_calls,
+                x.reasoning_tokens,
+                x.reasoning_tokens / x.replies.max(1),
+                x.first_token_ms,
+                x.first_answer_token_ms
+            );
+        }
         if let Some(s) = &r.slow {
             eprintln!(
                 "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",

@@ -133,11 +133,24 @@ fn timed_out(m: &Measured, timeout_s: f64) -> Option<Collapse> {
     })
 }
 
-fn integrity(violations: u64) -> Option<Collapse> {
+fn integrity(violations: u64, by_kind: &[(String, u64)]) -> Option<Collapse> {
+    let kinds: Vec<String> = by_kind
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| match k.as_str() {
+            "reasoning" => format!("{n} reasoning: thinking blocks or reasoning items dropped, moved or altered before they came back"),
+            _ => format!("{n} {k}"),
+        })
+        .collect();
+    let kinds = if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", kinds.join("; "))
+    };
     (violations > 0).then(|| {
         (
             "integrity",
-            format!("{violations} integrity violation(s): the SUT's conversations were corrupted"),
+            format!("{violations} integrity violation(s){kinds}: the SUT's conversations were corrupted"),
         )
     })
 }
@@ -184,7 +197,7 @@ fn outcome(
     died: Option<std::process::ExitStatus>,
     stopped: &Stopped,
     m: &Measured,
-    violations: u64,
+    violations: (u64, &[(String, u64)]),
 ) -> Option<Collapse> {
     let tail = stopped.tail.as_str();
     let failed = died.is_some() || m.sessions_failed > 0 || m.timed_out;
@@ -192,7 +205,7 @@ fn outcome(
         .or_else(|| disk_full(&stopped.disk, tail, failed))
         .or_else(|| exited(died, tail))
         .or_else(|| timed_out(m, cfg.timeout_s))
-        .or_else(|| integrity(violations))
+        .or_else(|| integrity(violations.0, violations.1))
         .or_else(|| error_rate(m, cfg.error_rate))
 }
 
@@ -253,6 +266,22 @@ struct MockSide {
     violation_list: Vec<serde_json::Value>,
     marked: usize,
     provider: Option<result::Provider>,
+    reasoning: Option<result::Reasoning>,
+    /// Violations by kind (echo, isolation, history, reasoning).
+    by_kind: Vec<(String, u64)>,
+}
+
+/// What reasoning cost, from the ledger (none when no reply reasoned).
+fn reasoning_of(ledger: &serde_json::Value) -> Option<result::Reasoning> {
+    let r = &ledger["totals"]["reasoning"];
+    let replies = r["replies"].as_u64().filter(|n| *n > 0)?;
+    let ms = |k: &str| round2(r[k].as_f64().unwrap_or(0.0));
+    Some(result::Reasoning {
+        replies,
+        reasoning_tokens: r["reasoning_tokens"].as_u64().unwrap_or(0),
+        first_token_ms: ms("first_token_ms_mean"),
+        first_answer_token_ms: ms("first_answer_token_ms_mean"),
+    })
 }
 
 /// What the provider's quotas and slots did, from the ledger (none when none were set).
@@ -332,6 +361,13 @@ impl MockSide {
                     .count()
             }),
             provider: provider_of(ledger),
+            reasoning: reasoning_of(ledger),
+            by_kind: totals["violations_by_kind"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_u64()?)))
+                .collect(),
         }
     }
 }
@@ -356,7 +392,14 @@ pub(crate) async fn judge(
         &m.failed_sessions,
     );
     rig.mock.shutdown().await.ok();
-    let found = outcome(cfg, &probe, died, &stopped, &m, side.violations);
+    let found = outcome(
+        cfg,
+        &probe,
+        died,
+        &stopped,
+        &m,
+        (side.violations, &side.by_kind),
+    );
     let outcome = found.as_ref().map_or("ok", |f| f.0);
     let cause = found.map(|(o, c)| {
         if stopped.tail.is_empty() || o == "integrity" || o == "error_rate" {
@@ -495,6 +538,7 @@ fn result(
         sched_delay_ms_per_s: m.sched_delay_ms_per_s,
         log: Some(sut_log(&stopped.log)),
         provider: side.provider.clone(),
+        reasoning: side.reasoning.clone(),
         scratch: Some(result::Scratch {
             peak_mb: round2(stopped.disk.peak_bytes as f64 / 1048576.0),
             peak_files: stopped.disk.peak_files,
@@ -586,7 +630,7 @@ mod tests {
             Some(ExitStatus::from_raw(9)),
             &Stopped::default(),
             &m,
-            3,
+            (3, &[]),
         )
         .unwrap();
         assert_eq!(o.0, "oom_killed");
@@ -599,11 +643,11 @@ mod tests {
         full.disk.free_min_bytes = Some(0);
         full.disk.peak_bytes = 3 << 20;
         let (c, p) = (cfg(), Summary::default());
-        let o = outcome(&c, &p, None, &full, &measured(1, 3), 0).unwrap();
+        let o = outcome(&c, &p, None, &full, &measured(1, 3), (0, &[])).unwrap();
         assert_eq!(o.0, "disk_full");
         assert!(o.1.contains("filled up (3.0 MB"), "{}", o.1);
         assert_eq!(
-            outcome(&c, &p, None, &full, &measured(4, 0), 0),
+            outcome(&c, &p, None, &full, &measured(4, 0), (0, &[])),
             None,
             "nothing failed"
         );
@@ -617,14 +661,14 @@ mod tests {
             Some(ExitStatus::from_raw(1 << 8)),
             &said,
             &measured(0, 0),
-            0,
+            (0, &[]),
         );
         assert_eq!(o.unwrap().0, "disk_full", "the crash's own words");
         let mut inodes = Stopped::default();
         inodes.disk.free_min_inodes = Some(0);
         inodes.disk.fs_inodes = Some(64);
         inodes.disk.free_min_bytes = Some(1 << 30);
-        let o = outcome(&c, &p, None, &inodes, &measured(0, 2), 0).unwrap();
+        let o = outcome(&c, &p, None, &inodes, &measured(0, 2), (0, &[])).unwrap();
         assert!(
             o.0 == "disk_full" && o.1.contains("ran out of inodes"),
             "{o:?}"
@@ -660,22 +704,37 @@ mod tests {
             ..measured(1, 1)
         };
         assert_eq!(
-            outcome(&c, &p, None, &Stopped::default(), &late, 1)
+            outcome(&c, &p, None, &Stopped::default(), &late, (1, &[]))
                 .unwrap()
                 .0,
             "timeout"
         );
         assert_eq!(
-            outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 1)
+            outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), (1, &[]))
                 .unwrap()
                 .0,
             "integrity"
         );
-        let e = outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), 0).unwrap();
+        let kinds = [("reasoning".to_string(), 2)];
+        let r = outcome(
+            &c,
+            &p,
+            None,
+            &Stopped::default(),
+            &measured(1, 1),
+            (2, &kinds),
+        )
+        .unwrap();
+        assert!(
+            r.1.starts_with("2 integrity violation(s) (2 reasoning: thinking blocks"),
+            "{}",
+            r.1
+        );
+        let e = outcome(&c, &p, None, &Stopped::default(), &measured(1, 1), (0, &[])).unwrap();
         assert_eq!(e.0, "error_rate");
         assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
         assert_eq!(
-            outcome(&c, &p, None, &Stopped::default(), &measured(2, 0), 0),
+            outcome(&c, &p, None, &Stopped::default(), &measured(2, 0), (0, &[])),
             None
         );
         assert_eq!(

@@ -81,6 +81,8 @@ pub struct WireError {
     /// The offending field as a dotted path (`messages.2.content`), if one is at fault.
     pub param: Option<String>,
     pub message: String,
+    /// OpenAI's `code` when it is not the kind's own (`previous_response_not_found`).
+    pub code: Option<&'static str>,
 }
 
 impl WireError {
@@ -91,6 +93,7 @@ impl WireError {
             kind: ErrorKind::InvalidRequest,
             message: format!("{param}: {message}"),
             param: Some(param),
+            code: None,
         }
     }
 
@@ -99,6 +102,22 @@ impl WireError {
             kind,
             param: None,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// An invalid request in the API's own words: the message as the API writes it
+    /// (no field prefix), with its `param` and `code`.
+    pub fn verbatim(
+        param: Option<&str>,
+        message: impl Into<String>,
+        code: Option<&'static str>,
+    ) -> Self {
+        WireError {
+            kind: ErrorKind::InvalidRequest,
+            param: param.map(str::to_string),
+            message: message.into(),
+            code,
         }
     }
 }
@@ -124,7 +143,7 @@ pub fn error_body(api: Api, err: &WireError, request_id: &str) -> Vec<u8> {
                 "message": err.message,
                 "type": err.kind.type_str(api),
                 "param": err.param,
-                "code": err.kind.code_str(),
+                "code": err.code.or(err.kind.code_str()),
             }
         }),
     };

@@ -73,6 +73,33 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+/// Which kind of reasoning a client sent back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThoughtKind {
+    /// Anthropic `thinking` (text and `signature`).
+    Thinking,
+    /// Anthropic `redacted_thinking` (opaque `data`).
+    Redacted,
+    /// OpenAI Responses `reasoning` item (`encrypted_content` when the client kept it).
+    Reasoning,
+}
+
+/// Reasoning the model gave earlier, as the client sent it back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thought {
+    pub kind: ThoughtKind,
+    /// The thinking text (Anthropic) or the summary text (Responses).
+    pub text: String,
+    /// The `signature`, the redacted `data` or the `encrypted_content` ("" when absent).
+    pub seal: String,
+    /// The Responses item id (`rs_…`).
+    pub id: Option<String>,
+    /// Where it sat in the request, for error messages (`messages.1.content.0`).
+    pub path: String,
+    /// A text or tool-use block came before it in its message.
+    pub late: bool,
+}
+
 /// One message of the conversation, normalized. Text blocks are joined with `\n`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
@@ -82,6 +109,30 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For `Role::Tool`: the id of the call this result answers.
     pub tool_call_id: Option<String>,
+    /// Reasoning carried by an assistant message, in its order.
+    pub thoughts: Vec<Thought>,
+    /// Where the message sat in the request (`messages.3`, `input.5`).
+    pub path: String,
+    /// The type of its first content block as the API names it (`tool_use`, `text`,
+    /// `thinking` …; "" for a plain string), and for a Responses item its `id`.
+    pub lead: &'static str,
+    pub item_id: Option<String>,
+}
+
+impl Message {
+    /// A message with text only.
+    pub fn new(role: Role, text: String) -> Self {
+        Message {
+            role,
+            text,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            thoughts: Vec::new(),
+            path: String::new(),
+            lead: "",
+            item_id: None,
+        }
+    }
 }
 
 /// A function tool offered by the client.
@@ -120,6 +171,31 @@ pub struct Request {
     pub max_output_tokens: Option<u32>,
     /// Approximate prompt size in tokens (see [`count_tokens`]).
     pub prompt_tokens: u32,
+    /// The client asked the model to reason (Anthropic `thinking`, OpenAI
+    /// `reasoning_effort` / `reasoning`).
+    pub reasoning: Option<ReasoningAsk>,
+    /// Responses `include: ["reasoning.encrypted_content"]`.
+    pub encrypted_reasoning: bool,
+    /// Responses `store` (true unless the client says false).
+    pub store: bool,
+    /// Responses `previous_response_id`: the conversation goes on from a stored one.
+    pub previous_response_id: Option<String>,
+}
+
+impl Request {
+    /// Counts the prompt's tokens again (after messages were added in front).
+    pub fn recount(&mut self) {
+        self.prompt_tokens = parse_openai::prompt_tokens(self);
+    }
+}
+
+/// What the client asked of the model's reasoning.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReasoningAsk {
+    /// Anthropic `thinking.budget_tokens`.
+    pub budget: Option<u32>,
+    /// OpenAI `reasoning_effort` / `reasoning.effort`.
+    pub effort: Option<String>,
 }
 
 /// One piece of the assistant's answer.
@@ -127,6 +203,19 @@ pub struct Request {
 pub enum Part {
     Text(String),
     ToolCall(ToolCall),
+    /// Anthropic `thinking`: its text streams out, then its signature.
+    Thinking {
+        text: String,
+        signature: String,
+    },
+    /// Reasoning the client does not read: Anthropic `redacted_thinking` (`seal` is
+    /// its `data`) or an OpenAI reasoning item (`seal` is its `encrypted_content`,
+    /// when the client asked for it). It takes `tokens` tokens' time.
+    Hidden {
+        id: String,
+        seal: Option<String>,
+        tokens: u32,
+    },
 }
 
 impl Part {
@@ -135,6 +224,21 @@ impl Part {
         match self {
             Part::Text(t) => t,
             Part::ToolCall(c) => &c.arguments,
+            Part::Thinking { text, .. } => text,
+            Part::Hidden { .. } => "",
+        }
+    }
+
+    /// Reasoning rather than answer.
+    pub fn is_thought(&self) -> bool {
+        matches!(self, Part::Thinking { .. } | Part::Hidden { .. })
+    }
+
+    /// Output tokens this part costs.
+    pub fn tokens(&self) -> u32 {
+        match self {
+            Part::Hidden { tokens, .. } => *tokens,
+            p => count_tokens(p.streamed_text()),
         }
     }
 }
@@ -158,7 +262,10 @@ pub struct Reply {
     pub parts: Vec<Part>,
     pub stop: StopReason,
     pub prompt_tokens: u32,
+    /// All output tokens, reasoning included.
     pub output_tokens: u32,
+    /// Of `output_tokens`, those spent reasoning.
+    pub reasoning_tokens: u32,
 }
 
 /// How the streamed text of a reply is cut into timed chunks: each chunk is one
@@ -169,6 +276,8 @@ pub struct Chunk {
     pub start: u32,
     pub end: u32,
     pub tokens: u16,
+    /// The chunk is reasoning: it goes at the thinking rate.
+    pub thinking: bool,
 }
 
 /// Where frame `k` sits in the reply.

@@ -2,7 +2,9 @@
 
 use crate::parse_common::*;
 use crate::parse_openai::{finish, plain};
-use crate::{Api, Request, Role, Tool, ToolCall, ToolChoice, WireError};
+use crate::{
+    Api, ReasoningAsk, Request, Role, Thought, ThoughtKind, Tool, ToolCall, ToolChoice, WireError,
+};
 use serde_json::Value;
 
 pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
@@ -11,6 +13,7 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
     let stream = stream_flag(&root)?;
     let max_tokens = opt_u32(&root, "max_tokens", "")?
         .ok_or_else(|| WireError::invalid("max_tokens", "is required"))?;
+    let reasoning = thinking(&root, max_tokens)?;
     let system = content_text(root.get("system"), "system", &["text"])?;
     let raw = match root.get("messages") {
         None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
@@ -45,15 +48,43 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
         let cpath = join(&path, "content");
         match m.get("content") {
             None | Some(Value::Null) => return Err(WireError::invalid(cpath, "is required")),
-            Some(Value::String(s)) => messages.push(plain(role, s.clone())),
+            Some(Value::String(s)) => {
+                let mut msg = plain(role, s.clone());
+                msg.path = path;
+                msg.lead = "text";
+                messages.push(msg)
+            }
             Some(Value::Array(blocks)) => {
                 let mut text = Vec::new();
                 let mut calls = Vec::new();
                 let mut results = Vec::new();
+                let mut thoughts = Vec::new();
+                let mut lead = "";
                 for (j, b) in blocks.iter().enumerate() {
                     let bp = join(&cpath, j);
                     let b = as_obj(b, &bp)?;
-                    match req_str(b, "type", &bp)? {
+                    let ty = req_str(b, "type", &bp)?;
+                    if j == 0 {
+                        lead = block_name(ty);
+                    }
+                    let late = !text.is_empty() || !calls.is_empty();
+                    match ty {
+                        "thinking" => thoughts.push(Thought {
+                            kind: ThoughtKind::Thinking,
+                            text: req_str(b, "thinking", &bp)?.to_string(),
+                            seal: req_str(b, "signature", &bp)?.to_string(),
+                            id: None,
+                            path: bp,
+                            late,
+                        }),
+                        "redacted_thinking" => thoughts.push(Thought {
+                            kind: ThoughtKind::Redacted,
+                            text: String::new(),
+                            seal: req_str(b, "data", &bp)?.to_string(),
+                            id: None,
+                            path: bp,
+                            late,
+                        }),
                         "text" => text.push(req_str(b, "text", &bp)?.to_string()),
                         "tool_use" => {
                             let input = opt_obj(b, "input", &bp)?.ok_or_else(|| {
@@ -73,12 +104,15 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
                             r.tool_call_id = Some(req_str(b, "tool_use_id", &bp)?.to_string());
                             results.push(r);
                         }
-                        _ => {} // images, documents, thinking: not the mock's business
+                        _ => {} // images, documents: not the mock's business
                     }
                 }
                 if role == Role::Assistant {
                     let mut msg = plain(role, text.join("\n"));
                     msg.tool_calls = calls;
+                    msg.thoughts = thoughts;
+                    msg.path = path;
+                    msg.lead = lead;
                     messages.push(msg);
                 } else {
                     messages.extend(results);
@@ -140,5 +174,60 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
         tool_choice,
         max_output_tokens: Some(max_tokens),
         prompt_tokens: 0,
+        reasoning,
+        encrypted_reasoning: false,
+        store: false,
+        previous_response_id: None,
     })
+}
+
+/// The block types the API names in its errors (others read as "").
+fn block_name(ty: &str) -> &'static str {
+    [
+        "thinking",
+        "redacted_thinking",
+        "text",
+        "tool_use",
+        "tool_result",
+        "image",
+    ]
+    .into_iter()
+    .find(|n| *n == ty)
+    .unwrap_or("")
+}
+
+/// The `thinking` parameter: `enabled` with a budget of at least 1024 tokens below
+/// `max_tokens`, `adaptive`, or `disabled`.
+fn thinking(root: &Obj, max_tokens: u32) -> Result<Option<ReasoningAsk>, WireError> {
+    let Some(t) = opt_obj(root, "thinking", "")? else {
+        return Ok(None);
+    };
+    match req_str(t, "type", "thinking")? {
+        "disabled" => Ok(None),
+        "adaptive" => Ok(Some(ReasoningAsk::default())),
+        "enabled" => {
+            let budget = opt_u32(t, "budget_tokens", "thinking")?
+                .ok_or_else(|| WireError::invalid("thinking.budget_tokens", "Field required"))?;
+            if budget < 1024 {
+                return Err(WireError::invalid(
+                    "thinking.enabled.budget_tokens",
+                    "Input should be greater than or equal to 1024",
+                ));
+            }
+            if budget >= max_tokens {
+                return Err(WireError::invalid(
+                    "max_tokens",
+                    format!("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size (got {max_tokens} ≤ {budget})"),
+                ));
+            }
+            Ok(Some(ReasoningAsk {
+                budget: Some(budget),
+                effort: None,
+            }))
+        }
+        other => Err(WireError::invalid(
+            "thinking.type",
+            format!("must be enabled, adaptive or disabled, got {other:?}"),
+        )),
+    }
 }

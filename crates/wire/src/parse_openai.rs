@@ -1,7 +1,10 @@
 //! Reading OpenAI Chat Completions and Responses requests into a [`Request`].
 
 use crate::parse_common::*;
-use crate::{count_tokens, Api, Message, Request, Role, Tool, ToolCall, ToolChoice, WireError};
+use crate::{
+    count_tokens, Api, Message, ReasoningAsk, Request, Role, Thought, ThoughtKind, Tool, ToolCall,
+    ToolChoice, WireError,
+};
 use serde_json::Value;
 
 pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
@@ -20,6 +23,10 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
         Some(o) => opt_bool(o, "include_usage", "stream_options")?.unwrap_or(false),
         None => false,
     };
+    let reasoning = effort(&root, "reasoning_effort", "")?.map(|e| ReasoningAsk {
+        budget: None,
+        effort: Some(e),
+    });
     let max_output_tokens = match opt_u32(&root, "max_completion_tokens", "")? {
         Some(n) => Some(n),
         None => opt_u32(&root, "max_tokens", "")?,
@@ -52,6 +59,7 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
             "user" => messages.push(plain(Role::User, text)),
             "assistant" => {
                 let mut msg = plain(Role::Assistant, text);
+                msg.path = path.clone();
                 if let Some(calls) = opt_array(m, "tool_calls", &path)? {
                     for (j, c) in calls.iter().enumerate() {
                         let cp = join(&join(&path, "tool_calls"), j);
@@ -121,6 +129,10 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
         tool_choice,
         max_output_tokens,
         prompt_tokens: 0,
+        reasoning,
+        encrypted_reasoning: false,
+        store: false,
+        previous_response_id: None,
     })
 }
 
@@ -132,16 +144,50 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         .unwrap_or("")
         .to_string();
     let max_output_tokens = opt_u32(&root, "max_output_tokens", "")?;
+    let reasoning = match opt_obj(&root, "reasoning", "")? {
+        Some(r) => Some(ReasoningAsk {
+            budget: None,
+            effort: effort(r, "effort", "reasoning")?,
+        }),
+        None => None,
+    };
+    let mut encrypted_reasoning = false;
+    for (i, v) in opt_array(&root, "include", "")?
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        match v.as_str() {
+            Some(s) => encrypted_reasoning |= s == "reasoning.encrypted_content",
+            None => return Err(WireError::invalid(join("include", i), "must be a string")),
+        }
+    }
+    let store = opt_bool(&root, "store", "")?.unwrap_or(true);
+    let previous_response_id = opt_str(&root, "previous_response_id", "")?.map(str::to_string);
     let mut messages = Vec::new();
     match root.get("input") {
         None | Some(Value::Null) => return Err(WireError::invalid("input", "is required")),
         Some(Value::String(s)) => messages.push(plain(Role::User, s.clone())),
         Some(Value::Array(items)) => {
+            // A reasoning item belongs to the assistant item that follows it.
+            let mut pending: Vec<Thought> = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 let path = join("input", i);
-                if let Some(m) = response_item(as_obj(item, &path)?, &path)? {
+                let item = as_obj(item, &path)?;
+                if opt_str(item, "type", &path)? == Some("reasoning") {
+                    pending.push(reasoning_item(item, &path)?);
+                    continue;
+                }
+                if let Some(mut m) = response_item(item, &path)? {
+                    if let Some(t) = pending.first().filter(|_| m.role != Role::Assistant) {
+                        return Err(without_following(t));
+                    }
+                    m.thoughts.append(&mut pending);
                     messages.push(m);
                 }
+            }
+            if let Some(t) = pending.first() {
+                return Err(without_following(t));
             }
         }
         Some(v) => {
@@ -154,7 +200,7 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
             ))
         }
     }
-    if messages.is_empty() {
+    if messages.is_empty() && previous_response_id.is_none() {
         return Err(WireError::invalid(
             "input",
             "must contain at least one item",
@@ -188,13 +234,71 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         tool_choice,
         max_output_tokens,
         prompt_tokens: 0,
+        reasoning,
+        encrypted_reasoning,
+        store,
+        previous_response_id,
     })
 }
 
+/// `reasoning_effort` / `reasoning.effort`: one of the API's levels.
+fn effort(obj: &Obj, key: &str, path: &str) -> Result<Option<String>, WireError> {
+    const LEVELS: [&str; 7] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];
+    match opt_str(obj, key, path)? {
+        None => Ok(None),
+        Some(e) if LEVELS.contains(&e) => Ok(Some(e.to_string())),
+        Some(e) => Err(WireError::invalid(
+            join(path, key),
+            format!("must be one of {}; got {e:?}", LEVELS.join(", ")),
+        )),
+    }
+}
+
+/// A Responses `reasoning` input item: its id, summary text and encrypted content.
+fn reasoning_item(item: &Obj, path: &str) -> Result<Thought, WireError> {
+    let summary = content_text(
+        item.get("summary"),
+        &join(path, "summary"),
+        &["summary_text"],
+    )?;
+    Ok(Thought {
+        kind: ThoughtKind::Reasoning,
+        text: summary,
+        seal: opt_str(item, "encrypted_content", path)?
+            .unwrap_or("")
+            .to_string(),
+        id: Some(req_str(item, "id", path)?.to_string()),
+        path: path.to_string(),
+        late: false,
+    })
+}
+
+/// The API's own words for a reasoning item with nothing after it.
+fn without_following(t: &Thought) -> WireError {
+    WireError::verbatim(
+        Some("input"),
+        format!(
+            "Item '{}' of type 'reasoning' was provided without its required following item.",
+            t.id.as_deref().unwrap_or("")
+        ),
+        None,
+    )
+}
+
 /// One item of a Responses `input` array; items the mock has no use for
-/// (reasoning, web search calls …) read as `None`.
+/// (web search calls …) read as `None`.
 fn response_item(item: &Obj, path: &str) -> Result<Option<Message>, WireError> {
     let ty = opt_str(item, "type", path)?.unwrap_or("message");
+    let item_id = opt_str(item, "id", path)?.map(str::to_string);
+    let msg = response_message(item, ty, path)?;
+    Ok(msg.map(|mut m| {
+        m.path = path.to_string();
+        m.item_id = item_id;
+        m
+    }))
+}
+
+fn response_message(item: &Obj, ty: &str, path: &str) -> Result<Option<Message>, WireError> {
     match ty {
         "message" => {
             let role = req_str(item, "role", path)?;
@@ -264,12 +368,7 @@ fn tool_choice(
 }
 
 pub fn plain(role: Role, text: String) -> Message {
-    Message {
-        role,
-        text,
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-    }
+    Message::new(role, text)
 }
 
 /// Merges system-role items into `system`, checks a named tool choice and counts
@@ -295,11 +394,14 @@ pub fn finish(mut r: Request) -> Result<Request, WireError> {
     Ok(r)
 }
 
-fn prompt_tokens(r: &Request) -> u32 {
+pub(crate) fn prompt_tokens(r: &Request) -> u32 {
     let mut n = count_tokens(&r.system);
     for m in &r.messages {
         // Every message costs a few framing tokens in real chat templates.
         n += 4 + count_tokens(&m.text);
+        for t in &m.thoughts {
+            n += count_tokens(&t.text);
+        }
         for c in &m.tool_calls {
             n += count_tokens(&c.name) + count_tokens(&c.arguments);
         }

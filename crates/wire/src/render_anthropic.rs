@@ -31,6 +31,14 @@ fn input_of(arguments: &str) -> Value {
 fn block(part: &Part, whole: bool) -> Value {
     match part {
         Part::Text(t) => json!({"type": "text", "text": if whole { t.as_str() } else { "" }}),
+        Part::Thinking { text, signature } => json!({
+            "type": "thinking",
+            "thinking": if whole { text.as_str() } else { "" },
+            "signature": if whole { signature.as_str() } else { "" },
+        }),
+        Part::Hidden { seal, .. } => {
+            json!({"type": "redacted_thinking", "data": seal.as_deref().unwrap_or("")})
+        }
         Part::ToolCall(c) => json!({
             "type": "tool_use", "id": c.id, "name": c.name,
             "input": if whole { input_of(&c.arguments) } else { json!({}) },
@@ -90,9 +98,21 @@ pub fn frame(r: &Reply, at: &At, out: &mut Vec<u8>) {
             }
             Part::ToolCall(_) => out
                 .extend_from_slice(b",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":"),
+            Part::Thinking { .. } => {
+                out.extend_from_slice(b",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":")
+            }
+            Part::Hidden { .. } => unreachable!("hidden reasoning streams no text"),
         }
         sse::json_str(out, at.delta);
         out.extend_from_slice(b"}}\n\n");
+    }
+    if let (true, Part::Thinking { signature, .. }) = (at.part_end, part) {
+        event(
+            out,
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "signature_delta", "signature": signature}}),
+        );
     }
     if at.part_end {
         event(

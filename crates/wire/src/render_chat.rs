@@ -18,7 +18,7 @@ fn usage(r: &Reply) -> Value {
         "completion_tokens": r.output_tokens,
         "total_tokens": r.prompt_tokens + r.output_tokens,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+        "completion_tokens_details": {"reasoning_tokens": r.reasoning_tokens, "audio_tokens": 0,
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
     })
 }
@@ -29,7 +29,7 @@ fn text_of(r: &Reply) -> Option<String> {
         .iter()
         .filter_map(|p| match p {
             Part::Text(t) => Some(t.as_str()),
-            Part::ToolCall(_) => None,
+            _ => None,
         })
         .collect();
     (!texts.is_empty()).then(|| texts.concat())
@@ -50,7 +50,7 @@ pub fn whole(r: &Reply) -> Value {
                 "id": c.id, "type": "function",
                 "function": {"name": c.name, "arguments": c.arguments},
             })),
-            Part::Text(_) => None,
+            _ => None,
         })
         .collect();
     if !calls.is_empty() {
@@ -108,7 +108,8 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
     use std::io::Write;
     let part = &r.parts[at.chunk.part as usize];
     if at.first {
-        let content = if matches!(r.parts[0], Part::Text(_)) {
+        let answer = r.parts.iter().find(|p| !p.is_thought());
+        let content = if matches!(answer, Some(Part::Text(_))) {
             "\"\""
         } else {
             "null"
@@ -150,6 +151,8 @@ pub fn frame(r: &Reply, at: &At, include_usage: bool, out: &mut Vec<u8>) {
                 close(include_usage, "null", out);
             }
         }
+        // Chat Completions never shows reasoning: it only takes its time.
+        Part::Thinking { .. } | Part::Hidden { .. } => {}
     }
     if at.last {
         open(r, out);

@@ -11,6 +11,8 @@ fn item_id(r: &Reply, part: usize) -> String {
     match &r.parts[part] {
         Part::Text(_) => format!("msg_{}_{part}", r.id),
         Part::ToolCall(_) => format!("fc_{}_{part}", r.id),
+        Part::Hidden { id, .. } => id.clone(),
+        Part::Thinking { .. } => format!("rs_{}_{part}", r.id),
     }
 }
 
@@ -30,6 +32,16 @@ fn item(r: &Reply, part: usize, done: bool) -> Value {
             "call_id": c.id, "name": c.name,
             "arguments": if done { c.arguments.as_str() } else { "" },
         }),
+        Part::Hidden { seal, .. } => {
+            let mut v = json!({"id": item_id(r, part), "type": "reasoning", "summary": []});
+            if let (true, Some(s)) = (done, seal) {
+                v["encrypted_content"] = Value::from(s.as_str());
+            }
+            v
+        }
+        Part::Thinking { .. } => {
+            json!({"id": item_id(r, part), "type": "reasoning", "summary": []})
+        }
     }
 }
 
@@ -38,9 +50,9 @@ fn response(r: &Reply, done: bool) -> Value {
         let output: Vec<Value> = (0..r.parts.len()).map(|i| item(r, i, true)).collect();
         let usage = json!({
             "input_tokens": r.prompt_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": r.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": r.reasoning_tokens},
             "total_tokens": r.prompt_tokens + r.output_tokens,
         });
         (
@@ -128,7 +140,7 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
             );
         }
     }
-    if !at.delta.is_empty() {
+    if !at.delta.is_empty() && !r.parts[p].is_thought() {
         // Hand-written: the hot path of every Responses stream.
         let name = if is_text {
             "response.output_text.delta"
@@ -177,6 +189,7 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
                     json!({"item_id": id, "output_index": p, "name": c.name, "arguments": c.arguments}),
                 );
             }
+            Part::Thinking { .. } | Part::Hidden { .. } => {}
         }
         event(
             out,

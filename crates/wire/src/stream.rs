@@ -72,10 +72,24 @@ impl StreamRenderer {
 }
 
 /// Splits every part's streamed text into chunks of `per` tokens; a part with no
-/// text still gets one empty chunk so its start and stop events are sent.
+/// text still gets one empty chunk so its start and stop events are sent. Hidden
+/// reasoning is two chunks: its start at once, its end after all its tokens.
 fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     for (p, part) in reply.parts.iter().enumerate() {
+        if let crate::Part::Hidden { tokens, .. } = part {
+            let at = |tokens| Chunk {
+                part: p as u16,
+                start: 0,
+                end: 0,
+                tokens,
+                thinking: true,
+            };
+            chunks.push(at(0));
+            chunks.push(at((*tokens).min(u16::MAX as u32) as u16));
+            continue;
+        }
+        let thinking = part.is_thought();
         let text = part.streamed_text();
         let before = chunks.len();
         let (mut start, mut tokens) = (0usize, 0u32);
@@ -87,6 +101,7 @@ fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
                     start: start as u32,
                     end: end as u32,
                     tokens: tokens as u16,
+                    thinking,
                 });
                 start = end;
                 tokens = 0;
@@ -98,6 +113,7 @@ fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
                 start: start as u32,
                 end: text.len() as u32,
                 tokens: tokens as u16,
+                thinking,
             });
         }
     }
@@ -118,6 +134,7 @@ mod tests {
             stop: StopReason::EndTurn,
             prompt_tokens: 3,
             output_tokens: 5,
+            reasoning_tokens: 0,
         }
     }
 

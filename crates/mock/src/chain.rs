@@ -1,0 +1,158 @@
+//! Stored responses: what a Responses request's `previous_response_id` goes on from.
+//!
+//! A response the client lets the API store (`store` is true unless it says false) is
+//! kept as its whole conversation: the input, then the output items as a client would
+//! send them back (reasoning items included, so a call's required reasoning is there).
+//! The store keeps the latest [`KEEP`] responses; an older or unknown id gets the
+//! API's own 400 `previous_response_not_found`.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use wire::{Message, Part, Reply, Request, Role, Thought, ThoughtKind, WireError};
+
+/// Responses kept for `previous_response_id`.
+pub const KEEP: usize = 4096;
+
+/// Stored conversations by response id, and the ids oldest first.
+type Store = (HashMap<String, Arc<Vec<Message>>>, VecDeque<String>);
+
+#[derive(Default)]
+pub struct Chains {
+    inner: Mutex<Store>,
+}
+
+impl Chains {
+    fn put(&self, id: String, conversation: Vec<Message>) {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if g.0.insert(id.clone(), Arc::new(conversation)).is_none() {
+            g.1.push_back(id);
+        }
+        while g.1.len() > KEEP {
+            if let Some(old) = g.1.pop_front() {
+                g.0.remove(&old);
+            }
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Vec<Message>>> {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.0.get(id).cloned()
+    }
+
+    /// Puts the stored conversation `req` continues in front of its input.
+    pub fn continue_from(&self, req: &mut Request) -> Result<(), WireError> {
+        let Some(id) = req.previous_response_id.as_deref() else {
+            return Ok(());
+        };
+        let before = self.get(id).ok_or_else(|| {
+            WireError::verbatim(
+                Some("previous_response_id"),
+                format!("Previous response with id '{id}' not found."),
+                Some("previous_response_not_found"),
+            )
+        })?;
+        let mut all = Vec::with_capacity(before.len() + req.messages.len());
+        all.extend(before.iter().cloned());
+        all.append(&mut req.messages);
+        req.messages = all;
+        req.recount();
+        Ok(())
+    }
+
+    /// Stores the conversation after `reply` under the reply's response id, when the
+    /// request lets the API store it.
+    pub fn keep(&self, req: &Request, reply: &Reply) {
+        if req.api != wire::Api::Responses || !req.store {
+            return;
+        }
+        let mut conversation = req.messages.clone();
+        conversation.extend(output_items(reply));
+        self.put(format!("resp_{}", reply.id), conversation);
+    }
+}
+
+/// A reply's output as the input items a client sends back (see render_responses).
+fn output_items(reply: &Reply) -> Vec<Message> {
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    for (k, p) in reply.parts.iter().enumerate() {
+        let mut m = match p {
+            Part::Hidden { id, seal, .. } => {
+                pending.push(Thought {
+                    kind: ThoughtKind::Reasoning,
+                    text: String::new(),
+                    seal: seal.clone().unwrap_or_default(),
+                    id: Some(id.clone()),
+                    path: String::new(),
+                    late: false,
+                });
+                continue;
+            }
+            Part::Thinking { .. } => continue,
+            Part::Text(t) => {
+                let mut m = Message::new(Role::Assistant, t.clone());
+                m.item_id = Some(format!("msg_{}_{k}", reply.id));
+                m
+            }
+            Part::ToolCall(c) => {
+                let mut m = Message::new(Role::Assistant, String::new());
+                m.tool_calls.push(c.clone());
+                m.item_id = Some(format!("fc_{}_{k}", reply.id));
+                m
+            }
+        };
+        m.thoughts.append(&mut pending);
+        out.push(m);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(body: serde_json::Value) -> Request {
+        wire::Api::Responses
+            .parse(body.to_string().as_bytes())
+            .unwrap()
+    }
+
+    #[test]
+    fn a_stored_response_is_continued_and_the_oldest_are_forgotten() {
+        let chains = Chains::default();
+        let first = req(serde_json::json!({"model": "m", "input": "one"}));
+        let reply = Reply {
+            id: "0123456789abcdef".into(),
+            model: "m".into(),
+            created: 0,
+            parts: vec![Part::Text("said".into())],
+            stop: wire::StopReason::EndTurn,
+            prompt_tokens: 1,
+            output_tokens: 1,
+            reasoning_tokens: 0,
+        };
+        chains.keep(&first, &reply);
+        let mut next = req(serde_json::json!({"model": "m", "input": "two",
+            "previous_response_id": "resp_0123456789abcdef"}));
+        let before = next.prompt_tokens;
+        chains.continue_from(&mut next).unwrap();
+        let texts: Vec<&str> = next.messages.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["one", "said", "two"]);
+        assert!(next.prompt_tokens > before);
+        for i in 0..KEEP {
+            let mut r = reply.clone();
+            r.id = format!("{i:016x}");
+            chains.keep(&first, &r);
+        }
+        let mut old = req(serde_json::json!({"model": "m", "input": "x",
+            "previous_response_id": "resp_0123456789abcdef"}));
+        let e = chains.continue_from(&mut old).unwrap_err();
+        assert_eq!(e.code, Some("previous_response_not_found"));
+        // Unstored (store: false) replies are not kept.
+        let unstored = req(serde_json::json!({"model": "m", "input": "x", "store": false}));
+        let mut r = reply.clone();
+        r.id = "ffffffffffffffff".into();
+        chains.keep(&unstored, &r);
+        assert!(chains.get("resp_ffffffffffffffff").is_none());
+    }
+}
