@@ -31,6 +31,9 @@ pub struct MockBenchOptions {
     pub mock_workers: Option<usize>,
     /// A provider quota and slots that never bind, to measure what checking them costs.
     pub limits: bool,
+    /// Reasoning tokens per reply (0: none): Anthropic thinking streamed before the
+    /// text, OpenAI reasoning hidden before it (with encrypted content in Responses).
+    pub reasoning: u32,
     /// The `plimsoll` executable that serves the mock.
     pub exe: PathBuf,
 }
@@ -75,30 +78,52 @@ fn hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 600_000_000, 3).expect("static bounds")
 }
 
-fn api_parts(api: &str, n: usize) -> anyhow::Result<(&'static str, &'static [u8], String)> {
+/// The path, the pattern that marks one delta event, and the body of request `n`.
+/// With `reasoning`, the request asks the model to reason, and Anthropic thinking
+/// deltas count as delta events beside text ones.
+fn api_parts(
+    api: &str,
+    n: usize,
+    reasoning: bool,
+) -> anyhow::Result<(&'static str, &'static [u8], String)> {
     let prompt = format!("benchmark stream {n}: say something");
-    Ok(match api {
+    let mut parts = match api {
         "chat" => (
             "/v1/chat/completions",
-            b"\"delta\":{\"content\"",
+            &b"\"delta\":{\"content\""[..],
             serde_json::json!({"model": "bench", "stream": true,
-                "messages": [{"role": "user", "content": prompt}]})
-            .to_string(),
+                "messages": [{"role": "user", "content": prompt}]}),
         ),
         "responses" => (
             "/v1/responses",
-            b"\"type\":\"response.output_text.delta\"",
-            serde_json::json!({"model": "bench", "stream": true, "input": prompt}).to_string(),
+            &b"\"type\":\"response.output_text.delta\""[..],
+            serde_json::json!({"model": "bench", "stream": true, "input": prompt}),
         ),
         "messages" => (
             "/v1/messages",
-            b"\"type\":\"text_delta\"",
+            &b"\"type\":\"text_delta\""[..],
             serde_json::json!({"model": "bench", "stream": true, "max_tokens": 100000,
-                "messages": [{"role": "user", "content": prompt}]})
-            .to_string(),
+                "messages": [{"role": "user", "content": prompt}]}),
         ),
         other => bail!("--api must be chat, responses or messages (got {other:?})"),
-    })
+    };
+    if reasoning {
+        let body = &mut parts.2;
+        match api {
+            "chat" => body["reasoning_effort"] = "medium".into(),
+            "responses" => {
+                body["reasoning"] = serde_json::json!({"effort": "medium"});
+                body["include"] = serde_json::json!(["reasoning.encrypted_content"]);
+                body["store"] = false.into();
+            }
+            _ => {
+                body["thinking"] = serde_json::json!({"type": "enabled", "budget_tokens": 50000});
+                // text_delta and thinking_delta alike.
+                parts.1 = b"\"delta\":{\"type\":\"t";
+            }
+        }
+    }
+    Ok((parts.0, parts.1, parts.2.to_string()))
 }
 
 /// Kills the mock process when dropped, whatever happened.
@@ -141,7 +166,7 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
     if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
     }
-    api_parts(&opts.api, 0)?;
+    api_parts(&opts.api, 0, false)?;
     let dir = std::env::temp_dir().join(format!("plimsoll-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let scenario = dir.join("scenario.toml");
@@ -150,7 +175,11 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
         format!(
             "[defaults]\nttft_ms = {}\ntok_ms = {}\noutput_tokens = {}\ntokens_per_chunk = {}\njitter = \"fixed\"\n",
             opts.ttft_ms, opts.tok_ms, opts.tokens, opts.tokens_per_chunk
-        ) + if opts.limits {
+        ) + &if opts.reasoning > 0 {
+            format!("reasoning = {{ tokens = {} }}\n", opts.reasoning)
+        } else {
+            String::new()
+        } + if opts.limits {
             // Every bucket and a slot gate on the path of every request, never full.
             "[provider]\nquota = { rpm = 1e9, tpm = 1e11, itpm = 1e11, otpm = 1e11 }\ncapacity = { max_in_flight = 1000000 }\n"
         } else {
@@ -166,10 +195,22 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
     Ok(out)
 }
 
-/// Nominal arrival of delta event `j` after the request was sent.
+/// Nominal arrival of delta event `j` after the request was sent. Anthropic thinking
+/// streams its deltas before the text's (a multiple of the chunk size keeps them in
+/// step); OpenAI reasoning is a silence of its tokens' time before the first one.
 fn due_ms(opts: &MockBenchOptions, j: u32) -> f64 {
-    let through = ((j + 1) * opts.tokens_per_chunk).min(opts.tokens);
-    opts.ttft_ms + (through - 1) as f64 * opts.tok_ms
+    let r = opts.reasoning;
+    let per = opts.tokens_per_chunk;
+    match (r, opts.api.as_str()) {
+        (0, _) | (_, "messages") => {
+            let through = ((j + 1) * per).min(opts.tokens + r);
+            opts.ttft_ms + (through - 1) as f64 * opts.tok_ms
+        }
+        _ => {
+            let through = ((j + 1) * per).min(opts.tokens);
+            opts.ttft_ms + (r + through) as f64 * opts.tok_ms
+        }
+    }
 }
 
 async fn one_run(
@@ -328,7 +369,7 @@ async fn stream_loop(
     let mut gap_errs = Vec::with_capacity(64);
     while !shared.stop.load(Relaxed) {
         let (path, pattern, body) =
-            api_parts(&opts.api, n * 1_000_000 + seq).expect("checked before");
+            api_parts(&opts.api, n * 1_000_000 + seq, opts.reasoning > 0).expect("checked before");
         seq += 1;
         let recording_at_send = shared.recording.load(Relaxed);
         let seen = match post(&mut conn, path, Bytes::from(body), pattern).await {

@@ -59,6 +59,11 @@ pub struct BenchMockArgs {
     /// them costs per request (compare with a run without).
     #[arg(long)]
     pub limits: bool,
+    /// Reasoning tokens per reply: Anthropic thinking streamed before the text
+    /// (thinking deltas count as chunks), OpenAI reasoning as a silence before it (with
+    /// encrypted content in Responses). Compare with a run without.
+    #[arg(long, default_value_t = 0, value_name = "TOKENS")]
+    pub reasoning: u32,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -89,6 +94,7 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         repeat: a.repeat,
         mock_workers: a.mock_workers,
         limits: a.limits,
+        reasoning: a.reasoning,
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mock_bench(&opts, a.json)
