@@ -58,6 +58,56 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> Response {
+    serve(app, api, headers, body, None).await
+}
+
+/// Gemini `POST …/models/{model}:{action}`: the model and whether to stream come from
+/// the URL (`generateContent`, or `streamGenerateContent` with `alt=sse`).
+pub async fn handle_gemini(
+    app: Arc<App>,
+    call: &str,
+    query: Option<&str>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let (model, action) = call.rsplit_once(':').unwrap_or((call, ""));
+    let sse = query.is_some_and(|q| q.split('&').any(|kv| kv == "alt=sse"));
+    let stream = match action {
+        "generateContent" => false,
+        "streamGenerateContent" if sse => true,
+        "streamGenerateContent" => {
+            let e = WireError::invalid(
+                "alt",
+                "the mock streams Gemini replies as server-sent events only: add ?alt=sse (the official SDKs do)",
+            );
+            return refuse(&app, Api::Gemini, &e, "req_gemini");
+        }
+        other => {
+            let e = WireError::new(
+                ErrorKind::NotFound,
+                format!("models/{model}:{other} is not served by the mock; it serves :generateContent and :streamGenerateContent?alt=sse"),
+            );
+            return refuse(&app, Api::Gemini, &e, "req_gemini");
+        }
+    };
+    serve(
+        app,
+        Api::Gemini,
+        headers,
+        body,
+        Some((model.to_string(), stream)),
+    )
+    .await
+}
+
+/// One call of any API; `url` carries what Gemini puts in the URL (model, stream).
+async fn serve(
+    app: Arc<App>,
+    api: Api,
+    headers: HeaderMap,
+    body: Body,
+    url: Option<(String, bool)>,
+) -> Response {
     app.stats.requests.fetch_add(1, Relaxed);
     let bytes = match read_body(&app, &headers, body).await {
         Ok(b) => b,
@@ -79,6 +129,10 @@ pub async fn handle(app: Arc<App>, api: Api, headers: HeaderMap, body: Body) -> 
         Ok(r) => r,
         Err(e) => return refuse(&app, api, &e, &request_id),
     };
+    if let Some((model, stream)) = url {
+        req.model = model;
+        req.stream = stream;
+    }
     if let Err(e) = app.chains.continue_from(&mut req) {
         return refuse(&app, api, &e, &request_id);
     }

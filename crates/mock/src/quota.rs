@@ -346,6 +346,7 @@ pub fn key_of(headers: &HeaderMap) -> String {
     get("authorization")
         .map(|v| v.strip_prefix("Bearer ").unwrap_or(v).trim())
         .or_else(|| get("x-api-key").map(str::trim))
+        .or_else(|| get("x-goog-api-key").map(str::trim))
         .filter(|k| !k.is_empty())
         .unwrap_or("-")
         .to_string()
@@ -368,6 +369,10 @@ fn go_duration(ms: u64) -> String {
 /// The names of a bucket's limit, remaining and reset headers in `api` (OpenAI has no
 /// headers for separate input and output token quotas).
 fn header_names(api: Api, d: Dim) -> Option<[&'static str; 3]> {
+    if api == Api::Gemini {
+        // Gemini sends no rate-limit headers (a 429 says it in its body).
+        return None;
+    }
     Some(match (api == Api::Messages, d) {
         (true, Dim::Requests) => [
             "anthropic-ratelimit-requests-limit",

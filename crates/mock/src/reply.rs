@@ -149,6 +149,17 @@ fn think(
             let signature = signature(key, session, &text);
             Part::Thinking { text, signature }
         }
+        // Gemini: the thought signature is sealed for the session; the thoughts are
+        // shown (as summaries) only when the request asks to include them.
+        Api::Gemini if req.encrypted_reasoning => Part::Thinking {
+            text: words(tokens, rng),
+            signature: seal(key, session, id),
+        },
+        Api::Gemini => Part::Hidden {
+            id: String::new(),
+            seal: Some(seal(key, session, id)),
+            tokens,
+        },
         _ => {
             let item = format!("rs_{id}_0");
             let seal = req.encrypted_reasoning.then(|| seal(key, session, &item));

@@ -61,7 +61,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/responses", post(api(Api::Responses)))
         .route("/v1/messages", post(api(Api::Messages)))
         .route("/v1/models", get(models))
-        .route("/v1/models/{id}", get(model))
+        .route("/v1/models/{id}", get(model).post(gemini))
+        .route("/v1beta/models/{id}", post(gemini))
         .route("/health", get(health))
         .route("/plimsoll/health", get(health))
         .route("/plimsoll/timing", get(timing))
@@ -259,6 +260,16 @@ async fn model(
     }
 }
 
+async fn gemini(
+    State(app): State<Arc<App>>,
+    Path(call): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    handler::handle_gemini(app, &call, uri.query(), headers, body).await
+}
+
 async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     let api = if is_anthropic(&headers) {
         Api::Messages
@@ -269,7 +280,8 @@ async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
         ErrorKind::NotFound,
         format!(
             "no route for {method} {}; the mock serves POST /v1/chat/completions, POST /v1/responses, \
-             POST /v1/messages, GET /v1/models, GET /health, GET /plimsoll/timing",
+             POST /v1/messages, POST /v1beta/models/MODEL:generateContent (and :streamGenerateContent?alt=sse), \
+             GET /v1/models, GET /health, GET /plimsoll/timing",
             uri.path()
         ),
     );

@@ -62,6 +62,7 @@ pub fn check(req: &Request, session: &str, key: u64) -> Option<Refused> {
     match req.api {
         Api::Messages if req.reasoning.is_some() => check_thinking(req, session, key),
         Api::Responses => check_reasoning_items(req, session, key),
+        Api::Gemini if req.reasoning.is_some() => check_signatures(req, session, key),
         _ => None,
     }
 }
@@ -138,6 +139,54 @@ fn check_thinking(req: &Request, session: &str, key: u64) -> Option<Refused> {
         _ => m.text.clone(),
     };
     refused(session, req, at, error, detail, &said)
+}
+
+/// Gemini: every thought signature sent back must be one this run gave the session, and
+/// each function-calling model turn since the user last spoke must carry its own on
+/// its first function call.
+fn check_signatures(req: &Request, session: &str, key: u64) -> Option<Refused> {
+    for (i, m) in req.messages.iter().enumerate() {
+        if let Some(t) = m
+            .thoughts
+            .iter()
+            .find(|t| !unsealed(key, session, &t.seal, None))
+        {
+            let error = WireError::verbatim(None, "Corrupted thought signature.", None);
+            let detail = format!(
+                "thought signature altered: it does not verify (at {})",
+                t.path
+            );
+            return refused(session, req, i, error, detail, &t.seal);
+        }
+    }
+    let turn = req
+        .messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    for (i, m) in req.messages.iter().enumerate().skip(turn) {
+        let Some(call) = m.tool_calls.first() else {
+            continue;
+        };
+        if m.thoughts.first().is_some_and(|t| !t.late) {
+            continue;
+        }
+        let position = m
+            .path
+            .rsplit('.')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .map_or(i + 1, |n| n + 1);
+        let error = WireError::verbatim(
+            None,
+            format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", call.name),
+            None,
+        );
+        let detail = format!("thought signature of tool call {} dropped", call.id);
+        let said = format!("{}({})", call.name, call.arguments);
+        return refused(session, req, i, error, detail, &said);
+    }
+    None
 }
 
 /// The assistant message whose tool calls the conversation is still answering: the

@@ -32,6 +32,7 @@ impl ErrorKind {
             ErrorKind::Authentication => 401,
             ErrorKind::PermissionDenied => 403,
             ErrorKind::NotFound => 404,
+            ErrorKind::RequestTooLarge if api == Api::Gemini => 400,
             ErrorKind::RequestTooLarge => 413,
             ErrorKind::RateLimit | ErrorKind::TokenRateLimit => 429,
             ErrorKind::Server => 500,
@@ -61,6 +62,19 @@ impl ErrorKind {
             ErrorKind::Server => "server_error",
             ErrorKind::Overloaded if anthropic => "overloaded_error",
             ErrorKind::Overloaded => "server_error",
+        }
+    }
+
+    /// Google's status name for the HTTP status (Gemini's `error.status`).
+    fn google_status(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidRequest | ErrorKind::RequestTooLarge => "INVALID_ARGUMENT",
+            ErrorKind::Authentication => "UNAUTHENTICATED",
+            ErrorKind::PermissionDenied => "PERMISSION_DENIED",
+            ErrorKind::NotFound => "NOT_FOUND",
+            ErrorKind::RateLimit | ErrorKind::TokenRateLimit => "RESOURCE_EXHAUSTED",
+            ErrorKind::Server => "INTERNAL",
+            ErrorKind::Overloaded => "UNAVAILABLE",
         }
     }
 
@@ -137,6 +151,13 @@ pub fn error_body(api: Api, err: &WireError, request_id: &str) -> Vec<u8> {
             "type": "error",
             "error": {"type": err.kind.type_str(api), "message": err.message},
             "request_id": request_id,
+        }),
+        Api::Gemini => json!({
+            "error": {
+                "code": err.kind.status(api),
+                "message": err.message,
+                "status": err.kind.google_status(),
+            }
         }),
         _ => json!({
             "error": {

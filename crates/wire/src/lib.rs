@@ -10,9 +10,11 @@
 mod error;
 mod parse_anthropic;
 mod parse_common;
+mod parse_gemini;
 mod parse_openai;
 mod render_anthropic;
 mod render_chat;
+mod render_gemini;
 mod render_responses;
 pub mod sse;
 mod stream;
@@ -31,6 +33,9 @@ pub enum Api {
     Responses,
     /// `POST /v1/messages`
     Messages,
+    /// Gemini `POST /v1beta/models/{model}:generateContent` (and
+    /// `:streamGenerateContent?alt=sse`).
+    Gemini,
 }
 
 impl Api {
@@ -39,6 +44,7 @@ impl Api {
             Api::ChatCompletions => "chat_completions",
             Api::Responses => "responses",
             Api::Messages => "messages",
+            Api::Gemini => "generate_content",
         }
     }
 
@@ -49,6 +55,7 @@ impl Api {
             Api::ChatCompletions => parse_openai::parse_chat(body),
             Api::Responses => parse_openai::parse_responses(body),
             Api::Messages => parse_anthropic::parse_messages(body),
+            Api::Gemini => parse_gemini::parse_generate(body),
         }
     }
 }
@@ -82,6 +89,8 @@ pub enum ThoughtKind {
     Redacted,
     /// OpenAI Responses `reasoning` item (`encrypted_content` when the client kept it).
     Reasoning,
+    /// Gemini `thoughtSignature` on a part.
+    Signature,
 }
 
 /// Reasoning the model gave earlier, as the client sent it back.

@@ -7,7 +7,9 @@
 //! reply and its chunk table, not pre-rendered bytes.
 
 use crate::tokens::for_each_token;
-use crate::{render_anthropic, render_chat, render_responses, Api, At, Chunk, Reply};
+use crate::{
+    render_anthropic, render_chat, render_gemini, render_responses, Api, At, Chunk, Reply,
+};
 
 /// The whole (non-streaming) JSON body of `reply` in `api`'s format.
 pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
@@ -15,6 +17,7 @@ pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
         Api::ChatCompletions => render_chat::whole(reply),
         Api::Responses => render_responses::whole(reply),
         Api::Messages => render_anthropic::whole(reply),
+        Api::Gemini => render_gemini::whole(reply),
     };
     serde_json::to_vec(&v).expect("a json! value always serializes")
 }
@@ -67,6 +70,7 @@ impl StreamRenderer {
             Api::ChatCompletions => render_chat::frame(&self.reply, &at, self.include_usage, out),
             Api::Responses => render_responses::frame(&self.reply, &at, &mut self.seq, out),
             Api::Messages => render_anthropic::frame(&self.reply, &at, out),
+            Api::Gemini => render_gemini::frame(&self.reply, &at, out),
         }
     }
 }
