@@ -27,7 +27,11 @@ use wire::{Api, ErrorKind, StreamRenderer, WireError};
 
 /// Reads the body up to the configured limit; a larger body is refused without
 /// being buffered whole.
-async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, WireError> {
+pub(crate) async fn read_body(
+    app: &App,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, WireError> {
     let limit = app.max_body_bytes;
     let too_large = || {
         WireError::new(
@@ -53,7 +57,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
     })
 }
 
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -357,7 +361,7 @@ struct Plan {
     held: Held,
 }
 
-fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
+pub(crate) fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
     app.stats.errors.fetch_add(1, Relaxed);
     error_response(api, e, request_id)
 }

@@ -11,6 +11,7 @@ mod app;
 mod capacity;
 mod chain;
 mod clock;
+mod embed;
 mod envelope;
 pub mod fail_script;
 pub mod failures;

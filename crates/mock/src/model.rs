@@ -72,6 +72,8 @@ pub struct ModelSpec {
     /// This model's own quotas and slots (see limits.rs).
     pub limits: Limits,
     pub reasoning: Reasoning,
+    /// Length of this model's embedding vectors (`POST /v1/embeddings`).
+    pub embedding_dim: u32,
 }
 
 impl Default for ModelSpec {
@@ -88,6 +90,7 @@ impl Default for ModelSpec {
             fail: Arc::new(Vec::new()),
             limits: Limits::default(),
             reasoning: Reasoning::default(),
+            embedding_dim: 1536,
         }
     }
 }

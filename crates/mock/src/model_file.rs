@@ -22,6 +22,7 @@ pub(crate) struct RawModel {
     fail: Option<Vec<Spanned<crate::fail_script::RawRule>>>,
     capacity: Option<Spanned<Capacity>>,
     reasoning: Option<Spanned<RawReasoning>>,
+    embedding_dim: Option<Spanned<i64>>,
     script_scope: Option<Spanned<String>>,
     script: Option<Vec<Spanned<RawStep>>>,
 }
@@ -87,6 +88,16 @@ impl RawModel {
         if let Some(v) = &self.output_tokens {
             m.output_tokens = range(v.get_ref(), 1_000_000)
                 .map_err(|got| (v.span(), format!("{table}.output_tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 1000000 (got {got})")))?;
+        }
+        if let Some(v) = &self.embedding_dim {
+            let n = *v.get_ref();
+            if !(1..=16_384).contains(&n) {
+                return Err((
+                    v.span(),
+                    format!("{table}.embedding_dim must be between 1 and 16384 (got {n})"),
+                ));
+            }
+            m.embedding_dim = n as u32;
         }
         if let Some(v) = &self.reasoning {
             m.reasoning = reasoning(v.get_ref(), m.reasoning)

@@ -17,6 +17,7 @@
 //! ttft_ms = 350
 //! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures.rs
 //! script_scope = "turn"      # or "conversation"; see script.rs
+//! embedding_dim = 1536       # POST /v1/embeddings: vector length (the request's `dimensions` wins)
 //! reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }
 //!                            # see model.rs: when it reasons, how long, how fast
 //! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see fail_script.rs

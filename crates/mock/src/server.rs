@@ -60,6 +60,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/responses", post(api(Api::Responses)))
         .route("/responses", post(api(Api::Responses)))
         .route("/v1/messages", post(api(Api::Messages)))
+        .route(
+            "/v1/embeddings",
+            post(
+                |State(app): State<Arc<App>>, headers: HeaderMap, body: Body| {
+                    crate::embed::handle(app, headers, body)
+                },
+            ),
+        )
         .route("/v1/models", get(models))
         .route("/v1/models/{id}", get(model).post(gemini))
         .route("/v1beta/models/{id}", post(gemini))
@@ -280,7 +288,7 @@ async fn fallback(method: Method, uri: Uri, headers: HeaderMap) -> Response {
         ErrorKind::NotFound,
         format!(
             "no route for {method} {}; the mock serves POST /v1/chat/completions, POST /v1/responses, \
-             POST /v1/messages, POST /v1beta/models/MODEL:generateContent (and :streamGenerateContent?alt=sse), \
+             POST /v1/messages, POST /v1/embeddings, POST /v1beta/models/MODEL:generateContent (and :streamGenerateContent?alt=sse), \
              GET /v1/models, GET /health, GET /plimsoll/timing",
             uri.path()
         ),

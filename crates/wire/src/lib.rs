@@ -1,5 +1,5 @@
-//! Wire formats of the three LLM APIs the mock speaks: OpenAI Chat Completions,
-//! OpenAI Responses and Anthropic Messages.
+//! Wire formats of the LLM APIs the mock speaks: OpenAI Chat Completions, Responses and
+//! Embeddings, Anthropic Messages and Gemini generateContent.
 //!
 //! This crate owns the byte-level truth of each API: how a request is read into one
 //! normalized [`Request`], how a [`Reply`] the mock decided on is rendered as a plain
@@ -7,6 +7,7 @@
 //! envelope. It owns no timing, no randomness and no policy: what to answer is the
 //! mock's business; how to say it is this crate's.
 
+mod embeddings;
 mod error;
 mod parse_anthropic;
 mod parse_common;
@@ -20,6 +21,7 @@ pub mod sse;
 mod stream;
 mod tokens;
 
+pub use embeddings::{parse_embeddings, render_embeddings, EmbeddingRequest};
 pub use error::{error_body, ErrorKind, WireError};
 pub use stream::{render_json, StreamRenderer};
 pub use tokens::count_tokens;
