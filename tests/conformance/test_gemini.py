@@ -18,6 +18,17 @@ output_tokens = 12
 reasoning = { tokens = 16 }
 [models."gemini-plain"]
 reasoning = { mode = "off" }
+[models."gemini-memory"]
+reasoning = { mode = "off" }
+[[models."gemini-memory".script]]
+call = "memory_set"
+args = { key = "k{{turn}}", value = "{{nonce}}" }
+[[models."gemini-memory".script]]
+call = "memory_get"
+args = { key = "k{{turn}}" }
+expect = "{{nonce}}"
+[[models."gemini-memory".script]]
+say = "recalled {{result.1}}"
 [models."gemini-flaky"]
 reasoning = { mode = "off" }
 [[models."gemini-flaky".fail]]
@@ -149,3 +160,42 @@ def test_errors_come_in_googles_envelope_and_the_sdk_retries(gmock):
     with pytest.raises(errors.ClientError) as e:
         c.models.generate_content(model="gemini-flaky", contents=[user("g-noretry", "hi")])
     assert e.value.code == 429 and e.value.status == "RESOURCE_EXHAUSTED"
+
+
+MEMORY = types.Tool(function_declarations=[
+    types.FunctionDeclaration(name="memory_set", parameters=types.Schema(type="OBJECT", properties={
+        "key": types.Schema(type="STRING"), "value": types.Schema(type="STRING")})),
+    types.FunctionDeclaration(name="memory_get", parameters=types.Schema(type="OBJECT", properties={
+        "key": types.Schema(type="STRING")}))])
+
+
+@pytest.mark.parametrize("faithful", [True, False])
+def test_the_oracle_reads_gemini_conversations(gmock, faithful):
+    """A memory agent over Gemini: what memory_set stored must come back from
+    memory_get; a wrong value is an echo violation, as on the other APIs."""
+    c = client(gmock)
+    session = f"g-memory-{faithful}"
+    store = {}
+    contents = [types.Content(role="user", parts=[types.Part(
+        text=f"[[plimsoll session={session} nonce=psn{7:016x} turn=1]] remember")])]
+    config = types.GenerateContentConfig(tools=[MEMORY])
+    for _ in range(4):
+        r = c.models.generate_content(model="gemini-memory", contents=contents, config=config)
+        contents.append(r.candidates[0].content)
+        if not r.function_calls:
+            break
+        fc = r.function_calls[0]
+        if fc.name == "memory_set":
+            store[fc.args["key"]] = fc.args["value"]
+            result = "stored"
+        else:
+            result = store.get(fc.args["key"], "") if faithful else "something else"
+        contents.append(types.Content(role="user", parts=[
+            types.Part.from_function_response(name=fc.name, response={"result": result})]))
+    assert r.text.startswith("recalled ")
+    found = violations_of(gmock, session)
+    if faithful:
+        assert found == []
+    else:
+        assert [v["kind"] for v in found] == ["echo"], found
+        assert "memory_get" in found[0]["detail"]

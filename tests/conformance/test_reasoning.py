@@ -265,3 +265,25 @@ def test_responses_previous_response_id_chains_from_the_mocks_store(rmock):
     r, _ = responses_round(c, "chain-unstored", store=False)
     with pytest.raises(openai.BadRequestError):
         c.responses.create(model="o-think", previous_response_id=r.id, input="again")
+
+
+def test_reasoning_items_sent_back_by_id_must_have_been_stored(rmock):
+    """A stateless client (store=false) that does not include encrypted reasoning sends
+    its reasoning items back by id only: the API cannot find them (its own 404), and the
+    step records the lost reasoning. Stored responses' items are found."""
+    c = oai(rmock)
+    for store, session in ((False, "byid-unstored"), (True, "byid-stored")):
+        r, _ = responses_round(c, session, store=store)
+        assert "encrypted_content" not in r.output[0].model_dump(exclude_none=True)
+        items = [o.model_dump(exclude_none=True) for o in r.output]
+        back = [user(session), *items, {"type": "function_call_output", "call_id": r.output[1].call_id, "output": "42"}]
+        if store:
+            final = c.responses.create(model="o-think", input=back, tools=OAI_TOOLS, store=False)
+            assert final.output[-1].type == "message"
+            assert violations_of(rmock, session) == []
+            continue
+        with pytest.raises(openai.NotFoundError) as e:
+            c.responses.create(model="o-think", input=back, tools=OAI_TOOLS, store=False)
+        assert f"Item with id '{items[0]['id']}' not found. Items are not persisted when `store` is set to false." in e.value.message
+        [v] = violations_of(rmock, session)
+        assert v["kind"] == "reasoning" and "sent back by id only" in v["detail"]

@@ -34,6 +34,12 @@ impl Chains {
         }
     }
 
+    /// Whether the response with this id is stored (it can be referred to by its items).
+    pub fn stored(&self, response_id: &str) -> bool {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.0.contains_key(response_id)
+    }
+
     fn get(&self, id: &str) -> Option<Arc<Vec<Message>>> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         g.0.get(id).cloned()
@@ -147,7 +153,7 @@ mod tests {
         let mut old = req(serde_json::json!({"model": "m", "input": "x",
             "previous_response_id": "resp_0123456789abcdef"}));
         let e = chains.continue_from(&mut old).unwrap_err();
-        assert_eq!(e.code, Some("previous_response_not_found"));
+        assert_eq!(e.code, wire::Code::Is("previous_response_not_found"));
         // Unstored (store: false) replies are not kept.
         let unstored = req(serde_json::json!({"model": "m", "input": "x", "store": false}));
         let mut r = reply.clone();

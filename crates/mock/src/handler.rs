@@ -163,7 +163,8 @@ async fn serve(
     // Reasoning sent back dropped, moved or altered: the API's own 400.
     let seal_key = thoughts::key(app.seed);
     if spec.reasoning.mode != ReasoningMode::Off {
-        if let Some(r) = thoughts::check(&req, session.key(), seal_key) {
+        if let Some(r) = thoughts::check(&req, session.key(), seal_key, |id| app.chains.stored(id))
+        {
             if app.scenario.integrity.reasoning {
                 app.ledger.record(vec![r.violation]);
             }
@@ -455,42 +456,49 @@ fn stream(p: Plan, cut_at: Option<usize>) -> Response {
         },
     };
     let frames = futures_util::stream::unfold(state, |mut st| async move {
-        let n = st.renderer.chunks().len();
-        if st.next >= n {
-            return None;
-        }
-        let deadline = st.start + st.due_of_next();
-        tokio::time::sleep_until(deadline).await;
-        if st.cut_at == Some(st.next) {
-            // Pending once, so hyper writes out the frames already given to it before the
-            // error drops the connection: the frames before a cut all arrive (a scripted
-            // cut after K tokens delivers K, not sometimes K − 1). Then the stream ends.
-            tokio::task::yield_now().await;
-            st.next = n;
-            let cut = std::io::Error::new(
-                std::io::ErrorKind::ConnectionAborted,
-                "stream cut (injected by plimsoll)",
-            );
-            return Some((Err(cut), st));
-        }
-        let now = Instant::now();
-        // Room for a typical frame and its SSE framing without regrowing.
-        let mut out = Vec::with_capacity(1024);
-        st.late(now.saturating_duration_since(deadline));
-        st.renderer.frame(st.next, &mut out);
-        st.next += 1;
-        // Frames already due (the task woke late) go out in the same write.
-        while st.next < n && st.cut_at != Some(st.next) {
-            let due = st.due_of_next();
-            if st.start + due > now {
-                st.next_due = Some(due);
-                break;
+        loop {
+            let n = st.renderer.chunks().len();
+            if st.next >= n {
+                return None;
             }
-            st.late(now - (st.start + due));
+            let deadline = st.start + st.due_of_next();
+            tokio::time::sleep_until(deadline).await;
+            if st.cut_at == Some(st.next) {
+                // Pending once, so hyper writes out the frames already given to it before
+                // the error drops the connection: the frames before a cut all arrive (a
+                // scripted cut after K tokens delivers K, not sometimes K − 1). Then the
+                // stream ends.
+                tokio::task::yield_now().await;
+                st.next = n;
+                let cut = std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "stream cut (injected by plimsoll)",
+                );
+                return Some((Err(cut), st));
+            }
+            let now = Instant::now();
+            // Room for a typical frame and its SSE framing without regrowing.
+            let mut out = Vec::with_capacity(1024);
+            st.late(now.saturating_duration_since(deadline));
             st.renderer.frame(st.next, &mut out);
             st.next += 1;
+            // Frames already due (the task woke late) go out in the same write.
+            while st.next < n && st.cut_at != Some(st.next) {
+                let due = st.due_of_next();
+                if st.start + due > now {
+                    st.next_due = Some(due);
+                    break;
+                }
+                st.late(now - (st.start + due));
+                st.renderer.frame(st.next, &mut out);
+                st.next += 1;
+            }
+            // A frame with nothing to send (the end of hidden reasoning in Chat
+            // Completions, a Gemini function call's partial arguments): no write.
+            if !out.is_empty() {
+                return Some((Ok(Bytes::from(out)), st));
+            }
         }
-        Some((Ok(Bytes::from(out)), st))
     });
     let mut resp = Response::new(Body::from_stream(frames));
     let h = resp.headers_mut();

@@ -57,11 +57,18 @@ pub struct Refused {
 }
 
 /// Checks the reasoning a request carries back: Anthropic thinking (when the
-/// request enables it), OpenAI reasoning items (always). `None` when all is well.
-pub fn check(req: &Request, session: &str, key: u64) -> Option<Refused> {
+/// request enables it), OpenAI reasoning items (always; `stored` says whether a
+/// response id is in the mock's store, for items sent back by id only), Gemini thought
+/// signatures (unless thinking is off). `None` when all is well.
+pub fn check(
+    req: &Request,
+    session: &str,
+    key: u64,
+    stored: impl Fn(&str) -> bool,
+) -> Option<Refused> {
     match req.api {
         Api::Messages if req.reasoning.is_some() => check_thinking(req, session, key),
-        Api::Responses => check_reasoning_items(req, session, key),
+        Api::Responses => check_reasoning_items(req, session, key, stored),
         Api::Gemini if req.reasoning.is_some() => check_signatures(req, session, key),
         _ => None,
     }
@@ -210,11 +217,33 @@ fn required_reasoning(item_id: &str) -> Option<String> {
     (issued && k.parse::<u32>().ok()? >= 1).then(|| format!("rs_{reply}_0"))
 }
 
-fn check_reasoning_items(req: &Request, session: &str, key: u64) -> Option<Refused> {
+fn check_reasoning_items(
+    req: &Request,
+    session: &str,
+    key: u64,
+    stored: impl Fn(&str) -> bool,
+) -> Option<Refused> {
     let mut seen: Vec<&Thought> = Vec::new();
     for (i, m) in req.messages.iter().enumerate() {
         for t in &m.thoughts {
             let id = t.id.as_deref().unwrap_or("");
+            // Sent back by id only: the API looks it up among stored responses' items.
+            let response = id
+                .strip_prefix("rs_")
+                .and_then(|r| r.rsplit_once('_'))
+                .map(|(r, _)| format!("resp_{r}"));
+            if let (true, Some(response)) = (t.seal.is_empty(), response) {
+                if !stored(&response) {
+                    let error = WireError::verbatim(
+                        Some("input"),
+                        format!("Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."),
+                        None,
+                    )
+                    .of_kind(wire::ErrorKind::NotFound);
+                    let detail = format!("reasoning item {id} sent back by id only, but its response was not stored: send its encrypted_content (include \"reasoning.encrypted_content\") or let the response be stored");
+                    return refused(session, req, i, error, detail, id);
+                }
+            }
             if !t.seal.is_empty() && !unsealed(key, session, &t.seal, Some(id)) {
                 let error = WireError::verbatim(
                     None,
@@ -279,13 +308,13 @@ mod tests {
         let good = tool_loop(
             json!([{"type": "thinking", "thinking": "I plan.", "signature": sig}, use_block()]),
         );
-        assert!(check(&good, "s1", k).is_none());
+        assert!(check(&good, "s1", k, |_| true).is_none());
         // Another session, altered text, altered signature: all refused.
-        assert!(check(&good, "s2", k).is_some());
+        assert!(check(&good, "s2", k, |_| true).is_some());
         let altered = tool_loop(
             json!([{"type": "thinking", "thinking": "I plan!", "signature": sig}, use_block()]),
         );
-        let r = check(&altered, "s1", k).expect("refused");
+        let r = check(&altered, "s1", k, |_| true).expect("refused");
         assert_eq!(
             r.error.message,
             "messages.1.content.0: Invalid `signature` in `thinking` block"
@@ -297,7 +326,7 @@ mod tests {
     #[test]
     fn a_dropped_or_moved_thinking_block_gets_the_apis_words() {
         let k = key(1);
-        let dropped = check(&tool_loop(json!([use_block()])), "s", k).expect("refused");
+        let dropped = check(&tool_loop(json!([use_block()])), "s", k, |_| true).expect("refused");
         assert!(
             dropped.error.message.starts_with("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`."),
             "{}", dropped.error.message
@@ -310,7 +339,7 @@ mod tests {
         let moved = tool_loop(
             json!([use_block(), {"type": "thinking", "thinking": "x", "signature": sig}]),
         );
-        let r = check(&moved, "s", k).expect("refused");
+        let r = check(&moved, "s", k, |_| true).expect("refused");
         assert!(r
             .violation
             .detail
@@ -318,11 +347,11 @@ mod tests {
         // A redacted block sealed for this session leads the message: fine.
         let data = seal(k, "s", "0123456789abcdef");
         let redacted = tool_loop(json!([{"type": "redacted_thinking", "data": data}, use_block()]));
-        assert!(check(&redacted, "s", k).is_none());
+        assert!(check(&redacted, "s", k, |_| true).is_none());
         // Thinking switched off in the request: nothing to check.
         let mut off = tool_loop(json!([use_block()]));
         off.reasoning = None;
-        assert!(check(&off, "s", k).is_none());
+        assert!(check(&off, "s", k, |_| true).is_none());
     }
 
     #[test]
@@ -340,12 +369,12 @@ mod tests {
         let user = json!({"role": "user", "content": "hi"});
         let reasoning = json!({"type": "reasoning", "id": "rs_0123456789abcdef_0", "summary": [], "encrypted_content": enc});
         let good = body(json!([user, reasoning, call, out]));
-        assert!(check(&good, "s", k).is_none());
-        let r = check(&body(json!([user, call, out])), "s", k).expect("refused");
+        assert!(check(&good, "s", k, |_| true).is_none());
+        let r = check(&body(json!([user, call, out])), "s", k, |_| true).expect("refused");
         assert_eq!(r.error.message, "Item 'fc_0123456789abcdef_1' of type 'function_call' was provided without its required 'reasoning' item: 'rs_0123456789abcdef_0'.");
         let mut bad = reasoning.clone();
         bad["encrypted_content"] = json!(seal(k, "other", "rs_0123456789abcdef_0"));
-        let r = check(&body(json!([user, bad, call, out])), "s", k).expect("refused");
+        let r = check(&body(json!([user, bad, call, out])), "s", k, |_| true).expect("refused");
         assert!(r.error.message.contains("could not be verified"));
     }
 }

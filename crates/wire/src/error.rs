@@ -88,6 +88,17 @@ impl ErrorKind {
     }
 }
 
+/// An OpenAI error's `code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// The kind's own (`rate_limit_exceeded`, `model_not_found` …).
+    OfKind,
+    /// As the API words this error (`previous_response_not_found`).
+    Is(&'static str),
+    /// `null`.
+    Null,
+}
+
 /// A request the mock refuses, with the field at fault.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireError {
@@ -95,8 +106,8 @@ pub struct WireError {
     /// The offending field as a dotted path (`messages.2.content`), if one is at fault.
     pub param: Option<String>,
     pub message: String,
-    /// OpenAI's `code` when it is not the kind's own (`previous_response_not_found`).
-    pub code: Option<&'static str>,
+    /// OpenAI's `code`: the kind's own unless the API words the error itself.
+    pub code: Code,
 }
 
 impl WireError {
@@ -107,7 +118,7 @@ impl WireError {
             kind: ErrorKind::InvalidRequest,
             message: format!("{param}: {message}"),
             param: Some(param),
-            code: None,
+            code: Code::OfKind,
         }
     }
 
@@ -116,7 +127,7 @@ impl WireError {
             kind,
             param: None,
             message: message.into(),
-            code: None,
+            code: Code::OfKind,
         }
     }
 
@@ -131,8 +142,14 @@ impl WireError {
             kind: ErrorKind::InvalidRequest,
             param: param.map(str::to_string),
             message: message.into(),
-            code,
+            code: code.map_or(Code::Null, Code::Is),
         }
+    }
+
+    /// The same error with another kind (its status and type), e.g. a 404.
+    pub fn of_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
     }
 }
 
@@ -164,7 +181,11 @@ pub fn error_body(api: Api, err: &WireError, request_id: &str) -> Vec<u8> {
                 "message": err.message,
                 "type": err.kind.type_str(api),
                 "param": err.param,
-                "code": err.code.or(err.kind.code_str()),
+                "code": match err.code {
+                    Code::OfKind => err.kind.code_str(),
+                    Code::Is(c) => Some(c),
+                    Code::Null => None,
+                },
             }
         }),
     };

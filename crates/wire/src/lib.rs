@@ -22,7 +22,7 @@ mod stream;
 mod tokens;
 
 pub use embeddings::{parse_embeddings, render_embeddings, EmbeddingRequest};
-pub use error::{error_body, ErrorKind, WireError};
+pub use error::{error_body, Code, ErrorKind, WireError};
 pub use stream::{render_json, StreamRenderer};
 pub use tokens::count_tokens;
 
