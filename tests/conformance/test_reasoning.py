@@ -213,7 +213,7 @@ def responses_round(c, session, stream=False, **extra):
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_responses_encrypted_reasoning_round_trips_statelessly(rmock, stream):
+def test_responses_reasoning_returned_round_trips_statelessly(rmock, stream):
     c = oai(rmock)
     session = f"enc-{stream}"
     r, types = responses_round(c, session, stream=stream, store=False, include=["reasoning.encrypted_content"])

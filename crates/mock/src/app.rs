@@ -117,6 +117,17 @@ impl App {
             })
     }
 
+    /// The API's 404 for a model the scenario does not serve.
+    pub fn unknown_model(&self, model: &str) -> wire::WireError {
+        wire::WireError::new(
+            wire::ErrorKind::NotFound,
+            format!(
+                "model: {model:?} does not exist in this scenario (known: {})",
+                self.known_models()
+            ),
+        )
+    }
+
     pub fn known_models(&self) -> String {
         if self.scenario.models.is_empty() {
             "none defined; any name is served with the defaults unless unknown_model = \"error\""

@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
-use wire::{Api, ErrorKind, WireError};
+use wire::Api;
 
 const API: Api = Api::ChatCompletions; // OpenAI's error envelope and headers
 
@@ -49,15 +49,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
         Err(e) => return refuse(&app, API, &e, &request_id),
     };
     let Some(spec) = app.scenario.model(&req.model) else {
-        let e = WireError::new(
-            ErrorKind::NotFound,
-            format!(
-                "model: {:?} does not exist in this scenario (known: {})",
-                req.model,
-                app.known_models()
-            ),
-        );
-        return refuse(&app, API, &e, &request_id);
+        return refuse(&app, API, &app.unknown_model(&req.model), &request_id);
     };
     // The session: a marker in an input, else the header, else anonymous.
     let session = req

@@ -141,15 +141,7 @@ async fn serve(
         return refuse(&app, api, &e, &request_id);
     }
     let Some(spec) = app.scenario.model(&req.model) else {
-        let e = WireError::new(
-            ErrorKind::NotFound,
-            format!(
-                "model: {:?} does not exist in this scenario (known: {})",
-                req.model,
-                app.known_models()
-            ),
-        );
-        return refuse(&app, api, &e, &request_id);
+        return refuse(&app, api, &app.unknown_model(&req.model), &request_id);
     };
     let session = session::identify(
         &req,

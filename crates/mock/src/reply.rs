@@ -151,7 +151,7 @@ fn think(
         }
         // Gemini: the thought signature is sealed for the session; the thoughts are
         // shown (as summaries) only when the request asks to include them.
-        Api::Gemini if req.encrypted_reasoning => Part::Thinking {
+        Api::Gemini if req.reasoning_returned => Part::Thinking {
             text: words(tokens, rng),
             signature: seal(key, session, id),
         },
@@ -162,7 +162,7 @@ fn think(
         },
         _ => {
             let item = format!("rs_{id}_0");
-            let seal = req.encrypted_reasoning.then(|| seal(key, session, &item));
+            let seal = req.reasoning_returned.then(|| seal(key, session, &item));
             Part::Hidden {
                 id: item,
                 seal,

@@ -185,8 +185,9 @@ pub struct Request {
     /// The client asked the model to reason (Anthropic `thinking`, OpenAI
     /// `reasoning_effort` / `reasoning`).
     pub reasoning: Option<ReasoningAsk>,
-    /// Responses `include: ["reasoning.encrypted_content"]`.
-    pub encrypted_reasoning: bool,
+    /// The client asked for the reasoning itself back: Responses
+    /// `include: ["reasoning.encrypted_content"]`, Gemini `includeThoughts`.
+    pub reasoning_returned: bool,
     /// Responses `store` (true unless the client says false).
     pub store: bool,
     /// Responses `previous_response_id`: the conversation goes on from a stored one.

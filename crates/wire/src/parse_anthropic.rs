@@ -15,22 +15,7 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
         .ok_or_else(|| WireError::invalid("max_tokens", "is required"))?;
     let reasoning = thinking(&root, max_tokens)?;
     let system = content_text(root.get("system"), "system", &["text"])?;
-    let raw = match root.get("messages") {
-        None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
-        Some(Value::Array(a)) if a.is_empty() => {
-            return Err(WireError::invalid(
-                "messages",
-                "must contain at least one message",
-            ))
-        }
-        Some(Value::Array(a)) => a,
-        Some(v) => {
-            return Err(WireError::invalid(
-                "messages",
-                format!("must be an array, got {}", type_name(v)),
-            ))
-        }
-    };
+    let raw = non_empty_array(&root, "messages", "message")?;
     let mut messages = Vec::new();
     for (i, m) in raw.iter().enumerate() {
         let path = join("messages", i);
@@ -175,7 +160,7 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
         max_output_tokens: Some(max_tokens),
         prompt_tokens: 0,
         reasoning,
-        encrypted_reasoning: false,
+        reasoning_returned: false,
         store: false,
         previous_response_id: None,
     })

@@ -110,6 +110,27 @@ pub fn opt_array<'a>(
     }
 }
 
+/// A required array that must hold at least one element (`messages`, `contents`);
+/// `what` names one in the error ("message").
+pub fn non_empty_array<'a>(
+    obj: &'a Obj,
+    key: &str,
+    what: &str,
+) -> Result<&'a Vec<Value>, WireError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Err(WireError::invalid(key, "is required")),
+        Some(Value::Array(a)) if a.is_empty() => Err(WireError::invalid(
+            key,
+            format!("must contain at least one {what}"),
+        )),
+        Some(Value::Array(a)) => Ok(a),
+        Some(v) => Err(WireError::invalid(
+            key,
+            format!("must be an array, got {}", type_name(v)),
+        )),
+    }
+}
+
 pub fn as_obj<'a>(v: &'a Value, path: &str) -> Result<&'a Obj, WireError> {
     match v {
         Value::Object(m) => Ok(m),

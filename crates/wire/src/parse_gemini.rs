@@ -17,19 +17,7 @@ pub fn parse_generate(body: &[u8]) -> Result<Request, WireError> {
         Some(s) => parts_text(s, "systemInstruction")?,
         None => String::new(),
     };
-    let raw = match root.get("contents") {
-        None | Some(Value::Null) => return Err(WireError::invalid("contents", "is required")),
-        Some(Value::Array(a)) if a.is_empty() => {
-            return Err(WireError::invalid("contents", "must not be empty"))
-        }
-        Some(Value::Array(a)) => a,
-        Some(v) => {
-            return Err(WireError::invalid(
-                "contents",
-                format!("must be an array, got {}", type_name(v)),
-            ))
-        }
-    };
+    let raw = non_empty_array(&root, "contents", "content")?;
     let mut messages = Vec::new();
     // Calls of the latest model turn not yet answered: (name, id).
     let mut open: Vec<(String, String)> = Vec::new();
@@ -61,79 +49,7 @@ pub fn parse_generate(body: &[u8]) -> Result<Request, WireError> {
         }
     }
     let (tools, tool_choice) = tools(&root)?;
-    let mut max_output_tokens = None;
-    let mut reasoning = Some(ReasoningAsk::default());
-    if let Some(g) = opt_obj(&root, "generationConfig", "")? {
-        let gp = "generationConfig";
-        max_output_tokens = opt_u32(g, either(g, "maxOutputTokens", "max_output_tokens"), gp)?;
-        if let Some(t) = opt_obj(g, either(g, "thinkingConfig", "thinking_config"), gp)? {
-            let tp = "generationConfig.thinkingConfig";
-            // thinkingBudget 0 turns thinking off; -1 (dynamic) and levels leave it on.
-            match t
-                .get(either(t, "thinkingBudget", "thinking_budget"))
-                .and_then(Value::as_i64)
-            {
-                Some(0) => reasoning = None,
-                Some(n) if n > 0 => {
-                    reasoning = Some(ReasoningAsk {
-                        budget: Some(n.min(u32::MAX as i64) as u32),
-                        effort: None,
-                    })
-                }
-                _ => {}
-            }
-            if let Some(level) = opt_str(t, either(t, "thinkingLevel", "thinking_level"), tp)? {
-                reasoning = Some(ReasoningAsk {
-                    budget: None,
-                    effort: Some(level.to_ascii_lowercase()),
-                });
-            }
-            let include = opt_bool(t, either(t, "includeThoughts", "include_thoughts"), tp)?;
-            if let (Some(true), Some(r)) = (include, reasoning.as_mut()) {
-                r.effort.get_or_insert_with(|| "medium".into());
-                // Thought summaries asked: shown as `thought: true` parts.
-                return finish_gemini(
-                    system,
-                    messages,
-                    tools,
-                    tool_choice,
-                    max_output_tokens,
-                    reasoning,
-                    true,
-                );
-            }
-        }
-    }
-    finish_gemini(
-        system,
-        messages,
-        tools,
-        tool_choice,
-        max_output_tokens,
-        reasoning,
-        false,
-    )
-}
-
-/// Google's JSON takes a field in lowerCamelCase or snake_case (the Python SDK sends
-/// some nested ones as snake_case): the name this object uses.
-fn either<'a>(obj: &Obj, camel: &'a str, snake: &'a str) -> &'a str {
-    if obj.contains_key(camel) {
-        camel
-    } else {
-        snake
-    }
-}
-
-fn finish_gemini(
-    system: String,
-    messages: Vec<Message>,
-    tools: Vec<Tool>,
-    tool_choice: ToolChoice,
-    max_output_tokens: Option<u32>,
-    reasoning: Option<ReasoningAsk>,
-    include_thoughts: bool,
-) -> Result<Request, WireError> {
+    let (max_output_tokens, reasoning, shown) = generation(&root)?;
     finish(Request {
         api: Api::Gemini,
         model: String::new(),
@@ -146,11 +62,61 @@ fn finish_gemini(
         max_output_tokens,
         prompt_tokens: 0,
         reasoning,
-        // Gemini's "include thoughts": the thinking is shown as thought parts.
-        encrypted_reasoning: include_thoughts,
+        reasoning_returned: shown,
         store: false,
         previous_response_id: None,
     })
+}
+
+/// Google's JSON takes a field in lowerCamelCase or snake_case (the Python SDK sends
+/// some nested ones as snake_case): the name this object uses.
+fn either<'a>(obj: &Obj, camel: &'a str, snake: &'a str) -> &'a str {
+    if obj.contains_key(camel) {
+        camel
+    } else {
+        snake
+    }
+}
+
+/// `generationConfig`: the output cap; whether the model thinks (on unless
+/// `thinkingBudget` is 0; a budget caps it, a level sets the effort); whether its
+/// thoughts are shown (`includeThoughts`).
+fn generation(root: &Obj) -> Result<(Option<u32>, Option<ReasoningAsk>, bool), WireError> {
+    let mut reasoning = Some(ReasoningAsk::default());
+    let Some(g) = opt_obj(root, "generationConfig", "")? else {
+        return Ok((None, reasoning, false));
+    };
+    let gp = "generationConfig";
+    let max = opt_u32(g, either(g, "maxOutputTokens", "max_output_tokens"), gp)?;
+    let Some(t) = opt_obj(g, either(g, "thinkingConfig", "thinking_config"), gp)? else {
+        return Ok((max, reasoning, false));
+    };
+    let tp = "generationConfig.thinkingConfig";
+    match t
+        .get(either(t, "thinkingBudget", "thinking_budget"))
+        .and_then(Value::as_i64)
+    {
+        Some(0) => reasoning = None,
+        Some(n) if n > 0 => {
+            reasoning = Some(ReasoningAsk {
+                budget: Some(n.min(u32::MAX as i64) as u32),
+                effort: None,
+            })
+        }
+        _ => {} // -1: dynamic
+    }
+    if let Some(level) = opt_str(t, either(t, "thinkingLevel", "thinking_level"), tp)? {
+        reasoning = Some(ReasoningAsk {
+            budget: None,
+            effort: Some(level.to_ascii_lowercase()),
+        });
+    }
+    let include = opt_bool(t, either(t, "includeThoughts", "include_thoughts"), tp)?;
+    Ok((
+        max,
+        reasoning.clone(),
+        include == Some(true) && reasoning.is_some(),
+    ))
 }
 
 /// `{ "parts": [{ "text": … }] }` read leniently (a string `parts` is not valid, but

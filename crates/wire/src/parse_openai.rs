@@ -31,22 +31,7 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
         Some(n) => Some(n),
         None => opt_u32(&root, "max_tokens", "")?,
     };
-    let raw = match root.get("messages") {
-        None | Some(Value::Null) => return Err(WireError::invalid("messages", "is required")),
-        Some(Value::Array(a)) if a.is_empty() => {
-            return Err(WireError::invalid(
-                "messages",
-                "must contain at least one message",
-            ))
-        }
-        Some(Value::Array(a)) => a,
-        Some(v) => {
-            return Err(WireError::invalid(
-                "messages",
-                format!("must be an array, got {}", type_name(v)),
-            ))
-        }
-    };
+    let raw = non_empty_array(&root, "messages", "message")?;
     let mut system = Vec::new();
     let mut messages = Vec::with_capacity(raw.len());
     for (i, m) in raw.iter().enumerate() {
@@ -130,7 +115,7 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
         max_output_tokens,
         prompt_tokens: 0,
         reasoning,
-        encrypted_reasoning: false,
+        reasoning_returned: false,
         store: false,
         previous_response_id: None,
     })
@@ -151,14 +136,14 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         }),
         None => None,
     };
-    let mut encrypted_reasoning = false;
+    let mut reasoning_returned = false;
     for (i, v) in opt_array(&root, "include", "")?
         .into_iter()
         .flatten()
         .enumerate()
     {
         match v.as_str() {
-            Some(s) => encrypted_reasoning |= s == "reasoning.encrypted_content",
+            Some(s) => reasoning_returned |= s == "reasoning.encrypted_content",
             None => return Err(WireError::invalid(join("include", i), "must be a string")),
         }
     }
@@ -235,7 +220,7 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         max_output_tokens,
         prompt_tokens: 0,
         reasoning,
-        encrypted_reasoning,
+        reasoning_returned,
         store,
         previous_response_id,
     })
