@@ -52,6 +52,9 @@ def test_dimensions_token_inputs_and_errors(emock):
     assert len(c.embeddings.create(model="tiny-embed", input="x", dimensions=3).data[0].embedding) == 3
     r = c.embeddings.create(model="tiny-embed", input=[[1, 2, 3], [4, 5]])
     assert len(r.data) == 2 and r.usage.prompt_tokens == 5
+    with pytest.raises(openai.BadRequestError) as e:
+        c.embeddings.create(model="tiny-embed", input="x", dimensions=4096)
+    assert "dimensions: must be at most 8" in e.value.message
     with pytest.raises(openai.NotFoundError):
         c.embeddings.create(model="nope", input="x")
     with pytest.raises(openai.BadRequestError) as e:

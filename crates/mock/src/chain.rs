@@ -3,33 +3,64 @@
 //! A response the client lets the API store (`store` is true unless it says false) is
 //! kept as its whole conversation: the input, then the output items as a client would
 //! send them back (reasoning items included, so a call's required reasoning is there).
-//! The store keeps the latest [`KEEP`] responses; an older or unknown id gets the
-//! API's own 400 `previous_response_not_found`.
+//! The store keeps the latest [`KEEP`] responses within [`BUDGET`] bytes of text; an
+//! older or unknown id gets the API's own 400 `previous_response_not_found`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use wire::{Message, Part, Reply, Request, Role, Thought, ThoughtKind, WireError};
 
-/// Responses kept for `previous_response_id`.
+/// Responses kept for `previous_response_id` at most …
 pub const KEEP: usize = 4096;
+/// … and at most this much of their text (a stateless client that lets every response be
+/// stored sends its whole conversation each time: the store must not grow with it).
+pub const BUDGET: usize = 64 << 20;
 
-/// Stored conversations by response id, and the ids oldest first.
-type Store = (HashMap<String, Arc<Vec<Message>>>, VecDeque<String>);
+/// Stored conversations by response id (with their size), the ids oldest first, and
+/// the bytes held.
+type Store = (
+    HashMap<String, (Arc<Vec<Message>>, usize)>,
+    VecDeque<String>,
+    usize,
+);
 
 #[derive(Default)]
 pub struct Chains {
     inner: Mutex<Store>,
 }
 
+/// Roughly the bytes a conversation holds.
+fn size(conversation: &[Message]) -> usize {
+    conversation
+        .iter()
+        .map(|m| {
+            64 + m.text.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.arguments.len() + c.name.len() + c.id.len())
+                    .sum::<usize>()
+                + m.thoughts
+                    .iter()
+                    .map(|t| t.text.len() + t.seal.len())
+                    .sum::<usize>()
+        })
+        .sum()
+}
+
 impl Chains {
     fn put(&self, id: String, conversation: Vec<Message>) {
+        let bytes = size(&conversation);
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if g.0.insert(id.clone(), Arc::new(conversation)).is_none() {
-            g.1.push_back(id);
+        match g.0.insert(id.clone(), (Arc::new(conversation), bytes)) {
+            Some((_, old)) => g.2 -= old,
+            None => g.1.push_back(id),
         }
-        while g.1.len() > KEEP {
+        g.2 += bytes;
+        while g.1.len() > KEEP || (g.2 > BUDGET && g.1.len() > 1) {
             if let Some(old) = g.1.pop_front() {
-                g.0.remove(&old);
+                if let Some((_, b)) = g.0.remove(&old) {
+                    g.2 -= b;
+                }
             }
         }
     }
@@ -42,7 +73,7 @@ impl Chains {
 
     fn get(&self, id: &str) -> Option<Arc<Vec<Message>>> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        g.0.get(id).cloned()
+        g.0.get(id).map(|(c, _)| c.clone())
     }
 
     /// Puts the stored conversation `req` continues in front of its input.
@@ -160,5 +191,22 @@ mod tests {
         r.id = "ffffffffffffffff".into();
         chains.keep(&unstored, &r);
         assert!(chains.get("resp_ffffffffffffffff").is_none());
+    }
+
+    #[test]
+    fn the_store_holds_at_most_its_budget_of_text() {
+        let chains = Chains::default();
+        let big = |id: &str| {
+            chains.put(
+                id.into(),
+                vec![Message::new(Role::User, "x".repeat(BUDGET / 2 + 1))],
+            )
+        };
+        big("resp_a");
+        big("resp_b");
+        assert!(!chains.stored("resp_a"), "the oldest went to make room");
+        assert!(chains.stored("resp_b"));
+        let g = chains.inner.lock().unwrap();
+        assert!(g.2 <= BUDGET && g.2 > BUDGET / 2, "{} bytes held", g.2);
     }
 }

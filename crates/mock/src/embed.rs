@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
-use wire::Api;
+use wire::{Api, WireError};
 
 const API: Api = Api::ChatCompletions; // OpenAI's error envelope and headers
 
@@ -82,6 +82,16 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
         app.ledger.injected(&session, kind);
         app.stats.errors.fetch_add(1, Relaxed);
         return inject::early(API, kind, &failures, &request_id);
+    }
+    if let Some(d) = req.dimensions.filter(|d| *d > spec.embedding_dim) {
+        let e = WireError::invalid(
+            "dimensions",
+            format!(
+                "must be at most {} for model {:?} (got {d}); its vectors have {} numbers (embedding_dim in the scenario)",
+                spec.embedding_dim, req.model, spec.embedding_dim
+            ),
+        );
+        return refuse(&app, API, &e, &request_id);
     }
     let dim = req.dimensions.unwrap_or(spec.embedding_dim) as usize;
     let vectors: Vec<Vec<f32>> = req

@@ -18,7 +18,7 @@ fn finish_reason(stop: StopReason) -> &'static str {
 }
 
 fn usage(r: &Reply) -> Value {
-    let answer = r.output_tokens - r.reasoning_tokens;
+    let answer = r.output_tokens.saturating_sub(r.reasoning_tokens);
     let mut u = json!({
         "promptTokenCount": r.prompt_tokens,
         "candidatesTokenCount": answer,
