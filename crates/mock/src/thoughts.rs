@@ -197,15 +197,16 @@ fn check_signatures(req: &Request, session: &str, key: u64) -> Option<Refused> {
 }
 
 /// The assistant message whose tool calls the conversation is still answering: the
-/// last one with tool calls, followed only by tool results.
+/// last assistant message, when it has tool calls and what follows it answers them (tool
+/// results, with or without text beside them in the same user message).
 fn open_tool_loop(messages: &[Message]) -> Option<(usize, &Message)> {
-    let at = messages
-        .iter()
-        .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())?;
-    messages[at + 1..]
-        .iter()
-        .all(|m| m.role == Role::Tool)
-        .then(|| (at, &messages[at]))
+    let at = messages.iter().rposition(|m| m.role == Role::Assistant)?;
+    let after = &messages[at + 1..];
+    let answering = after.iter().any(|m| m.role == Role::Tool)
+        && after
+            .iter()
+            .all(|m| matches!(m.role, Role::Tool | Role::User));
+    (answering && !messages[at].tool_calls.is_empty()).then(|| (at, &messages[at]))
 }
 
 /// The reasoning item the mock issued before function call item `fc_<reply>_<k>`
@@ -348,6 +349,17 @@ mod tests {
         let data = seal(k, "s", "0123456789abcdef");
         let redacted = tool_loop(json!([{"type": "redacted_thinking", "data": data}, use_block()]));
         assert!(check(&redacted, "s", k, |_| true).is_none());
+        // Text beside the tool result in the same user message: still the tool loop.
+        let with_text = messages(json!({"model": "m", "max_tokens": 4096,
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [use_block()]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"},
+                {"type": "text", "text": "and then?"}]},
+        ]}));
+        assert!(check(&with_text, "s", k, |_| true).is_some());
         // Thinking switched off in the request: nothing to check.
         let mut off = tool_loop(json!([use_block()]));
         off.reasoning = None;
