@@ -122,7 +122,9 @@ def test_a_token_quota_refuses_with_the_tokens_type(pmock):
     b.chat.completions.create(model="itpm", messages=big)
     with pytest.raises(openai.RateLimitError) as e:
         b.chat.completions.create(model="itpm", messages=USER)
-    assert 1000 <= int(e.value.response.headers["retry-after-ms"]) <= 1100
+    # The debt (~1,000 tokens) takes a second to refill, less what refilled while the
+    # client sent its next request (a few ms; more on a loaded machine).
+    assert 900 <= int(e.value.response.headers["retry-after-ms"]) <= 1100
     # More than the whole minute's quota can never pass.
     huge = [{"role": "user", "content": "word " * 70000}]
     with pytest.raises(openai.RateLimitError) as e:
