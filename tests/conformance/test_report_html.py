@@ -42,7 +42,9 @@ def test_report_renders_in_chromium_with_its_charts(report, tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count("<svg") == 8
+    # Eight measures and the SUT's connections (to the mock).
+    assert dom.stdout.count("<svg") == 9
+    assert "Connections (peak)" in dom.stdout
     assert "How to read this" in dom.stdout and "n=32" in dom.stdout
     # The verdict leads, before any chart; the steps follow as a table.
     assert dom.stdout.index("Verdict:") < dom.stdout.index("<svg")

@@ -1,6 +1,6 @@
 //! Pure functions over step documents: what a ladder of RESULTs says (which levels hold
 //! within budget, the throughput knee and plateau, the resource at its wall or a limit
-//! inside the system, or the provider's quotas and slots, a Universal Scalability Law fit, a capacity projection) and what
+//! inside the system, a client pool held flat, or the provider's quotas and slots, a Universal Scalability Law fit, a capacity projection) and what
 //! two builds' repeated RESULTs say (medians, Mann–Whitney, bootstrap intervals,
 //! verdicts). No I/O, no clocks, no printing: the same documents give the same answer.
 
@@ -9,7 +9,9 @@ pub mod compare;
 pub mod ladder;
 pub mod leak;
 pub mod logs;
+pub mod pool;
 pub mod provider;
+pub mod replicas;
 pub mod scaling;
 pub mod stats;
 pub mod throughput;

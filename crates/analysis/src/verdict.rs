@@ -160,6 +160,7 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     if let (Some(c), "none", None) = (collapse, own.kind, own.from) {
         own = throughput::before_collapse(&sm, c);
     }
+    let own = crate::pool::refine(own, steps, plateau.as_ref());
     let wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
     let first_over = st.first().is_some_and(|s| s.standing == "over");
     let first_level_cost = (first_over && holds.is_none())
@@ -351,6 +352,10 @@ pub(crate) mod tests {
             log: None,
             scratch: None,
             resident: None,
+            connections: Vec::new(),
+            dependencies: Vec::new(),
+            arm: None,
+            replicas: None,
         }
     }
 

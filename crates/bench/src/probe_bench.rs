@@ -6,8 +6,23 @@ use anyhow::Context;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs in the child: holds `threads` sleeping OS threads until killed.
-pub fn hold_threads(threads: usize) -> ! {
+/// Runs in the child: holds `threads` sleeping OS threads and `connections` loopback TCP
+/// connections to itself (as many as its descriptor limit allows) until killed.
+pub fn hold_threads(threads: usize, connections: usize) -> ! {
+    let mut held = Vec::new();
+    if let Ok(l) = std::net::TcpListener::bind("127.0.0.1:0") {
+        let addr = l.local_addr().ok();
+        for _ in 0..connections {
+            let Some(Ok(out)) = addr.map(std::net::TcpStream::connect) else {
+                break;
+            };
+            let Ok((inb, _)) = l.accept() else { break };
+            held.push((out, inb));
+        }
+        held.shrink_to_fit();
+        std::mem::forget(l);
+    }
+    std::mem::forget(held);
     // Each thread costs about four memory mappings (stack, guard page, signal stack and
     // its guard); the default vm.max_map_count of 65530 runs out near 16,000 threads.
     for _ in 0..threads.min(MAX_THREADS) {
@@ -29,12 +44,14 @@ pub fn run_probe_bench(
     exe: &std::path::Path,
     threads: usize,
     samples: usize,
+    connections: usize,
 ) -> anyhow::Result<()> {
     if threads > MAX_THREADS {
         anyhow::bail!("--threads {threads}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)");
     }
     let mut child = Command::new(exe)
         .args(["bench", "hold-threads", "--threads", &threads.to_string()])
+        .args(["--connections", &connections.to_string()])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the thread-holding child")?;
@@ -61,6 +78,15 @@ pub fn run_probe_bench(
     let t = Instant::now();
     let _ = probe::sample_tree(pid, true);
     let full_cost = t.elapsed();
+    // What every full sample adds: the tree's connections by remote port.
+    let mut net_times = Vec::new();
+    let mut held = probe::net::Connections::default();
+    for _ in 0..21 {
+        let t = Instant::now();
+        held = probe::net::connections(&pids);
+        net_times.push(t.elapsed());
+    }
+    net_times.sort();
     let _ = child.kill();
     let _ = child.wait();
     times.sort();
@@ -79,5 +105,12 @@ pub fn run_probe_bench(
         us(full_cost)
     );
     println!("at the default 50 ms interval the probe costs {:.2} % of one core (mean {mean:.0} µs per sample)", mean / 50_000.0 * 100.0);
+    let out: u32 = held.by_port.values().sum();
+    let net = us(net_times[net_times.len() / 2]);
+    println!(
+        "connections by remote port ({out} out, {} accepted): median {net:.0} µs a count (the sampler counts them at most 2 % of the time: every {:.0} ms at this cost)",
+        held.inbound,
+        (net * 50.0 / 1000.0).max(200.0)
+    );
     Ok(())
 }

@@ -13,8 +13,11 @@ use serde_json::{json, Value};
 
 #[derive(Clone, Debug)]
 pub struct CompareOptions {
+    /// Each side's command (run with sh -c), or with `arms` its label ("arm held").
     pub base_cmd: String,
     pub branch_cmd: String,
+    /// Two `[[arm]]`s of the config as base and branch, instead of two commands.
+    pub arms: Option<[String; 2]>,
     pub levels: Vec<usize>,
     pub repeat: usize,
     pub step: StepOptions,
@@ -58,11 +61,14 @@ pub async fn run_compare(
         for (li, &level) in opts.levels.iter().enumerate() {
             for (side, cmd) in [(0usize, &opts.base_cmd), (1, &opts.branch_cmd)] {
                 let mut c = cfg.clone();
-                c.command = vec!["sh".into(), "-c".into(), cmd.clone()];
+                let mut o = opts.step.clone();
+                match &opts.arms {
+                    Some(arms) => o.arm = Some(arms[side].clone()),
+                    None => c.command = vec!["sh".into(), "-c".into(), cmd.clone()],
+                }
                 if let Some(w) = worktrees {
                     c.cwd = w.dirs[side].clone();
                 }
-                let mut o = opts.step.clone();
                 o.concurrency = Some(level);
                 let step = run_step(&c, &o).await?;
                 eprintln!(

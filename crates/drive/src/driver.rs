@@ -27,6 +27,9 @@ pub struct DriveOptions {
     pub concurrency: usize,
     /// The SUT's base URL, `http://127.0.0.1:PORT`.
     pub base: String,
+    /// Replicas of the SUT: session `i` goes to `replicas[i % n]` for all its turns
+    /// (sticky by session); empty: every session to `base`.
+    pub replicas: Vec<String>,
     pub seed: u64,
     /// The whole step's limit; sessions still running then fail with `timeout`.
     pub step_timeout: Duration,
@@ -493,13 +496,22 @@ pub(crate) fn is_slow(i: usize, share: f64) -> bool {
 }
 
 /// A session's built-in values: its name, nonce, the SUT's base URL and port.
+/// With replicas, the one session `i` sticks to.
 pub(crate) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(String, String)> {
+    let (base, port) = match opts.replicas.len() {
+        0 => (opts.base.clone(), port.to_string()),
+        n => {
+            let b = opts.replicas[i % n].clone();
+            let p = b.rsplit(':').next().unwrap_or("").to_string();
+            (b, p)
+        }
+    };
     vec![
         ("session".to_string(), format!("s{i}")),
         ("nonce".into(), crate::template::nonce(opts.seed, i)),
-        ("base".into(), opts.base.clone()),
-        ("ws_base".into(), ws_base(&opts.base)),
-        ("port".into(), port.to_string()),
+        ("ws_base".into(), ws_base(&base)),
+        ("base".into(), base),
+        ("port".into(), port),
     ]
 }
 

@@ -36,6 +36,7 @@ async fn ws_server() -> std::net::SocketAddr {
 
 fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
     DriveOptions {
+        replicas: Vec::new(),
         concurrency: c,
         base: format!("http://{addr}"),
         seed: 1,

@@ -114,6 +114,30 @@ impl LogBook {
         self.prev = Some((level, masked, clean, kept));
     }
 
+    /// Adds what another process printed (a replica of the same SUT): counts summed,
+    /// kinds merged, its last lines after these.
+    pub fn merge(&mut self, other: LogBook) {
+        self.lines += other.lines;
+        self.warnings += other.warnings;
+        self.errors += other.errors;
+        self.kinds_dropped += other.kinds_dropped;
+        for (key, kind) in other.kinds {
+            if let Some(k) = self.kinds.get_mut(&key) {
+                k.count += kind.count;
+            } else if self.kinds.len() < KINDS {
+                self.kinds.insert(key, kind);
+            } else {
+                self.kinds_dropped += kind.count;
+            }
+        }
+        for line in other.kept {
+            if self.kept.len() == KEEP {
+                self.kept.pop_front();
+            }
+            self.kept.push_back(line);
+        }
+    }
+
     /// Counts one line of a kind; false when the kind could not be kept.
     fn count(&mut self, key: (Level, String), example: &str) -> bool {
         if let Some(k) = self.kinds.get_mut(&key) {
@@ -309,6 +333,24 @@ fn strip_ansi(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_replicas_logs_merge_into_one_book() {
+        let mut a = LogBook::new(None);
+        a.add("WARNING: pool exhausted after 30 s");
+        a.add("plain line");
+        let mut b = LogBook::new(None);
+        b.add("WARNING: pool exhausted after 12 s");
+        b.add("ERROR: connection reset");
+        a.merge(b);
+        assert_eq!((a.lines, a.warnings, a.errors), (4, 2, 1));
+        assert_eq!(a.kinds.len(), 2, "{:?}", a.kinds);
+        assert_eq!(a.kinds.values().map(|k| k.count).sum::<u64>(), 3);
+        assert_eq!(
+            a.kept.back().map(String::as_str),
+            Some("ERROR: connection reset")
+        );
+    }
 
     #[test]
     fn levels_of_common_formats() {

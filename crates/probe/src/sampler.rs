@@ -1,7 +1,8 @@
 //! Sampling a SUT's tree on an interval while a step runs.
 
-use crate::tree::{clock_ticks_per_sec, sample_pids, sample_tree, tree_pids};
+use crate::tree::{clock_ticks_per_sec, sample_pids, tree_pids};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,7 +26,26 @@ pub struct Summary {
     /// RSS seen since.
     pub mark_rss_kb: Option<u64>,
     pub peak_after_mark_kb: u64,
+    /// Established outbound TCP connections by remote port, at every full sample.
+    pub connections: BTreeMap<u16, Series>,
+    /// The most connections accepted on the ports the tree listens on (its clients).
+    pub peak_inbound: u32,
 }
+
+/// A count over time: (seconds since the sampler started, count) at every full sample,
+/// and its highest value.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Series {
+    pub peak: u32,
+    pub points: Vec<(f64, u32)>,
+}
+
+/// Counting connections takes at most 1 / this of the sampler's time.
+const NET_SHARE_INVERSE: u32 = 50;
+
+/// Which processes a sampler reads: asked again at every full sample (a SUT's tree
+/// grows and shrinks; a pattern or a cgroup gains members).
+pub type Pids = Arc<dyn Fn() -> Vec<u32> + Send + Sync>;
 
 impl Summary {
     /// CPU seconds used between two moments (seconds since the sampler started), read
@@ -49,7 +69,7 @@ impl Summary {
 
 /// Samples every `interval` on a background thread until stopped.
 pub struct Sampler {
-    root: u32,
+    pids: Pids,
     started: std::time::Instant,
     first_cpu_ticks: u64,
     stop: Arc<std::sync::atomic::AtomicBool>,
@@ -58,10 +78,16 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts sampling `root`; the first sample is the baseline.
+    /// Starts sampling `root` and its descendants; the first sample is the baseline.
     pub fn start(root: u32, interval: Duration) -> Sampler {
+        Sampler::start_on(root, Arc::new(move || tree_pids(root)), interval)
+    }
+
+    /// Starts sampling the processes `pids` names (`root` is the one whose cgroup is
+    /// read, when the cgroup is theirs alone).
+    pub fn start_on(root: u32, pids: Pids, interval: Duration) -> Sampler {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let first = sample_tree(root, true);
+        let first = sample_pids(&pids(), true, true);
         let summary = Arc::new(Mutex::new(Summary {
             samples: 1,
             baseline_rss_kb: first.rss_kb,
@@ -71,19 +97,26 @@ impl Sampler {
             peak_fds: first.fds,
             peak_processes: first.processes,
             cpu_sec: 0.0,
-            cgroup: crate::cgroup::sut_cgroup(root, &tree_pids(root)),
+            cgroup: crate::cgroup::sut_cgroup(root, &pids()),
             cpu_series: vec![(0.0, 0.0)],
             mark_rss_kb: None,
             peak_after_mark_kb: 0,
+            connections: BTreeMap::new(),
+            peak_inbound: 0,
         }));
         let started = std::time::Instant::now();
-        let (s2, sum2) = (stop.clone(), summary.clone());
+        summary
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .add_connections(0.0, &crate::net::connections(&pids()));
+        let (s2, sum2, find) = (stop.clone(), summary.clone(), pids.clone());
         let hz = clock_ticks_per_sec();
         let thread = std::thread::Builder::new()
             .name("plimsoll-probe".into())
             .spawn(move || {
                 let mut n = 0u64;
-                let mut pids = tree_pids(root);
+                let mut pids = find();
+                let mut net_due = std::time::Instant::now();
                 while !s2.load(std::sync::atomic::Ordering::Relaxed) {
                     std::thread::sleep(interval);
                     n += 1;
@@ -91,12 +124,22 @@ impl Sampler {
                     // list, CPU time summed over threads, descriptor counts) every 4th.
                     let full = n.is_multiple_of(4);
                     if full {
-                        pids = tree_pids(root);
+                        pids = find();
                     }
                     let s = sample_pids(&pids, full, full);
                     if s.processes == 0 {
                         continue;
                     }
+                    // The kernel's TCP table is read whole (TIME_WAIT sockets of the whole
+                    // machine included: ~20 ms at 6,000 of them), so connections are counted
+                    // at most 2 % of the time: every full sample while that is cheap, less
+                    // often when it is not.
+                    let net = (full && std::time::Instant::now() >= net_due).then(|| {
+                        let t = std::time::Instant::now();
+                        let c = crate::net::connections(&pids);
+                        net_due = t + t.elapsed() * NET_SHARE_INVERSE;
+                        c
+                    });
                     let mut m = sum2.lock().unwrap_or_else(|p| p.into_inner());
                     m.samples += 1;
                     m.peak_rss_kb = m.peak_rss_kb.max(s.rss_kb);
@@ -107,8 +150,12 @@ impl Sampler {
                     m.peak_processes = m.peak_processes.max(s.processes);
                     if full {
                         m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
-                        let point = (started.elapsed().as_secs_f64(), m.cpu_sec);
+                        let t = started.elapsed().as_secs_f64();
+                        let point = (t, m.cpu_sec);
                         m.cpu_series.push(point);
+                        if let Some(net) = net {
+                            m.add_connections(t, &net);
+                        }
                         if let Some(mut cg) = crate::cgroup::sut_cgroup(root, &pids) {
                             if let Some(prev) = &m.cgroup {
                                 cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
@@ -120,7 +167,7 @@ impl Sampler {
             })
             .expect("spawning the probe thread");
         Sampler {
-            root,
+            pids,
             started,
             first_cpu_ticks: first.cpu_ticks,
             stop,
@@ -143,7 +190,7 @@ impl Sampler {
     /// Notes the RSS now (a fresh sample) as the level before load, and watches the
     /// highest RSS from here on (`Summary::mark_rss_kb`, `peak_after_mark_kb`).
     pub fn mark(&self) {
-        let now = sample_tree(self.root, false).rss_kb;
+        let now = sample_pids(&(self.pids)(), false, false).rss_kb;
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         m.mark_rss_kb = Some(now);
         m.peak_after_mark_kb = now;
@@ -172,8 +219,14 @@ impl Sampler {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let last = sample_tree(self.root, false);
+        let pids = (self.pids)();
+        let last = sample_pids(&pids, true, false);
+        let net = crate::net::connections(&pids);
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        if last.processes > 0 {
+            let t = self.started.elapsed().as_secs_f64();
+            m.add_connections(t, &net);
+        }
         if last.processes > 0 {
             m.cpu_sec =
                 last.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / clock_ticks_per_sec();
@@ -185,6 +238,22 @@ impl Sampler {
         }
         m.cgroup = m.cgroup.as_ref().map(crate::cgroup::reread);
         m.clone()
+    }
+}
+
+impl Summary {
+    /// One reading of the connections: every port seen so far gets a point (0 when it
+    /// has none now), so a pool that empties shows as a fall, not a gap.
+    fn add_connections(&mut self, t: f64, net: &crate::net::Connections) {
+        for port in net.by_port.keys() {
+            self.connections.entry(*port).or_default();
+        }
+        for (port, series) in self.connections.iter_mut() {
+            let n = net.by_port.get(port).copied().unwrap_or(0);
+            series.peak = series.peak.max(n);
+            series.points.push((t, n));
+        }
+        self.peak_inbound = self.peak_inbound.max(net.inbound);
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The SUT runs in its own process group, so a stop reaches every process it started
 //! (SIGTERM, then SIGKILL after the grace period), and in a private scratch directory
-//! (`PLIMSOLL_SCRATCH`, also `TMPDIR`) that is counted and removed at the end. Its
+//! (`PLIMSOLL_SCRATCH`, also `TMPDIR`, and `{{scratch}}` in its command and environment) that is counted and removed at the end. Its
 //! stdout and stderr are kept as a short tail for error messages and for naming a
 //! collapse's cause, and read line by line into a `log::LogBook`. Dropping a `Sut` that was not stopped kills its group at once.
 
@@ -127,9 +127,12 @@ impl Sut {
             SCRATCH_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::create_dir_all(&scratch);
-        let mut cmd = Command::new(&spec.command[0]);
-        cmd.args(&spec.command[1..])
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        // `{{scratch}}` in its arguments and environment: its own directory.
+        let here = scratch.display().to_string();
+        let fill = |s: &String| s.replace("{{scratch}}", &here);
+        let mut cmd = Command::new(fill(&spec.command[0]));
+        cmd.args(spec.command[1..].iter().map(fill))
+            .envs(spec.env.iter().map(|(k, v)| (k, fill(v))))
             .env("PLIMSOLL_SCRATCH", &scratch)
             .env("TMPDIR", &scratch)
             .stdin(Stdio::null())
@@ -194,7 +197,13 @@ impl Sut {
         };
         let deadline = tokio::time::Instant::now() + spec.ready_timeout;
         loop {
-            if let Ok(Some(status)) = sut.child.try_wait() {
+            // Running is all `Started` asks: a harness that is done already is done, not
+            // a start-up failure.
+            let exited = match spec.ready {
+                Ready::Started => None,
+                _ => sut.child.try_wait().ok().flatten(),
+            };
+            if let Some(status) = exited {
                 tokio::time::sleep(Duration::from_millis(50)).await; // let the tail readers finish
                 return Err(SutError::ExitedEarly {
                     status: status.to_string(),

@@ -53,6 +53,7 @@ pub async fn run_demo(
         target: Some(100_000),
         out: Some(out),
         history: None,
+        replicas_axis: false,
     };
     run_ladder(&cfg, levels, &opts).await
 }

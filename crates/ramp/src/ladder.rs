@@ -21,23 +21,73 @@ pub struct RampOptions {
     pub history: Option<PathBuf>,
     /// What "holds" means (the config's `[budget]` with `--budget` over it).
     pub budget: analysis::Budget,
+    /// A replicas axis is in use (`--replicas`): each run is named with its count.
+    pub replicas_axis: bool,
 }
 
 /// The steps of a run so far, recorded as they finish.
-struct Run<'a> {
-    cfg: &'a Config,
+pub(crate) struct Run<'a> {
+    pub(crate) cfg: &'a Config,
     opts: &'a RampOptions,
     history: Option<store::History>,
     id: Option<i64>,
     environment: serde_json::Value,
     steps: Vec<StepResult>,
     causes: Vec<Option<String>>,
-    interrupted: bool,
+    pub(crate) interrupted: bool,
+    /// The arm and replica count in a name ("held", "held-x2", "x4"); None for the SUT alone.
+    pub(crate) label: Option<String>,
 }
 
-impl Run<'_> {
+/// A run's name among others: its arm, with its replica count when that is an axis.
+fn label(cfg: &Config, axis: bool) -> Option<String> {
+    match (&cfg.arm, axis) {
+        (Some(a), true) => Some(format!("{a}-x{}", cfg.replicas)),
+        (Some(a), false) => Some(a.clone()),
+        (None, true) => Some(format!("x{}", cfg.replicas)),
+        (None, false) => None,
+    }
+}
+
+impl<'a> Run<'a> {
+    /// A run begun: recorded in the history (when kept) from its first step.
+    pub(crate) fn start(cfg: &'a Config, opts: &'a RampOptions) -> anyhow::Result<Run<'a>> {
+        let environment = environment(cfg, opts);
+        let history = opts
+            .history
+            .as_deref()
+            .map(store::History::open)
+            .transpose()?;
+        let started = step::now_rfc3339();
+        let label = label(cfg, opts.replicas_axis);
+        let name = match &label {
+            Some(a) => format!("{} [{a}]", cfg.file.display()),
+            None => cfg.file.display().to_string(),
+        };
+        let id = match &history {
+            Some(h) => Some(h.start_run(&started, &name, &environment)?),
+            None => None,
+        };
+        Ok(Run {
+            cfg,
+            opts,
+            history,
+            id,
+            environment,
+            steps: Vec::new(),
+            causes: Vec::new(),
+            interrupted: false,
+            label,
+        })
+    }
+
+    /// The throughput of the last step run.
+    pub(crate) fn last_rate(&self) -> Option<f64> {
+        self.steps.last().and_then(|s| s.turns_per_s)
+    }
+
     /// Runs one level; its standing against the budget, or None once interrupted.
-    async fn level(&mut self, level: usize) -> anyhow::Result<Option<&'static str>> {
+    pub(crate) async fn level(&mut self, level: usize) -> anyhow::Result<Option<&'static str>> {
         let mut o = self.opts.step.clone();
         o.concurrency = Some(level);
         let step = tokio::select! {
@@ -60,14 +110,20 @@ impl Run<'_> {
             .unwrap_or(&step.result)
             .p50_session_ms;
         let standing = analysis::verdict::standing(&step.result, &self.opts.budget, single);
-        eprintln!("{}", row(&value, standing));
+        match &self.label {
+            Some(a) => eprintln!("| {:<12} {}", arm_cell(a), row(&value, standing)),
+            None => eprintln!("{}", row(&value, standing)),
+        }
         if let (Some(h), Some(id)) = (&self.history, self.id) {
             h.add_step(id, self.steps.len(), &value)?;
         }
         if let Some(dir) = &self.opts.out {
             // The SUT's own output beside the results, a file a step (the newest lines).
             std::fs::create_dir_all(dir)?;
-            let file = dir.join(format!("sut-log-c{level}.txt"));
+            let file = match &self.label {
+                Some(a) => dir.join(format!("sut-log-{a}-c{level}.txt")),
+                None => dir.join(format!("sut-log-c{level}.txt")),
+            };
             std::fs::write(&file, step.log_lines.join("\n") + "\n")
                 .with_context(|| format!("writing {}", file.display()))?;
         }
@@ -139,27 +195,7 @@ pub async fn run_ladder(
     levels: Levels,
     opts: &RampOptions,
 ) -> anyhow::Result<serde_json::Value> {
-    let environment = environment(cfg, opts);
-    let history = opts
-        .history
-        .as_deref()
-        .map(store::History::open)
-        .transpose()?;
-    let started = step::now_rfc3339();
-    let id = match &history {
-        Some(h) => Some(h.start_run(&started, &cfg.file.display().to_string(), &environment)?),
-        None => None,
-    };
-    let mut run = Run {
-        cfg,
-        opts,
-        history,
-        id,
-        environment,
-        steps: Vec::new(),
-        causes: Vec::new(),
-        interrupted: false,
-    };
+    let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
     eprintln!("{HEADER}");
     // Latency against one session needs one session measured first.
@@ -178,11 +214,32 @@ pub async fn run_ladder(
             resolution,
         } => run.auto(start, max_steps, resolution).await?,
     }
-    finish(run)
+    let (doc, reordered) = conclude(run)?;
+    if reordered {
+        // The bisection ran levels out of order: the table again, by level.
+        eprintln!("\nby level:\n{HEADER}");
+        for s in doc["steps"].as_array().into_iter().flatten() {
+            eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
+        }
+    }
+    print_verdict(&doc);
+    if let Some(dir) = &opts.out {
+        write_reports(&doc, dir)?;
+    }
+    Ok(doc)
 }
 
-/// Sorts the steps by level, analyses them, records the end of the run and reports.
-fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
+/// An arm's name in the terminal's first column.
+pub(crate) fn arm_cell(a: &str) -> String {
+    match a.chars().count() > 12 {
+        true => a.chars().take(11).collect::<String>() + "…",
+        false => a.to_string(),
+    }
+}
+
+/// Sorts the steps by level, analyses them and records the end of the run: the ladder
+/// document, and whether the levels ran out of order.
+pub(crate) fn conclude(run: Run) -> anyhow::Result<(serde_json::Value, bool)> {
     let Run {
         cfg,
         opts,
@@ -192,6 +249,7 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
         steps,
         causes,
         interrupted,
+        label,
     } = run;
     let mut pairs: Vec<(StepResult, Option<String>)> = steps.into_iter().zip(causes).collect();
     let run_order: Vec<usize> = pairs.iter().map(|(s, _)| s.concurrency).collect();
@@ -216,7 +274,7 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
     if let Some(p) = steps.first().and_then(|s| s.partition.as_ref()) {
         environment["partition"]["method"] = json!(p.method);
     }
-    let doc = json!({
+    let mut doc = json!({
         "schema_version": 1,
         "run": id,
         "config": cfg.file.display().to_string(),
@@ -225,26 +283,24 @@ fn finish(run: Run) -> anyhow::Result<serde_json::Value> {
         "steps": steps,
         "analysis": analysis,
     });
-    if reordered {
-        // The bisection ran levels out of order: the table again, by level.
-        eprintln!("\nby level:\n{HEADER}");
-        for s in doc["steps"].as_array().into_iter().flatten() {
-            eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
-        }
+    if let Some(a) = &label {
+        doc["arm"] = json!(a);
+        doc["variant"] = json!(cfg.arm.as_deref().unwrap_or("sut"));
+        doc["replicas"] = json!(cfg.replicas);
     }
-    print_verdict(&doc);
-    if let Some(dir) = &opts.out {
-        write_reports(&doc, dir)?;
-    }
-    Ok(doc)
+    Ok((doc, reordered))
 }
 
 /// Writes `result.json`, `report.md` and `report.html` for a ladder document (fresh or from history).
 pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
-    std::fs::write(dir.join("report.md"), report::markdown::ladder(doc))?;
-    std::fs::write(dir.join("report.html"), report::html::render(doc))?;
+    let (md, html) = match doc["arms"].is_array() {
+        true => (report::arms::markdown(doc), report::arms::html(doc)),
+        false => (report::markdown::ladder(doc), report::html::render(doc)),
+    };
+    std::fs::write(dir.join("report.md"), md)?;
+    std::fs::write(dir.join("report.html"), html)?;
     eprintln!(
         "wrote {0}/result.json, {0}/report.md and {0}/report.html",
         dir.display()
@@ -294,7 +350,7 @@ fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
     env
 }
 
-fn print_verdict(doc: &serde_json::Value) {
+pub(crate) fn print_verdict(doc: &serde_json::Value) {
     for line in report::verdict::verdict_lines(doc) {
         eprintln!("{line}");
     }

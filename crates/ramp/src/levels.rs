@@ -39,6 +39,26 @@ pub fn parse_levels(s: &str, start: usize) -> Result<Levels, String> {
     Ok(Levels::List(v))
 }
 
+/// `--replicas 1,2,4` → [1, 2, 4]: whole numbers from 1 to 64, increasing.
+pub fn parse_replicas(s: &str) -> Result<Vec<usize>, String> {
+    let mut v: Vec<usize> = Vec::new();
+    for part in s.split(',') {
+        let n: usize = part.trim().parse().map_err(|_| {
+            format!("--replicas {s:?}: {part:?} is not a whole number; write e.g. 1,2,4")
+        })?;
+        if !(1..=64).contains(&n) {
+            return Err(format!(
+                "--replicas {s:?}: each count is from 1 to 64 (got {n})"
+            ));
+        }
+        if v.last().is_some_and(|&last| n <= last) {
+            return Err(format!("--replicas {s:?}: counts must increase"));
+        }
+        v.push(n);
+    }
+    Ok(v)
+}
+
 /// `10%` or `0.1` → 0.1.
 pub fn parse_resolution(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -141,6 +161,14 @@ pub fn parse_host(s: &str) -> Result<(f64, f64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replica_counts_read_and_their_mistakes_named() {
+        assert_eq!(parse_replicas("1, 2,4"), Ok(vec![1, 2, 4]));
+        assert!(parse_replicas("2,1").unwrap_err().contains("must increase"));
+        assert!(parse_replicas("0").unwrap_err().contains("from 1 to 64"));
+        assert!(parse_replicas("two").unwrap_err().contains("e.g. 1,2,4"));
+    }
 
     #[test]
     fn parses_ladders_and_hosts() {

@@ -1,8 +1,10 @@
 //! `plimsoll ramp` and `plimsoll demo`: a ladder of fresh steps (`step`) under a resource
 //! cap (`cap`), stopping at the first collapse, each step checked against the schema and
 //! recorded in the history as it finishes; then the analysis (`analysis`) and the reports
-//! (`report`). It measures nothing itself and renders nothing itself.
+//! (`report`); `arms` runs the config's `[[arm]]`s side by side at every level. It measures
+//! nothing itself and renders nothing itself.
 
+pub mod arms;
 pub mod demo;
 pub mod ladder;
 pub mod levels;

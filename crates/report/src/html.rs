@@ -139,6 +139,19 @@ pub fn render(doc: &Value) -> String {
         Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get("peak_threads") }], curve: None, limit: None },
         Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get("cpu_ms_per_turn") }], curve: None, limit: None },
     ];
+    let peers = peers(&steps);
+    if !peers.is_empty() {
+        let series = peers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Series {
+                name: p,
+                color: ["#36c", "#c33", "#393", "#e70", "#639", "#099"][i % 6],
+                values: steps.iter().map(|s| peak_to(s, p)).collect(),
+            })
+            .collect();
+        charts.push(Chart { title: "Connections", unit: "peak", how: "The SUT's established connections to each peer (the mock, a [[service]], a port) at their most. A line that stays flat while sessions grow, with throughput flat too, is a pool every turn waits for.", series, curve: None, limit: None });
+    }
     if steps.iter().any(|s| s["provider"].is_object()) {
         let share = |k: &str| -> Vec<Option<f64>> {
             steps
@@ -161,26 +174,79 @@ pub fn render(doc: &Value) -> String {
         .map(|l| format!("<li>{}</li>", esc(l.trim())))
         .collect();
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll report</title><style>
-body{{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}}
-section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}px}}
-.t{{font:bold 13px sans-serif}} .a{{font:10px sans-serif;fill:#555}} .n{{font:9px sans-serif;fill:#999}}
-.m{{font:10px sans-serif}} .l{{font:11px sans-serif}} .np{{font:9px sans-serif;fill:#c33}} .hb{{font:9px sans-serif;fill:#e70}} .how{{font-size:12px;color:#555;margin:2px 0}}
-.verdict{{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}}
-table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
-tr.over td{{background:#fff4e0}} tr.collapsed td{{background:#fde}}
-</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}<h2>Steps</h2>{}{}</body></html>
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll report</title><style>{}</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}{}</body></html>
 "#,
+        STYLE.replace("{W}", &W.to_string()),
         esc(&crate::verdict::headline(doc)),
         esc(doc["config"].as_str().unwrap_or("")),
         details,
         body,
-        step_table(doc, &steps),
-        crate::table::requests(&steps).map_or(String::new(), |t| format!(
+        steps_and_dependencies(doc),
+    )
+}
+
+/// The page's style (`{W}`: a chart's width).
+pub(crate) const STYLE: &str = "
+body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+section{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}px}
+.t{font:bold 13px sans-serif} .a{font:10px sans-serif;fill:#555} .n{font:9px sans-serif;fill:#999}
+.m{font:10px sans-serif} .l{font:11px sans-serif} .np{font:9px sans-serif;fill:#c33} .hb{font:9px sans-serif;fill:#e70} .how{font-size:12px;color:#555;margin:2px 0}
+.verdict{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}
+table{border-collapse:collapse;font-size:12px;margin-top:8px} td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
+tr.over td{background:#fff4e0} tr.collapsed td{background:#fde}
+";
+
+/// The steps of a ladder as a table, then the latency per request and the dependencies
+/// when there are any.
+pub(crate) fn steps_and_dependencies(doc: &Value) -> String {
+    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
+    let mut out = format!("<h2>Steps</h2>{}", step_table(doc, &steps));
+    if let Some(t) = crate::table::requests(&steps) {
+        let _ = write!(
+            out,
             "<h2>Latency per request</h2><p class=\"how\">Each named request of the session, first send to last reply (polls included); failed counts its errors of every kind.</p>{}",
             html_table(&t)
-        ))
-    )
+        );
+    }
+    if let Some(t) = crate::table::dependencies(&steps) {
+        let _ = write!(
+            out,
+            "<h2>Dependencies</h2><p class=\"how\">Each [[service]] Plimsoll started for the step and each [[probe]] it found running, sampled beside the SUT; clients is the most connections it had accepted at once.</p>{}",
+            html_table(&t)
+        );
+    }
+    out
+}
+
+/// Who the steps' connections went to ("mock", a service's name, ":5432"), in order of
+/// first appearance.
+pub(crate) fn peers(steps: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in steps
+        .iter()
+        .flat_map(|s| s["connections"].as_array().cloned().unwrap_or_default())
+    {
+        let p = peer_of(&c);
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn peer_of(c: &Value) -> String {
+    c["peer"]
+        .as_str()
+        .map_or_else(|| format!(":{}", c["port"]), str::to_string)
+}
+
+/// A step's peak connections to a peer (None when it had none).
+pub(crate) fn peak_to(step: &Value, peer: &str) -> Option<f64> {
+    step["connections"]
+        .as_array()?
+        .iter()
+        .find(|c| peer_of(c) == peer)
+        .and_then(|c| c["peak"].as_f64())
 }
 
 /// `compare.html`: per metric, the base and branch medians against concurrency on one

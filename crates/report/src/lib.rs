@@ -3,6 +3,7 @@
 //! from the history), so a stored run renders the same again. It measures, analyses and
 //! writes nothing itself.
 
+pub mod arms;
 pub mod html;
 pub mod markdown;
 pub mod soak;

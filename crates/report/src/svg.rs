@@ -144,8 +144,17 @@ pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: &Marks) -> String {
     if let Some(curve) = &c.curve {
         fitted(&mut s, &f, curve);
     }
+    // Legends from the right, each as wide as its name (about 6 px a character at 11 px),
+    // on a second row once they would run into the title.
+    let title_end = L + (c.title.chars().count() + c.unit.chars().count() + 3) as f64 * 7.5;
+    let (mut right, mut row) = (W - R, 16.0);
     for (si, ser) in c.series.iter().enumerate() {
-        series(&mut s, &f, xs, si, ser);
+        let width = ser.name.chars().count().max(4) as f64 * 6.2;
+        if row < 20.0 && right - width < title_end {
+            (right, row) = (W - R, 27.0);
+        }
+        series(&mut s, &f, xs, (si, right, row), ser);
+        right -= width + 14.0;
     }
     s.push_str("</svg>");
     let _ = write!(
@@ -226,7 +235,13 @@ fn fitted(s: &mut String, f: &Frame, curve: &[(f64, f64)]) {
     );
 }
 
-fn series(s: &mut String, f: &Frame, xs: &[f64], si: usize, ser: &Series) {
+fn series(
+    s: &mut String,
+    f: &Frame,
+    xs: &[f64],
+    (si, legend_x, legend_y): (usize, f64, f64),
+    ser: &Series,
+) {
     let pts: Vec<(f64, f64)> = ser
         .values
         .iter()
@@ -261,8 +276,7 @@ fn series(s: &mut String, f: &Frame, xs: &[f64], si: usize, ser: &Series) {
     }
     let _ = write!(
         s,
-        r##"<text x="{:.1}" y="16" class="l" fill="{}" text-anchor="end">{}</text>"##,
-        W - R - si as f64 * 70.0,
+        r##"<text x="{legend_x:.1}" y="{legend_y}" class="l" fill="{}" text-anchor="end">{}</text>"##,
         ser.color,
         esc(ser.name)
     );

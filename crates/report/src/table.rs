@@ -73,6 +73,41 @@ pub fn requests(steps: &[Value]) -> Option<String> {
     any.then_some(out)
 }
 
+/// The SUT's dependencies (`[[service]]`, `[[probe]]`) at every step, a row each, with
+/// the SUT's connections to each: None when no step has any.
+pub fn dependencies(steps: &[Value]) -> Option<String> {
+    let mut out = String::from(
+        "| sessions | dependency | kind | processes | RSS MB | threads | CPU ms/turn | clients | SUT's connections |
+|---------:|:-----------|:-----|----------:|-------:|--------:|------------:|--------:|------------------:|
+",
+    );
+    let mut any = false;
+    for s in steps {
+        for d in s["dependencies"].as_array().into_iter().flatten() {
+            any = true;
+            let name = d["name"].as_str().unwrap_or("");
+            let conns = s["connections"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["peer"].as_str() == Some(name))
+                .map_or("—".to_string(), |c| c["peak"].to_string());
+            out.push_str(&format!(
+                "| {} | {name} | {}{} | {} | {} | {} | {} | {} | {conns} |\n",
+                s["concurrency"].as_u64().unwrap_or(0),
+                d["kind"].as_str().unwrap_or(""),
+                if d["exited"] == true { " (exited)" } else { "" },
+                d["processes"].as_u64().unwrap_or(0),
+                cell(d["peak_rss_mb"].as_f64()),
+                d["peak_threads"].as_u64().unwrap_or(0),
+                cell(d["cpu_ms_per_turn"].as_f64()),
+                d["peak_clients"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    any.then_some(out)
+}
+
 /// A step's standing as the run's verdict recorded it ("" for runs from before budgets).
 pub fn standing_in<'a>(doc: &'a Value, step: &Value) -> &'a str {
     doc["analysis"]["verdict"]["standings"]
@@ -99,6 +134,22 @@ mod tests {
         assert!(t.contains("| 4 | run | 12 | 449 | — | 1 |"), "{t}");
         assert_eq!(t.lines().count(), 4);
         assert_eq!(requests(&steps[1..]), None);
+    }
+
+    #[test]
+    fn dependencies_get_a_row_per_step_with_the_sut_connections_to_them() {
+        let steps = vec![
+            serde_json::json!({"concurrency": 8, "connections": [{"port": 41000, "peer": "redis", "peak": 4}],
+                "dependencies": [{"name": "redis", "kind": "service", "processes": 1, "peak_rss_mb": 11.9,
+                "peak_threads": 5, "cpu_ms_per_turn": 0.42, "peak_clients": 5, "exited": true}]}),
+            serde_json::json!({"concurrency": 16}),
+        ];
+        let t = dependencies(&steps).unwrap();
+        assert!(
+            t.contains("| 8 | redis | service (exited) | 1 | 11.9 | 5 | 0.42 | 5 | 4 |"),
+            "{t}"
+        );
+        assert_eq!(dependencies(&steps[1..]), None);
     }
 
     #[test]

@@ -127,6 +127,66 @@ pub struct StepResult {
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,
+    /// The SUT's established outbound TCP connections, by remote port.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub connections: Vec<Connection>,
+    /// The SUT's dependencies (`[[service]]`, `[[probe]]`), each sampled beside it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<Dependency>,
+    /// The `[[arm]]` this step ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arm: Option<String>,
+    /// More than one instance of the SUT: how many, and the memory of each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Replicas>,
+}
+
+/// Replicas of the SUT in one step: sessions spread over them, sticky by session; the
+/// figures above (RSS, CPU, threads, connections) are of all of them together, and a cap
+/// holds all of them together.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Replicas {
+    pub count: usize,
+    /// Peak RSS of all of them over `count`.
+    pub rss_mb_per_instance: f64,
+    /// "all": one cap held every replica together; "none": no cap.
+    pub cap_scope: &'static str,
+}
+
+/// The SUT's connections to one remote port over a step: a pool's ceiling is a count
+/// that stays flat while sessions grow.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Connection {
+    pub port: u16,
+    /// Who listens there, when Plimsoll knows: "mock" or a service's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
+    pub peak: u32,
+    /// The mean count while sessions were driven.
+    pub mean: f64,
+    /// (seconds since the SUT was ready, connections), at most 60 points.
+    pub series: Vec<(f64, u32)>,
+}
+
+/// A process the SUT depends on, sampled over the step like the SUT itself.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Dependency {
+    pub name: String,
+    /// "service" (Plimsoll started it for the step) or "probe" (found running).
+    pub kind: &'static str,
+    /// The most processes it had (0: a probe that found nothing).
+    pub processes: u32,
+    pub peak_rss_mb: f64,
+    pub peak_threads: u64,
+    pub peak_fds: u64,
+    pub cpu_sec: f64,
+    /// Its CPU per turn the SUT completed.
+    pub cpu_ms_per_turn: Option<f64>,
+    /// The most connections it had accepted at once (its clients: the SUT's pool).
+    pub peak_clients: u32,
+    /// A service that exited before Plimsoll stopped it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exited: bool,
 }
 
 /// The reasoning in a step's replies: how much, and how long the answer waited for it.

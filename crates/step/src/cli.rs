@@ -9,6 +9,12 @@ use std::path::Path;
 /// Runs one step; returns the process exit code.
 pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
     let cfg = Config::load(config)?;
+    if opts.arm.is_none() && !cfg.arms.is_empty() {
+        eprintln!(
+            "note: {}; this step runs [sut] as written (pick one with --arm NAME; `plimsoll ramp` runs them all)",
+            cfg.arm_names()
+        );
+    }
     let opts_session = opts.session.clone();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -94,6 +100,39 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
                 res.active,
                 f(res.kb_per_resident),
                 f(res.kb_per_active)
+            );
+        }
+        if !r.connections.is_empty() {
+            let each: Vec<String> = r
+                .connections
+                .iter()
+                .map(|c| {
+                    let who = c.peer.clone().unwrap_or_else(|| format!(":{}", c.port));
+                    format!("{who} {} (mean {:.1})", c.peak, c.mean)
+                })
+                .collect();
+            eprintln!("  connections (peak): {}", each.join(", "));
+        }
+        for d in &r.dependencies {
+            eprintln!(
+                "  {} {}: {} process{}, {:.1} MB RSS, {} threads, {} CPU ms/turn, {} clients at most{}",
+                d.kind,
+                d.name,
+                d.processes,
+                if d.processes == 1 { "" } else { "es" },
+                d.peak_rss_mb,
+                d.peak_threads,
+                opt(d.cpu_ms_per_turn),
+                d.peak_clients,
+                if d.exited { "; it EXITED during the step" } else { "" }
+            );
+        }
+        if let Some(rep) = &r.replicas {
+            eprintln!(
+                "  replicas: {} instances, sessions spread over them by session; {:.1} MB RSS each{}",
+                rep.count,
+                rep.rss_mb_per_instance,
+                if rep.cap_scope == "all" { "; the cap holds all of them together" } else { "" }
             );
         }
         for (name, q) in &r.requests {

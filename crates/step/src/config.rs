@@ -102,6 +102,20 @@ pub struct Config {
     pub harness_lag_ms: f64,
     /// What "holds" means for a ramp's verdict.
     pub budget: analysis::budget::Budget,
+    /// `[[service]]`: programs started fresh for each step before the SUT.
+    pub services: Vec<crate::parts::Service>,
+    /// `[[probe]]`: processes Plimsoll does not start, sampled beside the SUT.
+    pub watches: Vec<crate::parts::Watch>,
+    /// `[[arm]]`: variants of the SUT that a ramp runs side by side.
+    pub arms: Vec<crate::parts::Arm>,
+    /// The arm this config runs (set by `with_arm`).
+    pub arm: Option<String>,
+    /// Instances of the SUT, each its own process on its own port, sessions spread over
+    /// them sticky by session (`[sut] replicas`, or a ramp's `--replicas`).
+    pub replicas: usize,
+    /// With replicas: one process that runs `{{replicas}}` workers itself (a server that
+    /// takes a worker count), instead of one process a replica.
+    pub replicas_command: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -119,6 +133,12 @@ struct Raw {
     thresholds: RawThresholds,
     #[serde(default)]
     budget: analysis::budget::Budget,
+    #[serde(default)]
+    service: Vec<crate::parts::RawService>,
+    #[serde(default)]
+    probe: Vec<Spanned<crate::parts::RawProbe>>,
+    #[serde(default)]
+    arm: Vec<crate::parts::RawArm>,
 }
 
 #[derive(Deserialize, Default)]
@@ -135,6 +155,8 @@ struct RawSut {
     #[serde(default)]
     env: BTreeMap<String, String>,
     log_pattern: Option<Spanned<String>>,
+    replicas: Option<Spanned<i64>>,
+    replicas_command: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -313,7 +335,28 @@ impl Config {
                 )
             })?),
         };
+        let mut names = Vec::new();
+        let services = crate::parts::services(&raw.service, &dir, &err, &mut names)?;
+        let watches = crate::parts::watches(&raw.probe, &dir, &err, &mut names)?;
+        let arms = crate::parts::arms(&raw.arm, &err)?;
         Ok(Config {
+            services,
+            watches,
+            arms,
+            arm: None,
+            replicas: int(&sut.replicas, "sut.replicas", 1, 256, 1)? as usize,
+            replicas_command: match &sut.replicas_command {
+                None => None,
+                Some(c) if c.get_ref().iter().any(|w| w.contains("{{replicas}}")) => {
+                    Some(c.get_ref().clone())
+                }
+                Some(c) => {
+                    return Err(err(
+                        Some(c.span()),
+                        "sut.replicas_command must pass the worker count as {{replicas}}, e.g. [\"uvicorn\", \"app:app\", \"--workers\", \"{{replicas}}\", \"--port\", \"{{port}}\"]".into(),
+                    ))
+                }
+            },
             file: path.to_path_buf(),
             log_pattern,
             command,
@@ -402,6 +445,61 @@ impl Config {
     }
 }
 
+impl Config {
+    /// This config with an arm's command and environment over `[sut]`'s; None when it has
+    /// no arm of that name.
+    pub fn with_arm(&self, name: &str) -> Option<Config> {
+        let arm = self.arms.iter().find(|a| a.name == name)?;
+        let mut c = self.clone();
+        if let Some(cmd) = &arm.command {
+            c.command = cmd.clone();
+        }
+        for (k, v) in &arm.env {
+            c.env.retain(|(k2, _)| k2 != k);
+            c.env.push((k.clone(), v.clone()));
+        }
+        c.arm = Some(arm.name.clone());
+        Some(c)
+    }
+
+    /// The SUT's command for a step, `{{replicas}}` filled, and how many processes of it
+    /// to start: one a replica, or one running every replica (`replicas_command`).
+    pub fn sut_command(&self) -> (Vec<String>, usize) {
+        let fill = |w: &Vec<String>| -> Vec<String> {
+            w.iter()
+                .map(|x| x.replace("{{replicas}}", &self.replicas.to_string()))
+                .collect()
+        };
+        match &self.replicas_command {
+            Some(c) if self.replicas > 1 => (fill(c), 1),
+            _ => (fill(&self.command), self.replicas),
+        }
+    }
+
+    /// This config with `n` replicas of the SUT.
+    pub fn with_replicas(&self, n: usize) -> Config {
+        Config {
+            replicas: n.max(1),
+            ..self.clone()
+        }
+    }
+
+    /// The arms' names, for a message naming what there is.
+    pub fn arm_names(&self) -> String {
+        match self.arms.len() {
+            0 => format!("{} has no [[arm]] tables", self.file.display()),
+            _ => format!(
+                "its arms are {}",
+                self.arms
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,6 +529,102 @@ mod tests {
         .to_string();
         assert!(
             e.starts_with("p.toml:4:") && e.contains("latency_inflaton"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn services_probes_and_arms_are_read_and_their_mistakes_named() {
+        let p = Path::new("/x/p.toml");
+        let c = Config::parse(
+            r#"[sut]
+command = ["agent"]
+env = { POOL = "64", KEEP = "1" }
+[[service]]
+name = "redis"
+command = ["redis-server", "--port", "{{port}}"]
+export = { REDIS_URL = "redis://127.0.0.1:{{port}}" }
+[[probe]]
+name = "pg"
+pid_file = "pg.pid"
+[[arm]]
+name = "small-pool"
+env = { POOL = "4" }
+[[arm]]
+name = "other"
+command = ["agent2"]
+"#,
+            p,
+        )
+        .unwrap();
+        assert_eq!(c.services.len(), 1);
+        assert_eq!(c.services[0].ready, ReadyKind::Port);
+        assert_eq!(c.services[0].cwd, PathBuf::from("/x"));
+        assert_eq!(c.watches[0].target.describe(), "pid file /x/pg.pid");
+        let small = c.with_arm("small-pool").unwrap();
+        assert_eq!(small.command, vec!["agent"]);
+        assert!(small.env.contains(&("POOL".into(), "4".into())));
+        assert!(!small.env.contains(&("POOL".into(), "64".into())));
+        assert!(small.env.contains(&("KEEP".into(), "1".into())));
+        assert_eq!(c.with_arm("other").unwrap().command, vec!["agent2"]);
+        assert!(c.with_arm("nope").is_none());
+        assert_eq!(c.arm_names(), "its arms are small-pool, other");
+        assert_eq!(c.sut_command(), (vec!["agent".to_string()], 1));
+        assert_eq!(c.with_replicas(3).sut_command().1, 3, "a process a replica");
+        let w = Config::parse(
+            "[sut]\ncommand = [\"a\"]\nreplicas_command = [\"a\", \"--workers\", \"{{replicas}}\"]\n",
+            p,
+        )
+        .unwrap();
+        assert_eq!(
+            w.sut_command(),
+            (vec!["a".to_string()], 1),
+            "one replica: [sut] command"
+        );
+        assert_eq!(
+            w.with_replicas(4).sut_command(),
+            (vec!["a".into(), "--workers".into(), "4".into()], 1)
+        );
+        let e = Config::parse(
+            "[sut]\ncommand = [\"a\"]\nreplicas_command = [\"a\", \"-w\", \"4\"]\n",
+            Path::new("p.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "p.toml:3: sut.replicas_command must pass the worker count as {{replicas}}"
+            ),
+            "{e}"
+        );
+        let bad = |t: &str| {
+            Config::parse(t, Path::new("p.toml"))
+                .unwrap_err()
+                .to_string()
+        };
+        let e =
+            bad("[sut]\ncommand = [\"a\"]\n[[service]]\nname = \"re dis\"\ncommand = [\"r\"]\n");
+        assert!(
+            e.starts_with("p.toml:4: service.name must be letters"),
+            "{e}"
+        );
+        let e = bad("[sut]\ncommand = [\"a\"]\n[[service]]\nname = \"r\"\ncommand = [\"r\"]\n[[probe]]\nname = \"r\"\npattern = \"x\"\n");
+        assert!(
+            e.starts_with("p.toml:7: probe.name \"r\" is used twice"),
+            "{e}"
+        );
+        let e = bad("[sut]\ncommand = [\"a\"]\n[[probe]]\nname = \"pg\"\npattern = \"x\"\ncgroup = \"/y\"\n");
+        assert!(e.contains("probe \"pg\": give exactly one of"), "{e}");
+        let e = bad("[sut]\ncommand = [\"a\"]\n[[probe]]\nname = \"pg\"\npattern = \"(\"\n");
+        assert!(
+            e.starts_with("p.toml:5: probe \"pg\": pattern is not a regular expression"),
+            "{e}"
+        );
+        let e = bad("[sut]\ncommand = [\"a\"]\n[[arm]]\nname = \"a\"\ncomand = [\"b\"]\n");
+        assert!(e.contains("unknown field `comand`"), "{e}");
+        let e = bad("[sut]\ncommand = [\"a\"]\n[[service]]\nname = \"r\"\ncommand = [\"r\"]\nready = \"tcp\"\n");
+        assert!(
+            e.starts_with("p.toml:6: service \"r\": ready must be"),
             "{e}"
         );
     }

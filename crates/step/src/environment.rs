@@ -44,5 +44,10 @@ pub fn describe(cfg: &Config, opts: &StepOptions) -> serde_json::Value {
         })),
         "plimsoll_version": env!("CARGO_PKG_VERSION"),
         "sut_command": cfg.command,
+        "sut_env": cfg.env,
+        "arm": cfg.arm,
+        "replicas": cfg.replicas,
+        "services": cfg.services.iter().map(|s| json!({"name": s.name, "command": s.command})).collect::<Vec<_>>(),
+        "probes": cfg.watches.iter().map(|w| json!({"name": w.name, "target": w.target.describe()})).collect::<Vec<_>>(),
     })
 }

@@ -39,6 +39,7 @@ pub(crate) async fn run(
         .await
         .with_context(|| format!("starting the harness {cmd:?}"))?;
     let sampler = Sampler::start(h.pid, Duration::from_millis(cfg.sample_ms));
+    rig.deps.sample(cfg, Duration::from_millis(cfg.sample_ms));
     let cpu0 = own_cpu_sec();
     let t0 = tokio::time::Instant::now();
     let deadline = t0 + Duration::from_secs_f64(cfg.timeout_s);
@@ -120,6 +121,7 @@ pub(crate) async fn run(
         throttled: None,
         pressure: None,
         full_load: None,
+        drive_window: None,
         requests: Default::default(),
         resident: None,
         probe: None,

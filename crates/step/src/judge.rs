@@ -77,6 +77,8 @@ pub struct Measured {
     /// The span of full load (closed model), and where it starts on the sampler's clock
     /// (seconds from the sampler's start to the driver's).
     pub full_load: Option<(drive::FullLoad, f64)>,
+    /// When sessions were driven: (start, end) in seconds since sampling began.
+    pub drive_window: Option<(f64, f64)>,
 }
 
 /// Signs in the SUT's last output that it could not create threads.
@@ -391,7 +393,9 @@ pub(crate) async fn judge(
         m.think_ms_per_session,
         &m.failed_sessions,
     );
+    let connections = crate::conns::connections(&probe, m.drive_window, &|p| rig.peer(p));
     rig.mock.shutdown().await.ok();
+    let dependencies = rig.deps.finish(m.turns).await;
     let found = outcome(
         cfg,
         &probe,
@@ -416,17 +420,26 @@ pub(crate) async fn judge(
         cfg.harness_lag_ms,
         m.lat.p50_turn,
     );
+    let mut result = result(
+        &probe,
+        &stopped,
+        m,
+        &side,
+        concurrency,
+        sessions,
+        outcome,
+        bound,
+    );
+    result.connections = connections;
+    result.dependencies = dependencies;
+    result.arm = cfg.arm.clone();
+    result.replicas = (cfg.replicas > 1 && cfg.harness.is_none()).then(|| result::Replicas {
+        count: cfg.replicas,
+        rss_mb_per_instance: round2(result.peak_rss_mb / cfg.replicas as f64),
+        cap_scope: if result.cap.is_some() { "all" } else { "none" },
+    });
     StepReport {
-        result: result(
-            &probe,
-            &stopped,
-            m,
-            &side,
-            concurrency,
-            sessions,
-            outcome,
-            bound,
-        ),
+        result,
         cause,
         first_errors,
         violations,
@@ -537,6 +550,10 @@ fn result(
         probe_failed: m.probe.map(|p| p.2),
         sched_delay_ms_per_s: m.sched_delay_ms_per_s,
         log: Some(sut_log(&stopped.log)),
+        connections: Vec::new(),
+        dependencies: Vec::new(),
+        arm: None,
+        replicas: None,
         provider: side.provider.clone(),
         reasoning: side.reasoning.clone(),
         scratch: Some(result::Scratch {

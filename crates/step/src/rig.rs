@@ -1,5 +1,6 @@
-//! The fixtures every step has: a fresh mock (seeded, in-process), the SUT's port, and
-//! the environment that points the SUT at the mock.
+//! The fixtures every step has: a fresh mock (seeded, in-process), the SUT's
+//! dependencies (`[[service]]`, `[[probe]]`), the SUT's port, and the environment that
+//! points the SUT at the mock and at its services.
 
 use crate::config::Config;
 use anyhow::Context;
@@ -10,6 +11,7 @@ pub(crate) struct Rig {
     pub port: u16,
     pub env: Vec<(String, String)>,
     pub concurrency: usize,
+    pub deps: crate::deps::Deps,
     me: String,
 }
 
@@ -45,8 +47,11 @@ impl Rig {
             port,
             env: Vec::new(),
             concurrency,
+            deps: crate::deps::Deps::default(),
             me,
         };
+        let deps = crate::deps::Deps::start(cfg, &|s| rig.fill(s)).await?;
+        rig.deps = deps;
         let url = rig.mock.base_url();
         rig.env = vec![
             ("OPENAI_BASE_URL".into(), format!("{url}/v1")),
@@ -64,15 +69,27 @@ impl Rig {
             .iter()
             .map(|(k, v)| (k.clone(), rig.fill(v)))
             .collect();
+        rig.env.extend(rig.deps.exports.clone());
         rig.env.extend(extra);
         Ok(rig)
     }
 
-    /// `{{port}}`, `{{mock}}`, `{{plimsoll}}` in a command word or env value.
+    /// `{{port}}`, `{{mock}}`, `{{plimsoll}}` and a service's `{{NAME.port}}` in a
+    /// command word or env value.
     pub fn fill(&self, s: &str) -> String {
-        s.replace("{{port}}", &self.port.to_string())
+        self.deps
+            .fill(s)
+            .replace("{{port}}", &self.port.to_string())
             .replace("{{mock}}", &self.mock.base_url())
             .replace("{{plimsoll}}", &self.me)
+    }
+
+    /// Who listens on a port the SUT connects to: the mock or a service.
+    pub fn peer(&self, port: u16) -> Option<String> {
+        match self.mock.addr.port() == port {
+            true => Some("mock".into()),
+            false => self.deps.peer(port),
+        }
     }
 
     pub fn base(&self) -> String {

@@ -3,13 +3,14 @@
 //! one RESULT.
 
 use crate::config::{Config, ReadyKind};
+use crate::fleet::Fleet;
 pub use crate::judge::StepReport;
 use crate::judge::{judge, Latencies, Measured};
 use crate::rig::{own_cpu_sec, Rig};
 use anyhow::Context;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use hdrhistogram::Histogram;
-use probe::{Ready, Sampler, Sut, SutSpec};
+use probe::{Ready, Sampler, SutSpec};
 use result::round2;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +45,8 @@ pub struct StepOptions {
     /// Cores for Plimsoll and for the SUT (Plimsoll pins itself before the runtime
     /// starts; the step pins the SUT).
     pub partition: Option<probe::affinity::Partition>,
+    /// Run this `[[arm]]` of the config (its command and environment over `[sut]`'s).
+    pub arm: Option<String>,
 }
 
 fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
@@ -51,6 +54,16 @@ fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
 }
 
 pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepReport> {
+    let armed;
+    let cfg = match &opts.arm {
+        None => cfg,
+        Some(name) => {
+            armed = cfg.with_arm(name).ok_or_else(|| {
+                anyhow::anyhow!("--arm {name}: no such [[arm]] ({})", cfg.arm_names())
+            })?;
+            &armed
+        }
+    };
     let concurrency = opts.concurrency.unwrap_or(cfg.concurrency);
     let harness = match (&opts.harness, &cfg.harness) {
         (Some(line), _) => Some(vec!["sh".to_string(), "-c".to_string(), line.clone()]),
@@ -99,6 +112,9 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
             anyhow::bail!("--resident and an arrival rate do not go together: residents are driven a closed model, the concurrency of them at a time");
         }
     }
+    if harness.is_some() && cfg.replicas > 1 {
+        anyhow::bail!("replicas ({}) need Plimsoll to drive the sessions, to spread them over the replicas; a harness drives its own (leave out --harness, or the replicas)", cfg.replicas);
+    }
     let rig = Rig::start(cfg, concurrency).await?;
     match (harness, session) {
         (Some(cmd), _) => crate::harness::run(cfg, opts, rig, cmd).await,
@@ -110,7 +126,7 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
 async fn driven(
     cfg: &Config,
     opts: &StepOptions,
-    rig: Rig,
+    mut rig: Rig,
     session: &SessionSpec,
 ) -> anyhow::Result<StepReport> {
     let base = rig.base();
@@ -131,7 +147,8 @@ async fn driven(
     if let Some(w) = cap.as_ref().and_then(|c| c.warning()) {
         eprintln!("{w}");
     }
-    let command: Vec<String> = cfg.command.iter().map(|c| rig.fill(c)).collect();
+    let (words, processes) = cfg.sut_command();
+    let command: Vec<String> = words.iter().map(|c| rig.fill(c)).collect();
     let spec = SutSpec {
         command: cap.as_ref().map_or(command.clone(), |c| c.wrap(&command)),
         env: rig.env.clone(),
@@ -149,13 +166,15 @@ async fn driven(
             .map_or(Vec::new(), |p| p.sut.clone()),
         log_pattern: cfg.log_pattern.clone(),
     };
-    let mut sut = Sut::start(&spec)
+    let mut sut = Fleet::start(&spec, rig.port, processes)
         .await
         .with_context(|| format!("starting the SUT from {}", cfg.file.display()))?;
-    let sampler = Arc::new(Sampler::start(
-        sut.pid,
+    let sampler = Arc::new(Sampler::start_on(
+        sut.pid(),
+        sut.pids(),
         Duration::from_millis(cfg.sample_ms),
     ));
+    rig.deps.sample(cfg, Duration::from_millis(cfg.sample_ms));
     let cpu0 = own_cpu_sec();
     let progress = Arc::new(Progress::default());
     let soak_flags = (
@@ -170,7 +189,7 @@ async fn driven(
         .map(|p| crate::responsive::Probe::start(([127, 0, 0, 1], rig.port).into(), p));
     let series = opts.soak.as_ref().map(|plan| {
         crate::soak::series(
-            sut.pid,
+            sut.pid(),
             plan,
             progress.clone(),
             responsive.as_ref().map(|p| p.window()),
@@ -187,6 +206,10 @@ async fn driven(
     let mut opts_d = DriveOptions {
         concurrency: rig.concurrency,
         base,
+        replicas: match sut.len() {
+            1 => Vec::new(),
+            _ => sut.bases.clone(),
+        },
         seed: cfg.seed,
         step_timeout: Duration::from_secs_f64(cfg.timeout_s)
             + opts.soak.as_ref().map_or(Duration::ZERO, |s| s.duration),
@@ -206,10 +229,12 @@ async fn driven(
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let t_drive = std::time::Instant::now();
-    let wait0 = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
+    let all_pids = sut.pids();
+    let wait0 = probe::tree::run_queue_wait_ns(&all_pids());
     let driven = drive(session, &opts_d, progress).await;
+    let drive_end_s = drive_offset_s + t_drive.elapsed().as_secs_f64();
     let sched_delay = {
-        let wait = probe::tree::run_queue_wait_ns(&probe::tree::tree_pids(sut.pid));
+        let wait = probe::tree::run_queue_wait_ns(&all_pids());
         let secs = t_drive.elapsed().as_secs_f64().max(1e-3);
         round2(wait.saturating_sub(wait0) as f64 / 1e6 / secs)
     };
@@ -281,6 +306,7 @@ async fn driven(
         throttled,
         pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
+        drive_window: Some((drive_offset_s, drive_end_s)),
         resident: resident.map(|_| report.resident),
         probe: responsive,
         session_turns: Some(session.turns),

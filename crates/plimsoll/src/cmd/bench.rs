@@ -17,12 +17,18 @@ pub enum BenchCommand {
         threads: usize,
         #[arg(long, default_value_t = 200)]
         samples: usize,
+        /// TCP connections the child also holds (to itself: each one an outbound and an
+        /// accepted socket), to time counting them by remote port.
+        #[arg(long, default_value_t = 0)]
+        connections: usize,
     },
     /// (internal) Hold N idle threads until killed; the target of `bench probe`.
     #[command(hide = true)]
     HoldThreads {
         #[arg(long)]
         threads: usize,
+        #[arg(long, default_value_t = 0)]
+        connections: usize,
     },
 }
 
@@ -72,11 +78,18 @@ pub struct BenchMockArgs {
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
     match c {
         BenchCommand::Mock(a) => mock(a)?,
-        BenchCommand::Probe { threads, samples } => {
+        BenchCommand::Probe {
+            threads,
+            samples,
+            connections,
+        } => {
             let exe = std::env::current_exe().context("locating the plimsoll executable")?;
-            bench::run_probe_bench(&exe, threads, samples.max(1))?
+            bench::run_probe_bench(&exe, threads, samples.max(1), connections)?
         }
-        BenchCommand::HoldThreads { threads } => bench::hold_threads(threads),
+        BenchCommand::HoldThreads {
+            threads,
+            connections,
+        } => bench::hold_threads(threads, connections),
     }
     Ok(0)
 }

@@ -13,6 +13,12 @@ pub struct CompareArgs {
     /// The branch build as a ready command.
     #[arg(long, conflicts_with = "branch")]
     pub branch_cmd: Option<String>,
+    /// The base as an [[arm]] of the config (its command and env over [sut]'s).
+    #[arg(long, requires = "branch_arm", conflicts_with_all = ["base", "base_cmd"])]
+    pub base_arm: Option<String>,
+    /// The branch as an [[arm]] of the config.
+    #[arg(long, requires = "base_arm", conflicts_with_all = ["branch", "branch_cmd"])]
+    pub branch_arm: Option<String>,
     /// The base as a git ref of the SUT's repository.
     #[arg(long, requires = "branch")]
     pub base: Option<String>,
@@ -62,16 +68,35 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
         ..Default::default()
     };
     // Git refs: a worktree per ref, built, removed afterwards (the guards' Drop).
+    let arms = match (&a.base_arm, &a.branch_arm) {
+        (Some(b), Some(r)) => {
+            for n in [b, r] {
+                if cfg.with_arm(n).is_none() {
+                    anyhow::bail!(
+                        "--base-arm/--branch-arm {n}: no such [[arm]] ({})",
+                        cfg.arm_names()
+                    );
+                }
+            }
+            Some([b.clone(), r.clone()])
+        }
+        _ => None,
+    };
     let (worktrees, base_cmd, branch_cmd) = match (&a.base, &a.branch, &a.base_cmd, &a.branch_cmd) {
+        _ if arms.is_some() => {
+            let [b, r] = arms.clone().unwrap_or_default();
+            (None, format!("arm {b}"), format!("arm {r}"))
+        }
         (Some(b), Some(r), None, None) => {
             let wt = ::compare::Worktrees::create(&cfg.cwd, b, r, a.build.as_deref())?;
             let cmd = shell_join(&cfg.command);
             (Some(wt), cmd.clone(), cmd)
         }
         (None, None, Some(b), Some(r)) => (None, b.clone(), r.clone()),
-        _ => anyhow::bail!("give --base-cmd and --branch-cmd, or --base and --branch (git refs)"),
+        _ => anyhow::bail!("give --base-cmd and --branch-cmd, --base and --branch (git refs), or --base-arm and --branch-arm ([[arm]]s of the config)"),
     };
     let opts = ::compare::CompareOptions {
+        arms,
         base_cmd,
         branch_cmd,
         levels,

@@ -43,6 +43,17 @@ pub struct RampArgs {
     /// Print the whole result document (what --out writes as result.json) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Arms to run, e.g. held,command: the config's [[arm]] tables, every one at every
+    /// level (interleaved), one report. Default: every arm the config has; `none` runs [sut]
+    /// alone.
+    #[arg(long, value_name = "NAMES")]
+    pub arm: Option<String>,
+    /// Replicas axis, e.g. 1,2,4: that many instances of the SUT, each its own process on
+    /// its own port, sessions spread over them (sticky by session); every count at every
+    /// level, one report with the scaling efficiency and the memory per instance. A --cpus
+    /// cap holds all replicas together.
+    #[arg(long, value_name = "N,N,…")]
+    pub replicas: Option<String>,
     #[command(flatten)]
     pub load: super::LoadArgs,
     #[command(flatten)]
@@ -95,11 +106,37 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             .transpose()
             .map_err(anyhow::Error::msg)?,
         target: a.target,
+        replicas_axis: a.replicas.is_some(),
         out: a.out,
         history: (!a.no_history).then_some(a.history),
     };
+    let names: Vec<String> = match a.arm.as_deref() {
+        None => Vec::new(),
+        Some("none") => vec!["none".into()],
+        Some(list) => list.split(',').map(|n| n.trim().to_string()).collect(),
+    };
     let rt = super::runtime()?;
-    let doc = rt.block_on(::ramp::ladder::run_ladder(&cfg, levels, &opts))?;
+    let variants = match (cfg.arms.is_empty(), names.as_slice()) {
+        (_, [none]) if none == "none" => vec![cfg.clone()],
+        (true, []) => vec![cfg.clone()],
+        _ => ::ramp::arms::arm_configs(&cfg, &names)?,
+    };
+    let runs: Vec<step::Config> = match &a.replicas {
+        None => variants,
+        Some(list) => {
+            let counts = ::ramp::levels::parse_replicas(list).map_err(anyhow::Error::msg)?;
+            variants
+                .iter()
+                .flat_map(|v| counts.iter().map(|n| v.with_replicas(*n)))
+                .collect()
+        }
+    };
+    let doc = match runs.as_slice() {
+        [one] if a.replicas.is_none() && one.arm.is_none() => {
+            rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?
+        }
+        _ => rt.block_on(::ramp::arms::run_arms(&runs, levels, &opts))?,
+    };
     if a.json {
         println!("{}", serde_json::to_string(&doc)?);
     }

@@ -35,6 +35,9 @@ pub struct RunArgs {
     /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).
     #[arg(long)]
     pub no_partition: bool,
+    /// Run this [[arm]] of the config: its command and env over [sut]'s.
+    #[arg(long, value_name = "NAME")]
+    pub arm: Option<String>,
     #[command(flatten)]
     pub load: super::LoadArgs,
 }
@@ -57,6 +60,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         resident: a.resident,
         probe_path: a.load.probe.clone(),
         slow: a.load.slow(),
+        arm: a.arm,
         ..Default::default()
     };
     step::cli::run(&a.config, opts, a.json)

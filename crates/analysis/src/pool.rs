@@ -1,0 +1,258 @@
+//! A pool as the wall: when throughput stops growing with no resource at its wall, the
+//! SUT's connections to a dependency that stay at one count while sessions grow name the
+//! limit — a client pool (to Redis, to PostgreSQL, to the provider) that every turn waits
+//! for.
+//!
+//! Connections are matched across levels by who listens (the mock, a `[[service]]`'s
+//! name: their ports change every step) or by the port (a server Plimsoll did not start).
+//! A pool to a dependency is the wall when its count is at most the connections to the
+//! provider (no more turns ran at once than it has connections); connections to the
+//! provider alone flat are the same sign for any limit on turns in flight, so they are
+//! named as evidence, not as the cause.
+
+use crate::throughput::{flat_words, pct, Plateau, Wall};
+use result::StepResult;
+use std::collections::BTreeMap;
+
+/// Counts within this share of each other are one count (an idle connection dropped
+/// and opened again).
+const SAME: f64 = 0.10;
+
+/// Connections to one peer that stayed at one count over the levels from the wall on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flat {
+    /// "redis", "mock", or ":5432".
+    pub peer: String,
+    pub count: u32,
+    pub from: usize,
+    pub to: usize,
+}
+
+fn key(c: &result::Connection) -> String {
+    c.peer.clone().unwrap_or_else(|| format!(":{}", c.port))
+}
+
+/// Peers whose connections stay flat over the levels (at least two, sessions growing
+/// past the count) of `steps` from `start` sessions on.
+pub fn flats(steps: &[StepResult], start: f64) -> Vec<Flat> {
+    let on: Vec<&StepResult> = steps
+        .iter()
+        .filter(|s| s.outcome == "ok" && s.concurrency as f64 >= start)
+        .collect();
+    let (Some(first), Some(last)) = (on.first(), on.last()) else {
+        return Vec::new();
+    };
+    if on.len() < 2 {
+        return Vec::new();
+    }
+    let mut peaks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for s in &on {
+        for c in &s.connections {
+            peaks.entry(key(c)).or_default().push(c.peak);
+        }
+    }
+    peaks
+        .into_iter()
+        .filter(|(_, v)| v.len() == on.len())
+        .filter_map(|(peer, v)| {
+            let lo = *v.iter().min()?;
+            let hi = *v.iter().max()?;
+            let flat = lo > 0 && (hi - lo) as f64 <= (lo as f64 * SAME).max(0.0);
+            (flat && (last.concurrency as u32) > hi).then_some(Flat {
+                peer,
+                count: hi,
+                from: first.concurrency,
+                to: last.concurrency,
+            })
+        })
+        .collect()
+}
+
+fn who(peer: &str) -> String {
+    match peer {
+        "mock" => "the provider (the mock)".into(),
+        p if p.starts_with(':') => format!("port {}", &p[1..]),
+        p => p.to_string(),
+    }
+}
+
+/// The wall named by a flat pool, when the SUT's own reading found no resource at its
+/// wall (`internal` or `none` from a level): a pool to a dependency becomes the wall;
+/// connections to the provider alone are added to the words as evidence.
+pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
+    let (true, Some(start)) = (matches!(own.kind, "internal" | "none"), own.from) else {
+        return own;
+    };
+    let found = flats(steps, start);
+    let mock = found.iter().find(|f| f.peer == "mock");
+    let pool = found
+        .iter()
+        .filter(|f| f.peer != "mock" && mock.is_none_or(|m| f.count <= m.count))
+        .min_by_key(|f| f.count);
+    match (pool, mock) {
+        (Some(p), _) => pool_wall(p, mock, steps, plateau),
+        (None, Some(m)) => Wall {
+            text: format!(
+                "{}; connections to {} stay at {} from {} to {} sessions: at most {} calls in flight (a client pool of {}, or a limit of {} inside the SUT)",
+                own.text,
+                who(&m.peer),
+                m.count,
+                m.from,
+                m.to,
+                m.count,
+                m.count,
+                m.count
+            ),
+            ..own
+        },
+        (None, None) => own,
+    }
+}
+
+fn pool_wall(
+    p: &Flat,
+    mock: Option<&Flat>,
+    steps: &[StepResult],
+    plateau: Option<&Plateau>,
+) -> Wall {
+    let cpu = steps
+        .iter()
+        .filter(|s| s.outcome == "ok" && s.concurrency >= p.from)
+        .filter_map(|s| s.cpu_of_cap)
+        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
+    let throughput = match plateau {
+        Some(pl) => format!("throughput {}", flat_words(pl)),
+        None => "throughput stops growing".into(),
+    };
+    let cpu = cpu.map_or(String::new(), |c| {
+        format!(", CPU at most {} of its cap", pct(c))
+    });
+    let turns = match mock {
+        Some(m) => format!(
+            "; connections to the provider stay at {} too: no more turns ran at once",
+            m.count
+        ),
+        None => String::new(),
+    };
+    Wall {
+        kind: "pool",
+        from: Some(p.from as f64),
+        text: format!(
+            "a pool — connections to {} stay at {} from {} to {} sessions while {throughput}{cpu}: a client pool of {} connections to {} is the wall{turns}",
+            who(&p.peer),
+            p.count,
+            p.from,
+            p.to,
+            p.count,
+            who(&p.peer),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::tests::step;
+
+    fn with(mut s: StepResult, conns: &[(&str, u32)]) -> StepResult {
+        s.connections = conns
+            .iter()
+            .enumerate()
+            .map(|(i, (peer, peak))| result::Connection {
+                // A service's port changes every step; one Plimsoll did not start keeps its own.
+                port: peer
+                    .strip_prefix(':')
+                    .map_or(40000 + i as u16 + s.concurrency as u16 * 10, |p| {
+                        p.parse().unwrap()
+                    }),
+                peer: (!peer.starts_with(':')).then(|| peer.to_string()),
+                peak: *peak,
+                mean: *peak as f64,
+                series: Vec::new(),
+            })
+            .collect();
+        s
+    }
+
+    /// The Redis agent holding a pooled connection for a whole turn: throughput flat,
+    /// CPU low, connections to redis and to the mock both at 4 from 4 sessions on.
+    fn held() -> Vec<StepResult> {
+        vec![
+            with(step(2, 3.1, 1.05, 0.10), &[("redis", 2), ("mock", 2)]),
+            with(step(4, 6.2, 1.10, 0.18), &[("redis", 4), ("mock", 4)]),
+            with(step(8, 6.2, 1.81, 0.21), &[("redis", 4), ("mock", 4)]),
+            with(step(16, 6.2, 3.55, 0.22), &[("redis", 4), ("mock", 4)]),
+        ]
+    }
+
+    #[test]
+    fn a_held_pool_is_the_wall_and_its_sentence_names_it() {
+        let steps = held();
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, "pool", "{}", v.wall.text);
+        let t = &v.wall.text;
+        assert!(t.starts_with("a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat at 6.2 turns/s from 4 sessions, CPU at most 22 % of its cap: a client pool of 4 connections to redis is the wall"), "{t}");
+        assert!(
+            t.ends_with("connections to the provider stay at 4 too: no more turns ran at once"),
+            "{t}"
+        );
+        assert!(v.headline.contains("wall: a pool"), "{}", v.headline);
+    }
+
+    #[test]
+    fn a_pool_that_stays_flat_while_throughput_grows_is_no_wall() {
+        // The fix: a connection per command; the same 4 connections serve every session
+        // and throughput grows with them.
+        let steps = vec![
+            with(step(4, 6.2, 1.09, 0.19), &[("redis", 4), ("mock", 4)]),
+            with(step(8, 11.9, 1.13, 0.43), &[("redis", 4), ("mock", 8)]),
+            with(step(16, 23.1, 1.21, 0.67), &[("redis", 4), ("mock", 16)]),
+        ];
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_ne!(v.wall.kind, "pool", "{}", v.wall.text);
+        assert!(!v.wall.text.contains("pool"), "{}", v.wall.text);
+    }
+
+    #[test]
+    fn a_dependency_with_more_connections_than_turns_in_flight_is_not_the_pool() {
+        // Turns capped at 2 inside the SUT; the database pool of 10 is never short.
+        let steps = vec![
+            with(step(2, 3.2, 1.0, 0.05), &[(":5432", 10), ("mock", 2)]),
+            with(step(4, 3.2, 2.0, 0.05), &[(":5432", 10), ("mock", 2)]),
+            with(step(16, 3.2, 8.0, 0.06), &[(":5432", 10), ("mock", 2)]),
+        ];
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, "internal", "{}", v.wall.text);
+        assert!(
+            v.wall
+                .text
+                .contains("the limit is inside the SUT (queueing)"),
+            "{}",
+            v.wall.text
+        );
+        assert!(v.wall.text.ends_with("connections to the provider (the mock) stay at 2 from 2 to 16 sessions: at most 2 calls in flight (a client pool of 2, or a limit of 2 inside the SUT)"), "{}", v.wall.text);
+    }
+
+    #[test]
+    fn a_cpu_wall_is_left_alone_and_a_pool_needs_sessions_past_its_count() {
+        let mut steps = held();
+        for s in steps.iter_mut() {
+            s.cpu_of_cap = Some(0.95);
+        }
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, "cpu", "{}", v.wall.text);
+        // Flat at 4 over levels that never had more than 4 sessions: nothing waited.
+        let few = vec![
+            with(step(3, 6.0, 1.0, 0.1), &[("redis", 4)]),
+            with(step(4, 6.1, 1.0, 0.1), &[("redis", 4)]),
+        ];
+        assert!(flats(&few, 3.0).is_empty());
+        // A port Plimsoll did not start is named by its number.
+        let ext = vec![
+            with(step(8, 6.0, 1.0, 0.1), &[(":5432", 10)]),
+            with(step(16, 6.1, 2.0, 0.1), &[(":5432", 10)]),
+        ];
+        assert_eq!(flats(&ext, 8.0)[0].peer, ":5432");
+        assert_eq!(who(":5432"), "port 5432");
+    }
+}

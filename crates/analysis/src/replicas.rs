@@ -1,0 +1,123 @@
+//! Scaling over replicas: how much of N times one instance's throughput N instances
+//! give (throughput at N ÷ (N × throughput at 1)), and the memory of each, per variant of
+//! the SUT (an arm, or the SUT alone).
+
+use serde::{Deserialize, Serialize};
+
+/// One variant at one replica count: its highest throughput over the ladder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    pub variant: String,
+    pub replicas: usize,
+    pub peak_turns_per_s: f64,
+    pub rss_mb_per_instance: f64,
+    /// Its throughput stopped growing within the ladder (a wall, or a collapse): its
+    /// peak is what it can do, not what the ladder asked of it.
+    pub walled: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scaling {
+    pub variant: String,
+    pub replicas: usize,
+    pub peak_turns_per_s: f64,
+    /// Throughput at N ÷ (N ÷ N₀ × throughput at N₀), N₀ the fewest replicas measured
+    /// (1 when measured): 1.0 is linear. None when N₀ found no wall within the ladder
+    /// (its peak is the ladder's, and so would the ratio be).
+    pub efficiency: Option<f64>,
+    /// The fewest replicas, when they found no wall.
+    #[serde(default)]
+    pub unwalled_base: Option<usize>,
+    pub rss_mb_per_instance: f64,
+}
+
+/// Each variant's efficiency against its own fewest replicas.
+pub fn scaling(rows: &[Measured]) -> Vec<Scaling> {
+    rows.iter()
+        .map(|r| {
+            let base = rows
+                .iter()
+                .filter(|b| b.variant == r.variant && b.peak_turns_per_s > 0.0)
+                .min_by_key(|b| b.replicas);
+            let efficiency = base.filter(|b| b.walled).map(|b| {
+                let ideal = b.peak_turns_per_s * r.replicas as f64 / b.replicas as f64;
+                (r.peak_turns_per_s / ideal * 1000.0).round() / 1000.0
+            });
+            Scaling {
+                variant: r.variant.clone(),
+                replicas: r.replicas,
+                peak_turns_per_s: r.peak_turns_per_s,
+                efficiency,
+                unwalled_base: base.filter(|b| !b.walled).map(|b| b.replicas),
+                rss_mb_per_instance: r.rss_mb_per_instance,
+            }
+        })
+        .collect()
+}
+
+/// "2 replicas: 11.9 turns/s at most, 96 % of linear, 70.2 MB each".
+pub fn line(s: &Scaling) -> String {
+    format!(
+        "{} replica{}: {} turns/s at most{}, {} MB each",
+        s.replicas,
+        if s.replicas == 1 { "" } else { "s" },
+        crate::budget::num(s.peak_turns_per_s),
+        match (s.efficiency, s.unwalled_base) {
+            _ if s.replicas == 1 => String::new(),
+            (Some(e), _) => format!(", {:.0} % of linear", e * 100.0),
+            (None, Some(b)) => format!(
+                " (scaling not measured: {b} replica{} found no wall within the ladder — widen it)",
+                if b == 1 { "" } else { "s" }
+            ),
+            (None, None) => String::new(),
+        },
+        crate::budget::num(s.rss_mb_per_instance)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(v: &str, n: usize, x: f64) -> Measured {
+        Measured {
+            variant: v.into(),
+            replicas: n,
+            peak_turns_per_s: x,
+            rss_mb_per_instance: 10.0,
+            walled: true,
+        }
+    }
+
+    #[test]
+    fn efficiency_against_the_fewest_replicas_of_the_same_variant() {
+        let s = scaling(&[
+            m("a", 1, 10.0),
+            m("a", 2, 19.0),
+            m("a", 4, 30.0),
+            m("b", 2, 8.0),
+            m("b", 4, 16.0),
+        ]);
+        let e: Vec<Option<f64>> = s.iter().map(|s| s.efficiency).collect();
+        assert_eq!(
+            e,
+            vec![Some(1.0), Some(0.95), Some(0.75), Some(1.0), Some(1.0)]
+        );
+        assert_eq!(
+            line(&s[1]),
+            "2 replicas: 19 turns/s at most, 95 % of linear, 10 MB each"
+        );
+        assert_eq!(line(&s[0]), "1 replica: 10 turns/s at most, 10 MB each");
+    }
+
+    #[test]
+    fn no_efficiency_when_the_fewest_replicas_never_hit_a_wall() {
+        // One replica still scaling at the top of the ladder: two give the same turns/s
+        // because the ladder asked no more, not because they scale at 50 %.
+        let mut one = m("free", 1, 12.7);
+        one.walled = false;
+        let s = scaling(&[one, m("free", 2, 12.7)]);
+        assert_eq!(s[1].efficiency, None);
+        assert_eq!(line(&s[1]), "2 replicas: 12.7 turns/s at most (scaling not measured: 1 replica found no wall within the ladder — widen it), 10 MB each");
+    }
+}

@@ -1,0 +1,218 @@
+//! `plimsoll ramp` over the `[[arm]]`s of a config: every arm at every level, interleaved
+//! level by level (a fresh SUT and mock each step, the same seed, the same cap), each arm
+//! analysed on its own, one document and one report with every arm on each chart and a
+//! line per arm saying what it holds.
+
+use crate::ladder::{conclude, print_verdict, RampOptions, Run};
+use crate::levels::{Levels, Search};
+use anyhow::Context;
+use report::table::HEADER;
+use serde_json::json;
+use step::Config;
+
+/// The ladder table's header with the arm's column first.
+fn header() -> String {
+    let mut lines = HEADER.lines();
+    format!(
+        "| arm          {}\n|:-------------{}",
+        lines.next().unwrap_or(""),
+        lines.next().unwrap_or("")
+    )
+}
+
+/// Each arm's config, in the order asked (every arm of the config when `names` is empty).
+pub fn arm_configs(cfg: &Config, names: &[String]) -> anyhow::Result<Vec<Config>> {
+    let names: Vec<String> = match names.is_empty() {
+        true => cfg.arms.iter().map(|a| a.name.clone()).collect(),
+        false => names.to_vec(),
+    };
+    names
+        .iter()
+        .map(|n| {
+            cfg.with_arm(n)
+                .with_context(|| format!("--arm {n}: no such [[arm]] ({})", cfg.arm_names()))
+        })
+        .collect()
+}
+
+/// Runs every arm over the levels and reports them together.
+pub async fn run_arms(
+    arms: &[Config],
+    levels: Levels,
+    opts: &RampOptions,
+) -> anyhow::Result<serde_json::Value> {
+    let mut runs: Vec<Run> = arms
+        .iter()
+        .map(|c| Run::start(c, opts))
+        .collect::<anyhow::Result<_>>()?;
+    eprintln!("budget: {}", opts.budget.describe());
+    eprintln!(
+        "arms: {} — every arm at every level, interleaved",
+        arms.iter()
+            .filter_map(|c| c.arm.as_deref())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    eprintln!("{}", header());
+    let first = match &levels {
+        Levels::List(v) => v.first().copied(),
+        Levels::Auto { start, .. } => Some(*start),
+    };
+    if opts.budget.latency_vs_single.is_some() && first.is_some_and(|f| f > 1) {
+        for r in runs.iter_mut() {
+            if r.level(1).await?.is_none() {
+                return finish(runs, opts);
+            }
+        }
+    }
+    match levels {
+        Levels::List(v) => list(&mut runs, &v).await?,
+        Levels::Auto {
+            start,
+            max_steps,
+            resolution,
+        } => auto(&mut runs, start, max_steps, resolution).await?,
+    }
+    finish(runs, opts)
+}
+
+/// Every level for every arm still standing; an arm stops at its first collapse.
+async fn list(runs: &mut [Run<'_>], levels: &[usize]) -> anyhow::Result<()> {
+    let mut done = vec![false; runs.len()];
+    for &n in levels {
+        for (i, r) in runs.iter_mut().enumerate() {
+            if done[i] {
+                continue;
+            }
+            match r.level(n).await? {
+                None => return Ok(()),
+                Some("collapsed") => done[i] = true,
+                Some(_) => {}
+            }
+        }
+        if done.iter().all(|d| *d) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Doubling with every arm at each level until each is done (see `Search`), then
+/// bisecting each arm's line in turn.
+async fn auto(
+    runs: &mut [Run<'_>],
+    start: usize,
+    max_steps: usize,
+    resolution: f64,
+) -> anyhow::Result<()> {
+    let mut search = vec![Search::default(); runs.len()];
+    let mut level = start;
+    for _ in 0..max_steps {
+        for (r, s) in runs.iter_mut().zip(search.iter_mut()) {
+            if s.doubling_done() {
+                continue;
+            }
+            let Some(st) = r.level(level).await? else {
+                return Ok(());
+            };
+            s.record(level, st);
+            if let Some(x) = r.last_rate() {
+                s.rate(level, x);
+            }
+        }
+        if search.iter().all(Search::doubling_done) {
+            break;
+        }
+        level *= 2;
+    }
+    loop {
+        let mut ran = false;
+        for (r, s) in runs.iter_mut().zip(search.iter_mut()) {
+            if let Some(m) = s.next_bisect(resolution) {
+                let Some(st) = r.level(m).await? else {
+                    return Ok(());
+                };
+                s.record(m, st);
+                ran = true;
+            }
+        }
+        if !ran {
+            return Ok(());
+        }
+    }
+}
+
+/// With more than one replica count: each variant's throughput and memory by replicas.
+fn scaling(docs: &[serde_json::Value]) -> Vec<analysis::replicas::Scaling> {
+    let rows: Vec<analysis::replicas::Measured> = docs
+        .iter()
+        .map(|d| {
+            let steps = d["steps"].as_array().cloned().unwrap_or_default();
+            let ok = steps.iter().filter(|s| s["outcome"] == "ok");
+            let peak = ok
+                .clone()
+                .filter_map(report::table::turns_per_s)
+                .fold(0.0, f64::max);
+            let n = d["replicas"].as_u64().unwrap_or(1) as usize;
+            let rss = ok
+                .filter_map(|s| s["peak_rss_mb"].as_f64())
+                .fold(0.0, f64::max)
+                / n as f64;
+            analysis::replicas::Measured {
+                variant: d["variant"].as_str().unwrap_or("sut").to_string(),
+                replicas: n,
+                peak_turns_per_s: peak,
+                rss_mb_per_instance: (rss * 100.0).round() / 100.0,
+                walled: walled(&d["analysis"]["verdict"]),
+            }
+        })
+        .collect();
+    let counts: std::collections::BTreeSet<usize> = rows.iter().map(|r| r.replicas).collect();
+    match counts.len() > 1 {
+        true => analysis::replicas::scaling(&rows),
+        false => Vec::new(),
+    }
+}
+
+/// Whether a ladder's throughput stopped growing within it: a wall, or a collapse.
+fn walled(v: &serde_json::Value) -> bool {
+    v["collapse"].is_u64()
+        || v["wall"]["kind"].as_str().is_some_and(|k| k != "none")
+        || v["wall"]["from"].is_number()
+        || v["plateau"].is_object()
+}
+
+/// Each arm analysed, the verdicts printed arm by arm, then a line per arm; the reports
+/// written.
+fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<serde_json::Value> {
+    let config = runs
+        .first()
+        .map(|r| r.cfg.file.display().to_string())
+        .unwrap_or_default();
+    let interrupted = runs.iter().any(|r| r.interrupted);
+    let mut docs = Vec::new();
+    for r in runs {
+        docs.push(conclude(r)?.0);
+    }
+    for d in &docs {
+        eprintln!("\narm {}:", d["arm"].as_str().unwrap_or(""));
+        print_verdict(d);
+    }
+    let scaling = scaling(&docs);
+    let doc = json!({
+        "schema_version": 1,
+        "config": config,
+        "environment": docs.first().map_or(json!(null), |d| d["environment"].clone()),
+        "interrupted": interrupted,
+        "arms": docs,
+        "scaling": scaling,
+    });
+    eprintln!();
+    for line in report::arms::summary_lines(&doc) {
+        eprintln!("{line}");
+    }
+    if let Some(dir) = &opts.out {
+        crate::ladder::write_reports(&doc, dir)?;
+    }
+    Ok(doc)
+}

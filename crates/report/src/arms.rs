@@ -1,0 +1,287 @@
+//! The report of a ramp over `[[arm]]`s: a line per arm saying what it holds and its
+//! wall, every arm on each chart (one colour an arm), then each arm's verdict and steps.
+
+use crate::svg::{chart, esc, Chart, Marks, Series, W};
+use serde_json::Value;
+use std::fmt::Write;
+
+const COLORS: [&str; 8] = [
+    "#36c", "#c33", "#393", "#e70", "#639", "#099", "#963", "#c6c",
+];
+
+fn arms(doc: &Value) -> Vec<Value> {
+    doc["arms"].as_array().cloned().unwrap_or_default()
+}
+
+fn name(arm: &Value) -> &str {
+    arm["arm"].as_str().unwrap_or("?")
+}
+
+/// "held: holds 4 sessions within budget; …" — an arm's headline, one line each; then,
+/// with a replicas axis, each variant's scaling.
+pub fn summary_lines(doc: &Value) -> Vec<String> {
+    let arms = arms(doc);
+    let width = arms
+        .iter()
+        .map(|a| name(a).chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out: Vec<String> = arms
+        .iter()
+        .map(|a| {
+            format!(
+                "{:<width$}  {}",
+                name(a),
+                crate::verdict::headline(a),
+                width = width
+            )
+        })
+        .collect();
+    out.extend(scaling_lines(doc));
+    out
+}
+
+/// "scaling of held: 1 replica: 6.2 turns/s at most, 71 MB each; 2 replicas: …".
+fn scaling_lines(doc: &Value) -> Vec<String> {
+    let rows = doc["scaling"].as_array().cloned().unwrap_or_default();
+    let mut variants: Vec<String> = Vec::new();
+    for r in &rows {
+        let v = r["variant"].as_str().unwrap_or("sut").to_string();
+        if !variants.contains(&v) {
+            variants.push(v);
+        }
+    }
+    variants
+        .iter()
+        .map(|v| {
+            let parts: Vec<String> = rows
+                .iter()
+                .filter(|r| r["variant"].as_str() == Some(v))
+                .filter_map(|r| serde_json::from_value(r.clone()).ok())
+                .map(|s: analysis::replicas::Scaling| analysis::replicas::line(&s))
+                .collect();
+            format!("scaling of {v}: {}", parts.join("; "))
+        })
+        .collect()
+}
+
+/// Every level any arm ran, in order.
+fn levels(arms: &[Value]) -> Vec<f64> {
+    let mut xs: Vec<f64> = arms
+        .iter()
+        .flat_map(|a| a["steps"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["concurrency"].as_f64())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs
+}
+
+/// One measure of every arm at every level (None where an arm did not run it).
+fn per_arm(arm: &Value, xs: &[f64], get: &dyn Fn(&Value) -> Option<f64>) -> Vec<Option<f64>> {
+    let steps = arm["steps"].as_array().cloned().unwrap_or_default();
+    xs.iter()
+        .map(|x| {
+            steps
+                .iter()
+                .find(|s| s["concurrency"].as_f64() == Some(*x))
+                .and_then(get)
+        })
+        .collect()
+}
+
+type Get = fn(&Value) -> Option<f64>;
+
+/// The charts: (title, unit, how to read it, the measure).
+const CHARTS: [(&str, &str, &str, Get); 6] = [
+    (
+        "Throughput",
+        "turns/s",
+        "Completed turns per second, an arm a line: where a line stops growing is that arm's wall.",
+        crate::table::turns_per_s,
+    ),
+    (
+        "Latency inflation",
+        "× ideal",
+        "p50 session time over the mock's own time; 1.0 is no queueing at all.",
+        |s| s["latency_inflation"].as_f64(),
+    ),
+    (
+        "CPU of its cap",
+        "%",
+        "The SUT's CPU over the cores it could use; 100 % is the wall.",
+        |s| s["cpu_of_cap"].as_f64().map(|c| c * 100.0),
+    ),
+    (
+        "Session latency p99",
+        "ms",
+        "Whole-session time, 99th percentile.",
+        |s| s["p99_session_ms"].as_f64(),
+    ),
+    (
+        "Peak RSS",
+        "MB",
+        "The SUT's process tree at its highest during the step.",
+        |s| s["peak_rss_mb"].as_f64(),
+    ),
+    (
+        "CPU per turn",
+        "ms",
+        "The SUT's CPU time per completed turn.",
+        |s| s["cpu_ms_per_turn"].as_f64(),
+    ),
+];
+
+fn charts(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
+    let names: Vec<String> = arms.iter().map(|a| name(a).to_string()).collect();
+    let mut body = String::new();
+    for (title, unit, how, get) in CHARTS {
+        let series = arms
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Series {
+                name: &names[i],
+                color: COLORS[i % COLORS.len()],
+                values: per_arm(a, xs, &get),
+            })
+            .collect();
+        let c = Chart {
+            title,
+            unit,
+            how,
+            series,
+            curve: None,
+            limit: None,
+        };
+        let _ = write!(
+            body,
+            "<section>{}</section>",
+            chart(&c, xs, counts, &Marks::default())
+        );
+    }
+    body.push_str(&connections_chart(arms, xs, counts));
+    body
+}
+
+/// Peak connections per arm and peer: a pool is a line that stays flat as sessions grow.
+fn connections_chart(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
+    let mut lines: Vec<(String, usize, String)> = Vec::new();
+    for (i, a) in arms.iter().enumerate() {
+        for p in crate::html::peers(a["steps"].as_array().map_or(&[][..], |v| v)) {
+            lines.push((format!("{}→{p}", name(a)), i, p));
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let series = lines
+        .iter()
+        .enumerate()
+        .map(|(j, (label, i, peer))| Series {
+            name: label,
+            color: COLORS[j % COLORS.len()],
+            values: per_arm(&arms[*i], xs, &|s| crate::html::peak_to(s, peer)),
+        })
+        .collect();
+    let c = Chart {
+        title: "Connections",
+        unit: "peak",
+        how: "The SUT's established connections to each peer at their most (arm→peer). A line that stays flat while sessions grow, with throughput flat too, is a pool every turn waits for.",
+        series,
+        curve: None,
+        limit: None,
+    };
+    format!(
+        "<section>{}</section>",
+        chart(&c, xs, counts, &Marks::default())
+    )
+}
+
+/// Sessions completed at each level, over every arm.
+fn counts(arms: &[Value], xs: &[f64]) -> Vec<u64> {
+    xs.iter()
+        .map(|x| {
+            arms.iter()
+                .map(|a| per_arm(a, &[*x], &|s| s["sessions_ok"].as_f64())[0].unwrap_or(0.0) as u64)
+                .sum()
+        })
+        .collect()
+}
+
+/// `report.html` for arms.
+pub fn html(doc: &Value) -> String {
+    let arms = arms(doc);
+    let xs = levels(&arms);
+    let counts = counts(&arms, &xs);
+    let mut rows = String::new();
+    for (i, a) in arms.iter().enumerate() {
+        let v = &a["analysis"]["verdict"];
+        let _ = write!(
+            rows,
+            r#"<tr><td style="color:{}"><b>{}</b></td><td>{}</td><td style="text-align:left">{}</td><td>{}</td></tr>"#,
+            COLORS[i % COLORS.len()],
+            esc(name(a)),
+            v["holds"].as_u64().map_or("none".into(), |h| h.to_string()),
+            esc(v["wall"]["text"].as_str().unwrap_or("")),
+            v["collapse"]
+                .as_u64()
+                .map_or("none".into(), |c| c.to_string()),
+        );
+    }
+    let scaling: String = scaling_lines(doc)
+        .iter()
+        .map(|l| format!("<li>{}</li>", esc(l)))
+        .collect();
+    let mut each = String::new();
+    for a in &arms {
+        let _ = write!(
+            each,
+            "<h2>Arm {}</h2><p class=\"verdict\">{}</p>{}",
+            esc(name(a)),
+            esc(&crate::verdict::headline(a)),
+            crate::html::steps_and_dependencies(a)
+        );
+    }
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll arms</title><style>{}</style></head><body><h1>Plimsoll ramp — {} arms</h1><p>{}</p><table><tr><th>arm</th><th>holds</th><th>wall</th><th>collapse</th></tr>{rows}</table><ul>{scaling}</ul><div>{}</div>{each}</body></html>
+"#,
+        crate::html::STYLE.replace("{W}", &W.to_string()),
+        arms.len(),
+        esc(doc["config"].as_str().unwrap_or("")),
+        charts(&arms, &xs, &counts),
+    )
+}
+
+/// `report.md` for arms: a line per arm, then each arm's own report.
+pub fn markdown(doc: &Value) -> String {
+    let mut s = format!(
+        "# Plimsoll ramp — {} arms of {}\n\n| arm | holds | wall | collapse |\n|:--|--:|:--|--:|\n",
+        arms(doc).len(),
+        doc["config"].as_str().unwrap_or("")
+    );
+    for a in arms(doc) {
+        let v = &a["analysis"]["verdict"];
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            name(&a),
+            v["holds"].as_u64().map_or("none".into(), |h| h.to_string()),
+            v["wall"]["text"].as_str().unwrap_or("").replace('|', "\\|"),
+            v["collapse"]
+                .as_u64()
+                .map_or("none".into(), |c| c.to_string()),
+        );
+    }
+    for l in scaling_lines(doc) {
+        let _ = writeln!(s, "\n- {l}");
+    }
+    for a in arms(doc) {
+        let own = crate::markdown::ladder(&a).replacen(
+            "# Plimsoll ramp —",
+            &format!("## Arm {} —", name(&a)),
+            1,
+        );
+        let _ = write!(s, "\n{own}");
+    }
+    s
+}

@@ -1,0 +1,69 @@
+"""The Redis-backed agent (examples/redis-memory) ramped the way a user runs it: from its
+directory, its two arms side by side under a 1-core cap. A real redis-server is started
+fresh for every step as a [[service]].
+
+Known answers: the arm that holds a pooled connection for a whole turn can run at most
+REDIS_POOL (4) turns at once, so its throughput is flat at 4 / turn time with the CPU
+idle, its connections to redis flat at 4 — and the verdict must name that pool as the
+wall. The arm that takes a connection per command shares the same 4 connections among
+every session: its throughput keeps growing, and no pool may be blamed.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BIN, ROOT
+
+EXAMPLE = ROOT / "examples" / "redis-memory"
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None,
+                    reason="redis-server is not installed (Debian: apt install redis-server; scripts/test installs it as root)")
+def test_the_held_pool_is_named_as_the_wall_and_the_fix_is_not():
+    before = set(subprocess.run(["pgrep", "-x", "redis-server"], capture_output=True, text=True).stdout.split())
+    venv_bin = str(pathlib.Path(sys.executable).parent)
+    env = {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", "")}
+    p = subprocess.run(
+        [BIN, "ramp", "--cpus", "1", "--ladder", "2,4,8,16", "--no-history", "--json"],
+        capture_output=True, text=True, env=env, cwd=EXAMPLE, timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout.splitlines()[-1])
+    arms = {a["arm"]: a for a in doc["arms"]}
+    assert set(arms) == {"held", "command"}, p.stderr
+
+    held = arms["held"]
+    steps = held["steps"]
+    assert all(s["outcome"] == "ok" and s["integrity_violations"] == 0 for s in steps), p.stderr
+    v = held["analysis"]["verdict"]
+    assert v["wall"]["kind"] == "pool", p.stderr
+    assert "connections to redis stay at 4" in v["wall"]["text"], v["wall"]["text"]
+    assert "a client pool of 4 connections to redis is the wall" in held["analysis"]["verdict"]["headline"]
+    # The plateau is what the pool predicts: 4 turns at a time, each one turn long.
+    turn_s = steps[0]["p50_turn_ms"] / 1000.0
+    plateau = v["plateau"]["turns_per_s"]
+    assert abs(plateau / (4.0 / turn_s) - 1.0) <= 0.15, (plateau, 4.0 / turn_s, p.stderr)
+    for s in steps:
+        redis = [c for c in s["connections"] if c.get("peer") == "redis"]
+        assert redis and redis[0]["peak"] == min(4, s["concurrency"]), s["connections"]
+        dep = [d for d in s["dependencies"] if d["name"] == "redis"][0]
+        assert dep["kind"] == "service" and dep["processes"] == 1 and dep["peak_rss_mb"] > 1, dep
+        assert s["cpu_of_cap"] < 0.6, s
+
+    command = arms["command"]
+    cv = command["analysis"]["verdict"]
+    assert cv["wall"]["kind"] != "pool" and "pool" not in cv["wall"]["text"], p.stderr
+    top = command["steps"][-1]
+    assert top["turns_per_s"] > 2.5 * plateau, (top["turns_per_s"], plateau)
+    # Same 4 connections to redis, many more turns: the pool is not what waits.
+    assert [c for c in top["connections"] if c.get("peer") == "redis"][0]["peak"] <= 4
+    assert "a client pool of 4 connections to redis is the wall" in p.stderr
+    # Nothing left running: every redis-server of the run was stopped with its step.
+    after = set(subprocess.run(["pgrep", "-x", "redis-server"], capture_output=True, text=True).stdout.split())
+    assert after <= before, after - before
