@@ -64,6 +64,12 @@ fn figures(s: &StepResult) -> Figures {
     }
 }
 
+/// The budgets one ok step breaks, judged alone (no first level to compare with, so
+/// `latency_vs_single` is not judged); none for a step that did not end ok.
+pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
+    standing_of(s, b, None).breaches
+}
+
 /// One step against the budget: holds, over or collapsed. `single` is the p50 session
 /// time at the ladder's first level.
 pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> &'static str {
@@ -356,6 +362,7 @@ pub(crate) mod tests {
             dependencies: Vec::new(),
             arm: None,
             replicas: None,
+            shards: None,
         }
     }
 

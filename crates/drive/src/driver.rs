@@ -50,6 +50,15 @@ pub struct DriveOptions {
     /// Churn (a soak): each of the `concurrency` slots runs session after session, a new
     /// one (new name, nonce, ids) as soon as the last ends, until this long after the start.
     pub churn: Option<Duration>,
+    /// One shard of a step driven from several processes: (index, count). This driver
+    /// runs the sessions `i` with `i % count == index`, each at the time the whole
+    /// schedule gives it, under its whole-run name `s{i}`.
+    pub shard: Option<(usize, usize)>,
+    /// When the whole schedule starts (every shard shares it): the driver waits for it.
+    pub start_at: Option<std::time::SystemTime>,
+    /// Put before every session's name (`{prefix}s{i}`): a SUT and a mock that outlive
+    /// one run see new sessions in the next, not the last run's continued.
+    pub name_prefix: String,
 }
 
 /// Live counters for a progress line.
@@ -93,6 +102,26 @@ pub struct DriveReport {
     /// The names (`sN`) of the sessions that failed: what they asked of the provider is
     /// not what a whole session asks.
     pub failed_sessions: std::collections::HashSet<String>,
+    /// How late driving began after `start_at`, in ms (0 without one).
+    pub late_start_ms: f64,
+    /// The sessions this driver was given: its shard's share of `concurrency`.
+    pub sessions_planned: u64,
+}
+
+/// Whether session `i` is this driver's (every session without shards).
+pub fn in_shard(i: usize, shard: Option<(usize, usize)>) -> bool {
+    shard.is_none_or(|(index, count)| i % count == index)
+}
+
+/// Waits for the shared start; returns how late it began, in ms.
+async fn wait_for_start(at: Option<std::time::SystemTime>) -> f64 {
+    let Some(at) = at else { return 0.0 };
+    if let Ok(ahead) = at.duration_since(std::time::SystemTime::now()) {
+        tokio::time::sleep(ahead).await;
+    }
+    std::time::SystemTime::now()
+        .duration_since(at)
+        .map_or(0.0, |late| late.as_secs_f64() * 1000.0)
 }
 
 #[derive(Debug, Clone)]
@@ -186,7 +215,7 @@ fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
 }
 
 /// `http://host:port/path` → (address, path). Only loopback unless allowed.
-pub(crate) fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
+pub fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, String)> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("ws://"))
@@ -238,6 +267,10 @@ pub async fn drive(
         ],
     );
     target(&probe_url, opts.allow_remote)?;
+    if opts.shard.is_some() && (opts.resident.is_some() || opts.churn.is_some()) {
+        bail!("a shard drives a slice of one step's sessions; resident sessions and a soak's churn are not sharded");
+    }
+    let late_start_ms = wait_for_start(opts.start_at).await;
 
     let shared = Arc::new(Shared {
         turn: Mutex::new(hist()),
@@ -274,6 +307,9 @@ pub async fn drive(
         }
         return Ok(report(&shared, &progress, lag, stop_lag, timed_out).await);
     }
+    let planned = (0..opts.concurrency)
+        .filter(|i| in_shard(*i, opts.shard))
+        .count() as u64;
     if let (Some(for_how_long), None) = (opts.churn, interval) {
         let until = t0 + for_how_long;
         let mut slots = tokio::task::JoinSet::new();
@@ -329,7 +365,7 @@ pub async fn drive(
         let (spec, shared, opts, port) = (spec.clone(), shared.clone(), opts.clone(), port.clone());
         async move {
             let mut tasks = tokio::task::JoinSet::new();
-            for i in 0..opts.concurrency {
+            for i in (0..opts.concurrency).filter(|i| in_shard(*i, opts.shard)) {
                 // Closed model: everyone starts now. Open model: session i is due at i × interval.
                 let intended = interval.map_or(t0, |iv| t0 + iv * i as u32);
                 tokio::time::sleep_until(intended).await;
@@ -368,7 +404,10 @@ pub async fn drive(
             }
         }
     }
-    Ok(report(&shared, &progress, lag, stop_lag, timed_out).await)
+    let mut r = report(&shared, &progress, lag, stop_lag, timed_out).await;
+    r.late_start_ms = late_start_ms;
+    r.sessions_planned = planned;
+    Ok(r)
 }
 
 /// The report from what the sessions recorded.
@@ -415,6 +454,9 @@ async fn report(
         failed_sessions: std::mem::take(
             &mut *shared.failed.lock().unwrap_or_else(|p| p.into_inner()),
         ),
+        late_start_ms: 0.0,
+        sessions_planned: progress.sessions_ok.load(Relaxed)
+            + progress.sessions_failed.load(Relaxed),
     }
 }
 
@@ -460,7 +502,7 @@ async fn run_session(
     shared: &Shared,
 ) -> bool {
     let _flight = InFlight::new(&shared.progress);
-    let session = format!("s{i}");
+    let session = format!("{}s{i}", opts.name_prefix);
     let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
     let slow = opts.slow.filter(|(share, _)| is_slow(i, *share));
     vars.pace_bps = slow.map(|(_, bps)| bps);
@@ -507,7 +549,7 @@ pub(crate) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(Stri
         }
     };
     vec![
-        ("session".to_string(), format!("s{i}")),
+        ("session".to_string(), format!("{}s{i}", opts.name_prefix)),
         ("nonce".into(), crate::template::nonce(opts.seed, i)),
         ("ws_base".into(), ws_base(&base)),
         ("base".into(), base),

@@ -46,6 +46,9 @@ fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
         resident: None,
         on_resident: None,
         churn: None,
+        shard: None,
+        start_at: None,
+        name_prefix: String::new(),
         slow: None,
     }
 }

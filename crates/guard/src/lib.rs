@@ -53,6 +53,20 @@ impl Item {
 
 static PIPE: Mutex<Option<std::process::ChildStdin>> = Mutex::new(None);
 
+/// A scratch directory of this process's in the temp directory, `plimsoll-scratch-PID-WHAT`,
+/// announced to the watchdog (removed if Plimsoll is killed; `sweep` knows its name).
+pub fn scratch_dir(what: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plimsoll-scratch-{}-{what}", std::process::id()));
+    add(&Item::Dir(d.clone()));
+    d
+}
+
+/// Removes a scratch directory and withdraws it from the watchdog.
+pub fn drop_scratch_dir(d: &Path) {
+    let _ = std::fs::remove_dir_all(d);
+    remove(&Item::Dir(d.to_path_buf()));
+}
+
 /// Starts the watchdog: `exe` run with `arg` (the hidden subcommand that calls `watch`).
 /// Without one (it could not start) nothing is guarded beyond Plimsoll's own cleanup.
 pub fn start(exe: &Path, arg: &str) -> std::io::Result<()> {
@@ -143,19 +157,21 @@ fn alive(pid: i32) -> bool {
     unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
 }
 
-/// The pid in a name Plimsoll gave, `plimsoll-PID-…` or `plimsoll-sut-PID-…`.
+/// The pid in a name Plimsoll gave, `plimsoll-PID-…`, `plimsoll-sut-PID-…`,
+/// `plimsoll-compare-PID` or `plimsoll-scratch-PID-…`.
 fn owner(name: &str) -> Option<i32> {
     let rest = name.strip_prefix("plimsoll-")?;
     let rest = rest
         .strip_prefix("sut-")
         .or_else(|| rest.strip_prefix("compare-"))
+        .or_else(|| rest.strip_prefix("scratch-"))
         .unwrap_or(rest);
     rest.split('-').next()?.parse().ok()
 }
 
 /// Removes what Plimsolls that are gone left behind: cgroups named `plimsoll-PID-…`
 /// under the cgroup roots (their processes killed first) and scratch directories
-/// `plimsoll-sut-PID-…` / `plimsoll-compare-PID` in `tmp`. Returns what it removed.
+/// `plimsoll-sut-PID-…` / `plimsoll-compare-PID` / `plimsoll-scratch-PID-…` in `tmp`. Returns what it removed.
 pub fn sweep(cgroup_roots: &[&Path], tmp: &Path) -> Vec<PathBuf> {
     let me = std::process::id() as i32;
     let stale = |dir: &Path| -> Vec<PathBuf> {
@@ -211,6 +227,7 @@ mod tests {
         assert_eq!(owner("plimsoll-123-c4"), Some(123));
         assert_eq!(owner("plimsoll-sut-77-3"), Some(77));
         assert_eq!(owner("plimsoll-compare-9"), Some(9));
+        assert_eq!(owner("plimsoll-scratch-41-merge"), Some(41));
         assert_eq!(owner("plimsoll-demo"), None);
         assert_eq!(owner("other"), None);
     }

@@ -27,6 +27,8 @@ pub struct App {
     pub calls_by_model: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Stored Responses, for `previous_response_id`.
     pub chains: crate::chain::Chains,
+    /// The barrier and file drop box of sharded runs.
+    pub rendezvous: crate::rendezvous::Rendezvous,
 }
 
 impl App {

@@ -26,6 +26,7 @@ mod model_file;
 mod oracle;
 pub mod pushback;
 mod quota;
+mod rendezvous;
 mod reply;
 pub mod run;
 pub mod scenario;

@@ -76,6 +76,19 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/plimsoll/timing", get(timing))
         .route("/plimsoll/timing/reset", post(reset_timing))
         .route("/plimsoll/ledger", get(ledger))
+        .route(
+            "/plimsoll/shards/{run}/barrier",
+            post(crate::rendezvous::barrier),
+        )
+        .route(
+            "/plimsoll/shards/{run}/files",
+            get(crate::rendezvous::get_files),
+        )
+        .route(
+            "/plimsoll/shards/{run}/files/{name}",
+            axum::routing::put(crate::rendezvous::put_file)
+                .layer(axum::extract::DefaultBodyLimit::max(64 << 20)),
+        )
         .route("/metrics", get(crate::metrics::render))
         .route(
             "/plimsoll/admin/failures",
@@ -389,6 +402,7 @@ impl MockServer {
             pushback,
             calls_by_model: Default::default(),
             chains: Default::default(),
+            rendezvous: Default::default(),
             scenario: opts.scenario,
             seed,
             max_body_bytes: opts.max_body_bytes,

@@ -58,6 +58,16 @@ enum Command {
         after_help = "Examples:\n  plimsoll compare --config plimsoll.toml --base-cmd './agent-old' --branch-cmd './agent-new' --ladder 10,20 --repeat 6\n  plimsoll compare --config plimsoll.toml --base main --branch my-branch --build 'cargo build --release' --fail-on 'p99_session_ms>+10%,peak_threads>+0'\n\nWith --base/--branch (git refs of the SUT's repository, the config's [sut] cwd) each ref is checked out in its own worktree, built with --build, run with the config's [sut] command there, and the worktrees are removed afterwards.\nExit codes: 0 done, 1 Plimsoll's own error, 2 a --fail-on gate was crossed (the rows are printed)."
     )]
     Compare(cmd::compare::CompareArgs),
+    /// Merge the shards of one step (`plimsoll run --shard I/N`) into one RESULT: histograms added exactly, one verdict.
+    #[command(
+        after_help = "Example (four shards on this machine, against a SUT and a mock already running):\n  AT=$(( $(date +%s) + 5 ))\n  for i in 0 1 2 3; do plimsoll run --target http://127.0.0.1:8080 --mock http://127.0.0.1:8700 --shard $i/4 --start-at $AT & done; wait\n  plimsoll merge plimsoll-shards\n\nThe outcome is \"unknown\" (exit 5), with no latency or rate, when a shard is missing, ran twice, began more than --late-tolerance-ms after the shared start, or was harness-bound.\nExit codes: 0 ok, 1 Plimsoll's own error (unreadable files), 2 a threshold crossed, 3 sessions failed or integrity violations, 5 unknown."
+    )]
+    Merge(cmd::merge::MergeArgs),
+    /// Render the Kubernetes manifests of a sharded run: the shared mock, an Indexed Job of driver shards, a merge Job.
+    #[command(
+        after_help = "Example:\n  plimsoll k8s --shards 8 --target http://agent.default.svc:8080 --image registry.example/plimsoll:0.1 -c 2000 -o run.yaml\n  kubectl apply -f run.yaml && kubectl logs -f job/plimsoll-RUN-merge\n\nThe shards meet at the mock (a barrier) and start together, send their files to it, and the merge Job prints one RESULT (\"unknown\" when a shard is missing, ran twice, began late or was harness-bound). The Job has backoffLimit 0 and podReplacementPolicy Failed: a failed shard is not run again."
+    )]
+    K8s(cmd::k8s::K8sArgs),
     /// List the recorded runs (ramps and soaks).
     History {
         #[arg(long, default_value = ".plimsoll/history.db")]
@@ -96,6 +106,8 @@ fn main() -> ExitCode {
         Command::Soak(a) => cmd::soak::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
+        Command::K8s(a) => cmd::k8s::run(a),
         Command::History { db, limit } => cmd::history::list(&db, limit),
         Command::Report { run, db, out } => cmd::history::report(&db, run, out.as_deref()),
         Command::Bench(c) => cmd::bench::run(c),

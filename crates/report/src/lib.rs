@@ -6,6 +6,7 @@
 pub mod arms;
 pub mod html;
 pub mod markdown;
+pub mod shards;
 pub mod soak;
 pub mod svg;
 pub mod table;

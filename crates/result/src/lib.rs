@@ -139,6 +139,28 @@ pub struct StepResult {
     /// More than one instance of the SUT: how many, and the memory of each.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<Replicas>,
+    /// A step driven by several processes (`plimsoll run --shard`) and merged
+    /// (`plimsoll merge`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<Shards>,
+}
+
+/// The shards a merged RESULT came from. The SUT ran elsewhere (a cluster, a service
+/// the shards were pointed at), so its process figures (RSS, threads, CPU) are not
+/// sampled and read 0.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Shards {
+    /// Shards the run was split into, and how many were merged.
+    pub count: usize,
+    pub merged: usize,
+    /// The latest a shard began after the shared start.
+    pub late_start_ms_max: f64,
+    /// Why the shards do not make one run (outcome "unknown"): one missing, one twice,
+    /// one late, one harness-bound, files of different runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
+    /// Whether the SUT's processes were sampled.
+    pub sut_sampled: bool,
 }
 
 /// Replicas of the SUT in one step: sessions spread over them, sticky by session; the
@@ -322,6 +344,8 @@ pub struct CapInfo {
 
 /// Exit codes of `plimsoll run`, in order of precedence.
 pub mod exit {
+    /// No verdict: the shards of a merge do not add up to one run.
+    pub const UNKNOWN: u8 = 5;
     /// Sessions failed, integrity violations, or the SUT collapsed.
     pub const FAILED: u8 = 3;
     /// A threshold from the config was crossed (p99, peak RSS).
@@ -365,7 +389,10 @@ impl StepResult {
     }
 
     pub fn exit_code(&self, crossed: &[String]) -> u8 {
-        if self.outcome != "ok" || self.sessions_failed > 0 || self.integrity_violations > 0 {
+        if self.outcome == "unknown" {
+            exit::UNKNOWN
+        } else if self.outcome != "ok" || self.sessions_failed > 0 || self.integrity_violations > 0
+        {
             exit::FAILED
         } else if !crossed.is_empty() {
             exit::THRESHOLD

@@ -242,7 +242,7 @@ pub const MATERIAL_SHARE: f64 = 0.05;
 
 /// "harness" when the mock's frames or the driver's ticks were later than allowed *and*
 /// that delay is a material share of a turn: 15 ms on 7.8 s turns is not.
-fn bound(
+pub(crate) fn bound(
     late_p99_ms: f64,
     lag_p99_ms: f64,
     allowed_ms: f64,
@@ -554,6 +554,7 @@ fn result(
         dependencies: Vec::new(),
         arm: None,
         replicas: None,
+        shards: None,
         provider: side.provider.clone(),
         reasoning: side.reasoning.clone(),
         scratch: Some(result::Scratch {

@@ -6,7 +6,8 @@
 //! `harness` runs the user's harness instead; `judge` turns the measurements into the
 //! RESULT and its outcome; `cli` is `plimsoll run` as a command, `check` is `plimsoll
 //! check` (one session, failures explained), `init` writes a commented config; `soak` holds
-//! a step for a long time with session churn and samples the SUT into a series. It does not run
+//! a step for a long time with session churn and samples the SUT into a series; `sharded`
+//! drives one shard of a step against a SUT and mock already running. It does not run
 //! ladders (`ramp`), compare builds (`compare`) or analyse curves (`analysis`).
 
 pub mod check;
@@ -25,6 +26,7 @@ pub mod parts;
 mod rates;
 mod responsive;
 mod rig;
+pub mod sharded;
 pub mod soak;
 pub mod step;
 

@@ -226,6 +226,9 @@ async fn driven(
             let s = sampler.clone();
             drive::Hook(Arc::new(move || s.mark()))
         }),
+        shard: None,
+        start_at: None,
+        name_prefix: String::new(),
     };
     let drive_offset_s = sampler.started().elapsed().as_secs_f64();
     let t_drive = std::time::Instant::now();

@@ -7,6 +7,8 @@ pub mod demo;
 pub mod floor;
 pub mod history;
 pub mod init;
+pub mod k8s;
+pub mod merge;
 pub mod mock;
 pub mod ramp;
 pub mod run;

@@ -40,6 +40,88 @@ pub struct RunArgs {
     pub arm: Option<String>,
     #[command(flatten)]
     pub load: super::LoadArgs,
+    /// Drive a SUT that is already running at this base URL (http://host:port): no SUT and no mock are started; the shards' files are merged into the RESULT (its process figures are not sampled).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PLIMSOLL_TARGET",
+        help_heading = "Shards"
+    )]
+    pub target: Option<String>,
+    /// One shard of a step driven from several processes: sessions i with i % N == I (0/4 … 3/4), each at the time the whole schedule gives it; writes its files for `plimsoll merge`. Default from JOB_COMPLETION_INDEX and PLIMSOLL_SHARDS (a Kubernetes Indexed Job). Needs --target.
+    #[arg(long, value_name = "I/N", help_heading = "Shards")]
+    pub shard: Option<String>,
+    /// The shared `plimsoll mock` the SUT talks to: its ledger gives this shard's sessions' LLM calls, integrity check and ideal time.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PLIMSOLL_MOCK",
+        help_heading = "Shards"
+    )]
+    pub mock: Option<String>,
+    /// When every shard begins driving, in Unix seconds (e.g. $(( $(date +%s) + 10 ))); a shard that begins more than a second late makes the merge "unknown".
+    #[arg(
+        long,
+        value_name = "UNIX_S",
+        env = "PLIMSOLL_START_AT",
+        help_heading = "Shards"
+    )]
+    pub start_at: Option<f64>,
+    /// Where a shard writes shard-I-of-N.hlog (its latencies, an HdrHistogram interval log) and shard-I-of-N.json (its counters).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "plimsoll-shards",
+        env = "PLIMSOLL_SHARD_DIR",
+        help_heading = "Shards"
+    )]
+    pub shard_dir: PathBuf,
+    /// A name every shard of one run shares (default: from --start-at).
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "PLIMSOLL_RUN_ID",
+        help_heading = "Shards"
+    )]
+    pub run_id: Option<String>,
+    /// Instead of --start-at: wait at the shared mock (--mock) until every shard of the run (--run-id) is up, then all start 3 s later, together.
+    #[arg(long, env = "PLIMSOLL_BARRIER", help_heading = "Shards")]
+    pub barrier: bool,
+    /// Also send the shard's files to the shared mock, for `plimsoll merge --from MOCK --run-id NAME` (where the shards' disks are not at hand, as in a cluster).
+    #[arg(long, env = "PLIMSOLL_UPLOAD", help_heading = "Shards")]
+    pub upload: bool,
+}
+
+/// `I/N`, or from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX and PLIMSOLL_SHARDS.
+fn shard_of(
+    flag: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<(usize, usize)>> {
+    let (text, whence) = match (flag, env("PLIMSOLL_SHARDS")) {
+        (Some(f), _) => (f.to_string(), "--shard"),
+        (None, Some(n)) => {
+            let i = env("JOB_COMPLETION_INDEX").ok_or_else(|| {
+                anyhow::anyhow!("PLIMSOLL_SHARDS={n} is set but JOB_COMPLETION_INDEX is not (a Kubernetes Indexed Job sets it; elsewhere pass --shard I/N)")
+            })?;
+            (format!("{i}/{n}"), "JOB_COMPLETION_INDEX/PLIMSOLL_SHARDS")
+        }
+        (None, None) => return Ok(None),
+    };
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, n)| {
+            Some((
+                i.trim().parse::<usize>().ok()?,
+                n.trim().parse::<usize>().ok()?,
+            ))
+        })
+        .filter(|(i, n)| i < n);
+    match parsed {
+        Some(p) => Ok(Some(p)),
+        None => anyhow::bail!(
+            "{whence} {text:?}: write I/N with 0 <= I < N, e.g. 0/4 for the first of four shards"
+        ),
+    }
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<u8> {
@@ -52,7 +134,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         concurrency: a.concurrency,
         allow_remote: a.allow_remote,
         progress: !a.json,
-        harness: a.harness,
+        harness: a.harness.clone(),
         rate: a.rate,
         cap,
         partition: super::partition(!a.no_partition),
@@ -60,8 +142,105 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         resident: a.resident,
         probe_path: a.load.probe.clone(),
         slow: a.load.slow(),
-        arm: a.arm,
+        arm: a.arm.clone(),
         ..Default::default()
     };
-    step::cli::run(&a.config, opts, a.json)
+    let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;
+    match (shard, &a.target) {
+        (None, None) => step::cli::run(&a.config, opts, a.json),
+        (Some(_), None) => anyhow::bail!("--shard drives a SUT that is already running: give its base URL with --target http://HOST:PORT (and the mock it talks to with --mock)"),
+        (Some((i, n)), Some(t)) if n > 1 && a.start_at.is_none() && !a.barrier => anyhow::bail!(
+            "--shard {i}/{n} needs --start-at, the start every shard shares, in Unix seconds (e.g. --start-at $(( $(date +%s) + 10 ))), or --barrier with --mock: without one the shards' schedules would not line up against {t}"
+        ),
+        (Some(_), Some(_)) if a.barrier && a.run_id.is_none() => anyhow::bail!(
+            "--barrier needs --run-id NAME, the same for every shard of the run (the shards meet under it at the mock)"
+        ),
+        (shard, Some(t)) => sharded(&a, opts, shard.unwrap_or((0, 1)), t),
+    }
+}
+
+/// A shard (or, without --shard, the whole step as one driver) against a running SUT.
+fn sharded(
+    a: &RunArgs,
+    opts: step::StepOptions,
+    (index, count): (usize, usize),
+    target: &str,
+) -> anyhow::Result<u8> {
+    let cfg = step::Config::load(&a.config)?;
+    let alone = a.shard.is_none() && std::env::var("PLIMSOLL_SHARDS").is_err();
+    // One driver alone merges its own files at once, from a directory of its own.
+    let dir = match alone {
+        true => guard::scratch_dir("target"),
+        false => a.shard_dir.clone(),
+    };
+    let plan = step::sharded::ShardPlan {
+        index,
+        count,
+        dir: dir.clone(),
+        target: target.to_string(),
+        mock: a.mock.clone(),
+        start_at: a
+            .start_at
+            .map(|s| std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(s.max(0.0))),
+        run: a.run_id.clone(),
+        barrier: a.barrier,
+        upload: a.upload,
+    };
+    if let (Some(at), false) = (a.start_at, a.json) {
+        let wait = at
+            - std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)?
+                .as_secs_f64();
+        if wait > 0.0 {
+            eprintln!("shard {index}/{count}: waiting {wait:.1} s for the shared start");
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let done = rt.block_on(step::sharded::run_shard(&cfg, &opts, &plan));
+    if alone {
+        let merged =
+            done.and_then(|d| shard::read_dirs(&[d.file]).map(|s| shard::merge(&s, f64::INFINITY)));
+        guard::drop_scratch_dir(&dir);
+        return Ok(super::merge::print(&merged?, a.json));
+    }
+    let d = done?;
+    let c = &d.counters;
+    eprintln!(
+        "shard {index}/{count}: {} of the run's {} sessions — {} ok, {} failed, {} turns in {:.1} s; began {:.0} ms after the shared start; wrote {} (merge with `plimsoll merge {}`)",
+        c.sessions_planned,
+        c.concurrency,
+        c.sessions_ok,
+        c.sessions_failed,
+        c.turns,
+        c.wall_ms / 1000.0,
+        c.late_start_ms,
+        d.file.display(),
+        dir.display()
+    );
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard_of;
+
+    #[test]
+    fn a_shard_from_the_flag_or_an_indexed_job() {
+        let none = |_: &str| None;
+        assert_eq!(shard_of(Some("1/4"), &none).unwrap(), Some((1, 4)));
+        assert_eq!(shard_of(None, &none).unwrap(), None);
+        let job = |k: &str| match k {
+            "PLIMSOLL_SHARDS" => Some("8".to_string()),
+            "JOB_COMPLETION_INDEX" => Some("7".to_string()),
+            _ => None,
+        };
+        assert_eq!(shard_of(None, &job).unwrap(), Some((7, 8)));
+        let e = shard_of(Some("4/4"), &none).unwrap_err().to_string();
+        assert!(e.contains("0 <= I < N"), "{e}");
+        let half = |k: &str| (k == "PLIMSOLL_SHARDS").then(|| "8".to_string());
+        let e = shard_of(None, &half).unwrap_err().to_string();
+        assert!(e.contains("JOB_COMPLETION_INDEX is not"), "{e}");
+    }
 }

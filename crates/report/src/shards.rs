@@ -1,0 +1,87 @@
+//! The terminal's account of a merged RESULT (`plimsoll merge`, or `plimsoll run
+//! --target`): what the shards added up to, the outcome and why, and what was not
+//! measured because the SUT ran elsewhere.
+
+use result::StepResult;
+
+fn ms(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| format!("{v}"))
+}
+
+/// The lines, in order, to print above the RESULT line.
+pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) -> Vec<String> {
+    let Some(s) = &r.shards else {
+        return Vec::new();
+    };
+    let who = match (r.arrival_rate_per_s, r.sessions) {
+        (Some(rate), Some(n)) => format!("{n} sessions arriving at {rate}/s"),
+        _ => format!("{} concurrent sessions", r.concurrency),
+    };
+    let shards = match s.count {
+        1 => "one driver".to_string(),
+        n => format!("{} of {n} shards", s.merged),
+    };
+    let mut out = vec![format!(
+        "merged {shards}: {who} — {} ok, {} failed, {} turns in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); {} turns/s{}",
+        r.sessions_ok,
+        r.sessions_failed,
+        r.turns,
+        r.wall_ms / 1000.0,
+        ms(r.p50_session_ms),
+        ms(r.p99_session_ms),
+        ms(r.ideal_session_ms),
+        ms(r.latency_inflation),
+        ms(r.turns_per_s),
+        match s.count {
+            1 => String::new(),
+            _ => format!(
+                "; the last shard began {:.0} ms after the shared start",
+                s.late_start_ms_max
+            ),
+        }
+    )];
+    out.push(match (r.outcome, cause) {
+        ("unknown", Some(c)) => {
+            format!("outcome: UNKNOWN — {c}; no latency or rate is given for part of a run")
+        }
+        ("ok", _) => "outcome: ok".into(),
+        (o, Some(c)) => format!("outcome: {o} — {c}"),
+        (o, None) => format!("outcome: {o}"),
+    });
+    if r.llm_calls == 0 && r.ideal_session_ms.is_none() {
+        out.push("  no shared mock was read (--mock): no integrity check, no ideal time, no LLM calls counted".into());
+    } else {
+        out.push(format!(
+            "  mock: {} LLM calls, {} integrity violation(s), {} injected failure(s); its frames p99 {} ms late",
+            r.llm_calls, r.integrity_violations, r.injected_failures, r.harness.mock_timing_error_p99_ms
+        ));
+    }
+    for (name, q) in &r.requests {
+        out.push(format!(
+            "  request {name}: {} ok, p50/p99 {} / {} ms, {} failed",
+            q.count,
+            ms(q.p50_ms),
+            ms(q.p99_ms),
+            q.errors
+        ));
+    }
+    out.push("  the SUT ran elsewhere: its memory, threads and CPU were not sampled (they read 0 in the RESULT)".into());
+    out.extend(crossed.iter().map(|c| format!("threshold crossed: {c}")));
+    out
+}
+
+/// The budget verdict of a merged ok step: within `[budget]`, or which budgets it broke.
+pub fn budget_lines(
+    r: &StepResult,
+    budget: &analysis::Budget,
+    breaches: &[analysis::budget::Breach],
+) -> Vec<String> {
+    if r.outcome != "ok" {
+        return Vec::new();
+    }
+    if breaches.is_empty() {
+        return vec![format!("budget: holds ({})", budget.describe())];
+    }
+    let broke: Vec<String> = breaches.iter().map(|b| b.text()).collect();
+    vec![format!("budget: OVER — {}", broke.join("; "))]
+}

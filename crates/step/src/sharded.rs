@@ -1,0 +1,376 @@
+//! One shard of a step driven from several processes (`plimsoll run --shard I/N`): no SUT
+//! or mock of its own — it drives its slice of the sessions (`i % N == I`, each at the
+//! time the whole schedule gives it) against a SUT already running (`--target`), reads
+//! what the one shared mock's ledger says of those sessions (`--mock`), and writes its
+//! interval log and counters (`shard` crate) for `plimsoll merge`.
+
+use crate::config::Config;
+use crate::step::StepOptions;
+use anyhow::{bail, Context};
+use drive::{drive, DriveOptions, Progress, SessionSpec};
+use hdrhistogram::Histogram;
+use result::round2;
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where a shard sits in its run and where it sends load.
+#[derive(Clone, Debug)]
+pub struct ShardPlan {
+    pub index: usize,
+    pub count: usize,
+    /// Where the shard's two files go.
+    pub dir: PathBuf,
+    /// The SUT's base URL (`http://host:port`): it is running already.
+    pub target: String,
+    /// The shared mock's base URL, whose ledger says what the sessions asked of it.
+    pub mock: Option<String>,
+    /// The shared start every shard waits for.
+    pub start_at: Option<SystemTime>,
+    /// A name every shard of the run shares (default: from the start time).
+    pub run: Option<String>,
+    /// Wait at the shared mock until every shard is up, and start together then.
+    pub barrier: bool,
+    /// Send the shard's files to the shared mock too (`plimsoll merge --from`).
+    pub upload: bool,
+}
+
+/// How long a shard waits at the barrier for the others.
+pub const BARRIER_TIMEOUT: Duration = Duration::from_secs(900);
+
+/// A run's name goes into the mock's URLs: letters, digits, `.`, `_` and `-` only.
+pub fn check_run_id(run: &str) -> anyhow::Result<()> {
+    let ok = !run.is_empty()
+        && run.len() <= 64
+        && run
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !ok {
+        bail!("--run-id {run:?}: use 1 to 64 letters, digits, '.', '_' or '-'");
+    }
+    Ok(())
+}
+
+/// What a shard did and where it wrote it.
+pub struct ShardDone {
+    pub counters: shard::Counters,
+    pub file: PathBuf,
+}
+
+fn unix_ms(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// A number of the run's name (FNV-1a): its sessions' names and nonces are its own.
+fn run_tag(run: &str) -> u64 {
+    run.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// GET a JSON document from the shared mock.
+async fn get_json(base: &str, path: &str, allow_remote: bool) -> anyhow::Result<serde_json::Value> {
+    call(base, "GET", path, Vec::new(), allow_remote).await
+}
+
+/// A request to the shared mock whose answer is JSON.
+async fn call(
+    base: &str,
+    method: &str,
+    path: &str,
+    body: Vec<u8>,
+    allow_remote: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let (addr, _) = drive::driver::target(base, allow_remote)?;
+    let mut conn = drive::http::Conn::new(addr);
+    let (status, body) = conn
+        .simple(method, path, bytes::Bytes::from(body))
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("asking the mock at {base} for {path}"))?;
+    if status != 200 {
+        let said = String::from_utf8_lossy(&body);
+        bail!("the mock at {base} answered {method} {path} with status {status} ({said}): is it a `plimsoll mock` of this version?");
+    }
+    serde_json::from_slice(&body).with_context(|| format!("{base}{path} is not JSON"))
+}
+
+/// The ledger's entries of these sessions, added; the provider's unloaded time of each
+/// one that went through, plus think time, into `ideal`.
+fn mock_counts(
+    ledger: &serde_json::Value,
+    timing: &serde_json::Value,
+    mine: &HashSet<String>,
+    failed: &HashSet<String>,
+    think_ms: f64,
+    ideal: &mut Histogram<u64>,
+) -> shard::MockCounts {
+    let mut m = shard::MockCounts {
+        late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(0.0),
+        ..Default::default()
+    };
+    let sessions = ledger["sessions"].as_object().into_iter().flatten();
+    for (name, e) in sessions.filter(|(k, _)| mine.contains(k.as_str())) {
+        let n = |k: &str| e[k].as_u64().unwrap_or(0);
+        m.marked_sessions += 1;
+        m.llm_calls += n("llm_calls");
+        m.output_tokens += n("output_tokens");
+        m.integrity_violations += n("integrity_violations");
+        m.injected_failures += e["injected_failures"]
+            .as_object()
+            .map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum());
+        if let (false, Some(ms)) = (failed.contains(name), e["llm_ms"].as_f64()) {
+            let _ = ideal.record((((ms + think_ms) * 1000.0) as u64).max(1));
+        }
+    }
+    for v in ledger["violations"].as_array().into_iter().flatten() {
+        if mine.contains(v["session"].as_str().unwrap_or("")) {
+            let kind = v["kind"].as_str().unwrap_or("other").to_string();
+            *m.violations_by_kind.entry(kind).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+/// Runs one shard; writes `shard-I-of-N.hlog` and `.json` into the plan's directory.
+pub async fn run_shard(
+    cfg: &Config,
+    opts: &StepOptions,
+    plan: &ShardPlan,
+) -> anyhow::Result<ShardDone> {
+    if plan.count == 0 || plan.index >= plan.count {
+        bail!(
+            "--shard {}/{}: the index counts from 0 and is below the count (e.g. 0/4 … 3/4)",
+            plan.index,
+            plan.count
+        );
+    }
+    if opts.harness.is_some() || cfg.harness.is_some() {
+        bail!("a shard drives its sessions itself; a [harness] cannot be sharded");
+    }
+    if opts.resident.or(cfg.resident).is_some() || opts.soak.is_some() {
+        bail!("resident sessions and soaks are not sharded: a shard drives one step's sessions");
+    }
+    let mut session = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
+    session.turns = opts.turns.unwrap_or(session.turns).max(1);
+    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency);
+    drive::driver::target(&plan.target, opts.allow_remote).context("--target")?;
+    if let Some(m) = &plan.mock {
+        wait_for_mock(m, opts.allow_remote).await?;
+    }
+    let run = plan.run.clone().unwrap_or_else(|| {
+        format!(
+            "at-{:.0}",
+            unix_ms(plan.start_at.unwrap_or_else(SystemTime::now))
+        )
+    });
+    check_run_id(&run)?;
+    let start_at = match (plan.barrier, &plan.mock) {
+        (false, _) => plan.start_at,
+        (true, None) => bail!("--barrier waits at the shared mock: give it with --mock URL"),
+        (true, Some(m)) => Some(barrier(m, &run, plan, opts.allow_remote).await?),
+    };
+    let cpu0 = crate::rig::own_cpu_sec();
+    let progress = Arc::new(Progress::default());
+    let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
+    let tag = run_tag(&run);
+    let d = DriveOptions {
+        concurrency,
+        base: plan.target.trim_end_matches('/').to_string(),
+        replicas: Vec::new(),
+        // Nonces and ids of their own each run, for a SUT that outlives runs.
+        seed: cfg.seed ^ tag,
+        step_timeout: Duration::from_secs_f64(cfg.timeout_s),
+        allow_remote: opts.allow_remote,
+        arrival_rate: opts.rate.or(cfg.arrival_rate),
+        resident: None,
+        on_resident: None,
+        slow: opts.slow.or(cfg.slow).filter(|(share, _)| *share > 0.0),
+        churn: None,
+        shard: Some((plan.index, plan.count)),
+        start_at,
+        name_prefix: format!("r{:08x}-", tag as u32),
+    };
+    let r = drive(&session, &d, progress).await?;
+    let mine: HashSet<String> = (0..concurrency)
+        .filter(|i| drive::driver::in_shard(*i, d.shard))
+        .map(|i| format!("{}s{i}", d.name_prefix))
+        .collect();
+    let mut ideal = shard::hist();
+    let mock = match &plan.mock {
+        None => None,
+        Some(base) => {
+            let ledger = get_json(base, "/plimsoll/ledger", opts.allow_remote).await?;
+            let timing = get_json(base, "/plimsoll/timing", opts.allow_remote).await?;
+            Some(mock_counts(
+                &ledger,
+                &timing,
+                &mine,
+                &r.failed_sessions,
+                think_per_session,
+                &mut ideal,
+            ))
+        }
+    };
+    let think_per_turn = think_per_session / session.turns.max(1) as f64;
+    let turns_per_s = match (&r.full_load, d.arrival_rate) {
+        (Some(f), None) => r.sessions_planned as f64 / ((f.mean_turn_ms + think_per_turn) / 1000.0),
+        _ => r.turns as f64 / (r.wall_ms / 1000.0).max(1e-3),
+    };
+    let lag_p99 = round2(r.lag_us.value_at_quantile(0.99) as f64 / 1000.0);
+    let p50_turn =
+        (!r.turn_us.is_empty()).then(|| r.turn_us.value_at_quantile(0.5) as f64 / 1000.0);
+    let late_mock = mock.as_ref().map_or(0.0, |m| m.late_p99_ms);
+    let counters = shard::Counters {
+        format: shard::counters::FORMAT,
+        run,
+        index: plan.index,
+        count: plan.count,
+        concurrency,
+        sessions_planned: r.sessions_planned,
+        sessions_ok: r.sessions_ok,
+        sessions_failed: r.sessions_failed,
+        turns: r.turns,
+        errors_by_kind: r.errors_by_kind.clone(),
+        first_errors: r.first_errors.clone(),
+        timed_out: r.timed_out,
+        wall_ms: round2(r.wall_ms),
+        start_at_unix_ms: start_at.map(unix_ms),
+        late_start_ms: round2(r.late_start_ms),
+        arrival_rate_per_s: d.arrival_rate,
+        peak_in_flight: r.peak_in_flight,
+        turns_per_s: round2(turns_per_s),
+        think_ms_per_session: think_per_session,
+        driver_lag_p99_ms: lag_p99,
+        harness_cpu_sec: round2(crate::rig::own_cpu_sec() - cpu0),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        bound: crate::judge::bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn).into(),
+        request_errors: r
+            .requests
+            .iter()
+            .map(|(k, v)| (k.clone(), v.errors))
+            .collect(),
+        mock,
+        error_rate_threshold: cfg.error_rate,
+        p99_session_ms_threshold: cfg.p99_session_ms,
+        harness_lag_ms_threshold: cfg.harness_lag_ms,
+        budget: cfg.budget.clone(),
+        seed: cfg.seed,
+    };
+    let mut hists = BTreeMap::new();
+    hists.insert(shard::TURN.to_string(), r.turn_us.clone());
+    hists.insert(shard::SESSION.to_string(), r.session_us.clone());
+    hists.insert(shard::TTFT.to_string(), r.ttft_us.clone());
+    hists.insert(shard::LAG.to_string(), r.lag_us.clone());
+    if !ideal.is_empty() {
+        hists.insert(shard::IDEAL.to_string(), ideal);
+    }
+    for (name, q) in &r.requests {
+        hists.insert(format!("{}{name}", shard::REQUEST), q.us.clone());
+    }
+    let file = shard::write(&plan.dir, &counters, &hists)?;
+    if let (true, Some(m)) = (plan.upload, &plan.mock) {
+        for f in [file.with_extension("hlog"), file.clone()] {
+            let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let path = format!("/plimsoll/shards/{}/files/{name}", counters.run);
+            call(m, "PUT", &path, std::fs::read(&f)?, opts.allow_remote)
+                .await
+                .with_context(|| format!("sending {} to the shared mock", f.display()))?;
+        }
+    }
+    Ok(ShardDone { counters, file })
+}
+
+/// How long a shard waits for the shared mock to answer (in a cluster, pods start in
+/// any order).
+pub const MOCK_WAIT: Duration = Duration::from_secs(120);
+
+async fn wait_for_mock(mock: &str, allow_remote: bool) -> anyhow::Result<()> {
+    let until = tokio::time::Instant::now() + MOCK_WAIT;
+    let mut said = false;
+    loop {
+        match get_json(mock, "/plimsoll/health", allow_remote).await {
+            Ok(_) => return Ok(()),
+            Err(e) if tokio::time::Instant::now() >= until => {
+                return Err(e.context(format!(
+                    "the shared mock (--mock) did not answer within {} s",
+                    MOCK_WAIT.as_secs()
+                )))
+            }
+            Err(e) => {
+                if !std::mem::replace(&mut said, true) {
+                    eprintln!(
+                        "waiting up to {} s for the shared mock at {mock} ({e:#})",
+                        MOCK_WAIT.as_secs()
+                    );
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await
+            }
+        }
+    }
+}
+
+/// Waits at the shared mock until every shard of the run is up; the start it gives.
+async fn barrier(
+    mock: &str,
+    run: &str,
+    plan: &ShardPlan,
+    allow_remote: bool,
+) -> anyhow::Result<SystemTime> {
+    let body = serde_json::json!({"index": plan.index, "parties": plan.count, "lead_ms": 3000});
+    let path = format!("/plimsoll/shards/{run}/barrier");
+    let wait = call(
+        mock,
+        "POST",
+        &path,
+        body.to_string().into_bytes(),
+        allow_remote,
+    );
+    let answer = tokio::time::timeout(BARRIER_TIMEOUT, wait)
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "not every one of the {} shards of run {run} reached the barrier within {} min",
+                plan.count,
+                BARRIER_TIMEOUT.as_secs() / 60
+            )
+        })??;
+    let ms = answer["start_at_unix_ms"]
+        .as_f64()
+        .context("the barrier's answer has no start_at_unix_ms")?;
+    Ok(UNIX_EPOCH + Duration::from_secs_f64(ms / 1000.0))
+}
+
+/// The files a run's shards sent to the shared mock, written into `dir`; waits up to
+/// `wait` for every shard's (polling every 2 s). Returns how many shards' files came.
+pub async fn collect(
+    mock: &str,
+    run: &str,
+    dir: &std::path::Path,
+    wait: Duration,
+    allow_remote: bool,
+) -> anyhow::Result<usize> {
+    check_run_id(run)?;
+    let until = tokio::time::Instant::now() + wait;
+    loop {
+        let got = get_json(mock, &format!("/plimsoll/shards/{run}/files"), allow_remote).await?;
+        let files = got["files"].as_object().cloned().unwrap_or_default();
+        let shards = files.keys().filter(|k| k.ends_with(".json")).count();
+        let expected = files
+            .iter()
+            .find(|(k, _)| k.ends_with(".json"))
+            .and_then(|(_, v)| serde_json::from_str::<serde_json::Value>(v.as_str()?).ok())
+            .and_then(|c| c["count"].as_u64());
+        let complete = expected.is_some_and(|n| shards as u64 >= n);
+        if complete || tokio::time::Instant::now() >= until {
+            std::fs::create_dir_all(dir)?;
+            for (name, text) in &files {
+                std::fs::write(dir.join(name), text.as_str().unwrap_or_default())?;
+            }
+            return Ok(shards);
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
