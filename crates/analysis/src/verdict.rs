@@ -363,6 +363,7 @@ pub(crate) mod tests {
             arm: None,
             replicas: None,
             shards: None,
+            bus: None,
         }
     }
 

@@ -106,6 +106,8 @@ pub struct DriveReport {
     pub late_start_ms: f64,
     /// The sessions this driver was given: its shard's share of `concurrency`.
     pub sessions_planned: u64,
+    /// A bus step's account (`[[role]]` sessions).
+    pub bus: Option<result::Bus>,
 }
 
 /// Whether session `i` is this driver's (every session without shards).
@@ -247,6 +249,9 @@ pub async fn drive(
 ) -> anyhow::Result<DriveReport> {
     if opts.concurrency == 0 {
         bail!("concurrency must be at least 1");
+    }
+    if let Some(bus) = &spec.bus {
+        return crate::bus::drive(bus, opts, progress).await;
     }
     // Check the URL once before starting thousands of sessions.
     let port = opts
@@ -457,10 +462,11 @@ async fn report(
         late_start_ms: 0.0,
         sessions_planned: progress.sessions_ok.load(Relaxed)
             + progress.sessions_failed.load(Relaxed),
+        bus: None,
     }
 }
 
-async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
+pub(crate) async fn measure_lag(stop: Arc<AtomicBool>) -> Histogram<u64> {
     let mut h = hist();
     let tick = Duration::from_millis(10);
     while !stop.load(Relaxed) {

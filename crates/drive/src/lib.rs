@@ -5,9 +5,11 @@
 //! and checks); `driver` runs C sessions of K turns concurrently over HTTP JSON, SSE
 //! (`stream`), WebSocket or as a chat client, `sequence` runs a session's requests, and
 //! both record turn, session, first-token and per-request latencies in HDR histograms,
-//! with errors classified; `http` is the client. Starting
+//! with errors classified; `http` is the client; `bus` runs publishers and subscribers
+//! (a session file with `[[role]]` tables) and accounts for every message. Starting
 //! the SUT and judging the step are not this crate's business.
 
+pub mod bus;
 mod chat;
 mod checks;
 pub mod driver;

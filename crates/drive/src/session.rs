@@ -152,6 +152,8 @@ pub struct SessionSpec {
     pub warnings: Vec<String>,
     /// With `protocol = "openai-chat"`: the model asked for and whether to stream.
     pub chat: Option<Chat>,
+    /// A bus (`[[role]]` tables): publishers and subscribers instead of requests.
+    pub bus: Option<crate::bus::spec::BusSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +235,11 @@ impl SessionSpec {
     }
 
     pub fn parse(text: &str, file: &str) -> Res<SessionSpec> {
+        if crate::bus::is_bus(text) {
+            return Ok(SessionSpec::of_bus(crate::bus::spec::BusSpec::parse(
+                text, file,
+            )?));
+        }
         let spans = spans::Spans::new(text, file);
         let mut raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
         let protocol = protocol(&raw, &spans)?;
@@ -338,6 +345,7 @@ impl SessionSpec {
             ws_done,
             warnings: Vec::new(),
             chat,
+            bus: None,
         };
         spec.names_known(&spans)?;
         unique_names(&spec, &spans)?;
@@ -349,6 +357,24 @@ impl SessionSpec {
                 .collect()
         };
         Ok(SessionSpec { warnings, ..spec })
+    }
+
+    /// A bus session: one "turn" (its deliveries), no requests.
+    fn of_bus(bus: crate::bus::spec::BusSpec) -> SessionSpec {
+        SessionSpec {
+            protocol: Protocol::Ws,
+            turns: 1,
+            think_ms: 0.0,
+            turn_timeout_ms: bus.settle_ms + bus.ready_timeout_ms,
+            setup: Vec::new(),
+            turn: Vec::new(),
+            teardown: Vec::new(),
+            sequence: false,
+            ws_done: None,
+            warnings: Vec::new(),
+            chat: None,
+            bus: Some(bus),
+        }
     }
 
     /// Every request, setup first.

@@ -58,7 +58,18 @@ fn rig() -> (Procs, String, String) {
         .spawn()
         .unwrap();
     wait_for(mp);
-    let sut = Command::new(BIN)
+    let sut = floor(sp, mp);
+    wait_for(sp);
+    (
+        Procs(vec![mock, sut]),
+        format!("http://127.0.0.1:{sp}"),
+        format!("http://127.0.0.1:{mp}"),
+    )
+}
+
+/// The floor agent on `sp`, its provider the mock on `mp`.
+fn floor(sp: u16, mp: u16) -> Child {
+    Command::new(BIN)
         .args([
             "floor",
             "--listen",
@@ -71,13 +82,7 @@ fn rig() -> (Procs, String, String) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
-    wait_for(sp);
-    (
-        Procs(vec![mock, sut]),
-        format!("http://127.0.0.1:{sp}"),
-        format!("http://127.0.0.1:{mp}"),
-    )
+        .unwrap()
 }
 
 fn config() -> PathBuf {
@@ -419,22 +424,7 @@ fn the_rendered_jobs_run_a_sharded_step_end_to_end() {
             .unwrap(),
     );
     wait_for(mp);
-    procs.0.push(
-        Command::new(BIN)
-            .args([
-                "floor",
-                "--listen",
-                &format!("127.0.0.1:{sp}"),
-                "--model",
-                "memory",
-            ])
-            .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{mp}/v1"))
-            .env("OPENAI_API_KEY", "x")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    procs.0.push(floor(sp, mp));
     let merge = command(&container(&kind("Job", "merge"))).spawn().unwrap();
     for p in pods {
         let o = p.wait_with_output().unwrap();

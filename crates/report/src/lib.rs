@@ -4,6 +4,7 @@
 //! writes nothing itself.
 
 pub mod arms;
+pub mod bus;
 pub mod html;
 pub mod markdown;
 pub mod shards;

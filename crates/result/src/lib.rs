@@ -143,6 +143,52 @@ pub struct StepResult {
     /// (`plimsoll merge`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shards: Option<Shards>,
+    /// A bus step (`[[role]]` in session.toml): what was published and delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bus: Option<Bus>,
+}
+
+/// A bus step: publishers send stamped messages, subscribers (or a queue's consumers)
+/// read them; every delivery is accounted for. Latencies in ms.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Bus {
+    /// "fanout" (every subscriber gets every message) or "queue" (each message to one).
+    pub mode: &'static str,
+    pub transport: &'static str,
+    /// Whether each publisher's messages must arrive in order (then reordering counts).
+    pub ordered: bool,
+    pub publishers: usize,
+    pub subscribers: usize,
+    /// Messages the publishers wrote, and deliveries the subscribers should have seen.
+    pub published: u64,
+    pub expected: u64,
+    /// Distinct messages delivered (per subscriber, summed), and the failures of a bus.
+    pub delivered: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub out_of_order: u64,
+    /// Subscribers that missed at least one message.
+    pub subscribers_with_loss: usize,
+    pub publish_per_s: f64,
+    pub deliver_per_s: f64,
+    /// From a message's send to its delivery.
+    pub p50_delivery_ms: Option<f64>,
+    pub p99_delivery_ms: Option<f64>,
+    pub max_delivery_ms: Option<f64>,
+    /// Per subscriber: from the first publish to its first delivery.
+    pub p50_first_message_ms: Option<f64>,
+    pub max_first_message_ms: Option<f64>,
+    /// Queue mode: the fewest messages a consumer got over the most (1 = even).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
+}
+
+impl Bus {
+    /// What breaks a bus's integrity: lost and duplicated messages, and reordered ones
+    /// where order was promised.
+    pub fn violations(&self) -> u64 {
+        self.lost + self.duplicated + if self.ordered { self.out_of_order } else { 0 }
+    }
 }
 
 /// The shards a merged RESULT came from. The SUT ran elsewhere (a cluster, a service

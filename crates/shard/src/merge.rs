@@ -332,6 +332,7 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
             unknown,
             sut_sampled: false,
         }),
+        bus: None,
     };
     let threshold = c0.as_ref().map_or(0.0, |c| c.p99_session_ms_threshold);
     let budget = c0.as_ref().map(|c| c.budget.clone()).unwrap_or_default();

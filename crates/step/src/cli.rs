@@ -40,7 +40,21 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
             ),
             _ => format!("{} concurrent sessions", r.concurrency),
         };
-        eprintln!(
+        if let Some(b) = &r.bus {
+            for line in report::bus::lines(b) {
+                eprintln!("{line}");
+            }
+            eprintln!(
+                "  connections: {} ok, {} failed in {:.1} s; the broker's peak RSS {:.1} MB, {} threads, {:.2} CPU s",
+                r.sessions_ok,
+                r.sessions_failed,
+                r.wall_ms / 1000.0,
+                r.peak_rss_mb,
+                r.peak_threads,
+                r.cpu_sec
+            );
+        } else {
+            eprintln!(
             "step: {who} × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
             cfg_turns(opts_session.as_ref().unwrap_or(&cfg.session_file)),
             r.sessions_ok,
@@ -55,6 +69,7 @@ pub fn run(config: &Path, opts: StepOptions, json: bool) -> anyhow::Result<u8> {
             r.peak_threads,
             opt(r.cpu_ms_per_turn),
         );
+        }
         if let Some(c) = &step.cause {
             eprintln!("outcome: {} — {c}", r.outcome);
         } else {

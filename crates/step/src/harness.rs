@@ -122,6 +122,7 @@ pub(crate) async fn run(
         pressure: None,
         full_load: None,
         drive_window: None,
+        bus: None,
         requests: Default::default(),
         resident: None,
         probe: None,

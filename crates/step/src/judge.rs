@@ -79,6 +79,8 @@ pub struct Measured {
     pub full_load: Option<(drive::FullLoad, f64)>,
     /// When sessions were driven: (start, end) in seconds since sampling began.
     pub drive_window: Option<(f64, f64)>,
+    /// A bus step's account.
+    pub bus: Option<result::Bus>,
 }
 
 /// Signs in the SUT's last output that it could not create threads.
@@ -149,12 +151,39 @@ fn integrity(violations: u64, by_kind: &[(String, u64)]) -> Option<Collapse> {
     } else {
         format!(" ({})", kinds.join("; "))
     };
+    let what = if by_kind
+        .iter()
+        .any(|(k, n)| *n > 0 && ["lost", "duplicated", "out of order"].contains(&k.as_str()))
+    {
+        "the bus lost, duplicated or reordered messages"
+    } else {
+        "the SUT's conversations were corrupted"
+    };
     (violations > 0).then(|| {
         (
             "integrity",
-            format!("{violations} integrity violation(s){kinds}: the SUT's conversations were corrupted"),
+            format!("{violations} integrity violation(s){kinds}: {what}"),
         )
     })
+}
+
+/// The mock's integrity violations and a bus's (lost, duplicated, out of order where
+/// order was promised) together.
+fn with_bus(
+    violations: u64,
+    by_kind: &[(String, u64)],
+    bus: Option<&result::Bus>,
+) -> (u64, Vec<(String, u64)>) {
+    let mut kinds = by_kind.to_vec();
+    let Some(b) = bus else {
+        return (violations, kinds);
+    };
+    kinds.push(("lost".into(), b.lost));
+    kinds.push(("duplicated".into(), b.duplicated));
+    if b.ordered {
+        kinds.push(("out of order".into(), b.out_of_order));
+    }
+    (violations + b.violations(), kinds)
 }
 
 fn error_rate(m: &Measured, threshold: f64) -> Option<Collapse> {
@@ -396,14 +425,8 @@ pub(crate) async fn judge(
     let connections = crate::conns::connections(&probe, m.drive_window, &|p| rig.peer(p));
     rig.mock.shutdown().await.ok();
     let dependencies = rig.deps.finish(m.turns).await;
-    let found = outcome(
-        cfg,
-        &probe,
-        died,
-        &stopped,
-        &m,
-        (side.violations, &side.by_kind),
-    );
+    let (violations, by_kind) = with_bus(side.violations, &side.by_kind, m.bus.as_ref());
+    let found = outcome(cfg, &probe, died, &stopped, &m, (violations, &by_kind));
     let outcome = found.as_ref().map_or("ok", |f| f.0);
     let cause = found.map(|(o, c)| {
         if stopped.tail.is_empty() || o == "integrity" || o == "error_rate" {
@@ -555,6 +578,7 @@ fn result(
         arm: None,
         replicas: None,
         shards: None,
+        bus: m.bus.clone(),
         provider: side.provider.clone(),
         reasoning: side.reasoning.clone(),
         scratch: Some(result::Scratch {

@@ -310,6 +310,7 @@ async fn driven(
         pressure,
         full_load: report.full_load.map(|f| (f, drive_offset_s)),
         drive_window: Some((drive_offset_s, drive_end_s)),
+        bus: report.bus.clone(),
         resident: resident.map(|_| report.resident),
         probe: responsive,
         session_turns: Some(session.turns),
