@@ -14,6 +14,7 @@ pub mod provider;
 pub mod replicas;
 pub mod scaling;
 pub mod stats;
+pub mod sweep;
 pub mod throughput;
 pub mod verdict;
 

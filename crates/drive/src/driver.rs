@@ -271,7 +271,15 @@ pub async fn drive(
             ("turn", "1"),
         ],
     );
-    target(&probe_url, opts.allow_remote)?;
+    match spec.protocol {
+        Protocol::Raw => {
+            let (transport, address) = crate::raw::address(&probe_url)?;
+            crate::bus::link::check(transport, address, opts.allow_remote)?;
+        }
+        _ => {
+            target(&probe_url, opts.allow_remote)?;
+        }
+    }
     if opts.shard.is_some() && (opts.resident.is_some() || opts.churn.is_some()) {
         bail!("a shard drives a slice of one step's sessions; resident sessions and a soak's churn are not sharded");
     }
@@ -614,6 +622,7 @@ pub(crate) type TurnError = (String, String);
 struct Link {
     http: Option<Conn>,
     ws: Option<crate::ws::Ws>,
+    raw: Option<crate::raw::Socket>,
     /// `openai-chat`: the conversation so far.
     conversation: Vec<serde_json::Value>,
 }
@@ -635,13 +644,28 @@ async fn one_turn(
         )
     };
     let url = fill(&req.url, vars).map_err(unset)?;
-    let (addr, path) =
-        target(&url, allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
     let mut body = fill(
         &req.bodies[(turn as usize - 1).min(req.bodies.len() - 1)],
         vars,
     )
     .map_err(unset)?;
+    if let Some(wire) = spec.wire {
+        let fut = crate::raw::turn(&mut link.raw, &url, wire, &body, allow_remote);
+        let out = match tokio::time::timeout(Duration::from_millis(spec.turn_timeout_ms), fut).await
+        {
+            Err(_) => {
+                link.raw = None;
+                return Err((
+                    "timeout".into(),
+                    format!("no reply within {} ms", spec.turn_timeout_ms),
+                ));
+            }
+            Ok(r) => r?,
+        };
+        return checked(req, &out, None).map(|v| (v, None));
+    }
+    let (addr, path) =
+        target(&url, allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
     let streamed = spec.protocol == Protocol::Ws || spec.chat.as_ref().is_some_and(|c| c.stream);
     if let Some(chat) = &spec.chat {
         link.conversation
@@ -703,15 +727,33 @@ async fn one_turn(
         }
         None => reply_json(false, &out),
     };
+    let values = judged(req, doc.as_ref(), headers.as_ref())?;
+    Ok((values, first))
+}
+
+/// A raw socket's reply (JSON, or text) through the request's checks and extracts.
+fn checked(
+    req: &crate::request::Request,
+    out: &[u8],
+    headers: Option<&hyper::HeaderMap>,
+) -> Result<Vec<(String, String)>, TurnError> {
+    judged(req, reply_json(false, out).as_ref(), headers)
+}
+
+/// The request's checks over the reply, then its extracts.
+fn judged(
+    req: &crate::request::Request,
+    doc: Option<&serde_json::Value>,
+    headers: Option<&hyper::HeaderMap>,
+) -> Result<Vec<(String, String)>, TurnError> {
     if req.extract.is_empty() && req.checks.is_empty() {
-        return Ok((Vec::new(), first));
+        return Ok(Vec::new());
     }
     for check in &req.checks {
-        check_one(check, doc.as_ref(), None).map_err(|m| ("check_failed".to_string(), m))?;
+        check_one(check, doc, None).map_err(|m| ("check_failed".to_string(), m))?;
     }
-    let values = extract(&req.extract, doc.as_ref(), headers.as_ref())
-        .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", req.at)))?;
-    Ok((values, first))
+    extract(&req.extract, doc, headers)
+        .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", req.at)))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod http;
 mod http_turn;
 pub mod load;
 pub mod pointer;
+mod raw;
 mod request;
 mod resident;
 mod sequence;

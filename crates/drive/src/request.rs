@@ -180,6 +180,8 @@ pub(crate) struct Defaults<'a> {
     pub span: Option<Range<usize>>,
     /// The one-request form with protocol = "ws": the URL is a WebSocket's.
     pub ws: bool,
+    /// The one-request form with protocol = "tcp" or "unix": a raw socket's address.
+    pub raw: bool,
     /// Add `content-type: application/json` to a JSON body that has no content-type.
     pub json_content_type: bool,
 }
@@ -215,9 +217,10 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
             ))
         }
     };
-    let (schemes, hint) = match d.ws {
-        true => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
-        false => (["http://", "{{base}}"], "http:// or {{base}}"),
+    let (schemes, hint) = match (d.raw, d.ws) {
+        (true, _) => (["tcp://", "unix://"], "tcp://HOST:PORT or unix:///PATH"),
+        (false, true) => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
+        (false, false) => (["http://", "{{base}}"], "http:// or {{base}}"),
     };
     if !schemes.iter().any(|p| url.get_ref().starts_with(p)) {
         return Err(err(

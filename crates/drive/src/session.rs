@@ -83,6 +83,14 @@
 //! `claude-3-5-haiku-latest`; give `anthropic-version` under [headers] — the API needs it;
 //! checks read `/content/0/text`).
 //!
+//! With `protocol = "tcp"` (`url = "tcp://127.0.0.1:{{port}}"`) or `"unix"` (`url =
+//! "unix:///path/to.sock"`) the session holds one raw socket and each turn writes the
+//! body as one frame and reads one frame back: `framing = "line"` (the default; `\r\n`
+//! is added), `"u32"` (a big-endian length prefix) or `"nul"`; `encoding = "msgpack"`
+//! sends a JSON body as MessagePack and reads the reply back as JSON for checks and
+//! extracts. A session file with `[[role]]` tables is a bus instead (see `bus`).
+//! `{{pad N}}` anywhere in a body is N bytes of filler (`ramp --sweep pad=…` moves N).
+//!
 //! With `protocol = "ws"` the URL is opened once per session and each turn sends the body
 //! as one text message. The turn ends with the first message back, or, with
 //! `ws_done_pointer = "/type"` and `ws_done_equals = "done"`, with the first JSON message
@@ -103,6 +111,8 @@ pub use crate::template::render;
 /// below `[headers]` by mistake.
 const SESSION_KEYS: &[&str] = &[
     "protocol",
+    "framing",
+    "encoding",
     "method",
     "url",
     "turns",
@@ -130,6 +140,17 @@ pub enum Protocol {
     OpenaiChat,
     /// The same for the Anthropic Messages API.
     AnthropicMessages,
+    /// A raw TCP or Unix socket per session (`tcp://host:port`, `unix:///path`): each
+    /// turn writes one frame and reads one back.
+    Raw,
+}
+
+/// How a raw socket session (`protocol = "tcp"` or `"unix"`) frames and encodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wire {
+    pub framing: crate::bus::spec::Framing,
+    /// The body is JSON sent as MessagePack; replies are MessagePack read as JSON.
+    pub msgpack: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -154,6 +175,8 @@ pub struct SessionSpec {
     pub chat: Option<Chat>,
     /// A bus (`[[role]]` tables): publishers and subscribers instead of requests.
     pub bus: Option<crate::bus::spec::BusSpec>,
+    /// With `protocol = "tcp"` or `"unix"`: framing and encoding.
+    pub wire: Option<Wire>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -189,6 +212,8 @@ struct Raw {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     ws_done_pointer: Option<Spanned<String>>,
+    framing: Option<Spanned<String>>,
+    encoding: Option<Spanned<String>>,
     ws_done_equals: Option<toml::Value>,
     model: Option<String>,
     stream: Option<bool>,
@@ -287,6 +312,7 @@ impl SessionSpec {
             body: None,
             span,
             ws: protocol == Protocol::Ws,
+            raw: protocol == Protocol::Raw,
             json_content_type: sequence,
         };
         let (setup, turn, teardown) = if sequence {
@@ -346,10 +372,11 @@ impl SessionSpec {
             warnings: Vec::new(),
             chat,
             bus: None,
+            wire: wire(&raw, protocol, &spans)?,
         };
         spec.names_known(&spans)?;
         unique_names(&spec, &spans)?;
-        let warnings = if protocol.is_chat() {
+        let warnings = if protocol.is_chat() || protocol == Protocol::Raw {
             Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
         } else {
             spec.requests()
@@ -374,6 +401,7 @@ impl SessionSpec {
             warnings: Vec::new(),
             chat: None,
             bus: Some(bus),
+            wire: None,
         }
     }
 
@@ -396,7 +424,11 @@ impl SessionSpec {
                 .templates()
                 .flat_map(|(t, at)| placeholders(t).map(move |p| (p, at)));
             for (p, at) in used {
-                if BUILTIN.contains(&p) || (!in_setup && all.contains(&p)) || before.contains(&p) {
+                if BUILTIN.contains(&p)
+                    || crate::template::pad_len(p).is_some()
+                    || (!in_setup && all.contains(&p))
+                    || before.contains(&p)
+                {
                     continue;
                 }
                 let line = at.rsplit(':').next().and_then(|l| l.parse().ok());
@@ -427,21 +459,61 @@ fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
     Ok(match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
         None | Some(("http", _)) => Protocol::Http,
         Some(("sse", _)) => Protocol::Sse,
-        Some(("ws", s)) | Some(("openai-chat", s)) | Some(("anthropic-messages", s))
+        Some(("ws", s))
+        | Some(("openai-chat", s))
+        | Some(("anthropic-messages", s))
+        | Some(("tcp", s))
+        | Some(("unix", s))
             if !raw.turn.is_empty() =>
         {
-            return Err(spans.err(Some(s), "[[turn]] requests speak protocol = \"http\" or \"sse\"; ws and the chat clients take a single top-level url"))
+            return Err(spans.err(Some(s), "[[turn]] requests speak protocol = \"http\" or \"sse\"; ws, tcp, unix and the chat clients take a single top-level url"))
         }
+        Some(("tcp", _)) | Some(("unix", _)) => Protocol::Raw,
         Some(("ws", _)) => Protocol::Ws,
         Some(("openai-chat", _)) => Protocol::OpenaiChat,
         Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
         Some((other, s)) => {
             return Err(spans.err(
                 Some(s),
-                format!("protocol must be \"http\", \"sse\", \"ws\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"),
+                format!("protocol must be \"http\", \"sse\", \"ws\", \"tcp\", \"unix\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"),
             ))
         }
     })
+}
+
+fn wire(raw: &Raw, protocol: Protocol, spans: &spans::Spans) -> Res<Option<Wire>> {
+    use crate::bus::spec::Framing;
+    if protocol != Protocol::Raw {
+        if let Some(f) = raw.framing.as_ref().or(raw.encoding.as_ref()) {
+            return Err(spans.err(
+                Some(f.span()),
+                "framing and encoding apply to protocol = \"tcp\" or \"unix\"",
+            ));
+        }
+        return Ok(None);
+    }
+    let framing = match raw.framing.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+        None | Some(("line", _)) => Framing::Line,
+        Some(("u32", _)) => Framing::U32,
+        Some(("nul", _)) => Framing::Nul,
+        Some((other, s)) => {
+            return Err(spans.err(
+                Some(s),
+                format!("framing must be \"line\", \"u32\" (a big-endian length prefix) or \"nul\" (got {other:?})"),
+            ))
+        }
+    };
+    let msgpack = match raw.encoding.as_ref().map(|e| (e.get_ref().as_str(), e.span())) {
+        None | Some(("text", _)) => false,
+        Some(("msgpack", _)) => true,
+        Some((other, s)) => {
+            return Err(spans.err(
+                Some(s),
+                format!("encoding must be \"text\" (the body as written) or \"msgpack\" (a JSON body sent as MessagePack; got {other:?})"),
+            ))
+        }
+    };
+    Ok(Some(Wire { framing, msgpack }))
 }
 
 fn ws_done(
@@ -595,3 +667,80 @@ fn json_body_warnings(r: &Request, sequence: bool) -> Vec<String> {
 #[cfg(test)]
 #[path = "session_tests.rs"]
 mod tests;
+
+/// What a sweep (`ramp --sweep NAME=…`) or `run --set NAME=V` can move in a session file.
+pub const AXES: &[(&str, &str)] = &[
+    ("turns", "turns a session"),
+    ("think_ms", "the pause between a reply and the next turn"),
+    ("messages", "a bus's messages per publisher"),
+    (
+        "rate",
+        "a bus's messages a second per publisher (0: unpaced)",
+    ),
+    (
+        "subscribers",
+        "a bus's subscriber (or consumer) connections",
+    ),
+    ("publishers", "a bus's publisher connections"),
+    (
+        "pad",
+        "the N of every {{pad N}} in request bodies or a bus's frames: the body size",
+    ),
+    (
+        "settle_ms",
+        "how long a bus's subscribers wait for stragglers",
+    ),
+];
+
+impl SessionSpec {
+    /// Sets one axis to `v`; says why when this session has no such thing.
+    pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
+        let whole = |v: f64| {
+            (v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64)
+                .then_some(v as u64)
+                .ok_or_else(|| format!("{name}={v}: a whole number ≥ 0 is needed"))
+        };
+        if let Some(bus) = self.bus.as_mut() {
+            return bus.set(name, v, whole);
+        }
+        match name {
+            "turns" => self.turns = whole(v)?.max(1) as u32,
+            "pad" => {
+                let n = whole(v)?;
+                let mut found = false;
+                for r in self
+                    .setup
+                    .iter_mut()
+                    .chain(&mut self.turn)
+                    .chain(&mut self.teardown)
+                {
+                    for b in &mut r.bodies {
+                        found |= b.contains("{{pad");
+                        *b = crate::template::with_pad(b, n);
+                    }
+                }
+                if !found {
+                    return Err("pad sets N in {{pad N}}; no request body has one".into());
+                }
+            }
+            "think_ms" if v >= 0.0 => self.think_ms = v,
+            "think_ms" => return Err(format!("think_ms={v}: must be ≥ 0")),
+            other if AXES.iter().any(|(n, _)| *n == other) => {
+                return Err(format!(
+                    "{other} moves a bus ([[role]] tables); this session is request/reply"
+                ))
+            }
+            other => return Err(unknown_axis(other)),
+        }
+        Ok(())
+    }
+}
+
+/// The message for a name that is not an axis.
+pub fn unknown_axis(name: &str) -> String {
+    let known: Vec<&str> = AXES.iter().map(|(n, _)| *n).collect();
+    format!(
+        "{name:?} is not an axis; use concurrency or one of {}",
+        known.join(", ")
+    )
+}

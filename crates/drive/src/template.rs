@@ -39,11 +39,43 @@ fn fill_with<'v>(t: &str, value: impl Fn(&str) -> Option<&'v str>) -> Result<Str
             out.push_str(&rest[i..]);
             return Ok(out);
         };
-        out.push_str(value(name.trim()).ok_or_else(|| name.trim().to_string())?);
+        match (value(name.trim()), pad_len(name.trim())) {
+            (Some(v), _) => out.push_str(v),
+            (None, Some(n)) => out.extend(std::iter::repeat_n('x', n)),
+            (None, None) => return Err(name.trim().to_string()),
+        }
         rest = after;
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `pad 100` → 100: `{{pad N}}` is N bytes of filler (a body of a chosen size), at most
+/// 64 MiB.
+pub fn pad_len(placeholder: &str) -> Option<usize> {
+    placeholder
+        .strip_prefix("pad")
+        .filter(|n| n.starts_with(' '))
+        .and_then(|n| n.trim().parse().ok())
+        .filter(|n| *n <= 64 << 20)
+}
+
+/// Every `{{pad N}}` in `t` with N = `n`.
+pub fn with_pad(t: &str, n: u64) -> String {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(i) = rest.find("{{") {
+        let Some(j) = rest[i..].find("}}") else { break };
+        out.push_str(&rest[..i]);
+        if pad_len(rest[i + 2..i + j].trim()).is_some() {
+            out.push_str(&format!("{{{{pad {n}}}}}"));
+        } else {
+            out.push_str(&rest[i..i + j + 2]);
+        }
+        rest = &rest[i + j + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// SplitMix64: a fixed, well-mixed function of its input.

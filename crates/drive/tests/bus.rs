@@ -150,3 +150,32 @@ fn a_wrong_bus_file_names_its_line_and_the_fix() {
         "a share is at least one connection"
     );
 }
+
+#[test]
+fn pad_is_filler_of_a_chosen_size_and_a_sweep_moves_it() {
+    assert_eq!(drive::template::fill("a{{pad 3}}b", &[]).unwrap(), "axxxb");
+    assert!(
+        drive::template::fill("{{padding}}", &[]).is_err(),
+        "only `pad N`"
+    );
+    let mut s = drive::SessionSpec::parse(
+        "url = \"{{base}}/turn\"\nbody = '{\"m\": \"{{session}} {{pad 10}}\"}'\n",
+        "s.toml",
+    )
+    .unwrap();
+    s.set("pad", 4096.0).unwrap();
+    assert!(
+        s.turn[0].bodies[0].contains("{{pad 4096}}"),
+        "{:?}",
+        s.turn[0].bodies
+    );
+    assert!(s.set("messages", 5.0).unwrap_err().contains("bus"));
+    assert!(s.set("turnz", 5.0).unwrap_err().contains("not an axis"));
+    s.set("turns", 7.0).unwrap();
+    assert_eq!(s.turns, 7);
+    let mut plain = drive::SessionSpec::parse("url = \"{{base}}/turn\"\n", "s.toml").unwrap();
+    assert!(plain
+        .set("pad", 10.0)
+        .unwrap_err()
+        .contains("no request body"));
+}

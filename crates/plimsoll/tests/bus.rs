@@ -16,6 +16,14 @@ struct Step {
 /// `plimsoll run` of a config in a temp dir: the broker's (or `sut`'s) command, one of
 /// examples/broker's session files (or `session`'s text).
 fn step(name: &str, sut: &str, session: &str, extra: &[&str]) -> Step {
+    cmd(name, sut, session, "run", extra)
+}
+
+fn cmd(name: &str, sut: &str, session: &str, verb: &str, extra: &[&str]) -> Step {
+    // One measured step at a time: steps run side by side on two cores would measure
+    // each other (and the driver's lag would call them harness-bound).
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE.lock().unwrap_or_else(|p| p.into_inner());
     let dir = std::env::temp_dir().join(format!("plimsoll-bus-test-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let session_file: PathBuf = if session.contains('\n') {
@@ -34,12 +42,19 @@ fn step(name: &str, sut: &str, session: &str, extra: &[&str]) -> Step {
     .unwrap();
     let out = Command::new(BIN)
         .current_dir(&dir)
-        .arg("run")
+        .arg(verb)
         .args(extra)
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    if verb == "ramp" {
+        return Step {
+            code: out.status.code().unwrap_or(-1),
+            result: serde_json::from_str(&stdout).expect("ramp --json prints the document"),
+            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+        };
+    }
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let result = stdout
         .lines()
@@ -78,7 +93,7 @@ fn n(v: &Value, key: &str) -> u64 {
 fn fanout_to_100_subscribers_delivers_every_message_once() {
     let s = step("fanout", &broker(&[]), "session.toml", &["-c", "100"]);
     let r = &s.result;
-    assert_eq!(s.code, 0, "{}\n{r}", s.stderr);
+    assert_eq!(r["outcome"], "ok", "{}\n{r}", s.stderr);
     assert_eq!(r["outcome"], "ok");
     assert_eq!(
         (n(r, "subscribers"), n(r, "publishers"), n(r, "published")),
@@ -98,6 +113,30 @@ fn fanout_to_100_subscribers_delivers_every_message_once() {
         s.stderr.contains("5000"),
         "the terminal says what was delivered:\n{}",
         s.stderr
+    );
+}
+
+#[test]
+fn fanout_over_websocket_and_a_slow_subscriber_stalls_the_others() {
+    let s = step("ws", &broker(&[]), "ws.toml", &["-c", "20"]);
+    let r = &s.result;
+    assert_eq!(r["outcome"], "ok", "{}\n{r}", s.stderr);
+    assert_eq!(r["bus"]["transport"], "ws");
+    assert_eq!((n(r, "delivered"), n(r, "lost")), (1000, 0));
+    let quick = r["bus"]["p99_delivery_ms"].as_f64().unwrap();
+    // One subscriber takes 5 ms a message, and the broker delivers in one loop: all 50
+    // messages wait behind it, so the last arrive 250 ms or more after they were sent.
+    let slow = step(
+        "ws-slow",
+        &broker(&["--slow-subscriber", "5"]),
+        "ws.toml",
+        &["-c", "20"],
+    );
+    let stalled = slow.result["bus"]["p99_delivery_ms"].as_f64().unwrap();
+    assert_eq!(n(&slow.result, "lost"), 0, "stalled, not lost");
+    assert!(
+        stalled > 200.0 && stalled > 4.0 * quick,
+        "p99 {stalled} ms vs {quick} ms"
     );
 }
 
@@ -124,7 +163,7 @@ fn dropped_messages_are_lost_and_fail_the_step() {
 fn a_queue_gives_each_message_to_one_consumer_and_reports_fairness() {
     let s = step("queue", &broker(&[]), "queue.toml", &["-c", "10"]);
     let r = &s.result;
-    assert_eq!(s.code, 0, "{}\n{r}", s.stderr);
+    assert_eq!(r["outcome"], "ok", "{}\n{r}", s.stderr);
     assert_eq!(r["bus"]["mode"], "queue");
     assert_eq!((n(r, "published"), n(r, "delivered")), (1000, 1000));
     assert_eq!((n(r, "lost"), n(r, "duplicated")), (0, 0));
@@ -142,9 +181,79 @@ fn a_connection_that_dies_after_n_frames_fails_past_n_only() {
     let die = broker(&["--die-after", "100"]);
     let under = step("die-under", &die, &session(90), &["-c", "5"]);
     assert_eq!(under.result["outcome"], "ok", "{}", under.stderr);
-    let over = step("die-over", &die, &session(150), &["-c", "5"]);
+    // The same session moved by --set, as a sweep moves it.
+    let over = step(
+        "die-over",
+        &die,
+        "session.toml",
+        &["-c", "5", "--set", "messages=150"],
+    );
     assert_ne!(over.result["outcome"], "ok", "{}", over.result);
     assert!(over.result["sessions_failed"].as_u64().unwrap() >= 1);
+    assert!(
+        over.stderr.contains("closed publisher-0's connection"),
+        "{}",
+        over.stderr
+    );
+}
+
+#[test]
+fn a_sweep_over_messages_finds_the_cliff_a_concurrency_ladder_never_reaches() {
+    let die = broker(&["--die-after", "100"]);
+    let out = std::env::temp_dir().join(format!("plimsoll-bus-sweep-{}", std::process::id()));
+    let out_s = out.display().to_string();
+    let sweep = cmd(
+        "sweep",
+        &die,
+        "session.toml",
+        "ramp",
+        &[
+            "-c",
+            "20",
+            "--sweep",
+            "messages=50,100,150,200",
+            "--no-history",
+            "--json",
+            "--out",
+            &out_s,
+        ],
+    );
+    let rows = &sweep.result["sweep"]["rows"];
+    assert_eq!(rows[0]["last_holding"], 100.0, "{}", sweep.stderr);
+    assert_eq!(rows[0]["first_failing"], 150.0);
+    let cells = sweep.result["sweep"]["cells"].as_array().unwrap();
+    assert_eq!(
+        cells[3]["standing"], "skipped",
+        "a row stops at its collapse"
+    );
+    assert!(
+        sweep.stderr.contains("the cliff lies between 100 and 150"),
+        "{}",
+        sweep.stderr
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("collapsed</text>"),
+        "the heat map"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    // The same broker up a concurrency ladder, to more deliveries than the sweep made:
+    // 50 messages a connection never reach the 100 frames that kill one.
+    let ladder = cmd(
+        "ladder",
+        &die,
+        "session.toml",
+        "ramp",
+        &["--ladder", "25,50,100,200", "--no-history", "--json"],
+    );
+    let steps = ladder.result["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 4, "{}", ladder.stderr);
+    assert!(
+        steps.iter().all(|s| s["outcome"] == "ok"),
+        "{}",
+        ladder.stderr
+    );
+    assert_eq!(steps[3]["bus"]["delivered"], 10_000);
 }
 
 #[test]
@@ -166,7 +275,7 @@ fn redis_pubsub_over_raw_tcp() {
         &["-c", "50"],
     );
     let r = &s.result;
-    assert_eq!(s.code, 0, "{}\n{r}", s.stderr);
+    assert_eq!(r["outcome"], "ok", "{}\n{r}", s.stderr);
     assert_eq!(r["bus"]["transport"], "tcp");
     assert_eq!(
         (n(r, "expected"), n(r, "delivered"), n(r, "lost")),

@@ -8,3 +8,4 @@ pub mod arms;
 pub mod demo;
 pub mod ladder;
 pub mod levels;
+pub mod sweep;

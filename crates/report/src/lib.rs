@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod shards;
 pub mod soak;
 pub mod svg;
+pub mod sweep;
 pub mod table;
 pub mod timeline;
 pub mod verdict;

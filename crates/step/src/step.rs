@@ -47,6 +47,8 @@ pub struct StepOptions {
     pub partition: Option<probe::affinity::Partition>,
     /// Run this `[[arm]]` of the config (its command and environment over `[sut]`'s).
     pub arm: Option<String>,
+    /// Session axes set over the session file (`--set messages=150`, a sweep's point).
+    pub set: Vec<(String, f64)>,
 }
 
 fn ms_q(h: &Histogram<u64>, q: f64) -> Option<f64> {
@@ -80,8 +82,13 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
     let session = match harness {
         Some(_) => None,
         None => Some({
-            let mut s = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
+            let file = opts.session.as_ref().unwrap_or(&cfg.session_file);
+            let mut s = SessionSpec::load(file)?;
             s.turns = opts.turns.unwrap_or(s.turns).max(1);
+            for (name, v) in &opts.set {
+                s.set(name, *v)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            }
             s
         }),
     };

@@ -61,6 +61,8 @@ struct Ctx {
     port: String,
     allow_remote: bool,
     tag: u32,
+    /// What this run's stamps begin with.
+    head: Vec<u8>,
     epoch: Instant,
     /// New distinct deliveries so far (to stop waiting once all are in).
     fresh: AtomicU64,
@@ -77,17 +79,13 @@ impl Ctx {
 
     fn fill(&self, t: &str, role: &Role, name: &str, index: usize, stamp: &str) -> Vec<u8> {
         let index = index.to_string();
-        let pads: Vec<(&str, String)> = crate::template::placeholders(t)
-            .filter_map(|p| spec::pad_len(p).map(|n| (p, "x".repeat(n))))
-            .collect();
-        let mut vars = vec![
+        let vars = [
             ("session", name),
             ("index", index.as_str()),
             ("stamp", stamp),
             ("port", self.port.as_str()),
             ("role", role.name.as_str()),
         ];
-        vars.extend(pads.iter().map(|(p, x)| (*p, x.as_str())));
         crate::template::render(t, &vars).into_bytes()
     }
 }
@@ -185,7 +183,7 @@ async fn subscriber(
             Ok(Some(f)) => {
                 frames += 1;
                 let now = ctx.now_us();
-                for s in tally::scan(&f, ctx.tag) {
+                for s in tally::scan_for(&f, &ctx.head) {
                     if let Some(us) = seen.take(s, now) {
                         let _ = done.delivery_us.record(us);
                         ctx.fresh.fetch_add(1, Relaxed);
@@ -241,6 +239,14 @@ async fn publisher(ctx: Arc<Ctx>, role: usize, index: usize, id: u32, mut cue: C
     let _ = cue.ready.send(true);
     // Whatever the bus answers a publisher (acknowledgements, counts) is read and dropped.
     let drain = tokio::spawn(async move { while let Ok(Some(_)) = rd.next().await {} });
+    let closed = |drain: &tokio::task::JoinHandle<()>, wrote: u64| {
+        drain.is_finished().then(|| {
+            (
+                "closed".to_string(),
+                format!("the bus closed {name}'s connection while it published (after it had written {wrote} message(s))"),
+            )
+        })
+    };
     let _ = cue.go.wait_for(|g| *g).await;
     let start = Instant::now();
     let n = ctx.spec.messages;
@@ -267,6 +273,9 @@ async fn publisher(ctx: Arc<Ctx>, role: usize, index: usize, id: u32, mut cue: C
     // Open until the subscribers are done: a bus may drop what a closed connection sent
     // and it had not read yet (Redis does).
     let _ = cue.stop.wait_for(|s| *s).await;
+    if done.error.is_none() {
+        done.error = closed(&drain, done.published.map_or(0, |p| p.1));
+    }
     drop(w);
     drain.abort();
     done
@@ -304,6 +313,7 @@ pub async fn drive(
         port,
         allow_remote: opts.allow_remote,
         tag,
+        head: tally::head(tag),
         epoch: Instant::now(),
         fresh: AtomicU64::new(0),
         first_publish: AtomicU64::new(u64::MAX),
@@ -311,20 +321,18 @@ pub async fn drive(
         last_delivery: AtomicU64::new(0),
         progress: progress.clone(),
     });
-    let stop_lag = Arc::new(AtomicBool::new(false));
-    let lag = tokio::spawn(crate::driver::measure_lag(stop_lag.clone()));
     let work = run(ctx.clone(), opts.concurrency);
-    let (dones, timed_out) = match tokio::time::timeout(opts.step_timeout, work).await {
+    let ((dones, lag_us), timed_out) = match tokio::time::timeout(opts.step_timeout, work).await {
         Ok(d) => (d, false),
-        Err(_) => (Vec::new(), true),
+        Err(_) => ((Vec::new(), hist()), true),
     };
-    stop_lag.store(true, Relaxed);
-    let lag_us = lag.await.unwrap_or_else(|_| hist());
     Ok(report(&ctx, dones, lag_us, timed_out))
 }
 
-/// Connects every subscriber, then every publisher, then publishes and waits.
-async fn run(ctx: Arc<Ctx>, concurrency: usize) -> Vec<Done> {
+/// Connects every subscriber, then every publisher, then publishes and waits; the
+/// driver's own lag is measured from the first publish to the end (connecting thousands
+/// of sockets at once is not what delivery latency is made of).
+async fn run(ctx: Arc<Ctx>, concurrency: usize) -> (Vec<Done>, Histogram<u64>) {
     let counts = ctx.spec.counts(concurrency);
     let (ready_tx, mut ready_rx) = mpsc::unbounded_channel();
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -366,6 +374,8 @@ async fn run(ctx: Arc<Ctx>, concurrency: usize) -> Vec<Done> {
     for _ in 0..pubs.len() {
         ready_rx.recv().await;
     }
+    let stop_lag = Arc::new(AtomicBool::new(false));
+    let lag = tokio::spawn(crate::driver::measure_lag(stop_lag.clone()));
     let _ = go_tx.send(true);
     let mut published = 0;
     for _ in 0..pubs.len() {
@@ -381,11 +391,12 @@ async fn run(ctx: Arc<Ctx>, concurrency: usize) -> Vec<Done> {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let _ = stop_tx.send(true);
+    stop_lag.store(true, Relaxed);
     let mut dones = Vec::new();
     for t in pubs.into_iter().chain(subs) {
         dones.extend(t.await.ok());
     }
-    dones
+    (dones, lag.await.unwrap_or_else(|_| hist()))
 }
 
 fn report(ctx: &Ctx, dones: Vec<Done>, lag_us: Histogram<u64>, timed_out: bool) -> DriveReport {

@@ -316,7 +316,9 @@ fn role(r: Spanned<RawRole>, spans: &spans::Spans) -> Res<Role> {
         (Kind::Subscriber, None) => String::new(),
     };
     for t in r.hello.iter().chain([&send]) {
-        if let Some(p) = placeholders(t).find(|p| !NAMES.contains(p) && pad_len(p).is_none()) {
+        if let Some(p) =
+            placeholders(t).find(|p| !NAMES.contains(p) && crate::template::pad_len(p).is_none())
+        {
             return Err(spans.err(
                 Some(at.clone()),
                 format!(
@@ -336,10 +338,51 @@ fn role(r: Spanned<RawRole>, spans: &spans::Spans) -> Res<Role> {
     })
 }
 
-/// `pad 100` → 100.
-pub fn pad_len(placeholder: &str) -> Option<usize> {
-    placeholder
-        .strip_prefix("pad")
-        .map(str::trim)
-        .and_then(|n| n.parse().ok())
+impl BusSpec {
+    /// Sets one axis of a bus (see `session::AXES`).
+    pub fn set(
+        &mut self,
+        name: &str,
+        v: f64,
+        whole: impl Fn(f64) -> Result<u64, String>,
+    ) -> Result<(), String> {
+        match name {
+            "messages" => self.messages = whole(v)?.max(1) as u32,
+            "rate" if v >= 0.0 => self.rate = v,
+            "settle_ms" => self.settle_ms = whole(v)?,
+            "subscribers" => self.set_count(Kind::Subscriber, whole(v)?.max(1) as usize)?,
+            "publishers" => self.set_count(Kind::Publisher, whole(v)?.max(1) as usize)?,
+            "pad" => {
+                let n = whole(v)?;
+                let pads = self.roles.iter().filter(|r| r.send.contains("{{pad")).count();
+                if pads == 0 {
+                    return Err("pad sets N in {{pad N}}; no publisher's send has one".into());
+                }
+                for r in &mut self.roles {
+                    r.send = crate::template::with_pad(&r.send, n);
+                }
+            }
+            "turns" | "think_ms" => {
+                return Err(format!(
+                    "{name} moves request/reply sessions; a bus has messages, rate, subscribers, publishers, pad"
+                ))
+            }
+            "rate" => return Err(format!("rate={v}: must be ≥ 0")),
+            other => return Err(crate::session::unknown_axis(other)),
+        }
+        Ok(())
+    }
+
+    fn set_count(&mut self, kind: Kind, n: usize) -> Result<(), String> {
+        let mut of_kind = self.roles.iter_mut().filter(|r| r.kind == kind);
+        match (of_kind.next(), of_kind.next()) {
+            (Some(r), None) => {
+                r.count = Count::Fixed(n);
+                Ok(())
+            }
+            _ => Err(format!(
+                "the session has several {kind:?} roles; say which by giving each a count"
+            )),
+        }
+    }
 }

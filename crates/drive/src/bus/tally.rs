@@ -26,11 +26,22 @@ fn digits(b: &[u8]) -> (Option<u64>, usize) {
     (v, n)
 }
 
+/// What every stamp of run `tag` begins with.
+pub fn head(tag: u32) -> Vec<u8> {
+    format!("pst.{tag:08x}.").into_bytes()
+}
+
 /// Every stamp of run `tag` in `frame` (others' are not this run's messages).
 pub fn scan(frame: &[u8], tag: u32) -> Vec<Stamp> {
-    let head = format!("pst.{tag:08x}.");
-    let head = head.as_bytes();
+    scan_for(frame, &head(tag))
+}
+
+/// [`scan`] with the run's [`head`] made once.
+pub fn scan_for(frame: &[u8], head: &[u8]) -> Vec<Stamp> {
     let mut out = Vec::new();
+    if frame.len() < head.len() {
+        return out;
+    }
     let mut i = 0;
     while let Some(at) = frame[i..].windows(head.len()).position(|w| w == head) {
         let mut j = i + at + head.len();

@@ -82,9 +82,19 @@ pub struct LoadArgs {
     /// How fast the slow consumers read, bytes a second.
     #[arg(long, default_value_t = 65536.0)]
     pub slow_read_bps: f64,
+    /// Set a session axis over the session file, e.g. messages=150 or pad=4096 (repeatable): turns, think_ms; a bus's messages, rate, subscribers, publishers, pad, settle_ms.
+    #[arg(long, value_name = "NAME=V")]
+    pub set: Vec<String>,
 }
 
 impl LoadArgs {
+    pub fn sets(&self) -> anyhow::Result<Vec<(String, f64)>> {
+        self.set
+            .iter()
+            .map(|s| ::ramp::sweep::parse_set(s).map_err(anyhow::Error::msg))
+            .collect()
+    }
+
     pub fn slow(&self) -> Option<(f64, f64)> {
         self.slow_share.map(|s| (s, self.slow_read_bps))
     }

@@ -54,6 +54,15 @@ pub struct RampArgs {
     /// cap holds all replicas together.
     #[arg(long, value_name = "N,N,…")]
     pub replicas: Option<String>,
+    /// Sweep an axis instead of the concurrency ladder, e.g. messages=50,100,200 (a bus's
+    /// messages per connection), pad=64,4096,65536 (body size), turns=10,50,100, or
+    /// concurrency=10,100; twice makes a grid (a heat map in report.html). Each point is a
+    /// fresh step at [step] concurrency; each row stops at its first collapse.
+    #[arg(long, value_name = "NAME=V,V,…")]
+    pub sweep: Vec<String>,
+    /// With --sweep: the concurrency of every point (default: [step] concurrency).
+    #[arg(long, short = 'c', requires = "sweep")]
+    pub concurrency: Option<usize>,
     #[command(flatten)]
     pub load: super::LoadArgs,
     #[command(flatten)]
@@ -96,6 +105,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             resident: a.resident,
             probe_path: a.load.probe.clone(),
             slow: a.load.slow(),
+            set: a.load.sets()?,
             ..Default::default()
         },
         budget,
@@ -107,8 +117,8 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             .map_err(anyhow::Error::msg)?,
         target: a.target,
         replicas_axis: a.replicas.is_some(),
-        out: a.out,
-        history: (!a.no_history).then_some(a.history),
+        out: a.out.clone(),
+        history: (!a.no_history).then(|| a.history.clone()),
     };
     let names: Vec<String> = match a.arm.as_deref() {
         None => Vec::new(),
@@ -116,6 +126,9 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         Some(list) => list.split(',').map(|n| n.trim().to_string()).collect(),
     };
     let rt = super::runtime()?;
+    if !a.sweep.is_empty() {
+        return sweep(&a, &cfg, &opts, &rt);
+    }
     let variants = match (cfg.arms.is_empty(), names.as_slice()) {
         (_, [none]) if none == "none" => vec![cfg.clone()],
         (true, []) => vec![cfg.clone()],
@@ -137,6 +150,35 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         }
         _ => rt.block_on(::ramp::arms::run_arms(&runs, levels, &opts))?,
     };
+    if a.json {
+        println!("{}", serde_json::to_string(&doc)?);
+    }
+    Ok(0)
+}
+
+fn sweep(
+    a: &RampArgs,
+    cfg: &step::Config,
+    opts: &::ramp::ladder::RampOptions,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<u8> {
+    if a.sweep.len() > 2 {
+        anyhow::bail!(
+            "--sweep: one axis, or two for a grid (got {})",
+            a.sweep.len()
+        );
+    }
+    if a.arm.is_some() || a.replicas.is_some() || !cfg.arms.is_empty() {
+        anyhow::bail!("--sweep runs [sut] alone: no --arm, --replicas or [[arm]] tables (sweep one arm's config at a time)");
+    }
+    let axes = a
+        .sweep
+        .iter()
+        .map(|s| ::ramp::sweep::parse_axis(s).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut opts = opts.clone();
+    opts.step.concurrency = a.concurrency;
+    let doc = rt.block_on(::ramp::sweep::run_sweep(cfg, &axes, &opts))?;
     if a.json {
         println!("{}", serde_json::to_string(&doc)?);
     }

@@ -143,6 +143,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         probe_path: a.load.probe.clone(),
         slow: a.load.slow(),
         arm: a.arm.clone(),
+        set: a.load.sets()?,
         ..Default::default()
     };
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;

@@ -1,0 +1,83 @@
+//! A raw socket session (`protocol = "tcp"` or `"unix"`): one connection per session,
+//! each turn one frame out and one frame back, framed by lines, a big-endian u32 length
+//! or NUL; with `encoding = "msgpack"` a JSON body goes out as MessagePack and the reply
+//! is read back as JSON, so checks and extracts read it as they read any JSON reply.
+
+use crate::bus::link::{self, Failure, Reader, Writer};
+use crate::bus::spec::Transport;
+use crate::session::Wire;
+
+pub type Socket = (Reader, Writer);
+
+/// `tcp://127.0.0.1:7000` → (Tcp, "127.0.0.1:7000"); `unix:///run/x.sock` → (Unix, "/run/x.sock").
+pub fn address(url: &str) -> anyhow::Result<(Transport, &str)> {
+    if let Some(a) = url.strip_prefix("tcp://") {
+        return Ok((Transport::Tcp, a.trim_end_matches('/')));
+    }
+    if let Some(p) = url.strip_prefix("unix://") {
+        return Ok((Transport::Unix, p));
+    }
+    anyhow::bail!("url {url:?} must start with tcp://HOST:PORT or unix:///PATH")
+}
+
+fn config(m: impl Into<String>) -> Failure {
+    ("config".to_string(), m.into())
+}
+
+/// The body as it goes on the wire.
+fn encode(body: &str, wire: Wire) -> Result<Vec<u8>, Failure> {
+    if !wire.msgpack {
+        return Ok(body.as_bytes().to_vec());
+    }
+    let v: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+        config(format!("encoding = \"msgpack\" sends a JSON body as MessagePack; this body is not JSON ({e}): {body:.80}"))
+    })?;
+    rmp_serde::to_vec_named(&v).map_err(|e| config(format!("MessagePack: {e}")))
+}
+
+/// The reply as JSON bytes (MessagePack decoded), or as it came.
+fn decode(frame: Vec<u8>, wire: Wire) -> Result<Vec<u8>, Failure> {
+    if !wire.msgpack {
+        return Ok(frame);
+    }
+    let v: serde_json::Value = rmp_serde::from_slice(&frame).map_err(|e| {
+        (
+            "protocol".to_string(),
+            format!("the reply is not MessagePack ({e}; {} bytes)", frame.len()),
+        )
+    })?;
+    Ok(serde_json::to_vec(&v).unwrap_or_default())
+}
+
+/// One turn: opens the session's socket if needed, writes the body, reads one frame.
+pub async fn turn(
+    socket: &mut Option<Socket>,
+    url: &str,
+    wire: Wire,
+    body: &str,
+    allow_remote: bool,
+) -> Result<Vec<u8>, Failure> {
+    if socket.is_none() {
+        let (transport, addr) = address(url).map_err(|e| config(e.to_string()))?;
+        *socket = Some(link::open(transport, wire.framing, addr, allow_remote).await?);
+    }
+    let (r, w) = socket.as_mut().expect("opened above");
+    let sent = async {
+        w.send(&encode(body, wire)?).await?;
+        r.next().await
+    };
+    match sent.await {
+        Ok(Some(frame)) => decode(frame, wire),
+        Ok(None) => {
+            *socket = None;
+            Err((
+                "closed".into(),
+                "the SUT closed the connection before it replied".into(),
+            ))
+        }
+        Err(e) => {
+            *socket = None;
+            Err(e)
+        }
+    }
+}

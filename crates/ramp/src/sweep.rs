@@ -1,0 +1,248 @@
+//! `plimsoll ramp --sweep NAME=V,V,…`: fresh steps along any axis — concurrency, or what
+//! the session file says (turns, think time, a bus's messages, rate, subscribers,
+//! publishers, body size) — one or two axes (a grid), stopping each row at its first
+//! collapse; the cliff per row, a table, and a heat map in report.html.
+
+use anyhow::Context;
+use serde_json::json;
+use step::{run_step, Config};
+
+use crate::ladder::RampOptions;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// `messages=50,100,150` → the axis; names are `concurrency` or a session axis.
+pub fn parse_axis(s: &str) -> Result<Axis, String> {
+    let (name, list) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--sweep {s:?}: write NAME=V,V,…, e.g. messages=50,100,200"))?;
+    let name = name.trim();
+    if name != "concurrency" && !drive::session::AXES.iter().any(|(n, _)| *n == name) {
+        return Err(format!(
+            "--sweep {s:?}: {}",
+            drive::session::unknown_axis(name)
+        ));
+    }
+    let mut values: Vec<f64> = Vec::new();
+    for part in list.split(',') {
+        let v: f64 = part
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("--sweep {s:?}: {part:?} is not a number ≥ 0"))?;
+        if values.last().is_some_and(|&last| v <= last) {
+            return Err(format!(
+                "--sweep {s:?}: values must increase (a row stops at its first collapse)"
+            ));
+        }
+        values.push(v);
+    }
+    if name == "concurrency" && values.iter().any(|v| *v < 1.0 || v.fract() != 0.0) {
+        return Err(format!(
+            "--sweep {s:?}: concurrency takes whole numbers from 1"
+        ));
+    }
+    Ok(Axis {
+        name: name.to_string(),
+        values,
+    })
+}
+
+/// `--set messages=150` → ("messages", 150).
+pub fn parse_set(s: &str) -> Result<(String, f64), String> {
+    let a = parse_axis(s).map_err(|e| e.replace("--sweep", "--set"))?;
+    match a.values.as_slice() {
+        [v] if a.name != "concurrency" => Ok((a.name, *v)),
+        [_] => Err(format!("--set {s:?}: concurrency is -c / --concurrency")),
+        _ => Err(format!(
+            "--set {s:?}: one value (a sweep takes several: --sweep)"
+        )),
+    }
+}
+
+/// Every point of the grid, the last axis fastest.
+fn grid(axes: &[Axis]) -> Vec<Vec<f64>> {
+    axes.iter().fold(vec![Vec::new()], |acc, a| {
+        acc.iter()
+            .flat_map(|p| {
+                a.values.iter().map(move |v| {
+                    let mut q = p.clone();
+                    q.push(*v);
+                    q
+                })
+            })
+            .collect()
+    })
+}
+
+fn label(axes: &[Axis], values: &[f64]) -> String {
+    axes.iter()
+        .zip(values)
+        .map(|(a, v)| format!("{}={}", a.name, analysis::budget::num(*v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The throughput a sweep shows: deliveries a second on a bus, else turns a second.
+pub fn rate(step: &serde_json::Value) -> Option<f64> {
+    step["bus"]["deliver_per_s"]
+        .as_f64()
+        .or_else(|| step["turns_per_s"].as_f64())
+}
+
+pub async fn run_sweep(
+    cfg: &Config,
+    axes: &[Axis],
+    opts: &RampOptions,
+) -> anyhow::Result<serde_json::Value> {
+    eprintln!(
+        "sweep: {}; budget: {}",
+        axes.iter()
+            .map(|a| format!("{} over {} values", a.name, a.values.len()))
+            .collect::<Vec<_>>()
+            .join(" × "),
+        opts.budget.describe()
+    );
+    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    let mut cells = Vec::new();
+    let mut points = Vec::new();
+    let mut interrupted = false;
+    let mut dead_row: Option<Vec<f64>> = None;
+    for values in grid(axes) {
+        let row = values[..values.len() - 1].to_vec();
+        let name = label(axes, &values);
+        if interrupted || dead_row.as_ref() == Some(&row) {
+            points.push(analysis::sweep::Point {
+                values: values.clone(),
+                standing: "skipped".into(),
+                why: None,
+            });
+            cells.push(json!({"values": values, "label": name, "standing": "skipped"}));
+            continue;
+        }
+        let mut o = opts.step.clone();
+        for (a, v) in axes.iter().zip(&values) {
+            match a.name.as_str() {
+                "concurrency" => o.concurrency = Some(*v as usize),
+                n => o.set.push((n.to_string(), *v)),
+            }
+        }
+        let step = tokio::select! {
+            r = run_step(cfg, &o) => r.with_context(|| format!("step at {name}"))?,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: the finished steps are kept");
+                interrupted = true;
+                points.push(analysis::sweep::Point { values: values.clone(), standing: "skipped".into(), why: None });
+                cells.push(json!({"values": values, "label": name, "standing": "skipped"}));
+                continue;
+            }
+        };
+        let value = serde_json::to_value(&step.result)?;
+        result::schema::check(&value).map_err(|e| {
+            anyhow::anyhow!("step at {name} produced a RESULT the schema refuses: {e}")
+        })?;
+        let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
+        let breaches = analysis::verdict::step_breaches(&step.result, &opts.budget);
+        let why = match standing {
+            "collapsed" => step.cause.as_ref().map(|c| {
+                let first = c.lines().next().unwrap_or("");
+                format!("{}: {first}", step.result.outcome)
+            }),
+            "over" => Some(
+                breaches
+                    .iter()
+                    .map(|b| b.text())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            _ => None,
+        };
+        eprintln!("{}", report::sweep::row(&name, &value, standing));
+        if standing == "collapsed" {
+            dead_row = Some(row);
+        }
+        points.push(analysis::sweep::Point {
+            values: values.clone(),
+            standing: standing.into(),
+            why: why.clone(),
+        });
+        cells.push(json!({
+            "values": values,
+            "label": name,
+            "standing": standing,
+            "why": why,
+            "step": value,
+        }));
+    }
+    let rows = analysis::sweep::rows(&names, &points);
+    let doc = json!({
+        "schema_version": 1,
+        "config": cfg.file.display().to_string(),
+        "environment": step::environment::describe(cfg, &opts.step),
+        "interrupted": interrupted,
+        "sweep": {
+            "axes": axes.iter().map(|a| json!({"name": a.name, "values": a.values})).collect::<Vec<_>>(),
+            "budget": opts.budget,
+            "cells": cells,
+            "rows": rows,
+        },
+    });
+    for line in report::sweep::verdict_lines(&doc) {
+        eprintln!("{line}");
+    }
+    if let Some(dir) = &opts.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(&doc)?)?;
+        std::fs::write(dir.join("report.md"), report::sweep::markdown(&doc))?;
+        std::fs::write(dir.join("report.html"), report::sweep::html(&doc))?;
+        eprintln!(
+            "wrote {0}/result.json, {0}/report.md and {0}/report.html",
+            dir.display()
+        );
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_parse_with_their_mistakes_named() {
+        let a = parse_axis("messages=50,100,150").unwrap();
+        assert_eq!((a.name.as_str(), a.values.len()), ("messages", 3));
+        assert!(parse_axis("mesages=1,2")
+            .unwrap_err()
+            .contains("not an axis"));
+        assert!(parse_axis("messages=2,1").unwrap_err().contains("increase"));
+        assert!(parse_axis("messages").unwrap_err().contains("NAME=V"));
+        assert!(parse_axis("concurrency=0.5,2")
+            .unwrap_err()
+            .contains("whole"));
+        assert_eq!(parse_set("pad=1024").unwrap(), ("pad".to_string(), 1024.0));
+        assert!(parse_set("pad=1,2").unwrap_err().contains("one value"));
+    }
+
+    #[test]
+    fn a_grid_runs_the_last_axis_fastest() {
+        let g = grid(&[
+            Axis {
+                name: "a".into(),
+                values: vec![1.0, 2.0],
+            },
+            Axis {
+                name: "b".into(),
+                values: vec![10.0, 20.0, 30.0],
+            },
+        ]);
+        assert_eq!(g.len(), 6);
+        assert_eq!(g[0], vec![1.0, 10.0]);
+        assert_eq!(g[2], vec![1.0, 30.0]);
+        assert_eq!(g[3], vec![2.0, 10.0]);
+    }
+}
