@@ -197,9 +197,15 @@ def test_generation_slows_with_occupancy(pmock):
 
     took = asyncio.run(main())
     # 100 ms to the first token, 19 more at 20 ms × 1, 1.67, 2.33, 3 (1 to 4 slots busy).
-    for got, f in zip(took, [1.0, 5 / 3, 7 / 3, 3.0]):
-        want = 100 + 380 * f
-        assert abs(got - want) <= want * 0.10, (took, want)
+    # The claim is the spacing: each reply 253 ms behind the one before. The client's
+    # start of four concurrent calls can add a delay common to all of them (a loaded CI
+    # machine once added 268 ms to every one, spacing intact), so the first reply is held
+    # to a floor and a loose ceiling, the others to their distance from it.
+    wants = [100 + 380 * f for f in [1.0, 5 / 3, 7 / 3, 3.0]]
+    assert wants[0] * 0.9 <= took[0] <= wants[0] + 400, (took, wants)
+    for got, want in zip(took[1:], wants[1:]):
+        gap, want_gap = got - took[0], want - wants[0]
+        assert abs(gap - want_gap) <= want * 0.10, (took, wants)
 
 
 def test_limits_change_live_through_the_admin_endpoint(pmock):

@@ -237,6 +237,15 @@ pub fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, Stri
     Ok((addr, path))
 }
 
+/// `http://127.0.0.1:8080/` → `8080`.
+pub(crate) fn port_of(base: &str) -> String {
+    base.rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string()
+}
+
 /// `http://…` → `ws://…`.
 fn ws_base(base: &str) -> String {
     base.replacen("http://", "ws://", 1)
@@ -254,13 +263,7 @@ pub async fn drive(
         return crate::bus::drive(bus, opts, progress).await;
     }
     // Check the URL once before starting thousands of sessions.
-    let port = opts
-        .base
-        .rsplit(':')
-        .next()
-        .unwrap_or("")
-        .trim_end_matches('/')
-        .to_string();
+    let port = port_of(&opts.base);
     let probe_url = render(
         &spec.turn[0].url,
         &[

@@ -268,13 +268,8 @@ impl SessionSpec {
         let spans = spans::Spans::new(text, file);
         let mut raw: Raw = toml::from_str(text).map_err(|e| spans.toml(&e, ""))?;
         let protocol = protocol(&raw, &spans)?;
-        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
-            None => Ok(default),
-            Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
-            Some(x) => Err(spans.err(
-                Some(x.span()),
-                format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
-            )),
+        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| {
+            spans.int(v, name, (lo, hi), default)
         };
         let turns = int(&raw.turns, "turns", 1, 100_000, 3)? as u32;
         let turn_timeout_ms = int(

@@ -1,6 +1,7 @@
 //! The driver against small real servers on 127.0.0.1: WebSocket turns, HTTP checks,
 //! failures classified.
 
+mod common;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
@@ -35,22 +36,7 @@ async fn ws_server() -> std::net::SocketAddr {
 }
 
 fn opts(addr: std::net::SocketAddr, c: usize) -> DriveOptions {
-    DriveOptions {
-        replicas: Vec::new(),
-        concurrency: c,
-        base: format!("http://{addr}"),
-        seed: 1,
-        step_timeout: Duration::from_secs(20),
-        allow_remote: false,
-        arrival_rate: None,
-        resident: None,
-        on_resident: None,
-        churn: None,
-        shard: None,
-        start_at: None,
-        name_prefix: String::new(),
-        slow: None,
-    }
+    common::options(format!("http://{addr}"), c)
 }
 
 #[tokio::test]

@@ -1,28 +1,13 @@
 //! Raw socket sessions against small servers: a length-prefixed MessagePack RPC server
 //! over TCP, a line server over a Unix socket, and one that hangs up.
 
+mod common;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 fn opts(c: usize) -> DriveOptions {
-    DriveOptions {
-        replicas: Vec::new(),
-        concurrency: c,
-        base: "http://127.0.0.1:9".into(),
-        seed: 1,
-        step_timeout: Duration::from_secs(20),
-        allow_remote: false,
-        arrival_rate: None,
-        resident: None,
-        on_resident: None,
-        churn: None,
-        shard: None,
-        start_at: None,
-        name_prefix: String::new(),
-        slow: None,
-    }
+    common::options("http://127.0.0.1:9".into(), c)
 }
 
 /// Reads a u32-prefixed MessagePack map, answers {"op", "echo": its value, "n": calls}.

@@ -202,6 +202,7 @@ fn a_sweep_over_messages_finds_the_cliff_a_concurrency_ladder_never_reaches() {
     let die = broker(&["--die-after", "100"]);
     let out = std::env::temp_dir().join(format!("plimsoll-bus-sweep-{}", std::process::id()));
     let out_s = out.display().to_string();
+    let db = format!("{out_s}-history.db");
     let sweep = cmd(
         "sweep",
         &die,
@@ -212,7 +213,8 @@ fn a_sweep_over_messages_finds_the_cliff_a_concurrency_ladder_never_reaches() {
             "20",
             "--sweep",
             "messages=50,100,150,200",
-            "--no-history",
+            "--history",
+            &db,
             "--json",
             "--out",
             &out_s,
@@ -237,6 +239,20 @@ fn a_sweep_over_messages_finds_the_cliff_a_concurrency_ladder_never_reaches() {
         "the heat map"
     );
     let _ = std::fs::remove_dir_all(&out);
+    // Recorded, and told again from the history alone.
+    let again = Command::new(BIN)
+        .args(["report", "1", "--db", &db])
+        .output()
+        .unwrap();
+    let told = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{told}");
+    assert!(
+        told.contains("the cliff lies between 100 and 150"),
+        "{told}"
+    );
+    for f in [db.clone(), format!("{db}-wal"), format!("{db}-shm")] {
+        let _ = std::fs::remove_file(f);
+    }
     // The same broker up a concurrency ladder, to more deliveries than the sweep made:
     // 50 messages a connection never reach the 100 frames that kill one.
     let ladder = cmd(

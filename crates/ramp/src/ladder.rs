@@ -321,6 +321,26 @@ pub fn report_from_history(
             db.display()
         )
     })?;
+    if doc["environment"]["sweep"].is_array() {
+        let sweep = crate::sweep::document(
+            doc["config"].as_str().unwrap_or(""),
+            doc["environment"].clone(),
+            doc["status"] != "done",
+            doc["steps"].as_array().cloned().unwrap_or_default(),
+        );
+        for c in sweep["sweep"]["cells"].as_array().into_iter().flatten() {
+            let label = c["label"].as_str().unwrap_or("");
+            match c["step"].is_object() {
+                true => eprintln!(
+                    "{}",
+                    report::sweep::row(label, &c["step"], c["standing"].as_str().unwrap_or(""))
+                ),
+                false => eprintln!("  {label:<28} skipped"),
+            }
+        }
+        crate::sweep::finish(&sweep, out)?;
+        return Ok(sweep);
+    }
     let mut doc = doc;
     if let Some(steps) = doc["steps"].as_array_mut() {
         steps.sort_by_key(|s| s["concurrency"].as_u64().unwrap_or(0));

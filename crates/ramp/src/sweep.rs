@@ -95,6 +95,110 @@ pub fn rate(step: &serde_json::Value) -> Option<f64> {
         .or_else(|| step["turns_per_s"].as_f64())
 }
 
+/// The axes as the document and the history keep them.
+fn axes_json(axes: &[Axis]) -> serde_json::Value {
+    json!(axes
+        .iter()
+        .map(|a| json!({"name": a.name, "values": a.values}))
+        .collect::<Vec<_>>())
+}
+
+/// A point not run (interrupted, or its row collapsed at a smaller value).
+fn skipped(values: &[f64], name: &str) -> serde_json::Value {
+    json!({"values": values, "label": name, "standing": "skipped"})
+}
+
+/// The sweep document from its parts: each row's cliff worked out from the cells (so a
+/// run re-read from the history, finished or not, gets the same verdict).
+pub fn document(
+    config: &str,
+    environment: serde_json::Value,
+    interrupted: bool,
+    cells: Vec<serde_json::Value>,
+) -> serde_json::Value {
+    let axes = environment["sweep"].clone();
+    let names: Vec<String> = axes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| a["name"].as_str().unwrap_or("?").to_string())
+        .collect();
+    let points: Vec<analysis::sweep::Point> = cells
+        .iter()
+        .map(|c| analysis::sweep::Point {
+            values: c["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_f64())
+                .collect(),
+            standing: c["standing"].as_str().unwrap_or("skipped").to_string(),
+            why: c["why"].as_str().map(str::to_string),
+        })
+        .filter(|p| p.values.len() == names.len())
+        .collect();
+    let rows = analysis::sweep::rows(&names, &points);
+    json!({
+        "schema_version": 1,
+        "config": config,
+        "interrupted": interrupted,
+        "sweep": {
+            "axes": axes,
+            "budget": environment["budget"],
+            "cells": cells,
+            "rows": rows,
+        },
+        "environment": environment,
+    })
+}
+
+/// One point run: its cell, and whether it collapsed.
+async fn point(
+    cfg: &Config,
+    axes: &[Axis],
+    values: &[f64],
+    opts: &RampOptions,
+) -> anyhow::Result<(serde_json::Value, bool)> {
+    let name = label(axes, values);
+    let mut o = opts.step.clone();
+    for (a, v) in axes.iter().zip(values) {
+        match a.name.as_str() {
+            "concurrency" => o.concurrency = Some(*v as usize),
+            n => o.set.push((n.to_string(), *v)),
+        }
+    }
+    let step = run_step(cfg, &o)
+        .await
+        .with_context(|| format!("step at {name}"))?;
+    let value = serde_json::to_value(&step.result)?;
+    result::schema::check(&value)
+        .map_err(|e| anyhow::anyhow!("step at {name} produced a RESULT the schema refuses: {e}"))?;
+    let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
+    let why = match standing {
+        "collapsed" => step.cause.as_ref().map(|c| {
+            let first = c.lines().next().unwrap_or("");
+            format!("{}: {first}", step.result.outcome)
+        }),
+        "over" => Some(
+            analysis::verdict::step_breaches(&step.result, &opts.budget)
+                .iter()
+                .map(|b| b.text())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        _ => None,
+    };
+    eprintln!("{}", report::sweep::row(&name, &value, standing));
+    let cell = json!({
+        "values": values,
+        "label": name,
+        "standing": standing,
+        "why": why,
+        "step": value,
+    });
+    Ok((cell, standing == "collapsed"))
+}
+
 pub async fn run_sweep(
     cfg: &Config,
     axes: &[Axis],
@@ -108,104 +212,78 @@ pub async fn run_sweep(
             .join(" × "),
         opts.budget.describe()
     );
-    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    let mut environment = step::environment::describe(cfg, &opts.step);
+    environment["budget"] = json!(opts.budget);
+    environment["sweep"] = axes_json(axes);
+    let history = opts
+        .history
+        .as_deref()
+        .map(store::History::open)
+        .transpose()?;
+    let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
+    let title = format!("{} [sweep {}]", cfg.file.display(), names.join(" × "));
+    let id = match &history {
+        Some(h) => Some(h.start_run(&step::now_rfc3339(), &title, &environment)?),
+        None => None,
+    };
     let mut cells = Vec::new();
-    let mut points = Vec::new();
     let mut interrupted = false;
     let mut dead_row: Option<Vec<f64>> = None;
     for values in grid(axes) {
         let row = values[..values.len() - 1].to_vec();
-        let name = label(axes, &values);
-        if interrupted || dead_row.as_ref() == Some(&row) {
-            points.push(analysis::sweep::Point {
-                values: values.clone(),
-                standing: "skipped".into(),
-                why: None,
-            });
-            cells.push(json!({"values": values, "label": name, "standing": "skipped"}));
-            continue;
-        }
-        let mut o = opts.step.clone();
-        for (a, v) in axes.iter().zip(&values) {
-            match a.name.as_str() {
-                "concurrency" => o.concurrency = Some(*v as usize),
-                n => o.set.push((n.to_string(), *v)),
-            }
-        }
-        let step = tokio::select! {
-            r = run_step(cfg, &o) => r.with_context(|| format!("step at {name}"))?,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: the finished steps are kept");
-                interrupted = true;
-                points.push(analysis::sweep::Point { values: values.clone(), standing: "skipped".into(), why: None });
-                cells.push(json!({"values": values, "label": name, "standing": "skipped"}));
-                continue;
+        let cell = if interrupted || dead_row.as_ref() == Some(&row) {
+            skipped(&values, &label(axes, &values))
+        } else {
+            tokio::select! {
+                r = point(cfg, axes, &values, opts) => {
+                    let (cell, collapsed) = r?;
+                    if collapsed {
+                        dead_row = Some(row);
+                    }
+                    cell
+                }
+                _ = tokio::signal::ctrl_c() => {
+                    eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
+                    interrupted = true;
+                    skipped(&values, &label(axes, &values))
+                }
             }
         };
-        let value = serde_json::to_value(&step.result)?;
-        result::schema::check(&value).map_err(|e| {
-            anyhow::anyhow!("step at {name} produced a RESULT the schema refuses: {e}")
-        })?;
-        let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
-        let breaches = analysis::verdict::step_breaches(&step.result, &opts.budget);
-        let why = match standing {
-            "collapsed" => step.cause.as_ref().map(|c| {
-                let first = c.lines().next().unwrap_or("");
-                format!("{}: {first}", step.result.outcome)
-            }),
-            "over" => Some(
-                breaches
-                    .iter()
-                    .map(|b| b.text())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ),
-            _ => None,
-        };
-        eprintln!("{}", report::sweep::row(&name, &value, standing));
-        if standing == "collapsed" {
-            dead_row = Some(row);
+        if let (Some(h), Some(id)) = (&history, id) {
+            h.add_step(id, cells.len(), &cell)?;
         }
-        points.push(analysis::sweep::Point {
-            values: values.clone(),
-            standing: standing.into(),
-            why: why.clone(),
-        });
-        cells.push(json!({
-            "values": values,
-            "label": name,
-            "standing": standing,
-            "why": why,
-            "step": value,
-        }));
+        cells.push(cell);
     }
-    let rows = analysis::sweep::rows(&names, &points);
-    let doc = json!({
-        "schema_version": 1,
-        "config": cfg.file.display().to_string(),
-        "environment": step::environment::describe(cfg, &opts.step),
-        "interrupted": interrupted,
-        "sweep": {
-            "axes": axes.iter().map(|a| json!({"name": a.name, "values": a.values})).collect::<Vec<_>>(),
-            "budget": opts.budget,
-            "cells": cells,
-            "rows": rows,
-        },
-    });
-    for line in report::sweep::verdict_lines(&doc) {
+    let doc = document(
+        &cfg.file.display().to_string(),
+        environment,
+        interrupted,
+        cells,
+    );
+    if let (Some(h), Some(id)) = (&history, id) {
+        let status = if interrupted { "interrupted" } else { "done" };
+        h.finish_run(id, status, &json!({"sweep": doc["sweep"]["rows"]}))?;
+    }
+    finish(&doc, opts.out.as_deref())?;
+    Ok(doc)
+}
+
+/// The verdict on the terminal; the files in `out`.
+pub fn finish(doc: &serde_json::Value, out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    for line in report::sweep::verdict_lines(doc) {
         eprintln!("{line}");
     }
-    if let Some(dir) = &opts.out {
+    if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(&doc)?)?;
-        std::fs::write(dir.join("report.md"), report::sweep::markdown(&doc))?;
-        std::fs::write(dir.join("report.html"), report::sweep::html(&doc))?;
+        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
+        std::fs::write(dir.join("report.md"), report::sweep::markdown(doc))?;
+        std::fs::write(dir.join("report.html"), report::sweep::html(doc))?;
         eprintln!(
             "wrote {0}/result.json, {0}/report.md and {0}/report.html",
             dir.display()
         );
     }
-    Ok(doc)
+    Ok(())
 }
 
 #[cfg(test)]

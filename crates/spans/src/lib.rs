@@ -43,6 +43,24 @@ impl<'a> Spans<'a> {
         }
     }
 
+    /// A whole number from `lo` to `hi` (`default` when absent), or the error at its line.
+    pub fn int(
+        &self,
+        v: &Option<toml::Spanned<i64>>,
+        name: &str,
+        (lo, hi): (i64, i64),
+        default: i64,
+    ) -> Result<i64, FileError> {
+        match v {
+            None => Ok(default),
+            Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
+            Some(x) => Err(self.err(
+                Some(x.span()),
+                format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
+            )),
+        }
+    }
+
     /// The `toml` crate's own parse error, at its line, with `hint` after it when given.
     pub fn toml(&self, e: &toml::de::Error, hint: &str) -> FileError {
         let m = e.message().trim();

@@ -290,13 +290,7 @@ pub async fn drive(
     if opts.shard.is_some() || opts.resident.is_some() || opts.churn.is_some() {
         anyhow::bail!("a bus step runs in one process: no --shard, --resident or soak churn");
     }
-    let port = opts
-        .base
-        .rsplit(':')
-        .next()
-        .unwrap_or("")
-        .trim_end_matches('/')
-        .to_string();
+    let port = crate::driver::port_of(&opts.base);
     let ws_base = opts.base.replacen("http://", "ws://", 1);
     let address = crate::template::render(
         &spec.address,

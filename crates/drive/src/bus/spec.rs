@@ -166,13 +166,8 @@ impl BusSpec {
                 ))
             }
         };
-        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| match v {
-            None => Ok(default),
-            Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(*x.get_ref()),
-            Some(x) => Err(spans.err(
-                Some(x.span()),
-                format!("{name} must be between {lo} and {hi} (got {})", x.get_ref()),
-            )),
+        let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| {
+            spans.int(v, name, (lo, hi), default)
         };
         let rate = match &raw.rate {
             None => 0.0,
