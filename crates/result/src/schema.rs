@@ -1,74 +1,54 @@
-//! Checking a RESULT object against `schemas/result.v1.json`: required keys, JSON
-//! types and enumerations, top level and `harness`. Enough to name the bad key of a
-//! malformed line; not a general JSON Schema validator.
+//! Checking a RESULT object against `schemas/result.v1.json` with the `jsonschema`
+//! crate (every keyword of the schema, nested objects included), and a harness's own
+//! RESULT line against the part of it a harness gives. Errors name the key.
 
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::Validator;
 use serde_json::Value;
+use std::sync::OnceLock;
 
 pub const SCHEMA: &str = include_str!("../../../schemas/result.v1.json");
 
-fn type_ok(v: &Value, ty: &Value) -> bool {
-    let one = |t: &str| match t {
-        "integer" => v.is_i64() || v.is_u64(),
-        "number" => v.is_number(),
-        "string" => v.is_string(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        _ => true,
-    };
-    match ty {
-        Value::String(t) => one(t),
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(one),
-        _ => true,
-    }
+fn schema() -> &'static Value {
+    static S: OnceLock<Value> = OnceLock::new();
+    S.get_or_init(|| serde_json::from_str(SCHEMA).expect("the bundled schema is valid JSON"))
 }
 
-fn check_object(v: &Value, schema: &Value, at: &str) -> Result<(), String> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| format!("{at}: must be a JSON object"))?;
-    for key in schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        if !obj.contains_key(key) {
-            return Err(format!(
-                "{at}{key}: is missing (required by schemas/result.v1.json)"
-            ));
+fn validator() -> &'static Validator {
+    static V: OnceLock<Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        jsonschema::validator_for(schema()).expect("the bundled schema is a valid JSON Schema")
+    })
+}
+
+/// `/harness/bound` → `harness.bound`.
+fn dotted(pointer: &str) -> String {
+    pointer.trim_start_matches('/').replace('/', ".")
+}
+
+/// One validation error in words: the key, then what was wrong.
+fn words(e: &jsonschema::ValidationError) -> String {
+    let at = dotted(&e.instance_path().to_string());
+    match e.kind() {
+        ValidationErrorKind::Required { property } => {
+            let key = property
+                .as_str()
+                .map_or(property.to_string(), str::to_string);
+            let key = if at.is_empty() {
+                key
+            } else {
+                format!("{at}.{key}")
+            };
+            format!("{key}: is missing (required by schemas/result.v1.json)")
         }
+        _ if at.is_empty() => format!("the RESULT: {e}"),
+        _ => format!("{at}: {e}"),
     }
-    let props = schema["properties"].as_object();
-    for (key, val) in obj {
-        let Some(p) = props.and_then(|p| p.get(key)) else {
-            continue;
-        };
-        if let Some(ty) = p.get("type") {
-            if !type_ok(val, ty) {
-                return Err(format!("{at}{key}: must be of type {ty}, got {val}"));
-            }
-        }
-        if let Some(allowed) = p.get("enum").and_then(Value::as_array) {
-            if !allowed.contains(val) {
-                return Err(format!(
-                    "{at}{key}: must be one of {}, got {val}",
-                    Value::Array(allowed.clone())
-                ));
-            }
-        }
-        if p.get("type") == Some(&Value::from("object")) && p.get("required").is_some() {
-            check_object(val, p, &format!("{at}{key}."))?;
-        }
-    }
-    Ok(())
 }
 
 /// Checks one RESULT object; the error names the key and what was expected.
 pub fn check(v: &Value) -> Result<(), String> {
-    let schema: Value = serde_json::from_str(SCHEMA).expect("the bundled schema is valid JSON");
-    check_object(v, &schema, "")
+    validator().validate(v).map_err(|e| words(&e))
 }
 
 /// Keys a harness's own RESULT line must carry; Plimsoll adds the rest.
@@ -84,7 +64,7 @@ pub const HARNESS_REQUIRED: &[&str] = &[
 /// of every key it gives, and no key the schema does not know (a typo would otherwise
 /// be silently dropped).
 pub fn check_harness_line(v: &Value) -> Result<(), String> {
-    let schema: Value = serde_json::from_str(SCHEMA).expect("the bundled schema is valid JSON");
+    let schema = schema();
     let obj = v
         .as_object()
         .ok_or("the RESULT line must hold a JSON object")?;
@@ -108,11 +88,8 @@ pub fn check_harness_line(v: &Value) -> Result<(), String> {
         if key == "harness" {
             continue; // Plimsoll fills its own harness figures
         }
-        if let Some(ty) = p.get("type") {
-            if !type_ok(val, ty) {
-                return Err(format!("{key}: must be of type {ty}, got {val}"));
-            }
-        }
+        let one = jsonschema::validator_for(p).map_err(|e| format!("{key}: {e}"))?;
+        one.validate(val).map_err(|e| format!("{key}: {e}"))?;
     }
     Ok(())
 }
@@ -128,9 +105,10 @@ mod tests {
         assert!(check_harness_line(&ok).is_ok());
         let mut bad = ok.clone();
         bad["sessions_ok"] = json!("four");
-        assert_eq!(
-            check_harness_line(&bad).unwrap_err(),
-            "sessions_ok: must be of type \"integer\", got \"four\""
+        let e = check_harness_line(&bad).unwrap_err();
+        assert!(
+            e.starts_with("sessions_ok: ") && e.contains("integer"),
+            "{e}"
         );
         let mut typo = ok.clone();
         typo["p50_sesion_ms"] = json!(3);
@@ -143,8 +121,27 @@ mod tests {
     }
 
     #[test]
-    fn full_results_are_checked_with_enums() {
+    fn full_results_are_checked_with_enums_and_nested_objects() {
         let v = json!({"schema_version": 1, "outcome": "sunk"});
         assert!(check(&v).unwrap_err().contains("is missing"));
+        let ok: Value = serde_json::from_str(EXAMPLE).unwrap();
+        check(&ok).unwrap();
+        let mut sunk = ok.clone();
+        sunk["outcome"] = json!("sunk");
+        let e = check(&sunk).unwrap_err();
+        assert!(e.starts_with("outcome: ") && e.contains("sunk"), "{e}");
+        let mut bound = ok.clone();
+        bound["harness"]["bound"] = json!("nobody");
+        let e = check(&bound).unwrap_err();
+        assert!(e.starts_with("harness.bound: "), "{e}");
+        let mut gone = ok;
+        gone["harness"].as_object_mut().unwrap().remove("cpu_share");
+        assert_eq!(
+            check(&gone).unwrap_err(),
+            "harness.cpu_share: is missing (required by schemas/result.v1.json)"
+        );
     }
+
+    /// A real RESULT line (`plimsoll run` on the floor agent).
+    const EXAMPLE: &str = r#"{"schema_version":1,"concurrency":4,"sessions_ok":4,"sessions_failed":0,"turns":12,"wall_ms":2027.67,"p50_session_ms":1973.25,"p99_session_ms":2025.47,"p50_turn_ms":645.12,"p99_turn_ms":715.78,"p50_ttft_ms":null,"p99_ttft_ms":null,"ideal_session_ms":1866.75,"latency_inflation":1.06,"peak_rss_mb":0.0,"rss_kb_per_session":0.0,"baseline_rss_mb":0.0,"peak_threads":0,"peak_fds":0,"cpu_ms_per_turn":null,"cpu_sec":0.0,"llm_calls":36,"llm_tokens_out":552,"injected_failures":0,"integrity_violations":0,"errors_by_kind":{},"files_created":0,"harness":{"mock_timing_error_p99_ms":7.04,"driver_lag_p99_ms":7.14,"cpu_share":0.01,"bound":"sut"},"outcome":"ok","turns_per_s":6.24}"#;
 }
