@@ -46,6 +46,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use tally::Seen;
 use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
 use tokio::time::{Duration, Instant};
 
 pub use spec::is_bus;
@@ -166,7 +167,10 @@ async fn subscriber(
     let (mut rd, _w) = match opened.await {
         Ok(x) => x,
         Err(e) => {
+            // Never subscribed: its failure is the connection's, not messages the bus
+            // lost, so it expects none.
             let _ = ready.send(false);
+            done.seen = None;
             done.error = Some(e);
             return done;
         }
@@ -325,25 +329,28 @@ pub async fn drive(
 
 /// Connects every subscriber, then every publisher, then publishes and waits; the
 /// driver's own lag is measured from the first publish to the end (connecting thousands
-/// of sockets at once is not what delivery latency is made of).
+/// of sockets at once is not what delivery latency is made of). Every task is in a
+/// JoinSet: a step that times out drops them, and with them their sockets.
 async fn run(ctx: Arc<Ctx>, concurrency: usize) -> (Vec<Done>, Histogram<u64>) {
     let counts = ctx.spec.counts(concurrency);
     let (ready_tx, mut ready_rx) = mpsc::unbounded_channel();
     let (stop_tx, stop_rx) = watch::channel(false);
     let (go_tx, go_rx) = watch::channel(false);
-    let mut subs = Vec::new();
-    let mut pubs = Vec::new();
+    let mut subs = JoinSet::new();
+    let mut to_publish = Vec::new();
     for (role, (r, &n)) in ctx.spec.roles.iter().zip(&counts).enumerate() {
         for i in 0..n {
             match r.kind {
-                Kind::Subscriber => subs.push(tokio::spawn(subscriber(
-                    ctx.clone(),
-                    role,
-                    i,
-                    ready_tx.clone(),
-                    stop_rx.clone(),
-                ))),
-                Kind::Publisher => pubs.push((role, i)),
+                Kind::Subscriber => {
+                    subs.spawn(subscriber(
+                        ctx.clone(),
+                        role,
+                        i,
+                        ready_tx.clone(),
+                        stop_rx.clone(),
+                    ));
+                }
+                Kind::Publisher => to_publish.push((role, i)),
             }
         }
     }
@@ -352,24 +359,22 @@ async fn run(ctx: Arc<Ctx>, concurrency: usize) -> (Vec<Done>, Histogram<u64>) {
         alive += u64::from(ready_rx.recv().await.unwrap_or(false));
     }
     let (wrote_tx, mut wrote_rx) = mpsc::unbounded_channel();
-    let pubs: Vec<_> = pubs
-        .into_iter()
-        .enumerate()
-        .map(|(id, (role, i))| {
-            let cue = Cue {
-                ready: ready_tx.clone(),
-                go: go_rx.clone(),
-                wrote: wrote_tx.clone(),
-                stop: stop_rx.clone(),
-            };
-            tokio::spawn(publisher(ctx.clone(), role, i, id as u32, cue))
-        })
-        .collect();
+    let mut pubs = JoinSet::new();
+    for (id, (role, i)) in to_publish.into_iter().enumerate() {
+        let cue = Cue {
+            ready: ready_tx.clone(),
+            go: go_rx.clone(),
+            wrote: wrote_tx.clone(),
+            stop: stop_rx.clone(),
+        };
+        pubs.spawn(publisher(ctx.clone(), role, i, id as u32, cue));
+    }
     for _ in 0..pubs.len() {
         ready_rx.recv().await;
     }
     let stop_lag = Arc::new(AtomicBool::new(false));
-    let lag = tokio::spawn(crate::driver::measure_lag(stop_lag.clone()));
+    let mut lag = JoinSet::new();
+    lag.spawn(crate::driver::measure_lag(stop_lag.clone()));
     let _ = go_tx.send(true);
     let mut published = 0;
     for _ in 0..pubs.len() {
@@ -387,14 +392,24 @@ async fn run(ctx: Arc<Ctx>, concurrency: usize) -> (Vec<Done>, Histogram<u64>) {
     let _ = stop_tx.send(true);
     stop_lag.store(true, Relaxed);
     let mut dones = Vec::new();
-    for t in pubs.into_iter().chain(subs) {
-        dones.extend(t.await.ok());
+    while let Some(d) = pubs.join_next().await {
+        dones.extend(d.ok());
     }
-    (dones, lag.await.unwrap_or_else(|_| hist()))
+    while let Some(d) = subs.join_next().await {
+        dones.extend(d.ok());
+    }
+    let lag_us = lag.join_next().await.and_then(Result::ok);
+    (dones, lag_us.unwrap_or_else(hist))
 }
 
 fn report(ctx: &Ctx, dones: Vec<Done>, lag_us: Histogram<u64>, timed_out: bool) -> DriveReport {
-    let mut published = vec![0u64; dones.iter().filter(|d| d.published.is_some()).count()];
+    let publishers = dones
+        .iter()
+        .filter_map(|d| d.published)
+        .map(|(id, _)| id as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut published = vec![0u64; publishers];
     for (id, n) in dones.iter().filter_map(|d| d.published) {
         published[id as usize] = n;
     }
