@@ -1,10 +1,14 @@
-//! Benchmarks of Plimsoll's own parts: commands that print numbers.
+//! Benchmarks of Plimsoll's own parts, as commands that print numbers: how closely the
+//! mock keeps the timing it is asked for and what that costs, and what the probe pays
+//! for one sample of a process tree with many threads.
 //!
-//! `plimsoll bench mock` starts the mock as a separate process (so its CPU and
-//! memory are its own), opens C concurrent streaming requests against it over
-//! loopback in a closed loop, and reports how closely the achieved timing follows
-//! the requested one, the chunk rate, the mock's CPU per chunk and its memory per
-//! open stream. It owns no production code path.
+//! `plimsoll bench mock` (`mock_bench`) starts the mock as a separate process (so its
+//! CPU and memory are its own), opens C concurrent streaming requests against it over
+//! loopback in a closed loop, and reports how closely the achieved timing follows the
+//! requested one, the chunk rate, the mock's CPU per chunk and its memory per open
+//! stream; `report` prints its table (machine fingerprint, each run, the median) or
+//! JSON. `plimsoll bench probe` (`probe_bench`) times samples of a child holding N idle
+//! threads and prints its own table. It owns no production code path.
 
 mod mock_bench;
 mod probe_bench;

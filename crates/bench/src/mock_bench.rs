@@ -213,6 +213,8 @@ fn due_ms(opts: &MockBenchOptions, j: u32) -> f64 {
     }
 }
 
+/// One measured run: a fresh mock, the streams started and warmed up, then one window
+/// in which the mock's CPU, memory and lateness and the streams' timing are read.
 async fn one_run(
     opts: &MockBenchOptions,
     scenario: &std::path::Path,
@@ -230,8 +232,35 @@ async fn one_run(
         recording: AtomicBool::new(false),
         stop: AtomicBool::new(false),
     });
+    let tasks = start_streams(addr, opts, &shared);
+    tokio::time::sleep(opts.warmup).await;
+    let mut admin = Conn::new(addr);
+    admin
+        .simple("POST", "/plimsoll/timing/reset", Bytes::new())
+        .await?;
+    let w = window(pid, opts, &shared, idle_rss).await?;
+    let timing: serde_json::Value = serde_json::from_slice(
+        &admin
+            .simple("GET", "/plimsoll/timing", Bytes::new())
+            .await?
+            .1,
+    )?;
+    shared.stop.store(true, Relaxed);
+    for t in tasks {
+        t.abort();
+    }
+    drop(mock);
+    Ok(result(opts, &shared, &w, &timing))
+}
+
+/// C streams, their first requests spread over one nominal stream length, as a steady
+/// load would be.
+fn start_streams(
+    addr: SocketAddr,
+    opts: &MockBenchOptions,
+    shared: &Arc<Shared>,
+) -> Vec<tokio::task::JoinHandle<()>> {
     let opts_arc = Arc::new(opts.clone());
-    // Spread the first requests over one nominal stream length, as a steady load would be.
     let ramp = Duration::from_secs_f64(due_ms(opts, u32::MAX / 2) / 1000.0).min(opts.warmup);
     let mut tasks = Vec::with_capacity(opts.streams);
     for n in 0..opts.streams {
@@ -244,11 +273,26 @@ async fn one_run(
             shared.clone(),
         )));
     }
-    tokio::time::sleep(opts.warmup).await;
-    let mut admin = Conn::new(addr);
-    admin
-        .simple("POST", "/plimsoll/timing/reset", Bytes::new())
-        .await?;
+    tasks
+}
+
+/// What the mock used over the measured window.
+struct Window {
+    user: f64,
+    sys: f64,
+    secs: f64,
+    idle_rss: u64,
+    peak_rss: u64,
+}
+
+/// The measured window: the streams record, the mock's CPU time is read at both ends
+/// and its memory every 100 ms.
+async fn window(
+    pid: u32,
+    opts: &MockBenchOptions,
+    shared: &Shared,
+    idle_rss: u64,
+) -> anyhow::Result<Window> {
     let cpu0 = cpu_seconds(pid)?;
     let t0 = Instant::now();
     shared.recording.store(true, Relaxed);
@@ -259,20 +303,24 @@ async fn one_run(
     }
     shared.recording.store(false, Relaxed);
     let cpu1 = cpu_seconds(pid)?;
-    let (user, sys) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
+    Ok(Window {
+        user: cpu1.0 - cpu0.0,
+        sys: cpu1.1 - cpu0.1,
+        secs: t0.elapsed().as_secs_f64(),
+        idle_rss,
+        peak_rss,
+    })
+}
+
+/// The run's figures from what the streams recorded, the window and the mock's timing.
+fn result(
+    opts: &MockBenchOptions,
+    shared: &Shared,
+    w: &Window,
+    timing: &serde_json::Value,
+) -> MockBenchResult {
+    let (user, sys, secs) = (w.user, w.sys, w.secs);
     let cpu = user + sys;
-    let secs = t0.elapsed().as_secs_f64();
-    let timing: serde_json::Value = serde_json::from_slice(
-        &admin
-            .simple("GET", "/plimsoll/timing", Bytes::new())
-            .await?
-            .1,
-    )?;
-    shared.stop.store(true, Relaxed);
-    for t in tasks {
-        t.abort();
-    }
-    drop(mock);
     let chunks = shared.chunks.load(Relaxed) as f64;
     let ttft = shared.ttft.lock().expect("no panics while held").clone();
     let interval = shared
@@ -288,7 +336,7 @@ async fn one_run(
             0.0
         }
     };
-    Ok(MockBenchResult {
+    MockBenchResult {
         streams: opts.streams,
         requests_ok: shared.ok.load(Relaxed),
         requests_failed: shared.failed.load(Relaxed),
@@ -303,12 +351,12 @@ async fn one_run(
         mock_user_us_per_chunk: per_chunk(user),
         mock_sys_us_per_chunk: per_chunk(sys),
         mock_cpu_cores: cpu / secs,
-        mock_rss_kb_per_stream: peak_rss.saturating_sub(idle_rss) as f64 / opts.streams as f64,
-        mock_idle_rss_mb: idle_rss as f64 / 1024.0,
-        mock_peak_rss_mb: peak_rss as f64 / 1024.0,
+        mock_rss_kb_per_stream: w.peak_rss.saturating_sub(w.idle_rss) as f64 / opts.streams as f64,
+        mock_idle_rss_mb: w.idle_rss as f64 / 1024.0,
+        mock_peak_rss_mb: w.peak_rss as f64 / 1024.0,
         mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
         mock_late_max_ms: timing["late_max_ms"].as_f64().unwrap_or(f64::NAN),
-    })
+    }
 }
 
 /// What one request saw: when it was sent, and when each read arrived with how

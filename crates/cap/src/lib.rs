@@ -1,4 +1,6 @@
-//! Resource caps for the system under test, without Docker: a cgroup made for one step's SUT, removed afterwards.
+//! Caps the CPU and memory of one step's system under test without Docker — a cgroup
+//! (v2, a systemd scope, or v1) made for it, or CPU affinity alone when none can be —
+//! and removes the cap afterwards.
 //!
 //! Detection order: cgroup v2 with the `memory` and `cpu` controllers available and
 //! writable; `systemd-run --scope` (a transient scope with MemoryMax and CPUQuota, used
@@ -78,6 +80,26 @@ fn remove_cgroup(dir: &Path) -> bool {
     gone
 }
 
+/// A cgroup v1 cpuset named `name` holding `cores` (with the root's memory nodes),
+/// added to `dirs`; false when none could be made.
+fn v1_cpuset(name: &str, cores: &str, dirs: &mut Vec<PathBuf>) -> bool {
+    let root = Path::new("/sys/fs/cgroup/cpuset");
+    match writable_dir(root, name) {
+        Some(d) => {
+            let mems = std::fs::read_to_string(root.join("cpuset.mems")).unwrap_or_default();
+            let ok =
+                write(&d.join("cpuset.mems"), mems.trim()) && write(&d.join("cpuset.cpus"), cores);
+            if ok {
+                dirs.push(d);
+            } else {
+                remove_cgroup(&d);
+            }
+            ok
+        }
+        None => false,
+    }
+}
+
 fn write(p: &Path, v: &str) -> bool {
     std::fs::write(p, v).is_ok()
 }
@@ -94,107 +116,97 @@ impl Cap {
     pub fn create_on(spec: CapSpec, tag: &str, cores: &str) -> Cap {
         let name = format!("plimsoll-{}-{tag}", std::process::id());
         let quota = (spec.cpus * 100_000.0).round().max(1_000.0) as u64;
-        // cgroup v2
+        if let Some(cap) = Cap::cgroup_v2(spec, &name, quota, cores) {
+            return cap;
+        }
+        if let Some(user) = systemd_scope() {
+            let mut cap = Cap::plain("systemd-run", spec, Vec::new(), cores);
+            cap.systemd_user = Some(user);
+            return cap;
+        }
+        if let Some(cap) = Cap::cgroup_v1(spec, &name, quota, cores) {
+            return cap;
+        }
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut cap = Cap::plain("affinity", spec, Vec::new(), cores);
+        cap.cores = Some((spec.cpus.ceil() as usize).clamp(1, online));
+        cap
+    }
+
+    /// A cap by `method` joining `dirs`, with no affinity, scope or cpuset (yet).
+    fn plain(method: &'static str, spec: CapSpec, dirs: Vec<PathBuf>, on: &str) -> Cap {
+        Cap {
+            method,
+            spec,
+            dirs,
+            cores: None,
+            systemd_user: None,
+            cpuset: false,
+            on: on.to_string(),
+        }
+    }
+
+    /// A cgroup v2 named `name` with memory.max and cpu.max (and a cpuset for `cores`),
+    /// where a root offers the memory and cpu controllers and lets us write.
+    fn cgroup_v2(spec: CapSpec, name: &str, quota: u64, cores: &str) -> Option<Cap> {
         for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
             let root = Path::new(root);
             let ctl = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap_or_default();
-            if ctl.split_whitespace().any(|c| c == "memory")
-                && ctl.split_whitespace().any(|c| c == "cpu")
+            if !(ctl.split_whitespace().any(|c| c == "memory")
+                && ctl.split_whitespace().any(|c| c == "cpu"))
             {
-                let _ = write(&root.join("cgroup.subtree_control"), "+memory +cpu");
-                if let Some(dir) = writable_dir(root, &name) {
-                    let ok = write(&dir.join("memory.max"), &spec.mem_bytes.to_string())
-                        && write(&dir.join("cpu.max"), &format!("{quota} 100000"));
-                    let _ = write(&dir.join("memory.swap.max"), "0");
-                    if ok {
-                        let cpuset = !cores.is_empty()
-                            && ctl.split_whitespace().any(|c| c == "cpuset")
-                            && write(&root.join("cgroup.subtree_control"), "+cpuset")
-                            && write(&dir.join("cpuset.cpus"), cores);
-                        return Cap {
-                            method: "cgroup-v2",
-                            spec,
-                            dirs: vec![dir],
-                            cores: None,
-                            systemd_user: None,
-                            cpuset,
-                            on: cores.to_string(),
-                        };
-                    }
-                    remove_cgroup(&dir);
-                }
+                continue;
             }
-        }
-        // systemd-run --scope
-        if let Some(user) = systemd_scope() {
-            return Cap {
-                method: "systemd-run",
-                spec,
-                dirs: Vec::new(),
-                cores: None,
-                systemd_user: Some(user),
-                cpuset: false,
-                on: cores.to_string(),
+            let _ = write(&root.join("cgroup.subtree_control"), "+memory +cpu");
+            let Some(dir) = writable_dir(root, name) else {
+                continue;
             };
+            let ok = write(&dir.join("memory.max"), &spec.mem_bytes.to_string())
+                && write(&dir.join("cpu.max"), &format!("{quota} 100000"));
+            let _ = write(&dir.join("memory.swap.max"), "0");
+            if ok {
+                let cpuset = !cores.is_empty()
+                    && ctl.split_whitespace().any(|c| c == "cpuset")
+                    && write(&root.join("cgroup.subtree_control"), "+cpuset")
+                    && write(&dir.join("cpuset.cpus"), cores);
+                let mut cap = Cap::plain("cgroup-v2", spec, vec![dir], cores);
+                cap.cpuset = cpuset;
+                return Some(cap);
+            }
+            remove_cgroup(&dir);
         }
-        // cgroup v1
+        None
+    }
+
+    /// cgroup v1 `memory` and `cpu` groups named `name` (and a `cpuset` one for `cores`).
+    fn cgroup_v1(spec: CapSpec, name: &str, quota: u64, cores: &str) -> Option<Cap> {
         let (mem_root, cpu_root) = (
             Path::new("/sys/fs/cgroup/memory"),
             Path::new("/sys/fs/cgroup/cpu"),
         );
-        if let (Some(m), Some(c)) = (writable_dir(mem_root, &name), writable_dir(cpu_root, &name)) {
-            let ok = write(
-                &m.join("memory.limit_in_bytes"),
-                &spec.mem_bytes.to_string(),
-            ) && write(&c.join("cpu.cfs_period_us"), "100000")
-                && write(&c.join("cpu.cfs_quota_us"), &quota.to_string());
-            let _ = write(
-                &m.join("memory.memsw.limit_in_bytes"),
-                &spec.mem_bytes.to_string(),
-            );
-            if ok {
-                let mut dirs = vec![m, c];
-                let cpuset = !cores.is_empty() && {
-                    let root = Path::new("/sys/fs/cgroup/cpuset");
-                    match writable_dir(root, &name) {
-                        Some(d) => {
-                            let mems = std::fs::read_to_string(root.join("cpuset.mems"))
-                                .unwrap_or_default();
-                            let ok = write(&d.join("cpuset.mems"), mems.trim())
-                                && write(&d.join("cpuset.cpus"), cores);
-                            if ok {
-                                dirs.push(d);
-                            } else {
-                                remove_cgroup(&d);
-                            }
-                            ok
-                        }
-                        None => false,
-                    }
-                };
-                return Cap {
-                    method: "cgroup-v1",
-                    spec,
-                    dirs,
-                    cores: None,
-                    systemd_user: None,
-                    cpuset,
-                    on: cores.to_string(),
-                };
-            }
+        let (Some(m), Some(c)) = (writable_dir(mem_root, name), writable_dir(cpu_root, name))
+        else {
+            return None;
+        };
+        let ok = write(
+            &m.join("memory.limit_in_bytes"),
+            &spec.mem_bytes.to_string(),
+        ) && write(&c.join("cpu.cfs_period_us"), "100000")
+            && write(&c.join("cpu.cfs_quota_us"), &quota.to_string());
+        let _ = write(
+            &m.join("memory.memsw.limit_in_bytes"),
+            &spec.mem_bytes.to_string(),
+        );
+        if !ok {
             remove_cgroup(&m);
             remove_cgroup(&c);
+            return None;
         }
-        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Cap {
-            method: "affinity",
-            spec,
-            dirs: Vec::new(),
-            cores: Some((spec.cpus.ceil() as usize).clamp(1, online)),
-            systemd_user: None,
-            cpuset: false,
-            on: cores.to_string(),
-        }
+        let mut dirs = vec![m, c];
+        let cpuset = !cores.is_empty() && v1_cpuset(name, cores, &mut dirs);
+        let mut cap = Cap::plain("cgroup-v1", spec, dirs, cores);
+        cap.cpuset = cpuset;
+        Some(cap)
     }
 
     /// A warning to print, when the cap is weaker than asked.

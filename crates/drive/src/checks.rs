@@ -3,7 +3,7 @@
 //! extracted from it — each failure a message that quotes what was there.
 
 use crate::pointer;
-use crate::request::{Check, Extract, Source};
+use crate::spec::{Check, Extract, Source};
 use serde_json::Value;
 
 /// The JSON `data:` events of an SSE body, in order (`[DONE]` and other non-JSON data

@@ -1,32 +1,26 @@
-//! Driving sessions against the system under test.
+//! Drives sessions against the system under test and records what happened to them:
+//! a session file read once into a typed spec, C sessions run over HTTP, SSE, WebSocket,
+//! a chat client or a raw socket (or a bus's publishers and subscribers), every turn,
+//! session and request timed in HDR histograms and every failure counted by kind.
 //!
-//! `session` reads `session.toml` (how one session talks to the SUT: one request per
-//! turn, or named setup/turn/teardown requests — `request` — with templates, extraction
-//! and checks); `driver` runs C sessions of K turns concurrently over HTTP JSON, SSE
-//! (`stream`), WebSocket or as a chat client, `sequence` runs a session's requests, and
-//! both record turn, session, first-token and per-request latencies in HDR histograms,
-//! with errors classified; `http` is the client; `bus` runs publishers and subscribers
-//! (a session file with `[[role]]` tables) and accounts for every message. Starting
-//! the SUT and judging the step are not this crate's business.
+//! The data flows down this list: `spec` reads `session.toml` (with `template` for its
+//! placeholders and `pointer` for its JSON pointers); `address` says where load may go;
+//! `driver` runs request/reply sessions (over `http`, `stream`, `checks` and `framed`)
+//! and `bus` runs a bus; both record into `run`, whose `DriveReport` is what a caller
+//! gets back. Starting the SUT and judging the step are not this crate's business.
 
+pub mod address;
 pub mod bus;
-mod chat;
 mod checks;
-pub mod driver;
+mod driver;
+mod framed;
 pub mod http;
-mod http_turn;
-pub mod load;
 pub mod pointer;
-mod raw;
-mod request;
-mod resident;
-mod sequence;
-pub mod session;
+pub mod run;
+pub mod spec;
 mod stream;
 pub mod template;
-mod ws;
 
-pub use driver::{drive, DriveOptions, DriveReport, Progress, RequestStats};
-pub use load::FullLoad;
-pub use resident::Hook;
-pub use session::{Chat, SessionError, SessionSpec};
+pub use driver::drive;
+pub use run::{DriveOptions, DriveReport, FullLoad, Hook, Progress, RequestStats};
+pub use spec::{Chat, SessionError, SessionSpec};

@@ -1,8 +1,8 @@
 //! The bus's account with known answers: stamps found inside whatever frames carry them,
 //! and lost, duplicated, out-of-order and fairness counted from what subscribers saw.
 
-use drive::bus::spec::BusSpec;
 use drive::bus::tally::{account, scan, stamp, Run, Seen, Stamp};
+use drive::spec::BusSpec;
 use hdrhistogram::Histogram;
 
 const TAG: u32 = 0x1a2b3c4d;

@@ -1,14 +1,18 @@
-//! Watching the system under test (SUT).
+//! Starts the system under test (SUT) and watches it while a step runs: its processes,
+//! memory, CPU, descriptors, connections, scratch disk and log, read from /proc, its
+//! cgroup and its output.
 //!
-//! `tree` samples a whole process tree from /proc (RSS, OS threads, CPU time, open
-//! file descriptors) cheaply enough to run every 50 ms against a SUT with tens of
-//! thousands of threads: one `stat` read per process, never one per thread. `sut`
-//! starts the SUT fresh in its own process group with a private scratch directory,
+//! `sut` starts the SUT fresh in its own process group with a private scratch directory,
 //! waits for it to be ready, and stops it — gracefully, then by force — reaping every
-//! process it started; `disk` watches its scratch directory's size and room; `log` reads its stdout and stderr for warnings and errors;
-//! `net` counts its TCP connections by remote port;
-//! `affinity` pins Plimsoll and the SUT to cores of their own.
-//! Driving load and judging results are not this crate's business.
+//! process it started. `sampler` samples its process tree on an interval, with `tree`
+//! reading one sample from /proc (RSS, OS threads, CPU time, open descriptors) cheaply
+//! enough to run every 50 ms against tens of thousands of threads — one `stat` read per
+//! process, never one per thread — `cgroup` the memory of the SUT's own cgroup and `net`
+//! its TCP connections by remote port; `pressure` reads CPU stall time; `disk` watches
+//! its scratch directory's size and room; `log` reads its stdout and stderr for warnings
+//! and errors; `external` finds processes Plimsoll did not start (a database, a broker);
+//! `affinity` pins Plimsoll and the SUT to cores of their own; `machine` fingerprints the
+//! host. Driving load and judging results are not this crate's business.
 
 pub mod affinity;
 pub mod cgroup;

@@ -1,6 +1,10 @@
-//! Sampling a SUT's tree on an interval while a step runs.
+//! Sampling a SUT's tree on an interval while a step runs: a background thread reads
+//! memory and threads every sample and CPU time, descriptors, connections and the
+//! cgroup every fourth, adding them up into a [`Summary`] (peaks, the baseline, a CPU
+//! series, connections by port). Reading one sample from /proc is `tree`'s business.
 
-use crate::tree::{clock_ticks_per_sec, sample_pids, tree_pids};
+use crate::net::Connections;
+use crate::tree::{clock_ticks_per_sec, sample_pids, tree_pids, TreeSample};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -48,6 +52,36 @@ const NET_SHARE_INVERSE: u32 = 50;
 pub type Pids = Arc<dyn Fn() -> Vec<u32> + Send + Sync>;
 
 impl Summary {
+    /// The summary of one sample, the baseline.
+    fn baseline(first: &TreeSample, cgroup: Option<crate::cgroup::CgroupMemory>) -> Summary {
+        Summary {
+            samples: 1,
+            baseline_rss_kb: first.rss_kb,
+            peak_rss_kb: first.rss_kb,
+            last_rss_kb: first.rss_kb,
+            peak_threads: first.threads,
+            peak_fds: first.fds,
+            peak_processes: first.processes,
+            cpu_sec: 0.0,
+            cgroup,
+            cpu_series: vec![(0.0, 0.0)],
+            mark_rss_kb: None,
+            peak_after_mark_kb: 0,
+            connections: BTreeMap::new(),
+            peak_inbound: 0,
+        }
+    }
+
+    /// One more sample's memory, threads, descriptors and processes.
+    fn took(&mut self, s: &TreeSample) {
+        self.samples += 1;
+        self.peak_rss_kb = self.peak_rss_kb.max(s.rss_kb);
+        self.peak_after_mark_kb = self.peak_after_mark_kb.max(s.rss_kb);
+        self.last_rss_kb = s.rss_kb;
+        self.peak_threads = self.peak_threads.max(s.threads);
+        self.peak_fds = self.peak_fds.max(s.fds);
+        self.peak_processes = self.peak_processes.max(s.processes);
+    }
     /// CPU seconds used between two moments (seconds since the sampler started), read
     /// off the series by linear interpolation; None when the series does not span them.
     pub fn cpu_between(&self, from_s: f64, to_s: f64) -> Option<f64> {
@@ -88,83 +122,28 @@ impl Sampler {
     pub fn start_on(root: u32, pids: Pids, interval: Duration) -> Sampler {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let first = sample_pids(&pids(), true, true);
-        let summary = Arc::new(Mutex::new(Summary {
-            samples: 1,
-            baseline_rss_kb: first.rss_kb,
-            peak_rss_kb: first.rss_kb,
-            last_rss_kb: first.rss_kb,
-            peak_threads: first.threads,
-            peak_fds: first.fds,
-            peak_processes: first.processes,
-            cpu_sec: 0.0,
-            cgroup: crate::cgroup::sut_cgroup(root, &pids()),
-            cpu_series: vec![(0.0, 0.0)],
-            mark_rss_kb: None,
-            peak_after_mark_kb: 0,
-            connections: BTreeMap::new(),
-            peak_inbound: 0,
-        }));
+        let summary = Arc::new(Mutex::new(Summary::baseline(
+            &first,
+            crate::cgroup::sut_cgroup(root, &pids()),
+        )));
         let started = std::time::Instant::now();
         summary
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .add_connections(0.0, &crate::net::connections(&pids()));
-        let (s2, sum2, find) = (stop.clone(), summary.clone(), pids.clone());
-        let hz = clock_ticks_per_sec();
+        let watch = Watch {
+            stop: stop.clone(),
+            summary: summary.clone(),
+            find: pids.clone(),
+            root,
+            interval,
+            started,
+            first_cpu_ticks: first.cpu_ticks,
+            hz: clock_ticks_per_sec(),
+        };
         let thread = std::thread::Builder::new()
             .name("plimsoll-probe".into())
-            .spawn(move || {
-                let mut n = 0u64;
-                let mut pids = find();
-                let mut net_due = std::time::Instant::now();
-                while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-                    std::thread::sleep(interval);
-                    n += 1;
-                    // RSS and threads every sample; the costlier figures (the process
-                    // list, CPU time summed over threads, descriptor counts) every 4th.
-                    let full = n.is_multiple_of(4);
-                    if full {
-                        pids = find();
-                    }
-                    let s = sample_pids(&pids, full, full);
-                    if s.processes == 0 {
-                        continue;
-                    }
-                    // The kernel's TCP table is read whole (TIME_WAIT sockets of the whole
-                    // machine included: ~20 ms at 6,000 of them), so connections are counted
-                    // at most 2 % of the time: every full sample while that is cheap, less
-                    // often when it is not.
-                    let net = (full && std::time::Instant::now() >= net_due).then(|| {
-                        let t = std::time::Instant::now();
-                        let c = crate::net::connections(&pids);
-                        net_due = t + t.elapsed() * NET_SHARE_INVERSE;
-                        c
-                    });
-                    let mut m = sum2.lock().unwrap_or_else(|p| p.into_inner());
-                    m.samples += 1;
-                    m.peak_rss_kb = m.peak_rss_kb.max(s.rss_kb);
-                    m.peak_after_mark_kb = m.peak_after_mark_kb.max(s.rss_kb);
-                    m.last_rss_kb = s.rss_kb;
-                    m.peak_threads = m.peak_threads.max(s.threads);
-                    m.peak_fds = m.peak_fds.max(s.fds);
-                    m.peak_processes = m.peak_processes.max(s.processes);
-                    if full {
-                        m.cpu_sec = s.cpu_ticks.saturating_sub(first.cpu_ticks) as f64 / hz;
-                        let t = started.elapsed().as_secs_f64();
-                        let point = (t, m.cpu_sec);
-                        m.cpu_series.push(point);
-                        if let Some(net) = net {
-                            m.add_connections(t, &net);
-                        }
-                        if let Some(mut cg) = crate::cgroup::sut_cgroup(root, &pids) {
-                            if let Some(prev) = &m.cgroup {
-                                cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
-                            }
-                            m.cgroup = Some(cg);
-                        }
-                    }
-                }
-            })
+            .spawn(move || watch.run())
             .expect("spawning the probe thread");
         Sampler {
             pids,
@@ -260,6 +239,72 @@ impl Summary {
 impl Drop for Sampler {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The sampler's thread: what it reads, where it adds it up, when it stops.
+struct Watch {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    summary: Arc<Mutex<Summary>>,
+    find: Pids,
+    root: u32,
+    interval: Duration,
+    started: std::time::Instant,
+    first_cpu_ticks: u64,
+    hz: f64,
+}
+
+impl Watch {
+    fn run(self) {
+        let mut n = 0u64;
+        let mut pids = (self.find)();
+        let mut net_due = std::time::Instant::now();
+        while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(self.interval);
+            n += 1;
+            // RSS and threads every sample; the costlier figures (the process
+            // list, CPU time summed over threads, descriptor counts) every 4th.
+            let full = n.is_multiple_of(4);
+            if full {
+                pids = (self.find)();
+            }
+            let s = sample_pids(&pids, full, full);
+            if s.processes == 0 {
+                continue;
+            }
+            // The kernel's TCP table is read whole (TIME_WAIT sockets of the whole
+            // machine included: ~20 ms at 6,000 of them), so connections are counted
+            // at most 2 % of the time: every full sample while that is cheap, less
+            // often when it is not.
+            let net = (full && std::time::Instant::now() >= net_due).then(|| {
+                let t = std::time::Instant::now();
+                let c = crate::net::connections(&pids);
+                net_due = t + t.elapsed() * NET_SHARE_INVERSE;
+                c
+            });
+            let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+            m.took(&s);
+            if full {
+                self.full(&mut m, &s, net, &pids);
+            }
+        }
+    }
+
+    /// What only a full sample reads: CPU time, connections, the cgroup.
+    fn full(&self, m: &mut Summary, s: &TreeSample, net: Option<Connections>, pids: &[u32]) {
+        m.cpu_sec = s.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / self.hz;
+        let t = self.started.elapsed().as_secs_f64();
+        let point = (t, m.cpu_sec);
+        m.cpu_series.push(point);
+        if let Some(net) = net {
+            m.add_connections(t, &net);
+        }
+        if let Some(mut cg) = crate::cgroup::sut_cgroup(self.root, pids) {
+            if let Some(prev) = &m.cgroup {
+                cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
+            }
+            m.cgroup = Some(cg);
+        }
     }
 }
 

@@ -21,10 +21,10 @@ pub fn parse_axis(s: &str) -> Result<Axis, String> {
         .split_once('=')
         .ok_or_else(|| format!("--sweep {s:?}: write NAME=V,V,…, e.g. messages=50,100,200"))?;
     let name = name.trim();
-    if name != "concurrency" && !drive::session::AXES.iter().any(|(n, _)| *n == name) {
+    if name != "concurrency" && !drive::spec::AXES.iter().any(|(n, _)| *n == name) {
         return Err(format!(
             "--sweep {s:?}: {}",
-            drive::session::unknown_axis(name)
+            drive::spec::unknown_axis(name)
         ));
     }
     let mut values: Vec<f64> = Vec::new();

@@ -76,7 +76,7 @@ fn session(o: &InitOptions) -> String {
         return format!(
             r#"# Written by `plimsoll init --openai`: Plimsoll is a chat client of your endpoint. Each
 # turn sends the whole conversation so far and appends the reply, so the mock's history
-# check holds. Fields: the top of crates/drive/src/session.rs ("openai-chat").
+# check holds. Fields: the top of crates/drive/src/spec/mod.rs ("openai-chat").
 protocol = "openai-chat"
 url = "{url}"
 model = "gpt-4o-mini"      # the model name your endpoint routes to the mock
@@ -102,7 +102,7 @@ present = true
     });
     format!(
         r#"# Written by `plimsoll init`: how one session talks to your system. Every field is
-# documented at the top of crates/drive/src/session.rs. Top-level keys go above [headers].
+# documented at the top of crates/drive/src/spec/mod.rs. Top-level keys go above [headers].
 protocol = "http"          # or "sse" (a stream per turn), "ws", or "openai-chat"
 method = "POST"
 url = "{url}"
@@ -174,7 +174,7 @@ mod tests {
         assert_eq!(cfg.command, ["python", "app.py", "--port", "{{port}}"]);
         let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();
         assert!(s.turn[0].url.ends_with("/v1/chat/completions") && s.warnings.is_empty());
-        assert_eq!(s.protocol, drive::session::Protocol::OpenaiChat);
+        assert_eq!(s.protocol, drive::spec::Protocol::OpenaiChat);
         let again = init(&dir, &o).unwrap_err().to_string();
         assert!(again.contains("already exists"), "{again}");
         let _ = std::fs::remove_dir_all(&dir);

@@ -83,7 +83,7 @@ async fn call(
     body: Vec<u8>,
     allow_remote: bool,
 ) -> anyhow::Result<serde_json::Value> {
-    let (addr, _) = drive::driver::target(base, allow_remote)?;
+    let (addr, _) = drive::address::target(base, allow_remote)?;
     let mut conn = drive::http::Conn::new(addr);
     let (status, body) = conn
         .simple(method, path, bytes::Bytes::from(body))
@@ -156,7 +156,7 @@ pub async fn run_shard(
     let mut session = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
     session.turns = opts.turns.unwrap_or(session.turns).max(1);
     let concurrency = opts.concurrency.unwrap_or(cfg.concurrency);
-    drive::driver::target(&plan.target, opts.allow_remote).context("--target")?;
+    drive::address::target(&plan.target, opts.allow_remote).context("--target")?;
     if let Some(m) = &plan.mock {
         wait_for_mock(m, opts.allow_remote).await?;
     }
@@ -195,7 +195,7 @@ pub async fn run_shard(
     };
     let r = drive(&session, &d, progress).await?;
     let mine: HashSet<String> = (0..concurrency)
-        .filter(|i| drive::driver::in_shard(*i, d.shard))
+        .filter(|i| drive::address::in_shard(*i, d.shard))
         .map(|i| format!("{}s{i}", d.name_prefix))
         .collect();
     let mut ideal = shard::hist();

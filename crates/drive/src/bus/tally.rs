@@ -152,40 +152,7 @@ pub fn account(r: &Run) -> result::Bus {
                 .count() as u64
         })
         .collect();
-    let received: u64 = r.seen.iter().map(|s| s.received).sum();
-    let (expected, delivered, lost, duplicated, with_loss) = if r.queue {
-        let union: HashSet<&(u32, u32)> = r
-            .seen
-            .iter()
-            .flat_map(|s| s.distinct.iter())
-            .filter(|m| written(r.published, m))
-            .collect();
-        let got = union.len() as u64;
-        let lost = published.saturating_sub(got);
-        (
-            published,
-            got,
-            lost,
-            received.saturating_sub(got),
-            usize::from(lost > 0),
-        )
-    } else {
-        let expected = published * r.seen.len() as u64;
-        let delivered: u64 = per_sub.iter().sum();
-        let with_loss = per_sub.iter().filter(|&&n| n < published).count();
-        let dup: u64 = r
-            .seen
-            .iter()
-            .map(|s| s.received - s.distinct.len() as u64)
-            .sum();
-        (
-            expected,
-            delivered,
-            expected.saturating_sub(delivered),
-            dup,
-            with_loss,
-        )
-    };
+    let c = counts(r, published, &per_sub);
     let span_s = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e6,
         _ => 0.0,
@@ -197,21 +164,7 @@ pub fn account(r: &Run) -> result::Bus {
             0.0
         }
     };
-    let mut first = Histogram::<u64>::new(3).expect("static");
-    if let Some(p0) = r.first_publish_us {
-        for f in r.seen.iter().filter_map(|s| s.first_us) {
-            let _ = first.record(f.saturating_sub(p0).max(1));
-        }
-    }
-    let fairness = r.queue.then(|| {
-        let max = per_sub.iter().copied().max().unwrap_or(0);
-        let min = per_sub.iter().copied().min().unwrap_or(0);
-        if max == 0 {
-            0.0
-        } else {
-            (min as f64 / max as f64 * 1000.0).round() / 1000.0
-        }
-    });
+    let first = first_messages(r);
     result::Bus {
         mode: if r.queue { "queue" } else { "fanout" },
         transport: r.transport,
@@ -219,19 +172,85 @@ pub fn account(r: &Run) -> result::Bus {
         publishers: r.published.len(),
         subscribers: r.seen.len(),
         published,
-        expected,
-        delivered,
-        lost,
-        duplicated,
+        expected: c.expected,
+        delivered: c.delivered,
+        lost: c.lost,
+        duplicated: c.duplicated,
         out_of_order: r.seen.iter().map(|s| s.out_of_order).sum(),
-        subscribers_with_loss: with_loss,
+        subscribers_with_loss: c.with_loss,
         publish_per_s: rate(published, span_s(r.first_publish_us, r.last_publish_us)),
-        deliver_per_s: rate(delivered, span_s(r.first_publish_us, r.last_delivery_us)),
+        deliver_per_s: rate(c.delivered, span_s(r.first_publish_us, r.last_delivery_us)),
         p50_delivery_ms: q(r.delivery_us, 0.5),
         p99_delivery_ms: q(r.delivery_us, 0.99),
         max_delivery_ms: (!r.delivery_us.is_empty()).then(|| ms(r.delivery_us.max())),
         p50_first_message_ms: q(&first, 0.5),
         max_first_message_ms: (!first.is_empty()).then(|| ms(first.max())),
-        fairness,
+        fairness: r.queue.then(|| fairness(&per_sub)),
+    }
+}
+
+/// Messages expected, delivered, lost and duplicated, and the subscribers that lost some.
+struct Counts {
+    expected: u64,
+    delivered: u64,
+    lost: u64,
+    duplicated: u64,
+    with_loss: usize,
+}
+
+/// A queue owes each message once to any consumer; a fanout owes it to every subscriber.
+fn counts(r: &Run, published: u64, per_sub: &[u64]) -> Counts {
+    let received: u64 = r.seen.iter().map(|s| s.received).sum();
+    if r.queue {
+        let union: HashSet<&(u32, u32)> = r
+            .seen
+            .iter()
+            .flat_map(|s| s.distinct.iter())
+            .filter(|m| written(r.published, m))
+            .collect();
+        let got = union.len() as u64;
+        let lost = published.saturating_sub(got);
+        return Counts {
+            expected: published,
+            delivered: got,
+            lost,
+            duplicated: received.saturating_sub(got),
+            with_loss: usize::from(lost > 0),
+        };
+    }
+    let expected = published * r.seen.len() as u64;
+    let delivered: u64 = per_sub.iter().sum();
+    Counts {
+        expected,
+        delivered,
+        lost: expected.saturating_sub(delivered),
+        duplicated: r
+            .seen
+            .iter()
+            .map(|s| s.received - s.distinct.len() as u64)
+            .sum(),
+        with_loss: per_sub.iter().filter(|&&n| n < published).count(),
+    }
+}
+
+/// Each subscriber's first message, timed from the first publish.
+fn first_messages(r: &Run) -> Histogram<u64> {
+    let mut first = Histogram::<u64>::new(3).expect("static");
+    if let Some(p0) = r.first_publish_us {
+        for f in r.seen.iter().filter_map(|s| s.first_us) {
+            let _ = first.record(f.saturating_sub(p0).max(1));
+        }
+    }
+    first
+}
+
+/// The fewest messages a consumer got over the most (1: perfectly fair).
+fn fairness(per_sub: &[u64]) -> f64 {
+    let max = per_sub.iter().copied().max().unwrap_or(0);
+    let min = per_sub.iter().copied().min().unwrap_or(0);
+    if max == 0 {
+        0.0
+    } else {
+        (min as f64 / max as f64 * 1000.0).round() / 1000.0
     }
 }

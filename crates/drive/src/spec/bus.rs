@@ -1,4 +1,7 @@
-//! A bus session file: `[[role]]` tables instead of requests (see the module doc).
+//! A bus session file read: `[[role]]` tables instead of requests, with the transport,
+//! address, framing, mode, message count, rate and settle time around them, each checked
+//! and its mistakes named with file and line (the format is in the `bus` runner's doc).
+//! Running the bus is `crate::bus`'s business.
 
 use crate::template::placeholders;
 use serde::Deserialize;
@@ -126,35 +129,7 @@ impl BusSpec {
                 "a bus session takes transport, address, framing, mode, messages, rate, settle_ms, ready_timeout_ms, ordered and [[role]] tables",
             )
         })?;
-        let transport = pick(
-            &raw.transport,
-            "transport",
-            &[
-                ("tcp", Transport::Tcp),
-                ("unix", Transport::Unix),
-                ("ws", Transport::Ws),
-            ],
-            None,
-            &spans,
-        )?;
-        let framing = pick(
-            &raw.framing,
-            "framing",
-            &[
-                ("line", Framing::Line),
-                ("u32", Framing::U32),
-                ("nul", Framing::Nul),
-            ],
-            Some(Framing::Line),
-            &spans,
-        )?;
-        let queue = pick(
-            &raw.mode,
-            "mode",
-            &[("fanout", false), ("queue", true)],
-            Some(false),
-            &spans,
-        )?;
+        let (transport, framing, queue) = words(&raw, &spans)?;
         let address = match (raw.address, transport) {
             (Some(a), _) => a,
             (None, Transport::Tcp) => "127.0.0.1:{{port}}".into(),
@@ -169,35 +144,8 @@ impl BusSpec {
         let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| {
             spans.int(v, name, (lo, hi), default)
         };
-        let rate = match &raw.rate {
-            None => 0.0,
-            Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 => *r.get_ref(),
-            Some(r) => {
-                return Err(spans.err(
-                    Some(r.span()),
-                    format!(
-                        "rate must be ≥ 0 messages a second (0: as fast as it goes; got {})",
-                        r.get_ref()
-                    ),
-                ))
-            }
-        };
-        let roles = raw
-            .role
-            .into_iter()
-            .map(|r| role(r, &spans))
-            .collect::<Res<Vec<_>>>()?;
-        for (kind, word) in [
-            (Kind::Publisher, "publisher"),
-            (Kind::Subscriber, "subscriber"),
-        ] {
-            if !roles.iter().any(|r| r.kind == kind) {
-                return Err(spans.err(
-                    None,
-                    format!("a bus needs at least one [[role]] with kind = \"{word}\""),
-                ));
-            }
-        }
+        let rate = rate(&raw.rate, &spans)?;
+        let roles = roles(raw.role, &spans)?;
         Ok(BusSpec {
             transport,
             address,
@@ -228,6 +176,74 @@ impl BusSpec {
             })
             .collect()
     }
+}
+
+/// The settings chosen by a word: transport, framing and mode (queue or fanout).
+fn words(raw: &Raw, spans: &spans::Spans) -> Res<(Transport, Framing, bool)> {
+    let transport = pick(
+        &raw.transport,
+        "transport",
+        &[
+            ("tcp", Transport::Tcp),
+            ("unix", Transport::Unix),
+            ("ws", Transport::Ws),
+        ],
+        None,
+        spans,
+    )?;
+    let framing = pick(
+        &raw.framing,
+        "framing",
+        &[
+            ("line", Framing::Line),
+            ("u32", Framing::U32),
+            ("nul", Framing::Nul),
+        ],
+        Some(Framing::Line),
+        spans,
+    )?;
+    let queue = pick(
+        &raw.mode,
+        "mode",
+        &[("fanout", false), ("queue", true)],
+        Some(false),
+        spans,
+    )?;
+    Ok((transport, framing, queue))
+}
+
+fn rate(rate: &Option<Spanned<f64>>, spans: &spans::Spans) -> Res<f64> {
+    match rate {
+        None => Ok(0.0),
+        Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 => Ok(*r.get_ref()),
+        Some(r) => Err(spans.err(
+            Some(r.span()),
+            format!(
+                "rate must be ≥ 0 messages a second (0: as fast as it goes; got {})",
+                r.get_ref()
+            ),
+        )),
+    }
+}
+
+/// Every role, and at least one publisher and one subscriber among them.
+fn roles(raw: Vec<Spanned<RawRole>>, spans: &spans::Spans) -> Res<Vec<Role>> {
+    let roles = raw
+        .into_iter()
+        .map(|r| role(r, spans))
+        .collect::<Res<Vec<_>>>()?;
+    for (kind, word) in [
+        (Kind::Publisher, "publisher"),
+        (Kind::Subscriber, "subscriber"),
+    ] {
+        if !roles.iter().any(|r| r.kind == kind) {
+            return Err(spans.err(
+                None,
+                format!("a bus needs at least one [[role]] with kind = \"{word}\""),
+            ));
+        }
+    }
+    Ok(roles)
 }
 
 fn pick<T: Copy>(
@@ -331,53 +347,4 @@ fn role(r: Spanned<RawRole>, spans: &spans::Spans) -> Res<Role> {
         ready: r.ready,
         send,
     })
-}
-
-impl BusSpec {
-    /// Sets one axis of a bus (see `session::AXES`).
-    pub fn set(
-        &mut self,
-        name: &str,
-        v: f64,
-        whole: impl Fn(f64) -> Result<u64, String>,
-    ) -> Result<(), String> {
-        match name {
-            "messages" => self.messages = whole(v)?.max(1) as u32,
-            "rate" if v >= 0.0 => self.rate = v,
-            "settle_ms" => self.settle_ms = whole(v)?,
-            "subscribers" => self.set_count(Kind::Subscriber, whole(v)?.max(1) as usize)?,
-            "publishers" => self.set_count(Kind::Publisher, whole(v)?.max(1) as usize)?,
-            "pad" => {
-                let n = whole(v)?;
-                let pads = self.roles.iter().filter(|r| r.send.contains("{{pad")).count();
-                if pads == 0 {
-                    return Err("pad sets N in {{pad N}}; no publisher's send has one".into());
-                }
-                for r in &mut self.roles {
-                    r.send = crate::template::with_pad(&r.send, n);
-                }
-            }
-            "turns" | "think_ms" => {
-                return Err(format!(
-                    "{name} moves request/reply sessions; a bus has messages, rate, subscribers, publishers, pad"
-                ))
-            }
-            "rate" => return Err(format!("rate={v}: must be ≥ 0")),
-            other => return Err(crate::session::unknown_axis(other)),
-        }
-        Ok(())
-    }
-
-    fn set_count(&mut self, kind: Kind, n: usize) -> Result<(), String> {
-        let mut of_kind = self.roles.iter_mut().filter(|r| r.kind == kind);
-        match (of_kind.next(), of_kind.next()) {
-            (Some(r), None) => {
-                r.count = Count::Fixed(n);
-                Ok(())
-            }
-            _ => Err(format!(
-                "the session has several {kind:?} roles; say which by giving each a count"
-            )),
-        }
-    }
 }

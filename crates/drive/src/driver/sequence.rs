@@ -3,61 +3,21 @@
 //! requests after the last turn; every request timed on its own, polled `until` its
 //! value appears, checked, and its extracts kept for the requests that follow.
 
-use crate::checks::{check_one, extract, reply_json};
-use crate::driver::{target, Shared, TurnError};
+use super::http_turn::{send, status_ok, HttpReply, Outgoing};
+use super::vars::{Ctx, Vars};
+use crate::address::target;
+use crate::checks::{check_one, extract, last_json, reply_json};
 use crate::http::Conn;
-use crate::http_turn::{send, status_ok, HttpReply, Outgoing};
-use crate::request::Request;
-use crate::session::SessionSpec;
+use crate::pointer;
+use crate::run::Failure;
+use crate::spec::{Request, SessionSpec};
 use crate::stream;
-use crate::template::{fill, uuid};
+use crate::template::fill;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// A session's values: built-ins, then extracted names as replies set them.
-pub(crate) struct Vars {
-    pub values: Vec<(String, String)>,
-    /// A slow consumer's reading pace, bytes a second.
-    pub pace_bps: Option<f64>,
-    seed: u64,
-    index: u64,
-    requests: u64,
-}
-
-impl Vars {
-    pub fn new(seed: u64, index: usize, fixed: Vec<(String, String)>) -> Vars {
-        let mut values = fixed;
-        values.push(("uuid".into(), uuid(seed, index as u64, 0)));
-        Vars {
-            values,
-            pace_bps: None,
-            seed,
-            index: index as u64,
-            requests: 0,
-        }
-    }
-
-    pub fn set(&mut self, name: String, value: String) {
-        match self.values.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = value,
-            None => self.values.push((name, value)),
-        }
-    }
-
-    /// Fills a template for one request (`{{request_uuid}}` is new for each request).
-    fn filler(&self, turn: u32) -> Vec<(String, String)> {
-        let mut v = self.values.clone();
-        v.push(("turn".into(), turn.to_string()));
-        v.push((
-            "request_uuid".into(),
-            uuid(self.seed, self.index, self.requests),
-        ));
-        v
-    }
-}
-
 /// What one request gave: its extracts, its first token (stream), when it ended.
-pub(crate) struct Done {
+pub(super) struct Done {
     pub values: Vec<(String, String)>,
     pub first_token: Option<Instant>,
     pub done: Instant,
@@ -65,7 +25,7 @@ pub(crate) struct Done {
 
 /// Runs a session's setup, turns and teardown. Returns Ok when every turn succeeded
 /// (teardown failures are counted, not fatal).
-pub(crate) async fn run(
+pub(super) async fn run(
     spec: &SessionSpec,
     vars: &mut Vars,
     ctx: Ctx<'_>,
@@ -78,7 +38,7 @@ pub(crate) async fn run(
 }
 
 /// The setup requests, once.
-pub(crate) async fn setup(
+pub(super) async fn setup(
     spec: &SessionSpec,
     vars: &mut Vars,
     conn: &mut Option<Conn>,
@@ -94,13 +54,13 @@ pub(crate) async fn setup(
 }
 
 /// Every turn's requests, in order, each turn timed from its first request to its last reply.
-pub(crate) async fn turns(
+pub(super) async fn turns(
     spec: &SessionSpec,
     vars: &mut Vars,
     conn: &mut Option<Conn>,
     base: &Ctx<'_>,
 ) -> Result<(), (String, String)> {
-    let shared = base.shared;
+    let recorder = base.recorder;
     for turn in 1..=spec.turns {
         if turn > 1 && spec.think_ms > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
@@ -116,7 +76,7 @@ pub(crate) async fn turns(
             first = first.or(d.first_token);
             keep(vars, d.values);
         }
-        shared.turn_done(
+        recorder.turn_done(
             began,
             streamed.then_some(first).flatten(),
             vars.pace_bps.is_some(),
@@ -126,17 +86,17 @@ pub(crate) async fn turns(
 }
 
 /// The teardown requests: a failure is counted (`teardown_…`), the session stands.
-pub(crate) async fn teardown(
+pub(super) async fn teardown(
     spec: &SessionSpec,
     vars: &mut Vars,
     conn: &mut Option<Conn>,
     ctx: &Ctx<'_>,
 ) {
-    let shared = ctx.shared;
+    let recorder = ctx.recorder;
     for r in &spec.teardown {
         match request(r, spec, vars, spec.turns, conn, ctx).await {
             Ok(d) => keep(vars, d.values),
-            Err((kind, m)) => shared.error(
+            Err((kind, m)) => recorder.error(
                 format!("teardown_{kind}"),
                 format!("teardown, request {:?} ({}): {m}", r.name, r.at),
             ),
@@ -151,7 +111,7 @@ fn keep(vars: &mut Vars, values: Vec<(String, String)>) {
 }
 
 /// An error with the request and the phase it happened in.
-fn named(spec: &SessionSpec, r: &Request, (kind, m): TurnError, phase: &str) -> (String, String) {
+fn named(spec: &SessionSpec, r: &Request, (kind, m): Failure, phase: &str) -> (String, String) {
     match spec.sequence {
         true => (
             kind,
@@ -159,13 +119,6 @@ fn named(spec: &SessionSpec, r: &Request, (kind, m): TurnError, phase: &str) -> 
         ),
         false => (kind, format!("{phase}: {m}")),
     }
-}
-
-/// What every request of a session shares.
-pub(crate) struct Ctx<'a> {
-    pub shared: &'a Shared,
-    pub allow_remote: bool,
-    pub timeout_ms: u64,
 }
 
 /// One request: sent (again, every `interval_ms`, while `until` is not met), its status
@@ -177,15 +130,15 @@ async fn request(
     turn: u32,
     conn: &mut Option<Conn>,
     ctx: &Ctx<'_>,
-) -> Result<Done, TurnError> {
+) -> Result<Done, Failure> {
     let t0 = Instant::now();
     // One id per request (not per poll of it), so a run replays with the same ids.
     vars.requests += 1;
     let outcome = poll(r, spec, vars, turn, conn, ctx).await;
     let record = spec.sequence.then_some(r.name.as_str());
     match &outcome {
-        Ok(d) => ctx.shared.request_done(record, d.done.duration_since(t0)),
-        Err(_) => ctx.shared.request_failed(record),
+        Ok(d) => ctx.recorder.request_done(record, d.done.duration_since(t0)),
+        Err(_) => ctx.recorder.request_failed(record),
     }
     outcome
 }
@@ -197,21 +150,19 @@ async fn poll(
     turn: u32,
     conn: &mut Option<Conn>,
     ctx: &Ctx<'_>,
-) -> Result<Done, TurnError> {
+) -> Result<Done, Failure> {
     let t0 = Instant::now();
     loop {
         let reply = once(r, spec, vars, turn, conn, ctx).await?;
         status_ok(&reply, r.expect_status)?;
         let events = r.stream.then(|| stream::events(&reply.body));
         let doc = match &events {
-            Some(e) => crate::checks::last_json(e),
+            Some(e) => last_json(e),
             None => reply_json(false, &reply.body),
         };
         if let Some(u) = &r.until {
-            let got = doc
-                .as_ref()
-                .and_then(|d| crate::pointer::get(d, &u.pointer));
-            if !crate::pointer::holds(got, u.equals.as_ref()) {
+            let got = doc.as_ref().and_then(|d| pointer::get(d, &u.pointer));
+            if !pointer::holds(got, u.equals.as_ref()) {
                 if t0.elapsed() >= Duration::from_millis(u.timeout_ms) {
                     let last = got.map_or("missing".to_string(), |v| v.to_string());
                     return Err((
@@ -252,7 +203,7 @@ async fn poll(
 }
 
 /// Why `name` has no value when `r` needs it, and what to change.
-pub(crate) fn unset_message(spec: &SessionSpec, r: &Request, name: &str, turn: u32) -> String {
+pub(super) fn unset_message(spec: &SessionSpec, r: &Request, name: &str, turn: u32) -> String {
     let setter = spec
         .requests()
         .find(|q| q.extract.iter().any(|e| e.name == name));
@@ -281,7 +232,7 @@ async fn once(
     turn: u32,
     conn: &mut Option<Conn>,
     ctx: &Ctx<'_>,
-) -> Result<HttpReply, TurnError> {
+) -> Result<HttpReply, Failure> {
     let filler = vars.filler(turn);
     let refs: Vec<(&str, &str)> = filler
         .iter()

@@ -1,6 +1,7 @@
 //! session.toml: what loads, what is refused and with which words.
 
 use super::*;
+use crate::template::render;
 
 #[test]
 fn a_json_body_that_is_not_json_once_filled_is_warned_about() {

@@ -1,16 +1,20 @@
-//! One connection to the bus, as a reader and a writer of frames: TCP or a Unix socket
-//! cut by a framing, or a WebSocket (one message, one frame).
+//! One connection as a reader and a writer of frames: TCP or a Unix socket cut by a
+//! framing (lines, a big-endian u32 length, NUL), or a WebSocket (one message, one
+//! frame). The bus's publishers and subscribers and the raw socket sessions talk through
+//! it; what the frames mean is theirs. Checking the address first is `address`'s business.
 
-use super::spec::{Framing, Transport};
+use crate::address::loopback;
+use crate::run::Failure;
+use crate::spec::{Framing, Transport};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use std::net::ToSocketAddrs;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-type Ws = crate::ws::Ws;
-/// An error's kind (as in errors_by_kind) and message.
-pub type Failure = (String, String);
+/// A WebSocket client connection.
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 pub enum Reader {
     Bytes(BufReader<Box<dyn AsyncRead + Unpin + Send>>, Framing),
@@ -25,40 +29,7 @@ pub enum Writer {
 /// Frames above this are a broken stream, not a message.
 const MAX_FRAME: u32 = 64 << 20;
 
-fn loopback(address: &str, allow_remote: bool) -> Result<std::net::SocketAddr, Failure> {
-    let addr = address
-        .to_socket_addrs()
-        .map_err(|e| {
-            (
-                "connect".to_string(),
-                format!("{address}: {e} (write host:port)"),
-            )
-        })?
-        .next()
-        .ok_or_else(|| {
-            (
-                "connect".to_string(),
-                format!("{address} resolves to nothing"),
-            )
-        })?;
-    if !addr.ip().is_loopback() && !allow_remote {
-        return Err(("connect".into(), format!("{address} is not a loopback address; Plimsoll sends load only to this machine unless you pass --allow-remote")));
-    }
-    Ok(addr)
-}
-
-/// Checks the address before any connection opens (a typo is one error, not thousands).
-pub fn check(transport: Transport, address: &str, allow_remote: bool) -> anyhow::Result<()> {
-    let res = match transport {
-        Transport::Tcp => loopback(address, allow_remote).map(|_| ()),
-        Transport::Unix => Ok(()),
-        Transport::Ws => crate::driver::target(address, allow_remote)
-            .map(|_| ())
-            .map_err(|e| ("connect".into(), e.to_string())),
-    };
-    res.map_err(|(_, m)| anyhow::anyhow!("bus address: {m}"))
-}
-
+/// Connects to `address` over `transport`, framed by `framing`.
 pub async fn open(
     transport: Transport,
     framing: Framing,
@@ -68,7 +39,7 @@ pub async fn open(
     let refused = |e: std::io::Error| ("connect".to_string(), format!("{address}: {e}"));
     match transport {
         Transport::Tcp => {
-            let s = tokio::net::TcpStream::connect(loopback(address, allow_remote)?)
+            let s = TcpStream::connect(loopback(address, allow_remote)?)
                 .await
                 .map_err(refused)?;
             let _ = s.set_nodelay(true);

@@ -1,12 +1,88 @@
 //! The chat clients of `protocol = "openai-chat"` and `"anthropic-messages"`: the request
-//! a conversation makes, the assistant message read back from a plain or streamed reply.
+//! a conversation makes, the assistant message read back from a plain or streamed reply
+//! and appended to the conversation, over one kept HTTP connection. The turn loop is
+//! `talk`'s.
 
+use super::http_turn::{send, status_ok, Outgoing};
+use super::talk::{Link, Reply, Turn};
+use crate::address::target;
 use crate::checks::sse_events;
-use crate::session::Chat;
+use crate::http::Conn;
+use crate::run::Failure;
+use crate::spec::Chat;
+use crate::stream;
 use serde_json::{json, Value};
 
+/// A chat client's session: its connection and the conversation so far.
+pub(super) struct ChatLink<'a> {
+    chat: &'a Chat,
+    http: Option<Conn>,
+    conversation: Vec<Value>,
+}
+
+impl<'a> ChatLink<'a> {
+    pub fn new(chat: &'a Chat) -> ChatLink<'a> {
+        ChatLink {
+            chat,
+            http: None,
+            conversation: Vec::new(),
+        }
+    }
+}
+
+impl Link for ChatLink<'_> {
+    /// The user's `body` appended to the conversation, all of it sent; the assistant's
+    /// reply appended in turn, and what checks and extracts read.
+    async fn turn(&mut self, t: &Turn<'_>, url: String, body: String) -> Result<Reply, Failure> {
+        let (addr, path) =
+            target(&url, t.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+        self.conversation
+            .push(json!({"role": "user", "content": body}));
+        let body = request(self.chat, &self.conversation);
+        let mut headers = Vec::with_capacity(t.req.headers.len());
+        for (k, v) in &t.req.headers {
+            headers.push((k.clone(), t.fill(v)?));
+        }
+        let out = Outgoing {
+            addr,
+            method: &t.req.method,
+            path: &path,
+            headers: &headers,
+            body,
+            timeout_ms: t.spec.turn_timeout_ms,
+            done_event: None,
+            pace_bps: t.pace_bps,
+        };
+        let reply = send(out, &mut self.http).await?;
+        status_ok(&reply, t.req.expect_status)?;
+        let first = match self.chat.stream {
+            true => {
+                let events = stream::events(&reply.body);
+                stream::first_token(&events, None).and_then(|i| reply.arrival(events[i].end))
+            }
+            false => None,
+        };
+        let m = self::reply(self.chat, &reply.body).ok_or_else(|| {
+            let snippet: String = String::from_utf8_lossy(&reply.body)
+                .chars()
+                .take(200)
+                .collect();
+            (
+                "protocol".to_string(),
+                format!("the reply is not a chat completion: {snippet}"),
+            )
+        })?;
+        self.conversation.push(m.clone());
+        Ok(Reply {
+            doc: Some(m),
+            first,
+            headers: Some(reply.headers),
+        })
+    }
+}
+
 /// The request body: the whole conversation so far, as the official SDKs send it.
-pub(crate) fn request(chat: &Chat, conversation: &[Value]) -> String {
+fn request(chat: &Chat, conversation: &[Value]) -> String {
     if chat.anthropic {
         let mut body = json!({"model": chat.model, "max_tokens": 1024, "messages": conversation});
         if chat.stream {
@@ -23,7 +99,7 @@ pub(crate) fn request(chat: &Chat, conversation: &[Value]) -> String {
 }
 
 /// The assistant message of a reply, to append to the conversation (and to check).
-pub(crate) fn reply(chat: &Chat, body: &[u8]) -> Option<Value> {
+fn reply(chat: &Chat, body: &[u8]) -> Option<Value> {
     if chat.anthropic {
         return anthropic_reply(chat.stream, body);
     }

@@ -2,7 +2,7 @@
 //! what to extract from the reply (body pointer or header, optional with a default),
 //! checks, expected status, polling `until` a value appears, and for a stream which
 //! event is the first token and which ends it — read and validated into a [`Request`].
-//! Running it is `sequence`'s business.
+//! Running it is `driver::sequence`'s business.
 
 use crate::stream::EventMatch;
 use serde::Deserialize;
@@ -196,73 +196,18 @@ fn pointer_ok(p: &str) -> bool {
 
 type Res<T> = Result<T, spans::FileError>;
 
+/// A request's table read into a [`Request`], checked, with what it does not say taken
+/// from the top of the file.
 pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
-    let err = |span: Option<Range<usize>>, m: String| d.spans.err(span.or(d.span.clone()), m);
     let url = raw
         .url
         .as_ref()
-        .ok_or_else(|| err(None, format!("request {:?} needs a url", d.name)))?;
-    let stream = match raw
-        .protocol
-        .as_ref()
-        .map(|p| (p.get_ref().as_str(), p.span()))
-    {
-        None => d.stream,
-        Some(("http", _)) => false,
-        Some(("sse", _)) => true,
-        Some((other, s)) => {
-            return Err(err(
-                Some(s),
-                format!("a request's protocol is \"http\" or \"sse\" (got {other:?})"),
-            ))
-        }
-    };
-    let (schemes, hint) = match (d.raw, d.ws) {
-        (true, _) => (["tcp://", "unix://"], "tcp://HOST:PORT or unix:///PATH"),
-        (false, true) => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
-        (false, false) => (["http://", "{{base}}"], "http:// or {{base}}"),
-    };
-    if !schemes.iter().any(|p| url.get_ref().starts_with(p)) {
-        return Err(err(
-            Some(url.span()),
-            format!("url must start with {hint} (got {:?})", url.get_ref()),
-        ));
-    }
-    let expect_status = match &raw.expect_status {
-        None => d.expect_status,
-        Some(s) if (100..=599).contains(s.get_ref()) => Some(*s.get_ref() as u16),
-        Some(s) => {
-            return Err(err(
-                Some(s.span()),
-                format!(
-                    "expect_status must be between 100 and 599 (got {})",
-                    s.get_ref()
-                ),
-            ))
-        }
-    };
-    let bodies = match (&raw.body, &raw.bodies) {
-        (Some(_), Some(b)) => {
-            return Err(err(Some(b.span()), "give body or bodies, not both".into()))
-        }
-        (Some(b), None) => vec![b.get_ref().clone()],
-        (None, Some(b)) if b.get_ref().is_empty() => {
-            return Err(err(Some(b.span()), "bodies must not be empty".into()))
-        }
-        (None, Some(b)) => b.get_ref().clone(),
-        (None, None) => d.body.iter().cloned().collect(),
-    };
-    let mut headers: BTreeMap<String, String> = d.headers.clone();
-    headers.extend(raw.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let has_type = headers
-        .keys()
-        .any(|k| k.eq_ignore_ascii_case("content-type"));
-    let json_body = bodies
-        .iter()
-        .any(|b| b.trim_start().starts_with(['{', '[']));
-    if d.json_content_type && !has_type && json_body {
-        headers.insert("content-type".into(), "application/json".into());
-    }
+        .ok_or_else(|| d.err(None, format!("request {:?} needs a url", d.name)))?;
+    let stream = stream(&raw, d)?;
+    url_scheme(url, d)?;
+    let expect_status = expect_status(&raw, d)?;
+    let bodies = bodies(&raw, d)?;
+    let headers = headers(&raw, &bodies, d);
     Ok(Request {
         name: raw.name.clone().unwrap_or_else(|| d.name.clone()),
         at: at(d, Some(url.span())),
@@ -281,7 +226,7 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
             .unwrap_or_else(|| "POST".into())
             .to_uppercase(),
         url: url.get_ref().clone(),
-        headers: headers.into_iter().collect(),
+        headers,
         bodies,
         extract: extracts(&raw.extract, d)?,
         checks: checks(&raw.check, stream, d)?,
@@ -289,19 +234,107 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
         until: raw.until.as_ref().map(|u| until(u, d)).transpose()?,
         ttft_event: event(&raw.ttft_event, "ttft_event", stream, d)?,
         done_event: event(&raw.done_event, "done_event", stream, d)?,
-        text_pointer: match &raw.text_pointer {
-            Some(p) if !pointer_ok(p.get_ref()) => {
-                return Err(err(
-                    Some(p.span()),
-                    format!(
-                        "text_pointer must be a JSON pointer such as \"/delta\" (got {:?})",
-                        p.get_ref()
-                    ),
-                ))
-            }
-            p => p.as_ref().map(|p| p.get_ref().clone()),
-        },
+        text_pointer: text_pointer(&raw, d)?,
     })
+}
+
+impl Defaults<'_> {
+    /// An error at `span`, or where the request's table starts.
+    fn err(&self, span: Option<Range<usize>>, m: String) -> spans::FileError {
+        self.spans.err(span.or(self.span.clone()), m)
+    }
+}
+
+/// Whether the reply is a stream: the request's own protocol, else the file's.
+fn stream(raw: &RawRequest, d: &Defaults) -> Res<bool> {
+    match raw
+        .protocol
+        .as_ref()
+        .map(|p| (p.get_ref().as_str(), p.span()))
+    {
+        None => Ok(d.stream),
+        Some(("http", _)) => Ok(false),
+        Some(("sse", _)) => Ok(true),
+        Some((other, s)) => Err(d.err(
+            Some(s),
+            format!("a request's protocol is \"http\" or \"sse\" (got {other:?})"),
+        )),
+    }
+}
+
+/// The URL starts with a scheme the session's protocol speaks (or its base placeholder).
+fn url_scheme(url: &Spanned<String>, d: &Defaults) -> Res<()> {
+    let (schemes, hint) = match (d.raw, d.ws) {
+        (true, _) => (["tcp://", "unix://"], "tcp://HOST:PORT or unix:///PATH"),
+        (false, true) => (["ws://", "{{ws_base}}"], "ws:// or {{ws_base}}"),
+        (false, false) => (["http://", "{{base}}"], "http:// or {{base}}"),
+    };
+    if !schemes.iter().any(|p| url.get_ref().starts_with(p)) {
+        return Err(d.err(
+            Some(url.span()),
+            format!("url must start with {hint} (got {:?})", url.get_ref()),
+        ));
+    }
+    Ok(())
+}
+
+fn expect_status(raw: &RawRequest, d: &Defaults) -> Res<Option<u16>> {
+    match &raw.expect_status {
+        None => Ok(d.expect_status),
+        Some(s) if (100..=599).contains(s.get_ref()) => Ok(Some(*s.get_ref() as u16)),
+        Some(s) => Err(d.err(
+            Some(s.span()),
+            format!(
+                "expect_status must be between 100 and 599 (got {})",
+                s.get_ref()
+            ),
+        )),
+    }
+}
+
+/// One body for every turn, one per turn, or the default body.
+fn bodies(raw: &RawRequest, d: &Defaults) -> Res<Vec<String>> {
+    Ok(match (&raw.body, &raw.bodies) {
+        (Some(_), Some(b)) => {
+            return Err(d.err(Some(b.span()), "give body or bodies, not both".into()))
+        }
+        (Some(b), None) => vec![b.get_ref().clone()],
+        (None, Some(b)) if b.get_ref().is_empty() => {
+            return Err(d.err(Some(b.span()), "bodies must not be empty".into()))
+        }
+        (None, Some(b)) => b.get_ref().clone(),
+        (None, None) => d.body.iter().cloned().collect(),
+    })
+}
+
+/// The file's headers, then the request's own; a JSON body gets a content-type when
+/// the file asks for one and none is given.
+fn headers(raw: &RawRequest, bodies: &[String], d: &Defaults) -> Vec<(String, String)> {
+    let mut headers: BTreeMap<String, String> = d.headers.clone();
+    headers.extend(raw.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let has_type = headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("content-type"));
+    let json_body = bodies
+        .iter()
+        .any(|b| b.trim_start().starts_with(['{', '[']));
+    if d.json_content_type && !has_type && json_body {
+        headers.insert("content-type".into(), "application/json".into());
+    }
+    headers.into_iter().collect()
+}
+
+fn text_pointer(raw: &RawRequest, d: &Defaults) -> Res<Option<String>> {
+    match &raw.text_pointer {
+        Some(p) if !pointer_ok(p.get_ref()) => Err(d.err(
+            Some(p.span()),
+            format!(
+                "text_pointer must be a JSON pointer such as \"/delta\" (got {:?})",
+                p.get_ref()
+            ),
+        )),
+        p => Ok(p.as_ref().map(|p| p.get_ref().clone())),
+    }
 }
 
 /// `file:line` of a span.

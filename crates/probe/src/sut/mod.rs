@@ -2,93 +2,29 @@
 //!
 //! The SUT runs in its own process group, so a stop reaches every process it started
 //! (SIGTERM, then SIGKILL after the grace period), and in a private scratch directory
-//! (`PLIMSOLL_SCRATCH`, also `TMPDIR`, and `{{scratch}}` in its command and environment) that is counted and removed at the end. Its
-//! stdout and stderr are kept as a short tail for error messages and for naming a
-//! collapse's cause, and read line by line into a `log::LogBook`. Dropping a `Sut` that was not stopped kills its group at once.
+//! (`PLIMSOLL_SCRATCH`, also `TMPDIR`, and `{{scratch}}` in its command and environment)
+//! that is counted and removed at the end. Its stdout and stderr are kept as a short tail
+//! for error messages and for naming a collapse's cause, and read line by line into a
+//! `log::LogBook`. Dropping a `Sut` that was not stopped kills its group at once.
+//!
+//! `spec` is what a start takes, `launch` spawns the process and reads its output,
+//! `ready` probes it; this module holds the running SUT from start to stop. Sampling it
+//! is `sampler`'s business.
+
+mod launch;
+mod ready;
+mod spec;
+
+pub use spec::{Ready, SutError, SutSpec};
 
 use crate::log::LogBook;
+use launch::{command, read_output, spawn_cause};
+use ready::{http_ok, never_ready};
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-
-/// How to tell the SUT is ready.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Ready {
-    /// A GET to this URL answers with any 2xx.
-    Http(String),
-    /// A TCP connect to 127.0.0.1:port succeeds.
-    Port(u16),
-    /// A line containing this text appears on stdout or stderr.
-    Log(String),
-    /// Running is enough (a harness that drives itself).
-    Started,
-}
-
-#[derive(Clone, Debug)]
-pub struct SutSpec {
-    /// Program and arguments.
-    pub command: Vec<String>,
-    pub env: Vec<(String, String)>,
-    pub cwd: Option<PathBuf>,
-    pub ready: Ready,
-    pub ready_timeout: Duration,
-    pub stop_grace: Duration,
-    /// Pin the SUT (and all it starts) to these cores; empty: wherever it likes.
-    pub cores: Vec<usize>,
-    /// Lines of its log matching this count as warnings (see `log`).
-    pub log_pattern: Option<regex::Regex>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SutError {
-    /// `why` names the real cause (a missing working directory, a program not on PATH),
-    /// said once.
-    #[error("could not start the SUT command {command:?}: {why}")]
-    Spawn { command: Vec<String>, why: String },
-    #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
-    ExitedEarly { status: String, tail: String },
-    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
-    NotReady {
-        secs: f64,
-        what: String,
-        tail: String,
-    },
-}
-
-/// Why a command could not start, in words that point at the fix.
-fn spawn_cause(spec: &SutSpec, e: &std::io::Error) -> String {
-    if let Some(dir) = spec.cwd.as_ref().filter(|d| !d.is_dir()) {
-        return format!(
-            "its working directory {} does not exist (set [sut] cwd)",
-            dir.display()
-        );
-    }
-    let program = &spec.command[0];
-    if e.kind() == std::io::ErrorKind::NotFound {
-        let base = spec.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-        return if program.contains('/') {
-            format!(
-                "{program} does not exist (relative paths count from {})",
-                base.display()
-            )
-        } else {
-            format!("{program} is not on PATH (give its full path, or the path relative to the config's directory)")
-        };
-    }
-    if e.kind() == std::io::ErrorKind::PermissionDenied {
-        return format!(
-            "{program} is not executable (chmod +x it, or run it through its interpreter)"
-        );
-    }
-    e.to_string()
-}
-
-/// Lines of SUT output kept for messages (and for a harness's RESULT line).
-const TAIL: usize = 200;
+use tokio::process::Child;
 
 pub struct Sut {
     child: Child,
@@ -127,30 +63,7 @@ impl Sut {
             SCRATCH_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::create_dir_all(&scratch);
-        // `{{scratch}}` in its arguments and environment: its own directory.
-        let here = scratch.display().to_string();
-        let fill = |s: &String| s.replace("{{scratch}}", &here);
-        let mut cmd = Command::new(fill(&spec.command[0]));
-        cmd.args(spec.command[1..].iter().map(fill))
-            .envs(spec.env.iter().map(|(k, v)| (k, fill(v))))
-            .env("PLIMSOLL_SCRATCH", &scratch)
-            .env("TMPDIR", &scratch)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(dir) = &spec.cwd {
-            cmd.current_dir(dir);
-        }
-        if !spec.cores.is_empty() {
-            let cores = spec.cores.clone();
-            // SAFETY: between fork and exec only sched_setaffinity runs (no allocation).
-            unsafe {
-                cmd.pre_exec(move || crate::affinity::pin_current(&cores));
-            }
-        }
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut child = command(spec, &scratch).spawn().map_err(|e| {
             let _ = std::fs::remove_dir_all(&scratch);
             SutError::Spawn {
                 command: spec.command.clone(),
@@ -163,29 +76,8 @@ impl Sut {
         guard::add(&guard::Item::Dir(scratch.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let log = Arc::new(Mutex::new(LogBook::new(spec.log_pattern.clone())));
-        let (seen_tx, mut seen_rx) = tokio::sync::watch::channel(false);
-        let wanted = match &spec.ready {
-            Ready::Log(text) => Some(text.clone()),
-            _ => None,
-        };
-        let seen_tx = Arc::new(seen_tx);
-        if let Some(out) = child.stdout.take() {
-            tokio::spawn(keep_tail(
-                BufReader::new(out),
-                (tail.clone(), log.clone()),
-                wanted.clone(),
-                seen_tx.clone(),
-            ));
-        }
-        if let Some(err) = child.stderr.take() {
-            tokio::spawn(keep_tail(
-                BufReader::new(err),
-                (tail.clone(), log.clone()),
-                wanted,
-                seen_tx,
-            ));
-        }
-        let mut sut = Sut {
+        let seen = read_output(&mut child, spec, (&tail, &log));
+        let sut = Sut {
             child,
             pid,
             scratch,
@@ -195,19 +87,28 @@ impl Sut {
             stop_grace: spec.stop_grace,
             stopped: false,
         };
+        sut.until_ready(spec, seen).await
+    }
+
+    /// Polls the readiness probe until it answers, the SUT exits, or the time is up.
+    async fn until_ready(
+        mut self,
+        spec: &SutSpec,
+        mut seen_rx: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<Sut, SutError> {
         let deadline = tokio::time::Instant::now() + spec.ready_timeout;
         loop {
             // Running is all `Started` asks: a harness that is done already is done, not
             // a start-up failure.
             let exited = match spec.ready {
                 Ready::Started => None,
-                _ => sut.child.try_wait().ok().flatten(),
+                _ => self.child.try_wait().ok().flatten(),
             };
             if let Some(status) = exited {
                 tokio::time::sleep(Duration::from_millis(50)).await; // let the tail readers finish
                 return Err(SutError::ExitedEarly {
                     status: status.to_string(),
-                    tail: sut.tail(),
+                    tail: self.tail(),
                 });
             }
             let ready = match &spec.ready {
@@ -219,24 +120,18 @@ impl Sut {
                 Ready::Started => true,
             };
             if ready {
-                sut.disk = Some(crate::disk::DiskWatch::start(
-                    &sut.scratch,
+                self.disk = Some(crate::disk::DiskWatch::start(
+                    &self.scratch,
                     Duration::from_millis(500),
                 ));
-                return Ok(sut);
+                return Ok(self);
             }
             if tokio::time::Instant::now() >= deadline {
-                let what = match &spec.ready {
-                    Ready::Http(u) => format!("GET {u} never answered 2xx"),
-                    Ready::Port(p) => format!("nothing listened on 127.0.0.1:{p}"),
-                    Ready::Log(t) => format!("no output line contained {t:?}"),
-                    Ready::Started => "it did not start".to_string(),
-                };
-                let tail = sut.tail();
-                sut.stop().await;
+                let tail = self.tail();
+                self.stop().await;
                 return Err(SutError::NotReady {
                     secs: spec.ready_timeout.as_secs_f64(),
-                    what,
+                    what: never_ready(&spec.ready),
                     tail,
                 });
             }
@@ -322,26 +217,6 @@ impl Sut {
 
 static SCRATCH_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
-    reader: BufReader<R>,
-    (tail, log): (Arc<Mutex<VecDeque<String>>>, Arc<Mutex<LogBook>>),
-    wanted: Option<String>,
-    seen: Arc<tokio::sync::watch::Sender<bool>>,
-) {
-    let mut lines = reader.lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if wanted.as_deref().is_some_and(|w| line.contains(w)) {
-            let _ = seen.send(true);
-        }
-        log.lock().unwrap_or_else(|p| p.into_inner()).add(&line);
-        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-        if t.len() == TAIL {
-            t.pop_front();
-        }
-        t.push_back(line);
-    }
-}
-
 fn count_files(dir: &std::path::Path) -> u64 {
     let mut n = 0;
     if let Ok(rd) = std::fs::read_dir(dir) {
@@ -353,32 +228,6 @@ fn count_files(dir: &std::path::Path) -> u64 {
         }
     }
     n
-}
-
-/// A plain HTTP/1.1 GET over loopback, 2xx or not; enough for a readiness probe.
-async fn http_ok(url: &str) -> bool {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let Some(rest) = url.strip_prefix("http://") else {
-        return false;
-    };
-    let (hostport, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let connect = tokio::net::TcpStream::connect(hostport);
-    let Ok(Ok(mut tcp)) = tokio::time::timeout(Duration::from_secs(2), connect).await else {
-        return false;
-    };
-    let req = format!("GET {path} HTTP/1.1\r\nhost: {hostport}\r\nconnection: close\r\n\r\n");
-    if tcp.write_all(req.as_bytes()).await.is_err() {
-        return false;
-    }
-    let mut buf = [0u8; 12];
-    matches!(
-        tokio::time::timeout(Duration::from_secs(2), tcp.read_exact(&mut buf)).await,
-        Ok(Ok(_))
-    ) && buf.starts_with(b"HTTP/1.")
-        && buf[9] == b'2'
 }
 
 #[cfg(test)]

@@ -1,18 +1,49 @@
-//! One WebSocket per session: each turn sends one text message and reads until the
-//! message that ends the turn.
+//! One WebSocket per session (`protocol = "ws"`): each turn sends one text message and
+//! reads until the message that ends the turn; the reply is that message, read as JSON.
+//! The turn loop around it is `talk`'s.
 
+use super::talk::{Link, Reply, Turn};
+use crate::address::target;
+use crate::checks::reply_json;
+use crate::framed::Ws;
+use crate::http::Pace;
+use crate::run::Failure;
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+/// A session's WebSocket, opened by its first turn.
+#[derive(Default)]
+pub(super) struct WsLink {
+    ws: Option<Ws>,
+}
+
+impl Link for WsLink {
+    async fn turn(&mut self, t: &Turn<'_>, url: String, body: String) -> Result<Reply, Failure> {
+        target(&url, t.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+        let fut = turn(&mut self.ws, &url, body, &t.spec.ws_done, t.pace_bps);
+        let reply = match tokio::time::timeout(t.timeout(), fut).await {
+            Err(_) => {
+                self.ws = None;
+                return Err((
+                    "timeout".into(),
+                    format!("no complete reply within {} ms", t.spec.turn_timeout_ms),
+                ));
+            }
+            Ok(r) => r?,
+        };
+        Ok(Reply {
+            doc: reply_json(false, &reply.last),
+            first: reply.first,
+            headers: None,
+        })
+    }
+}
 
 /// What a turn saw: the first message's arrival and the message that ended it.
-pub struct WsReply {
-    pub first: Option<Instant>,
-    pub last: Vec<u8>,
+struct WsReply {
+    first: Option<Instant>,
+    last: Vec<u8>,
 }
 
 fn ends_turn(msg: &[u8], done: &Option<(String, Option<serde_json::Value>)>) -> bool {
@@ -27,13 +58,13 @@ fn ends_turn(msg: &[u8], done: &Option<(String, Option<serde_json::Value>)>) -> 
 
 /// Opens the socket if needed, sends `body`, reads to the end of the turn — a slow
 /// consumer (`pace_bps`) no faster than that many bytes a second.
-pub async fn turn(
+async fn turn(
     link: &mut Option<Ws>,
     url: &str,
     body: String,
     done: &Option<(String, Option<serde_json::Value>)>,
     pace_bps: Option<f64>,
-) -> Result<WsReply, (String, String)> {
+) -> Result<WsReply, Failure> {
     if link.is_none() {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
@@ -46,7 +77,7 @@ pub async fn turn(
     };
     ws.send(Message::text(body)).await.map_err(broken)?;
     let mut first = None;
-    let mut pace = crate::http::Pace::new(pace_bps);
+    let mut pace = Pace::new(pace_bps);
     while let Some(msg) = ws.next().await {
         let msg = msg.map_err(broken)?;
         let data = match msg {

@@ -1,34 +1,16 @@
-//! The SUT's own log: each line of its stdout and stderr read for a level — Python
-//! logging (`WARNING:name:…`, `%(levelname)s …`), Go log/slog (`level=WARN`, JSON),
-//! Rust tracing (`… WARN target: …`), any JSON line with a `level`/`severity`/`levelname`
-//! field — or matched against the user's pattern; warning and error lines grouped into
-//! kinds (digits and ids masked, so `deadline exceeded with 9 runs` and `… with 12 runs`
-//! are one kind) with a count and the first example; the last lines kept, bounded. A
-//! Python traceback after an error line names the kind by its exception
-//! (`ERROR: Exception in ASGI application → openai.RateLimitError: …`): the header alone
-//! says nothing of what went wrong.
+//! What a SUT printed over one step: every line counted, warning and error lines grouped
+//! into kinds (by their masked message) with a count and the first example, the last
+//! lines kept, bounded; a Python traceback after an error line names the line's kind by
+//! its exception. Reading a line's level is `level`'s business, masking it `mask`'s.
 
+use super::level::{level_of, Level};
+use super::mask::{mask, strip_ansi};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Lines kept of the log (the newest), to write beside a step's results.
 pub const KEEP: usize = 2000;
 /// Kinds kept per step (the most frequent are reported).
 const KINDS: usize = 200;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn word(self) -> &'static str {
-        match self {
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
 
 /// One kind of warning or error line: how often, and the first one seen.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,115 +203,6 @@ impl LogBook {
     }
 }
 
-/// The level of a log line, when it says warning or error.
-pub fn level_of(line: &str) -> Option<Level> {
-    let t = line.trim_start();
-    if t.starts_with('{') {
-        if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(t) {
-            let word = ["level", "severity", "levelname", "lvl"]
-                .iter()
-                .find_map(|k| o.get(*k).and_then(|v| v.as_str()))?;
-            return level_word(word);
-        }
-    }
-    // `level=WARN` (slog text, logfmt)
-    if let Some(i) = t.find("level=") {
-        let w: String = t[i + 6..]
-            .trim_start_matches('"')
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .collect();
-        return level_word(&w);
-    }
-    // A level word among the first few tokens: `WARNING:root:…`, `ERROR name: …`,
-    // `2026-11-23T… WARN target: …`, `[2026-…] [ERROR] …`, `W1123 …` is not read.
-    t.split(|c: char| c.is_whitespace() || matches!(c, ':' | '[' | ']' | '|' | '('))
-        .filter(|w| w.chars().any(|c| c.is_alphanumeric()))
-        .take(6)
-        .find_map(|w| {
-            w.chars()
-                .all(|c| c.is_ascii_uppercase())
-                .then(|| level_word(w))
-                .flatten()
-        })
-}
-
-fn level_word(w: &str) -> Option<Level> {
-    match w.to_ascii_lowercase().as_str() {
-        "warn" | "warning" => Some(Level::Warning),
-        "error" | "err" | "critical" | "crit" | "fatal" | "panic" | "alert" | "emerg" => {
-            Some(Level::Error)
-        }
-        _ => None,
-    }
-}
-
-/// Runs of 8 or more hex digits and dashes holding at least two digits: ids, hashes,
-/// UUIDs, wherever they sit in a word (`call_id=8659e0dc-3ab0-…`).
-fn hex_ids() -> &'static regex::Regex {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(r"[0-9A-Fa-f][0-9A-Fa-f-]{6,}[0-9A-Fa-f]").expect("a valid pattern")
-    })
-}
-
-/// The message with what varies masked: timestamps and numbers as `#`, long hex and
-/// ids as `…`; at most 160 characters.
-pub fn mask(line: &str) -> String {
-    let line = hex_ids().replace_all(line, |c: &regex::Captures| {
-        let m = &c[0];
-        if m.chars().filter(|c| c.is_ascii_digit()).count() >= 2 {
-            "…".to_string()
-        } else {
-            m.to_string()
-        }
-    });
-    let mut out = String::with_capacity(line.len());
-    for word in line.split_inclusive(char::is_whitespace) {
-        let (w, ws) = word.split_at(word.trim_end().len());
-        let hexish = w.len() >= 8
-            && w.chars().filter(|c| c.is_ascii_digit()).count() >= 2
-            && w.chars()
-                .all(|c| c.is_ascii_hexdigit() || "-_:./".contains(c));
-        if hexish {
-            out.push('…');
-        } else {
-            let mut prev_digit = false;
-            for c in w.chars() {
-                if c.is_ascii_digit() {
-                    if !prev_digit {
-                        out.push('#');
-                    }
-                    prev_digit = true;
-                } else {
-                    out.push(c);
-                    prev_digit = false;
-                }
-            }
-        }
-        out.push_str(ws);
-    }
-    out.trim().chars().take(160).collect()
-}
-
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ … final byte in @–~
-            for d in chars.by_ref() {
-                if ('@'..='~').contains(&d) && d != '[' {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,46 +222,6 @@ mod tests {
         assert_eq!(
             a.kept.back().map(String::as_str),
             Some("ERROR: connection reset")
-        );
-    }
-
-    #[test]
-    fn levels_of_common_formats() {
-        let w = Some(Level::Warning);
-        let e = Some(Level::Error);
-        assert_eq!(level_of("WARNING:root:disk almost full"), w);
-        assert_eq!(level_of("WARNING threads: heartbeat failed"), w);
-        assert_eq!(
-            level_of("ERROR:uvicorn.error:Exception in ASGI application"),
-            e
-        );
-        assert_eq!(level_of("2026-11-23 14:00:01,123 - app - ERROR - boom"), e);
-        assert_eq!(
-            level_of("time=2026-11-23T14:00:01Z level=WARN msg=\"slow\""),
-            w
-        );
-        assert_eq!(
-            level_of("{\"time\":\"…\",\"level\":\"error\",\"msg\":\"x\"}"),
-            e
-        );
-        assert_eq!(level_of("{\"severity\":\"WARNING\",\"message\":\"x\"}"), w);
-        assert_eq!(
-            level_of("2026-11-23T14:00:01.5Z  WARN hyper::proto: slow client"),
-            w
-        );
-        assert_eq!(level_of("[2026-11-23 14:00:01] [CRITICAL] out of slots"), e);
-        assert_eq!(
-            level_of("INFO:     127.0.0.1:5000 - \"POST /chat HTTP/1.1\" 200 OK"),
-            None
-        );
-        assert_eq!(
-            level_of("the error rate is fine"),
-            None,
-            "a lowercase word in prose"
-        );
-        assert_eq!(
-            level_of("{\"level\":\"info\",\"msg\":\"error handling on\"}"),
-            None
         );
     }
 

@@ -1,9 +1,10 @@
 //! One HTTP request of a session: sent on the session's kept connection, the reply
 //! gathered with the time each read arrived (so a stream's first token and end can be
-//! timed afterwards), stopped early at a stream's `done_event`.
+//! timed afterwards), stopped early at a stream's `done_event`; and the status judged.
+//! Building the request from a template is the caller's business (`sequence`, `chat`).
 
-use crate::driver::TurnError;
 use crate::http::{Conn, HttpError};
+use crate::run::Failure;
 use crate::stream::{self, EventMatch};
 use bytes::Bytes;
 use std::net::SocketAddr;
@@ -12,7 +13,7 @@ use tokio::time::Instant;
 
 /// A reply as it came: status, headers, body, and the end offset and arrival time of
 /// each read.
-pub(crate) struct HttpReply {
+pub(super) struct HttpReply {
     pub status: u16,
     pub headers: hyper::HeaderMap,
     pub body: Vec<u8>,
@@ -29,7 +30,7 @@ impl HttpReply {
 }
 
 /// Where and how to send one request.
-pub(crate) struct Outgoing<'a> {
+pub(super) struct Outgoing<'a> {
     pub addr: SocketAddr,
     pub method: &'a str,
     pub path: &'a str,
@@ -42,7 +43,7 @@ pub(crate) struct Outgoing<'a> {
     pub pace_bps: Option<f64>,
 }
 
-pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<HttpReply, TurnError> {
+pub(super) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<HttpReply, Failure> {
     if conn.as_ref().is_none_or(|c| c.addr() != o.addr) {
         *conn = Some(Conn::new(o.addr));
     }
@@ -101,7 +102,7 @@ pub(crate) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
 }
 
 /// The status a request expects (any 2xx when none is given), or an error quoting the body.
-pub(crate) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), TurnError> {
+pub(super) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), Failure> {
     let ok = match expect {
         Some(want) => reply.status == want,
         None => (200..300).contains(&reply.status),

@@ -2,22 +2,48 @@
 //! each turn one frame out and one frame back, framed by lines, a big-endian u32 length
 //! or NUL; with `encoding = "msgpack"` a JSON body goes out as MessagePack and the reply
 //! is read back as JSON, so checks and extracts read it as they read any JSON reply.
+//! Cutting frames is `framed`'s business; the turn loop is `talk`'s.
 
-use crate::bus::link::{self, Failure, Reader, Writer};
-use crate::bus::spec::Transport;
-use crate::session::Wire;
+use super::talk::{Link, Reply, Turn};
+use crate::address;
+use crate::checks::reply_json;
+use crate::framed::{self, Reader, Writer};
+use crate::run::Failure;
+use crate::spec::Wire;
 
-pub type Socket = (Reader, Writer);
+type Socket = (Reader, Writer);
 
-/// `tcp://127.0.0.1:7000` → (Tcp, "127.0.0.1:7000"); `unix:///run/x.sock` → (Unix, "/run/x.sock").
-pub fn address(url: &str) -> anyhow::Result<(Transport, &str)> {
-    if let Some(a) = url.strip_prefix("tcp://") {
-        return Ok((Transport::Tcp, a.trim_end_matches('/')));
+/// A session's socket, opened by its first turn, and how it frames and encodes.
+pub(super) struct RawLink {
+    socket: Option<Socket>,
+    wire: Wire,
+}
+
+impl RawLink {
+    pub fn new(wire: Wire) -> RawLink {
+        RawLink { socket: None, wire }
     }
-    if let Some(p) = url.strip_prefix("unix://") {
-        return Ok((Transport::Unix, p));
+}
+
+impl Link for RawLink {
+    async fn turn(&mut self, t: &Turn<'_>, url: String, body: String) -> Result<Reply, Failure> {
+        let fut = turn(&mut self.socket, &url, self.wire, &body, t.allow_remote);
+        let out = match tokio::time::timeout(t.timeout(), fut).await {
+            Err(_) => {
+                self.socket = None;
+                return Err((
+                    "timeout".into(),
+                    format!("no reply within {} ms", t.spec.turn_timeout_ms),
+                ));
+            }
+            Ok(r) => r?,
+        };
+        Ok(Reply {
+            doc: reply_json(false, &out),
+            first: None,
+            headers: None,
+        })
     }
-    anyhow::bail!("url {url:?} must start with tcp://HOST:PORT or unix:///PATH")
 }
 
 fn config(m: impl Into<String>) -> Failure {
@@ -50,7 +76,7 @@ fn decode(frame: Vec<u8>, wire: Wire) -> Result<Vec<u8>, Failure> {
 }
 
 /// One turn: opens the session's socket if needed, writes the body, reads one frame.
-pub async fn turn(
+async fn turn(
     socket: &mut Option<Socket>,
     url: &str,
     wire: Wire,
@@ -58,8 +84,8 @@ pub async fn turn(
     allow_remote: bool,
 ) -> Result<Vec<u8>, Failure> {
     if socket.is_none() {
-        let (transport, addr) = address(url).map_err(|e| config(e.to_string()))?;
-        *socket = Some(link::open(transport, wire.framing, addr, allow_remote).await?);
+        let (transport, addr) = address::socket(url).map_err(|e| config(e.to_string()))?;
+        *socket = Some(framed::open(transport, wire.framing, addr, allow_remote).await?);
     }
     let (r, w) = socket.as_mut().expect("opened above");
     let sent = async {

@@ -1,0 +1,71 @@
+//! A session's values and what its requests share: the built-ins (its name, nonce and
+//! uuid, the base URL and port of the replica it sticks to), then the names its replies
+//! extract, and a new `{{request_uuid}}` per request — all fixed by the seed, so a run
+//! replays. Filling templates with them is `template`'s business.
+
+use crate::address::{replica, ws_base};
+use crate::run::{DriveOptions, Recorder};
+use crate::template::{nonce, uuid};
+
+/// A session's values: built-ins, then extracted names as replies set them.
+pub(super) struct Vars {
+    pub values: Vec<(String, String)>,
+    /// A slow consumer's reading pace, bytes a second.
+    pub pace_bps: Option<f64>,
+    seed: u64,
+    index: u64,
+    /// Requests sent so far: each gets its own `{{request_uuid}}`.
+    pub requests: u64,
+}
+
+impl Vars {
+    pub fn new(seed: u64, index: usize, fixed: Vec<(String, String)>) -> Vars {
+        let mut values = fixed;
+        values.push(("uuid".into(), uuid(seed, index as u64, 0)));
+        Vars {
+            values,
+            pace_bps: None,
+            seed,
+            index: index as u64,
+            requests: 0,
+        }
+    }
+
+    pub fn set(&mut self, name: String, value: String) {
+        match self.values.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((name, value)),
+        }
+    }
+
+    /// Fills a template for one request (`{{request_uuid}}` is new for each request).
+    pub fn filler(&self, turn: u32) -> Vec<(String, String)> {
+        let mut v = self.values.clone();
+        v.push(("turn".into(), turn.to_string()));
+        v.push((
+            "request_uuid".into(),
+            uuid(self.seed, self.index, self.requests),
+        ));
+        v
+    }
+}
+
+/// A session's built-in values: its name, nonce, the SUT's base URL and port.
+/// With replicas, the one session `i` sticks to.
+pub(super) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(String, String)> {
+    let (base, port) = replica(i, &opts.base, port, &opts.replicas);
+    vec![
+        ("session".to_string(), format!("{}s{i}", opts.name_prefix)),
+        ("nonce".into(), nonce(opts.seed, i)),
+        ("ws_base".into(), ws_base(&base)),
+        ("base".into(), base),
+        ("port".into(), port),
+    ]
+}
+
+/// What every request of a session shares.
+pub(super) struct Ctx<'a> {
+    pub recorder: &'a Recorder,
+    pub allow_remote: bool,
+    pub timeout_ms: u64,
+}

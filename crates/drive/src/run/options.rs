@@ -1,0 +1,55 @@
+//! What a run is asked to do: how many sessions, against which base URL or replicas,
+//! arriving how (closed, open, resident, churn), sharded or not. Reading them from flags
+//! is the CLI's business; acting on them is the runners'.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct DriveOptions {
+    pub concurrency: usize,
+    /// The SUT's base URL, `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// Replicas of the SUT: session `i` goes to `replicas[i % n]` for all its turns
+    /// (sticky by session); empty: every session to `base`.
+    pub replicas: Vec<String>,
+    pub seed: u64,
+    /// The whole step's limit; sessions still running then fail with `timeout`.
+    pub step_timeout: Duration,
+    /// Allow a URL that is not loopback.
+    pub allow_remote: bool,
+    /// Open model: sessions arrive at this rate (per second) instead of all at once;
+    /// `concurrency` is then the number of sessions. Latency is counted from each
+    /// session's intended start, so a late start is not hidden (coordinated omission).
+    pub arrival_rate: Option<f64>,
+    /// Resident sessions: this many open first (setup run), `concurrency` of them active
+    /// at a time (see `driver::resident`).
+    pub resident: Option<usize>,
+    /// Called once the residents are open, before any turn.
+    pub on_resident: Option<Hook>,
+    /// Slow consumers: this share of the sessions (spread evenly by index) read their
+    /// replies at most this many bytes a second.
+    pub slow: Option<(f64, f64)>,
+    /// Churn (a soak): each of the `concurrency` slots runs session after session, a new
+    /// one (new name, nonce, ids) as soon as the last ends, until this long after the start.
+    pub churn: Option<Duration>,
+    /// One shard of a step driven from several processes: (index, count). This driver
+    /// runs the sessions `i` with `i % count == index`, each at the time the whole
+    /// schedule gives it, under its whole-run name `s{i}`.
+    pub shard: Option<(usize, usize)>,
+    /// When the whole schedule starts (every shard shares it): the driver waits for it.
+    pub start_at: Option<std::time::SystemTime>,
+    /// Put before every session's name (`{prefix}s{i}`): a SUT and a mock that outlive
+    /// one run see new sessions in the next, not the last run's continued.
+    pub name_prefix: String,
+}
+
+/// Called once every resident is open, before any turn (the step reads the SUT's memory).
+#[derive(Clone)]
+pub struct Hook(pub Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hook")
+    }
+}

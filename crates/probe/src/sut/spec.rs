@@ -1,0 +1,50 @@
+//! What starting a SUT takes: its command, environment, working directory, cores, how
+//! to tell it is ready and how long to wait, how long it gets to stop; and the ways a
+//! start fails. Starting it is the `sut` module's business.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How to tell the SUT is ready.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ready {
+    /// A GET to this URL answers with any 2xx.
+    Http(String),
+    /// A TCP connect to 127.0.0.1:port succeeds.
+    Port(u16),
+    /// A line containing this text appears on stdout or stderr.
+    Log(String),
+    /// Running is enough (a harness that drives itself).
+    Started,
+}
+
+#[derive(Clone, Debug)]
+pub struct SutSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    pub ready: Ready,
+    pub ready_timeout: Duration,
+    pub stop_grace: Duration,
+    /// Pin the SUT (and all it starts) to these cores; empty: wherever it likes.
+    pub cores: Vec<usize>,
+    /// Lines of its log matching this count as warnings (see `log`).
+    pub log_pattern: Option<regex::Regex>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SutError {
+    /// `why` names the real cause (a missing working directory, a program not on PATH),
+    /// said once.
+    #[error("could not start the SUT command {command:?}: {why}")]
+    Spawn { command: Vec<String>, why: String },
+    #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
+    ExitedEarly { status: String, tail: String },
+    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
+    NotReady {
+        secs: f64,
+        what: String,
+        tail: String,
+    },
+}
