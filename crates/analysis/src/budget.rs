@@ -1,148 +1,10 @@
-//! Budgets: what "holds" means for one step. A step holds when it is within every budget,
-//! is over budget when it breaks one (which, by how much), and has collapsed when its
-//! outcome says so. Latency budgets judge a service on how it degrades, not on what it
-//! costs at one session: `latency_vs_single` compares a level with the same SUT at one.
+//! Which budgets a step breaks. A step holds when it is within every budget, is over
+//! budget when it breaks one (which, by how much), and has collapsed when its outcome says
+//! so. Latency budgets judge a service on how it degrades, not on what it costs at one
+//! session: `latency_vs_single` compares a level with the same SUT at one. The budget
+//! itself, and a breach, are types of `result`.
 
-use serde::{Deserialize, Serialize};
-
-/// The limits a step must stay within. `None` is "not judged".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Budget {
-    /// p50 session time over the mock's own time.
-    pub latency_inflation: Option<f64>,
-    /// p50 session time over the same SUT's at the ladder's first level.
-    pub latency_vs_single: Option<f64>,
-    pub p99_turn_ms: Option<f64>,
-    pub p99_ttft_ms: Option<f64>,
-    /// p99 of the responsiveness probe (a small request beside the load, `[step] probe_path`).
-    pub probe_p99_ms: Option<f64>,
-    /// Failed sessions over all sessions.
-    pub error_rate: Option<f64>,
-    /// Peak RSS of the SUT's process tree.
-    pub rss_mb: Option<f64>,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            latency_inflation: Some(2.0),
-            latency_vs_single: None,
-            p99_turn_ms: None,
-            p99_ttft_ms: None,
-            probe_p99_ms: None,
-            error_rate: Some(0.0),
-            rss_mb: None,
-        }
-    }
-}
-
-/// The names `--budget` and `[budget]` accept, in the order they are judged.
-pub const BUDGETS: &[&str] = &[
-    "latency_inflation",
-    "latency_vs_single",
-    "p99_turn_ms",
-    "p99_ttft_ms",
-    "probe_p99_ms",
-    "error_rate",
-    "rss_mb",
-];
-
-impl Budget {
-    /// Sets one budget by name; `off` (or `none`) stops judging it.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let v = match value.trim() {
-            "off" | "none" => None,
-            t => {
-                let x: f64 = t
-                    .trim_end_matches("ms")
-                    .trim_end_matches("MB")
-                    .parse()
-                    .map_err(|_| format!("budget {name}: {value:?} is not a number (or off)"))?;
-                if x.is_nan() || x < 0.0 {
-                    return Err(format!("budget {name}: must be 0 or more (got {x})"));
-                }
-                Some(x)
-            }
-        };
-        let slot = match name.trim() {
-            "latency_inflation" => &mut self.latency_inflation,
-            "latency_vs_single" => &mut self.latency_vs_single,
-            "p99_turn_ms" => &mut self.p99_turn_ms,
-            "p99_ttft_ms" => &mut self.p99_ttft_ms,
-            "probe_p99_ms" => &mut self.probe_p99_ms,
-            "error_rate" => &mut self.error_rate,
-            "rss_mb" => &mut self.rss_mb,
-            other => {
-                return Err(format!(
-                    "budget {other:?} is not known; use one of {}",
-                    BUDGETS.join(", ")
-                ))
-            }
-        };
-        *slot = v;
-        Ok(())
-    }
-
-    /// `latency_inflation=3,p99_turn_ms=800` over these budgets.
-    pub fn apply_flag(&mut self, s: &str) -> Result<(), String> {
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part.split_once('=').ok_or_else(|| {
-                format!(
-                    "--budget {part:?}: write NAME=VALUE, e.g. latency_inflation=3,p99_turn_ms=800"
-                )
-            })?;
-            self.set(k, v)?;
-        }
-        Ok(())
-    }
-
-    /// The budgets in force, in words: "latency inflation ≤ 2, error rate ≤ 0".
-    pub fn describe(&self) -> String {
-        let mut out = Vec::new();
-        for (name, v) in self.entries() {
-            if let Some(v) = v {
-                out.push(format!("{} ≤ {}", words(name), num(v)));
-            }
-        }
-        if out.is_empty() {
-            "no budget".into()
-        } else {
-            out.join(", ")
-        }
-    }
-
-    fn entries(&self) -> [(&'static str, Option<f64>); 7] {
-        [
-            ("latency_inflation", self.latency_inflation),
-            ("latency_vs_single", self.latency_vs_single),
-            ("p99_turn_ms", self.p99_turn_ms),
-            ("p99_ttft_ms", self.p99_ttft_ms),
-            ("probe_p99_ms", self.probe_p99_ms),
-            ("error_rate", self.error_rate),
-            ("rss_mb", self.rss_mb),
-        ]
-    }
-}
-
-/// A budget a step broke.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Breach {
-    pub budget: &'static str,
-    pub value: f64,
-    pub limit: f64,
-}
-
-impl Breach {
-    pub fn text(&self) -> String {
-        format!(
-            "{} {} > {}",
-            words(self.budget),
-            num(self.value),
-            num(self.limit)
-        )
-    }
-}
+pub use result::budget::{num, Breach, Budget, BUDGETS};
 
 /// The figures of one step a budget can judge.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -177,7 +39,7 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
         .filter_map(|(&(budget, limit), value)| {
             let (limit, value) = (limit?, value?);
             (value > limit + 1e-9).then_some(Breach {
-                budget,
+                budget: budget.to_string(),
                 value,
                 limit,
             })
@@ -185,64 +47,10 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
         .collect()
 }
 
-fn words(name: &str) -> String {
-    match name {
-        "latency_vs_single" => "latency vs 1 session".into(),
-        "p99_turn_ms" => "p99 turn ms".into(),
-        "p99_ttft_ms" => "p99 TTFT ms".into(),
-        "probe_p99_ms" => "probe p99 ms".into(),
-        "rss_mb" => "RSS MB".into(),
-        other => other.replace('_', " "),
-    }
-}
-
-/// A number as people read it: 3 significant digits, no trailing zeros.
-pub fn num(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_read_like_people_write_them() {
-        assert_eq!(num(1.0234), "1.02");
-        assert_eq!(num(3.2674901460423217e-6), "0.00000327");
-        assert_eq!(num(553.2136109950518), "553");
-        assert_eq!(num(2.0), "2");
-        assert_eq!(num(97.4), "97.4");
-        assert_eq!(num(0.0), "0");
-    }
-
-    #[test]
-    fn flags_set_and_unset_budgets_and_name_the_fix() {
-        let mut b = Budget::default();
-        b.apply_flag("latency_inflation=3, p99_turn_ms=800ms,error_rate=off")
-            .unwrap();
-        assert_eq!(b.latency_inflation, Some(3.0));
-        assert_eq!(b.p99_turn_ms, Some(800.0));
-        assert_eq!(b.error_rate, None);
-        assert!(b.apply_flag("p99=3").unwrap_err().contains("one of"));
-        assert!(b.apply_flag("rss_mb").unwrap_err().contains("NAME=VALUE"));
-        assert!(b
-            .apply_flag("rss_mb=lots")
-            .unwrap_err()
-            .contains("not a number"));
-        assert_eq!(
-            Budget::default().describe(),
-            "latency inflation ≤ 2, error rate ≤ 0"
-        );
-    }
+    use result::Budget;
 
     #[test]
     fn breaches_name_the_budget_and_the_amount() {

@@ -2,12 +2,14 @@
 //! and the `--fail-on` gates that were breached.
 
 use crate::stats::{alpha_among, metric_of, request_metric, verdict_at, METRICS};
-use serde_json::{json, Value};
+use result::compare::CompareLevel;
+use result::{Outcome, StepResult};
+use std::collections::BTreeMap;
 
 /// A comparison summed up.
 pub struct Summary {
     /// Per level: every metric's verdict and both sides' outcomes.
-    pub levels: Vec<Value>,
+    pub levels: Vec<CompareLevel>,
     /// (base, branch): the highest level where every repetition was clean.
     pub ceiling: (Option<usize>, Option<usize>),
     /// The `--fail-on` gates breached, in words.
@@ -16,13 +18,13 @@ pub struct Summary {
 
 /// The metrics compared at a level: the fixed ones, then the median latency of each
 /// named request either side's RESULTs carry.
-fn metric_names(samples: &[Vec<Value>; 2]) -> Vec<String> {
+fn metric_names(samples: &[Vec<StepResult>; 2]) -> Vec<String> {
     let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
     let mut requests: Vec<String> = samples
         .iter()
         .flatten()
-        .flat_map(|r| r["requests"].as_object().into_iter().flatten())
-        .map(|(name, _)| request_metric(name))
+        .flat_map(|r| r.requests.keys())
+        .map(|name| request_metric(name))
         .collect();
     requests.sort();
     requests.dedup();
@@ -34,14 +36,14 @@ fn metric_names(samples: &[Vec<Value>; 2]) -> Vec<String> {
 /// side (the highest level where every repetition was clean); and the gates breached.
 pub fn summarise(
     levels_run: &[usize],
-    samples: &[[Vec<Value>; 2]],
+    samples: &[[Vec<StepResult>; 2]],
     fail_on: &[(String, f64)],
 ) -> Summary {
     let mut levels = Vec::new();
     let mut breaches = Vec::new();
     let mut gated: Vec<String> = Vec::new();
     for (li, &level) in levels_run.iter().enumerate() {
-        let mut metrics = serde_json::Map::new();
+        let mut metrics = BTreeMap::new();
         let names = metric_names(&samples[li]);
         let alpha = alpha_among(names.len());
         for m in &names {
@@ -58,7 +60,7 @@ pub fn summarise(
                     // The worst regression: the branch never produced the figure at all.
                     breaches.push(format!("{level} sessions: {m} has a base value but none on the branch (every such request failed?)"));
                 }
-                if let Some(r) = v["ratio"].as_f64() {
+                if let Some(r) = v.ratio.filter(|r| r.is_finite()) {
                     if r > 1.0 + limit + 1e-12 {
                         breaches.push(format!(
                             "{level} sessions: {m} {:+.1} % (limit +{:.1} %)",
@@ -70,13 +72,14 @@ pub fn summarise(
             }
             metrics.insert(m.to_string(), v);
         }
-        let outcomes = |side: usize| -> Vec<Value> {
-            samples[li][side]
-                .iter()
-                .map(|r| r["outcome"].clone())
-                .collect()
-        };
-        levels.push(json!({"concurrency": level, "metrics": metrics, "base_outcomes": outcomes(0), "branch_outcomes": outcomes(1)}));
+        let outcomes =
+            |side: usize| -> Vec<Outcome> { samples[li][side].iter().map(|r| r.outcome).collect() };
+        levels.push(CompareLevel {
+            concurrency: level,
+            metrics,
+            base_outcomes: outcomes(0),
+            branch_outcomes: outcomes(1),
+        });
     }
     // A gate on a figure no level had cannot pass silently (a misspelled request name).
     for (g, _) in fail_on.iter().filter(|(g, _)| g != "ceiling") {
@@ -89,7 +92,7 @@ pub fn summarise(
         levels_run
             .iter()
             .enumerate()
-            .filter(|(li, _)| samples[*li][side].iter().all(|r| r["outcome"] == "ok"))
+            .filter(|(li, _)| samples[*li][side].iter().all(|r| r.outcome.is_ok()))
             .map(|(_, &l)| l)
             .max()
     };
@@ -114,20 +117,33 @@ mod tests {
     use super::*;
 
     /// A RESULT whose `wait` request takes `wait_ms` at the median.
-    fn sample(wait_ms: f64) -> Value {
-        json!({"outcome": "ok", "p50_session_ms": 100.0,
-               "requests": {"wait": {"count": 3, "p50_ms": wait_ms, "p99_ms": wait_ms, "errors": 0}}})
+    fn sample(wait_ms: f64) -> StepResult {
+        wait(3, Some(wait_ms), 0, Some(100.0))
+    }
+
+    fn wait(count: u64, ms: Option<f64>, errors: u64, session: Option<f64>) -> StepResult {
+        let q = result::RequestLatency {
+            count,
+            p50_ms: ms,
+            p99_ms: ms,
+            errors,
+        };
+        StepResult {
+            p50_session_ms: session,
+            requests: [("wait".to_string(), q)].into(),
+            ..StepResult::default()
+        }
     }
 
     #[test]
     fn named_requests_are_compared_and_gated() {
-        let base: Vec<Value> = (0..6).map(|i| sample(100.0 + i as f64)).collect();
-        let branch: Vec<Value> = (0..6).map(|i| sample(150.0 + i as f64)).collect();
+        let base: Vec<StepResult> = (0..6).map(|i| sample(100.0 + i as f64)).collect();
+        let branch: Vec<StepResult> = (0..6).map(|i| sample(150.0 + i as f64)).collect();
         let gate = vec![("requests.wait.p50_ms".to_string(), 0.10)];
         let s = summarise(&[4], &[[base.clone(), branch]], &gate);
-        let m = &s.levels[0]["metrics"]["requests.wait.p50_ms"];
-        assert_eq!(m["verdict"], "worse", "{m}");
-        assert!((m["ratio"].as_f64().unwrap() - 152.5 / 102.5).abs() < 1e-9);
+        let m = &s.levels[0].metrics["requests.wait.p50_ms"];
+        assert_eq!(m.verdict, "worse", "{m:?}");
+        assert!((m.ratio.unwrap() - 152.5 / 102.5).abs() < 1e-9);
         assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
         assert!(
             s.breaches[0].starts_with("4 sessions: requests.wait.p50_ms +48.8 %"),
@@ -137,12 +153,12 @@ mod tests {
         // The same build against itself: no change, no breach.
         let same = summarise(&[4], &[[base.clone(), base.clone()]], &gate);
         assert_eq!(
-            same.levels[0]["metrics"]["requests.wait.p50_ms"]["verdict"],
+            same.levels[0].metrics["requests.wait.p50_ms"].verdict,
             "no significant change"
         );
         assert!(same.breaches.is_empty());
         // A branch on which the request never succeeded, and a misspelled gate: both breach.
-        let broken: Vec<Value> = (0..6).map(|_| json!({"outcome": "ok", "requests": {"wait": {"count": 0, "p50_ms": null, "p99_ms": null, "errors": 3}}})).collect();
+        let broken: Vec<StepResult> = (0..6).map(|_| wait(0, None, 3, None)).collect();
         let s = summarise(&[4], &[[base.clone(), broken]], &gate);
         assert!(
             s.breaches.iter().any(|b| b.contains("none on the branch")),

@@ -1,8 +1,8 @@
 //! A ladder's verdict from its steps: pure, so a stored run analyses the same again.
 
 use crate::scaling::Point;
-use result::StepResult;
-use serde_json::json;
+use result::ladder::{Collapse, KneeReading, LadderAnalysis, UslReading};
+use result::{Bound, Confidence, Outcome, StepResult};
 
 /// Where the capacity projection goes: (GB, cores) of a host, and sessions to plan for.
 #[derive(Clone, Copy, Debug, Default)]
@@ -20,11 +20,14 @@ pub fn analyse(
     budget: &crate::Budget,
     projection: Projection,
     interrupted: bool,
-) -> serde_json::Value {
+) -> LadderAnalysis {
     let (host, target) = (projection.host, projection.target);
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == "ok").collect();
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == Outcome::Ok).collect();
     let ceiling = ok.last();
-    let collapse = steps.iter().zip(causes).find(|(s, _)| s.outcome != "ok");
+    let collapse = steps
+        .iter()
+        .zip(causes)
+        .find(|(s, _)| s.outcome != Outcome::Ok);
     let points: Vec<Point> = ok
         .iter()
         .filter_map(|s| {
@@ -40,7 +43,7 @@ pub fn analyse(
     let verdict = crate::verdict::verdict(steps, budget);
     let harness_bound: Vec<usize> = steps
         .iter()
-        .filter(|s| s.harness.bound == "harness")
+        .filter(|s| s.harness.bound == Bound::Harness)
         .map(|s| s.concurrency)
         .collect();
     // Project from the last level within budget when there is one: that is the line.
@@ -65,58 +68,66 @@ pub fn analyse(
         }
         _ => None,
     };
-    json!({
-        "ceiling": ceiling.map(|c| c.concurrency),
-        "ceiling_is_harness_bound": ceiling.is_some_and(|c| c.harness.bound == "harness"),
-        "collapse": collapse.map(|(s, cause)| json!({"concurrency": s.concurrency, "outcome": s.outcome, "cause": cause})),
-        "no_collapse": collapse.is_none() && !interrupted,
-        "knee": knee_doc(&verdict),
-        "latency_knee": latency_knee,
-        "usl": usl_doc(usl, verdict.plateau.as_ref(), &points),
-        "verdict": verdict,
-        "capacity": capacity,
-        "harness_bound_steps": harness_bound,
-        "log": crate::logs::findings(steps),
-    })
+    LadderAnalysis {
+        ceiling: ceiling.map(|c| c.concurrency),
+        ceiling_is_harness_bound: ceiling.is_some_and(|c| c.harness.bound == Bound::Harness),
+        collapse: collapse.map(|(s, cause)| Collapse {
+            concurrency: s.concurrency,
+            outcome: s.outcome,
+            cause: cause.clone(),
+        }),
+        no_collapse: collapse.is_none() && !interrupted,
+        knee: knee_reading(&verdict),
+        latency_knee: Some(latency_knee),
+        usl: usl_reading(usl, verdict.plateau.as_ref(), &points),
+        verdict: Some(verdict),
+        capacity,
+        harness_bound_steps: harness_bound,
+        log: Some(crate::logs::findings(steps)),
+    }
 }
 
 /// The knee the reports mark: where throughput stops scaling (the latency knee is kept
 /// apart as `latency_knee`).
-fn knee_doc(v: &crate::verdict::Verdict) -> serde_json::Value {
-    match (&v.knee, &v.plateau) {
-        (Some(k), _) => json!(k),
-        (None, _) if v.top.is_none() => json!({"confidence": "insufficient"}),
-        (None, _) => json!({"confidence": "none", "from": v.top, "to": v.top,
-            "method": "throughput kept scaling: no knee within the ladder"}),
+fn knee_reading(v: &result::ladder::Verdict) -> KneeReading {
+    match (&v.knee, v.top) {
+        (Some(k), _) => KneeReading::Found(k.clone()),
+        (None, None) => KneeReading::Insufficient {
+            confidence: Confidence::Insufficient,
+        },
+        (None, Some(top)) => KneeReading::Scaling {
+            confidence: Confidence::None,
+            from: top,
+            to: top,
+            method: "throughput kept scaling: no knee within the ladder".into(),
+        },
     }
 }
 
 /// The USL fit, with a warning when its predicted peak lies far beyond a plateau that
 /// was measured: then the fit is no prediction to trust.
-fn usl_doc(
+fn usl_reading(
     usl: Result<crate::scaling::Usl, String>,
     plateau: Option<&crate::throughput::Plateau>,
     points: &[Point],
-) -> serde_json::Value {
-    match usl {
-        Err(e) => json!({"refused": e}),
-        Ok(u) => {
-            let mut doc = json!(u);
-            let measured = points.iter().map(|p| p.throughput).fold(0.0, f64::max);
-            if u.peak_throughput.is_some_and(|t| t < measured * 0.9) {
-                doc["note"] = json!(format!(
-                    "the fit's peak ({:.1} turns/s) lies below the measured {measured:.1}: a poor fit, not a prediction",
-                    u.peak_throughput.unwrap_or(0.0)
-                ));
-            } else if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
-                if peak > p.from * 2.0 {
-                    doc["note"] = json!(format!(
-                        "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {} sessions: not a prediction to trust",
-                        p.from
-                    ));
-                }
-            }
-            doc
+) -> UslReading {
+    let mut u = match usl {
+        Err(refused) => return UslReading::Refused { refused },
+        Ok(u) => u,
+    };
+    let measured = points.iter().map(|p| p.throughput).fold(0.0, f64::max);
+    if u.peak_throughput.is_some_and(|t| t < measured * 0.9) {
+        u.note = Some(format!(
+            "the fit's peak ({:.1} turns/s) lies below the measured {measured:.1}: a poor fit, not a prediction",
+            u.peak_throughput.unwrap_or(0.0)
+        ));
+    } else if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
+        if peak > p.from * 2.0 {
+            u.note = Some(format!(
+                "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {} sessions: not a prediction to trust",
+                p.from
+            ));
         }
     }
+    UslReading::Fitted(u)
 }

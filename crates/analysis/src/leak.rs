@@ -19,34 +19,12 @@
 //! per 1,000 sessions completed; the drain phase's return (how much of the growth went
 //! away with no load) beside them.
 
-use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 const BLOCKS: usize = 12;
 const MIN_SAMPLES: usize = 2 * BLOCKS;
 
-/// What a soak's series of one resource says.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Leak {
-    pub resource: String,
-    /// "leak", "no leak" or "unknown".
-    pub verdict: &'static str,
-    pub why: String,
-    pub samples: usize,
-    /// Sen's slope of the block minima, per hour and per 1,000 sessions completed.
-    pub sen_per_hour: Option<f64>,
-    pub sen_per_1000_sessions: Option<f64>,
-    /// OLS slope per hour with its 95 % interval.
-    pub ols_per_hour: Option<f64>,
-    pub ols_ci95_per_hour: Option<[f64; 2]>,
-    pub mann_kendall_p: Option<f64>,
-    /// The series' value at the start and end of the load phase (after warm-up) and at
-    /// the end of the drain, and the share of the growth the drain gave back.
-    pub start: Option<f64>,
-    pub end_of_load: Option<f64>,
-    pub end_of_drain: Option<f64>,
-    pub drain_return: Option<f64>,
-}
+pub use result::soak::{Leak, SoakAnalysis, SoakSample};
 
 /// How to judge one resource.
 #[derive(Clone, Copy, Debug)]
@@ -163,7 +141,7 @@ pub fn judge(
 ) -> Leak {
     let mut out = Leak {
         resource: resource.to_string(),
-        verdict: "unknown",
+        verdict: "unknown".into(),
         why: String::new(),
         samples: load.len(),
         sen_per_hour: None,
@@ -205,7 +183,8 @@ pub fn judge(
         out.drain_return = (grew >= rule.min_growth).then(|| (end - after) / grew);
     }
     let growth = sen * span;
-    (out.verdict, out.why) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= rule.min_growth {
+    let verdict;
+    (verdict, out.why) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= rule.min_growth {
         ("leak", format!("the floor of the series rises (Mann–Kendall p {p:.2e}); {growth:.1} over the load phase ≥ {} ", rule.min_growth))
     } else if p >= 0.05 {
         (
@@ -217,47 +196,47 @@ pub fn judge(
     } else {
         ("unknown", format!("a trend that is neither clear nor ruled out (Mann–Kendall p {p:.3}, growth {growth:.1} against {}): soak longer", rule.min_growth))
     };
+    out.verdict = verdict.to_string();
     out
 }
 
-/// The resources a soak judges, the field of a sample holding each, and the growth over
-/// the load phase below which a trend is not a leak (RSS: 2 MB plus 1 % of where it began).
-const RESOURCES: &[(&str, &str, f64, f64)] = &[
-    ("RSS", "rss_kb", 2048.0, 0.01),
-    ("cgroup memory", "cgroup_kb", 2048.0, 0.01),
-    ("threads", "threads", 2.0, 0.0),
-    ("open files", "fds", 4.0, 0.0),
+/// The resources a soak judges, how to read each from a sample, and the growth over the
+/// load phase below which a trend is not a leak (RSS: 2 MB plus 1 % of where it began).
+type Read = fn(&SoakSample) -> Option<f64>;
+const RESOURCES: &[(&str, Read, f64, f64)] = &[
+    ("RSS", |s| Some(s.rss_kb as f64), 2048.0, 0.01),
+    (
+        "cgroup memory",
+        |s| s.cgroup_kb.map(|k| k as f64),
+        2048.0,
+        0.01,
+    ),
+    ("threads", |s| Some(s.threads as f64), 2.0, 0.0),
+    ("open files", |s| Some(s.fds as f64), 4.0, 0.0),
 ];
 
-/// A soak's series (samples as stored: `t_s`, `phase`, `rss_kb`, `threads`, `fds`,
-/// `cgroup_kb`, `sessions_done`) judged per resource, the first `warmup_s` seconds of the
-/// load phase discarded; with the headline that sums it up.
-pub fn soak(series: &[serde_json::Value], warmup_s: f64) -> serde_json::Value {
-    let load: Vec<&serde_json::Value> = series
+/// The rule, in words, as every soak document states it.
+const RULE: &str = "per resource, on the load phase after the warm-up: 12 equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < 0.01, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor (RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4); no leak when p ≥ 0.05 or the OLS interval's upper end stays under that floor; else unknown";
+
+/// A soak's series judged per resource, the first `warmup_s` seconds of the load phase
+/// discarded; with the headline that sums it up.
+pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
+    let load: Vec<&SoakSample> = series
         .iter()
-        .filter(|s| s["phase"] == "load" && s["t_s"].as_f64().unwrap_or(0.0) >= warmup_s)
+        .filter(|s| s.phase == "load" && s.t_s >= warmup_s)
         .collect();
-    let drain: Vec<&serde_json::Value> = series.iter().filter(|s| s["phase"] == "drain").collect();
-    let at = |v: &serde_json::Value, k: &str| v[k].as_f64();
+    let drain: Vec<&SoakSample> = series.iter().filter(|s| s.phase == "drain").collect();
     let sessions_per_s = match (load.first(), load.last()) {
-        (Some(a), Some(b)) => {
-            let dt = at(b, "t_s").unwrap_or(0.0) - at(a, "t_s").unwrap_or(0.0);
-            let dn = at(b, "sessions_done").unwrap_or(0.0) - at(a, "sessions_done").unwrap_or(0.0);
-            if dt > 0.0 {
-                dn / dt
-            } else {
-                0.0
-            }
+        (Some(a), Some(b)) if b.t_s > a.t_s => {
+            (b.sessions_done as f64 - a.sessions_done as f64) / (b.t_s - a.t_s)
         }
         _ => 0.0,
     };
     let leaks: Vec<Leak> = RESOURCES
         .iter()
-        .filter_map(|(name, key, floor, share)| {
-            let pts = |s: &[&serde_json::Value]| -> Vec<(f64, f64)> {
-                s.iter()
-                    .filter_map(|v| Some((at(v, "t_s")?, at(v, key)?)))
-                    .collect()
+        .filter_map(|(name, read, floor, share)| {
+            let pts = |s: &[&SoakSample]| -> Vec<(f64, f64)> {
+                s.iter().filter_map(|v| Some((v.t_s, read(v)?))).collect()
             };
             let (l, d) = (pts(&load), pts(&drain));
             if l.is_empty() {
@@ -269,13 +248,14 @@ pub fn soak(series: &[serde_json::Value], warmup_s: f64) -> serde_json::Value {
             Some(judge(name, &l, &d, sessions_per_s, rule))
         })
         .collect();
-    serde_json::json!({
-        "headline": headline(&leaks, sessions_per_s),
-        "warmup_s": warmup_s,
-        "sessions_per_s": sessions_per_s,
-        "leaks": leaks,
-        "rule": "per resource, on the load phase after the warm-up: 12 equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < 0.01, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor (RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4); no leak when p ≥ 0.05 or the OLS interval's upper end stays under that floor; else unknown",
-    })
+    SoakAnalysis {
+        kind: "soak".into(),
+        headline: headline(&leaks, sessions_per_s),
+        rule: RULE.into(),
+        sessions_per_s,
+        warmup_s,
+        leaks,
+    }
 }
 
 /// KB as people read it: 812 KB, 62.9 MB, 8.1 GB.
@@ -413,25 +393,35 @@ mod tests {
     #[test]
     fn a_soak_series_is_judged_per_resource_after_the_warm_up() {
         // 2 sessions a second, 64 KB each leaked: RSS rises 128 KB a second; threads flat.
-        let series: Vec<serde_json::Value> = (0..200)
+        let series: Vec<SoakSample> = (0..200)
             .map(|i| {
                 let t = i as f64;
-                serde_json::json!({"t_s": t, "phase": if i < 150 { "load" } else { "drain" },
-                    "rss_kb": 50_000.0 + 128.0 * t.min(150.0) + noise(i) * 100.0,
-                    "threads": 9, "fds": 20, "sessions_done": 2 * i.min(150)})
+                SoakSample {
+                    t_s: t,
+                    phase: if i < 150 { "load" } else { "drain" }.into(),
+                    rss_kb: (50_000.0 + 128.0 * t.min(150.0) + noise(i) * 100.0) as u64,
+                    threads: 9,
+                    fds: 20,
+                    sessions_done: 2 * i.min(150) as u64,
+                    ..SoakSample::default()
+                }
             })
             .collect();
         let doc = soak(&series, 15.0);
-        let leaks = doc["leaks"].as_array().unwrap();
-        assert_eq!(leaks.len(), 3, "no cgroup series, no cgroup verdict: {doc}");
-        assert_eq!(leaks[0]["verdict"], "leak", "{doc}");
-        let per_1000 = leaks[0]["sen_per_1000_sessions"].as_f64().unwrap();
+        let leaks = &doc.leaks;
+        assert_eq!(
+            leaks.len(),
+            3,
+            "no cgroup series, no cgroup verdict: {doc:?}"
+        );
+        assert_eq!(leaks[0].verdict, "leak", "{doc:?}");
+        let per_1000 = leaks[0].sen_per_1000_sessions.unwrap();
         assert!((per_1000 - 64_000.0).abs() < 0.05 * 64_000.0, "{per_1000}");
         assert_eq!(
-            (leaks[1]["verdict"].as_str(), leaks[2]["verdict"].as_str()),
-            (Some("no leak"), Some("no leak"))
+            (leaks[1].verdict.as_str(), leaks[2].verdict.as_str()),
+            ("no leak", "no leak")
         );
-        let h = doc["headline"].as_str().unwrap();
+        let h = doc.headline.as_str();
         assert!(
             h.starts_with("LEAK in RSS: 6")
                 && h.contains(" MB per 1,000 sessions, ")

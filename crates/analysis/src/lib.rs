@@ -1,14 +1,18 @@
-//! Pure functions over step documents: what a ladder of RESULTs says (which levels hold
-//! within budget, the throughput knee and plateau, the resource at its wall or a limit
-//! inside the system, a client pool held flat, or the provider's quotas and slots, a Universal Scalability Law fit, a capacity projection) and what
-//! two builds' repeated RESULTs say (medians, Mann–Whitney, bootstrap intervals,
-//! verdicts). No I/O, no clocks, no printing: the same documents give the same answer.
+//! Every judgement Plimsoll makes, as pure functions over typed documents: how one step
+//! ended (`outcome`: from its evidence) and whether it was harness-bound; what a ladder of
+//! RESULTs says (which levels hold within budget, the throughput knee and plateau, the
+//! resource at its wall or a limit inside the system, a client pool held flat, or the
+//! provider's quotas and slots, a Universal Scalability Law fit, a capacity projection);
+//! whether a soak's series leaks; what two builds' repeated RESULTs say (medians,
+//! Mann–Whitney, bootstrap intervals, verdicts). No I/O, no clocks, no printing: the same
+//! documents give the same answer.
 
 pub mod budget;
 pub mod compare;
 pub mod ladder;
 pub mod leak;
 pub mod logs;
+pub mod outcome;
 pub mod pool;
 pub mod provider;
 pub mod replicas;

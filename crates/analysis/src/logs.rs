@@ -4,42 +4,23 @@
 //! the noise every level prints.
 
 use result::StepResult;
-use serde::Serialize;
 
-/// One kind of log line across the ladder.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LogFinding {
-    pub level: &'static str,
-    pub message: String,
-    pub example: String,
-    /// The lowest level (sessions) where it appeared.
-    pub first_at: usize,
-    pub count_at_first: u64,
-    /// Whether the lowest level of the ladder had it too (then it is not load's doing).
-    pub at_lowest: bool,
-    /// A level below `first_at` logged more kinds than its RESULT keeps: "none below"
-    /// cannot be said, only "not among the kinds kept below".
-    pub below_cut: bool,
-    /// (sessions, count) for every level where it appeared.
-    pub levels: Vec<(usize, u64)>,
-}
+pub use result::ladder::LogFinding;
 
-impl LogFinding {
-    /// One line for the report.
-    pub fn line(&self) -> String {
-        let below = if self.at_lowest {
-            "at every level from the lowest".to_string()
-        } else if self.below_cut {
-            "not among the kinds kept below (the lower levels logged more kinds than RESULT keeps)"
-                .to_string()
-        } else {
-            "none below".to_string()
-        };
-        format!(
-            "{} × {} `{}` at {} sessions, {below} (e.g. `{}`)",
-            self.count_at_first, self.level, self.message, self.first_at, self.example
-        )
-    }
+/// One line for the report.
+pub fn line(f: &LogFinding) -> String {
+    let below = if f.at_lowest {
+        "at every level from the lowest".to_string()
+    } else if f.below_cut {
+        "not among the kinds kept below (the lower levels logged more kinds than RESULT keeps)"
+            .to_string()
+    } else {
+        "none below".to_string()
+    };
+    format!(
+        "{} × {} `{}` at {} sessions, {below} (e.g. `{}`)",
+        f.count_at_first, f.level, f.message, f.first_at, f.example
+    )
 }
 
 /// The kinds of warning and error the SUT logged, those that came only under load
@@ -59,7 +40,7 @@ pub fn findings(steps: &[StepResult]) -> Vec<LogFinding> {
             {
                 Some(f) => f.levels.push((s.concurrency, k.count)),
                 None => out.push(LogFinding {
-                    level: k.level,
+                    level: k.level.clone(),
                     message: k.message.clone(),
                     example: k.example.clone(),
                     first_at: s.concurrency,
@@ -94,7 +75,7 @@ mod tests {
             kinds: kinds
                 .iter()
                 .map(|(level, m, n)| LogKind {
-                    level,
+                    level: level.to_string(),
                     message: m.to_string(),
                     count: *n,
                     example: format!("{m} (example)"),
@@ -137,10 +118,10 @@ mod tests {
         );
         assert_eq!(f[0].levels, vec![(16, 10), (32, 4)]);
         assert_eq!(
-            f[0].line(),
+            line(&f[0]),
             "10 × warning `heartbeat failed` at 16 sessions, none below (e.g. `heartbeat failed (example)`)"
         );
-        assert!(f[1].at_lowest && f[1].line().contains("at every level from the lowest"));
+        assert!(f[1].at_lowest && line(&f[1]).contains("at every level from the lowest"));
         assert!(findings(&[]).is_empty());
     }
 }

@@ -11,7 +11,7 @@
 //! named as evidence, not as the cause.
 
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::StepResult;
+use result::{Outcome, StepResult, WallKind};
 use std::collections::BTreeMap;
 
 /// Counts within this share of each other are one count (an idle connection dropped
@@ -37,7 +37,7 @@ fn key(c: &result::Connection) -> String {
 pub fn flats(steps: &[StepResult], start: f64) -> Vec<Flat> {
     let on: Vec<&StepResult> = steps
         .iter()
-        .filter(|s| s.outcome == "ok" && s.concurrency as f64 >= start)
+        .filter(|s| s.outcome == Outcome::Ok && s.concurrency as f64 >= start)
         .collect();
     let (Some(first), Some(last)) = (on.first(), on.last()) else {
         return Vec::new();
@@ -80,7 +80,10 @@ fn who(peer: &str) -> String {
 /// wall (`internal` or `none` from a level): a pool to a dependency becomes the wall;
 /// connections to the provider alone are added to the words as evidence.
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
-    let (true, Some(start)) = (matches!(own.kind, "internal" | "none"), own.from) else {
+    let (true, Some(start)) = (
+        matches!(own.kind, WallKind::Internal | WallKind::None),
+        own.from,
+    ) else {
         return own;
     };
     let found = flats(steps, start);
@@ -117,7 +120,7 @@ fn pool_wall(
 ) -> Wall {
     let cpu = steps
         .iter()
-        .filter(|s| s.outcome == "ok" && s.concurrency >= p.from)
+        .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
         .filter_map(|s| s.cpu_of_cap)
         .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
     let throughput = match plateau {
@@ -135,7 +138,7 @@ fn pool_wall(
         None => String::new(),
     };
     Wall {
-        kind: "pool",
+        kind: WallKind::Pool,
         from: Some(p.from as f64),
         text: format!(
             "a pool — connections to {} stay at {} from {} to {} sessions while {throughput}{cpu}: a client pool of {} connections to {} is the wall{turns}",
@@ -189,7 +192,7 @@ mod tests {
     fn a_held_pool_is_the_wall_and_its_sentence_names_it() {
         let steps = held();
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, "pool", "{}", v.wall.text);
+        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
         let t = &v.wall.text;
         assert!(t.starts_with("a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat at 6.2 turns/s from 4 sessions, CPU at most 22 % of its cap: a client pool of 4 connections to redis is the wall"), "{t}");
         assert!(
@@ -209,7 +212,7 @@ mod tests {
             with(step(16, 23.1, 1.21, 0.67), &[("redis", 4), ("mock", 16)]),
         ];
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_ne!(v.wall.kind, "pool", "{}", v.wall.text);
+        assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
         assert!(!v.wall.text.contains("pool"), "{}", v.wall.text);
     }
 
@@ -222,7 +225,7 @@ mod tests {
             with(step(16, 3.2, 8.0, 0.06), &[(":5432", 10), ("mock", 2)]),
         ];
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, "internal", "{}", v.wall.text);
+        assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
         assert!(
             v.wall
                 .text
@@ -240,7 +243,7 @@ mod tests {
             s.cpu_of_cap = Some(0.95);
         }
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, "cpu", "{}", v.wall.text);
+        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
         // Flat at 4 over levels that never had more than 4 sessions: nothing waited.
         let few = vec![
             with(step(3, 6.0, 1.0, 0.1), &[("redis", 4)]),

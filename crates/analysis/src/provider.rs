@@ -4,7 +4,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::StepResult;
+use result::{Outcome, StepResult, WallKind};
 
 /// Refused calls above this share of all LLM calls: the provider is pushing back.
 pub const REFUSED: f64 = 0.05;
@@ -31,7 +31,7 @@ fn pushback(s: &StepResult, refused: f64, queued: f64) -> bool {
     s.provider.as_ref().is_some_and(|p| {
         p.refused_share >= refused
             || p.queue_share >= queued
-            || (s.outcome == "error_rate" && p.refused_share > 0.0)
+            || (s.outcome == Outcome::ErrorRate && p.refused_share > 0.0)
     })
 }
 
@@ -69,8 +69,8 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
     };
     let n = s.sessions_ok + s.sessions_failed;
     match s.outcome {
-        "ok" => {}
-        "error_rate" if refusing => {
+        Outcome::Ok => {}
+        Outcome::ErrorRate if refusing => {
             let why = if p.retried > 0 {
                 "the SUT's retries gave up there"
             } else {
@@ -87,7 +87,7 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         text.push_str(&format!("; throughput {}", flat_words(pl)));
     }
     let wall = Wall {
-        kind: "provider",
+        kind: WallKind::Provider,
         from: Some(from as f64),
         text,
     };
@@ -125,11 +125,11 @@ mod tests {
             pushed(2, 0.01, 0.0),
             pushed(4, 0.2, 0.0),
         ];
-        steps[2].outcome = "error_rate";
+        steps[2].outcome = Outcome::ErrorRate;
         steps[2].sessions_failed = 1;
         let w = wall(&steps, None).unwrap().0;
         // Pushback began at 2 (1 % refused) and was material at 4.
-        assert_eq!((w.kind, w.from), ("provider", Some(2.0)));
+        assert_eq!((w.kind, w.from), (WallKind::Provider, Some(2.0)));
         assert_eq!(
             w.text,
             "the provider from 2 sessions — the 600 requests/min quota per key refused 20 % of LLM calls at 4 (retry amplification 1.25×); the SUT's retries gave up there (1 of 5 sessions failed)"
@@ -144,7 +144,7 @@ mod tests {
         );
         let mut queued = vec![pushed(1, 0.0, 0.0), pushed(8, 0.02, 0.5)];
         queued[1].provider.as_mut().unwrap().binding = Some("the 6 generation slots".into());
-        queued[1].outcome = "timeout";
+        queued[1].outcome = Outcome::Timeout;
         let (w, material) = wall(&queued, None).unwrap();
         // Waiting outweighs the 2 % refused: the slots are named, and a timeout is not
         // blamed on retries.
@@ -156,7 +156,7 @@ mod tests {
         assert!(wall(&[pushed(1, 0.01, 0.1)], None).is_none());
         // LiteLLM without retries: one call in 25 refused, and its session failed.
         let mut one = vec![pushed(4, 0.0, 0.0), pushed(8, 0.04, 0.0)];
-        one[1].outcome = "error_rate";
+        one[1].outcome = Outcome::ErrorRate;
         one[1].sessions_failed = 1;
         one[1].provider.as_mut().unwrap().retried = 0;
         let (w, material) = wall(&one, None).unwrap();

@@ -2,8 +2,6 @@
 //! give (throughput at N ÷ (N × throughput at 1)), and the memory of each, per variant of
 //! the SUT (an arm, or the SUT alone).
 
-use serde::{Deserialize, Serialize};
-
 /// One variant at one replica count: its highest throughput over the ladder.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measured {
@@ -16,19 +14,36 @@ pub struct Measured {
     pub walled: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Scaling {
-    pub variant: String,
-    pub replicas: usize,
-    pub peak_turns_per_s: f64,
-    /// Throughput at N ÷ (N ÷ N₀ × throughput at N₀), N₀ the fewest replicas measured
-    /// (1 when measured): 1.0 is linear. None when N₀ found no wall within the ladder
-    /// (its peak is the ladder's, and so would the ratio be).
-    pub efficiency: Option<f64>,
-    /// The fewest replicas, when they found no wall.
-    #[serde(default)]
-    pub unwalled_base: Option<usize>,
-    pub rss_mb_per_instance: f64,
+pub use result::arms::Scaling;
+
+/// One variant's ladder as the scaling reads it: its highest throughput over the levels
+/// that did not collapse, its memory per instance, and whether it found its wall.
+pub fn measure(d: &result::ladder::LadderDoc) -> Measured {
+    let ok = d.steps.iter().filter(|s| s.outcome.is_ok());
+    let peak = ok
+        .clone()
+        .map(crate::verdict::turns_per_s)
+        .fold(0.0, f64::max);
+    let n = d.replicas.unwrap_or(1);
+    let rss = ok.map(|s| s.peak_rss_mb).fold(0.0, f64::max) / n as f64;
+    Measured {
+        variant: d.variant.clone().unwrap_or_else(|| "sut".into()),
+        replicas: n,
+        peak_turns_per_s: peak,
+        rss_mb_per_instance: (rss * 100.0).round() / 100.0,
+        walled: d
+            .ladder()
+            .and_then(|a| a.verdict.as_ref())
+            .is_some_and(walled),
+    }
+}
+
+/// Whether a ladder's throughput stopped growing within it: a wall, or a collapse.
+fn walled(v: &result::ladder::Verdict) -> bool {
+    v.collapse.is_some()
+        || v.wall.kind != result::WallKind::None
+        || v.wall.from.is_some()
+        || v.plateau.is_some()
 }
 
 /// Each variant's efficiency against its own fewest replicas.

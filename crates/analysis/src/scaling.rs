@@ -1,7 +1,8 @@
 //! The shape of a ladder: the knee, a Universal Scalability Law fit,
 //! and a capacity projection — each with how it was computed and when it cannot be.
 
-use serde::Serialize;
+pub use result::ladder::{Capacity, Knee, Usl};
+use result::Confidence;
 
 /// One step as the analysis sees it.
 #[derive(Clone, Copy, Debug)]
@@ -13,30 +14,20 @@ pub struct Point {
     pub throughput: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Knee {
-    /// The knee lies between these two levels.
-    pub from: f64,
-    pub to: f64,
-    /// clear | weak | at_the_end (the turn is at the last level: widen the ladder) |
-    /// flat (latency inflation rose by less than 15 % over the whole ladder) | insufficient
-    pub confidence: &'static str,
-    pub method: &'static str,
-}
-
 /// Kneedle (Satopää et al. 2011) on latency inflation against log2(concurrency) (ladders
 /// grow by doubling): normalise both to [0, 1]; for a convex rising curve the knee is
 /// where x − y is largest (the curve leaves the diagonal most). Needs 3 points. The answer is the interval between
 /// the knee's level and the one before it, since the data has nothing in between.
 pub fn knee(points: &[Point]) -> Knee {
-    let method = "Kneedle on latency inflation vs log2(concurrency) (normalised, max of x - y)";
+    let method =
+        "Kneedle on latency inflation vs log2(concurrency) (normalised, max of x - y)".to_string();
     if points.len() < 3 {
         let c = points.last().map_or(0.0, |p| p.concurrency);
         return Knee {
             from: c,
             to: c,
-            confidence: "insufficient",
-            method,
+            confidence: Confidence::Insufficient,
+            method: method.clone(),
         };
     }
     let lx = |p: &Point| p.concurrency.max(1e-9).log2();
@@ -52,8 +43,8 @@ pub fn knee(points: &[Point]) -> Knee {
         return Knee {
             from: last,
             to: last,
-            confidence: "flat",
-            method,
+            confidence: Confidence::Flat,
+            method: method.clone(),
         };
     }
     let mut best = (0usize, f64::NEG_INFINITY);
@@ -69,11 +60,11 @@ pub fn knee(points: &[Point]) -> Knee {
         .get(i + 1)
         .map_or(points[i].concurrency, |p| p.concurrency);
     let confidence = if i + 1 >= points.len() - 1 {
-        "at_the_end"
+        Confidence::AtTheEnd
     } else if d >= 0.2 {
-        "clear"
+        Confidence::Clear
     } else {
-        "weak"
+        Confidence::Weak
     };
     Knee {
         from: points[i].concurrency,
@@ -81,22 +72,6 @@ pub fn knee(points: &[Point]) -> Knee {
         confidence,
         method,
     }
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Usl {
-    /// Throughput of one session alone (turns/s).
-    pub lambda: f64,
-    /// Contention.
-    pub sigma: f64,
-    /// Coherency (crosstalk).
-    pub kappa: f64,
-    /// Concurrency where the fitted throughput peaks (None when kappa is 0).
-    pub peak_concurrency: Option<f64>,
-    pub peak_throughput: Option<f64>,
-    /// R² of the fitted throughput against the measured one.
-    pub r2: f64,
-    pub points: usize,
 }
 
 /// Fits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares on its linear form
@@ -155,6 +130,7 @@ pub fn usl(points: &[Point]) -> Result<Usl, String> {
         peak_throughput: peak.map(model),
         r2,
         points: pts.len(),
+        note: None,
     })
 }
 
@@ -178,19 +154,6 @@ fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
         }
     }
     Some([v[0] / m[0][0], v[1] / m[1][1], v[2] / m[2][2]])
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Capacity {
-    pub host_mem_gb: f64,
-    pub host_cpus: f64,
-    pub sessions_per_host_by_memory: f64,
-    pub sessions_per_host_by_cpu: f64,
-    pub sessions_per_host: f64,
-    pub target: Option<u64>,
-    pub hosts: Option<u64>,
-    /// The arithmetic, line by line, and the assumptions.
-    pub working: Vec<String>,
 }
 
 /// Projects sessions per host from the marginal cost per session measured at the
@@ -277,7 +240,10 @@ mod tests {
             (160.0, 3.0, 0.0),
         ]);
         let k = knee(&p);
-        assert_eq!((k.from, k.to, k.confidence), (80.0, 160.0, "at_the_end"));
+        assert_eq!(
+            (k.from, k.to, k.confidence),
+            (80.0, 160.0, Confidence::AtTheEnd)
+        );
         let p = pts(&[
             (10.0, 1.0, 0.0),
             (20.0, 1.01, 0.0),
@@ -287,15 +253,18 @@ mod tests {
             (320.0, 3.0, 0.0),
         ]);
         let k = knee(&p);
-        assert_eq!((k.from, k.to, k.confidence), (40.0, 80.0, "clear"));
-        assert_eq!(knee(&p[..2]).confidence, "insufficient");
+        assert_eq!(
+            (k.from, k.to, k.confidence),
+            (40.0, 80.0, Confidence::Clear)
+        );
+        assert_eq!(knee(&p[..2]).confidence, Confidence::Insufficient);
         let flat = pts(&[
             (16.0, 1.01, 0.0),
             (32.0, 1.0, 0.0),
             (64.0, 1.02, 0.0),
             (128.0, 1.05, 0.0),
         ]);
-        assert_eq!(knee(&flat).confidence, "flat");
+        assert_eq!(knee(&flat).confidence, Confidence::Flat);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A/B statistics for `compare`: medians, the Mann–Whitney test, a bootstrap interval
 //! of the ratio of medians, and the verdict with its significance level.
 
-use serde_json::{json, Value};
+use result::compare::MetricVerdict;
+use result::StepResult;
 
 /// The metrics compared; for every one of them lower is better.
 pub const METRICS: &[&str] = &[
@@ -113,14 +114,23 @@ pub fn request_metric(name: &str) -> String {
     format!("requests.{name}.p50_ms")
 }
 
-/// A metric's value in a RESULT: a top-level field, or `requests.NAME.p50_ms`.
-pub fn metric_of(r: &Value, metric: &str) -> Option<f64> {
-    match metric
+/// A metric's value in a RESULT: one of `METRICS`, or `requests.NAME.p50_ms`.
+pub fn metric_of(r: &StepResult, metric: &str) -> Option<f64> {
+    if let Some(name) = metric
         .strip_prefix("requests.")
         .and_then(|m| m.strip_suffix(".p50_ms"))
     {
-        Some(name) => r["requests"][name]["p50_ms"].as_f64(),
-        None => r[metric].as_f64(),
+        return r.requests.get(name).and_then(|q| q.p50_ms);
+    }
+    match metric {
+        "p50_session_ms" => r.p50_session_ms,
+        "p99_session_ms" => r.p99_session_ms,
+        "latency_inflation" => r.latency_inflation,
+        "peak_rss_mb" => Some(r.peak_rss_mb),
+        "rss_kb_per_session" => Some(r.rss_kb_per_session),
+        "peak_threads" => Some(r.peak_threads as f64),
+        "cpu_ms_per_turn" => r.cpu_ms_per_turn,
+        _ => None,
     }
 }
 
@@ -131,14 +141,17 @@ pub const MIN_REPEAT: usize = 6;
 /// p-value, and a verdict: "worse"/"better" only when p < `alpha()` and the medians
 /// differ by more than 1 %; with fewer than `MIN_REPEAT` values a side the test cannot
 /// reach that level, and the verdict says so instead of guessing.
-pub fn verdict(base: &[f64], branch: &[f64]) -> Value {
+pub fn verdict(base: &[f64], branch: &[f64]) -> MetricVerdict {
     verdict_at(base, branch, alpha())
 }
 
 /// [`verdict`] at a given significance level.
-pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> Value {
+pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> MetricVerdict {
     if base.is_empty() || branch.is_empty() {
-        return json!({"verdict": "no data"});
+        return MetricVerdict {
+            verdict: "no data".into(),
+            ..MetricVerdict::default()
+        };
     }
     let (mut a, mut b) = (base.to_vec(), branch.to_vec());
     let (ma, mb) = (median(&mut a), median(&mut b));
@@ -150,8 +163,13 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> Value {
         1.0
     };
     if base.len() < MIN_REPEAT || branch.len() < MIN_REPEAT {
-        return json!({"base": ma, "branch": mb, "ratio": ratio,
-            "verdict": format!("too few repetitions for a verdict ({MIN_REPEAT} a side needed: --repeat {MIN_REPEAT})")});
+        return MetricVerdict {
+            base: Some(ma),
+            branch: Some(mb),
+            ratio: Some(ratio),
+            verdict: format!("too few repetitions for a verdict ({MIN_REPEAT} a side needed: --repeat {MIN_REPEAT})"),
+            ..MetricVerdict::default()
+        };
     }
     // Seeded: the same samples always give the same interval.
     use rand::{Rng, SeedableRng};
@@ -179,7 +197,14 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> Value {
     } else {
         "better"
     };
-    json!({"base": ma, "branch": mb, "ratio": ratio, "ci95": [lo, hi], "p": p, "verdict": verdict})
+    MetricVerdict {
+        base: Some(ma),
+        branch: Some(mb),
+        ratio: Some(ratio),
+        ci95: Some([lo, hi]),
+        p: Some(p),
+        verdict: verdict.into(),
+    }
 }
 
 #[cfg(test)]
@@ -191,23 +216,23 @@ mod tests {
         let six = |v: [f64; 6]| v.to_vec();
         let base = six([10.0, 11.0, 10.5, 10.2, 10.8, 10.4]);
         let v = verdict(&base, &six([20.0, 21.0, 19.5, 20.5, 20.2, 20.1]));
-        assert_eq!(v["verdict"], "worse");
+        assert_eq!(v.verdict, "worse");
         let v = verdict(&base, &six([10.1, 10.9, 10.4, 10.6, 10.3, 10.7]));
-        assert_eq!(v["verdict"], "no significant change");
+        assert_eq!(v.verdict, "no significant change");
         let v = verdict(&six([20.0, 21.0, 19.5, 20.2, 20.4, 20.9]), &base);
-        assert_eq!(v["verdict"], "better");
+        assert_eq!(v.verdict, "better");
         // Separated but tiny: not a change worth reporting.
         let tiny = verdict(
             &six([100.0, 100.1, 100.2, 100.3, 100.1, 100.2]),
             &six([100.5, 100.6, 100.7, 100.8, 100.6, 100.7]),
         );
-        assert_eq!(tiny["verdict"], "no significant change");
+        assert_eq!(tiny.verdict, "no significant change");
         assert_eq!(
-            verdict(&[4.0; 6], &[4.0; 6])["verdict"],
+            verdict(&[4.0; 6], &[4.0; 6]).verdict,
             "no significant change"
         );
         let few = verdict(&[1.0, 2.0, 3.0, 4.0, 5.0], &[7.0, 8.0, 9.0, 10.0, 11.0]);
-        assert!(few["verdict"].as_str().unwrap().starts_with("too few"));
+        assert!(few.verdict.starts_with("too few"));
     }
 
     #[test]

@@ -15,15 +15,7 @@ pub struct Point {
     pub why: Option<String>,
 }
 
-/// The cliff along one row.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    /// The other axes' values (empty with one axis).
-    pub fixed: Vec<f64>,
-    pub last_holding: Option<f64>,
-    pub first_failing: Option<f64>,
-    pub sentence: String,
-}
+pub use result::sweep::Row;
 
 fn num(v: f64) -> String {
     crate::budget::num(v)

@@ -4,7 +4,8 @@
 //! nothing: a limit inside the system, which queues).
 
 use crate::budget::num;
-use serde::Serialize;
+pub use result::ladder::{Knee as ThroughputKnee, Plateau, Wall};
+use result::{Confidence, WallKind};
 
 /// A knee is where one more session adds less than this share of what one session
 /// added at the first level.
@@ -33,38 +34,6 @@ pub struct Sample {
     /// The SUT's cgroup memory peak over its memory cap.
     pub mem_of_cap: Option<f64>,
     pub harness_bound: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Plateau {
-    /// The first level of the plateau.
-    pub from: f64,
-    pub turns_per_s: f64,
-    /// Levels on the plateau (2: flat over one step; 3 or more: clear).
-    pub levels: usize,
-    pub confidence: &'static str,
-    /// Throughput falls after its peak (more sessions, less work done).
-    pub retrograde: bool,
-    /// The highest level of the plateau: (sessions, turns/s).
-    pub peak: (f64, f64),
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ThroughputKnee {
-    pub from: f64,
-    pub to: f64,
-    /// clear (latency agrees) | weak (latency does not turn there) | none
-    pub confidence: &'static str,
-    pub method: &'static str,
-}
-
-/// What hit its wall first, and from which level.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Wall {
-    /// cpu | memory | harness | internal | none
-    pub kind: &'static str,
-    pub from: Option<f64>,
-    pub text: String,
 }
 
 /// Per added session, throughput gained over what one session gave at the first level.
@@ -113,7 +82,11 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
         from: samples[i].concurrency,
         turns_per_s: mean,
         levels: on.len(),
-        confidence: if on.len() >= 3 { "clear" } else { "weak" },
+        confidence: if on.len() >= 3 {
+            Confidence::Clear
+        } else {
+            Confidence::Weak
+        },
         retrograde: last < peak * (1.0 - 2.0 * FLAT),
         peak: top,
     })
@@ -166,12 +139,17 @@ pub fn knee(
     Some(ThroughputKnee {
         from: a.concurrency,
         to: b.concurrency,
-        confidence: if latency_turns { "clear" } else { "weak" },
+        confidence: if latency_turns {
+            Confidence::Clear
+        } else {
+            Confidence::Weak
+        },
         method: if plateau.is_some() {
             "where the first level's throughput per session, carried on, meets the plateau (never past the plateau's first level)"
         } else {
             "the first step where a session adds < 50 % of what one gave at the first level"
-        },
+        }
+        .to_string(),
     })
 }
 
@@ -233,7 +211,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     let first_at = |pred: &dyn Fn(&Sample) -> bool| from_start.iter().find(|s| pred(s)).copied();
     if let Some(s) = first_at(&|s| s.harness_bound) {
         return Wall {
-            kind: "harness",
+            kind: WallKind::Harness,
             from: Some(s.concurrency),
             text: format!("Plimsoll itself (harness-bound from {} sessions): these levels describe the harness, not the SUT", num(s.concurrency)),
         };
@@ -245,7 +223,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     // it is still hot where throughput stops growing.
     if let Some(s) = first_at(&cpu_hot) {
         return Wall {
-            kind: "cpu",
+            kind: WallKind::Cpu,
             from: Some(knee.map_or(s.concurrency, |k| k.to)),
             text: format!(
                 "CPU — {}the SUT's CPU reaches {} of the {} cap at {} sessions{}",
@@ -263,7 +241,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     }
     if let Some(s) = first_at(&|s| s.mem_of_cap.is_some_and(|m| m >= MEM_WALL)) {
         return Wall {
-            kind: "memory",
+            kind: WallKind::Memory,
             from: Some(s.concurrency),
             text: format!(
                 "memory — {} of its cap from {} sessions{}",
@@ -288,7 +266,7 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
     let quiet = cpu_max.is_none_or(|c| c < CPU_IDLE);
     match plateau {
         Some(p) if quiet => Wall {
-            kind: "internal",
+            kind: WallKind::Internal,
             from: Some(p.from),
             text: format!(
                 "no resource saturated — the limit is inside the SUT (queueing): throughput {} while {cpu_words}",
@@ -296,7 +274,11 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             ),
         },
         _ => Wall {
-            kind: if quiet { "internal" } else { "none" },
+            kind: if quiet {
+                WallKind::Internal
+            } else {
+                WallKind::None
+            },
             from: Some(start),
             text: format!(
                 "throughput stops scaling from {} sessions with no resource at its wall ({cpu_words}){}",
@@ -358,7 +340,7 @@ pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
         _ => String::new(),
     };
     Wall {
-        kind: "none",
+        kind: WallKind::None,
         from: None,
         text: format!("none before the collapse at {collapse} sessions{grew}"),
     }
@@ -377,7 +359,7 @@ fn not_reached(samples: &[Sample]) -> Wall {
         _ => "not enough levels to see one (2 needed)".into(),
     };
     Wall {
-        kind: "none",
+        kind: WallKind::None,
         from: None,
         text,
     }

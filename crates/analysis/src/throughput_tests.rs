@@ -1,6 +1,7 @@
 //! Known answers for the throughput reading: synthetic curves and curves measured here.
 
 use super::*;
+use result::{Confidence, WallKind};
 
 /// A curve: (sessions, turns/s, CPU share of the cap).
 fn curve(points: &[(f64, f64, f64)]) -> Vec<Sample> {
@@ -36,12 +37,15 @@ fn a_cpu_bound_curve_hits_the_cpu_wall_where_its_cost_predicts() {
         Some(6.2),
     ];
     let p = plateau(&s).unwrap();
-    assert_eq!((p.from, p.levels, p.confidence), (16.0, 3, "clear"));
+    assert_eq!(
+        (p.from, p.levels, p.confidence),
+        (16.0, 3, Confidence::Clear)
+    );
     assert!((p.turns_per_s - 16.4).abs() < 0.1);
     let k = knee(&s, &infl, Some(&p)).unwrap();
-    assert_eq!((k.from, k.to, k.confidence), (8.0, 16.0, "clear"));
+    assert_eq!((k.from, k.to, k.confidence), (8.0, 16.0, Confidence::Clear));
     let w = wall(&s, Some(&k), Some(&p));
-    assert_eq!((w.kind, w.from), ("cpu", Some(16.0)));
+    assert_eq!((w.kind, w.from), (WallKind::Cpu, Some(16.0)));
     assert!(
         w.text.starts_with("CPU — throughput bends between 8 and 16 sessions and the SUT's CPU reaches 98 % of the 1-core cap at 16 sessions; throughput flat at 16.4"),
         "{}",
@@ -65,7 +69,7 @@ fn a_flat_curve_with_idle_cpu_is_a_limit_inside_the_sut() {
     let k = knee(&s, &[None; 5], Some(&p));
     assert_eq!(k.as_ref().map(|k| (k.from, k.to)), Some((2.0, 4.0)));
     let w = wall(&s, k.as_ref(), Some(&p));
-    assert_eq!(w.kind, "internal");
+    assert_eq!(w.kind, WallKind::Internal);
     assert!(
         w.text.contains("limit is inside the SUT (queueing): throughput flat at 1 turns/s from 2 sessions while CPU at most 11 % of its cap"),
         "{}",
@@ -79,7 +83,7 @@ fn a_curve_still_growing_says_widen_and_has_no_knee() {
     assert_eq!(plateau(&s), None);
     assert_eq!(knee(&s, &[None; 3], None), None);
     let w = wall(&s, None, None);
-    assert_eq!(w.kind, "none");
+    assert_eq!(w.kind, WallKind::None);
     assert!(w.text.contains("widen the ladder"), "{}", w.text);
 }
 
@@ -141,7 +145,7 @@ fn the_openai_agents_app_measured_here_hits_cpu_where_its_slope_halves() {
     let k = knee(&s, &[None; 10], Some(&p)).unwrap();
     assert_eq!((k.from, k.to), (16.0, 32.0));
     let w = wall(&s, Some(&k), Some(&p));
-    assert_eq!(w.kind, "cpu");
+    assert_eq!(w.kind, WallKind::Cpu);
     assert!(w.text.contains("(peak 36.2 at 40)"), "{}", w.text);
 }
 
@@ -156,12 +160,12 @@ fn langgraph_measured_here_is_an_internal_limit() {
         (16.0, 1.36, 0.04),
     ]);
     let p = plateau(&s).unwrap();
-    assert_eq!((p.from, p.confidence), (2.0, "clear"));
+    assert_eq!((p.from, p.confidence), (2.0, Confidence::Clear));
     // N* = 1.34 / 0.57 ≈ 2.4, but the plateau starts at 2: the knee is 1 to 2.
     let k = knee(&s, &[None; 5], Some(&p)).unwrap();
     assert_eq!((k.from, k.to), (1.0, 2.0));
     let w = wall(&s, Some(&k), Some(&p));
-    assert_eq!(w.kind, "internal");
+    assert_eq!(w.kind, WallKind::Internal);
 }
 
 #[test]
@@ -201,7 +205,7 @@ fn a_curve_rising_at_the_top_says_so() {
     assert_eq!(plateau(&s), None);
     let k = knee(&s, &[None; 7], None);
     let w = wall(&s, k.as_ref(), None);
-    assert_eq!(w.kind, "cpu");
+    assert_eq!(w.kind, WallKind::Cpu);
     assert!(
         w.text
             .contains("still rising at the top (17.4 → 22.4 turns/s from 32 to 64 sessions)"),
@@ -234,5 +238,5 @@ fn the_harness_is_named_when_it_was_the_bottleneck() {
     s[2].harness_bound = true;
     let p = plateau(&s);
     let w = wall(&s, None, p.as_ref());
-    assert_eq!((w.kind, w.from), ("harness", Some(8.0)));
+    assert_eq!((w.kind, w.from), (WallKind::Harness, Some(8.0)));
 }

@@ -4,45 +4,9 @@
 //! steps, so the sentence on top says what the charts under it show.
 
 use crate::budget::{breaches, num, Breach, Budget, Figures};
-use crate::throughput::{self, Plateau, Sample, ThroughputKnee, Wall};
-use result::StepResult;
-use serde::Serialize;
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Standing {
-    pub concurrency: usize,
-    /// holds | over | collapsed
-    pub standing: &'static str,
-    pub breaches: Vec<Breach>,
-    /// Turns/s gained per session added since the level before (not for the first level
-    /// or a collapsed one), and that as a share of what one session gave at the first.
-    pub gain_per_session: Option<f64>,
-    pub gain_share: Option<f64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Verdict {
-    pub headline: String,
-    /// The budgets in force, in words.
-    pub budget: String,
-    /// The highest level within budget below the first level that is not.
-    pub holds: Option<usize>,
-    /// The first level over budget (not collapsed), and what it broke.
-    pub over_from: Option<usize>,
-    pub over_why: Vec<String>,
-    /// Levels below `holds` that were over budget all the same.
-    pub over_below: Vec<usize>,
-    pub collapse: Option<usize>,
-    pub top: Option<usize>,
-    pub standings: Vec<Standing>,
-    pub plateau: Option<Plateau>,
-    pub knee: Option<ThroughputKnee>,
-    pub wall: Wall,
-    /// When even the first level is over budget: what a session costs there, and why.
-    pub first_level_cost: Option<String>,
-    /// What makes the reading less certain (an unstable cost per turn, a poor fit).
-    pub notes: Vec<String>,
-}
+use crate::throughput::{self, Sample, Wall};
+pub use result::ladder::{LevelStanding, Verdict};
+use result::{Bound, Outcome, Standing, StepResult, WallKind};
 
 /// Completed turns per second of a step: as measured under full load, or for a step
 /// recorded before that figure existed, its turns over its wall time.
@@ -72,24 +36,39 @@ pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
 
 /// One step against the budget: holds, over or collapsed. `single` is the p50 session
 /// time at the ladder's first level.
-pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> &'static str {
+pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
     standing_of(s, b, single).standing
 }
 
-fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
-    let br = if s.outcome == "ok" {
+/// A step against the budget among the steps of its ladder run so far (in any order):
+/// `latency_vs_single` compares it with the lowest level's, as the verdict does.
+pub fn standing_among(earlier: &[StepResult], s: &StepResult, b: &Budget) -> Standing {
+    let lowest = earlier
+        .iter()
+        .chain(std::iter::once(s))
+        .min_by_key(|x| x.concurrency);
+    standing(s, b, lowest.and_then(single_ms))
+}
+
+/// The p50 session time of a ladder's lowest level, what `latency_vs_single` divides by.
+fn single_ms(lowest: &StepResult) -> Option<f64> {
+    lowest.p50_session_ms
+}
+
+fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> LevelStanding {
+    let br = if s.outcome == Outcome::Ok {
         breaches(b, &figures(s), single)
     } else {
         Vec::new()
     };
-    Standing {
+    LevelStanding {
         concurrency: s.concurrency,
-        standing: if s.outcome != "ok" {
-            "collapsed"
+        standing: if s.outcome != Outcome::Ok {
+            Standing::Collapsed
         } else if br.is_empty() {
-            "holds"
+            Standing::Holds
         } else {
-            "over"
+            Standing::Over
         },
         breaches: br,
         gain_per_session: None,
@@ -97,15 +76,15 @@ fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
     }
 }
 
-fn standings(steps: &[StepResult], b: &Budget) -> Vec<Standing> {
-    let single = steps.first().and_then(|s| s.p50_session_ms);
+fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> {
+    let single = steps.first().and_then(single_ms);
     let rate = turns_per_s;
     let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);
     let mut prev: Option<&StepResult> = None;
     let mut out = Vec::new();
     for s in steps {
         let mut st = standing_of(s, b, single);
-        if s.outcome == "ok" {
+        if s.outcome == Outcome::Ok {
             if let Some(p) = prev.filter(|p| p.concurrency < s.concurrency) {
                 let g = (rate(s) - rate(p)) / (s.concurrency - p.concurrency) as f64;
                 st.gain_per_session = Some(g);
@@ -122,7 +101,7 @@ fn standings(steps: &[StepResult], b: &Budget) -> Vec<Standing> {
 pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
     steps
         .iter()
-        .filter(|s| s.outcome == "ok")
+        .filter(|s| s.outcome == Outcome::Ok)
         .map(|s| Sample {
             concurrency: s.concurrency as f64,
             turns_per_s: turns_per_s(s),
@@ -130,7 +109,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
             cpu_cores: s.cpu_cores,
             throttled: s.cpu_throttled,
             mem_of_cap: s.mem_of_cap,
-            harness_bound: s.harness.bound == "harness",
+            harness_bound: s.harness.bound == Bound::Harness,
         })
         .collect()
 }
@@ -142,33 +121,33 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     // that were over (noise near the line, a cold start) are named, not a verdict.
     let holds = st
         .iter()
-        .filter(|s| s.standing == "holds")
+        .filter(|s| s.standing == Standing::Holds)
         .map(|s| s.concurrency)
         .max();
     let over = st
         .iter()
-        .find(|s| s.standing == "over" && holds.is_none_or(|h| s.concurrency > h));
+        .find(|s| s.standing == Standing::Over && holds.is_none_or(|h| s.concurrency > h));
     let over_below: Vec<usize> = st
         .iter()
-        .filter(|s| s.standing == "over" && holds.is_some_and(|h| s.concurrency < h))
+        .filter(|s| s.standing == Standing::Over && holds.is_some_and(|h| s.concurrency < h))
         .map(|s| s.concurrency)
         .collect();
     let collapse = st
         .iter()
-        .find(|s| s.standing == "collapsed")
+        .find(|s| s.standing == Standing::Collapsed)
         .map(|s| s.concurrency);
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == "ok").collect();
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome == Outcome::Ok).collect();
     let sm = samples(steps);
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
     let mut own = throughput::wall(&sm, knee.as_ref(), plateau.as_ref());
-    if let (Some(c), "none", None) = (collapse, own.kind, own.from) {
+    if let (Some(c), WallKind::None, None) = (collapse, own.kind, own.from) {
         own = throughput::before_collapse(&sm, c);
     }
     let own = crate::pool::refine(own, steps, plateau.as_ref());
     let wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
-    let first_over = st.first().is_some_and(|s| s.standing == "over");
+    let first_over = st.first().is_some_and(|s| s.standing == Standing::Over);
     let first_level_cost = (first_over && holds.is_none())
         .then(|| first_cost(&steps[0], b))
         .flatten();
@@ -201,8 +180,8 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
 fn with_provider(own: Wall, provider: Option<(Wall, f64)>) -> Wall {
     match provider {
         Some((p, material))
-            if own.kind != "harness"
-                && (matches!(own.kind, "none" | "internal")
+            if own.kind != WallKind::Harness
+                && (matches!(own.kind, WallKind::None | WallKind::Internal)
                     || own.from.is_none_or(|f| material < f)) =>
         {
             p
@@ -250,7 +229,7 @@ fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
 fn unstable_cost(steps: &[StepResult]) -> Option<String> {
     let costs: Vec<(usize, f64)> = steps
         .iter()
-        .filter(|s| s.outcome == "ok" && s.turns >= 20)
+        .filter(|s| s.outcome == Outcome::Ok && s.turns >= 20)
         .filter_map(|s| Some((s.concurrency, s.cpu_ms_per_turn?)))
         .filter(|c| c.1 > 1.0)
         .collect();
@@ -331,9 +310,9 @@ pub(crate) mod tests {
                 mock_timing_error_p99_ms: 1.0,
                 driver_lag_p99_ms: 1.0,
                 cpu_share: 0.02,
-                bound: "sut",
+                bound: Bound::Sut,
             },
-            outcome: "ok",
+            outcome: Outcome::Ok,
             arrival_rate_per_s: None,
             sessions: None,
             cgroup_mem_peak_mb: None,
@@ -374,7 +353,7 @@ pub(crate) mod tests {
             step(2, 2.0, 1.0, 0.1),
             step(4, 4.0, 1.0, 0.1),
         ];
-        steps[2].outcome = "error_rate";
+        steps[2].outcome = Outcome::ErrorRate;
         let v = verdict(&steps, &Budget::default());
         assert_eq!(
             v.wall.text,
@@ -385,36 +364,39 @@ pub(crate) mod tests {
 
     #[test]
     fn the_provider_takes_the_wall_only_below_the_sut_own() {
-        let w = |kind: &'static str, from: Option<f64>| Wall {
+        let w = |kind: WallKind, from: Option<f64>| Wall {
             kind,
             from,
-            text: kind.into(),
+            text: kind.to_string(),
         };
-        let provider = |material: f64| Some((w("provider", Some(4.0)), material));
+        let provider = |material: f64| Some((w(WallKind::Provider, Some(4.0)), material));
         // CPU hot from 8; the provider's pushback is material only at 32 (a 1 % burst at 4
         // does not count): CPU stays the wall. A tie goes to the SUT's own resource.
         assert_eq!(
-            with_provider(w("cpu", Some(8.0)), provider(32.0)).kind,
-            "cpu"
+            with_provider(w(WallKind::Cpu, Some(8.0)), provider(32.0)).kind,
+            WallKind::Cpu
         );
         assert_eq!(
-            with_provider(w("cpu", Some(8.0)), provider(8.0)).kind,
-            "cpu"
+            with_provider(w(WallKind::Cpu, Some(8.0)), provider(8.0)).kind,
+            WallKind::Cpu
         );
         assert_eq!(
-            with_provider(w("cpu", Some(8.0)), provider(4.0)).kind,
-            "provider"
+            with_provider(w(WallKind::Cpu, Some(8.0)), provider(4.0)).kind,
+            WallKind::Provider
         );
         // A queue with no resource at its wall is the provider's; the harness never is.
         assert_eq!(
-            with_provider(w("internal", Some(2.0)), provider(16.0)).kind,
-            "provider"
+            with_provider(w(WallKind::Internal, Some(2.0)), provider(16.0)).kind,
+            WallKind::Provider
         );
         assert_eq!(
-            with_provider(w("harness", Some(2.0)), provider(1.0)).kind,
-            "harness"
+            with_provider(w(WallKind::Harness, Some(2.0)), provider(1.0)).kind,
+            WallKind::Harness
         );
-        assert_eq!(with_provider(w("none", None), None).kind, "none");
+        assert_eq!(
+            with_provider(w(WallKind::None, None), None).kind,
+            WallKind::None
+        );
     }
 
     #[test]
@@ -432,7 +414,7 @@ pub(crate) mod tests {
             (v.holds, v.over_from, v.collapse),
             (Some(8), Some(16), None)
         );
-        assert_eq!(v.wall.kind, "cpu");
+        assert_eq!(v.wall.kind, WallKind::Cpu);
         // 8 → 16: 3.9 turns/s more for 8 more sessions, a quarter of what one gave at 2.
         let g = v.standings[3].gain_share.unwrap();
         assert!((g - 0.3047).abs() < 1e-3, "{g}");
@@ -472,7 +454,7 @@ pub(crate) mod tests {
     fn a_first_level_over_budget_is_explained_and_a_collapse_is_named() {
         let mut steps = vec![step(1, 0.6, 2.4, 0.02), step(2, 1.3, 2.2, 0.04)];
         let mut dead = step(4, 0.0, 0.0, 0.0);
-        dead.outcome = "oom_killed";
+        dead.outcome = Outcome::OomKilled;
         steps.push(dead);
         let v = verdict(&steps, &Budget::default());
         assert_eq!((v.holds, v.collapse), (None, Some(4)));

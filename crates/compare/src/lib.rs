@@ -5,11 +5,13 @@
 //! them; the statistics are `analysis::stats`, the tables and charts `report`.
 
 use analysis::stats::METRICS;
-use step::{run_step, Config, StepOptions};
+use experiment::Config;
+use step::{run_step, StepOptions};
 pub use worktrees::Worktrees;
 
 mod worktrees;
-use serde_json::{json, Value};
+use result::compare::{CompareDoc, Sides};
+use result::StepResult;
 
 #[derive(Clone, Debug)]
 pub struct CompareOptions {
@@ -55,8 +57,8 @@ pub async fn run_compare(
     cfg: &Config,
     opts: &CompareOptions,
     worktrees: Option<&Worktrees>,
-) -> anyhow::Result<(Value, Vec<String>)> {
-    let mut samples: Vec<[Vec<Value>; 2]> = vec![[Vec::new(), Vec::new()]; opts.levels.len()];
+) -> anyhow::Result<(CompareDoc, Vec<String>)> {
+    let mut samples: Vec<[Vec<StepResult>; 2]> = vec![[Vec::new(), Vec::new()]; opts.levels.len()];
     for rep in 0..opts.repeat.max(1) {
         for (li, &level) in opts.levels.iter().enumerate() {
             for (side, cmd) in [(0usize, &opts.base_cmd), (1, &opts.branch_cmd)] {
@@ -82,7 +84,7 @@ pub async fn run_compare(
                         .map_or("—".to_string(), |v| format!("{v:.1}")),
                     step.result.peak_threads
                 );
-                samples[li][side].push(serde_json::to_value(&step.result)?);
+                samples[li][side].push(step.result);
             }
         }
     }
@@ -95,15 +97,18 @@ pub async fn run_compare(
         Some(path) => Some(record_pair(path, opts, &samples)?),
         None => None,
     };
-    let doc = json!({
-        "schema_version": 1,
-        "base": opts.base_cmd,
-        "branch": opts.branch_cmd,
-        "repeat": opts.repeat,
-        "ceiling": {"base": cb, "branch": cr},
-        "history_runs": history.map(|(a, b)| json!({"base": a, "branch": b})),
-        "levels": levels,
-    });
+    let doc = CompareDoc {
+        schema_version: 1,
+        base: opts.base_cmd.clone(),
+        branch: opts.branch_cmd.clone(),
+        repeat: opts.repeat,
+        ceiling: Sides {
+            base: cb,
+            branch: cr,
+        },
+        history_runs: history.map(|(base, branch)| Sides { base, branch }),
+        levels,
+    };
     Ok((doc, breaches))
 }
 
@@ -111,11 +116,15 @@ pub async fn run_compare(
 fn record_pair(
     path: &std::path::Path,
     opts: &CompareOptions,
-    samples: &[[Vec<Value>; 2]],
+    samples: &[[Vec<StepResult>; 2]],
 ) -> anyhow::Result<(i64, i64)> {
     let h = store::History::open(path)?;
     let now = step::now_rfc3339();
-    let env = |side: &str, cmd: &str| json!({"compare": side, "sut_command": cmd, "machine": probe::machine::fingerprint()});
+    let env = |side: &str, cmd: &str| result::ladder::CompareSideEnvironment {
+        compare: side.into(),
+        sut_command: cmd.into(),
+        machine: probe::machine::fingerprint(),
+    };
     let base = h.start_run(
         &now,
         &format!("compare base: {}", opts.base_cmd),
@@ -138,12 +147,18 @@ fn record_pair(
     h.finish_run(
         base,
         "done",
-        &json!({"compare_pair": branch, "side": "base"}),
+        &result::ladder::RunAnalysis::CompareSide {
+            compare_pair: branch,
+            side: "base".into(),
+        },
     )?;
     h.finish_run(
         branch,
         "done",
-        &json!({"compare_pair": base, "side": "branch"}),
+        &result::ladder::RunAnalysis::CompareSide {
+            compare_pair: base,
+            side: "branch".into(),
+        },
     )?;
     Ok((base, branch))
 }

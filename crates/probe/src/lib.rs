@@ -18,6 +18,7 @@ pub mod affinity;
 pub mod cgroup;
 pub mod disk;
 pub mod external;
+pub mod figures;
 pub mod log;
 pub mod machine;
 pub mod net;

@@ -6,9 +6,10 @@
 use crate::ladder::{conclude, print_verdict, RampOptions, Run};
 use crate::levels::{Levels, Search};
 use anyhow::Context;
+use experiment::Config;
 use report::table::HEADER;
-use serde_json::json;
-use step::Config;
+use result::arms::ArmsDoc;
+use result::ladder::LadderDoc;
 
 /// The ladder table's header with the arm's column first.
 fn header() -> String {
@@ -40,7 +41,7 @@ pub async fn run_arms(
     arms: &[Config],
     levels: Levels,
     opts: &RampOptions,
-) -> anyhow::Result<serde_json::Value> {
+) -> anyhow::Result<ArmsDoc> {
     let mut runs: Vec<Run> = arms
         .iter()
         .map(|c| Run::start(c, opts))
@@ -86,7 +87,7 @@ async fn list(runs: &mut [Run<'_>], levels: &[usize]) -> anyhow::Result<()> {
             }
             match r.level(n).await? {
                 None => return Ok(()),
-                Some("collapsed") => done[i] = true,
+                Some(result::Standing::Collapsed) => done[i] = true,
                 Some(_) => {}
             }
         }
@@ -143,30 +144,9 @@ async fn auto(
 }
 
 /// With more than one replica count: each variant's throughput and memory by replicas.
-fn scaling(docs: &[serde_json::Value]) -> Vec<analysis::replicas::Scaling> {
-    let rows: Vec<analysis::replicas::Measured> = docs
-        .iter()
-        .map(|d| {
-            let steps = d["steps"].as_array().cloned().unwrap_or_default();
-            let ok = steps.iter().filter(|s| s["outcome"] == "ok");
-            let peak = ok
-                .clone()
-                .filter_map(report::table::turns_per_s)
-                .fold(0.0, f64::max);
-            let n = d["replicas"].as_u64().unwrap_or(1) as usize;
-            let rss = ok
-                .filter_map(|s| s["peak_rss_mb"].as_f64())
-                .fold(0.0, f64::max)
-                / n as f64;
-            analysis::replicas::Measured {
-                variant: d["variant"].as_str().unwrap_or("sut").to_string(),
-                replicas: n,
-                peak_turns_per_s: peak,
-                rss_mb_per_instance: (rss * 100.0).round() / 100.0,
-                walled: walled(&d["analysis"]["verdict"]),
-            }
-        })
-        .collect();
+fn scaling(docs: &[LadderDoc]) -> Vec<result::arms::Scaling> {
+    let rows: Vec<analysis::replicas::Measured> =
+        docs.iter().map(analysis::replicas::measure).collect();
     let counts: std::collections::BTreeSet<usize> = rows.iter().map(|r| r.replicas).collect();
     match counts.len() > 1 {
         true => analysis::replicas::scaling(&rows),
@@ -174,17 +154,9 @@ fn scaling(docs: &[serde_json::Value]) -> Vec<analysis::replicas::Scaling> {
     }
 }
 
-/// Whether a ladder's throughput stopped growing within it: a wall, or a collapse.
-fn walled(v: &serde_json::Value) -> bool {
-    v["collapse"].is_u64()
-        || v["wall"]["kind"].as_str().is_some_and(|k| k != "none")
-        || v["wall"]["from"].is_number()
-        || v["plateau"].is_object()
-}
-
 /// Each arm analysed, the verdicts printed arm by arm, then a line per arm; the reports
 /// written.
-fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<serde_json::Value> {
+fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<ArmsDoc> {
     let config = runs
         .first()
         .map(|r| r.cfg.file.display().to_string())
@@ -195,24 +167,26 @@ fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<serde_json::Valu
         docs.push(conclude(r)?.0);
     }
     for d in &docs {
-        eprintln!("\narm {}:", d["arm"].as_str().unwrap_or(""));
+        eprintln!("\narm {}:", d.arm.as_deref().unwrap_or(""));
         print_verdict(d);
     }
     let scaling = scaling(&docs);
-    let doc = json!({
-        "schema_version": 1,
-        "config": config,
-        "environment": docs.first().map_or(json!(null), |d| d["environment"].clone()),
-        "interrupted": interrupted,
-        "arms": docs,
-        "scaling": scaling,
-    });
+    let doc = ArmsDoc {
+        schema_version: 1,
+        config,
+        environment: docs.first().and_then(|d| d.environment.run().cloned()),
+        interrupted,
+        arms: docs,
+        scaling,
+    };
     eprintln!();
     for line in report::arms::summary_lines(&doc) {
         eprintln!("{line}");
     }
     if let Some(dir) = &opts.out {
-        crate::ladder::write_reports(&doc, dir)?;
+        let md = report::arms::markdown(&doc);
+        let html = report::arms::html(&doc);
+        crate::ladder::write_files(dir, &result::to_file_json(&doc), &md, &html)?;
     }
     Ok(doc)
 }

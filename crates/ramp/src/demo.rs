@@ -5,8 +5,9 @@
 use crate::ladder::{run_ladder, RampOptions};
 use crate::levels::Levels;
 use cap::CapSpec;
+use experiment::Config;
 use std::path::PathBuf;
-use step::{Config, StepOptions};
+use step::StepOptions;
 
 const SCENARIO: &str = include_str!("../../../scenarios/memory.toml");
 const SESSION: &str = include_str!("../../../examples/floor/session.toml");
@@ -30,7 +31,7 @@ pub async fn run_demo(
     levels: Levels,
     cap: Option<CapSpec>,
     partition: Option<probe::affinity::Partition>,
-) -> anyhow::Result<serde_json::Value> {
+) -> anyhow::Result<result::ladder::LadderDoc> {
     let setup = out.join("setup");
     std::fs::create_dir_all(&setup)?;
     std::fs::write(setup.join("plimsoll.toml"), CONFIG)?;

@@ -4,11 +4,13 @@
 
 use crate::levels::Levels;
 use anyhow::Context;
+use experiment::Config;
 use report::table::{row, HEADER};
-use result::StepResult;
-use serde_json::json;
+use result::environment::Environment;
+use result::ladder::{LadderDoc, RunAnalysis, RunEnvironment};
+use result::{Standing, StepResult};
 use std::path::PathBuf;
-use step::{run_step, Config, StepOptions};
+use step::{run_step, StepOptions};
 
 #[derive(Clone, Debug, Default)]
 pub struct RampOptions {
@@ -31,7 +33,7 @@ pub(crate) struct Run<'a> {
     opts: &'a RampOptions,
     history: Option<store::History>,
     id: Option<i64>,
-    environment: serde_json::Value,
+    environment: Environment,
     steps: Vec<StepResult>,
     causes: Vec<Option<String>>,
     pub(crate) interrupted: bool,
@@ -87,7 +89,7 @@ impl<'a> Run<'a> {
     }
 
     /// Runs one level; its standing against the budget, or None once interrupted.
-    pub(crate) async fn level(&mut self, level: usize) -> anyhow::Result<Option<&'static str>> {
+    pub(crate) async fn level(&mut self, level: usize) -> anyhow::Result<Option<Standing>> {
         let mut o = self.opts.step.clone();
         o.concurrency = Some(level);
         let step = tokio::select! {
@@ -103,19 +105,15 @@ impl<'a> Run<'a> {
         result::schema::check(&value).map_err(|e| {
             anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
         })?;
-        let single = self
-            .steps
-            .iter()
-            .min_by_key(|s| s.concurrency)
-            .unwrap_or(&step.result)
-            .p50_session_ms;
-        let standing = analysis::verdict::standing(&step.result, &self.opts.budget, single);
+        let standing =
+            analysis::verdict::standing_among(&self.steps, &step.result, &self.opts.budget);
+        let cells = row(&step.result, standing.as_str());
         match &self.label {
-            Some(a) => eprintln!("| {:<12} {}", arm_cell(a), row(&value, standing)),
-            None => eprintln!("{}", row(&value, standing)),
+            Some(a) => eprintln!("| {:<12} {cells}", arm_cell(a)),
+            None => eprintln!("{cells}"),
         }
         if let (Some(h), Some(id)) = (&self.history, self.id) {
-            h.add_step(id, self.steps.len(), &value)?;
+            h.add_step(id, self.steps.len(), &step.result)?;
         }
         if let Some(dir) = &self.opts.out {
             // The SUT's own output beside the results, a file a step (the newest lines).
@@ -136,7 +134,7 @@ impl<'a> Run<'a> {
     async fn list(&mut self, levels: &[usize]) -> anyhow::Result<()> {
         for &n in levels {
             match self.level(n).await? {
-                None | Some("collapsed") => break,
+                None | Some(Standing::Collapsed) => break,
                 Some(_) => {}
             }
         }
@@ -194,7 +192,7 @@ pub async fn run_ladder(
     cfg: &Config,
     levels: Levels,
     opts: &RampOptions,
-) -> anyhow::Result<serde_json::Value> {
+) -> anyhow::Result<LadderDoc> {
     let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
     eprintln!("{HEADER}");
@@ -218,7 +216,7 @@ pub async fn run_ladder(
     if reordered {
         // The bisection ran levels out of order: the table again, by level.
         eprintln!("\nby level:\n{HEADER}");
-        for s in doc["steps"].as_array().into_iter().flatten() {
+        for s in &doc.steps {
             eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
         }
     }
@@ -239,7 +237,7 @@ pub(crate) fn arm_cell(a: &str) -> String {
 
 /// Sorts the steps by level, analyses them and records the end of the run: the ladder
 /// document, and whether the levels ran out of order.
-pub(crate) fn conclude(run: Run) -> anyhow::Result<(serde_json::Value, bool)> {
+pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
     let Run {
         cfg,
         opts,
@@ -271,34 +269,46 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(serde_json::Value, bool)> {
     }
     let mut environment = environment;
     // How the SUT was held to its cores is known once a step has run.
-    if let Some(p) = steps.first().and_then(|s| s.partition.as_ref()) {
-        environment["partition"]["method"] = json!(p.method);
+    if let (Some(p), Some(e)) = (
+        steps.first().and_then(|s| s.partition.as_ref()),
+        environment.partition.as_mut(),
+    ) {
+        e.method = p.method.clone();
     }
-    let mut doc = json!({
-        "schema_version": 1,
-        "run": id,
-        "config": cfg.file.display().to_string(),
-        "environment": environment,
-        "interrupted": interrupted,
-        "steps": steps,
-        "analysis": analysis,
-    });
-    if let Some(a) = &label {
-        doc["arm"] = json!(a);
-        doc["variant"] = json!(cfg.arm.as_deref().unwrap_or("sut"));
-        doc["replicas"] = json!(cfg.replicas);
-    }
+    let doc = LadderDoc {
+        schema_version: 1,
+        run: id,
+        config: cfg.file.display().to_string(),
+        environment: RunEnvironment::Run(Box::new(environment)),
+        interrupted: Some(interrupted),
+        steps,
+        analysis: Some(RunAnalysis::Ladder(Box::new(analysis))),
+        arm: label.clone(),
+        variant: label
+            .as_ref()
+            .map(|_| cfg.arm.clone().unwrap_or_else(|| "sut".into())),
+        replicas: label.as_ref().map(|_| cfg.replicas),
+        ..LadderDoc::default()
+    };
     Ok((doc, reordered))
 }
 
 /// Writes `result.json`, `report.md` and `report.html` for a ladder document (fresh or from history).
-pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::Result<()> {
+pub fn write_reports(doc: &LadderDoc, dir: &std::path::Path) -> anyhow::Result<()> {
+    let md = report::markdown::ladder(doc);
+    let html = report::html::render(doc);
+    write_files(dir, &result::to_file_json(doc), &md, &html)
+}
+
+/// `result.json`, `report.md` and `report.html` into `dir`, said on the terminal.
+pub(crate) fn write_files(
+    dir: &std::path::Path,
+    json: &str,
+    md: &str,
+    html: &str,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
-    let (md, html) = match doc["arms"].is_array() {
-        true => (report::arms::markdown(doc), report::arms::html(doc)),
-        false => (report::markdown::ladder(doc), report::html::render(doc)),
-    };
+    std::fs::write(dir.join("result.json"), json)?;
     std::fs::write(dir.join("report.md"), md)?;
     std::fs::write(dir.join("report.html"), html)?;
     eprintln!(
@@ -308,54 +318,25 @@ pub fn write_reports(doc: &serde_json::Value, dir: &std::path::Path) -> anyhow::
     Ok(())
 }
 
-/// Re-renders a run stored in the history: the verdict on the terminal, the files in `out`.
-pub fn report_from_history(
-    db: &std::path::Path,
-    run: i64,
-    out: Option<&std::path::Path>,
-) -> anyhow::Result<serde_json::Value> {
-    let h = store::History::open(db)?;
-    let doc = h.run(run)?.with_context(|| {
-        format!(
-            "no run {run} in {}; `plimsoll history` lists the runs",
-            db.display()
-        )
-    })?;
-    if doc["environment"]["sweep"].is_array() {
-        let sweep = crate::sweep::document(
-            doc["config"].as_str().unwrap_or(""),
-            doc["environment"].clone(),
-            doc["status"] != "done",
-            doc["steps"].as_array().cloned().unwrap_or_default(),
-        );
-        for c in sweep["sweep"]["cells"].as_array().into_iter().flatten() {
-            let label = c["label"].as_str().unwrap_or("");
-            match c["step"].is_object() {
-                true => eprintln!(
-                    "{}",
-                    report::sweep::row(label, &c["step"], c["standing"].as_str().unwrap_or(""))
-                ),
-                false => eprintln!("  {label:<28} skipped"),
-            }
-        }
-        crate::sweep::finish(&sweep, out)?;
-        return Ok(sweep);
-    }
-    let mut doc = doc;
-    if let Some(steps) = doc["steps"].as_array_mut() {
-        steps.sort_by_key(|s| s["concurrency"].as_u64().unwrap_or(0));
-    }
+/// A ladder re-read from the history: its table by level and its verdict on the terminal,
+/// the files in `out`.
+pub fn rerender(mut doc: LadderDoc, out: Option<&std::path::Path>) -> anyhow::Result<LadderDoc> {
+    doc.steps.sort_by_key(|s| s.concurrency);
     eprintln!("{HEADER}");
-    for s in doc["steps"].as_array().into_iter().flatten() {
+    for s in &doc.steps {
         eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
     }
-    if doc["analysis"].is_null() {
-        eprintln!(
-            "run {run} did not finish (status {}): the steps above are all it has",
-            doc["status"]
-        );
-    } else {
-        print_verdict(&doc);
+    match &doc.analysis {
+        None => eprintln!(
+            "run {} did not finish (status {}): the steps above are all it has",
+            doc.run.unwrap_or(0),
+            serde_json::to_string(&doc.status).unwrap_or_default()
+        ),
+        Some(RunAnalysis::CompareSide { compare_pair, side }) => eprintln!(
+            "run {} is the {side} side of a comparison (the other side: run {compare_pair}); `plimsoll compare` writes its report",
+            doc.run.unwrap_or(0)
+        ),
+        Some(RunAnalysis::Ladder(_)) => print_verdict(&doc),
     }
     if let Some(dir) = out {
         write_reports(&doc, dir)?;
@@ -364,13 +345,14 @@ pub fn report_from_history(
 }
 
 /// Where Plimsoll ran and what it ran, with the budget: stored with every run.
-fn environment(cfg: &Config, opts: &RampOptions) -> serde_json::Value {
-    let mut env = step::environment::describe(cfg, &opts.step);
-    env["budget"] = json!(opts.budget);
-    env
+fn environment(cfg: &Config, opts: &RampOptions) -> Environment {
+    Environment {
+        budget: Some(opts.budget.clone()),
+        ..step::environment::describe(cfg, &opts.step)
+    }
 }
 
-pub(crate) fn print_verdict(doc: &serde_json::Value) {
+pub(crate) fn print_verdict(doc: &LadderDoc) {
     for line in report::verdict::verdict_lines(doc) {
         eprintln!("{line}");
     }

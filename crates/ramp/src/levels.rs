@@ -1,6 +1,8 @@
 //! Which levels a ramp runs: a fixed list, or `auto` — doubling to find where the system
 //! stops holding, then bisecting to find the line within a resolution.
 
+use result::Standing;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Levels {
     List(Vec<usize>),
@@ -87,15 +89,15 @@ pub struct Search {
 }
 
 impl Search {
-    pub fn record(&mut self, level: usize, standing: &str) {
+    pub fn record(&mut self, level: usize, standing: Standing) {
         match standing {
-            "holds" if self.fails.is_none_or(|f| level < f) => {
+            Standing::Holds if self.fails.is_none_or(|f| level < f) => {
                 self.holds = Some(self.holds.map_or(level, |h| h.max(level)))
             }
-            "holds" => {}
+            Standing::Holds => {}
             other => {
                 self.fails = Some(self.fails.map_or(level, |f| f.min(level)));
-                if other == "collapsed" {
+                if other == Standing::Collapsed {
                     self.collapsed = true;
                 } else {
                     self.over += 1;
@@ -197,7 +199,13 @@ mod tests {
     #[test]
     fn auto_doubles_then_bisects_to_the_resolution() {
         // A system that holds up to 23 sessions: doubling 2, 4, 8, 16, 32 (over), 64 (over).
-        let holds = |n: usize| if n <= 23 { "holds" } else { "over" };
+        let holds = |n: usize| {
+            if n <= 23 {
+                Standing::Holds
+            } else {
+                Standing::Over
+            }
+        };
         let mut s = Search::default();
         let mut run = Vec::new();
         let mut level = 2;
@@ -216,7 +224,14 @@ mod tests {
         let mut growing = Search::default();
         // Over budget from 8 on while throughput keeps doubling: four levels over end it.
         for (i, level) in [2, 4, 8, 16, 32, 64].into_iter().enumerate() {
-            growing.record(level, if level <= 4 { "holds" } else { "over" });
+            growing.record(
+                level,
+                if level <= 4 {
+                    Standing::Holds
+                } else {
+                    Standing::Over
+                },
+            );
             growing.rate(level, level as f64);
             assert_eq!(growing.doubling_done(), i == 5, "four over budget end it");
             if level == 32 {
@@ -230,10 +245,10 @@ mod tests {
     #[test]
     fn auto_bisects_below_a_first_level_that_already_fails() {
         let mut s = Search::default();
-        s.record(8, "over");
-        s.record(16, "collapsed");
+        s.record(8, Standing::Over);
+        s.record(16, Standing::Collapsed);
         assert_eq!(s.next_bisect(0.1), Some(4));
-        s.record(4, "holds");
+        s.record(4, Standing::Holds);
         assert_eq!(s.next_bisect(0.1), Some(6));
     }
 }

@@ -3,17 +3,14 @@
 //! publishers, body size) — one or two axes (a grid), stopping each row at its first
 //! collapse; the cliff per row, a table, and a heat map in report.html.
 
-use anyhow::Context;
-use serde_json::json;
-use step::{run_step, Config};
-
 use crate::ladder::RampOptions;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Axis {
-    pub name: String,
-    pub values: Vec<f64>,
-}
+use anyhow::Context;
+use experiment::Config;
+pub use result::environment::Axis;
+use result::environment::Environment;
+use result::sweep::{Cell, Sweep, SweepDoc};
+use result::Standing;
+use step::run_step;
 
 /// `messages=50,100,150` → the axis; names are `concurrency` or a session axis.
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
@@ -88,68 +85,48 @@ fn label(axes: &[Axis], values: &[f64]) -> String {
         .join(" ")
 }
 
-/// The throughput a sweep shows: deliveries a second on a bus, else turns a second.
-pub fn rate(step: &serde_json::Value) -> Option<f64> {
-    step["bus"]["deliver_per_s"]
-        .as_f64()
-        .or_else(|| step["turns_per_s"].as_f64())
-}
-
-/// The axes as the document and the history keep them.
-fn axes_json(axes: &[Axis]) -> serde_json::Value {
-    json!(axes
-        .iter()
-        .map(|a| json!({"name": a.name, "values": a.values}))
-        .collect::<Vec<_>>())
-}
-
 /// A point not run (interrupted, or its row collapsed at a smaller value).
-fn skipped(values: &[f64], name: &str) -> serde_json::Value {
-    json!({"values": values, "label": name, "standing": "skipped"})
+fn skipped(values: &[f64], name: &str) -> Cell {
+    Cell {
+        values: values.to_vec(),
+        label: name.to_string(),
+        standing: "skipped".into(),
+        ..Cell::default()
+    }
 }
 
 /// The sweep document from its parts: each row's cliff worked out from the cells (so a
 /// run re-read from the history, finished or not, gets the same verdict).
 pub fn document(
     config: &str,
-    environment: serde_json::Value,
+    environment: Environment,
     interrupted: bool,
-    cells: Vec<serde_json::Value>,
-) -> serde_json::Value {
-    let axes = environment["sweep"].clone();
-    let names: Vec<String> = axes
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| a["name"].as_str().unwrap_or("?").to_string())
-        .collect();
+    cells: Vec<Cell>,
+) -> SweepDoc {
+    let axes = environment.sweep.clone().unwrap_or_default();
+    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
     let points: Vec<analysis::sweep::Point> = cells
         .iter()
         .map(|c| analysis::sweep::Point {
-            values: c["values"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_f64())
-                .collect(),
-            standing: c["standing"].as_str().unwrap_or("skipped").to_string(),
-            why: c["why"].as_str().map(str::to_string),
+            values: c.values.clone(),
+            standing: c.standing.clone(),
+            why: c.why.clone().flatten(),
         })
         .filter(|p| p.values.len() == names.len())
         .collect();
     let rows = analysis::sweep::rows(&names, &points);
-    json!({
-        "schema_version": 1,
-        "config": config,
-        "interrupted": interrupted,
-        "sweep": {
-            "axes": axes,
-            "budget": environment["budget"],
-            "cells": cells,
-            "rows": rows,
+    SweepDoc {
+        schema_version: 1,
+        config: config.to_string(),
+        interrupted,
+        sweep: Sweep {
+            axes,
+            budget: environment.budget.clone(),
+            cells,
+            rows,
         },
-        "environment": environment,
-    })
+        environment,
+    }
 }
 
 /// One point run: its cell, and whether it collapsed.
@@ -158,7 +135,7 @@ async fn point(
     axes: &[Axis],
     values: &[f64],
     opts: &RampOptions,
-) -> anyhow::Result<(serde_json::Value, bool)> {
+) -> anyhow::Result<(Cell, bool)> {
     let name = label(axes, values);
     let mut o = opts.step.clone();
     for (a, v) in axes.iter().zip(values) {
@@ -175,35 +152,38 @@ async fn point(
         .map_err(|e| anyhow::anyhow!("step at {name} produced a RESULT the schema refuses: {e}"))?;
     let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
     let why = match standing {
-        "collapsed" => step.cause.as_ref().map(|c| {
+        Standing::Collapsed => step.cause.as_ref().map(|c| {
             let first = c.lines().next().unwrap_or("");
             format!("{}: {first}", step.result.outcome)
         }),
-        "over" => Some(
+        Standing::Over => Some(
             analysis::verdict::step_breaches(&step.result, &opts.budget)
                 .iter()
                 .map(|b| b.text())
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
-        _ => None,
+        Standing::Holds => None,
     };
-    eprintln!("{}", report::sweep::row(&name, &value, standing));
-    let cell = json!({
-        "values": values,
-        "label": name,
-        "standing": standing,
-        "why": why,
-        "step": value,
-    });
-    Ok((cell, standing == "collapsed"))
+    eprintln!(
+        "{}",
+        report::sweep::row(&name, &step.result, standing.as_str())
+    );
+    let cell = Cell {
+        values: values.to_vec(),
+        label: name,
+        standing: standing.as_str().into(),
+        step: Some(step.result),
+        why: Some(why),
+    };
+    Ok((cell, standing == Standing::Collapsed))
 }
 
 pub async fn run_sweep(
     cfg: &Config,
     axes: &[Axis],
     opts: &RampOptions,
-) -> anyhow::Result<serde_json::Value> {
+) -> anyhow::Result<SweepDoc> {
     eprintln!(
         "sweep: {}; budget: {}",
         axes.iter()
@@ -212,9 +192,11 @@ pub async fn run_sweep(
             .join(" × "),
         opts.budget.describe()
     );
-    let mut environment = step::environment::describe(cfg, &opts.step);
-    environment["budget"] = json!(opts.budget);
-    environment["sweep"] = axes_json(axes);
+    let environment = Environment {
+        budget: Some(opts.budget.clone()),
+        sweep: Some(axes.to_vec()),
+        ..step::environment::describe(cfg, &opts.step)
+    };
     let history = opts
         .history
         .as_deref()
@@ -262,28 +244,42 @@ pub async fn run_sweep(
     );
     if let (Some(h), Some(id)) = (&history, id) {
         let status = if interrupted { "interrupted" } else { "done" };
-        h.finish_run(id, status, &json!({"sweep": doc["sweep"]["rows"]}))?;
+        h.finish_run(id, status, &serde_json::json!({ "sweep": doc.sweep.rows }))?;
     }
     finish(&doc, opts.out.as_deref())?;
     Ok(doc)
 }
 
 /// The verdict on the terminal; the files in `out`.
-pub fn finish(doc: &serde_json::Value, out: Option<&std::path::Path>) -> anyhow::Result<()> {
+pub fn finish(doc: &SweepDoc, out: Option<&std::path::Path>) -> anyhow::Result<()> {
     for line in report::sweep::verdict_lines(doc) {
         eprintln!("{line}");
     }
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(doc)?)?;
-        std::fs::write(dir.join("report.md"), report::sweep::markdown(doc))?;
-        std::fs::write(dir.join("report.html"), report::sweep::html(doc))?;
-        eprintln!(
-            "wrote {0}/result.json, {0}/report.md and {0}/report.html",
-            dir.display()
-        );
+        let md = report::sweep::markdown(doc);
+        let html = report::sweep::html(doc);
+        crate::ladder::write_files(dir, &result::to_file_json(doc), &md, &html)?;
     }
     Ok(())
+}
+
+/// A sweep re-read from the history: its points and verdict again, the files in `out`.
+pub fn rerender(
+    config: &str,
+    environment: Environment,
+    finished: bool,
+    cells: Vec<Cell>,
+    out: Option<&std::path::Path>,
+) -> anyhow::Result<SweepDoc> {
+    let sweep = document(config, environment, !finished, cells);
+    for c in &sweep.sweep.cells {
+        match &c.step {
+            Some(s) => eprintln!("{}", report::sweep::row(&c.label, s, &c.standing)),
+            None => eprintln!("  {:<28} skipped", c.label),
+        }
+    }
+    finish(&sweep, out)?;
+    Ok(sweep)
 }
 
 #[cfg(test)]

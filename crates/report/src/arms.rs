@@ -2,25 +2,23 @@
 //! wall, every arm on each chart (one colour an arm), then each arm's verdict and steps.
 
 use crate::svg::{chart, esc, Chart, Marks, Series, W};
-use serde_json::Value;
+use result::arms::ArmsDoc;
+use result::ladder::LadderDoc;
+use result::StepResult;
 use std::fmt::Write;
 
 const COLORS: [&str; 8] = [
     "#36c", "#c33", "#393", "#e70", "#639", "#099", "#963", "#c6c",
 ];
 
-fn arms(doc: &Value) -> Vec<Value> {
-    doc["arms"].as_array().cloned().unwrap_or_default()
-}
-
-fn name(arm: &Value) -> &str {
-    arm["arm"].as_str().unwrap_or("?")
+fn name(arm: &LadderDoc) -> &str {
+    arm.arm.as_deref().unwrap_or("?")
 }
 
 /// "held: holds 4 sessions within budget; …" — an arm's headline, one line each; then,
 /// with a replicas axis, each variant's scaling.
-pub fn summary_lines(doc: &Value) -> Vec<String> {
-    let arms = arms(doc);
+pub fn summary_lines(doc: &ArmsDoc) -> Vec<String> {
+    let arms = &doc.arms;
     let width = arms
         .iter()
         .map(|a| name(a).chars().count())
@@ -42,13 +40,12 @@ pub fn summary_lines(doc: &Value) -> Vec<String> {
 }
 
 /// "scaling of held: 1 replica: 6.2 turns/s at most, 71 MB each; 2 replicas: …".
-fn scaling_lines(doc: &Value) -> Vec<String> {
-    let rows = doc["scaling"].as_array().cloned().unwrap_or_default();
+fn scaling_lines(doc: &ArmsDoc) -> Vec<String> {
+    let rows = &doc.scaling;
     let mut variants: Vec<String> = Vec::new();
-    for r in &rows {
-        let v = r["variant"].as_str().unwrap_or("sut").to_string();
-        if !variants.contains(&v) {
-            variants.push(v);
+    for r in rows {
+        if !variants.contains(&r.variant) {
+            variants.push(r.variant.clone());
         }
     }
     variants
@@ -56,9 +53,8 @@ fn scaling_lines(doc: &Value) -> Vec<String> {
         .map(|v| {
             let parts: Vec<String> = rows
                 .iter()
-                .filter(|r| r["variant"].as_str() == Some(v))
-                .filter_map(|r| serde_json::from_value(r.clone()).ok())
-                .map(|s: analysis::replicas::Scaling| analysis::replicas::line(&s))
+                .filter(|r| &r.variant == v)
+                .map(analysis::replicas::line)
                 .collect();
             format!("scaling of {v}: {}", parts.join("; "))
         })
@@ -66,11 +62,11 @@ fn scaling_lines(doc: &Value) -> Vec<String> {
 }
 
 /// Every level any arm ran, in order.
-fn levels(arms: &[Value]) -> Vec<f64> {
+fn levels(arms: &[LadderDoc]) -> Vec<f64> {
     let mut xs: Vec<f64> = arms
         .iter()
-        .flat_map(|a| a["steps"].as_array().cloned().unwrap_or_default())
-        .filter_map(|s| s["concurrency"].as_f64())
+        .flat_map(|a| &a.steps)
+        .map(|s| s.concurrency as f64)
         .collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
@@ -78,19 +74,22 @@ fn levels(arms: &[Value]) -> Vec<f64> {
 }
 
 /// One measure of every arm at every level (None where an arm did not run it).
-fn per_arm(arm: &Value, xs: &[f64], get: &dyn Fn(&Value) -> Option<f64>) -> Vec<Option<f64>> {
-    let steps = arm["steps"].as_array().cloned().unwrap_or_default();
+fn per_arm(
+    arm: &LadderDoc,
+    xs: &[f64],
+    get: &dyn Fn(&StepResult) -> Option<f64>,
+) -> Vec<Option<f64>> {
     xs.iter()
         .map(|x| {
-            steps
+            arm.steps
                 .iter()
-                .find(|s| s["concurrency"].as_f64() == Some(*x))
+                .find(|s| s.concurrency as f64 == *x)
                 .and_then(get)
         })
         .collect()
 }
 
-type Get = fn(&Value) -> Option<f64>;
+type Get = fn(&StepResult) -> Option<f64>;
 
 /// The charts: (title, unit, how to read it, the measure).
 const CHARTS: [(&str, &str, &str, Get); 6] = [
@@ -104,35 +103,35 @@ const CHARTS: [(&str, &str, &str, Get); 6] = [
         "Latency inflation",
         "× ideal",
         "p50 session time over the mock's own time; 1.0 is no queueing at all.",
-        |s| s["latency_inflation"].as_f64(),
+        |s| s.latency_inflation,
     ),
     (
         "CPU of its cap",
         "%",
         "The SUT's CPU over the cores it could use; 100 % is the wall.",
-        |s| s["cpu_of_cap"].as_f64().map(|c| c * 100.0),
+        |s| s.cpu_of_cap.map(|c| c * 100.0),
     ),
     (
         "Session latency p99",
         "ms",
         "Whole-session time, 99th percentile.",
-        |s| s["p99_session_ms"].as_f64(),
+        |s| s.p99_session_ms,
     ),
     (
         "Peak RSS",
         "MB",
         "The SUT's process tree at its highest during the step.",
-        |s| s["peak_rss_mb"].as_f64(),
+        |s| Some(s.peak_rss_mb),
     ),
     (
         "CPU per turn",
         "ms",
         "The SUT's CPU time per completed turn.",
-        |s| s["cpu_ms_per_turn"].as_f64(),
+        |s| s.cpu_ms_per_turn,
     ),
 ];
 
-fn charts(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
+fn charts(arms: &[LadderDoc], xs: &[f64], counts: &[u64]) -> String {
     let names: Vec<String> = arms.iter().map(|a| name(a).to_string()).collect();
     let mut body = String::new();
     for (title, unit, how, get) in CHARTS {
@@ -164,10 +163,10 @@ fn charts(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
 }
 
 /// Peak connections per arm and peer: a pool is a line that stays flat as sessions grow.
-fn connections_chart(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
+fn connections_chart(arms: &[LadderDoc], xs: &[f64], counts: &[u64]) -> String {
     let mut lines: Vec<(String, usize, String)> = Vec::new();
     for (i, a) in arms.iter().enumerate() {
-        for p in crate::html::peers(a["steps"].as_array().map_or(&[][..], |v| v)) {
+        for p in crate::html::peers(&a.steps) {
             lines.push((format!("{}→{p}", name(a)), i, p));
         }
     }
@@ -198,34 +197,43 @@ fn connections_chart(arms: &[Value], xs: &[f64], counts: &[u64]) -> String {
 }
 
 /// Sessions completed at each level, over every arm.
-fn counts(arms: &[Value], xs: &[f64]) -> Vec<u64> {
+fn counts(arms: &[LadderDoc], xs: &[f64]) -> Vec<u64> {
     xs.iter()
         .map(|x| {
             arms.iter()
-                .map(|a| per_arm(a, &[*x], &|s| s["sessions_ok"].as_f64())[0].unwrap_or(0.0) as u64)
+                .map(|a| {
+                    per_arm(a, &[*x], &|s| Some(s.sessions_ok as f64))[0].unwrap_or(0.0) as u64
+                })
                 .sum()
         })
         .collect()
 }
 
+/// An arm's verdict in the summary table: what it holds, its wall, its collapse.
+fn cells(a: &LadderDoc) -> (String, String, String) {
+    let v = a.ladder().and_then(|l| l.verdict.as_ref());
+    let level = |x: Option<usize>| x.map_or("none".into(), |h| h.to_string());
+    (
+        level(v.and_then(|v| v.holds)),
+        v.map_or(String::new(), |v| v.wall.text.clone()),
+        level(v.and_then(|v| v.collapse)),
+    )
+}
+
 /// `report.html` for arms.
-pub fn html(doc: &Value) -> String {
-    let arms = arms(doc);
-    let xs = levels(&arms);
-    let counts = counts(&arms, &xs);
+pub fn html(doc: &ArmsDoc) -> String {
+    let arms = &doc.arms;
+    let xs = levels(arms);
+    let counts = counts(arms, &xs);
     let mut rows = String::new();
     for (i, a) in arms.iter().enumerate() {
-        let v = &a["analysis"]["verdict"];
+        let (holds, wall, collapse) = cells(a);
         let _ = write!(
             rows,
-            r#"<tr><td style="color:{}"><b>{}</b></td><td>{}</td><td style="text-align:left">{}</td><td>{}</td></tr>"#,
+            r#"<tr><td style="color:{}"><b>{}</b></td><td>{holds}</td><td style="text-align:left">{}</td><td>{collapse}</td></tr>"#,
             COLORS[i % COLORS.len()],
             esc(name(a)),
-            v["holds"].as_u64().map_or("none".into(), |h| h.to_string()),
-            esc(v["wall"]["text"].as_str().unwrap_or("")),
-            v["collapse"]
-                .as_u64()
-                .map_or("none".into(), |c| c.to_string()),
+            esc(&wall),
         );
     }
     let scaling: String = scaling_lines(doc)
@@ -233,7 +241,7 @@ pub fn html(doc: &Value) -> String {
         .map(|l| format!("<li>{}</li>", esc(l)))
         .collect();
     let mut each = String::new();
-    for a in &arms {
+    for a in arms {
         let _ = write!(
             each,
             "<h2>Arm {}</h2><p class=\"verdict\">{}</p>{}",
@@ -247,38 +255,34 @@ pub fn html(doc: &Value) -> String {
 "#,
         crate::html::STYLE.replace("{W}", &W.to_string()),
         arms.len(),
-        esc(doc["config"].as_str().unwrap_or("")),
-        charts(&arms, &xs, &counts),
+        esc(&doc.config),
+        charts(arms, &xs, &counts),
     )
 }
 
 /// `report.md` for arms: a line per arm, then each arm's own report.
-pub fn markdown(doc: &Value) -> String {
+pub fn markdown(doc: &ArmsDoc) -> String {
     let mut s = format!(
         "# Plimsoll ramp — {} arms of {}\n\n| arm | holds | wall | collapse |\n|:--|--:|:--|--:|\n",
-        arms(doc).len(),
-        doc["config"].as_str().unwrap_or("")
+        doc.arms.len(),
+        doc.config
     );
-    for a in arms(doc) {
-        let v = &a["analysis"]["verdict"];
+    for a in &doc.arms {
+        let (holds, wall, collapse) = cells(a);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} |",
-            name(&a),
-            v["holds"].as_u64().map_or("none".into(), |h| h.to_string()),
-            v["wall"]["text"].as_str().unwrap_or("").replace('|', "\\|"),
-            v["collapse"]
-                .as_u64()
-                .map_or("none".into(), |c| c.to_string()),
+            "| {} | {holds} | {} | {collapse} |",
+            name(a),
+            wall.replace('|', "\\|"),
         );
     }
     for l in scaling_lines(doc) {
         let _ = writeln!(s, "\n- {l}");
     }
-    for a in arms(doc) {
-        let own = crate::markdown::ladder(&a).replacen(
+    for a in &doc.arms {
+        let own = crate::markdown::ladder(a).replacen(
             "# Plimsoll ramp —",
-            &format!("## Arm {} —", name(&a)),
+            &format!("## Arm {} —", name(a)),
             1,
         );
         let _ = write!(s, "\n{own}");

@@ -3,51 +3,54 @@
 //! each ending with a line on how to read it.
 
 use crate::svg::{chart, esc, Chart, Marks, Series, W};
-use serde_json::Value;
+use result::compare::CompareDoc;
+use result::ladder::{KneeReading, LadderAnalysis, LadderDoc, UslReading};
+use result::{Bound, Confidence, Connection, StepResult};
 use std::fmt::Write;
 
 /// The fitted USL throughput over the measured range, for the throughput chart.
-fn usl_curve(u: &Value, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
-    u["lambda"].as_f64().map(|l| {
-        let (sg, kp) = (
-            u["sigma"].as_f64().unwrap_or(0.0),
-            u["kappa"].as_f64().unwrap_or(0.0),
-        );
-        let (lo, hi) = (
-            xs.first().copied().unwrap_or(1.0),
-            xs.last().copied().unwrap_or(1.0) * 1.5,
-        );
+fn usl_curve(u: &UslReading, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
+    let UslReading::Fitted(u) = u else {
+        return None;
+    };
+    let (l, sg, kp) = (u.lambda, u.sigma, u.kappa);
+    let (lo, hi) = (
+        xs.first().copied().unwrap_or(1.0),
+        xs.last().copied().unwrap_or(1.0) * 1.5,
+    );
+    Some(
         (0..=60)
             .map(|i| {
                 let n = lo * (hi / lo).powf(i as f64 / 60.0);
                 (n, l * n / (1.0 + sg * (n - 1.0) + kp * n * (n - 1.0)))
             })
             .filter(|p| p.0 <= xs.last().copied().unwrap_or(1.0))
-            .collect::<Vec<_>>()
-    })
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The marks every chart of a ladder carries.
-fn marks(steps: &[Value], a: &Value) -> Marks {
+fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
     Marks {
-        collapsed: steps.iter().position(|s| s["outcome"] != "ok"),
+        collapsed: steps.iter().position(|s| !s.outcome.is_ok()),
         // Judged against a budget: the last level within it, or no mark when none is
         // (the ceiling would say "holds" where the verdict says nothing holds).
-        ceiling: match a["verdict"].is_object() {
-            true => a["verdict"]["holds"].as_f64().map(|h| (h, "holds")),
-            false => a["ceiling"].as_f64().map(|c| (c, "ceiling")),
+        ceiling: match &a.verdict {
+            Some(v) => v.holds.map(|h| (h as f64, "holds")),
+            None => a.ceiling.map(|c| (c as f64, "ceiling")),
         },
-        knee: match a["knee"]["confidence"].as_str() {
-            Some("clear" | "weak") => Some((
-                a["knee"]["from"].as_f64().unwrap_or(0.0),
-                a["knee"]["to"].as_f64().unwrap_or(0.0),
-            )),
+        knee: match &a.knee {
+            KneeReading::Found(k)
+                if matches!(k.confidence, Confidence::Clear | Confidence::Weak) =>
+            {
+                Some((k.from, k.to))
+            }
             _ => None,
         },
         harness_bound: steps
             .iter()
             .enumerate()
-            .filter(|(_, s)| s["harness"]["bound"] == "harness")
+            .filter(|(_, s)| s.harness.bound == Bound::Harness)
             .map(|(i, _)| i)
             .collect(),
     }
@@ -86,7 +89,7 @@ fn html_table(md: &str) -> String {
 }
 
 /// The steps as a table, the same columns as the terminal's.
-fn step_table(doc: &Value, steps: &[Value]) -> String {
+fn step_table(doc: &LadderDoc, steps: &[StepResult]) -> String {
     let header = crate::table::HEADER.lines().next().unwrap_or("");
     let mut t = String::from("<table><tr>");
     for h in cells(header) {
@@ -107,39 +110,35 @@ fn step_table(doc: &Value, steps: &[Value]) -> String {
 
 /// The whole report for a ladder document (fresh or from the history): the verdict on
 /// top, the charts, then the steps as a table.
-pub fn render(doc: &Value) -> String {
-    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
-    let xs: Vec<f64> = steps
-        .iter()
-        .map(|s| s["concurrency"].as_f64().unwrap_or(1.0))
-        .collect();
-    let counts: Vec<u64> = steps
-        .iter()
-        .map(|s| s["sessions_ok"].as_u64().unwrap_or(0))
-        .collect();
-    let get = |k: &str| -> Vec<Option<f64>> { steps.iter().map(|s| s[k].as_f64()).collect() };
-    let a = &doc["analysis"];
-    let marks = marks(&steps, a);
+pub fn render(doc: &LadderDoc) -> String {
+    let steps = &doc.steps;
+    let xs: Vec<f64> = steps.iter().map(|s| s.concurrency as f64).collect();
+    let counts: Vec<u64> = steps.iter().map(|s| s.sessions_ok).collect();
+    let get =
+        |f: fn(&StepResult) -> Option<f64>| -> Vec<Option<f64>> { steps.iter().map(f).collect() };
+    let empty = LadderAnalysis::default();
+    let a = doc.ladder().unwrap_or(&empty);
+    let marks = marks(steps, a);
     let throughput: Vec<Option<f64>> = steps.iter().map(crate::table::turns_per_s).collect();
-    let cpu: Vec<Option<f64>> = steps
-        .iter()
-        .map(|s| s["cpu_of_cap"].as_f64().map(|c| c * 100.0))
-        .collect();
-    let usl_curve = usl_curve(&a["usl"], &xs);
-    let budget = doc["environment"]["budget"]["latency_inflation"]
-        .as_f64()
+    let cpu = get(|s| s.cpu_of_cap.map(|c| c * 100.0));
+    let usl_curve = usl_curve(&a.usl, &xs);
+    let budget = doc
+        .environment
+        .run()
+        .and_then(|e| e.budget.as_ref())
+        .and_then(|b| b.latency_inflation)
         .map(|v| (v, "budget"));
     let mut charts = vec![
         Chart { title: "Throughput", unit: "turns/s", how: "Completed turns per second. Where it stops growing is the wall; the dashed line is the Universal Scalability Law fit (4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve, limit: None },
-        Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get("latency_inflation") }], curve: None, limit: budget },
+        Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.latency_inflation) }], curve: None, limit: budget },
         Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
-        Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get("p50_session_ms") }, Series { name: "p99", color: "#c33", values: get("p99_session_ms") }], curve: None, limit: None },
-        Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get("peak_rss_mb") }], curve: None, limit: None },
-        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get("rss_kb_per_session") }], curve: None, limit: None },
-        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get("peak_threads") }], curve: None, limit: None },
-        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get("cpu_ms_per_turn") }], curve: None, limit: None },
+        Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.p50_session_ms) }, Series { name: "p99", color: "#c33", values: get(|s| s.p99_session_ms) }], curve: None, limit: None },
+        Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get(|s| Some(s.peak_rss_mb)) }], curve: None, limit: None },
+        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get(|s| Some(s.rss_kb_per_session)) }], curve: None, limit: None },
+        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: None, limit: None },
+        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get(|s| s.cpu_ms_per_turn) }], curve: None, limit: None },
     ];
-    let peers = peers(&steps);
+    let peers = peers(steps);
     if !peers.is_empty() {
         let series = peers
             .iter()
@@ -152,14 +151,14 @@ pub fn render(doc: &Value) -> String {
             .collect();
         charts.push(Chart { title: "Connections", unit: "peak", how: "The SUT's established connections to each peer (the mock, a [[service]], a port) at their most. A line that stays flat while sessions grow, with throughput flat too, is a pool every turn waits for.", series, curve: None, limit: None });
     }
-    if steps.iter().any(|s| s["provider"].is_object()) {
-        let share = |k: &str| -> Vec<Option<f64>> {
+    if steps.iter().any(|s| s.provider.is_some()) {
+        let share = |k: fn(&result::Provider) -> f64| -> Vec<Option<f64>> {
             steps
                 .iter()
-                .map(|s| s["provider"][k].as_f64().map(|v| v * 100.0))
+                .map(|s| s.provider.as_ref().map(|p| k(p) * 100.0))
                 .collect()
         };
-        charts.push(Chart { title: "Provider pushback", unit: "%", how: "LLM calls the provider's quotas or full queue refused, as a share of all calls; and time calls waited for a generation slot, as a share of the provider's time. Rising from zero: the provider is the wall.", series: vec![Series { name: "refused", color: "#c33", values: share("refused_share") }, Series { name: "waiting", color: "#e70", values: share("queue_share") }], curve: None, limit: None });
+        charts.push(Chart { title: "Provider pushback", unit: "%", how: "LLM calls the provider's quotas or full queue refused, as a share of all calls; and time calls waited for a generation slot, as a share of the provider's time. Rising from zero: the provider is the wall.", series: vec![Series { name: "refused", color: "#c33", values: share(|p| p.refused_share) }, Series { name: "waiting", color: "#e70", values: share(|p| p.queue_share) }], curve: None, limit: None });
     }
     let mut body = String::new();
     for c in &charts {
@@ -178,7 +177,7 @@ pub fn render(doc: &Value) -> String {
 "#,
         STYLE.replace("{W}", &W.to_string()),
         esc(&crate::verdict::headline(doc)),
-        esc(doc["config"].as_str().unwrap_or("")),
+        esc(&doc.config),
         details,
         body,
         steps_and_dependencies(doc),
@@ -198,17 +197,17 @@ tr.over td{background:#fff4e0} tr.collapsed td{background:#fde}
 
 /// The steps of a ladder as a table, then the latency per request and the dependencies
 /// when there are any.
-pub(crate) fn steps_and_dependencies(doc: &Value) -> String {
-    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
-    let mut out = format!("<h2>Steps</h2>{}", step_table(doc, &steps));
-    if let Some(t) = crate::table::requests(&steps) {
+pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
+    let steps = &doc.steps;
+    let mut out = format!("<h2>Steps</h2>{}", step_table(doc, steps));
+    if let Some(t) = crate::table::requests(steps) {
         let _ = write!(
             out,
             "<h2>Latency per request</h2><p class=\"how\">Each named request of the session, first send to last reply (polls included); failed counts its errors of every kind.</p>{}",
             html_table(&t)
         );
     }
-    if let Some(t) = crate::table::dependencies(&steps) {
+    if let Some(t) = crate::table::dependencies(steps) {
         let _ = write!(
             out,
             "<h2>Dependencies</h2><p class=\"how\">Each [[service]] Plimsoll started for the step and each [[probe]] it found running, sampled beside the SUT; clients is the most connections it had accepted at once.</p>{}",
@@ -220,13 +219,10 @@ pub(crate) fn steps_and_dependencies(doc: &Value) -> String {
 
 /// Who the steps' connections went to ("mock", a service's name, ":5432"), in order of
 /// first appearance.
-pub(crate) fn peers(steps: &[Value]) -> Vec<String> {
+pub(crate) fn peers(steps: &[StepResult]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for c in steps
-        .iter()
-        .flat_map(|s| s["connections"].as_array().cloned().unwrap_or_default())
-    {
-        let p = peer_of(&c);
+    for c in steps.iter().flat_map(|s| &s.connections) {
+        let p = peer_of(c);
         if !out.contains(&p) {
             out.push(p);
         }
@@ -234,36 +230,30 @@ pub(crate) fn peers(steps: &[Value]) -> Vec<String> {
     out
 }
 
-fn peer_of(c: &Value) -> String {
-    c["peer"]
-        .as_str()
-        .map_or_else(|| format!(":{}", c["port"]), str::to_string)
+fn peer_of(c: &Connection) -> String {
+    c.peer.clone().unwrap_or_else(|| format!(":{}", c.port))
 }
 
 /// A step's peak connections to a peer (None when it had none).
-pub(crate) fn peak_to(step: &Value, peer: &str) -> Option<f64> {
-    step["connections"]
-        .as_array()?
+pub(crate) fn peak_to(step: &StepResult, peer: &str) -> Option<f64> {
+    step.connections
         .iter()
         .find(|c| peer_of(c) == peer)
-        .and_then(|c| c["peak"].as_f64())
+        .map(|c| c.peak as f64)
 }
 
 /// `compare.html`: per metric, the base and branch medians against concurrency on one
 /// chart, with the verdict of every level under it.
-pub fn render_compare(doc: &Value) -> String {
-    let levels = doc["levels"].as_array().cloned().unwrap_or_default();
-    let xs: Vec<f64> = levels
-        .iter()
-        .map(|l| l["concurrency"].as_f64().unwrap_or(1.0))
-        .collect();
+pub fn render_compare(doc: &CompareDoc) -> String {
+    let levels = &doc.levels;
+    let xs: Vec<f64> = levels.iter().map(|l| l.concurrency as f64).collect();
     let counts: Vec<u64> = levels
         .iter()
-        .map(|l| l["base_outcomes"].as_array().map_or(0, |a| a.len() as u64))
+        .map(|l| l.base_outcomes.len() as u64)
         .collect();
     let mut body = String::new();
     let mut names: Vec<String> = Vec::new();
-    for l in &levels {
+    for l in levels {
         for m in crate::markdown::metric_names(l) {
             if !names.contains(&m) {
                 names.push(m);
@@ -272,16 +262,19 @@ pub fn render_compare(doc: &Value) -> String {
     }
     for m in &names {
         let m = m.as_str();
-        let side = |k: &str| -> Vec<Option<f64>> {
-            levels.iter().map(|l| l["metrics"][m][k].as_f64()).collect()
+        let side = |k: fn(&result::compare::MetricVerdict) -> Option<f64>| -> Vec<Option<f64>> {
+            levels
+                .iter()
+                .map(|l| l.metrics.get(m).and_then(k))
+                .collect()
         };
         let verdicts: Vec<String> = levels
             .iter()
             .map(|l| {
                 format!(
                     "{}: {}",
-                    l["concurrency"],
-                    l["metrics"][m]["verdict"].as_str().unwrap_or("")
+                    l.concurrency,
+                    l.metrics.get(m).map_or("", |v| v.verdict.as_str())
                 )
             })
             .collect();
@@ -297,12 +290,12 @@ pub fn render_compare(doc: &Value) -> String {
                 Series {
                     name: "base",
                     color: "#36c",
-                    values: side("base"),
+                    values: side(|v| v.base),
                 },
                 Series {
                     name: "branch",
                     color: "#c33",
-                    values: side("branch"),
+                    values: side(|v| v.branch),
                 },
             ],
             curve: None,
@@ -322,34 +315,58 @@ section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:{W}p
 .m{{font:10px sans-serif}} .l{{font:11px sans-serif}} .np{{font:9px sans-serif;fill:#c33}} .how{{font-size:12px;color:#555;margin:2px 0}}
 </style></head><body><h1>Plimsoll compare</h1><p>base: <code>{}</code><br>branch: <code>{}</code><br>ceiling: base {}, branch {}</p>{}</body></html>
 "#,
-        esc(doc["base"].as_str().unwrap_or("")),
-        esc(doc["branch"].as_str().unwrap_or("")),
-        doc["ceiling"]["base"],
-        doc["ceiling"]["branch"],
+        esc(&doc.base),
+        esc(&doc.branch),
+        crate::json_opt(doc.ceiling.base),
+        crate::json_opt(doc.ceiling.branch),
         body
     )
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::table::tests::step;
+    use result::ladder::{Collapse, KneeReading, LadderAnalysis, LadderDoc, UslReading, Verdict};
+
     #[test]
     fn renders_every_chart_and_marks_gaps() {
-        let doc = serde_json::json!({
-            "config": "x.toml",
-            "steps": [
-                {"concurrency": 10, "sessions_ok": 10, "outcome": "ok", "latency_inflation": 1.0, "p50_session_ms": 100.0, "p99_session_ms": 120.0, "peak_rss_mb": 10.0, "rss_kb_per_session": 50.0, "peak_threads": 3, "cpu_ms_per_turn": 1.0, "turns": 30, "wall_ms": 1000.0},
-                {"concurrency": 20, "sessions_ok": 0, "outcome": "oom_killed", "latency_inflation": null, "p50_session_ms": null, "p99_session_ms": null, "peak_rss_mb": 90.0, "rss_kb_per_session": 400.0, "peak_threads": 3, "cpu_ms_per_turn": null, "turns": 5, "wall_ms": 300.0}
+        let doc = LadderDoc {
+            config: "x.toml".into(),
+            steps: vec![
+                step(
+                    serde_json::json!({"concurrency": 10, "sessions_ok": 10, "outcome": "ok", "latency_inflation": 1.0, "p50_session_ms": 100.0, "p99_session_ms": 120.0, "peak_rss_mb": 10.0, "rss_kb_per_session": 50.0, "peak_threads": 3, "cpu_ms_per_turn": 1.0, "turns": 30, "wall_ms": 1000.0}),
+                ),
+                step(
+                    serde_json::json!({"concurrency": 20, "sessions_ok": 0, "outcome": "oom_killed", "latency_inflation": null, "p50_session_ms": null, "p99_session_ms": null, "peak_rss_mb": 90.0, "rss_kb_per_session": 400.0, "peak_threads": 3, "cpu_ms_per_turn": null, "turns": 5, "wall_ms": 300.0}),
+                ),
             ],
-            "analysis": {"ceiling": 10, "knee": {"confidence": "insufficient"}, "collapse": {"concurrency": 20, "outcome": "oom_killed"}, "usl": {"refused": "too few"}}
-        });
+            analysis: Some(result::ladder::RunAnalysis::Ladder(Box::new(
+                LadderAnalysis {
+                    ceiling: Some(10),
+                    knee: KneeReading::default(),
+                    collapse: Some(Collapse {
+                        concurrency: 20,
+                        outcome: result::Outcome::OomKilled,
+                        cause: None,
+                    }),
+                    usl: UslReading::Refused {
+                        refused: "too few".into(),
+                    },
+                    ..LadderAnalysis::default()
+                },
+            ))),
+            ..LadderDoc::default()
+        };
         let html = super::render(&doc);
         assert_eq!(html.matches("<svg").count(), 8);
         // A provider with limits adds its chart.
         let mut pushed = doc.clone();
-        pushed["steps"][0]["provider"] =
-            serde_json::json!({"refused_share": 0.0, "queue_share": 0.0});
-        pushed["steps"][1]["provider"] =
-            serde_json::json!({"refused_share": 0.2, "queue_share": 0.0});
+        let provider = |refused_share: f64| result::Provider {
+            refused_share,
+            ..result::Provider::default()
+        };
+        pushed.steps[0].provider = Some(provider(0.0));
+        pushed.steps[1].provider = Some(provider(0.2));
         let p = super::render(&pushed);
         assert_eq!(p.matches("<svg").count(), 9);
         assert!(p.contains("Provider pushback"));
@@ -360,11 +377,18 @@ mod tests {
                 && html.contains("How to read this")
         );
         // Judged against a budget: the level that holds is marked; none, when none holds.
-        let mut judged = doc.clone();
-        judged["analysis"]["verdict"] = serde_json::json!({"holds": 10});
-        assert!(super::render(&judged).contains(">holds<"));
-        judged["analysis"]["verdict"] = serde_json::json!({"holds": null});
-        let none = super::render(&judged);
+        let judged = |holds: Option<usize>| {
+            let mut d = doc.clone();
+            if let Some(result::ladder::RunAnalysis::Ladder(a)) = &mut d.analysis {
+                a.verdict = Some(Verdict {
+                    holds,
+                    ..Verdict::default()
+                });
+            }
+            d
+        };
+        assert!(super::render(&judged(Some(10))).contains(">holds<"));
+        let none = super::render(&judged(None));
         assert!(!none.contains(">holds<") && !none.contains(">ceiling<"));
         assert!(
             !html.contains("<script") && !html.contains("http://") && !html.contains("https://")

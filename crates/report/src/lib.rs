@@ -5,12 +5,25 @@
 
 pub mod arms;
 pub mod bus;
+pub mod check;
 pub mod html;
 pub mod markdown;
 pub mod shards;
 pub mod soak;
+pub mod step;
 pub mod svg;
 pub mod sweep;
 pub mod table;
 pub mod timeline;
 pub mod verdict;
+
+/// A number as a JSON document writes it (1.0, not 1; null when not finite): the reports
+/// have always quoted some figures that way.
+pub(crate) fn json_num(x: f64) -> String {
+    serde_json::to_string(&x).unwrap_or_else(|_| "null".into())
+}
+
+/// An optional count as a JSON document writes it ("null" when there is none).
+pub(crate) fn json_opt(x: Option<usize>) -> String {
+    x.map_or("null".into(), |n| n.to_string())
+}

@@ -2,45 +2,38 @@
 
 use crate::table::{row, HEADER};
 use analysis::stats::METRICS;
-use serde_json::Value;
+use result::compare::{CompareDoc, CompareLevel};
+use result::ladder::LadderDoc;
 
 /// A ladder document as Markdown: the verdict first, then the table, how to read it,
 /// the lines that back the verdict, and the projection.
-pub fn ladder(doc: &Value) -> String {
-    let steps = doc["steps"].as_array().cloned().unwrap_or_default();
-    let env = &doc["environment"];
-    let cap = (env["cap"].is_object())
-        .then_some(&env["cap"])
+pub fn ladder(doc: &LadderDoc) -> String {
+    let steps = &doc.steps;
+    let env = doc.environment.run();
+    let cap = env
+        .and_then(|e| e.cap.as_ref())
         .map_or("none".to_string(), |c| {
             format!(
                 "{} cores, {} MB ({})",
-                c["cpus"],
-                c["mem_bytes"].as_f64().map_or(0.0, |b| b / 1048576.0),
-                c["method"].as_str().unwrap_or("")
+                crate::json_num(c.cpus),
+                c.mem_bytes as f64 / 1048576.0,
+                c.method
             )
         });
-    let partition = (env["partition"].is_object())
-        .then_some(&env["partition"])
-        .map_or(
-            "none (Plimsoll and the SUT share the cores)".to_string(),
-            |p| {
-                format!(
-                    "Plimsoll on core(s) {}, the SUT on {}",
-                    p["harness"].as_str().unwrap_or(""),
-                    p["sut"].as_str().unwrap_or("")
-                )
-            },
-        );
-    let run = doc["run"]
-        .as_i64()
+    let partition = env.and_then(|e| e.partition.as_ref()).map_or(
+        "none (Plimsoll and the SUT share the cores)".to_string(),
+        |p| format!("Plimsoll on core(s) {}, the SUT on {}", p.harness, p.sut),
+    );
+    let run = doc
+        .run
         .map_or("not recorded".to_string(), |r| r.to_string());
     let mut s = format!(
         "# Plimsoll ramp — {}\n\n**Verdict: {}**\n\nRun {run} · machine: {} · cap: {cap} · cores: {partition}\n\n{HEADER}\n",
-        doc["config"].as_str().unwrap_or(""),
+        doc.config,
         crate::verdict::headline(doc),
-        env["machine"].as_str().unwrap_or(""),
+        doc.environment.machine(),
     );
-    for r in &steps {
+    for r in steps {
         s.push_str(&row(r, crate::table::standing_in(doc, r)));
         s.push('\n');
     }
@@ -52,11 +45,11 @@ pub fn ladder(doc: &Value) -> String {
     for l in main {
         s.push_str(&format!("- {l}\n"));
     }
-    if let Some(t) = crate::table::requests(&steps) {
+    if let Some(t) = crate::table::requests(steps) {
         s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");
         s.push_str(&t);
     }
-    if let Some(t) = crate::table::dependencies(&steps) {
+    if let Some(t) = crate::table::dependencies(steps) {
         s.push_str("\n## Dependencies\n\nEach `[[service]]` Plimsoll started for the step and each `[[probe]]` it found running, sampled beside the SUT; *clients* is the most connections it had accepted at once, *SUT's connections* the most the SUT held to it.\n\n");
         s.push_str(&t);
     }
@@ -70,14 +63,9 @@ pub fn ladder(doc: &Value) -> String {
 }
 
 /// The metrics of a compared level: the fixed ones in their order, then per request.
-pub(crate) fn metric_names(level: &Value) -> Vec<String> {
+pub(crate) fn metric_names(level: &CompareLevel) -> Vec<String> {
     let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
-    for k in level["metrics"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, _)| k)
-    {
+    for k in level.metrics.keys() {
         if !names.contains(k) {
             names.push(k.clone());
         }
@@ -86,27 +74,28 @@ pub(crate) fn metric_names(level: &Value) -> Vec<String> {
 }
 
 /// The comparison as a Markdown table (also printed on the terminal).
-pub fn compare(doc: &Value) -> String {
+pub fn compare(doc: &CompareDoc) -> String {
     let mut s = format!(
         "# Plimsoll compare\n\nbase: `{}`  \nbranch: `{}`  \nrepetitions: {} (interleaved)\n\n| sessions | metric | base | branch | ratio | 95 % CI | verdict |\n|---:|:--|---:|---:|---:|:--|:--|\n",
-        doc["base"].as_str().unwrap_or(""),
-        doc["branch"].as_str().unwrap_or(""),
-        doc["repeat"]
+        doc.base, doc.branch, doc.repeat
     );
-    for l in doc["levels"].as_array().into_iter().flatten() {
+    for l in &doc.levels {
         for m in metric_names(l) {
-            let v = &l["metrics"][m.as_str()];
-            let f = |x: &Value| x.as_f64().map_or("—".into(), |x| format!("{x:.2}"));
-            let ci = v["ci95"]
-                .as_array()
-                .map_or("—".into(), |c| format!("{} – {}", f(&c[0]), f(&c[1])));
+            let v = l.metrics.get(m.as_str());
+            let f = |x: Option<f64>| {
+                x.filter(|x| x.is_finite())
+                    .map_or("—".into(), |x| format!("{x:.2}"))
+            };
+            let ci = v.and_then(|v| v.ci95).map_or("—".into(), |c| {
+                format!("{} – {}", f(Some(c[0])), f(Some(c[1])))
+            });
             s.push_str(&format!(
                 "| {} | {m} | {} | {} | {} | {ci} | {} |\n",
-                l["concurrency"],
-                f(&v["base"]),
-                f(&v["branch"]),
-                f(&v["ratio"]),
-                v["verdict"].as_str().unwrap_or("")
+                l.concurrency,
+                f(v.and_then(|v| v.base)),
+                f(v.and_then(|v| v.branch)),
+                f(v.and_then(|v| v.ratio)),
+                v.map_or("", |v| v.verdict.as_str())
             ));
         }
     }

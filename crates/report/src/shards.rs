@@ -2,7 +2,7 @@
 //! --target`): what the shards added up to, the outcome and why, and what was not
 //! measured because the SUT ran elsewhere.
 
-use result::StepResult;
+use result::{Outcome, StepResult};
 
 fn ms(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{v}"))
@@ -41,10 +41,10 @@ pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) ->
         }
     )];
     out.push(match (r.outcome, cause) {
-        ("unknown", Some(c)) => {
+        (Outcome::Unknown, Some(c)) => {
             format!("outcome: UNKNOWN — {c}; no latency or rate is given for part of a run")
         }
-        ("ok", _) => "outcome: ok".into(),
+        (Outcome::Ok, _) => "outcome: ok".into(),
         (o, Some(c)) => format!("outcome: {o} — {c}"),
         (o, None) => format!("outcome: {o}"),
     });
@@ -76,7 +76,7 @@ pub fn budget_lines(
     budget: &analysis::Budget,
     breaches: &[analysis::budget::Breach],
 ) -> Vec<String> {
-    if r.outcome != "ok" {
+    if r.outcome != Outcome::Ok {
         return Vec::new();
     }
     if breaches.is_empty() {

@@ -3,10 +3,10 @@
 
 use crate::svg::esc;
 use crate::timeline::{render, Timeline};
-use serde_json::Value;
+use result::soak::{SoakDoc, SoakSample};
 
-fn f(v: &Value) -> String {
-    v.as_f64().map_or("—".into(), |x| {
+fn f(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| {
         if x.abs() >= 100.0 {
             format!("{x:.0}")
         } else {
@@ -16,91 +16,91 @@ fn f(v: &Value) -> String {
 }
 
 /// The verdict per resource as a Markdown table.
-fn leak_table(doc: &Value) -> String {
+fn leak_table(doc: &SoakDoc) -> String {
     let mut t = String::from("| resource | verdict | Sen slope / h | per 1,000 sessions | OLS / h (95 % CI) | Mann–Kendall p | start → end of load → end of drain | drain gave back |\n|:--|:--|--:|--:|:--|--:|:--|--:|\n");
-    for l in doc["analysis"]["leaks"].as_array().into_iter().flatten() {
-        let ci = l["ols_ci95_per_hour"].as_array().map_or("—".into(), |c| {
-            format!("{} ({} – {})", f(&l["ols_per_hour"]), f(&c[0]), f(&c[1]))
+    for l in &doc.analysis.leaks {
+        let ci = l.ols_ci95_per_hour.map_or("—".into(), |c| {
+            format!(
+                "{} ({} – {})",
+                f(l.ols_per_hour),
+                f(Some(c[0])),
+                f(Some(c[1]))
+            )
         });
         t.push_str(&format!(
             "| {} | **{}** | {} | {} | {ci} | {} | {} → {} → {} | {} |\n",
-            l["resource"].as_str().unwrap_or(""),
-            l["verdict"].as_str().unwrap_or(""),
-            f(&l["sen_per_hour"]),
-            f(&l["sen_per_1000_sessions"]),
-            l["mann_kendall_p"]
-                .as_f64()
-                .map_or("—".into(), |p| if p < 0.01 {
-                    format!("{p:.1e}")
-                } else {
-                    format!("{p:.2}")
-                }),
-            f(&l["start"]),
-            f(&l["end_of_load"]),
-            f(&l["end_of_drain"]),
-            l["drain_return"]
-                .as_f64()
+            l.resource,
+            l.verdict,
+            f(l.sen_per_hour),
+            f(l.sen_per_1000_sessions),
+            l.mann_kendall_p.map_or("—".into(), |p| if p < 0.01 {
+                format!("{p:.1e}")
+            } else {
+                format!("{p:.2}")
+            }),
+            f(l.start),
+            f(l.end_of_load),
+            f(l.end_of_drain),
+            l.drain_return
                 .map_or("—".into(), |r| format!("{:.0} %", r * 100.0)),
         ));
     }
     t
 }
 
-fn plan(doc: &Value) -> String {
-    let p = &doc["plan"];
-    let r = &doc["result"];
+fn plan(doc: &SoakDoc) -> String {
+    let p = &doc.plan;
+    let r = doc.result.as_ref();
+    let json = crate::json_num;
+    let count = |k: fn(&result::StepResult) -> u64| r.map_or("null".into(), |r| k(r).to_string());
     format!(
         "{} s of load at {} then {} s of drain, sampled every {} s; the first {} s left out of the verdict. {} sessions completed, {} failed; outcome {}; status {}.",
-        p["duration_s"],
-        match p["rate"].as_f64() {
+        json(p.duration_s),
+        match p.rate {
             Some(rate) => format!("{rate} sessions a second"),
-            None => format!("{} sessions at a time", p["concurrency"]),
+            None => format!("{} sessions at a time", p.concurrency),
         },
-        p["drain_s"],
-        p["every_s"],
-        p["warmup_s"],
-        r["sessions_ok"],
-        r["sessions_failed"],
-        r["outcome"].as_str().unwrap_or("—"),
-        doc["status"].as_str().unwrap_or(""),
+        json(p.drain_s),
+        json(p.every_s),
+        json(p.warmup_s),
+        count(|r| r.sessions_ok),
+        count(|r| r.sessions_failed),
+        r.map_or("—", |r| r.outcome.as_str()),
+        doc.status,
     )
 }
 
-pub fn markdown(doc: &Value) -> String {
-    let a = &doc["analysis"];
+pub fn markdown(doc: &SoakDoc) -> String {
+    let a = &doc.analysis;
     format!(
         "# Plimsoll soak — {}\n\n**Verdict: {}**\n\n{}\n\n{}\n*The rule:* {}.\n\nUnits: RSS and cgroup memory in KB, threads and open files in counts. The series is in soak.json (`series`) and in the history.\n",
-        doc["config"].as_str().unwrap_or(""),
-        a["headline"].as_str().unwrap_or(""),
+        doc.config,
+        a.headline,
         plan(doc),
         leak_table(doc),
-        a["rule"].as_str().unwrap_or(""),
+        a.rule,
     )
 }
 
-pub fn html(doc: &Value) -> String {
-    let series = doc["series"].as_array().cloned().unwrap_or_default();
-    let pts = |k: &str, scale: f64| -> Vec<(f64, f64)> {
+pub fn html(doc: &SoakDoc) -> String {
+    let series = &doc.series;
+    let pts = |k: fn(&SoakSample) -> Option<f64>, scale: f64| -> Vec<(f64, f64)> {
         series
             .iter()
-            .filter_map(|s| Some((s["t_s"].as_f64()?, s[k].as_f64()? * scale)))
+            .filter_map(|s| Some((s.t_s, k(s)? * scale)))
             .collect()
     };
-    let drain_from = series
-        .iter()
-        .find(|s| s["phase"] == "drain")
-        .and_then(|s| s["t_s"].as_f64());
-    let warmup_s = doc["analysis"]["warmup_s"].as_f64().unwrap_or(0.0);
+    let drain_from = series.iter().find(|s| s.phase == "drain").map(|s| s.t_s);
+    let warmup_s = doc.analysis.warmup_s;
     let slope_of = |resource: &str, scale: f64| {
-        doc["analysis"]["leaks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|l| l["resource"] == resource)
-            .and_then(|l| l["sen_per_hour"].as_f64())
+        doc.analysis
+            .leaks
+            .iter()
+            .find(|l| l.resource == resource)
+            .and_then(|l| l.sen_per_hour)
             .map(|h| h / 3600.0 * scale)
     };
-    let cpu: Vec<(f64, f64)> = pts("cpu_s", 1.0)
+    let cpu: Vec<(f64, f64)> = pts(|s| Some(s.cpu_s), 1.0)
         .windows(2)
         .map(|w| {
             (
@@ -110,12 +110,12 @@ pub fn html(doc: &Value) -> String {
         })
         .collect();
     let charts = [
-        Timeline { title: "RSS", unit: "MB", how: "The whole process tree's resident memory. A floor that keeps rising under steady load is a leak; the dashed line is the slope the verdict found.", points: pts("rss_kb", 1.0 / 1024.0), drain_from, warmup_s, slope: slope_of("RSS", 1.0 / 1024.0) },
-        Timeline { title: "OS threads", unit: "threads", how: "Threads that pile up with sessions completed are a thread kept per call or per session.", points: pts("threads", 1.0), drain_from, warmup_s, slope: slope_of("threads", 1.0) },
-        Timeline { title: "Open files", unit: "fds", how: "Descriptors that only grow: connections or files not closed.", points: pts("fds", 1.0), drain_from, warmup_s, slope: slope_of("open files", 1.0) },
+        Timeline { title: "RSS", unit: "MB", how: "The whole process tree's resident memory. A floor that keeps rising under steady load is a leak; the dashed line is the slope the verdict found.", points: pts(|s| Some(s.rss_kb as f64), 1.0 / 1024.0), drain_from, warmup_s, slope: slope_of("RSS", 1.0 / 1024.0) },
+        Timeline { title: "OS threads", unit: "threads", how: "Threads that pile up with sessions completed are a thread kept per call or per session.", points: pts(|s| Some(s.threads as f64), 1.0), drain_from, warmup_s, slope: slope_of("threads", 1.0) },
+        Timeline { title: "Open files", unit: "fds", how: "Descriptors that only grow: connections or files not closed.", points: pts(|s| Some(s.fds as f64), 1.0), drain_from, warmup_s, slope: slope_of("open files", 1.0) },
         Timeline { title: "CPU", unit: "% of a core", how: "CPU between samples; steady under steady load, near zero in the drain.", points: cpu, drain_from, warmup_s, slope: None },
-        Timeline { title: "Probe latency", unit: "ms", how: "The slowest answer of the responsiveness probe (--probe PATH) between samples: the SUT's lag as a client sees it, drifting up over a soak when something accumulates. Empty without --probe.", points: pts("probe_max_ms", 1.0), drain_from, warmup_s, slope: None },
-        Timeline { title: "Sessions completed", unit: "sessions", how: "The churn: a straight line is a steady rate.", points: pts("sessions_done", 1.0), drain_from, warmup_s, slope: None },
+        Timeline { title: "Probe latency", unit: "ms", how: "The slowest answer of the responsiveness probe (--probe PATH) between samples: the SUT's lag as a client sees it, drifting up over a soak when something accumulates. Empty without --probe.", points: pts(|s| s.probe_max_ms, 1.0), drain_from, warmup_s, slope: None },
+        Timeline { title: "Sessions completed", unit: "sessions", how: "The churn: a straight line is a steady rate.", points: pts(|s| Some(s.sessions_done as f64), 1.0), drain_from, warmup_s, slope: None },
     ];
     let body: String = charts
         .iter()
@@ -131,11 +131,11 @@ section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:560p
 table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
 </style></head><body><h1>Plimsoll soak</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><p>{}</p>{}{}<p class="how"><b>The rule:</b> {}.</p></body></html>
 "#,
-        esc(doc["analysis"]["headline"].as_str().unwrap_or("")),
-        esc(doc["config"].as_str().unwrap_or("")),
+        esc(&doc.analysis.headline),
+        esc(&doc.config),
         esc(&plan(doc)),
         table,
         body,
-        esc(doc["analysis"]["rule"].as_str().unwrap_or("")),
+        esc(&doc.analysis.rule),
     )
 }

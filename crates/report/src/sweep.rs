@@ -3,7 +3,9 @@
 //! standing; the number: throughput).
 
 use crate::svg::esc;
-use serde_json::Value;
+use result::environment::Axis;
+use result::sweep::{Cell, SweepDoc};
+use result::StepResult;
 use std::fmt::Write;
 
 fn cell(v: Option<f64>) -> String {
@@ -11,57 +13,50 @@ fn cell(v: Option<f64>) -> String {
 }
 
 /// Deliveries a second on a bus, else turns a second.
-fn rate(step: &Value) -> Option<f64> {
-    step["bus"]["deliver_per_s"]
-        .as_f64()
+fn rate(step: &StepResult) -> Option<f64> {
+    step.bus
+        .as_ref()
+        .map(|b| b.deliver_per_s)
         .or_else(|| crate::table::turns_per_s(step))
 }
 
 /// What went wrong in a step, in a few words: lost messages, failed sessions.
-fn damage(step: &Value) -> String {
-    match step["bus"]["lost"].as_u64() {
-        Some(lost) => format!(
-            "{lost} lost, {} failed",
-            step["sessions_failed"].as_u64().unwrap_or(0)
-        ),
-        None => format!("{} failed", step["sessions_failed"].as_u64().unwrap_or(0)),
+fn damage(step: &StepResult) -> String {
+    match &step.bus {
+        Some(b) => format!("{} lost, {} failed", b.lost, step.sessions_failed),
+        None => format!("{} failed", step.sessions_failed),
     }
 }
 
 /// One point on the terminal.
-pub fn row(label: &str, step: &Value, standing: &str) -> String {
+pub fn row(label: &str, step: &StepResult, standing: &str) -> String {
     format!(
         "  {label:<28} {standing:<9} {:<12} {:>10}/s  p50/p99 {} / {} ms  {}",
-        step["outcome"].as_str().unwrap_or("?"),
+        step.outcome.as_str(),
         cell(rate(step)),
-        cell(step["p50_turn_ms"].as_f64()),
-        cell(step["p99_turn_ms"].as_f64()),
+        cell(step.p50_turn_ms),
+        cell(step.p99_turn_ms),
         damage(step)
     )
 }
 
 /// The verdict: each row's cliff.
-pub fn verdict_lines(doc: &Value) -> Vec<String> {
+pub fn verdict_lines(doc: &SweepDoc) -> Vec<String> {
     let mut out = vec!["verdict:".to_string()];
-    for r in doc["sweep"]["rows"].as_array().into_iter().flatten() {
-        out.push(format!("  {}", r["sentence"].as_str().unwrap_or("")));
+    for r in &doc.sweep.rows {
+        out.push(format!("  {}", r.sentence));
     }
-    if doc["interrupted"].as_bool() == Some(true) {
+    if doc.interrupted {
         out.push("  (interrupted: the points not run are marked skipped)".into());
     }
     out
 }
 
-fn names(doc: &Value) -> Vec<String> {
-    doc["sweep"]["axes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| a["name"].as_str().unwrap_or("?").to_string())
-        .collect()
+fn names(doc: &SweepDoc) -> Vec<String> {
+    doc.sweep.axes.iter().map(|a| a.name.clone()).collect()
 }
 
-pub fn markdown(doc: &Value) -> String {
+pub fn markdown(doc: &SweepDoc) -> String {
     let mut md = String::from("# Plimsoll sweep\n\n");
     for line in verdict_lines(doc).iter().skip(1) {
         let _ = writeln!(md, "- {}", line.trim());
@@ -76,24 +71,24 @@ pub fn markdown(doc: &Value) -> String {
 }
 
 /// Every point, as a Markdown table.
-fn points_table(doc: &Value) -> String {
+fn points_table(doc: &SweepDoc) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
         "| point | standing | outcome | throughput /s | p50 ms | p99 ms | damage |\n|---|---|---|---|---|---|---|"
     );
-    for c in doc["sweep"]["cells"].as_array().into_iter().flatten() {
-        let s = &c["step"];
+    for c in &doc.sweep.cells {
+        let s = c.step.as_ref();
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {} |",
-            c["label"].as_str().unwrap_or(""),
-            c["standing"].as_str().unwrap_or(""),
-            s["outcome"].as_str().unwrap_or("—"),
-            cell(rate(s)),
-            cell(s["p50_turn_ms"].as_f64()),
-            cell(s["p99_turn_ms"].as_f64()),
-            if s.is_null() { "—".into() } else { damage(s) }
+            c.label,
+            c.standing,
+            s.map_or("—", |s| s.outcome.as_str()),
+            cell(s.and_then(rate)),
+            cell(s.and_then(|s| s.p50_turn_ms)),
+            cell(s.and_then(|s| s.p99_turn_ms)),
+            s.map_or("—".into(), damage)
         );
     }
     md
@@ -109,13 +104,9 @@ fn colour(standing: &str) -> &'static str {
 }
 
 /// The heat map: the first axis down, the last across (one row with one axis).
-pub fn heat_map(doc: &Value) -> String {
-    let axes = doc["sweep"]["axes"].as_array().cloned().unwrap_or_default();
-    let vals = |a: Option<&Value>| -> Vec<f64> {
-        a.and_then(|a| a["values"].as_array())
-            .map(|v| v.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default()
-    };
+pub fn heat_map(doc: &SweepDoc) -> String {
+    let axes = &doc.sweep.axes;
+    let vals = |a: Option<&Axis>| -> Vec<f64> { a.map(|a| a.values.clone()).unwrap_or_default() };
     let across = vals(axes.last());
     let down = if axes.len() > 1 {
         vals(axes.first())
@@ -147,10 +138,7 @@ pub fn heat_map(doc: &Value) -> String {
             analysis::budget::num(*x)
         );
     }
-    let cells = doc["sweep"]["cells"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let cells: &[Cell] = &doc.sweep.cells;
     for (i, y) in down.iter().enumerate() {
         if !y.is_nan() {
             let _ = write!(
@@ -163,12 +151,13 @@ pub fn heat_map(doc: &Value) -> String {
         }
         for (j, x) in across.iter().enumerate() {
             let c = cells.iter().find(|c| {
-                let v = vals(Some(c));
+                let v = &c.values;
                 v.last() == Some(x) && (y.is_nan() || v.first() == Some(y))
             });
-            let standing = c.and_then(|c| c["standing"].as_str()).unwrap_or("skipped");
+            let standing = c.map_or("skipped", |c| c.standing.as_str());
             let text = c
-                .and_then(|c| rate(&c["step"]))
+                .and_then(|c| c.step.as_ref())
+                .and_then(rate)
                 .map_or("—".to_string(), |r| {
                     format!("{}/s", crate::table::cell(Some(r)))
                 });
@@ -179,7 +168,7 @@ pub fn heat_map(doc: &Value) -> String {
                 cw - 2.0,
                 ch - 2.0,
                 colour(standing),
-                esc(c.and_then(|c| c["label"].as_str()).unwrap_or("")),
+                esc(c.map_or("", |c| c.label.as_str())),
                 x0 + cw / 2.0,
                 y0 + 18.0,
                 esc(&text),
@@ -192,7 +181,7 @@ pub fn heat_map(doc: &Value) -> String {
     svg
 }
 
-pub fn html(doc: &Value) -> String {
+pub fn html(doc: &SweepDoc) -> String {
     let verdict: Vec<String> = verdict_lines(doc)
         .iter()
         .skip(1)

@@ -1,7 +1,8 @@
 //! The ladder table: one row a step, as printed while a ramp runs and in report.md.
 //! Numbers are rounded for people here; the JSON keeps them whole.
 
-use serde_json::Value;
+use result::ladder::LadderDoc;
+use result::{Standing, StepResult};
 
 pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
@@ -16,40 +17,41 @@ pub fn cell(v: Option<f64>) -> String {
 }
 
 /// The turns per second of a stored step (older steps lack the field).
-pub fn turns_per_s(r: &Value) -> Option<f64> {
-    r["turns_per_s"].as_f64().or_else(|| {
-        let (t, w) = (r["turns"].as_f64()?, r["wall_ms"].as_f64()?);
-        (w > 0.0).then(|| t / (w / 1000.0))
-    })
+pub fn turns_per_s(r: &StepResult) -> Option<f64> {
+    r.turns_per_s
+        .or_else(|| (r.wall_ms > 0.0).then(|| r.turns as f64 / (r.wall_ms / 1000.0)))
 }
 
-/// One table row from a RESULT object (as stored, so history re-renders the same) and
-/// its standing against the budget (holds, over, collapsed; empty when not judged).
-pub fn row(r: &Value, standing: &str) -> String {
-    let o = |k: &str| cell(r[k].as_f64());
+/// A standing as the table shows it ("" when the run was not judged).
+pub fn word(standing: Option<Standing>) -> &'static str {
+    standing.map_or("", Standing::as_str)
+}
+
+/// One table row from a RESULT (as stored, so history re-renders the same) and its
+/// standing against the budget (holds, over, collapsed; empty when not judged).
+pub fn row(r: &StepResult, standing: &str) -> String {
     format!(
         "| {:>8} | {:<17} | {:<9} | {:>7} | {:>8} | {:>8} | {:>9} | {:>9} | {:>7} | {:>7} | {:>7} | {:>11} | {:<7} |",
-        r["concurrency"].as_u64().unwrap_or(0),
-        r["outcome"].as_str().unwrap_or(""),
+        r.concurrency,
+        r.outcome.as_str(),
         standing,
         cell(turns_per_s(r)),
-        o("p50_session_ms"),
-        o("p99_session_ms"),
-        o("latency_inflation"),
-        r["cpu_of_cap"]
-            .as_f64()
+        cell(r.p50_session_ms),
+        cell(r.p99_session_ms),
+        cell(r.latency_inflation),
+        r.cpu_of_cap
             .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
-        o("peak_rss_mb"),
-        o("rss_kb_per_session"),
-        r["peak_threads"].as_u64().unwrap_or(0),
-        o("cpu_ms_per_turn"),
-        r["harness"]["bound"].as_str().unwrap_or(""),
+        cell(Some(r.peak_rss_mb)),
+        cell(Some(r.rss_kb_per_session)),
+        r.peak_threads,
+        cell(r.cpu_ms_per_turn),
+        r.harness.bound.as_str(),
     )
 }
 
 /// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`),
 /// a row per step and request (by name); None when no step has any.
-pub fn requests(steps: &[Value]) -> Option<String> {
+pub fn requests(steps: &[StepResult]) -> Option<String> {
     let mut out = String::from(
         "| sessions | request | ok | p50 ms | p99 ms | failed |
 |---------:|:--------|---:|-------:|-------:|-------:|
@@ -57,16 +59,16 @@ pub fn requests(steps: &[Value]) -> Option<String> {
     );
     let mut any = false;
     for s in steps {
-        for (name, q) in s["requests"].as_object().into_iter().flatten() {
+        for (name, q) in &s.requests {
             any = true;
             out.push_str(&format!(
                 "| {} | {name} | {} | {} | {} | {} |
 ",
-                s["concurrency"].as_u64().unwrap_or(0),
-                q["count"].as_u64().unwrap_or(0),
-                cell(q["p50_ms"].as_f64()),
-                cell(q["p99_ms"].as_f64()),
-                q["errors"].as_u64().unwrap_or(0),
+                s.concurrency,
+                q.count,
+                cell(q.p50_ms),
+                cell(q.p99_ms),
+                q.errors,
             ));
         }
     }
@@ -75,7 +77,7 @@ pub fn requests(steps: &[Value]) -> Option<String> {
 
 /// The SUT's dependencies (`[[service]]`, `[[probe]]`) at every step, a row each, with
 /// the SUT's connections to each: None when no step has any.
-pub fn dependencies(steps: &[Value]) -> Option<String> {
+pub fn dependencies(steps: &[StepResult]) -> Option<String> {
     let mut out = String::from(
         "| sessions | dependency | kind | processes | RSS MB | threads | CPU ms/turn | clients | SUT's connections |
 |---------:|:-----------|:-----|----------:|-------:|--------:|------------:|--------:|------------------:|
@@ -83,25 +85,24 @@ pub fn dependencies(steps: &[Value]) -> Option<String> {
     );
     let mut any = false;
     for s in steps {
-        for d in s["dependencies"].as_array().into_iter().flatten() {
+        for d in &s.dependencies {
             any = true;
-            let name = d["name"].as_str().unwrap_or("");
-            let conns = s["connections"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|c| c["peer"].as_str() == Some(name))
-                .map_or("—".to_string(), |c| c["peak"].to_string());
+            let conns = s
+                .connections
+                .iter()
+                .find(|c| c.peer.as_deref() == Some(d.name.as_str()))
+                .map_or("—".to_string(), |c| c.peak.to_string());
             out.push_str(&format!(
-                "| {} | {name} | {}{} | {} | {} | {} | {} | {} | {conns} |\n",
-                s["concurrency"].as_u64().unwrap_or(0),
-                d["kind"].as_str().unwrap_or(""),
-                if d["exited"] == true { " (exited)" } else { "" },
-                d["processes"].as_u64().unwrap_or(0),
-                cell(d["peak_rss_mb"].as_f64()),
-                d["peak_threads"].as_u64().unwrap_or(0),
-                cell(d["cpu_ms_per_turn"].as_f64()),
-                d["peak_clients"].as_u64().unwrap_or(0),
+                "| {} | {} | {}{} | {} | {} | {} | {} | {} | {conns} |\n",
+                s.concurrency,
+                d.name,
+                d.kind,
+                if d.exited { " (exited)" } else { "" },
+                d.processes,
+                cell(Some(d.peak_rss_mb)),
+                d.peak_threads,
+                cell(d.cpu_ms_per_turn),
+                d.peak_clients,
             ));
         }
     }
@@ -109,25 +110,38 @@ pub fn dependencies(steps: &[Value]) -> Option<String> {
 }
 
 /// A step's standing as the run's verdict recorded it ("" for runs from before budgets).
-pub fn standing_in<'a>(doc: &'a Value, step: &Value) -> &'a str {
-    doc["analysis"]["verdict"]["standings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|s| s["concurrency"] == step["concurrency"])
-        .and_then(|s| s["standing"].as_str())
-        .unwrap_or("")
+pub fn standing_in(doc: &LadderDoc, step: &StepResult) -> &'static str {
+    word(doc.standing_of(step))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A step from the fields a test cares about, the rest as a default RESULT has them.
+    pub(crate) fn step(fields: serde_json::Value) -> StepResult {
+        fn merge(into: &mut serde_json::Value, from: &serde_json::Value) {
+            match (into.as_object_mut(), from.as_object()) {
+                (Some(a), Some(b)) => {
+                    for (k, x) in b {
+                        merge(a.entry(k).or_insert(serde_json::Value::Null), x);
+                    }
+                }
+                _ => *into = from.clone(),
+            }
+        }
+        let mut v = serde_json::to_value(StepResult::default()).unwrap();
+        merge(&mut v, &fields);
+        serde_json::from_value(v).unwrap()
+    }
 
     #[test]
     fn requests_get_a_row_per_step_and_name() {
         let steps = vec![
-            serde_json::json!({"concurrency": 4, "requests": {"create": {"count": 4, "p50_ms": 2.594, "p99_ms": 8.3, "errors": 0}, "run": {"count": 12, "p50_ms": 449.0, "p99_ms": null, "errors": 1}}}),
-            serde_json::json!({"concurrency": 8}),
+            step(
+                serde_json::json!({"concurrency": 4, "requests": {"create": {"count": 4, "p50_ms": 2.594, "p99_ms": 8.3, "errors": 0}, "run": {"count": 12, "p50_ms": 449.0, "p99_ms": null, "errors": 1}}}),
+            ),
+            step(serde_json::json!({"concurrency": 8})),
         ];
         let t = requests(&steps).unwrap();
         assert!(t.contains("| 4 | create | 4 | 2.59 | 8.30 | 0 |"), "{t}");
@@ -139,10 +153,12 @@ mod tests {
     #[test]
     fn dependencies_get_a_row_per_step_with_the_sut_connections_to_them() {
         let steps = vec![
-            serde_json::json!({"concurrency": 8, "connections": [{"port": 41000, "peer": "redis", "peak": 4}],
+            step(
+                serde_json::json!({"concurrency": 8, "connections": [{"port": 41000, "peer": "redis", "peak": 4, "mean": 4.0, "series": []}],
                 "dependencies": [{"name": "redis", "kind": "service", "processes": 1, "peak_rss_mb": 11.9,
-                "peak_threads": 5, "cpu_ms_per_turn": 0.42, "peak_clients": 5, "exited": true}]}),
-            serde_json::json!({"concurrency": 16}),
+                "peak_threads": 5, "peak_fds": 9, "cpu_sec": 0.1, "cpu_ms_per_turn": 0.42, "peak_clients": 5, "exited": true}]}),
+            ),
+            step(serde_json::json!({"concurrency": 16})),
         ];
         let t = dependencies(&steps).unwrap();
         assert!(
@@ -154,10 +170,12 @@ mod tests {
 
     #[test]
     fn rows_line_up_with_the_header_and_round_for_people() {
-        let r = serde_json::json!({"concurrency": 16, "outcome": "ok", "turns": 30, "wall_ms": 1000.0,
+        let r = step(
+            serde_json::json!({"concurrency": 16, "outcome": "ok", "turns": 30, "wall_ms": 1000.0,
             "p50_session_ms": 1903.62, "p99_session_ms": 1916.93, "latency_inflation": 1.0234,
             "cpu_of_cap": 0.974, "peak_rss_mb": 10.2, "rss_kb_per_session": 117.8,
-            "peak_threads": 3, "cpu_ms_per_turn": 0.33, "harness": {"bound": "sut"}});
+            "peak_threads": 3, "cpu_ms_per_turn": 0.33, "harness": {"bound": "sut"}}),
+        );
         let line = row(&r, "holds");
         let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
         assert_eq!(widths(&line), widths(HEADER.lines().next().unwrap()));

@@ -2,74 +2,70 @@
 //! that back it (budget, wall, throughput knee and plateau, collapse, USL, projection).
 
 use analysis::budget::num;
-use serde_json::Value;
+use result::ladder::{
+    Collapse, KneeReading, LadderAnalysis, LadderDoc, LogFinding, Plateau, UslReading,
+};
+use result::Confidence;
 
 /// The headline: what the system holds, where it is over budget, its wall, collapse.
-pub fn headline(doc: &Value) -> String {
-    let a = &doc["analysis"];
-    match a["verdict"]["headline"].as_str() {
-        Some(h) => h.to_string(),
-        // Runs recorded before budgets had only a ceiling.
-        None => ceiling_line(a),
+pub fn headline(doc: &LadderDoc) -> String {
+    match doc.ladder() {
+        Some(a) => match &a.verdict {
+            Some(v) => v.headline.clone(),
+            // Runs recorded before budgets had only a ceiling.
+            None => ceiling_line(a),
+        },
+        None => ceiling_line(&LadderAnalysis::default()),
     }
 }
 
 /// The verdict of a ladder document, a line each, the headline first.
-pub fn verdict_lines(doc: &Value) -> Vec<String> {
+pub fn verdict_lines(doc: &LadderDoc) -> Vec<String> {
     let mut out = vec![format!("verdict: {}", headline(doc))];
     out.extend(detail_lines(doc));
     out
 }
 
 /// Every line under the headline.
-pub fn detail_lines(doc: &Value) -> Vec<String> {
-    let a = &doc["analysis"];
-    let v = &a["verdict"];
+pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
+    let empty = LadderAnalysis::default();
+    let a = doc.ladder().unwrap_or(&empty);
     let mut out = Vec::new();
-    if let Some(b) = v["budget"].as_str() {
-        out.push(format!("budget: {b}"));
+    if let Some(v) = &a.verdict {
+        out.push(format!("budget: {}", v.budget));
+        out.push(format!("wall: {}", v.wall.text));
+        out.extend(v.plateau.as_ref().map(plateau_line));
+        for n in &v.notes {
+            out.push(format!("note: {n}"));
+        }
     }
-    if let Some(w) = v["wall"]["text"].as_str() {
-        out.push(format!("wall: {w}"));
-    }
-    out.extend(plateau_line(&v["plateau"]));
-    for n in v["notes"].as_array().into_iter().flatten() {
-        out.push(format!("note: {}", n.as_str().unwrap_or("")));
-    }
-    out.push(knee_line(&a["knee"]));
-    out.extend(collapse_line(a));
-    out.extend(harness_line(a));
+    out.push(knee_line(&a.knee));
+    out.extend(a.collapse.as_ref().map(collapse_line));
+    out.extend(harness_line(&a.harness_bound_steps));
     out.extend(provider_line(doc));
-    out.push(usl_line(&a["usl"]));
-    out.extend(log_lines(&a["log"]));
-    if let Some(lines) = a["capacity"]["working"].as_array() {
+    out.push(usl_line(&a.usl));
+    out.extend(log_lines(a.log.as_deref().unwrap_or_default()));
+    if let Some(c) = &a.capacity {
         out.push("capacity projection (not a measurement):".into());
-        out.extend(
-            lines
-                .iter()
-                .map(|l| format!("  {}", l.as_str().unwrap_or(""))),
-        );
+        out.extend(c.working.iter().map(|l| format!("  {l}")));
     }
     out
 }
 
 /// The provider's limits, and at each level where it refused calls or kept them waiting:
 /// how many, the retries they cost, and the wait for a slot.
-fn provider_line(doc: &Value) -> Option<String> {
-    let steps = doc["steps"].as_array()?;
-    let limits = steps
+fn provider_line(doc: &LadderDoc) -> Option<String> {
+    let limits = doc
+        .steps
         .iter()
-        .find_map(|s| s["provider"]["limits"].as_str())?;
-    let per: Vec<String> = steps
+        .find_map(|s| s.provider.as_ref().map(|p| p.limits.as_str()))?;
+    let per: Vec<String> = doc
+        .steps
         .iter()
         .filter_map(|s| {
-            let p = &s["provider"];
-            let refused: u64 = p["refused"]
-                .as_object()?
-                .values()
-                .filter_map(|v| v.as_u64())
-                .sum();
-            let wait = p["queue_wait_p99_ms"].as_f64().unwrap_or(0.0);
+            let p = s.provider.as_ref()?;
+            let refused: u64 = p.refused.values().sum();
+            let wait = p.queue_wait_p99_ms;
             if refused == 0 && wait < 1.0 {
                 return None;
             }
@@ -81,15 +77,15 @@ fn provider_line(doc: &Value) -> Option<String> {
             let refusals = if refused > 0 {
                 format!(
                     " {refused} calls refused ({:.0} %), the SUT resent {} (amplification {}×)",
-                    p["refused_share"].as_f64().unwrap_or(0.0) * 100.0,
-                    p["retried"].as_u64().unwrap_or(0),
-                    num(p["amplification"].as_f64().unwrap_or(1.0)),
+                    p.refused_share * 100.0,
+                    p.retried,
+                    num(p.amplification),
                 )
             } else {
                 String::new()
             };
             let sep = if refused > 0 && wait >= 1.0 { "," } else { "" };
-            Some(format!("at {}:{refusals}{sep}{slots}", s["concurrency"]))
+            Some(format!("at {}:{refusals}{sep}{slots}", s.concurrency))
         })
         .collect();
     let what = if per.is_empty() {
@@ -102,45 +98,43 @@ fn provider_line(doc: &Value) -> Option<String> {
 
 /// The SUT's own log: kinds that began under load, each with its level; the noise every
 /// level printed summed in one line.
-fn log_lines(findings: &Value) -> Vec<String> {
-    let all = findings.as_array().cloned().unwrap_or_default();
-    let (noise, load): (Vec<&Value>, Vec<&Value>) =
-        all.iter().partition(|f| f["at_lowest"] == true);
+fn log_lines(all: &[LogFinding]) -> Vec<String> {
+    let (noise, load): (Vec<&LogFinding>, Vec<&LogFinding>) = all.iter().partition(|f| f.at_lowest);
     let mut out: Vec<String> = load
         .iter()
         .take(5)
         .map(|f| {
             format!(
                 "SUT log: {} × {} `{}` at {} sessions, {} (e.g. `{}`)",
-                f["count_at_first"],
-                f["level"].as_str().unwrap_or(""),
-                f["message"].as_str().unwrap_or(""),
-                f["first_at"],
-                if f["below_cut"] == true {
+                f.count_at_first,
+                f.level,
+                f.message,
+                f.first_at,
+                if f.below_cut {
                     "not among the kinds kept below"
                 } else {
                     "none below"
                 },
-                f["example"].as_str().unwrap_or("")
+                f.example
             )
         })
         .collect();
     if load.len() > 5 {
         out.push(format!("SUT log: {} more kinds of warning or error began under load (result.json, analysis.log)", load.len() - 5));
     }
-    if !noise.is_empty() {
+    if let Some(first) = noise.first() {
         out.push(format!(
             "SUT log: {} kind(s) of warning or error already at the lowest level (not load's doing), e.g. `{}`",
             noise.len(),
-            noise[0]["message"].as_str().unwrap_or("")
+            first.message
         ));
     }
     out
 }
 
-fn ceiling_line(a: &Value) -> String {
-    match a["ceiling"].as_u64() {
-        Some(c) if a["ceiling_is_harness_bound"] == true => format!(
+fn ceiling_line(a: &LadderAnalysis) -> String {
+    match a.ceiling {
+        Some(c) if a.ceiling_is_harness_bound => format!(
             "ceiling: {c} sessions — but that step was HARNESS-BOUND: Plimsoll was the bottleneck, not the SUT"
         ),
         Some(c) => format!("ceiling: {c} sessions (the last step without a collapse)"),
@@ -148,39 +142,32 @@ fn ceiling_line(a: &Value) -> String {
     }
 }
 
-fn plateau_line(p: &Value) -> Option<String> {
-    let from = p["from"].as_f64()?;
-    Some(format!(
+fn plateau_line(p: &Plateau) -> String {
+    format!(
         "throughput plateau: {} turns/s from {} sessions over {} levels ({}){}",
-        num(p["turns_per_s"].as_f64().unwrap_or(0.0)),
-        num(from),
-        p["levels"],
-        p["confidence"].as_str().unwrap_or(""),
-        if p["retrograde"] == true {
+        num(p.turns_per_s),
+        num(p.from),
+        p.levels,
+        p.confidence,
+        if p.retrograde {
             "; it falls after its peak (retrograde)"
         } else {
             ""
         }
-    ))
+    )
 }
 
-fn collapse_line(a: &Value) -> Option<String> {
-    let c = &a["collapse"];
-    c.as_object()?;
-    Some(format!(
+fn collapse_line(c: &Collapse) -> String {
+    format!(
         "collapse at {} sessions: {} — {}",
-        c["concurrency"],
-        c["outcome"].as_str().unwrap_or(""),
-        c["cause"].as_str().unwrap_or("")
-    ))
+        c.concurrency,
+        c.outcome,
+        c.cause.as_deref().unwrap_or("")
+    )
 }
 
-fn harness_line(a: &Value) -> Option<String> {
-    let steps: Vec<String> = a["harness_bound_steps"]
-        .as_array()?
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+fn harness_line(steps: &[usize]) -> Option<String> {
+    let steps: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
     (!steps.is_empty()).then(|| {
         format!(
             "harness-bound steps (Plimsoll was the bottleneck there, not the SUT): {}",
@@ -189,47 +176,56 @@ fn harness_line(a: &Value) -> Option<String> {
     })
 }
 
-fn knee_line(k: &Value) -> String {
-    let f = |key: &str| k[key].as_f64().map_or("?".to_string(), num);
-    match k["confidence"].as_str().unwrap_or("") {
-        "insufficient" => "knee: not enough steps".into(),
-        "none" => "throughput knee: none within the ladder — throughput kept scaling".into(),
+fn knee_line(k: &KneeReading) -> String {
+    let k = match k {
+        KneeReading::Insufficient { .. } => return "knee: not enough steps".into(),
+        KneeReading::Scaling { .. } => {
+            return "throughput knee: none within the ladder — throughput kept scaling".into()
+        }
+        KneeReading::Found(k) => k,
+    };
+    match k.confidence {
+        Confidence::Insufficient => "knee: not enough steps".into(),
+        Confidence::None => {
+            "throughput knee: none within the ladder — throughput kept scaling".into()
+        }
         // Runs recorded before the throughput knee: the latency knee's words.
-        "flat" => format!(
+        Confidence::Flat => format!(
             "knee: none within the ladder — latency inflation stayed within 15 % up to {} sessions",
-            f("from")
+            num(k.from)
         ),
-        "at_the_end" => format!(
+        Confidence::AtTheEnd => format!(
             "knee: {} or beyond — latency turns at the last level; widen the ladder",
-            f("from")
+            num(k.from)
         ),
         conf => format!(
             "throughput knee: between {} and {} sessions ({conf}; {})",
-            f("from"),
-            f("to"),
-            k["method"].as_str().unwrap_or("")
+            num(k.from),
+            num(k.to),
+            k.method
         ),
     }
 }
 
-fn usl_line(u: &Value) -> String {
-    if let Some(why) = u["refused"].as_str() {
-        return format!("USL: not fitted — {why}");
-    }
-    let g = |k: &str| u[k].as_f64().map_or("?".to_string(), num);
-    let peak = u["peak_concurrency"]
-        .as_f64()
+fn usl_line(u: &UslReading) -> String {
+    let u = match u {
+        UslReading::Refused { refused } => return format!("USL: not fitted — {refused}"),
+        UslReading::Fitted(u) => u,
+    };
+    let peak = u
+        .peak_concurrency
         .map_or("none (no coherency cost seen)".to_string(), |p| {
-            format!("at {p:.0} sessions, {} turns/s", g("peak_throughput"))
+            format!(
+                "at {p:.0} sessions, {} turns/s",
+                u.peak_throughput.map_or("?".to_string(), num)
+            )
         });
-    let note = u["note"]
-        .as_str()
-        .map_or(String::new(), |n| format!(" — {n}"));
+    let note = u.note.as_ref().map_or(String::new(), |n| format!(" — {n}"));
     format!(
-        "USL: σ = {}, κ = {}, λ = {} turns/s; predicted peak {peak} (R² {}){note}",
-        g("sigma"),
-        g("kappa"),
-        g("lambda"),
-        u["r2"].as_f64().map_or("?".into(), |r| format!("{r:.3}"))
+        "USL: σ = {}, κ = {}, λ = {} turns/s; predicted peak {peak} (R² {:.3}){note}",
+        num(u.sigma),
+        num(u.kappa),
+        num(u.lambda),
+        u.r2
     )
 }

@@ -9,9 +9,10 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-fn doc(kind: &str, file: &str) -> serde_json::Value {
+fn doc<T: serde::de::DeserializeOwned>(kind: &str, file: &str) -> T {
     let path = fixtures().join(kind).join(file);
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn same(kind: &str, file: &str, rendered: &str) {
@@ -36,7 +37,7 @@ fn same(kind: &str, file: &str, rendered: &str) {
 #[test]
 fn a_ladder_renders_as_it_was_written() {
     for kind in ["ladder", "provider"] {
-        let d = doc(kind, "result.json");
+        let d: result::ladder::LadderDoc = doc(kind, "result.json");
         same(kind, "report.md", &report::markdown::ladder(&d));
         same(kind, "report.html", &report::html::render(&d));
     }
@@ -44,45 +45,40 @@ fn a_ladder_renders_as_it_was_written() {
 
 #[test]
 fn arms_render_as_they_were_written() {
-    let d = doc("arms", "result.json");
+    let d: result::arms::ArmsDoc = doc("arms", "result.json");
     same("arms", "report.md", &report::arms::markdown(&d));
     same("arms", "report.html", &report::arms::html(&d));
 }
 
 #[test]
 fn a_sweep_renders_as_it_was_written() {
-    let d = doc("sweep", "result.json");
+    let d: result::sweep::SweepDoc = doc("sweep", "result.json");
     same("sweep", "report.md", &report::sweep::markdown(&d));
     same("sweep", "report.html", &report::sweep::html(&d));
 }
 
 #[test]
 fn a_soak_renders_as_it_was_written() {
-    let d = doc("soak", "soak.json");
+    let d: result::soak::SoakDoc = doc("soak", "soak.json");
     same("soak", "soak.md", &report::soak::markdown(&d));
     same("soak", "soak.html", &report::soak::html(&d));
 }
 
 #[test]
 fn a_comparison_renders_as_it_was_written() {
-    let d = doc("compare", "compare.json");
+    let d: result::compare::CompareDoc = doc("compare", "compare.json");
     same("compare", "compare.md", &report::markdown::compare(&d));
     same("compare", "compare.html", &report::html::render_compare(&d));
 }
 
 #[test]
 fn documents_serialize_as_they_were_written() {
-    for (kind, file) in [
-        ("ladder", "result.json"),
-        ("arms", "result.json"),
-        ("sweep", "result.json"),
-        ("provider", "result.json"),
-        ("soak", "soak.json"),
-    ] {
-        same(
-            kind,
-            file,
-            &serde_json::to_string_pretty(&doc(kind, file)).unwrap(),
-        );
+    fn again<T: serde::de::DeserializeOwned + serde::Serialize>(kind: &str, file: &str) {
+        same(kind, file, &result::to_file_json(&doc::<T>(kind, file)));
     }
+    again::<result::ladder::LadderDoc>("ladder", "result.json");
+    again::<result::ladder::LadderDoc>("provider", "result.json");
+    again::<result::arms::ArmsDoc>("arms", "result.json");
+    again::<result::sweep::SweepDoc>("sweep", "result.json");
+    again::<result::soak::SoakDoc>("soak", "soak.json");
 }

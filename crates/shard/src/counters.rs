@@ -42,7 +42,7 @@ pub struct Counters {
     pub harness_cpu_sec: f64,
     pub cores: usize,
     /// "sut" or "harness" (the shard's own driver was the bottleneck).
-    pub bound: String,
+    pub bound: result::Bound,
     /// Failures of each named request.
     pub request_errors: BTreeMap<String, u64>,
     /// What the shared mock's ledger says of this shard's sessions (none without --mock).

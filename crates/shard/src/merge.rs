@@ -4,8 +4,9 @@
 
 use crate::files::Shard;
 use crate::{IDEAL, REQUEST, SESSION, TTFT, TURN};
+use analysis::outcome::Evidence;
 use hdrhistogram::Histogram;
-use result::{round2, Harness, RequestLatency, StepResult};
+use result::{round2, Harness, Outcome, RequestLatency, StepResult};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How late a shard may begin after the shared start, by default, before its sessions no
@@ -91,7 +92,10 @@ pub fn not_one_run(shards: &[Shard], late_tolerance_ms: f64) -> Option<String> {
             late_tolerance_ms / 1000.0
         ));
     }
-    if let Some(s) = shards.iter().find(|s| s.counters.bound == "harness") {
+    if let Some(s) = shards
+        .iter()
+        .find(|s| s.counters.bound == result::Bound::Harness)
+    {
         return Some(format!(
             "shard {} was harness-bound (its driver's lag p99 {:.1} ms): its latencies describe its own driver, not the SUT (give that shard more CPU, or run more shards)",
             s.counters.index, s.counters.driver_lag_p99_ms
@@ -118,45 +122,25 @@ fn ms_q(h: Option<&Histogram<u64>>, q: f64) -> Option<f64> {
         .map(|h| round2(h.value_at_quantile(q) as f64 / 1000.0))
 }
 
-/// The outcome over the whole run, in the order a single step judges it.
-fn outcome(
-    shards: &[Shard],
-    sum: &Sums,
-    unknown: &Option<String>,
-) -> (&'static str, Option<String>) {
-    if let Some(why) = unknown {
-        return ("unknown", Some(why.clone()));
+/// The outcome over the whole run, judged by the rules a single step is judged by.
+fn outcome(shards: &[Shard], sum: &Sums, unknown: &Option<String>) -> (Outcome, Option<String>) {
+    let late = shards.iter().find(|s| s.counters.timed_out);
+    let evidence = Evidence {
+        unknown: unknown.clone(),
+        timed_out: late.is_some(),
+        timeout_where: late.map(|s| format!("shard {}", s.counters.index)),
+        violations: sum.violations,
+        sessions_ok: sum.ok,
+        sessions_failed: sum.failed,
+        error_rate: shards
+            .first()
+            .map_or(0.0, |s| s.counters.error_rate_threshold),
+        ..Evidence::default()
+    };
+    match analysis::outcome::outcome(&evidence) {
+        Some((o, why)) => (o, Some(why)),
+        None => (Outcome::Ok, None),
     }
-    if let Some(s) = shards.iter().find(|s| s.counters.timed_out) {
-        return (
-            "timeout",
-            Some(format!(
-                "shard {}'s sessions were still running when the step timeout ran out",
-                s.counters.index
-            )),
-        );
-    }
-    if sum.violations > 0 {
-        return (
-            "integrity",
-            Some(format!(
-                "{} integrity violation(s) in the mock's ledger: the SUT's conversations were corrupted",
-                sum.violations
-            )),
-        );
-    }
-    let total = sum.ok + sum.failed;
-    let threshold = shards[0].counters.error_rate_threshold;
-    if total > 0 && sum.failed as f64 / total as f64 > threshold {
-        return (
-            "error_rate",
-            Some(format!(
-                "{} of {total} sessions failed (threshold {threshold})",
-                sum.failed
-            )),
-        );
-    }
-    ("ok", None)
 }
 
 /// The counters of every shard, added.
@@ -255,7 +239,7 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
     let q = |tag: &str, p: f64| ms_q(hists.get(tag).filter(|_| known), p);
     let (p50_session, ideal) = (q(SESSION, 0.5), q(IDEAL, 0.5));
     let result = StepResult {
-        schema_version: 1,
+        schema_version: result::SCHEMA_VERSION,
         concurrency: match open {
             Some(_) => sum.peak_in_flight.max(1) as usize,
             None => c0.as_ref().map_or(0, |c| c.concurrency),
@@ -275,56 +259,24 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
             (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
             _ => None,
         },
-        peak_rss_mb: 0.0,
-        rss_kb_per_session: 0.0,
-        rss_kb_per_turn: None,
-        baseline_rss_mb: 0.0,
-        peak_threads: 0,
-        peak_fds: 0,
-        cpu_ms_per_turn: None,
-        cpu_sec: 0.0,
         llm_calls: sum.llm_calls,
         llm_tokens_out: sum.tokens_out,
         injected_failures: sum.injected,
         integrity_violations: sum.violations,
         errors_by_kind: sum.errors.clone(),
-        files_created: 0,
         harness: Harness {
             mock_timing_error_p99_ms: round2(sum.mock_late_p99_ms),
             // The worst shard's: each driver's lag is its own machine's.
             driver_lag_p99_ms: round2(sum.lag_p99_ms),
             cpu_share: round2(sum.cpu_share),
-            bound: "sut",
+            bound: result::Bound::Sut,
         },
         outcome,
         arrival_rate_per_s: open,
         sessions: open.map(|_| sum.planned),
-        cgroup_mem_peak_mb: None,
-        cgroup_oom_kills: None,
-        cap: None,
         turns_per_s: known.then(|| round2(sum.turns_per_s)),
-        cpu_cores: None,
-        cpu_of_cap: None,
-        cpu_throttled: None,
-        mem_of_cap: None,
-        partition: None,
-        cpu_pressure: None,
-        cpu_pressure_scope: None,
-        slow: None,
-        probe_p50_ms: None,
-        probe_p99_ms: None,
-        probe_failed: None,
-        sched_delay_ms_per_s: None,
         requests: requests(&hists, &sum.request_errors, known),
-        resident: None,
-        scratch: None,
-        provider: None,
-        reasoning: None,
-        log: None,
-        connections: Vec::new(),
-        dependencies: Vec::new(),
-        arm: None,
-        replicas: None,
+        // The SUT ran elsewhere: its process figures were not sampled (they read 0).
         shards: Some(result::Shards {
             count: c0.as_ref().map_or(0, |c| c.count),
             merged: shards.len(),
@@ -332,7 +284,7 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
             unknown,
             sut_sampled: false,
         }),
-        bus: None,
+        ..StepResult::default()
     };
     let threshold = c0.as_ref().map_or(0.0, |c| c.p99_session_ms_threshold);
     let budget = c0.as_ref().map(|c| c.budget.clone()).unwrap_or_default();

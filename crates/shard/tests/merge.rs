@@ -35,7 +35,7 @@ fn counters(index: usize, count: usize) -> Counters {
         driver_lag_p99_ms: 1.0,
         harness_cpu_sec: 0.2,
         cores: 2,
-        bound: "sut".into(),
+        bound: result::Bound::Sut,
         request_errors: BTreeMap::new(),
         mock: Some(MockCounts {
             llm_calls: 600,
@@ -98,7 +98,7 @@ fn four_shards_add_up_to_one_process_exactly() {
     }
     assert_eq!(m, &whole, "every bucket the same");
     let r = merge(&shards, 1000.0).result;
-    assert_eq!(r.outcome, "ok");
+    assert_eq!(r.outcome, result::Outcome::Ok);
     assert_eq!(
         (r.sessions_ok, r.turns, r.llm_calls, r.concurrency),
         (400, 1200, 2400, 400)
@@ -148,7 +148,7 @@ fn a_missing_shard_is_unknown_not_a_number() {
     four_shards(&dir);
     std::fs::remove_file(dir.join("shard-2-of-4.json")).unwrap();
     let m = merge(&read_dirs(std::slice::from_ref(&dir)).unwrap(), 1000.0);
-    assert_eq!(m.result.outcome, "unknown");
+    assert_eq!(m.result.outcome, result::Outcome::Unknown);
     assert_eq!(m.result.p50_session_ms, None);
     assert_eq!(m.result.p99_session_ms, None);
     assert_eq!(m.result.turns_per_s, None);
@@ -168,7 +168,7 @@ fn a_shard_twice_is_unknown() {
         std::fs::copy(a.join(&f), b.join(&f)).unwrap();
     }
     let m = merge(&read_dirs(&[a.clone(), b.clone()]).unwrap(), 1000.0);
-    assert_eq!(m.result.outcome, "unknown");
+    assert_eq!(m.result.outcome, result::Outcome::Unknown);
     let why = m.cause.unwrap();
     assert!(why.contains("shard 1 of 4 ran twice"), "{why}");
     let _ = (std::fs::remove_dir_all(&a), std::fs::remove_dir_all(&b));
@@ -202,17 +202,17 @@ fn a_late_shard_a_harness_bound_one_and_another_run_are_unknown() {
         .unwrap()
         .contains("began 4.2 s after the shared start"));
     let held = merge(&shards_with(|c| c.late_start_ms = 900.0), 1000.0);
-    assert_eq!(held.result.outcome, "ok");
+    assert_eq!(held.result.outcome, result::Outcome::Ok);
     let bound = merge(
         &shards_with(|c| {
-            c.bound = "harness".into();
+            c.bound = result::Bound::Harness;
             c.driver_lag_p99_ms = 80.0
         }),
         1000.0,
     );
     assert!(bound.cause.unwrap().contains("shard 1 was harness-bound"));
     let other = merge(&shards_with(|c| c.run = "at-1".into()), 1000.0);
-    assert_eq!(other.result.outcome, "unknown");
+    assert_eq!(other.result.outcome, result::Outcome::Unknown);
     assert!(other.cause.unwrap().contains("merge one run's shards only"));
 }
 
@@ -226,14 +226,14 @@ fn failures_and_violations_are_judged_over_the_whole_run() {
         }),
         1000.0,
     );
-    assert_eq!(failed.result.outcome, "error_rate");
+    assert_eq!(failed.result.outcome, result::Outcome::ErrorRate);
     assert_eq!(failed.result.errors_by_kind["status"], 10);
     assert!(failed.cause.unwrap().contains("10 of 200 sessions failed"));
     let corrupt = merge(
         &shards_with(|c| c.mock.as_mut().unwrap().integrity_violations = 3),
         1000.0,
     );
-    assert_eq!(corrupt.result.outcome, "integrity");
+    assert_eq!(corrupt.result.outcome, result::Outcome::Integrity);
     assert_eq!(corrupt.result.integrity_violations, 3);
 }
 

@@ -5,11 +5,13 @@
 //! Running one step is `step`'s business; the statistics are `analysis`'s.
 
 use anyhow::Context;
-use serde_json::{json, Value};
+use experiment::Config;
+use result::environment::{Environment, SoakPlan as PlanDoc};
+use result::soak::{SoakAnalysis, SoakDoc};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use step::{Config, SoakPlan, SoakSample, StepOptions};
+use step::{SoakPlan, SoakSample, StepOptions};
 
 #[derive(Clone, Debug)]
 pub struct SoakOptions {
@@ -25,11 +27,13 @@ pub struct SoakOptions {
 }
 
 /// Runs the soak; the document every report is made from.
-pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value> {
-    let mut environment = step::environment::describe(cfg, &opts.step);
-    environment["kind"] = json!("soak");
-    // The plan goes in with the start, so a killed soak is judged as it was meant.
-    environment["plan"] = plan_doc(cfg, opts);
+pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDoc> {
+    let environment = Environment {
+        kind: Some("soak".into()),
+        // The plan goes in with the start, so a killed soak is judged as it was meant.
+        plan: Some(plan_doc(cfg, opts)),
+        ..step::environment::describe(cfg, &opts.step)
+    };
     let history = opts
         .history
         .as_deref()
@@ -41,7 +45,7 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value>
         None => None,
     };
     let history = Arc::new(Mutex::new(history));
-    let series: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let series: Arc<Mutex<Vec<SoakSample>>> = Arc::default();
     let plan = SoakPlan {
         duration: opts.duration,
         drain: opts.drain,
@@ -49,16 +53,18 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value>
         on_sample: {
             let (history, series) = (history.clone(), series.clone());
             Arc::new(move |s: &SoakSample| {
-                let v = serde_json::to_value(s).unwrap_or(Value::Null);
                 if let (Some(h), Some(id)) =
                     (&*history.lock().unwrap_or_else(|p| p.into_inner()), id)
                 {
-                    if let Err(e) = h.add_sample(id, &v) {
+                    if let Err(e) = h.add_sample(id, s) {
                         eprintln!("soak: could not store a sample in the history: {e}");
                     }
                 }
                 progress_line(s);
-                series.lock().unwrap_or_else(|p| p.into_inner()).push(v);
+                series
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(s.clone());
             })
         },
     };
@@ -85,13 +91,13 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value>
         interrupted,
     );
     if let (Some(h), Some(id)) = (&*history.lock().unwrap_or_else(|p| p.into_inner()), id) {
-        if let Some(r) = doc.get("result").filter(|r| !r.is_null()) {
+        if let Some(r) = &doc.result {
             h.add_step(id, 0, r)?;
         }
         h.finish_run(
             id,
             if interrupted { "interrupted" } else { "done" },
-            &doc["analysis"],
+            &doc.analysis,
         )?;
     }
     if let Some(dir) = &opts.out {
@@ -104,38 +110,39 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<Value>
 fn document(
     cfg: &Config,
     opts: &SoakOptions,
-    environment: Value,
+    environment: Environment,
     started: &str,
     id: Option<i64>,
-    series: Vec<Value>,
+    series: Vec<SoakSample>,
     result: Option<step::StepResult>,
     interrupted: bool,
-) -> Value {
+) -> SoakDoc {
     let analysis = judged(&series, opts.warmup.as_secs_f64());
-    json!({
-        "schema_version": 1,
-        "kind": "soak",
-        "run": id,
-        "started": started,
-        "config": cfg.file.display().to_string(),
-        "environment": environment,
-        "status": if interrupted { "interrupted" } else { "done" },
-        "plan": plan_doc(cfg, opts),
-        "result": result,
-        "series": series,
-        "analysis": analysis,
-    })
+    SoakDoc {
+        schema_version: 1,
+        kind: "soak".into(),
+        run: id,
+        started: started.to_string(),
+        config: cfg.file.display().to_string(),
+        environment,
+        status: if interrupted { "interrupted" } else { "done" }.into(),
+        plan: plan_doc(cfg, opts),
+        result,
+        series,
+        analysis,
+        steps: None,
+    }
 }
 
-fn plan_doc(cfg: &Config, opts: &SoakOptions) -> Value {
-    json!({
-        "concurrency": opts.step.concurrency.unwrap_or(cfg.concurrency),
-        "rate": opts.step.rate,
-        "duration_s": opts.duration.as_secs_f64(),
-        "drain_s": opts.drain.as_secs_f64(),
-        "every_s": opts.every.as_secs_f64(),
-        "warmup_s": opts.warmup.as_secs_f64(),
-    })
+fn plan_doc(cfg: &Config, opts: &SoakOptions) -> PlanDoc {
+    PlanDoc {
+        concurrency: opts.step.concurrency.unwrap_or(cfg.concurrency),
+        rate: opts.step.rate,
+        duration_s: opts.duration.as_secs_f64(),
+        drain_s: opts.drain.as_secs_f64(),
+        every_s: opts.every.as_secs_f64(),
+        warmup_s: opts.warmup.as_secs_f64(),
+    }
 }
 
 /// A line per sample on a terminal: where the soak is and what the SUT holds.
@@ -155,9 +162,9 @@ fn progress_line(s: &SoakSample) {
 }
 
 /// Writes `soak.json`, `soak.md` and `soak.html`.
-pub fn write_reports(doc: &Value, dir: &std::path::Path) -> anyhow::Result<()> {
+pub fn write_reports(doc: &SoakDoc, dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("soak.json"), serde_json::to_string_pretty(doc)?)?;
+    std::fs::write(dir.join("soak.json"), result::to_file_json(doc))?;
     std::fs::write(dir.join("soak.md"), report::soak::markdown(doc))?;
     std::fs::write(dir.join("soak.html"), report::soak::html(doc))?;
     eprintln!(
@@ -167,25 +174,43 @@ pub fn write_reports(doc: &Value, dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The leak verdicts of a series, marked as a soak's analysis.
-fn judged(series: &[Value], warmup_s: f64) -> Value {
-    let mut analysis = analysis::leak::soak(series, warmup_s);
-    analysis["kind"] = json!("soak");
-    analysis
+/// The leak verdicts of a series.
+fn judged(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
+    analysis::leak::soak(series, warmup_s)
+}
+
+/// What the history holds of a soak: its run (with the environment and plan it started
+/// with) and its one step.
+#[derive(serde::Deserialize)]
+pub struct Stored {
+    pub run: Option<i64>,
+    #[serde(default)]
+    pub started: String,
+    pub config: String,
+    pub environment: Environment,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub steps: Vec<step::StepResult>,
 }
 
 /// A stored soak again: its series from the history, judged anew (the same verdict).
-pub fn from_history(h: &store::History, run: i64, doc: Value) -> anyhow::Result<Value> {
-    let series = h.samples(run)?;
-    let warmup = doc["environment"]["plan"]["warmup_s"]
-        .as_f64()
-        .unwrap_or(0.0);
-    let mut doc = doc;
-    doc["plan"] = doc["environment"]["plan"].clone();
-    let analysis = judged(&series, warmup);
-    doc["kind"] = json!("soak");
-    doc["result"] = doc["steps"].get(0).cloned().unwrap_or(Value::Null);
-    doc["series"] = json!(series);
-    doc["analysis"] = analysis;
-    Ok(doc)
+pub fn from_history(h: &store::History, run: i64, stored: Stored) -> anyhow::Result<SoakDoc> {
+    let series: Vec<SoakSample> = h.samples(run)?;
+    let plan = stored.environment.plan.clone().unwrap_or_default();
+    let analysis = judged(&series, plan.warmup_s);
+    Ok(SoakDoc {
+        schema_version: 1,
+        kind: "soak".into(),
+        run: stored.run,
+        started: stored.started,
+        config: stored.config,
+        environment: stored.environment,
+        status: stored.status,
+        plan,
+        result: stored.steps.first().cloned(),
+        series,
+        analysis,
+        steps: Some(stored.steps),
+    })
 }

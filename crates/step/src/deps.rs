@@ -3,7 +3,7 @@
 //! pid file, pattern or cgroup. All are sampled like the SUT and reported on rows of
 //! their own.
 
-use crate::config::{Config, ReadyKind};
+use experiment::{Config, ReadyKind};
 use probe::{Ready, Sampler, Sut, SutSpec};
 use result::round2;
 use std::sync::Arc;
@@ -127,7 +127,7 @@ impl Deps {
             let s = sampler.finish();
             rows.push(result::Dependency {
                 name,
-                kind,
+                kind: kind.to_string(),
                 processes: s.peak_processes,
                 peak_rss_mb: round2(s.peak_rss_kb as f64 / 1024.0),
                 peak_threads: s.peak_threads,

@@ -1,13 +1,13 @@
 //! Where a run happened: the machine, its kernel, the cap method, the core partition,
 //! the SUT's git commit and command — stored with every run so an old one can be read.
 
-use crate::config::Config;
 use crate::step::StepOptions;
-use serde_json::json;
+use experiment::Config;
+use result::environment::{EnvCap, EnvPartition, EnvProbe, EnvService, Environment};
 
 /// Where Plimsoll ran and what it ran (machine, kernel, cap method, partition, the
 /// SUT's git commit and command), stored with every run of a ramp or a soak.
-pub fn describe(cfg: &Config, opts: &StepOptions) -> serde_json::Value {
+pub fn describe(cfg: &Config, opts: &StepOptions) -> Environment {
     let read = |p: &str| {
         std::fs::read_to_string(p)
             .map(|s| s.trim().to_string())
@@ -26,28 +26,43 @@ pub fn describe(cfg: &Config, opts: &StepOptions) -> serde_json::Value {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    json!({
-        "machine": probe::machine::fingerprint(),
-        "memory_gb": mem_gb,
-        "kernel": read("/proc/sys/kernel/osrelease"),
+    Environment {
+        machine: probe::machine::fingerprint(),
+        memory_gb: mem_gb,
+        kernel: read("/proc/sys/kernel/osrelease"),
         // The method a step's cap will use, found the way a step finds it (and removed again).
-        "cap": opts.cap.map(|c| json!({
-            "cpus": c.cpus,
-            "mem_bytes": c.mem_bytes,
-            "method": cap::Cap::create(c, "probe").method,
-        })),
-        "sut_git_commit": git,
-        "partition": opts.partition.as_ref().map(|p| json!({
-            "harness": probe::affinity::list(&p.harness),
-            "sut": probe::affinity::list(&p.sut),
-            "method": "affinity",
-        })),
-        "plimsoll_version": env!("CARGO_PKG_VERSION"),
-        "sut_command": cfg.command,
-        "sut_env": cfg.env,
-        "arm": cfg.arm,
-        "replicas": cfg.replicas,
-        "services": cfg.services.iter().map(|s| json!({"name": s.name, "command": s.command})).collect::<Vec<_>>(),
-        "probes": cfg.watches.iter().map(|w| json!({"name": w.name, "target": w.target.describe()})).collect::<Vec<_>>(),
-    })
+        cap: opts.cap.map(|c| EnvCap {
+            cpus: c.cpus,
+            mem_bytes: c.mem_bytes,
+            method: cap::Cap::create(c, "probe").method.to_string(),
+        }),
+        sut_git_commit: git,
+        partition: opts.partition.as_ref().map(|p| EnvPartition {
+            harness: probe::affinity::list(&p.harness),
+            sut: probe::affinity::list(&p.sut),
+            method: "affinity".into(),
+        }),
+        plimsoll_version: env!("CARGO_PKG_VERSION").into(),
+        sut_command: cfg.command.clone(),
+        sut_env: cfg.env.clone(),
+        arm: cfg.arm.clone(),
+        replicas: cfg.replicas,
+        services: cfg
+            .services
+            .iter()
+            .map(|s| EnvService {
+                name: s.name.clone(),
+                command: s.command.clone(),
+            })
+            .collect(),
+        probes: cfg
+            .watches
+            .iter()
+            .map(|w| EnvProbe {
+                name: w.name.clone(),
+                target: w.target.describe(),
+            })
+            .collect(),
+        ..Environment::default()
+    }
 }

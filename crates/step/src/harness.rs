@@ -7,13 +7,14 @@
 //! start, gets the memory at that moment as its baseline, so `rss_kb_per_session` is the
 //! marginal cost of a session; without it the baseline is the process as it started.
 
-use crate::config::Config;
-use crate::judge::StepReport;
-use crate::judge::{judge, Latencies, Measured};
+use crate::judge::judge;
+use crate::measured::{Latencies, Measured};
 use crate::rig::{own_cpu_sec, Rig};
 use anyhow::{bail, Context};
+use experiment::Config;
 use probe::{Ready, Sampler, Sut, SutSpec};
 use result::schema::check_harness_line;
+use result::StepReport;
 use std::time::Duration;
 
 pub(crate) async fn run(

@@ -1,7 +1,7 @@
 //! The rates of a step under full load: turns per second and the SUT's CPU share of the
 //! cores it could use.
 
-use crate::judge::Measured;
+use crate::measured::Measured;
 use probe::Summary;
 
 /// Completed turns per second and SUT CPU cores busy *while every session was in

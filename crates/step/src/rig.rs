@@ -2,8 +2,8 @@
 //! dependencies (`[[service]]`, `[[probe]]`), the SUT's port, and the environment that
 //! points the SUT at the mock and at its services.
 
-use crate::config::Config;
 use anyhow::Context;
+use experiment::Config;
 
 /// The fixtures every step has: the mock, the SUT's port and environment.
 pub(crate) struct Rig {

@@ -4,10 +4,10 @@
 //! what the one shared mock's ledger says of those sessions (`--mock`), and writes its
 //! interval log and counters (`shard` crate) for `plimsoll merge`.
 
-use crate::config::Config;
 use crate::step::StepOptions;
 use anyhow::{bail, Context};
 use drive::{drive, DriveOptions, Progress, SessionSpec};
+use experiment::Config;
 use hdrhistogram::Histogram;
 use result::round2;
 use std::collections::{BTreeMap, HashSet};
@@ -246,7 +246,7 @@ pub async fn run_shard(
         driver_lag_p99_ms: lag_p99,
         harness_cpu_sec: round2(crate::rig::own_cpu_sec() - cpu0),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        bound: crate::judge::bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn).into(),
+        bound: analysis::outcome::harness_bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn),
         request_errors: r
             .requests
             .iter()

@@ -4,30 +4,11 @@
 //! interrupted soak keeps what it saw.
 
 use drive::Progress;
-use serde::Serialize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One point of a soak's series.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct SoakSample {
-    /// Seconds since the SUT was ready.
-    pub t_s: f64,
-    /// "load" or "drain".
-    pub phase: &'static str,
-    pub rss_kb: u64,
-    pub threads: u64,
-    pub fds: u64,
-    pub cpu_s: f64,
-    /// The SUT cgroup's memory, when it runs in one.
-    pub cgroup_kb: Option<u64>,
-    /// The responsiveness probe's slowest answer since the last sample, in ms.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub probe_max_ms: Option<f64>,
-    pub sessions_done: u64,
-    pub turns: u64,
-}
+pub use result::soak::SoakSample;
 
 /// What a soak step does beyond a step.
 #[derive(Clone)]
@@ -85,7 +66,8 @@ pub(crate) fn series(
                         "drain"
                     } else {
                         "load"
-                    },
+                    }
+                    .into(),
                     rss_kb: s.rss_kb,
                     threads: s.threads,
                     fds: s.fds,

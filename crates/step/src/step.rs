@@ -2,16 +2,17 @@
 //! (or the user's own harness driving them), its process tree sampled all along, and
 //! one RESULT.
 
-use crate::config::{Config, ReadyKind};
 use crate::fleet::Fleet;
-pub use crate::judge::StepReport;
-use crate::judge::{judge, Latencies, Measured};
+use crate::judge::judge;
+use crate::measured::{Latencies, Measured};
 use crate::rig::{own_cpu_sec, Rig};
 use anyhow::Context;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
+use experiment::{Config, ReadyKind};
 use hdrhistogram::Histogram;
 use probe::{Ready, Sampler, SutSpec};
 use result::round2;
+pub use result::StepReport;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -9,6 +9,8 @@
 
 use anyhow::Context;
 use rusqlite::{params, Connection, OptionalExtension};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::path::Path;
 
 pub struct History {
@@ -70,8 +72,9 @@ impl History {
         &self,
         started: &str,
         config: &str,
-        environment: &serde_json::Value,
+        environment: &impl Serialize,
     ) -> anyhow::Result<i64> {
+        let environment = serde_json::to_value(environment)?;
         self.db.execute(
             "INSERT INTO runs (started, config, environment, status) VALUES (?1, ?2, ?3, 'running')",
             params![started, config, environment.to_string()],
@@ -79,7 +82,8 @@ impl History {
         Ok(self.db.last_insert_rowid())
     }
 
-    pub fn add_step(&self, run: i64, idx: usize, result: &serde_json::Value) -> anyhow::Result<()> {
+    pub fn add_step(&self, run: i64, idx: usize, result: &impl Serialize) -> anyhow::Result<()> {
+        let result = serde_json::to_value(result)?;
         self.db.execute(
             "INSERT INTO steps (run, idx, concurrency, outcome, result) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
@@ -94,7 +98,8 @@ impl History {
     }
 
     /// One point of a soak's series, stored as it is taken.
-    pub fn add_sample(&self, run: i64, sample: &serde_json::Value) -> anyhow::Result<()> {
+    pub fn add_sample(&self, run: i64, sample: &impl Serialize) -> anyhow::Result<()> {
+        let sample = serde_json::to_value(sample)?;
         self.db.execute(
             "INSERT INTO samples (run, t_s, sample) VALUES (?1, ?2, ?3)",
             params![
@@ -107,7 +112,7 @@ impl History {
     }
 
     /// A soak's series, in time order.
-    pub fn samples(&self, run: i64) -> anyhow::Result<Vec<serde_json::Value>> {
+    pub fn samples<T: DeserializeOwned>(&self, run: i64) -> anyhow::Result<Vec<T>> {
         let mut q = self
             .db
             .prepare("SELECT sample FROM samples WHERE run = ?1 ORDER BY t_s")?;
@@ -122,8 +127,9 @@ impl History {
         &self,
         run: i64,
         status: &str,
-        analysis: &serde_json::Value,
+        analysis: &impl Serialize,
     ) -> anyhow::Result<()> {
+        let analysis = serde_json::to_value(analysis)?;
         self.db.execute(
             "UPDATE runs SET status = ?2, analysis = ?3 WHERE id = ?1",
             params![run, status, analysis.to_string()],
@@ -246,7 +252,7 @@ mod tests {
             .unwrap();
         h.add_sample(other, &serde_json::json!({"t_s": 1.0, "rss_kb": 10}))
             .unwrap();
-        let s = h.samples(other).unwrap();
+        let s: Vec<serde_json::Value> = h.samples(other).unwrap();
         assert_eq!(
             (s[0]["rss_kb"].as_u64(), s[1]["rss_kb"].as_u64()),
             (Some(10), Some(20))

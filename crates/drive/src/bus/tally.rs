@@ -166,8 +166,8 @@ pub fn account(r: &Run) -> result::Bus {
     };
     let first = first_messages(r);
     result::Bus {
-        mode: if r.queue { "queue" } else { "fanout" },
-        transport: r.transport,
+        mode: if r.queue { "queue" } else { "fanout" }.into(),
+        transport: r.transport.to_string(),
         ordered: r.ordered,
         publishers: r.published.len(),
         subscribers: r.seen.len(),

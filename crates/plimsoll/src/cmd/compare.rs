@@ -53,7 +53,7 @@ pub struct CompareArgs {
 
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     super::guard_up();
-    let cfg = step::Config::load(&a.config)?;
+    let cfg = experiment::Config::load(&a.config)?;
     let levels = match ::ramp::levels::parse_levels(&a.ladder, 1).map_err(anyhow::Error::msg)? {
         ::ramp::levels::Levels::List(v) => v,
         ::ramp::levels::Levels::Auto { .. } => {
@@ -112,14 +112,11 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     eprintln!("{md}");
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)?;
-        std::fs::write(
-            dir.join("compare.json"),
-            serde_json::to_string_pretty(&doc)?,
-        )?;
+        std::fs::write(dir.join("compare.json"), result::to_file_json(&doc))?;
         std::fs::write(dir.join("compare.md"), &md)?;
         std::fs::write(dir.join("compare.html"), report::html::render_compare(&doc))?;
     }
-    println!("{doc}");
+    println!("{}", result::to_line_json(&doc));
     for b in &breaches {
         eprintln!("FAIL: {b}");
     }

@@ -1,4 +1,5 @@
-//! `plimsoll init` and `plimsoll check`: first contact with a system.
+//! `plimsoll init`: a commented plimsoll.toml and session.toml for the user's system
+//! (the files themselves: `init_files`).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -26,14 +27,14 @@ pub struct InitArgs {
 }
 
 pub fn init(a: InitArgs) -> anyhow::Result<u8> {
-    let o = step::init::InitOptions {
+    let o = super::init_files::InitOptions {
         command: a.command,
         url: a.url,
         body: a.body,
         openai: a.openai,
         ready_path: a.ready_path,
     };
-    for p in step::init::init(&a.dir, &o)? {
+    for p in super::init_files::init(&a.dir, &o)? {
         eprintln!("wrote {}", p.display());
     }
     let cd = if a.dir == std::path::Path::new(".") {
@@ -43,21 +44,4 @@ pub fn init(a: InitArgs) -> anyhow::Result<u8> {
     };
     eprintln!("next: {cd}plimsoll check      (one session; every failure explained)\nthen: plimsoll ramp --cpus 1");
     Ok(0)
-}
-
-#[derive(Args)]
-pub struct CheckArgs {
-    #[arg(long, default_value = "plimsoll.toml")]
-    pub config: PathBuf,
-    /// The session file (overrides [session] file), e.g. a streamed variant.
-    #[arg(long)]
-    pub session: Option<PathBuf>,
-    /// Let Plimsoll and the SUT share every core.
-    #[arg(long)]
-    pub no_partition: bool,
-}
-
-pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
-    super::guard_up();
-    step::check::check(&a.config, super::partition(!a.no_partition), a.session)
 }

@@ -37,7 +37,7 @@ pub struct K8sArgs {
 }
 
 pub fn run(a: K8sArgs) -> anyhow::Result<u8> {
-    let cfg = step::Config::load(&a.config)?;
+    let cfg = experiment::Config::load(&a.config)?;
     if a.shards == 0 {
         anyhow::bail!("--shards must be at least 1");
     }

@@ -2,11 +2,13 @@
 //! that does the work. Each returns the process's exit code.
 
 pub mod bench;
+pub mod check;
 pub mod compare;
 pub mod demo;
 pub mod floor;
 pub mod history;
 pub mod init;
+pub mod init_files;
 pub mod k8s;
 pub mod merge;
 pub mod mock;

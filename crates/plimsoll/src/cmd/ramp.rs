@@ -71,7 +71,7 @@ pub struct RampArgs {
 
 pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     super::guard_up();
-    let cfg = step::Config::load(&a.config)?;
+    let cfg = experiment::Config::load(&a.config)?;
     let mut levels =
         ::ramp::levels::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;
     if let ::ramp::levels::Levels::Auto { resolution, .. } = &mut levels {
@@ -134,7 +134,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         (true, []) => vec![cfg.clone()],
         _ => ::ramp::arms::arm_configs(&cfg, &names)?,
     };
-    let runs: Vec<step::Config> = match &a.replicas {
+    let runs: Vec<experiment::Config> = match &a.replicas {
         None => variants,
         Some(list) => {
             let counts = ::ramp::levels::parse_replicas(list).map_err(anyhow::Error::msg)?;
@@ -144,21 +144,21 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
                 .collect()
         }
     };
-    let doc = match runs.as_slice() {
+    let json = match runs.as_slice() {
         [one] if a.replicas.is_none() && one.arm.is_none() => {
-            rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?
+            result::to_line_json(&rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?)
         }
-        _ => rt.block_on(::ramp::arms::run_arms(&runs, levels, &opts))?,
+        _ => result::to_line_json(&rt.block_on(::ramp::arms::run_arms(&runs, levels, &opts))?),
     };
     if a.json {
-        println!("{}", serde_json::to_string(&doc)?);
+        println!("{json}");
     }
     Ok(0)
 }
 
 fn sweep(
     a: &RampArgs,
-    cfg: &step::Config,
+    cfg: &experiment::Config,
     opts: &::ramp::ladder::RampOptions,
     rt: &tokio::runtime::Runtime,
 ) -> anyhow::Result<u8> {
@@ -180,7 +180,7 @@ fn sweep(
     opts.step.concurrency = a.concurrency;
     let doc = rt.block_on(::ramp::sweep::run_sweep(cfg, &axes, &opts))?;
     if a.json {
-        println!("{}", serde_json::to_string(&doc)?);
+        println!("{}", result::to_line_json(&doc));
     }
     Ok(0)
 }

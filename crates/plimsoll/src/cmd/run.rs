@@ -148,7 +148,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     };
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;
     match (shard, &a.target) {
-        (None, None) => step::cli::run(&a.config, opts, a.json),
+        (None, None) => one_step(&a.config, opts, a.json),
         (Some(_), None) => anyhow::bail!("--shard drives a SUT that is already running: give its base URL with --target http://HOST:PORT (and the mock it talks to with --mock)"),
         (Some((i, n)), Some(t)) if n > 1 && a.start_at.is_none() && !a.barrier => anyhow::bail!(
             "--shard {i}/{n} needs --start-at, the start every shard shares, in Unix seconds (e.g. --start-at $(( $(date +%s) + 10 ))), or --barrier with --mock: without one the shards' schedules would not line up against {t}"
@@ -160,6 +160,37 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     }
 }
 
+/// One step: the SUT and a mock started for it; the step's lines and its RESULT printed,
+/// the exit code chosen. Ctrl-C stops the SUT before exiting.
+fn one_step(config: &std::path::Path, opts: step::StepOptions, json: bool) -> anyhow::Result<u8> {
+    let cfg = experiment::Config::load(config)?;
+    if opts.arm.is_none() && !cfg.arms.is_empty() {
+        eprintln!(
+            "note: {}; this step runs [sut] as written (pick one with --arm NAME; `plimsoll ramp` runs them all)",
+            cfg.arm_names()
+        );
+    }
+    let step = super::runtime()?.block_on(async {
+        tokio::select! {
+            r = step::run_step(&cfg, &opts) => r.map(Some),
+            // The step's futures are dropped here; the SUT's Drop kills its process group.
+            _ = tokio::signal::ctrl_c() => Ok(None),
+        }
+    })?;
+    let Some(step) = step else {
+        eprintln!("plimsoll run: interrupted; the SUT was stopped");
+        return Ok(130);
+    };
+    let crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
+    if !json {
+        for line in report::step::lines(&step, &crossed) {
+            eprintln!("{line}");
+        }
+    }
+    println!("{}", step.result.line());
+    Ok(step.result.exit_code(&crossed))
+}
+
 /// A shard (or, without --shard, the whole step as one driver) against a running SUT.
 fn sharded(
     a: &RunArgs,
@@ -167,7 +198,7 @@ fn sharded(
     (index, count): (usize, usize),
     target: &str,
 ) -> anyhow::Result<u8> {
-    let cfg = step::Config::load(&a.config)?;
+    let cfg = experiment::Config::load(&a.config)?;
     let alone = a.shard.is_none() && std::env::var("PLIMSOLL_SHARDS").is_err();
     // One driver alone merges its own files at once, from a directory of its own.
     let dir = match alone {

@@ -86,7 +86,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
     super::guard_up();
-    let cfg = step::Config::load(&a.config)?;
+    let cfg = experiment::Config::load(&a.config)?;
     let arg = |name: &str, v: &str| parse_duration(v).map_err(|e| anyhow::anyhow!("--{name} {e}"));
     let duration = arg("duration", &a.duration)?;
     let drain = arg("drain", &a.drain)?;
@@ -153,19 +153,12 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
     );
     let rt = super::runtime()?;
     let doc = rt.block_on(::soak::run_soak(&cfg, &opts))?;
-    eprintln!(
-        "\nverdict: {}",
-        doc["analysis"]["headline"].as_str().unwrap_or("")
-    );
+    eprintln!("\nverdict: {}", doc.analysis.headline);
     if a.json {
-        println!("{}", serde_json::to_string(&doc)?);
+        println!("{}", result::to_line_json(&doc));
     }
-    let leak = doc["analysis"]["leaks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|l| l["verdict"] == "leak");
-    let failed = doc["result"]["outcome"].as_str().is_some_and(|o| o != "ok");
+    let leak = doc.analysis.leaks.iter().any(|l| l.verdict == "leak");
+    let failed = doc.result.as_ref().is_some_and(|r| !r.outcome.is_ok());
     Ok(if failed {
         3
     } else if leak {

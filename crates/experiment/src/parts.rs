@@ -21,11 +21,19 @@
 //! and `{{scratch}}` its own scratch directory; the SUT's command and env may name it as
 //! `{{redis.port}}`.
 
-use crate::config::ReadyKind;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+
+/// How Plimsoll knows a program is ready: an HTTP path answers 2xx, its port accepts, or
+/// its output has a line containing the text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadyKind {
+    Http(String),
+    Port,
+    Log(String),
+}
 
 /// A program the SUT needs (a database, a cache, a broker), started fresh each step.
 #[derive(Clone, Debug)]

@@ -29,7 +29,7 @@ fn config(o: &InitOptions, words: &[String]) -> String {
         .join(", ");
     let mock = "# scenario = \"scenario.toml\" # the models the mock serves (default: any name, 200 ms to first token, 5 ms a token)";
     format!(
-        r#"# Written by `plimsoll init`. Every field is documented at the top of crates/step/src/config.rs.
+        r#"# Written by `plimsoll init`. Every field is documented at the top of crates/experiment/src/config.rs.
 # Next: `plimsoll check` (one session, every failure explained), then `plimsoll ramp --cpus 1`.
 
 [sut]
@@ -149,7 +149,7 @@ pub fn init(dir: &Path, o: &InitOptions) -> anyhow::Result<Vec<PathBuf>> {
         written.push(p);
     }
     // What was written must load: the same readers as every other command.
-    crate::Config::load(&dir.join("plimsoll.toml"))?;
+    experiment::Config::load(&dir.join("plimsoll.toml"))?;
     drive::SessionSpec::load(&dir.join("session.toml"))?;
     Ok(written)
 }
@@ -170,7 +170,7 @@ mod tests {
         };
         let files = init(&dir, &o).unwrap();
         assert_eq!(files.len(), 2);
-        let cfg = crate::Config::load(&dir.join("plimsoll.toml")).unwrap();
+        let cfg = experiment::Config::load(&dir.join("plimsoll.toml")).unwrap();
         assert_eq!(cfg.command, ["python", "app.py", "--port", "{{port}}"]);
         let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();
         assert!(s.turn[0].url.ends_with("/v1/chat/completions") && s.warnings.is_empty());

@@ -1,16 +1,16 @@
-//! `plimsoll check`: one session at concurrency 1, every failure explained in plain
-//! words — before a ramp spends minutes on a setup that cannot work.
+//! `plimsoll check` in words: what went wrong in its one session, each problem pointing
+//! at the fix, or what went well.
 
-use crate::config::Config;
-use crate::step::{run_step, StepOptions, StepReport};
+use result::{Outcome, StepReport};
 use std::path::Path;
 
 /// What went wrong in a step, in words that point at the fix; empty when all is well.
-pub fn problems(r: &StepReport, cfg: &Config) -> Vec<String> {
+/// `session_file` is where the session's requests are written.
+pub fn problems(r: &StepReport, session_file: &Path) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
     if let Some(cause) = &r.cause {
-        if res.outcome != "error_rate" && res.outcome != "integrity" {
+        if res.outcome != Outcome::ErrorRate && res.outcome != Outcome::Integrity {
             out.push(format!("the step collapsed ({}): {cause}", res.outcome));
         }
     }
@@ -29,7 +29,7 @@ pub fn problems(r: &StepReport, cfg: &Config) -> Vec<String> {
         out.push(format!(
             "the mock was called {} time(s) but no session marker reached it: keep `[[plimsoll session={{{{session}}}} nonce={{{{nonce}}}} turn={{{{turn}}}}]]` in the text your system sends the LLM as the user's message ({} sends it in the body)",
             res.llm_calls,
-            cfg.session_file.display()
+            session_file.display()
         ));
     }
     for v in &r.violations {
@@ -60,55 +60,29 @@ fn explain(kind: &str, first: &str) -> String {
     format!("{what} — {kind}: {first}")
 }
 
-/// Runs the check; returns the exit code (0: all well, 3: something to fix).
-pub fn check(
-    config: &Path,
-    partition: Option<probe::affinity::Partition>,
-    session: Option<std::path::PathBuf>,
-) -> anyhow::Result<u8> {
-    let cfg = Config::load(config)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let opts = StepOptions {
-        concurrency: Some(1),
-        partition,
-        session,
-        ..Default::default()
-    };
-    eprintln!(
-        "plimsoll check: one session against {}",
-        cfg.command.join(" ").replace("{{port}}", "PORT")
-    );
-    let r = rt.block_on(run_step(&cfg, &opts))?;
-    let found = problems(&r, &cfg);
+/// The lines of a check that found nothing wrong: what went through and what it cost.
+pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;
-    if found.is_empty() {
-        eprintln!(
-            "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
-            res.turns,
-            res.llm_calls,
-            res.llm_calls as f64 / res.turns.max(1) as f64,
-            res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),
-            res.cpu_ms_per_turn.unwrap_or(0.0),
-            res.peak_rss_mb
-        );
-        if let Some(t) = res.p50_ttft_ms {
-            eprintln!("  time to first token {t:.0} ms (the first event with the model's text; ttft_event in the session file chooses another)");
-        }
-        for (name, q) in &res.requests {
-            eprintln!(
-                "  request {name}: {} ok, p50 {} ms",
-                q.count,
-                q.p50_ms.map_or("—".into(), |v| format!("{v:.0}"))
-            );
-        }
-        eprintln!("Next: plimsoll ramp --cpus 1");
-        return Ok(0);
+    let mut out = Vec::new();
+    out.push(format!(
+        "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
+        res.turns,
+        res.llm_calls,
+        res.llm_calls as f64 / res.turns.max(1) as f64,
+        res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),
+        res.cpu_ms_per_turn.unwrap_or(0.0),
+        res.peak_rss_mb
+    ));
+    if let Some(t) = res.p50_ttft_ms {
+        out.push(format!("  time to first token {t:.0} ms (the first event with the model's text; ttft_event in the session file chooses another)"));
     }
-    eprintln!("{} problem(s):", found.len());
-    for (i, p) in found.iter().enumerate() {
-        eprintln!("  {}. {p}", i + 1);
+    for (name, q) in &res.requests {
+        out.push(format!(
+            "  request {name}: {} ok, p50 {} ms",
+            q.count,
+            q.p50_ms.map_or("—".into(), |v| format!("{v:.0}"))
+        ));
     }
-    Ok(3)
+    out.push("Next: plimsoll ramp --cpus 1".into());
+    out
 }

@@ -1,0 +1,70 @@
+//! The probe's figures as RESULT fields: what the samples of the SUT's process tree, its
+//! cgroup, its scratch directory and its log say, written into a [`StepResult`]. A new
+//! figure the probe measures is filled in here, beside the code that measures it.
+
+use crate::log::LogBook;
+use crate::{Stopped, Summary};
+use result::{round2, StepResult};
+
+impl Summary {
+    /// Fills the fields that come from the samples alone.
+    pub fn fill(&self, r: &mut StepResult) {
+        r.peak_rss_mb = round2(self.peak_rss_kb as f64 / 1024.0);
+        r.baseline_rss_mb = round2(self.baseline_rss_kb as f64 / 1024.0);
+        r.peak_threads = self.peak_threads;
+        r.peak_fds = self.peak_fds;
+        r.cpu_sec = round2(self.cpu_sec);
+        r.cgroup_mem_peak_mb = self
+            .cgroup
+            .as_ref()
+            .map(|c| round2(c.peak_kb as f64 / 1024.0));
+        r.cgroup_oom_kills = self.cgroup.as_ref().map(|c| c.oom_kills);
+    }
+
+    /// RSS the sessions added at the peak, each: (peak − baseline) / `sessions`.
+    pub fn kb_per_session(&self, sessions: usize) -> f64 {
+        self.peak_rss_kb.saturating_sub(self.baseline_rss_kb) as f64 / sessions.max(1) as f64
+    }
+}
+
+impl Stopped {
+    /// Fills the fields that come from the SUT's end: what it left in its scratch
+    /// directory, the room its filesystem had, what it logged.
+    pub fn fill(&self, r: &mut StepResult) {
+        r.files_created = self.files_created;
+        r.log = Some(sut_log(&self.log));
+        r.scratch = Some(result::Scratch {
+            peak_mb: round2(self.disk.peak_bytes as f64 / 1048576.0),
+            peak_files: self.disk.peak_files,
+            fs_free_min_mb: self
+                .disk
+                .free_min_bytes
+                .map(|b| round2(b as f64 / 1048576.0)),
+            fs_free_min_inodes: self.disk.free_min_inodes,
+        });
+    }
+}
+
+/// The SUT's log as RESULT carries it: counts, and the most frequent kinds.
+fn sut_log(book: &LogBook) -> result::SutLog {
+    let mut kinds: Vec<result::LogKind> = book
+        .kinds
+        .iter()
+        .map(|((level, message), k)| result::LogKind {
+            level: level.word().to_string(),
+            message: message.clone(),
+            count: k.count,
+            example: k.example.clone(),
+        })
+        .collect();
+    let kinds_seen = kinds.len() as u64 + book.kinds_dropped;
+    kinds.sort_by(|a, b| b.count.cmp(&a.count).then(a.message.cmp(&b.message)));
+    kinds.truncate(result::LOG_KINDS);
+    result::SutLog {
+        lines: book.lines,
+        warnings: book.warnings,
+        errors: book.errors,
+        kinds,
+        kinds_seen,
+    }
+}

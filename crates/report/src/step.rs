@@ -1,0 +1,241 @@
+//! One step on the terminal (`plimsoll run`): the step line, its outcome, and a line for
+//! each part it measured (the probe, the provider, reasoning, slow consumers, residents,
+//! connections, dependencies, replicas, named requests, the SUT's log, errors, integrity,
+//! thresholds, a harness-bound warning). It reads the step's report only.
+
+use result::{Bound, StepReport, StepResult};
+
+/// The lines printed above the RESULT line, in order.
+pub fn lines(step: &StepReport, crossed: &[String]) -> Vec<String> {
+    let r: &StepResult = &step.result;
+    let mut out = head(step);
+    out.push(match &step.cause {
+        Some(c) => format!("outcome: {} — {c}", r.outcome),
+        None => "outcome: ok".into(),
+    });
+    out.extend(parts(r));
+    for (kind, first) in &step.first_errors {
+        out.push(format!("  error {kind} (first seen): {first}"));
+    }
+    for v in &step.violations {
+        out.push(format!("  integrity: {v}"));
+    }
+    for c in crossed {
+        out.push(format!("threshold crossed: {c}"));
+    }
+    if r.harness.bound == Bound::Harness {
+        out.push(format!(
+            "HARNESS-BOUND: Plimsoll itself was the bottleneck (mock lateness p99 {} ms, driver lag p99 {} ms); these figures describe the harness, not the SUT. Lower the concurrency or give the harness more CPU.",
+            r.harness.mock_timing_error_p99_ms, r.harness.driver_lag_p99_ms
+        ));
+    }
+    out
+}
+
+/// The step line (or a bus's lines): who was driven, how it went, what it cost.
+fn head(step: &StepReport) -> Vec<String> {
+    let r = &step.result;
+    let mut out = Vec::new();
+    let who = match (r.arrival_rate_per_s, r.sessions) {
+        (Some(rate), Some(n)) => format!(
+            "{n} sessions arriving at {rate}/s (at most {} in flight)",
+            r.concurrency
+        ),
+        _ => format!("{} concurrent sessions", r.concurrency),
+    };
+    if let Some(b) = &r.bus {
+        for line in crate::bus::lines(b) {
+            out.push(line);
+        }
+        out.push(format!(
+            "  connections: {} ok, {} failed in {:.1} s; the broker's peak RSS {:.1} MB, {} threads, {:.2} CPU s",
+            r.sessions_ok,
+            r.sessions_failed,
+            r.wall_ms / 1000.0,
+            r.peak_rss_mb,
+            r.peak_threads,
+            r.cpu_sec
+        ));
+    } else {
+        out.push(format!(
+        "step: {who} × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
+        step.turns_per_session.map_or("?".to_string(), |t| t.to_string()),
+        r.sessions_ok,
+        r.sessions_failed,
+        r.wall_ms / 1000.0,
+        opt(r.p50_session_ms),
+        opt(r.p99_session_ms),
+        opt(r.ideal_session_ms),
+        opt(r.latency_inflation),
+        r.peak_rss_mb,
+        r.rss_kb_per_session,
+        r.peak_threads,
+        opt(r.cpu_ms_per_turn),
+    ));
+    }
+    out
+}
+
+/// A line for each part of the RESULT that has something to say.
+fn parts(r: &StepResult) -> Vec<String> {
+    let mut out = Vec::new();
+    if let (Some(p50), Some(p99)) = (r.probe_p50_ms, r.probe_p99_ms) {
+        out.push(format!(
+            "  probe: p50/p99 {p50} / {p99} ms; the SUT's threads waited {} ms a second for a CPU",
+            opt(r.sched_delay_ms_per_s)
+        ));
+    }
+    if let Some(p) = &r.provider {
+        out.push(format!("  {}", provider_line(p, r.llm_calls)));
+    }
+    if let Some(x) = &r.reasoning {
+        out.push(format!(
+            "  reasoning: {} of {} LLM calls reasoned ({} tokens, {} each); the provider's first token came at {:.0} ms, the answer's at {:.0} ms (means)",
+            x.replies,
+            r.llm_calls,
+            x.reasoning_tokens,
+            x.reasoning_tokens / x.replies.max(1),
+            x.first_token_ms,
+            x.first_answer_token_ms
+        ));
+    }
+    if let Some(s) = &r.slow {
+        out.push(format!(
+            "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
+            s.sessions,
+            s.share * 100.0,
+            s.read_bps,
+            opt(s.p50_session_ms),
+            opt(s.others_p50_session_ms),
+            opt(s.others_p99_session_ms)
+        ));
+    }
+    if let Some(res) = &r.resident {
+        let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
+        out.push(format!(
+            "  resident: {} sessions open ({} MB RSS with all open), {} active at a time; {} KB per resident session, {} KB per active one",
+            res.sessions,
+            f(res.rss_mb_open),
+            res.active,
+            f(res.kb_per_resident),
+            f(res.kb_per_active)
+        ));
+    }
+    if !r.connections.is_empty() {
+        let each: Vec<String> = r
+            .connections
+            .iter()
+            .map(|c| {
+                let who = c.peer.clone().unwrap_or_else(|| format!(":{}", c.port));
+                format!("{who} {} (mean {:.1})", c.peak, c.mean)
+            })
+            .collect();
+        out.push(format!("  connections (peak): {}", each.join(", ")));
+    }
+    for d in &r.dependencies {
+        out.push(format!(
+            "  {} {}: {} process{}, {:.1} MB RSS, {} threads, {} CPU ms/turn, {} clients at most{}",
+            d.kind,
+            d.name,
+            d.processes,
+            if d.processes == 1 { "" } else { "es" },
+            d.peak_rss_mb,
+            d.peak_threads,
+            opt(d.cpu_ms_per_turn),
+            d.peak_clients,
+            if d.exited {
+                "; it EXITED during the step"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(rep) = &r.replicas {
+        out.push(format!(
+            "  replicas: {} instances, sessions spread over them by session; {:.1} MB RSS each{}",
+            rep.count,
+            rep.rss_mb_per_instance,
+            if rep.cap_scope == "all" {
+                "; the cap holds all of them together"
+            } else {
+                ""
+            }
+        ));
+    }
+    for (name, q) in &r.requests {
+        out.push(format!(
+            "  request {name}: {} ok, p50/p99 {} / {} ms, {} failed",
+            q.count,
+            opt(q.p50_ms),
+            opt(q.p99_ms),
+            q.errors
+        ));
+    }
+    if let Some(log) = r.log.as_ref().filter(|l| l.warnings + l.errors > 0) {
+        out.push(format!(
+            "  SUT log: {} lines, {} warning(s), {} error(s)",
+            log.lines, log.warnings, log.errors
+        ));
+        for k in log.kinds.iter().take(5) {
+            out.push(format!(
+                "    {} × {} `{}`, e.g. `{}`",
+                k.count, k.level, k.message, k.example
+            ));
+        }
+    }
+    out
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v}")).unwrap_or_else(|| "—".into())
+}
+
+/// A refusal reason of the ledger in words.
+fn reason_words(reason: &str) -> &str {
+    match reason {
+        "quota_requests" => "requests quota",
+        "quota_tokens" => "tokens quota",
+        "quota_input_tokens" => "input tokens quota",
+        "quota_output_tokens" => "output tokens quota",
+        "overloaded" => "full queue",
+        other => other,
+    }
+}
+
+/// "provider (1,500 requests/min per key): 14 of 83 LLM calls refused (17 %: 14 by the
+/// requests quota); the SUT resent 11 calls (amplification 1.15×); at most 8 replies in
+/// flight".
+fn provider_line(p: &result::Provider, calls: u64) -> String {
+    let n: u64 = p.refused.values().sum();
+    let by: Vec<String> = p
+        .refused
+        .iter()
+        .map(|(k, v)| format!("{v} by the {}", reason_words(k)))
+        .collect();
+    let refused = if n > 0 {
+        format!(
+            "{n} of {calls} LLM calls refused ({:.0} %: {}); the SUT resent {} calls (amplification {}×)",
+            p.refused_share * 100.0,
+            by.join(", "),
+            p.retried,
+            p.amplification
+        )
+    } else {
+        format!("none of {calls} LLM calls refused")
+    };
+    let slots = if p.peak_queued > 0 || p.queue_wait_p99_ms > 0.0 {
+        format!(
+            "; p50/p99 wait for a slot {:.0} / {:.0} ms ({:.0} % of the provider's time), at most {} waiting",
+            p.queue_wait_p50_ms,
+            p.queue_wait_p99_ms,
+            p.queue_share * 100.0,
+            p.peak_queued
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "provider ({}): {refused}; at most {} replies in flight{slots}",
+        p.limits, p.peak_in_flight
+    )
+}

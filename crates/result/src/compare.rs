@@ -1,0 +1,61 @@
+//! A comparison of two builds (`plimsoll compare`): per level and metric, both sides'
+//! medians, their ratio with a bootstrap interval and a verdict; both sides' outcomes and
+//! ceilings. Types only.
+
+use crate::kinds::Outcome;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareDoc {
+    pub schema_version: u32,
+    /// How each side was run, in words (a command, an arm, a git ref).
+    pub base: String,
+    pub branch: String,
+    pub repeat: usize,
+    pub ceiling: Sides<Option<usize>>,
+    /// The two history runs the sides were recorded as.
+    pub history_runs: Option<Sides<i64>>,
+    pub levels: Vec<CompareLevel>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sides<T> {
+    pub base: T,
+    pub branch: T,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareLevel {
+    pub concurrency: usize,
+    /// Per metric (the fixed ones, then `requests.NAME.p50_ms` per named request).
+    pub metrics: BTreeMap<String, MetricVerdict>,
+    pub base_outcomes: Vec<Outcome>,
+    pub branch_outcomes: Vec<Outcome>,
+}
+
+/// One metric at one level: both medians, their ratio (branch / base), the ratio's 95 %
+/// bootstrap interval, the Mann–Whitney p, and the verdict in words.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricVerdict {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<f64>,
+    /// Infinite (null in JSON) where the base median is 0 and the branch's is not.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::serde_util::infinite_if_null"
+    )]
+    pub ratio: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::serde_util::infinite_pair_if_null"
+    )]
+    pub ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+    pub verdict: String,
+}

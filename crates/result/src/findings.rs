@@ -1,0 +1,22 @@
+//! What a step found besides its RESULT, for the terminal and `plimsoll check`: why it
+//! collapsed in words, the first error of each kind, the integrity violations the mock's
+//! oracle named, whether the session marker reached the mock, the SUT's last lines.
+
+use crate::step::StepResult;
+
+#[derive(Debug, Clone, Default)]
+pub struct StepReport {
+    pub result: StepResult,
+    /// Why the outcome is not ok, in words (with the SUT's last output for a crash).
+    pub cause: Option<String>,
+    /// The first error of each kind: (kind, what it said).
+    pub first_errors: Vec<(String, String)>,
+    /// The first few integrity violations, as the mock's ledger gives them.
+    pub violations: Vec<serde_json::Value>,
+    /// Sessions whose marker reached the mock (0 with LLM calls: the marker got lost).
+    pub marked_sessions: usize,
+    /// The last lines the SUT printed over the step.
+    pub log_lines: Vec<String>,
+    /// The turns a session was asked to run (None in harness mode).
+    pub turns_per_session: Option<u32>,
+}

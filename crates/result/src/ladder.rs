@@ -1,0 +1,311 @@
+//! The ladder document (`result.json` of a ramp, a run re-read from the history): its
+//! steps and what `analysis` read from them — the verdict against the budget, the
+//! throughput knee and plateau, the wall, the latency knee, a USL fit, the capacity
+//! projection, the SUT's log findings. Types only: `analysis` fills them, `report` reads
+//! them.
+
+use crate::budget::Breach;
+use crate::environment::Environment;
+use crate::kinds::{Confidence, Outcome, Standing, WallKind};
+use crate::step::StepResult;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LadderDoc {
+    pub schema_version: u32,
+    /// The history's run id (None: not recorded).
+    pub run: Option<i64>,
+    /// When it started and how it ended, for a run re-read from the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    pub config: String,
+    pub environment: RunEnvironment,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<bool>,
+    pub steps: Vec<StepResult>,
+    /// None for a run the history holds unfinished.
+    #[serde(default)]
+    pub analysis: Option<RunAnalysis>,
+    /// Among arms: this run's name (arm and replica count), its variant and replicas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<usize>,
+}
+
+impl LadderDoc {
+    /// The ladder's analysis (None for an unfinished run or one side of a comparison).
+    pub fn ladder(&self) -> Option<&LadderAnalysis> {
+        match &self.analysis {
+            Some(RunAnalysis::Ladder(a)) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// A step's standing as the run's verdict recorded it (None for runs from before
+    /// budgets).
+    pub fn standing_of(&self, step: &StepResult) -> Option<Standing> {
+        let v = self.ladder()?.verdict.as_ref()?;
+        v.standings
+            .iter()
+            .find(|s| s.concurrency == step.concurrency)
+            .map(|s| s.standing)
+    }
+}
+
+/// Where the run happened: a ramp's or soak's full account, or the few words one side of
+/// a comparison keeps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RunEnvironment {
+    Run(Box<Environment>),
+    CompareSide(CompareSideEnvironment),
+}
+
+impl Default for RunEnvironment {
+    fn default() -> Self {
+        RunEnvironment::Run(Box::default())
+    }
+}
+
+impl RunEnvironment {
+    pub fn run(&self) -> Option<&Environment> {
+        match self {
+            RunEnvironment::Run(e) => Some(e),
+            RunEnvironment::CompareSide(_) => None,
+        }
+    }
+
+    pub fn machine(&self) -> &str {
+        match self {
+            RunEnvironment::Run(e) => &e.machine,
+            RunEnvironment::CompareSide(c) => &c.machine,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareSideEnvironment {
+    /// "base" or "branch".
+    pub compare: String,
+    pub sut_command: String,
+    pub machine: String,
+}
+
+/// What the history holds as a run's analysis: a ladder's, or, for one side of a
+/// comparison, the run it was paired with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RunAnalysis {
+    CompareSide { compare_pair: i64, side: String },
+    Ladder(Box<LadderAnalysis>),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LadderAnalysis {
+    /// The last level without a collapse.
+    pub ceiling: Option<usize>,
+    #[serde(default)]
+    pub ceiling_is_harness_bound: bool,
+    pub collapse: Option<Collapse>,
+    #[serde(default)]
+    pub no_collapse: bool,
+    /// Where throughput stops scaling (the reports mark it).
+    pub knee: KneeReading,
+    /// Where latency turns (Kneedle on latency inflation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_knee: Option<Knee>,
+    pub usl: UslReading,
+    /// None for runs recorded before budgets (they had only a ceiling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    pub capacity: Option<Capacity>,
+    #[serde(default)]
+    pub harness_bound_steps: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<Vec<LogFinding>>,
+}
+
+/// The first collapse: its level, outcome and cause in words.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Collapse {
+    pub concurrency: usize,
+    pub outcome: Outcome,
+    pub cause: Option<String>,
+}
+
+/// The throughput knee as the reports mark it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum KneeReading {
+    /// Throughput kept scaling up to the top level: no knee within the ladder.
+    Scaling {
+        confidence: Confidence,
+        from: usize,
+        to: usize,
+        method: String,
+    },
+    Found(Knee),
+    /// Too few levels to say.
+    Insufficient {
+        confidence: Confidence,
+    },
+}
+
+impl Default for KneeReading {
+    fn default() -> Self {
+        KneeReading::Insufficient {
+            confidence: Confidence::Insufficient,
+        }
+    }
+}
+
+/// A knee between two levels: of throughput (where one more session stops adding
+/// throughput) or of latency (where inflation turns).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Knee {
+    pub from: f64,
+    pub to: f64,
+    pub confidence: Confidence,
+    pub method: String,
+}
+
+/// A Universal Scalability Law fit, or why none was made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UslReading {
+    Fitted(Usl),
+    Refused { refused: String },
+}
+
+impl Default for UslReading {
+    fn default() -> Self {
+        UslReading::Refused {
+            refused: String::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usl {
+    /// Throughput of one session alone (turns/s).
+    pub lambda: f64,
+    /// Contention.
+    pub sigma: f64,
+    /// Coherency (crosstalk).
+    pub kappa: f64,
+    /// Concurrency where the fitted throughput peaks (None when kappa is 0).
+    pub peak_concurrency: Option<f64>,
+    pub peak_throughput: Option<f64>,
+    /// R² of the fitted throughput against the measured one.
+    pub r2: f64,
+    pub points: usize,
+    /// Why the fit is no prediction to trust, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub headline: String,
+    /// The budgets in force, in words.
+    pub budget: String,
+    /// The highest level within budget below the first level that is not.
+    pub holds: Option<usize>,
+    /// The first level over budget (not collapsed), and what it broke.
+    pub over_from: Option<usize>,
+    #[serde(default)]
+    pub over_why: Vec<String>,
+    /// Levels below `holds` that were over budget all the same.
+    #[serde(default)]
+    pub over_below: Vec<usize>,
+    pub collapse: Option<usize>,
+    pub top: Option<usize>,
+    pub standings: Vec<LevelStanding>,
+    pub plateau: Option<Plateau>,
+    pub knee: Option<Knee>,
+    pub wall: Wall,
+    /// When even the first level is over budget: what a session costs there, and why.
+    #[serde(default)]
+    pub first_level_cost: Option<String>,
+    /// What makes the reading less certain (an unstable cost per turn, a poor fit).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// One level against the budget.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelStanding {
+    pub concurrency: usize,
+    pub standing: Standing,
+    #[serde(default)]
+    pub breaches: Vec<Breach>,
+    /// Turns/s gained per session added since the level before (not for the first level
+    /// or a collapsed one), and that as a share of what one session gave at the first.
+    #[serde(default)]
+    pub gain_per_session: Option<f64>,
+    #[serde(default)]
+    pub gain_share: Option<f64>,
+}
+
+/// Where throughput stops growing at all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plateau {
+    /// The first level of the plateau.
+    pub from: f64,
+    pub turns_per_s: f64,
+    /// Levels on the plateau (2: flat over one step; 3 or more: clear).
+    pub levels: usize,
+    pub confidence: Confidence,
+    /// Throughput falls after its peak (more sessions, less work done).
+    pub retrograde: bool,
+    /// The highest level of the plateau: (sessions, turns/s).
+    pub peak: (f64, f64),
+}
+
+/// What hit its wall first, and from which level.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Wall {
+    pub kind: WallKind,
+    pub from: Option<f64>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Capacity {
+    pub host_mem_gb: f64,
+    pub host_cpus: f64,
+    /// Infinite (null) when a session costs nothing measurable of it.
+    #[serde(deserialize_with = "crate::serde_util::infinite_f64_if_null")]
+    pub sessions_per_host_by_memory: f64,
+    #[serde(deserialize_with = "crate::serde_util::infinite_f64_if_null")]
+    pub sessions_per_host_by_cpu: f64,
+    #[serde(deserialize_with = "crate::serde_util::infinite_f64_if_null")]
+    pub sessions_per_host: f64,
+    pub target: Option<u64>,
+    pub hosts: Option<u64>,
+    /// The arithmetic, line by line, and the assumptions.
+    pub working: Vec<String>,
+}
+
+/// One kind of the SUT's log lines across the ladder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogFinding {
+    pub level: String,
+    pub message: String,
+    pub example: String,
+    /// The lowest level (sessions) where it appeared.
+    pub first_at: usize,
+    pub count_at_first: u64,
+    /// Whether the lowest level of the ladder had it too (then it is not load's doing).
+    pub at_lowest: bool,
+    /// A level below `first_at` logged more kinds than its RESULT keeps: "none below"
+    /// cannot be said, only "not among the kinds kept below".
+    pub below_cut: bool,
+    /// (sessions, count) for every level where it appeared.
+    pub levels: Vec<(usize, u64)>,
+}

@@ -1,0 +1,65 @@
+//! What the sessions' side of a step measured — the built-in driver's, or a harness's
+//! own RESULT line — as the judge reads it.
+
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct Latencies {
+    pub p50_session: Option<f64>,
+    pub p99_session: Option<f64>,
+    pub p50_turn: Option<f64>,
+    pub p99_turn: Option<f64>,
+    pub p50_ttft: Option<f64>,
+    pub p99_ttft: Option<f64>,
+}
+
+/// What the sessions' side of a step measured (the built-in driver, or a harness).
+#[derive(Default)]
+pub struct Measured {
+    pub sessions_ok: u64,
+    pub sessions_failed: u64,
+    pub turns: u64,
+    pub wall_ms: f64,
+    pub lat: Latencies,
+    pub think_ms_per_session: f64,
+    /// The driver's names of the sessions that failed (left out of the ideal time).
+    pub failed_sessions: std::collections::HashSet<String>,
+    /// Think time between two turns of a session.
+    pub think_ms_per_turn: f64,
+    pub lag_p99_ms: f64,
+    pub timed_out: bool,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub first_errors: Vec<(String, String)>,
+    pub harness_cpu_sec: f64,
+    /// Open model: (arrival rate per second, most sessions in flight).
+    pub open_model: Option<(f64, u64)>,
+    /// The cap the SUT ran under: method and size.
+    pub cap: Option<(&'static str, cap::CapSpec)>,
+    /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
+    /// (cpuset or affinity).
+    pub partition: Option<(probe::affinity::Partition, &'static str)>,
+    /// Slow consumers and how the others fared.
+    pub slow: Option<result::Slow>,
+    /// The responsiveness probe: (p50, p99) ms and failed attempts.
+    pub probe: Option<(f64, f64, u64)>,
+    /// Run-queue wait of the SUT's threads per second of driving, in ms.
+    pub sched_delay_ms_per_s: Option<f64>,
+    /// Turns a session (from the session file; None in harness mode).
+    pub session_turns: Option<u32>,
+    /// Resident sessions that opened, with `--resident`.
+    pub resident: Option<u64>,
+    /// Per named request: latency and failures.
+    pub requests: BTreeMap<String, result::RequestLatency>,
+    /// Share of the driving time in which a task waited for a CPU (PSI), and whose:
+    /// "cgroup" (the SUT's own) or "system".
+    pub pressure: Option<(f64, &'static str)>,
+    /// Share of the cap's CPU periods the kernel throttled.
+    pub throttled: Option<f64>,
+    /// The span of full load (closed model), and where it starts on the sampler's clock
+    /// (seconds from the sampler's start to the driver's).
+    pub full_load: Option<(drive::FullLoad, f64)>,
+    /// When sessions were driven: (start, end) in seconds since sampling began.
+    pub drive_window: Option<(f64, f64)>,
+    /// A bus step's account.
+    pub bus: Option<result::Bus>,
+}
