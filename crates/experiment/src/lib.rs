@@ -10,6 +10,3 @@ mod read;
 
 pub use config::{Config, ConfigError, ReadyKind};
 pub use parts::{Arm, Service, Watch};
-
-#[cfg(test)]
-mod config_tests;

@@ -78,6 +78,15 @@ fn head(step: &StepReport) -> Vec<String> {
 
 /// A line for each part of the RESULT that has something to say.
 fn parts(r: &StepResult) -> Vec<String> {
+    let mut out = the_llm_side(r);
+    out.extend(sessions_held(r));
+    out.extend(around_the_sut(r));
+    out.extend(requests_and_log(r));
+    out
+}
+
+/// The responsiveness probe, the provider's pushback, what reasoning cost.
+fn the_llm_side(r: &StepResult) -> Vec<String> {
     let mut out = Vec::new();
     if let (Some(p50), Some(p99)) = (r.probe_p50_ms, r.probe_p99_ms) {
         out.push(format!(
@@ -99,6 +108,12 @@ fn parts(r: &StepResult) -> Vec<String> {
             x.first_answer_token_ms
         ));
     }
+    out
+}
+
+/// Slow consumers and resident sessions.
+fn sessions_held(r: &StepResult) -> Vec<String> {
+    let mut out = Vec::new();
     if let Some(s) = &r.slow {
         out.push(format!(
             "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
@@ -121,6 +136,12 @@ fn parts(r: &StepResult) -> Vec<String> {
             f(res.kb_per_active)
         ));
     }
+    out
+}
+
+/// The SUT's connections, its dependencies, its replicas.
+fn around_the_sut(r: &StepResult) -> Vec<String> {
+    let mut out = Vec::new();
     if !r.connections.is_empty() {
         let each: Vec<String> = r
             .connections
@@ -162,6 +183,12 @@ fn parts(r: &StepResult) -> Vec<String> {
             }
         ));
     }
+    out
+}
+
+/// Latency per named request, and the SUT's own log.
+fn requests_and_log(r: &StepResult) -> Vec<String> {
+    let mut out = Vec::new();
     for (name, q) in &r.requests {
         out.push(format!(
             "  request {name}: {} ok, p50/p99 {} / {} ms, {} failed",

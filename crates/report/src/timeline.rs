@@ -46,6 +46,23 @@ fn y_range(lo: f64, hi: f64) -> (f64, f64) {
     ((lo - pad).max(0.0), hi + pad)
 }
 
+/// Where a chart's values fall: seconds across, the value up.
+struct Axes {
+    tmax: f64,
+    ymin: f64,
+    ymax: f64,
+}
+
+impl Axes {
+    fn px(&self, t: f64) -> f64 {
+        L + t / self.tmax * (W - L - R)
+    }
+
+    fn py(&self, v: f64) -> f64 {
+        T + (H - T - B) * (1.0 - (v - self.ymin) / (self.ymax - self.ymin))
+    }
+}
+
 pub fn render(c: &Timeline) -> String {
     let mut s = String::new();
     let _ = write!(
@@ -59,8 +76,7 @@ pub fn render(c: &Timeline) -> String {
         (a.min(p.1), b.max(p.1))
     });
     let (ymin, ymax) = y_range(lo, hi);
-    let px = |t: f64| L + t / tmax * (W - L - R);
-    let py = |v: f64| T + (H - T - B) * (1.0 - (v - ymin) / (ymax - ymin));
+    let ax = Axes { tmax, ymin, ymax };
     if ymin > 0.0 {
         let _ = write!(
             s,
@@ -69,79 +85,19 @@ pub fn render(c: &Timeline) -> String {
             fmt(ymin)
         );
     }
-    if let Some(d) = c.drain_from {
-        let _ = write!(
-            s,
-            r##"<rect x="{:.1}" y="{T}" width="{:.1}" height="{:.1}" fill="#eef4ff"/><text x="{:.1}" y="{:.1}" class="m" fill="#36c">drain</text>"##,
-            px(d),
-            (px(tmax) - px(d)).max(0.0),
-            H - T - B,
-            px(d) + 3.0,
-            T + 12.0
-        );
-    }
-    if c.warmup_s > 0.0 {
-        let _ = write!(
-            s,
-            r##"<rect x="{L}" y="{T}" width="{:.1}" height="{:.1}" fill="#f6f6f6"/><text x="{:.1}" y="{:.1}" class="m" fill="#888">warm-up</text>"##,
-            (px(c.warmup_s) - L).max(0.0),
-            H - T - B,
-            L + 3.0,
-            T + 12.0
-        );
-    }
-    for k in 0..=4 {
-        let v = ymin + (ymax - ymin) * k as f64 / 4.0;
-        let _ = write!(
-            s,
-            r##"<line x1="{L}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" class="a" text-anchor="end">{4}</text>"##,
-            py(v),
-            W - R,
-            L - 6.0,
-            py(v) + 4.0,
-            fmt(v)
-        );
-    }
-    for k in 0..=4 {
-        let t = tmax * k as f64 / 4.0;
-        let _ = write!(
-            s,
-            r##"<text x="{:.1}" y="{:.1}" class="a" text-anchor="middle">{:.0} s</text>"##,
-            px(t),
-            H - B + 14.0,
-            t
-        );
-    }
+    s.push_str(&phases(c, &ax));
+    s.push_str(&ticks(&ax));
     let path: Vec<String> = c
         .points
         .iter()
-        .map(|(t, v)| format!("{:.1},{:.1}", px(*t), py(*v)))
+        .map(|(t, v)| format!("{:.1},{:.1}", ax.px(*t), ax.py(*v)))
         .collect();
     let _ = write!(
         s,
         r##"<polyline fill="none" stroke="#639" stroke-width="1.5" points="{}"/>"##,
         path.join(" ")
     );
-    let load: Vec<&(f64, f64)> = c
-        .points
-        .iter()
-        .filter(|p| p.0 >= c.warmup_s && c.drain_from.is_none_or(|d| p.0 < d))
-        .collect();
-    if let (Some(k), Some(first), Some(last)) = (c.slope, load.first(), load.last()) {
-        let mut vs: Vec<f64> = load.iter().map(|p| p.1).collect();
-        vs.sort_by(f64::total_cmp);
-        let mid_t = (first.0 + last.0) / 2.0;
-        let mid_v = vs[vs.len() / 2];
-        let at = |t: f64| mid_v + k * (t - mid_t);
-        let _ = write!(
-            s,
-            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#c33" stroke-dasharray="6 3"/>"##,
-            px(first.0),
-            py(at(first.0)),
-            px(last.0),
-            py(at(last.0))
-        );
-    }
+    s.push_str(&slope(c, &ax));
     s.push_str("</svg>");
     let _ = write!(
         s,
@@ -149,6 +105,85 @@ pub fn render(c: &Timeline) -> String {
         esc(c.how)
     );
     s
+}
+
+/// The drain shaded, and the warm-up the verdict leaves out.
+fn phases(c: &Timeline, ax: &Axes) -> String {
+    let mut s = String::new();
+    if let Some(d) = c.drain_from {
+        let _ = write!(
+            s,
+            r##"<rect x="{:.1}" y="{T}" width="{:.1}" height="{:.1}" fill="#eef4ff"/><text x="{:.1}" y="{:.1}" class="m" fill="#36c">drain</text>"##,
+            ax.px(d),
+            (ax.px(ax.tmax) - ax.px(d)).max(0.0),
+            H - T - B,
+            ax.px(d) + 3.0,
+            T + 12.0
+        );
+    }
+    if c.warmup_s > 0.0 {
+        let _ = write!(
+            s,
+            r##"<rect x="{L}" y="{T}" width="{:.1}" height="{:.1}" fill="#f6f6f6"/><text x="{:.1}" y="{:.1}" class="m" fill="#888">warm-up</text>"##,
+            (ax.px(c.warmup_s) - L).max(0.0),
+            H - T - B,
+            L + 3.0,
+            T + 12.0
+        );
+    }
+    s
+}
+
+/// Five grid lines with their values, five time marks.
+fn ticks(ax: &Axes) -> String {
+    let mut s = String::new();
+    for k in 0..=4 {
+        let v = ax.ymin + (ax.ymax - ax.ymin) * k as f64 / 4.0;
+        let _ = write!(
+            s,
+            r##"<line x1="{L}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" class="a" text-anchor="end">{4}</text>"##,
+            ax.py(v),
+            W - R,
+            L - 6.0,
+            ax.py(v) + 4.0,
+            fmt(v)
+        );
+    }
+    for k in 0..=4 {
+        let t = ax.tmax * k as f64 / 4.0;
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" class="a" text-anchor="middle">{:.0} s</text>"##,
+            ax.px(t),
+            H - B + 14.0,
+            t
+        );
+    }
+    s
+}
+
+/// The verdict's slope, dashed over the load phase through its median.
+fn slope(c: &Timeline, ax: &Axes) -> String {
+    let load: Vec<&(f64, f64)> = c
+        .points
+        .iter()
+        .filter(|p| p.0 >= c.warmup_s && c.drain_from.is_none_or(|d| p.0 < d))
+        .collect();
+    let (Some(k), Some(first), Some(last)) = (c.slope, load.first(), load.last()) else {
+        return String::new();
+    };
+    let mut vs: Vec<f64> = load.iter().map(|p| p.1).collect();
+    vs.sort_by(f64::total_cmp);
+    let mid_t = (first.0 + last.0) / 2.0;
+    let mid_v = vs[vs.len() / 2];
+    let at = |t: f64| mid_v + k * (t - mid_t);
+    format!(
+        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#c33" stroke-dasharray="6 3"/>"##,
+        ax.px(first.0),
+        ax.py(at(first.0)),
+        ax.px(last.0),
+        ax.py(at(last.0))
+    )
 }
 
 #[cfg(test)]

@@ -43,8 +43,34 @@ pub(crate) async fn run(
     rig.deps.sample(cfg, Duration::from_millis(cfg.sample_ms));
     let cpu0 = own_cpu_sec();
     let t0 = tokio::time::Instant::now();
-    let deadline = t0 + Duration::from_secs_f64(cfg.timeout_s);
-    let mut status = None;
+    let status = wait(
+        &mut h,
+        &sampler,
+        t0 + Duration::from_secs_f64(cfg.timeout_s),
+    )
+    .await;
+    let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let harness_cpu = own_cpu_sec() - cpu0;
+    let probe = sampler.finish();
+    tokio::time::sleep(Duration::from_millis(50)).await; // let the output readers catch up
+    let stopped = h.stop().await;
+    let v = result_line(cfg, status, &stopped.tail)?;
+    rig.concurrency = (v["concurrency"].as_u64().unwrap_or(0) as usize).max(1);
+    let mut m = measured(&v, wall_ms);
+    m.timed_out = status.is_none();
+    m.harness_cpu_sec = harness_cpu;
+    m.partition = opts.partition.clone().map(|p| (p, "affinity"));
+    let died = status.filter(|s| !s.success());
+    Ok(judge(cfg, rig, probe, died, stopped, m).await)
+}
+
+/// Until the harness exits or the step's time is up; the memory at `PLIMSOLL BASELINE`
+/// (printed once it has set up) becomes the baseline.
+async fn wait(
+    h: &mut Sut,
+    sampler: &Sampler,
+    deadline: tokio::time::Instant,
+) -> Option<std::process::ExitStatus> {
     let mut rebased = false;
     while tokio::time::Instant::now() < deadline {
         if !rebased && h.tail().lines().any(|l| l.trim() == "PLIMSOLL BASELINE") {
@@ -52,22 +78,20 @@ pub(crate) async fn run(
             rebased = true;
         }
         if let Some(s) = h.exited() {
-            status = Some(s);
-            break;
+            return Some(s);
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    let harness_cpu = own_cpu_sec() - cpu0;
-    let probe = sampler.finish();
-    tokio::time::sleep(Duration::from_millis(50)).await; // let the output readers catch up
-    let stopped = h.stop().await;
-    let Some(line) = stopped
-        .tail
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("RESULT "))
-    else {
+    None
+}
+
+/// The harness's last `RESULT {json}` line, checked against the schema.
+fn result_line(
+    cfg: &Config,
+    status: Option<std::process::ExitStatus>,
+    tail: &str,
+) -> anyhow::Result<serde_json::Value> {
+    let Some(line) = tail.lines().rev().find_map(|l| l.strip_prefix("RESULT ")) else {
         let why = match status {
             None => format!(
                 "was still running after the step timeout of {} s",
@@ -76,26 +100,21 @@ pub(crate) async fn run(
             Some(s) => format!("exited ({s})"),
         };
         bail!(
-            "the harness {why} without printing a `RESULT {{json}}` line; its last output:\n{}",
-            stopped.tail
+            "the harness {why} without printing a `RESULT {{json}}` line; its last output:\n{tail}"
         );
     };
     let v: serde_json::Value = serde_json::from_str(line)
         .map_err(|e| anyhow::anyhow!("the harness's RESULT line is not JSON ({e}): {line}"))?;
     check_harness_line(&v)
         .map_err(|e| anyhow::anyhow!("the harness's RESULT line: {e}\n  {line}"))?;
+    Ok(v)
+}
+
+/// What the harness says it measured (its wall time, when it gives none, as Plimsoll saw it).
+fn measured(v: &serde_json::Value, wall_ms: f64) -> Measured {
     let num = |k: &str| v[k].as_f64();
     let int = |k: &str| v[k].as_u64().unwrap_or(0);
-    rig.concurrency = (int("concurrency") as usize).max(1);
-    let errors_by_kind = v["errors_by_kind"]
-        .as_object()
-        .map(|o| {
-            o.iter()
-                .map(|(k, n)| (k.clone(), n.as_u64().unwrap_or(0)))
-                .collect()
-        })
-        .unwrap_or_default();
-    let measured = Measured {
+    Measured {
         sessions_ok: int("sessions_ok"),
         sessions_failed: int("sessions_failed"),
         turns: int("turns"),
@@ -108,29 +127,15 @@ pub(crate) async fn run(
             p50_ttft: num("p50_ttft_ms"),
             p99_ttft: num("p99_ttft_ms"),
         },
-        think_ms_per_session: 0.0,
-        think_ms_per_turn: 0.0,
         lag_p99_ms: v["harness"]["driver_lag_p99_ms"].as_f64().unwrap_or(0.0),
-        timed_out: status.is_none(),
-        errors_by_kind,
-        first_errors: Vec::new(),
-        failed_sessions: Default::default(),
-        harness_cpu_sec: harness_cpu,
-        open_model: None,
-        cap: None,
-        partition: opts.partition.clone().map(|p| (p, "affinity")),
-        throttled: None,
-        pressure: None,
-        full_load: None,
-        drive_window: None,
-        bus: None,
-        requests: Default::default(),
-        resident: None,
-        probe: None,
-        session_turns: None,
-        slow: None,
-        sched_delay_ms_per_s: None,
-    };
-    let died = status.filter(|s| !s.success());
-    Ok(judge(cfg, rig, probe, died, stopped, measured).await)
+        errors_by_kind: v["errors_by_kind"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, n)| (k.clone(), n.as_u64().unwrap_or(0)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        ..Measured::default()
+    }
 }

@@ -12,6 +12,7 @@
 pub mod clock;
 mod conns;
 mod deps;
+mod driven;
 pub mod environment;
 mod fleet;
 mod harness;

@@ -134,12 +134,8 @@ fn mock_counts(
     m
 }
 
-/// Runs one shard; writes `shard-I-of-N.hlog` and `.json` into the plan's directory.
-pub async fn run_shard(
-    cfg: &Config,
-    opts: &StepOptions,
-    plan: &ShardPlan,
-) -> anyhow::Result<ShardDone> {
+/// What a plan and its config allow, checked before anything runs.
+fn check(cfg: &Config, opts: &StepOptions, plan: &ShardPlan) -> anyhow::Result<()> {
     if plan.count == 0 || plan.index >= plan.count {
         bail!(
             "--shard {}/{}: the index counts from 0 and is below the count (e.g. 0/4 … 3/4)",
@@ -153,13 +149,15 @@ pub async fn run_shard(
     if opts.resident.or(cfg.resident).is_some() || opts.soak.is_some() {
         bail!("resident sessions and soaks are not sharded: a shard drives one step's sessions");
     }
-    let mut session = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
-    session.turns = opts.turns.unwrap_or(session.turns).max(1);
-    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency);
-    drive::address::target(&plan.target, opts.allow_remote).context("--target")?;
-    if let Some(m) = &plan.mock {
-        wait_for_mock(m, opts.allow_remote).await?;
-    }
+    Ok(())
+}
+
+/// The run's name (from --run-id, else from the shared start) and when every shard
+/// begins (the shared start, or once all met at the mock's barrier).
+async fn run_and_start(
+    plan: &ShardPlan,
+    allow_remote: bool,
+) -> anyhow::Result<(String, Option<SystemTime>)> {
     let run = plan.run.clone().unwrap_or_else(|| {
         format!(
             "at-{:.0}",
@@ -170,14 +168,20 @@ pub async fn run_shard(
     let start_at = match (plan.barrier, &plan.mock) {
         (false, _) => plan.start_at,
         (true, None) => bail!("--barrier waits at the shared mock: give it with --mock URL"),
-        (true, Some(m)) => Some(barrier(m, &run, plan, opts.allow_remote).await?),
+        (true, Some(m)) => Some(barrier(m, &run, plan, allow_remote).await?),
     };
-    let cpu0 = crate::rig::own_cpu_sec();
-    let progress = Arc::new(Progress::default());
-    let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
-    let tag = run_tag(&run);
-    let d = DriveOptions {
-        concurrency,
+    Ok((run, start_at))
+}
+
+fn drive_options(
+    cfg: &Config,
+    opts: &StepOptions,
+    plan: &ShardPlan,
+    (run, start_at): (&str, Option<SystemTime>),
+) -> DriveOptions {
+    let tag = run_tag(run);
+    DriveOptions {
+        concurrency: opts.concurrency.unwrap_or(cfg.concurrency),
         base: plan.target.trim_end_matches('/').to_string(),
         replicas: Vec::new(),
         // Nonces and ids of their own each run, for a SUT that outlives runs.
@@ -192,9 +196,28 @@ pub async fn run_shard(
         shard: Some((plan.index, plan.count)),
         start_at,
         name_prefix: format!("r{:08x}-", tag as u32),
-    };
-    let r = drive(&session, &d, progress).await?;
-    let mine: HashSet<String> = (0..concurrency)
+    }
+}
+
+/// Runs one shard; writes `shard-I-of-N.hlog` and `.json` into the plan's directory.
+pub async fn run_shard(
+    cfg: &Config,
+    opts: &StepOptions,
+    plan: &ShardPlan,
+) -> anyhow::Result<ShardDone> {
+    check(cfg, opts, plan)?;
+    let mut session = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
+    session.turns = opts.turns.unwrap_or(session.turns).max(1);
+    drive::address::target(&plan.target, opts.allow_remote).context("--target")?;
+    if let Some(m) = &plan.mock {
+        wait_for_mock(m, opts.allow_remote).await?;
+    }
+    let (run, start_at) = run_and_start(plan, opts.allow_remote).await?;
+    let cpu0 = crate::rig::own_cpu_sec();
+    let d = drive_options(cfg, opts, plan, (&run, start_at));
+    let r = drive(&session, &d, Arc::new(Progress::default())).await?;
+    let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
+    let mine: HashSet<String> = (0..d.concurrency)
         .filter(|i| drive::address::in_shard(*i, d.shard))
         .map(|i| format!("{}s{i}", d.name_prefix))
         .collect();
@@ -214,21 +237,52 @@ pub async fn run_shard(
             ))
         }
     };
-    let think_per_turn = think_per_session / session.turns.max(1) as f64;
+    let seen = Seen {
+        think_per_turn: think_per_session / session.turns.max(1) as f64,
+        think_per_session,
+        harness_cpu_sec: round2(crate::rig::own_cpu_sec() - cpu0),
+    };
+    let counters = counters(cfg, plan, (run, start_at), &d, &r, mock, seen);
+    let file = shard::write(&plan.dir, &counters, &histograms(&r, ideal))?;
+    if let (true, Some(m)) = (plan.upload, &plan.mock) {
+        upload(m, &file, &counters.run, opts.allow_remote).await?;
+    }
+    Ok(ShardDone { counters, file })
+}
+
+/// What the shard saw besides the driver's report.
+struct Seen {
+    think_per_turn: f64,
+    think_per_session: f64,
+    harness_cpu_sec: f64,
+}
+
+/// The shard's counters, as `plimsoll merge` reads them.
+fn counters(
+    cfg: &Config,
+    plan: &ShardPlan,
+    (run, start_at): (String, Option<SystemTime>),
+    d: &DriveOptions,
+    r: &drive::DriveReport,
+    mock: Option<shard::MockCounts>,
+    seen: Seen,
+) -> shard::Counters {
     let turns_per_s = match (&r.full_load, d.arrival_rate) {
-        (Some(f), None) => r.sessions_planned as f64 / ((f.mean_turn_ms + think_per_turn) / 1000.0),
+        (Some(f), None) => {
+            r.sessions_planned as f64 / ((f.mean_turn_ms + seen.think_per_turn) / 1000.0)
+        }
         _ => r.turns as f64 / (r.wall_ms / 1000.0).max(1e-3),
     };
     let lag_p99 = round2(r.lag_us.value_at_quantile(0.99) as f64 / 1000.0);
     let p50_turn =
         (!r.turn_us.is_empty()).then(|| r.turn_us.value_at_quantile(0.5) as f64 / 1000.0);
     let late_mock = mock.as_ref().map_or(0.0, |m| m.late_p99_ms);
-    let counters = shard::Counters {
+    shard::Counters {
         format: shard::counters::FORMAT,
         run,
         index: plan.index,
         count: plan.count,
-        concurrency,
+        concurrency: d.concurrency,
         sessions_planned: r.sessions_planned,
         sessions_ok: r.sessions_ok,
         sessions_failed: r.sessions_failed,
@@ -242,9 +296,9 @@ pub async fn run_shard(
         arrival_rate_per_s: d.arrival_rate,
         peak_in_flight: r.peak_in_flight,
         turns_per_s: round2(turns_per_s),
-        think_ms_per_session: think_per_session,
+        think_ms_per_session: seen.think_per_session,
         driver_lag_p99_ms: lag_p99,
-        harness_cpu_sec: round2(crate::rig::own_cpu_sec() - cpu0),
+        harness_cpu_sec: seen.harness_cpu_sec,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         bound: analysis::outcome::harness_bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn),
         request_errors: r
@@ -258,7 +312,11 @@ pub async fn run_shard(
         harness_lag_ms_threshold: cfg.harness_lag_ms,
         budget: cfg.budget.clone(),
         seed: cfg.seed,
-    };
+    }
+}
+
+/// The shard's latencies by tag, as its interval log holds them.
+fn histograms(r: &drive::DriveReport, ideal: Histogram<u64>) -> BTreeMap<String, Histogram<u64>> {
     let mut hists = BTreeMap::new();
     hists.insert(shard::TURN.to_string(), r.turn_us.clone());
     hists.insert(shard::SESSION.to_string(), r.session_us.clone());
@@ -270,17 +328,24 @@ pub async fn run_shard(
     for (name, q) in &r.requests {
         hists.insert(format!("{}{name}", shard::REQUEST), q.us.clone());
     }
-    let file = shard::write(&plan.dir, &counters, &hists)?;
-    if let (true, Some(m)) = (plan.upload, &plan.mock) {
-        for f in [file.with_extension("hlog"), file.clone()] {
-            let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            let path = format!("/plimsoll/shards/{}/files/{name}", counters.run);
-            call(m, "PUT", &path, std::fs::read(&f)?, opts.allow_remote)
-                .await
-                .with_context(|| format!("sending {} to the shared mock", f.display()))?;
-        }
+    hists
+}
+
+/// Both files into the shared mock's drop box, for `plimsoll merge --from`.
+async fn upload(
+    mock: &str,
+    file: &std::path::Path,
+    run: &str,
+    allow_remote: bool,
+) -> anyhow::Result<()> {
+    for f in [file.with_extension("hlog"), file.to_path_buf()] {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let path = format!("/plimsoll/shards/{run}/files/{name}");
+        call(mock, "PUT", &path, std::fs::read(&f)?, allow_remote)
+            .await
+            .with_context(|| format!("sending {} to the shared mock", f.display()))?;
     }
-    Ok(ShardDone { counters, file })
+    Ok(())
 }
 
 /// How long a shard waits for the shared mock to answer (in a cluster, pods start in

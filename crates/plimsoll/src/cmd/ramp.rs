@@ -69,9 +69,8 @@ pub struct RampArgs {
     pub cap: super::CapArgs,
 }
 
-pub fn run(a: RampArgs) -> anyhow::Result<u8> {
-    super::guard_up();
-    let cfg = experiment::Config::load(&a.config)?;
+/// The ladder the flags ask for, checked against the residents (when there are some).
+fn levels(a: &RampArgs, cfg: &experiment::Config) -> anyhow::Result<::ramp::levels::Levels> {
     let mut levels =
         ::ramp::levels::parse_levels(&a.ladder, cfg.concurrency).map_err(anyhow::Error::msg)?;
     if let ::ramp::levels::Levels::Auto { resolution, .. } = &mut levels {
@@ -90,6 +89,13 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             _ => {}
         }
     }
+    Ok(levels)
+}
+
+pub fn run(a: RampArgs) -> anyhow::Result<u8> {
+    super::guard_up();
+    let cfg = experiment::Config::load(&a.config)?;
+    let levels = levels(&a, &cfg)?;
     let mut budget = cfg.budget.clone();
     budget
         .apply_flag(&a.budget)

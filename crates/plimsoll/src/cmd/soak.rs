@@ -84,9 +84,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(total))
 }
 
-pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
-    super::guard_up();
-    let cfg = experiment::Config::load(&a.config)?;
+/// --duration, --drain, --every and --warmup (a time, or a share of the duration).
+fn times(a: &SoakArgs) -> anyhow::Result<(Duration, Duration, Duration, Duration)> {
     let arg = |name: &str, v: &str| parse_duration(v).map_err(|e| anyhow::anyhow!("--{name} {e}"));
     let duration = arg("duration", &a.duration)?;
     let drain = arg("drain", &a.drain)?;
@@ -113,6 +112,13 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             a.duration
         );
     }
+    Ok((duration, drain, every, warmup))
+}
+
+pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
+    super::guard_up();
+    let cfg = experiment::Config::load(&a.config)?;
+    let (duration, drain, every, warmup) = times(&a)?;
     let cap = a.cap.spec()?;
     // Open model: the sessions that arrive over the whole duration.
     let concurrency = match a.rate {
