@@ -6,8 +6,8 @@
 use crate::fleet::Fleet;
 use crate::judge::judge;
 use crate::measured::{Latencies, Measured};
+use crate::options::StepOptions;
 use crate::rig::{own_cpu_sec, Rig};
-use crate::step::StepOptions;
 use anyhow::Context;
 use drive::{drive, DriveOptions, DriveReport, Progress, SessionSpec};
 use experiment::{Config, ReadyKind};

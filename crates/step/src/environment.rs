@@ -1,7 +1,7 @@
 //! Where a run happened: the machine, its kernel, the cap method, the core partition,
 //! the SUT's git commit and command — stored with every run so an old one can be read.
 
-use crate::step::StepOptions;
+use crate::options::StepOptions;
 use experiment::Config;
 use result::environment::{EnvCap, EnvPartition, EnvProbe, EnvService, Environment};
 

@@ -20,6 +20,7 @@ mod judge;
 mod live;
 mod measured;
 mod mock_side;
+pub mod options;
 mod rates;
 mod responsive;
 mod rig;
@@ -28,6 +29,7 @@ pub mod soak;
 pub mod step;
 
 pub use clock::now_rfc3339;
+pub use options::StepOptions;
 pub use result::{StepReport, StepResult};
 pub use soak::{SoakPlan, SoakSample};
-pub use step::{run_step, StepOptions};
+pub use step::run_step;

@@ -4,7 +4,7 @@
 //! what the one shared mock's ledger says of those sessions (`--mock`), and writes its
 //! interval log and counters (`shard` crate) for `plimsoll merge`.
 
-use crate::step::StepOptions;
+use crate::options::StepOptions;
 use anyhow::{bail, Context};
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use experiment::Config;
