@@ -37,3 +37,26 @@ fn every_crate_says_its_one_job() {
         );
     }
 }
+
+#[test]
+fn the_architecture_page_shows_the_house_as_it_is() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let rules = house::Rules::load(&root.join("house.toml")).unwrap();
+    let page_path = root.join("docs/architecture.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let map = house::map::render(&root, &rules);
+    let want = house::map::with_map(&page, &map).unwrap_or_else(|| {
+        panic!(
+            "docs/architecture.md has no map markers ({})",
+            house::map::BEGIN
+        )
+    });
+    if std::env::var_os("PLIMSOLL_BLESS").is_some() {
+        std::fs::write(&page_path, &want).unwrap();
+        return;
+    }
+    assert!(
+        page == want,
+        "docs/architecture.md's map is not the tree's: run PLIMSOLL_BLESS=1 cargo test -p house and read the change"
+    );
+}
