@@ -6,8 +6,8 @@
 //! asked `includeThoughts`) are `thought: true` text parts; the thought signature rides
 //! on the first part of the answer, as the API puts it.
 
+use crate::reply::{At, Part, Reply, StopReason};
 use crate::sse;
-use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn finish_reason(stop: StopReason) -> &'static str {

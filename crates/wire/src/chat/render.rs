@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions: `chat.completion` bodies and `chat.completion.chunk` streams.
 
+use crate::reply::{At, Part, Reply, StopReason};
 use crate::sse;
-use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn finish_reason(stop: StopReason) -> &'static str {

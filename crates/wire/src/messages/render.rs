@@ -1,8 +1,8 @@
 //! Anthropic Messages: `message` bodies and the typed event stream
 //! (`message_start`, `content_block_*`, `message_delta`, `message_stop`, `ping`).
 
+use crate::reply::{At, Part, Reply, StopReason};
 use crate::sse;
-use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
 
 fn stop_reason(stop: StopReason) -> &'static str {

@@ -5,10 +5,11 @@
 //! them. `functionResponse` parts answer the calls of the model turn before them: by
 //! `id` when the client sends one, else by name in order.
 
-use crate::parse_common::*;
-use crate::parse_openai::{finish, plain};
-use crate::{Api, ReasoningAsk, Request, Role, Thought, ThoughtKind, Tool, ToolCall, ToolChoice};
-use crate::{Message, WireError};
+use crate::api::Api;
+use crate::error::WireError;
+use crate::fields::*;
+use crate::request::{finish, Message, ReasoningAsk, Request, Role, Thought, ThoughtKind};
+use crate::request::{Tool, ToolCall, ToolChoice};
 use serde_json::Value;
 
 pub fn parse_generate(body: &[u8]) -> Result<Request, WireError> {
@@ -139,7 +140,7 @@ fn parts_text(obj: &Obj, path: &str) -> Result<String, WireError> {
 /// A `model` content: its text (thought summaries left out), its function calls, and
 /// the thought signature on its first function call (or anywhere, marked late).
 fn model_turn(parts: &[Value], path: &str) -> Result<Message, WireError> {
-    let mut m = plain(Role::Assistant, String::new());
+    let mut m = Message::new(Role::Assistant, String::new());
     m.path = path.to_string();
     let mut text = Vec::new();
     for (j, p) in parts.iter().enumerate() {
@@ -206,7 +207,7 @@ fn user_turn(
                 },
             };
             let response = f.get("response").cloned().unwrap_or(Value::Null);
-            let mut r = plain(Role::Tool, result_text(&response));
+            let mut r = Message::new(Role::Tool, result_text(&response));
             r.tool_call_id = Some(id);
             out.push(r);
         } else if let Some(t) = opt_str(p, "text", &pp)? {
@@ -214,7 +215,7 @@ fn user_turn(
         }
     }
     if !text.is_empty() {
-        let mut m = plain(Role::User, text.join("\n"));
+        let mut m = Message::new(Role::User, text.join("\n"));
         m.path = path.to_string();
         out.push(m);
     }

@@ -3,18 +3,10 @@
 //! `response.function_call_arguments.delta`, … `response.completed`), each event
 //! carrying its `sequence_number`.
 
+use crate::reply::{At, Part, Reply, StopReason};
+use crate::responses::items::item_id;
 use crate::sse;
-use crate::{At, Part, Reply, StopReason};
 use serde_json::{json, Value};
-
-fn item_id(r: &Reply, part: usize) -> String {
-    match &r.parts[part] {
-        Part::Text(_) => format!("msg_{}_{part}", r.id),
-        Part::ToolCall(_) => format!("fc_{}_{part}", r.id),
-        Part::Hidden { id, .. } => id.clone(),
-        Part::Thinking { .. } => format!("rs_{}_{part}", r.id),
-    }
-}
 
 fn text_content(text: &str) -> Value {
     json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})
@@ -110,93 +102,18 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
     let p = at.chunk.part as usize;
     let id = item_id(r, p);
     if at.first {
-        event(
-            out,
-            seq,
-            "response.created",
-            json!({"response": response(r, false)}),
-        );
-        event(
-            out,
-            seq,
-            "response.in_progress",
-            json!({"response": response(r, false)}),
-        );
-    }
-    let is_text = matches!(r.parts[p], Part::Text(_));
-    if at.part_start {
-        event(
-            out,
-            seq,
-            "response.output_item.added",
-            json!({"output_index": p, "item": item(r, p, false)}),
-        );
-        if is_text {
-            event(
-                out,
-                seq,
-                "response.content_part.added",
-                json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content("")}),
-            );
+        for name in ["response.created", "response.in_progress"] {
+            event(out, seq, name, json!({"response": response(r, false)}));
         }
+    }
+    if at.part_start {
+        item_added(r, p, &id, seq, out);
     }
     if !at.delta.is_empty() && !r.parts[p].is_thought() {
-        // Hand-written: the hot path of every Responses stream.
-        let name = if is_text {
-            "response.output_text.delta"
-        } else {
-            "response.function_call_arguments.delta"
-        };
-        out.extend_from_slice(b"event: ");
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b"\ndata: {\"type\":\"");
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b"\",\"sequence_number\":");
-        out.extend_from_slice(seq.to_string().as_bytes());
-        *seq += 1;
-        out.extend_from_slice(b",\"item_id\":");
-        sse::json_str(out, &id);
-        out.extend_from_slice(b",\"output_index\":");
-        out.extend_from_slice(p.to_string().as_bytes());
-        if is_text {
-            out.extend_from_slice(b",\"content_index\":0,\"logprobs\":[]");
-        }
-        out.extend_from_slice(b",\"delta\":");
-        sse::json_str(out, at.delta);
-        out.extend_from_slice(b"}\n\n");
+        delta(r, p, &id, at.delta, seq, out);
     }
     if at.part_end {
-        match &r.parts[p] {
-            Part::Text(t) => {
-                event(
-                    out,
-                    seq,
-                    "response.output_text.done",
-                    json!({"item_id": id, "output_index": p, "content_index": 0, "text": t, "logprobs": []}),
-                );
-                event(
-                    out,
-                    seq,
-                    "response.content_part.done",
-                    json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content(t)}),
-                );
-            }
-            Part::ToolCall(c) => {
-                event(
-                    out,
-                    seq,
-                    "response.function_call_arguments.done",
-                    json!({"item_id": id, "output_index": p, "name": c.name, "arguments": c.arguments}),
-                );
-            }
-            Part::Thinking { .. } | Part::Hidden { .. } => {}
-        }
-        event(
-            out,
-            seq,
-            "response.output_item.done",
-            json!({"output_index": p, "item": item(r, p, true)}),
-        );
+        item_done(r, p, &id, seq, out);
     }
     if at.last {
         let name = if r.stop == StopReason::MaxTokens {
@@ -206,4 +123,85 @@ pub fn frame(r: &Reply, at: &At, seq: &mut u32, out: &mut Vec<u8>) {
         };
         event(out, seq, name, json!({"response": response(r, true)}));
     }
+}
+
+/// Part `p` begins: its item, and for text its content part.
+fn item_added(r: &Reply, p: usize, id: &str, seq: &mut u32, out: &mut Vec<u8>) {
+    event(
+        out,
+        seq,
+        "response.output_item.added",
+        json!({"output_index": p, "item": item(r, p, false)}),
+    );
+    if matches!(r.parts[p], Part::Text(_)) {
+        event(
+            out,
+            seq,
+            "response.content_part.added",
+            json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content("")}),
+        );
+    }
+}
+
+/// One delta of text or of a function call's arguments. Hand-written: the hot path of
+/// every Responses stream.
+fn delta(r: &Reply, p: usize, id: &str, delta: &str, seq: &mut u32, out: &mut Vec<u8>) {
+    let is_text = matches!(r.parts[p], Part::Text(_));
+    let name = if is_text {
+        "response.output_text.delta"
+    } else {
+        "response.function_call_arguments.delta"
+    };
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\ndata: {\"type\":\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\",\"sequence_number\":");
+    out.extend_from_slice(seq.to_string().as_bytes());
+    *seq += 1;
+    out.extend_from_slice(b",\"item_id\":");
+    sse::json_str(out, id);
+    out.extend_from_slice(b",\"output_index\":");
+    out.extend_from_slice(p.to_string().as_bytes());
+    if is_text {
+        out.extend_from_slice(b",\"content_index\":0,\"logprobs\":[]");
+    }
+    out.extend_from_slice(b",\"delta\":");
+    sse::json_str(out, delta);
+    out.extend_from_slice(b"}\n\n");
+}
+
+/// Part `p` ends: its text or arguments whole, then its item done.
+fn item_done(r: &Reply, p: usize, id: &str, seq: &mut u32, out: &mut Vec<u8>) {
+    match &r.parts[p] {
+        Part::Text(t) => {
+            event(
+                out,
+                seq,
+                "response.output_text.done",
+                json!({"item_id": id, "output_index": p, "content_index": 0, "text": t, "logprobs": []}),
+            );
+            event(
+                out,
+                seq,
+                "response.content_part.done",
+                json!({"item_id": id, "output_index": p, "content_index": 0, "part": text_content(t)}),
+            );
+        }
+        Part::ToolCall(c) => {
+            event(
+                out,
+                seq,
+                "response.function_call_arguments.done",
+                json!({"item_id": id, "output_index": p, "name": c.name, "arguments": c.arguments}),
+            );
+        }
+        Part::Thinking { .. } | Part::Hidden { .. } => {}
+    }
+    event(
+        out,
+        seq,
+        "response.output_item.done",
+        json!({"output_index": p, "item": item(r, p, true)}),
+    );
 }

@@ -1,7 +1,7 @@
-//! Helpers shared by the request parsers: typed field access over a JSON value that
+//! Typed field access over a request's JSON, shared by every API's parser: each reader
 //! names the exact field (`messages.3.content`) when something is missing or wrong.
 
-use crate::WireError;
+use crate::error::WireError;
 use serde_json::{Map, Value};
 
 pub type Obj = Map<String, Value>;
