@@ -6,7 +6,8 @@
 //! the oracle can check the history it is sent back. Sessions are sharded by name so
 //! concurrent sessions rarely share a lock.
 
-use crate::failures::Injected;
+use crate::failures::rates::Injected;
+pub use crate::session::ANONYMOUS;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -14,8 +15,6 @@ use std::sync::Mutex;
 const SHARDS: usize = 32;
 /// Violations kept in full; beyond this only counts grow.
 const MAX_KEPT: usize = 10_000;
-/// The ledger key of requests that carry no session marker.
-pub const ANONYMOUS: &str = "-";
 const MAX_ANONYMOUS_SEEN: usize = 10_000;
 
 /// One thing the mock said, numbered in the order it was said within the session.

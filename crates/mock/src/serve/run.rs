@@ -1,7 +1,7 @@
 //! `plimsoll mock` as a foreground command: start, announce, serve until Ctrl-C or
 //! SIGTERM, then stop cleanly.
 
-use crate::server::{MockOptions, MockServer};
+use crate::serve::server::{MockOptions, MockServer};
 use anyhow::{bail, Context};
 use std::time::Duration;
 

@@ -3,10 +3,9 @@
 //! `POST /plimsoll/admin/limits`), and what they did: requests refused by reason, time
 //! waited for a slot, slots and queue at their fullest, replies answered.
 
-use crate::capacity::{Full, Gate, Slot};
-use crate::limits::{thousands, Dim, Limits};
-use crate::quota::{Quotas, Reading, Refused};
-use crate::scenario::{ModelSpec, Scenario};
+use crate::pushback::capacity::{Full, Gate, Slot};
+use crate::pushback::limits::{thousands, Dim, Limits};
+use crate::pushback::quota::{Quotas, Reading, Refused};
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -50,10 +49,9 @@ pub struct Pushback {
 }
 
 impl Pushback {
-    pub fn new(scenario: &Scenario) -> Pushback {
-        let configured = !scenario.provider.is_none()
-            || !scenario.defaults.limits.is_none()
-            || scenario.models.values().any(|m| !m.limits.is_none());
+    /// `configured`: the scenario sets some limit (the ledger then reports the provider
+    /// from the start).
+    pub fn new(configured: bool) -> Pushback {
         Pushback {
             quotas: Quotas::default(),
             gates: Mutex::new(HashMap::new()),
@@ -71,26 +69,19 @@ impl Pushback {
     }
 
     /// The limits in force for one scope now (`*`: the provider's): as changed live, else
-    /// as the scenario sets them.
-    pub fn in_force(&self, scenario: &Scenario, scope: &str) -> Limits {
+    /// `set`, as the scenario sets them.
+    pub fn in_force(&self, scope: &str, set: Limits) -> Limits {
         let o = self.overrides.read().unwrap_or_else(|p| p.into_inner());
-        o.get(scope).copied().unwrap_or_else(|| {
-            if scope == PROVIDER {
-                scenario.provider
-            } else {
-                scenario
-                    .model(scope)
-                    .map_or(scenario.defaults.limits, |s| s.limits)
-            }
-        })
+        o.get(scope).copied().unwrap_or(set)
     }
 
-    /// The limits in force for `model` now, provider first (`spec`: the model's, already
-    /// looked up, so the hot path does not look it up again).
-    pub fn scopes<'a>(&self, scenario: &Scenario, model: &'a str, spec: &ModelSpec) -> Scopes<'a> {
+    /// The limits in force for `model` now, provider first: as changed live, else as the
+    /// scenario sets the provider's and the model's (`own`, already looked up, so the hot
+    /// path does not look it up again).
+    pub fn scopes<'a>(&self, provider: Limits, model: &'a str, own: Limits) -> Scopes<'a> {
         let o = self.overrides.read().unwrap_or_else(|p| p.into_inner());
-        let provider = o.get(PROVIDER).copied().unwrap_or(scenario.provider);
-        let own = o.get(model).copied().unwrap_or(spec.limits);
+        let provider = o.get(PROVIDER).copied().unwrap_or(provider);
+        let own = o.get(model).copied().unwrap_or(own);
         let mut out = Vec::new();
         if !provider.is_none() {
             out.push((PROVIDER, provider));
@@ -344,37 +335,10 @@ fn slots_words(g: &Gate) -> String {
     )
 }
 
-/// The words of a refusal in the provider's manner, for the error message.
-pub fn refusal_message(model: &str, r: &Refused, anthropic: bool) -> String {
-    let what = match r.dim {
-        Dim::Requests => "requests per min (RPM)",
-        Dim::Tokens => "tokens per min (TPM)",
-        Dim::InputTokens => "input tokens per minute",
-        Dim::OutputTokens => "output tokens per minute",
-    };
-    let limit = thousands(r.limit);
-    if r.too_large {
-        return format!(
-            "Request too large for {model} on {what}: Limit {limit}, Requested {}. The input or output tokens must be reduced (plimsoll mock quota).",
-            r.requested
-        );
-    }
-    let wait = r.retry_after_ms as f64 / 1000.0;
-    if anthropic {
-        format!(
-            "This request would exceed your rate limit of {limit} {what} for {model}. Please try again in {wait:.3}s (plimsoll mock quota)."
-        )
-    } else {
-        format!(
-            "Rate limit reached for {model} on {what}: Limit {limit}. Please try again in {wait:.3}s (plimsoll mock quota)."
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limits::Capacity;
+    use crate::pushback::limits::Capacity;
 
     fn slots(n: u32) -> Limits {
         Limits {
@@ -390,7 +354,7 @@ mod tests {
 
     #[test]
     fn the_slots_are_named_as_many_as_they_are_now() {
-        let p = Pushback::new(&Scenario::default());
+        let p = Pushback::new(false);
         p.set(PROVIDER, Some(slots(6)));
         p.gate(PROVIDER, &slots(6));
         assert_eq!(p.snapshot().unwrap()["slots"], "the 6 generation slots");

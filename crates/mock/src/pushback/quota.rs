@@ -1,6 +1,6 @@
-//! Per-key token buckets: whether a request may pass its quota, what it leaves, and
-//! the rate-limit headers that say so (OpenAI's `x-ratelimit-*`, Anthropic's
-//! `anthropic-ratelimit-*`), on refusals and on every successful reply.
+//! Per-key token buckets: whether a request may pass its quota, and what it leaves (the
+//! readings the rate-limit headers report, on refusals and on every successful reply;
+//! the headers themselves are written by `serve/headers.rs` in each API's names).
 //!
 //! A bucket holds `burst_s` seconds of its quota, refills continuously at the quota's
 //! rate and starts full. A request needs one request and its input tokens; output tokens
@@ -8,14 +8,11 @@
 //! be empty, and its reply's tokens are taken afterwards (the bucket may go below zero,
 //! and the next requests wait until it refills).
 
-use crate::clock::{now_unix_ms, rfc3339};
-use crate::limits::{Dim, Limits, Quota};
-use axum::http::{HeaderMap, HeaderValue};
+use crate::pushback::limits::{Dim, Limits, Quota};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
-use wire::Api;
 
 const SHARDS: usize = 16;
 
@@ -340,94 +337,6 @@ pub fn label(key: &str) -> String {
     }
 }
 
-/// The API key a request carries (`-` for none).
-pub fn key_of(headers: &HeaderMap) -> String {
-    let get = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
-    get("authorization")
-        .map(|v| v.strip_prefix("Bearer ").unwrap_or(v).trim())
-        .or_else(|| get("x-api-key").map(str::trim))
-        .or_else(|| get("x-goog-api-key").map(str::trim))
-        .filter(|k| !k.is_empty())
-        .unwrap_or("-")
-        .to_string()
-}
-
-/// 1500 → "1.5s", 360000 → "6m0s", 20 → "20ms": OpenAI's reset format.
-fn go_duration(ms: u64) -> String {
-    if ms == 0 {
-        "0s".into()
-    } else if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        let s = format!("{:.3}", ms as f64 / 1000.0);
-        format!("{}s", s.trim_end_matches('0').trim_end_matches('.'))
-    } else {
-        format!("{}m{}s", ms / 60_000, (ms % 60_000) / 1000)
-    }
-}
-
-/// The names of a bucket's limit, remaining and reset headers in `api` (OpenAI has no
-/// headers for separate input and output token quotas).
-fn header_names(api: Api, d: Dim) -> Option<[&'static str; 3]> {
-    if api == Api::Gemini {
-        // Gemini sends no rate-limit headers (a 429 says it in its body).
-        return None;
-    }
-    Some(match (api == Api::Messages, d) {
-        (true, Dim::Requests) => [
-            "anthropic-ratelimit-requests-limit",
-            "anthropic-ratelimit-requests-remaining",
-            "anthropic-ratelimit-requests-reset",
-        ],
-        (true, Dim::Tokens) => [
-            "anthropic-ratelimit-tokens-limit",
-            "anthropic-ratelimit-tokens-remaining",
-            "anthropic-ratelimit-tokens-reset",
-        ],
-        (true, Dim::InputTokens) => [
-            "anthropic-ratelimit-input-tokens-limit",
-            "anthropic-ratelimit-input-tokens-remaining",
-            "anthropic-ratelimit-input-tokens-reset",
-        ],
-        (true, Dim::OutputTokens) => [
-            "anthropic-ratelimit-output-tokens-limit",
-            "anthropic-ratelimit-output-tokens-remaining",
-            "anthropic-ratelimit-output-tokens-reset",
-        ],
-        (false, Dim::Requests) => [
-            "x-ratelimit-limit-requests",
-            "x-ratelimit-remaining-requests",
-            "x-ratelimit-reset-requests",
-        ],
-        (false, Dim::Tokens) => [
-            "x-ratelimit-limit-tokens",
-            "x-ratelimit-remaining-tokens",
-            "x-ratelimit-reset-tokens",
-        ],
-        (false, _) => return None,
-    })
-}
-
-/// The rate-limit headers of `api` for these readings.
-pub fn put_headers(h: &mut HeaderMap, api: Api, readings: &[Reading]) {
-    for r in readings {
-        let Some([limit, remaining, reset]) = header_names(api, r.dim) else {
-            continue;
-        };
-        let reset_value = if api == Api::Messages {
-            rfc3339(now_unix_ms() + r.reset_ms)
-        } else {
-            go_duration(r.reset_ms)
-        };
-        let name = axum::http::HeaderName::from_static;
-        h.insert(name(limit), HeaderValue::from(r.limit.round() as u64));
-        h.insert(name(remaining), HeaderValue::from(r.remaining));
-        if let Ok(v) = HeaderValue::from_str(&reset_value) {
-            h.insert(name(reset), v);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,30 +434,5 @@ mod tests {
         assert_eq!(r[0].remaining, 599);
         let u = qs.usage();
         assert_eq!((u["k"].requests, u["k"].refused), (1, 5));
-    }
-
-    #[test]
-    fn headers_in_each_apis_format() {
-        let r = [Reading {
-            dim: Dim::Requests,
-            limit: 600.0,
-            remaining: 7,
-            reset_ms: 1500,
-        }];
-        let mut h = HeaderMap::new();
-        put_headers(&mut h, Api::ChatCompletions, &r);
-        assert_eq!(h["x-ratelimit-limit-requests"], "600");
-        assert_eq!(h["x-ratelimit-remaining-requests"], "7");
-        assert_eq!(h["x-ratelimit-reset-requests"], "1.5s");
-        let mut h = HeaderMap::new();
-        put_headers(&mut h, Api::Messages, &r);
-        assert_eq!(h["anthropic-ratelimit-requests-remaining"], "7");
-        assert!(h["anthropic-ratelimit-requests-reset"]
-            .to_str()
-            .unwrap()
-            .ends_with('Z'));
-        assert_eq!(go_duration(360_000), "6m0s");
-        assert_eq!(go_duration(20), "20ms");
-        assert_eq!(label("sk-proj-abcdefghijkl"), "sk-p…ijkl");
     }
 }

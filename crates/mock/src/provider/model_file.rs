@@ -1,10 +1,10 @@
 //! One model's table of a scenario file (`[defaults]` or `[models."NAME"]`) as written,
 //! and its check into a [`ModelSpec`]: each error carries the span of the field at fault.
 
-use crate::failures::Failures;
-use crate::limits::{Capacity, Quota};
-use crate::model::{Jitter, ModelSpec, Reasoning, ReasoningMode};
-use crate::script::{self, Scope, Step};
+use crate::failures::rates::Failures;
+use crate::provider::model::{Jitter, ModelSpec, Reasoning, ReasoningMode};
+use crate::provider::script::{self, Scope, Step};
+use crate::pushback::limits::{Capacity, Quota};
 use serde::Deserialize;
 use std::sync::Arc;
 use toml::Spanned;
@@ -19,7 +19,7 @@ pub(crate) struct RawModel {
     jitter: Option<Spanned<RawJitter>>,
     failures: Option<Spanned<Failures>>,
     quota: Option<Spanned<Quota>>,
-    fail: Option<Vec<Spanned<crate::fail_script::RawRule>>>,
+    fail: Option<Vec<Spanned<crate::failures::script::RawRule>>>,
     capacity: Option<Spanned<Capacity>>,
     reasoning: Option<Spanned<RawReasoning>>,
     embedding_dim: Option<Spanned<i64>>,

@@ -5,7 +5,7 @@
 //! frees its place when dropped; a request that stops waiting (its client went away)
 //! leaves the queue.
 
-use crate::limits::Capacity;
+use crate::pushback::limits::Capacity;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};

@@ -45,15 +45,16 @@
 //! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
 //! target that never fails.
 
-use crate::failures::Failures;
-use crate::limits::Limits;
-use crate::model_file::RawModel;
+use crate::failures::rates::Failures;
+use crate::provider::model_file::RawModel;
+use crate::pushback::limits::Limits;
+use crate::pushback::state::PROVIDER;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
 
-pub use crate::model::{Jitter, ModelSpec};
+pub use crate::provider::model::{Jitter, ModelSpec};
 
 /// Which integrity checks the oracle runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -136,6 +137,23 @@ impl Scenario {
             });
         }
         lookup(model).map(Cow::Borrowed)
+    }
+
+    /// The limits the scenario sets for a scope of the pushback: the provider's (`*`) or
+    /// a model's (the defaults' for a model it does not name).
+    pub fn limits(&self, scope: &str) -> Limits {
+        if scope == PROVIDER {
+            self.provider
+        } else {
+            self.model(scope).map_or(self.defaults.limits, |s| s.limits)
+        }
+    }
+
+    /// Whether the scenario sets any limit, for the provider or a model.
+    pub fn sets_limits(&self) -> bool {
+        !self.provider.is_none()
+            || !self.defaults.limits.is_none()
+            || self.models.values().any(|m| !m.limits.is_none())
     }
 
     /// Applies `PLIMSOLL_FAIL_*` environment variables to every model's failures.

@@ -19,7 +19,7 @@
 //! and a scripted failure takes the place of the seeded draw for that request. `with` is
 //! one of rate_limit, server_error, overloaded, reset, cut.
 
-use crate::failures::Injected;
+use crate::failures::rates::Injected;
 use serde::Deserialize;
 
 /// One rule.

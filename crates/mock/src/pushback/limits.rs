@@ -77,43 +77,9 @@ pub struct Limits {
     pub capacity: Option<Capacity>,
 }
 
-/// Which bucket of a quota: what it counts, and its names in headers and words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dim {
-    Requests,
-    Tokens,
-    InputTokens,
-    OutputTokens,
-}
-
-impl Dim {
-    pub const ALL: [Dim; 4] = [
-        Dim::Requests,
-        Dim::Tokens,
-        Dim::InputTokens,
-        Dim::OutputTokens,
-    ];
-
-    /// The refusal reason counted in the ledger (`quota_requests` …).
-    pub fn reason(self) -> &'static str {
-        match self {
-            Dim::Requests => "quota_requests",
-            Dim::Tokens => "quota_tokens",
-            Dim::InputTokens => "quota_input_tokens",
-            Dim::OutputTokens => "quota_output_tokens",
-        }
-    }
-
-    /// "requests", "tokens", "input tokens", "output tokens".
-    pub fn words(self) -> &'static str {
-        match self {
-            Dim::Requests => "requests",
-            Dim::Tokens => "tokens",
-            Dim::InputTokens => "input tokens",
-            Dim::OutputTokens => "output tokens",
-        }
-    }
-}
+/// Which bucket of a quota: what it counts (its names in headers and words are the
+/// APIs', in `wire`).
+pub use wire::Bucket as Dim;
 
 impl Quota {
     /// The quota per minute of each bucket that is set.

@@ -6,7 +6,7 @@
 //! push back the ones after it (they catch up, and the mock coalesces frames that
 //! are already due into one write).
 
-use crate::scenario::{Jitter, ModelSpec};
+use crate::provider::scenario::{Jitter, ModelSpec};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! `GET /metrics`: the mock's counters in Prometheus text format.
 
-use crate::app::App;
-use crate::failures::Injected;
+use crate::failures::rates::Injected;
+use crate::serve::app::App;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;

@@ -1,14 +1,15 @@
-//! Stored responses: what a Responses request's `previous_response_id` goes on from.
+//! Stored conversations: what a later request goes on from (a Responses request's
+//! `previous_response_id`).
 //!
-//! A response the client lets the API store (`store` is true unless it says false) is
-//! kept as its whole conversation: the input, then the output items as a client would
-//! send them back (reasoning items included, so a call's required reasoning is there).
-//! The store keeps the latest [`KEEP`] responses within [`BUDGET`] bytes of text; an
-//! older or unknown id gets the API's own 400 `previous_response_not_found`.
+//! What an API keeps after a reply, and under which id, is its dialect's (Responses:
+//! with `store`, the input then the output items as a client would send them back,
+//! reasoning items included, under `resp_<reply>`); how much the mock keeps is this
+//! module's: the latest [`KEEP`] conversations within [`BUDGET`] bytes of text. An older
+//! or unknown id gets the API's own 400 (`previous_response_not_found`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use wire::{Message, Part, Reply, Request, Role, Thought, ThoughtKind, WireError};
+use wire::{Message, Reply, Request, WireError};
 
 /// Responses kept for `previous_response_id` at most …
 pub const KEEP: usize = 4096;
@@ -81,13 +82,9 @@ impl Chains {
         let Some(id) = req.previous_response_id.as_deref() else {
             return Ok(());
         };
-        let before = self.get(id).ok_or_else(|| {
-            WireError::verbatim(
-                Some("previous_response_id"),
-                format!("Previous response with id '{id}' not found."),
-                Some("previous_response_not_found"),
-            )
-        })?;
+        let before = self
+            .get(id)
+            .ok_or_else(|| req.api.dialect().continuation_missing(id))?;
         let mut all = Vec::with_capacity(before.len() + req.messages.len());
         all.extend(before.iter().cloned());
         all.append(&mut req.messages);
@@ -96,57 +93,18 @@ impl Chains {
         Ok(())
     }
 
-    /// Stores the conversation after `reply` under the reply's response id, when the
-    /// request lets the API store it.
+    /// Stores the conversation after `reply`, when the request's API keeps it.
     pub fn keep(&self, req: &Request, reply: &Reply) {
-        if req.api != wire::Api::Responses || !req.store {
-            return;
+        if let Some((id, conversation)) = req.api.dialect().keeps(req, reply) {
+            self.put(id, conversation);
         }
-        let mut conversation = req.messages.clone();
-        conversation.extend(output_items(reply));
-        self.put(format!("resp_{}", reply.id), conversation);
     }
-}
-
-/// A reply's output as the input items a client sends back (see render_responses).
-fn output_items(reply: &Reply) -> Vec<Message> {
-    let mut out = Vec::new();
-    let mut pending = Vec::new();
-    for (k, p) in reply.parts.iter().enumerate() {
-        let mut m = match p {
-            Part::Hidden { id, seal, .. } => {
-                pending.push(Thought {
-                    kind: ThoughtKind::Reasoning,
-                    text: String::new(),
-                    seal: seal.clone().unwrap_or_default(),
-                    id: Some(id.clone()),
-                    path: String::new(),
-                    late: false,
-                });
-                continue;
-            }
-            Part::Thinking { .. } => continue,
-            Part::Text(t) => {
-                let mut m = Message::new(Role::Assistant, t.clone());
-                m.item_id = Some(format!("msg_{}_{k}", reply.id));
-                m
-            }
-            Part::ToolCall(c) => {
-                let mut m = Message::new(Role::Assistant, String::new());
-                m.tool_calls.push(c.clone());
-                m.item_id = Some(format!("fc_{}_{k}", reply.id));
-                m
-            }
-        };
-        m.thoughts.append(&mut pending);
-        out.push(m);
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wire::{Part, Role};
 
     fn req(body: serde_json::Value) -> Request {
         wire::Api::Responses

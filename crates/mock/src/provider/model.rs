@@ -1,9 +1,9 @@
 //! What one model of the mock is: its timing, output length, failures and script.
 
-use crate::fail_script::FailRule;
-use crate::failures::Failures;
-use crate::limits::Limits;
-use crate::script::{Scope, Step};
+use crate::failures::rates::Failures;
+use crate::failures::script::FailRule;
+use crate::provider::script::{Scope, Step};
+use crate::pushback::limits::Limits;
 use std::sync::Arc;
 
 /// How a nominal duration is spread from one request to the next.

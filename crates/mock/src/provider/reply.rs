@@ -6,18 +6,20 @@
 //! made up from its JSON Schema; otherwise answer in text. Everything is drawn from
 //! the per-request RNG, so the same seed and request give the same answer.
 //!
-//! A model that reasons (see [`crate::model::Reasoning`]) first thinks: an Anthropic
-//! `thinking` block signed for the session (or `redacted_thinking`), or an OpenAI
-//! reasoning item; its tokens count in the output and in the `max_tokens` budget.
+//! A model that reasons (see [`crate::provider::model::Reasoning`]) first thinks, in the
+//! shape its API shows reasoning (a signed Anthropic `thinking` block, an OpenAI
+//! reasoning item …: the dialect's); its tokens count in the output and in the
+//! `max_tokens` budget.
 
-use crate::model::ReasoningMode;
-use crate::scenario::ModelSpec;
-use crate::script::{render, render_value, Scope, Step, Vars};
+use crate::provider::model::ReasoningMode;
+use crate::provider::scenario::ModelSpec;
+use crate::provider::script::{render, render_value, Scope, Step, Vars};
+use crate::provider::thoughts;
 use crate::session::Session;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
-use wire::{Api, Part, Reply, Request, Role, StopReason, Tool, ToolCall, ToolChoice};
+use wire::{Api, Part, Reply, Request, Role, StopReason, ThoughtMint, Tool, ToolCall, ToolChoice};
 
 const WORDS: &[&str] = &[
     "the", "agent", "plans", "a", "careful", "answer", "with", "tools", "and", "memory", "load",
@@ -100,9 +102,9 @@ pub fn decide(
 fn reasoning_tokens(req: &Request, spec: &ModelSpec, rng: &mut ChaCha8Rng) -> Option<u32> {
     let r = spec.reasoning;
     let asked = req.reasoning.as_ref();
-    let on = match (r.mode, req.api) {
-        (ReasoningMode::Off, _) => false,
-        (ReasoningMode::Always, Api::ChatCompletions | Api::Responses) => true,
+    let on = match r.mode {
+        ReasoningMode::Off => false,
+        ReasoningMode::Always if req.api.dialect().reasons_unasked() => true,
         _ => asked.is_some(),
     };
     if !on {
@@ -125,8 +127,8 @@ fn reasoning_tokens(req: &Request, spec: &ModelSpec, rng: &mut ChaCha8Rng) -> Op
     (n > 0).then_some(n)
 }
 
-/// The model's reasoning as the API shows it: a signed `thinking` block (or a
-/// sealed `redacted_thinking` one) for Anthropic, a reasoning item for OpenAI.
+/// The model's reasoning as the API shows it (its dialect's shape): its text drawn
+/// from the reply's RNG, sealed for the session with the run's key.
 fn think(
     req: &Request,
     spec: &ModelSpec,
@@ -135,41 +137,41 @@ fn think(
     key: u64,
     rng: &mut ChaCha8Rng,
 ) -> Option<Part> {
-    use crate::thoughts::{seal, signature};
     let tokens = reasoning_tokens(req, spec, rng)?;
-    let share = spec.reasoning.redacted_share;
-    Some(match req.api {
-        Api::Messages if share > 0.0 && rng.gen_bool(share) => Part::Hidden {
-            id: String::new(),
-            seal: Some(seal(key, session, id)),
-            tokens,
-        },
-        Api::Messages => {
-            let text = words(tokens, rng);
-            let signature = signature(key, session, &text);
-            Part::Thinking { text, signature }
-        }
-        // Gemini: the thought signature is sealed for the session; the thoughts are
-        // shown (as summaries) only when the request asks to include them.
-        Api::Gemini if req.reasoning_returned => Part::Thinking {
-            text: words(tokens, rng),
-            signature: seal(key, session, id),
-        },
-        Api::Gemini => Part::Hidden {
-            id: String::new(),
-            seal: Some(seal(key, session, id)),
-            tokens,
-        },
-        _ => {
-            let item = format!("rs_{id}_0");
-            let seal = req.reasoning_returned.then(|| seal(key, session, &item));
-            Part::Hidden {
-                id: item,
-                seal,
-                tokens,
-            }
-        }
-    })
+    let mut mint = Mint {
+        share: spec.reasoning.redacted_share,
+        rng,
+        key,
+        session,
+    };
+    Some(req.api.dialect().thought(req, id, tokens, &mut mint))
+}
+
+/// The reply's draws and the run's seals, as a dialect asks for them.
+struct Mint<'a> {
+    /// The share of replies whose reasoning comes redacted.
+    share: f64,
+    rng: &'a mut ChaCha8Rng,
+    key: u64,
+    session: &'a str,
+}
+
+impl ThoughtMint for Mint<'_> {
+    fn redacted(&mut self) -> bool {
+        self.share > 0.0 && self.rng.gen_bool(self.share)
+    }
+
+    fn text(&mut self, tokens: u32) -> String {
+        words(tokens, self.rng)
+    }
+
+    fn sign(&self, text: &str) -> String {
+        thoughts::signature(self.key, self.session, text)
+    }
+
+    fn seal(&self, nonce: &str) -> String {
+        thoughts::seal(self.key, self.session, nonce)
+    }
 }
 
 /// The script's answer for this request, or `None` past its end (or when the step's
@@ -222,11 +224,9 @@ fn scripted(
     }
 }
 
+/// A tool call's id as the API names the mock's (`call_…`, `toolu_…`).
 fn call_id(api: Api, id: &str) -> String {
-    match api {
-        Api::Messages => format!("toolu_{id}"),
-        _ => format!("call_{id}"),
-    }
+    format!("{}{id}", api.dialect().tool_call_prefix())
 }
 
 fn tool_to_call(req: &Request) -> Option<&Tool> {
@@ -418,7 +418,10 @@ mod tests {
             panic!("expected thinking first: {:?}", r.parts)
         };
         assert_eq!(r.reasoning_tokens, 200);
-        assert_eq!(*signature, crate::thoughts::signature(9, "s1", text));
+        assert_eq!(
+            *signature,
+            crate::provider::thoughts::signature(9, "s1", text)
+        );
         assert_eq!(r.output_tokens, 250);
         // max_tokens counts the thinking: 1100 − 200 leaves room for the 50-token answer;
         // 230 would not.
@@ -458,7 +461,7 @@ mod tests {
         else {
             panic!("expected a reasoning item: {:?}", r.parts)
         };
-        assert_eq!(*seal, crate::thoughts::seal(9, "s1", id));
+        assert_eq!(*seal, crate::provider::thoughts::seal(9, "s1", id));
         always.reasoning.mode = ReasoningMode::Off;
         let r = answer(
             Api::ChatCompletions,

@@ -1,13 +1,15 @@
 //! What every request handler may read: the scenario, the seed, the counters, the
 //! ledger and the failure rates changed live. Built once when the mock starts.
 
-use crate::failures::Failures;
+use crate::failures::rates::Failures;
 use crate::ledger::Ledger;
-use crate::pushback::Pushback;
-use crate::scenario::{ModelSpec, Scenario};
-use crate::stats::Stats;
+use crate::provider::scenario::{ModelSpec, Scenario};
+use crate::pushback::state::Pushback;
+use crate::serve::rendezvous::Rendezvous;
+use crate::serve::stats::Stats;
+use axum::extract::FromRef;
 use std::collections::BTreeMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 /// Everything a request handler may read. Built once at start.
 pub struct App {
@@ -26,9 +28,16 @@ pub struct App {
     /// Calls so far, by model: for `every = M` failure rules.
     pub calls_by_model: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Stored Responses, for `previous_response_id`.
-    pub chains: crate::chain::Chains,
+    pub chains: crate::provider::chain::Chains,
     /// The barrier and file drop box of sharded runs.
-    pub rendezvous: crate::rendezvous::Rendezvous,
+    pub rendezvous: Rendezvous,
+}
+
+/// The rendezvous endpoints take only the rendezvous from the router's state.
+impl FromRef<Arc<App>> for Rendezvous {
+    fn from_ref(app: &Arc<App>) -> Self {
+        app.rendezvous.clone()
+    }
 }
 
 impl App {
@@ -58,18 +67,21 @@ impl App {
         l
     }
 
+    /// The limits in force for a scope (`*`: the provider's): as changed live, else as
+    /// the scenario sets them.
+    pub fn limits_in_force(&self, scope: &str) -> crate::pushback::limits::Limits {
+        self.pushback.in_force(scope, self.scenario.limits(scope))
+    }
+
     /// Every scope's limits in force, in words: "600 requests/min per key; model gpt-4o:
     /// 8 slots, unbounded queue".
     fn limits_words(&self) -> String {
-        use crate::limits::Limits;
-        use crate::pushback::PROVIDER;
+        use crate::pushback::limits::Limits;
+        use crate::pushback::state::PROVIDER;
         let o = self.pushback.overrides();
         let defaults = self.scenario.defaults.limits;
         let mut scopes: Vec<(String, Limits)> = vec![
-            (
-                "provider".into(),
-                self.pushback.in_force(&self.scenario, PROVIDER),
-            ),
+            ("provider".into(), self.limits_in_force(PROVIDER)),
             ("every model".into(), defaults),
         ];
         // The scenario's models and those only changed live, each once.
@@ -80,7 +92,7 @@ impl App {
             }),
         );
         for name in names {
-            let l = self.pushback.in_force(&self.scenario, name);
+            let l = self.limits_in_force(name);
             if l != defaults {
                 scopes.push((name.clone(), l));
             }
@@ -103,7 +115,7 @@ impl App {
             .calls_by_model
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let n = crate::quota::entry(&mut m, model, || 0);
+        let n = crate::pushback::quota::entry(&mut m, model, || 0);
         *n += 1;
         *n
     }

@@ -12,12 +12,12 @@
 //! examples and not checked against the ledger.
 
 use crate::ledger::{text_hash, Ledger, Violation};
-use crate::scenario::{Integrity, ModelSpec};
-use crate::script::Scope;
-use crate::script::{render, Step, Vars};
+use crate::provider::scenario::{Integrity, ModelSpec};
+use crate::provider::script::Scope;
+use crate::provider::script::{render, Step, Vars};
 use crate::session::{markers, nonces, Session};
 use std::collections::{HashMap, HashSet};
-use wire::{Request, Role};
+use wire::{Api, Request, Role};
 
 fn excerpt(s: &str) -> String {
     let t: String = s.chars().take(120).collect();
@@ -62,12 +62,13 @@ impl Found<'_> {
     }
 }
 
-/// Mock-issued ids look like `call_<16 hex>` / `toolu_<16 hex>`.
+/// Mock-issued ids look like an API's tool-call prefix and 16 hex digits (`call_…`,
+/// `toolu_…`).
 fn looks_issued(id: &str) -> bool {
-    let hex = id
-        .strip_prefix("call_")
-        .or_else(|| id.strip_prefix("toolu_"));
-    hex.is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    Api::ALL.iter().any(|a| {
+        id.strip_prefix(a.dialect().tool_call_prefix())
+            .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    })
 }
 
 fn same_json(a: &str, b: &str) -> bool {

@@ -21,9 +21,11 @@ use tokio::sync::watch;
 /// The most file bytes the mock keeps for all runs together.
 pub const MAX_STORED_BYTES: usize = 256 << 20;
 
-#[derive(Default)]
+/// The runs' barriers and files; a handle (cloned by every endpoint's call) to the one
+/// store the mock keeps.
+#[derive(Clone, Default)]
 pub struct Rendezvous {
-    runs: Mutex<HashMap<String, Run>>,
+    runs: Arc<Mutex<HashMap<String, Run>>>,
 }
 
 struct Run {
@@ -102,7 +104,7 @@ fn shard_file(name: &str) -> bool {
 }
 
 pub async fn barrier(
-    State(app): State<Arc<crate::App>>,
+    State(rv): State<Rendezvous>,
     Path(run): Path<String>,
     Json(body): Json<Value>,
 ) -> Response {
@@ -113,10 +115,7 @@ pub async fn barrier(
         .as_f64()
         .unwrap_or(3000.0)
         .clamp(0.0, 600_000.0);
-    let mut rx = match app
-        .rendezvous
-        .arrive(&run, index as usize, parties as usize, lead)
-    {
+    let mut rx = match rv.arrive(&run, index as usize, parties as usize, lead) {
         Ok(rx) => rx,
         Err(m) => return bad(m),
     };
@@ -128,7 +127,7 @@ pub async fn barrier(
 }
 
 pub async fn put_file(
-    State(app): State<Arc<crate::App>>,
+    State(rv): State<Rendezvous>,
     Path((run, name)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
@@ -140,11 +139,7 @@ pub async fn put_file(
     let Ok(text) = String::from_utf8(body.to_vec()) else {
         return bad(format!("{name}: a shard's files are text"));
     };
-    let mut runs = app
-        .rendezvous
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+    let mut runs = rv.runs.lock().unwrap_or_else(|p| p.into_inner());
     if Rendezvous::stored_bytes(&runs) + text.len() > MAX_STORED_BYTES {
         return (
             StatusCode::INSUFFICIENT_STORAGE,
@@ -162,12 +157,8 @@ pub async fn put_file(
     Json(json!({"stored": r.files.len()})).into_response()
 }
 
-pub async fn get_files(State(app): State<Arc<crate::App>>, Path(run): Path<String>) -> Json<Value> {
-    let runs = app
-        .rendezvous
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+pub async fn get_files(State(rv): State<Rendezvous>, Path(run): Path<String>) -> Json<Value> {
+    let runs = rv.runs.lock().unwrap_or_else(|p| p.into_inner());
     let files = runs.get(&run).map(|r| r.files.clone()).unwrap_or_default();
     Json(json!({"run": run, "files": files}))
 }

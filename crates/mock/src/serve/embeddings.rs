@@ -1,21 +1,21 @@
-//! `POST /v1/embeddings`: deterministic vectors after the model's time to first token.
+//! `POST /v1/embeddings`: the model's vectors (`provider/embed.rs`) after its time to
+//! first token, in OpenAI's envelope.
 //!
-//! Each input's vector is drawn from an RNG seeded by the run's seed and the input's
-//! text, so the same text always gets the same unit-length vector; the dimension is the
-//! request's `dimensions`, else the model's `embedding_dim`. Quotas, slots-free failures
-//! and the ledger apply as for chat calls.
+//! The dimension is the request's `dimensions`, else the model's `embedding_dim`.
+//! Quotas, slots-free failures and the ledger apply as for chat calls.
 
-use crate::app::App;
-use crate::envelope::add_request_id;
-use crate::handler::{header, read_body, refuse};
 use crate::hash::fnv1a;
-use crate::quota::{key_of, put_headers};
+use crate::ledger;
+use crate::provider::{embed, timing};
+use crate::serve::app::App;
+use crate::serve::call::read_body;
+use crate::serve::errors::{early, over_quota, refuse};
+use crate::serve::headers::{add_request_id, header, key_of, put_headers};
 use crate::session::markers;
-use crate::{inject, ledger, timing};
 use axum::body::Body;
 use axum::http::{header as h, HeaderMap, HeaderValue};
 use axum::response::Response;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -23,19 +23,6 @@ use std::time::Duration;
 use wire::{Api, WireError};
 
 const API: Api = Api::ChatCompletions; // OpenAI's error envelope and headers
-
-/// A unit vector of `dim` numbers for `text`, the same on every run with this seed.
-pub fn vector(seed: u64, text: &str, dim: usize) -> Vec<f32> {
-    let mut rng = ChaCha8Rng::seed_from_u64(fnv1a(seed, text.as_bytes()));
-    let v: Vec<f32> = (0..dim).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
-    let norm = v
-        .iter()
-        .map(|x| x * x)
-        .sum::<f32>()
-        .sqrt()
-        .max(f32::MIN_POSITIVE);
-    v.into_iter().map(|x| x / norm).collect()
-}
 
 pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     app.stats.requests.fetch_add(1, Relaxed);
@@ -61,7 +48,9 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     let arrival = app
         .ledger
         .arrive(&session, fnv1a(app.seed, &bytes), req.tokens);
-    let scopes = app.pushback.scopes(&app.scenario, &req.model, &spec);
+    let scopes = app
+        .pushback
+        .scopes(app.scenario.provider, &req.model, spec.limits);
     let key = if scopes.is_empty() {
         String::new()
     } else {
@@ -71,7 +60,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     if let Err(r) = app.pushback.admit(&scopes, &key, req.tokens, now) {
         app.ledger.refused(&session);
         app.stats.errors.fetch_add(1, Relaxed);
-        return inject::over_quota(API, &req.model, &r, &request_id);
+        return over_quota(API, &req.model, &r, &request_id);
     }
     let failures = app.failures_for(&req.model, &spec);
     let mut frng = ChaCha8Rng::seed_from_u64(fnv1a(
@@ -81,7 +70,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     if let Some(kind) = failures.draw(&mut frng).early {
         app.ledger.injected(&session, kind);
         app.stats.errors.fetch_add(1, Relaxed);
-        return inject::early(API, kind, &failures, &request_id);
+        return early(API, kind, &failures, &request_id);
     }
     if let Some(d) = req.dimensions.filter(|d| *d > spec.embedding_dim) {
         let e = WireError::invalid(
@@ -97,7 +86,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     let vectors: Vec<Vec<f32>> = req
         .inputs
         .iter()
-        .map(|t| vector(app.seed, t, dim))
+        .map(|t| embed::vector(app.seed, t, dim))
         .collect();
     let readings = app.pushback.spend_output(&scopes, &key, 0, now);
     app.pushback.answered();
@@ -113,17 +102,4 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     add_request_id(hm, API, &request_id);
     put_headers(hm, API, &readings);
     resp
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn vectors_are_unit_length_and_the_same_for_the_same_text() {
-        let a = super::vector(7, "hello", 64);
-        assert_eq!(a, super::vector(7, "hello", 64));
-        assert_ne!(a, super::vector(7, "hullo", 64));
-        assert_ne!(a, super::vector(8, "hello", 64));
-        let norm: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-5, "{norm}");
-    }
 }

@@ -1,0 +1,9 @@
+//! Whether the system under test kept its conversations intact: the oracle that checks
+//! every conversation it sends (`oracle.rs`: echo, isolation, history), and the
+//! reasoning it sends back (`reasoning.rs`).
+//!
+//! What the mock said to whom, which the oracle compares against, is the ledger's
+//! (`ledger`); which session a request belongs to is `session.rs`'s.
+
+pub mod oracle;
+pub mod reasoning;
