@@ -8,78 +8,18 @@
 //!   answered once and every tool result matching a call, tool-call arguments as the
 //!   mock sent them, assistant answers as sent and in the order they were said.
 //!
-//! Assistant messages before the first marked user message are taken as few-shot
-//! examples and not checked against the ledger.
+//! This module walks the conversation itself; the comparison with what the ledger says
+//! the mock said is `said.rs`'s. Assistant messages before the first marked user message
+//! are taken as few-shot examples and not checked against the ledger.
 
-use crate::ledger::{text_hash, Ledger, Violation};
+use crate::integrity::found::Found;
+use crate::integrity::said;
+use crate::ledger::{Ledger, Violation};
 use crate::provider::scenario::{Integrity, ModelSpec};
-use crate::provider::script::Scope;
-use crate::provider::script::{render, Step, Vars};
+use crate::provider::script::{render, Scope, Step, Vars};
 use crate::session::{markers, nonces, Session};
 use std::collections::{HashMap, HashSet};
-use wire::{Api, Request, Role};
-
-fn excerpt(s: &str) -> String {
-    let t: String = s.chars().take(120).collect();
-    if t.len() < s.len() {
-        format!("{t}…")
-    } else {
-        t
-    }
-}
-
-struct Found<'a> {
-    session: &'a str,
-    out: Vec<Violation>,
-}
-
-impl Found<'_> {
-    /// Every call still waiting for its result when the conversation moved on.
-    fn unanswered(&mut self, turn: u32, open: &mut Vec<(&str, &str)>) {
-        for (id, args) in open.drain(..) {
-            self.add(
-                turn,
-                "history",
-                format!("tool result for call {id} is missing"),
-                args,
-            );
-        }
-    }
-
-    fn add(&mut self, turn: u32, kind: &'static str, detail: String, text: &str) {
-        let text = if text.trim().is_empty() {
-            "(empty message)"
-        } else {
-            text
-        };
-        self.out.push(Violation {
-            session: self.session.to_string(),
-            turn,
-            kind,
-            detail,
-            excerpt: excerpt(text),
-        });
-    }
-}
-
-/// Mock-issued ids look like an API's tool-call prefix and 16 hex digits (`call_…`,
-/// `toolu_…`).
-fn looks_issued(id: &str) -> bool {
-    Api::ALL.iter().any(|a| {
-        id.strip_prefix(a.dialect().tool_call_prefix())
-            .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-    })
-}
-
-fn same_json(a: &str, b: &str) -> bool {
-    match (
-        serde_json::from_str::<serde_json::Value>(a),
-        serde_json::from_str::<serde_json::Value>(b),
-    ) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
+use wire::{Message, Request, Role};
 
 pub fn check(
     req: &Request,
@@ -88,290 +28,201 @@ pub fn check(
     integ: Integrity,
     ledger: &Ledger,
 ) -> Vec<Violation> {
-    let mut f = Found {
-        session: session.key(),
-        out: Vec::new(),
-    };
-    let known = session.id.is_some();
-    let mut turn = 0u32;
-    let mut last_marked_turn = 0u32;
-    let mut first_marked: Option<usize> = None;
-    // call id → (turn, step index, where its scope starts in `all_results`)
-    let mut calls: HashMap<&str, (u32, usize, usize)> = HashMap::new();
-    let mut answered: HashSet<&str> = HashSet::new();
-    // Calls still waiting for their result: (id, arguments).
-    let mut open: Vec<(&str, &str)> = Vec::new();
-    let mut scope_start = 0usize; // where the current scope begins in `all_results`
-    let mut all_results: Vec<&str> = Vec::new();
-
+    let mut w = Walk::new(session, spec, integ);
     for (i, m) in req.messages.iter().enumerate() {
         match m.role {
-            Role::User | Role::System => {
-                if integ.history {
-                    f.unanswered(turn, &mut open);
-                }
-                turn += 1;
-                if spec.scope == Scope::Turn {
-                    scope_start = all_results.len();
-                }
-                for mk in markers(&m.text) {
-                    if first_marked.is_none() {
-                        first_marked = Some(i);
-                    }
-                    if integ.isolation
-                        && known
-                        && session.id.as_deref() != Some(mk.session.as_str())
-                    {
-                        f.add(
-                            mk.turn.unwrap_or(turn),
-                            "isolation",
-                            format!("message of session {} in this conversation", mk.session),
-                            &m.text,
-                        );
-                        continue;
-                    }
-                    if let (true, Some(k)) = (integ.history, mk.turn) {
-                        let expected = last_marked_turn + 1;
-                        if k == last_marked_turn {
-                            f.add(
-                                k,
-                                "history",
-                                format!("user turn {k} appears twice"),
-                                &m.text,
-                            );
-                        } else if k < last_marked_turn {
-                            f.add(
-                                k,
-                                "history",
-                                format!("user turn {k} comes after turn {last_marked_turn}"),
-                                &m.text,
-                            );
-                        } else if k > expected {
-                            f.add(
-                                k,
-                                "history",
-                                format!(
-                                    "user turn(s) {expected}..{} missing before turn {k}",
-                                    k - 1
-                                ),
-                                &m.text,
-                            );
-                        }
-                        last_marked_turn = last_marked_turn.max(k);
-                    }
-                }
-            }
-            Role::Assistant => {
-                if integ.history && !m.tool_calls.is_empty() {
-                    f.unanswered(turn, &mut open);
-                }
-                for c in &m.tool_calls {
-                    if integ.history && calls.contains_key(c.id.as_str()) {
-                        f.add(
-                            turn,
-                            "history",
-                            format!("tool call {} appears twice", c.id),
-                            &c.arguments,
-                        );
-                    }
-                    calls.insert(&c.id, (turn, all_results.len() - scope_start, scope_start));
-                    open.push((&c.id, &c.arguments));
-                }
-            }
-            Role::Tool => {
-                let id = m.tool_call_id.as_deref().unwrap_or("");
-                match calls.get(id) {
-                    None if integ.history => f.add(
-                        turn,
-                        "history",
-                        format!(
-                            "tool result for call {id}, but that call is not in the conversation"
-                        ),
-                        &m.text,
-                    ),
-                    Some(_) if answered.contains(id) && integ.history => f.add(
-                        turn,
-                        "history",
-                        format!("tool result for call {id} appears twice"),
-                        &m.text,
-                    ),
-                    Some(&(t, step, start)) => {
-                        open.retain(|o| o.0 != id);
-                        answered.insert(id);
-                        if integ.echo {
-                            if let Some(Step::Call {
-                                expect: Some(exp),
-                                tool,
-                                ..
-                            }) = spec.script.get(step)
-                            {
-                                let before = &all_results[start..start + step];
-                                let vars = Vars {
-                                    session: session.key(),
-                                    nonce: &session.nonce,
-                                    turn: t,
-                                    step,
-                                    results: before,
-                                };
-                                let want = render(exp, &vars);
-                                if !m.text.contains(&want) {
-                                    f.add(
-                                        t,
-                                        "echo",
-                                        format!(
-                                            "result of {tool} (call {id}) should contain {want:?}"
-                                        ),
-                                        &m.text,
-                                    );
-                                }
-                            }
-                        }
-                    }
-                    None => {}
-                }
-                all_results.push(&m.text);
-            }
+            Role::User | Role::System => w.user(i, m),
+            Role::Assistant => w.assistant(m),
+            Role::Tool => w.tool_result(m),
         }
     }
-
+    let mut f = w.f;
     if integ.isolation && !session.nonce.is_empty() {
-        let texts =
-            std::iter::once((0u32, req.system.as_str())).chain(req.messages.iter().flat_map(|m| {
-                std::iter::once((0, m.text.as_str()))
-                    .chain(m.tool_calls.iter().map(|c| (0, c.arguments.as_str())))
-            }));
-        for (t, text) in texts {
-            if let Some(n) = nonces(text).find(|n| *n != session.nonce) {
-                f.add(
-                    t,
-                    "isolation",
-                    format!("nonce {n} of another session"),
-                    text,
-                );
-            }
-        }
+        foreign_nonces(req, session, &mut f);
     }
-
-    if known && (integ.history || integ.isolation) {
-        ledger_checks(
-            req,
-            session,
-            first_marked.unwrap_or(usize::MAX),
-            integ,
-            ledger,
-            &mut f,
-        );
+    if session.id.is_some() && (integ.history || integ.isolation) {
+        let from = w.first_marked.unwrap_or(usize::MAX);
+        said::check(req, session, from, integ, ledger, &mut f);
     }
     f.out
 }
 
-/// Compares the assistant messages with what the ledger says the mock told this
-/// session (and others).
-fn ledger_checks(
-    req: &Request,
-    session: &Session,
-    from: usize,
+/// The walk through one conversation, message by message.
+struct Walk<'a> {
+    f: Found<'a>,
+    session: &'a Session,
+    spec: &'a ModelSpec,
     integ: Integrity,
-    ledger: &Ledger,
-    f: &mut Found,
-) {
-    let sid = session.key();
-    let mut unknown_calls = Vec::new();
-    let mut unknown_texts = Vec::new();
-    let mut seqs: Vec<(u32, &str)> = Vec::new();
-    let mut altered = Vec::new();
-    ledger.with(sid, |e| {
-        for m in req
-            .messages
-            .iter()
-            .skip(from)
-            .filter(|m| m.role == Role::Assistant)
-        {
-            for c in &m.tool_calls {
-                match e.issued_calls.get(&c.id) {
-                    Some(said) => {
-                        if !said
-                            .args
-                            .as_deref()
-                            .is_some_and(|a| same_json(a, &c.arguments))
-                        {
-                            altered.push(c);
-                        }
-                        seqs.push((said.seq, &c.id));
-                    }
-                    None => unknown_calls.push(c),
-                }
+    /// The request carries a session (the isolation check of markers needs one).
+    known: bool,
+    turn: u32,
+    last_marked_turn: u32,
+    first_marked: Option<usize>,
+    /// Call id → (turn, step index, where its scope starts in `all_results`).
+    calls: HashMap<&'a str, (u32, usize, usize)>,
+    answered: HashSet<&'a str>,
+    /// Calls still waiting for their result: (id, arguments).
+    open: Vec<(&'a str, &'a str)>,
+    /// Where the current scope begins in `all_results`.
+    scope_start: usize,
+    all_results: Vec<&'a str>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(session: &'a Session, spec: &'a ModelSpec, integ: Integrity) -> Self {
+        Walk {
+            f: Found {
+                session: session.key(),
+                out: Vec::new(),
+            },
+            session,
+            spec,
+            integ,
+            known: session.id.is_some(),
+            turn: 0,
+            last_marked_turn: 0,
+            first_marked: None,
+            calls: HashMap::new(),
+            answered: HashSet::new(),
+            open: Vec::new(),
+            scope_start: 0,
+            all_results: Vec::new(),
+        }
+    }
+
+    /// A user (or system) message: a new turn; its markers are this session's, in order.
+    fn user(&mut self, i: usize, m: &'a Message) {
+        if self.integ.history {
+            self.f.unanswered(self.turn, &mut self.open);
+        }
+        self.turn += 1;
+        if self.spec.scope == Scope::Turn {
+            self.scope_start = self.all_results.len();
+        }
+        for mk in markers(&m.text) {
+            if self.first_marked.is_none() {
+                self.first_marked = Some(i);
             }
-            if m.tool_calls.is_empty() && !m.text.trim().is_empty() {
-                match e.issued_texts.get(&text_hash(&m.text)) {
-                    Some(said) => seqs.push((said.seq, &m.text)),
-                    None => unknown_texts.push(&m.text),
-                }
+            if self.integ.isolation
+                && self.known
+                && self.session.id.as_deref() != Some(mk.session.as_str())
+            {
+                self.f.add(
+                    mk.turn.unwrap_or(self.turn),
+                    "isolation",
+                    format!("message of session {} in this conversation", mk.session),
+                    &m.text,
+                );
+                continue;
+            }
+            if let (true, Some(k)) = (self.integ.history, mk.turn) {
+                self.marked_turn(k, &m.text);
             }
         }
-    });
-    if integ.history {
-        for c in altered {
+    }
+
+    /// User turn `k` after the turns marked so far: no repeat, no going back, no gap.
+    fn marked_turn(&mut self, k: u32, text: &str) {
+        let last = self.last_marked_turn;
+        let expected = last + 1;
+        if k == last {
+            self.f
+                .add(k, "history", format!("user turn {k} appears twice"), text);
+        } else if k < last {
+            let detail = format!("user turn {k} comes after turn {last}");
+            self.f.add(k, "history", detail, text);
+        } else if k > expected {
+            let detail = format!("user turn(s) {expected}..{} missing before turn {k}", k - 1);
+            self.f.add(k, "history", detail, text);
+        }
+        self.last_marked_turn = last.max(k);
+    }
+
+    /// An assistant message: the calls still open were left unanswered; its own open.
+    fn assistant(&mut self, m: &'a Message) {
+        if self.integ.history && !m.tool_calls.is_empty() {
+            self.f.unanswered(self.turn, &mut self.open);
+        }
+        for c in &m.tool_calls {
+            if self.integ.history && self.calls.contains_key(c.id.as_str()) {
+                let detail = format!("tool call {} appears twice", c.id);
+                self.f.add(self.turn, "history", detail, &c.arguments);
+            }
+            let step = self.all_results.len() - self.scope_start;
+            self.calls
+                .insert(&c.id, (self.turn, step, self.scope_start));
+            self.open.push((&c.id, &c.arguments));
+        }
+    }
+
+    /// A tool result: it answers a call of the conversation, once, and echoes what the
+    /// script expects of that call.
+    fn tool_result(&mut self, m: &'a Message) {
+        let id = m.tool_call_id.as_deref().unwrap_or("");
+        let history = self.integ.history;
+        match self.calls.get(id) {
+            None if history => {
+                let detail =
+                    format!("tool result for call {id}, but that call is not in the conversation");
+                self.f.add(self.turn, "history", detail, &m.text);
+            }
+            Some(_) if self.answered.contains(id) && history => {
+                let detail = format!("tool result for call {id} appears twice");
+                self.f.add(self.turn, "history", detail, &m.text);
+            }
+            Some(&(t, step, start)) => {
+                self.open.retain(|o| o.0 != id);
+                self.answered.insert(id);
+                if self.integ.echo {
+                    self.echo(id, t, step, start, &m.text);
+                }
+            }
+            None => {}
+        }
+        self.all_results.push(&m.text);
+    }
+
+    /// The result of scripted call `step` (of turn `t`, its scope starting at `start`)
+    /// contains what the step expects.
+    fn echo(&mut self, id: &str, t: u32, step: usize, start: usize, text: &str) {
+        let Some(Step::Call {
+            expect: Some(exp),
+            tool,
+            ..
+        }) = self.spec.script.get(step)
+        else {
+            return;
+        };
+        let vars = Vars {
+            session: self.session.key(),
+            nonce: &self.session.nonce,
+            turn: t,
+            step,
+            results: &self.all_results[start..start + step],
+        };
+        let want = render(exp, &vars);
+        if !text.contains(&want) {
+            let detail = format!("result of {tool} (call {id}) should contain {want:?}");
+            self.f.add(t, "echo", detail, text);
+        }
+    }
+}
+
+/// A `psn…` nonce of another session anywhere in the conversation.
+fn foreign_nonces(req: &Request, session: &Session, f: &mut Found) {
+    let texts =
+        std::iter::once((0u32, req.system.as_str())).chain(req.messages.iter().flat_map(|m| {
+            std::iter::once((0, m.text.as_str()))
+                .chain(m.tool_calls.iter().map(|c| (0, c.arguments.as_str())))
+        }));
+    for (t, text) in texts {
+        if let Some(n) = nonces(text).find(|n| *n != session.nonce) {
             f.add(
-                0,
-                "history",
-                format!(
-                    "arguments of tool call {} differ from what the mock sent",
-                    c.id
-                ),
-                &c.arguments,
+                t,
+                "isolation",
+                format!("nonce {n} of another session"),
+                text,
             );
-        }
-        for w in seqs.windows(2) {
-            if w[1].0 == w[0].0 {
-                f.add(
-                    0,
-                    "history",
-                    "an assistant message appears twice".into(),
-                    w[1].1,
-                );
-            } else if w[1].0 < w[0].0 {
-                f.add(
-                    0,
-                    "history",
-                    "assistant messages are out of the order they were said in".into(),
-                    w[1].1,
-                );
-            }
-        }
-    }
-    for c in unknown_calls {
-        match ledger.owner_of_call(&c.id) {
-            Some(other) if other != sid && integ.isolation => f.add(
-                0,
-                "isolation",
-                format!("tool call {} was made in session {other}", c.id),
-                &c.arguments,
-            ),
-            None if integ.history && looks_issued(&c.id) => f.add(
-                0,
-                "history",
-                format!("tool call {} was never made by the mock", c.id),
-                &c.arguments,
-            ),
-            _ => {}
-        }
-    }
-    for t in unknown_texts {
-        match ledger.owner_of_text(t) {
-            Some(other) if other != sid && integ.isolation => f.add(
-                0,
-                "isolation",
-                format!("assistant answer given in session {other}"),
-                t,
-            ),
-            None if integ.history => f.add(
-                0,
-                "history",
-                "assistant answer is not what the mock said".into(),
-                t,
-            ),
-            _ => {}
         }
     }
 }

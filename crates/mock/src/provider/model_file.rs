@@ -67,8 +67,27 @@ enum RawJitter {
 type Span = std::ops::Range<usize>;
 
 impl RawModel {
+    /// `base` with this table's fields applied, each checked in the order they are
+    /// listed here (the first wrong one is the error).
     pub(crate) fn apply(&self, base: &ModelSpec, table: &str) -> Result<ModelSpec, (Span, String)> {
         let mut m = base.clone();
+        self.apply_sizes(&mut m, table)?;
+        if let Some(v) = &self.reasoning {
+            m.reasoning = reasoning(v.get_ref(), m.reasoning)
+                .map_err(|e| (v.span(), format!("{table}.reasoning: {e}")))?;
+        }
+        if let Some(v) = &self.jitter {
+            m.jitter = jitter(v, table)?;
+        }
+        self.apply_failures(&mut m, table)?;
+        self.apply_limits(&mut m, table)?;
+        self.apply_script(&mut m, table)?;
+        Ok(m)
+    }
+
+    /// Times and sizes: `ttft_ms`, `tok_ms`, `tokens_per_chunk`, `output_tokens`,
+    /// `embedding_dim`.
+    fn apply_sizes(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
         if let Some(v) = &self.ttft_ms {
             m.ttft_ms = non_negative(v, table, "ttft_ms")?;
         }
@@ -99,13 +118,11 @@ impl RawModel {
             }
             m.embedding_dim = n as u32;
         }
-        if let Some(v) = &self.reasoning {
-            m.reasoning = reasoning(v.get_ref(), m.reasoning)
-                .map_err(|e| (v.span(), format!("{table}.reasoning: {e}")))?;
-        }
-        if let Some(v) = &self.jitter {
-            m.jitter = jitter(v, table)?;
-        }
+        Ok(())
+    }
+
+    /// `failures` (rates) and `fail` (rules).
+    fn apply_failures(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
         if let Some(v) = &self.failures {
             v.get_ref()
                 .validate()
@@ -123,6 +140,11 @@ impl RawModel {
             }
             m.fail = Arc::new(out);
         }
+        Ok(())
+    }
+
+    /// The model's own `quota` and `capacity`.
+    fn apply_limits(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
         if let Some(v) = &self.quota {
             v.get_ref()
                 .validate()
@@ -135,6 +157,11 @@ impl RawModel {
                 .map_err(|e| (v.span(), format!("{table}.capacity: {e}")))?;
             m.limits.capacity = Some(*v.get_ref());
         }
+        Ok(())
+    }
+
+    /// `script_scope` and the `script` steps.
+    fn apply_script(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
         if let Some(v) = &self.script_scope {
             m.scope = match v.get_ref().as_str() {
                 "turn" => Scope::Turn,
@@ -156,7 +183,7 @@ impl RawModel {
             }
             m.script = Arc::new(out);
         }
-        Ok(m)
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@
 use crate::hash::fnv1a;
 use crate::ledger;
 use crate::provider::{embed, timing};
+use crate::pushback::quota::Reading;
 use crate::serve::app::App;
 use crate::serve::call::read_body;
 use crate::serve::errors::{early, over_quota, refuse};
@@ -20,7 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
-use wire::{Api, WireError};
+use wire::{Api, EmbeddingRequest, WireError};
 
 const API: Api = Api::ChatCompletions; // OpenAI's error envelope and headers
 
@@ -38,13 +39,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     let Some(spec) = app.scenario.model(&req.model) else {
         return refuse(&app, API, &app.unknown_model(&req.model), &request_id);
     };
-    // The session: a marker in an input, else the header, else anonymous.
-    let session = req
-        .inputs
-        .iter()
-        .find_map(|t| markers(t).into_iter().next().map(|m| m.session))
-        .or_else(|| header(&headers, "x-plimsoll-session").map(str::to_string))
-        .unwrap_or_else(|| ledger::ANONYMOUS.to_string());
+    let session = session_of(&req, &headers);
     let arrival = app
         .ledger
         .arrive(&session, fnv1a(app.seed, &bytes), req.tokens);
@@ -93,13 +88,27 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     let wait = spec.ttft_ms * timing::factor(spec.jitter, &mut frng);
     app.ledger.llm_time(&session, wait);
     tokio::time::sleep(Duration::from_secs_f64(wait.max(0.0) / 1000.0)).await;
-    let mut resp = Response::new(Body::from(wire::render_embeddings(&req, &vectors)));
+    let body = wire::render_embeddings(&req, &vectors);
+    respond(body, &request_id, &readings)
+}
+
+/// The session: a marker in an input, else the header, else anonymous.
+fn session_of(req: &EmbeddingRequest, headers: &HeaderMap) -> String {
+    req.inputs
+        .iter()
+        .find_map(|t| markers(t).into_iter().next().map(|m| m.session))
+        .or_else(|| header(headers, "x-plimsoll-session").map(str::to_string))
+        .unwrap_or_else(|| ledger::ANONYMOUS.to_string())
+}
+
+fn respond(body: Vec<u8>, request_id: &str, readings: &[Reading]) -> Response {
+    let mut resp = Response::new(Body::from(body));
     let hm = resp.headers_mut();
     hm.insert(
         h::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    add_request_id(hm, API, &request_id);
-    put_headers(hm, API, &readings);
+    add_request_id(hm, API, request_id);
+    put_headers(hm, API, readings);
     resp
 }

@@ -1,177 +1,256 @@
-//! `GET /metrics`: the mock's counters in Prometheus text format.
+//! `GET /metrics`: the mock's counters in Prometheus text format, written from one table
+//! of metrics (name, type, help, and how to read its samples from the mock's state).
+//!
+//! What is counted is the server's stats, the ledger's totals and the pushback's state;
+//! this module only reads them.
 
 use crate::failures::rates::Injected;
+use crate::ledger::Totals;
 use crate::serve::app::App;
+use crate::serve::stats::TimingSnapshot;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
+/// What the metrics are read from, taken once per scrape.
+struct Readings {
+    t: TimingSnapshot,
+    l: Totals,
+    violations: u64,
+    by_kind: BTreeMap<&'static str, u64>,
+    refused: [(&'static str, u64); 5],
+    /// The pushback's state, when any limit was ever set.
+    p: Option<Value>,
+}
+
+/// One sample: what follows the metric's name (its labels, or nothing) and its value.
+type Sample = (String, f64);
+
+/// One metric of the table.
+struct Metric {
+    name: &'static str,
+    kind: &'static str,
+    help: &'static str,
+    /// Its samples; `None`: the metric is not written (a provider without limits).
+    samples: fn(&Readings) -> Option<Vec<Sample>>,
+    /// A summary's `_count`, written after its quantiles.
+    count: Option<fn(&Readings) -> u64>,
+}
+
+fn one(v: f64) -> Option<Vec<Sample>> {
+    Some(vec![(String::new(), v)])
+}
+
+/// A summary's median, 99th percentile and maximum, in seconds.
+fn quantiles(p50_ms: f64, p99_ms: f64, max_ms: f64) -> Option<Vec<Sample>> {
+    Some(vec![
+        ("{quantile=\"0.5\"}".to_string(), p50_ms / 1000.0),
+        ("{quantile=\"0.99\"}".to_string(), p99_ms / 1000.0),
+        ("{quantile=\"1\"}".to_string(), max_ms / 1000.0),
+    ])
+}
+
+/// A number of the pushback's state (0 when absent).
+fn pushback(r: &Readings, at: &[&str]) -> Option<f64> {
+    let v = at.iter().fold(r.p.as_ref()?, |v, k| &v[*k]);
+    Some(v.as_f64().unwrap_or(0.0))
+}
+
+fn injected(r: &Readings) -> Option<Vec<Sample>> {
+    let kind = |k: &Injected| format!("{{kind=\"{}\"}}", k.name());
+    Some(
+        Injected::ALL
+            .iter()
+            .map(|k| (kind(k), r.l.injected[*k as usize] as f64))
+            .collect(),
+    )
+}
+
+fn violations(r: &Readings) -> Option<Vec<Sample>> {
+    let mut kinds: Vec<Sample> = ["echo", "isolation", "history"]
+        .iter()
+        .map(|k| {
+            let n = *r.by_kind.get(k).unwrap_or(&0);
+            (format!("{{kind=\"{k}\"}}"), n as f64)
+        })
+        .collect();
+    kinds.push((String::new(), r.violations as f64));
+    Some(kinds)
+}
+
+fn refused(r: &Readings) -> Option<Vec<Sample>> {
+    let reason = |r: &str| format!("{{reason=\"{r}\"}}");
+    Some(
+        r.refused
+            .iter()
+            .map(|(k, n)| (reason(k), *n as f64))
+            .collect(),
+    )
+}
+
+fn queue_wait(r: &Readings) -> Option<Vec<Sample>> {
+    let ms = |k| pushback(r, &["queue_wait_ms", k]);
+    quantiles(ms("p50")?, ms("p99")?, ms("max")?)
+}
+
+fn key_usage(r: &Readings) -> Option<Vec<Sample>> {
+    let keys = r.p.as_ref()?["keys"].as_object().into_iter().flatten();
+    let samples = keys.flat_map(|(k, u)| {
+        ["requests", "input_tokens", "output_tokens", "refused"].map(|what| {
+            (
+                format!("{{key=\"{}\",what=\"{what}\"}}", k.replace('"', "'")),
+                u[what].as_f64().unwrap_or(0.0),
+            )
+        })
+    });
+    Some(samples.collect())
+}
+
+const METRICS: &[Metric] = &[
+    Metric {
+        name: "plimsoll_mock_requests_total",
+        kind: "counter",
+        help: "API requests received.",
+        samples: |r| one(r.t.requests as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_errors_total",
+        kind: "counter",
+        help: "Requests answered with an error (bad input or injected).",
+        samples: |r| one(r.t.errors as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_streams_total",
+        kind: "counter",
+        help: "Streaming responses started.",
+        samples: |r| one(r.t.streams_total as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_streams_open",
+        kind: "gauge",
+        help: "Streaming responses open now.",
+        samples: |r| one(r.t.streams_open as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_prompt_tokens_total",
+        kind: "counter",
+        help: "Prompt tokens received (approximate count).",
+        samples: |r| one(r.t.prompt_tokens as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_output_tokens_total",
+        kind: "counter",
+        help: "Output tokens sent.",
+        samples: |r| one(r.t.output_tokens as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_sessions",
+        kind: "gauge",
+        help: "Sessions seen (anonymous requests count as one).",
+        samples: |r| one(r.l.sessions as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_retries_total",
+        kind: "counter",
+        help: "Requests that resent a conversation already seen.",
+        samples: |r| one(r.l.retries as f64),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_injected_failures_total",
+        kind: "counter",
+        help: "Failures injected, by kind.",
+        samples: injected,
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_integrity_violations_total",
+        kind: "counter",
+        help: "Integrity violations found by the oracle (no label: all kinds).",
+        samples: violations,
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_refused_total",
+        kind: "counter",
+        help: "Requests the provider's quotas (429) or full queue (529/503) refused, by reason.",
+        samples: refused,
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_in_flight",
+        kind: "gauge",
+        help: "Replies being generated now (counted while any limit is set).",
+        samples: |r| one(pushback(r, &["in_flight"])?),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_queued",
+        kind: "gauge",
+        help: "Requests waiting for a generation slot now.",
+        samples: |r| one(pushback(r, &["queued"])?),
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_queue_wait_seconds",
+        kind: "summary",
+        help: "Time requests waited for a generation slot.",
+        samples: queue_wait,
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_key_usage_total",
+        kind: "counter",
+        help: "Per API key: requests and tokens let through, and requests refused.",
+        samples: key_usage,
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_frame_lateness_seconds",
+        kind: "summary",
+        help: "How late frames left against their deadlines.",
+        samples: |r| quantiles(r.t.late_p50_ms, r.t.late_p99_ms, r.t.late_max_ms),
+        count: Some(|r| r.t.frames),
+    },
+];
+
 pub async fn render(State(app): State<Arc<App>>) -> impl IntoResponse {
-    let t = app.stats.snapshot();
-    let l = app.ledger.totals();
     let (violations, by_kind) = app.ledger.violation_counts();
-    let mut out = String::with_capacity(2048);
-    let mut metric = |name: &str, kind: &str, help: &str, rows: &[(String, f64)]| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        for (labels, v) in rows {
-            let _ = writeln!(out, "{name}{labels} {v}");
-        }
+    let r = Readings {
+        t: app.stats.snapshot(),
+        l: app.ledger.totals(),
+        violations,
+        by_kind,
+        refused: app.pushback.refused_counts(),
+        p: app.pushback.snapshot(),
     };
-    let one = |v: f64| vec![(String::new(), v)];
-    metric(
-        "plimsoll_mock_requests_total",
-        "counter",
-        "API requests received.",
-        &one(t.requests as f64),
-    );
-    metric(
-        "plimsoll_mock_errors_total",
-        "counter",
-        "Requests answered with an error (bad input or injected).",
-        &one(t.errors as f64),
-    );
-    metric(
-        "plimsoll_mock_streams_total",
-        "counter",
-        "Streaming responses started.",
-        &one(t.streams_total as f64),
-    );
-    metric(
-        "plimsoll_mock_streams_open",
-        "gauge",
-        "Streaming responses open now.",
-        &one(t.streams_open as f64),
-    );
-    metric(
-        "plimsoll_mock_prompt_tokens_total",
-        "counter",
-        "Prompt tokens received (approximate count).",
-        &one(t.prompt_tokens as f64),
-    );
-    metric(
-        "plimsoll_mock_output_tokens_total",
-        "counter",
-        "Output tokens sent.",
-        &one(t.output_tokens as f64),
-    );
-    metric(
-        "plimsoll_mock_sessions",
-        "gauge",
-        "Sessions seen (anonymous requests count as one).",
-        &one(l.sessions as f64),
-    );
-    metric(
-        "plimsoll_mock_retries_total",
-        "counter",
-        "Requests that resent a conversation already seen.",
-        &one(l.retries as f64),
-    );
-    let injected: Vec<(String, f64)> = Injected::ALL
-        .iter()
-        .map(|k| {
-            (
-                format!("{{kind=\"{}\"}}", k.name()),
-                l.injected[*k as usize] as f64,
-            )
-        })
-        .collect();
-    metric(
-        "plimsoll_mock_injected_failures_total",
-        "counter",
-        "Failures injected, by kind.",
-        &injected,
-    );
-    let mut kinds: Vec<(String, f64)> = ["echo", "isolation", "history"]
-        .iter()
-        .map(|k| {
-            (
-                format!("{{kind=\"{k}\"}}"),
-                *by_kind.get(k).unwrap_or(&0) as f64,
-            )
-        })
-        .collect();
-    kinds.push((String::new(), violations as f64));
-    metric(
-        "plimsoll_mock_integrity_violations_total",
-        "counter",
-        "Integrity violations found by the oracle (no label: all kinds).",
-        &kinds,
-    );
-    let refused: Vec<(String, f64)> = app
-        .pushback
-        .refused_counts()
-        .iter()
-        .map(|(r, n)| (format!("{{reason=\"{r}\"}}"), *n as f64))
-        .collect();
-    metric(
-        "plimsoll_mock_refused_total",
-        "counter",
-        "Requests the provider's quotas (429) or full queue (529/503) refused, by reason.",
-        &refused,
-    );
-    if let Some(p) = app.pushback.snapshot() {
-        let n = |k: &str| p[k].as_f64().unwrap_or(0.0);
-        metric(
-            "plimsoll_mock_in_flight",
-            "gauge",
-            "Replies being generated now (counted while any limit is set).",
-            &one(n("in_flight")),
+    let mut out = String::with_capacity(2048);
+    for m in METRICS {
+        let Some(samples) = (m.samples)(&r) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "# HELP {} {}\n# TYPE {} {}",
+            m.name, m.help, m.name, m.kind
         );
-        metric(
-            "plimsoll_mock_queued",
-            "gauge",
-            "Requests waiting for a generation slot now.",
-            &one(n("queued")),
-        );
-        let w = &p["queue_wait_ms"];
-        let q = |k: &str| w[k].as_f64().unwrap_or(0.0) / 1000.0;
-        metric(
-            "plimsoll_mock_queue_wait_seconds",
-            "summary",
-            "Time requests waited for a generation slot.",
-            &[
-                ("{quantile=\"0.5\"}".to_string(), q("p50")),
-                ("{quantile=\"0.99\"}".to_string(), q("p99")),
-                ("{quantile=\"1\"}".to_string(), q("max")),
-            ],
-        );
-        let keys: Vec<(String, f64)> = p["keys"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .flat_map(|(k, u)| {
-                ["requests", "input_tokens", "output_tokens", "refused"].map(|what| {
-                    (
-                        format!("{{key=\"{}\",what=\"{what}\"}}", k.replace('"', "'")),
-                        u[what].as_f64().unwrap_or(0.0),
-                    )
-                })
-            })
-            .collect();
-        metric(
-            "plimsoll_mock_key_usage_total",
-            "counter",
-            "Per API key: requests and tokens let through, and requests refused.",
-            &keys,
-        );
+        for (labels, v) in samples {
+            let _ = writeln!(out, "{}{labels} {v}", m.name);
+        }
+        if let Some(count) = m.count {
+            let _ = writeln!(out, "{}_count {}", m.name, count(&r));
+        }
     }
-    let late = vec![
-        ("{quantile=\"0.5\"}".to_string(), t.late_p50_ms / 1000.0),
-        ("{quantile=\"0.99\"}".to_string(), t.late_p99_ms / 1000.0),
-        ("{quantile=\"1\"}".to_string(), t.late_max_ms / 1000.0),
-    ];
-    metric(
-        "plimsoll_mock_frame_lateness_seconds",
-        "summary",
-        "How late frames left against their deadlines.",
-        &late,
-    );
-    let _ = writeln!(
-        out,
-        "plimsoll_mock_frame_lateness_seconds_count {}",
-        t.frames
-    );
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
 }
