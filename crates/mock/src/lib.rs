@@ -9,7 +9,7 @@
 //! not drive load or watch the system under test; those are `drive` and `probe`.
 //!
 //! One folder per job: `provider/` (what the model says and when), `pushback/` (quotas
-//! and slots), `failures/` (failures on purpose), `integrity/` (the oracle), `ledger`
+//! and slots), `failures/` (failures on purpose), `integrity/` (the oracle), `ledger/`
 //! (what was served to whom), `serve/` (HTTP, metrics, admin, the shards' rendezvous).
 
 pub mod failures;

@@ -43,7 +43,7 @@ impl Found<'_> {
         self.out.push(Violation {
             session: self.session.to_string(),
             turn,
-            kind,
+            kind: kind.into(),
             detail,
             excerpt: excerpt(text),
         });

@@ -4,7 +4,7 @@
 //! reasoning it sends back (`reasoning.rs`).
 //!
 //! What the mock said to whom, which the oracle compares against, is the ledger's
-//! (`ledger`); which session a request belongs to is `session.rs`'s.
+//! (`ledger/`); which session a request belongs to is `session.rs`'s.
 
 mod found;
 pub mod oracle;

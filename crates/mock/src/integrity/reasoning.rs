@@ -60,7 +60,7 @@ pub fn check(
         violation: Violation {
             session: session.to_string(),
             turn,
-            kind: "reasoning",
+            kind: "reasoning".into(),
             detail: fault.detail,
             excerpt: fault.excerpt.chars().take(120).collect(),
         },

@@ -9,7 +9,7 @@
 //! and the next requests wait until it refills).
 
 use crate::pushback::limits::{Dim, Limits, Quota};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -60,13 +60,14 @@ impl Bucket {
     }
 }
 
-/// What one key has used (once per request, whatever the number of scopes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+/// What one key has used (once per request, whatever the number of scopes); fields in
+/// the order JSON writes them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
-    pub requests: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub refused: u64,
+    pub requests: u64,
 }
 
 impl Usage {

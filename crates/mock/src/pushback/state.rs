@@ -5,9 +5,9 @@
 
 use crate::pushback::capacity::{Full, Gate, Slot};
 use crate::pushback::limits::{thousands, Dim, Limits};
-use crate::pushback::quota::{Quotas, Reading, Refused};
+use crate::pushback::quota::{Quotas, Reading, Refused, Usage};
 use hdrhistogram::Histogram;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
@@ -235,16 +235,45 @@ impl Pushback {
         self.answered.fetch_add(1, Relaxed);
     }
 
-    /// What the provider did, for the ledger; `None` when no limit was ever set.
-    pub fn snapshot(&self) -> Option<Value> {
+    /// What the provider did, for the ledger; `None` when no limit was ever set. Its
+    /// `limits` are left for the caller to put in words (it knows the scenario).
+    pub fn summary(&self) -> Option<ProviderSummary> {
         if !self.configured.load(Relaxed) {
             return None;
         }
-        let refused: serde_json::Map<String, Value> = self
+        let refused = self
             .refused_counts()
             .iter()
-            .map(|(r, n)| ((*r).to_string(), (*n).into()))
+            .map(|(r, n)| ((*r).to_string(), *n))
             .collect();
+        let gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
+        let gate = |f: &dyn Fn(&Gate) -> u64| gates.values().map(|g| f(g)).max().unwrap_or(0);
+        // The slots that kept calls waiting most, in words.
+        let slots = gates
+            .values()
+            .max_by_key(|g| g.peak_queued.load(Relaxed))
+            .map(|g| slots_words(g));
+        Some(ProviderSummary {
+            answered: self.answered.load(Relaxed),
+            refused,
+            queue_wait_ms: self.queue_wait(),
+            in_flight: self.in_flight.load(Relaxed),
+            queued: gate(&|g| g.queued() as u64),
+            peak_in_flight: self.peak_in_flight.load(Relaxed),
+            peak_queued: gate(&|g| g.peak_queued.load(Relaxed) as u64),
+            keys: self.quotas.usage(),
+            refused_by: self
+                .refused_by
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+            slots,
+            limits: String::new(),
+        })
+    }
+
+    /// The waits for a slot so far.
+    fn queue_wait(&self) -> QueueWait {
         let (p50, p99, max, n) = match self.queue_wait_us.lock() {
             Ok(h) => (
                 h.value_at_quantile(0.5),
@@ -255,25 +284,12 @@ impl Pushback {
             Err(_) => (0, 0, 0, 0),
         };
         let ms = |us: u64| if n == 0 { 0.0 } else { us as f64 / 1000.0 };
-        let gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
-        let gate = |f: &dyn Fn(&Gate) -> u64| gates.values().map(|g| f(g)).max().unwrap_or(0);
-        // The slots that kept calls waiting most, in words.
-        let slots = gates
-            .values()
-            .max_by_key(|g| g.peak_queued.load(Relaxed))
-            .map(|g| slots_words(g));
-        Some(json!({
-            "answered": self.answered.load(Relaxed),
-            "refused": refused,
-            "queue_wait_ms": {"p50": ms(p50), "p99": ms(p99), "max": ms(max), "count": n},
-            "in_flight": self.in_flight.load(Relaxed),
-            "queued": gate(&|g| g.queued() as u64),
-            "peak_in_flight": self.peak_in_flight.load(Relaxed),
-            "peak_queued": gate(&|g| g.peak_queued.load(Relaxed) as u64),
-            "keys": self.quotas.usage(),
-            "refused_by": *self.refused_by.lock().unwrap_or_else(|p| p.into_inner()),
-            "slots": slots,
-        }))
+        QueueWait {
+            count: n,
+            max: ms(max),
+            p50: ms(p50),
+            p99: ms(p99),
+        }
     }
 
     /// Refusals by reason, for `/metrics`.
@@ -284,6 +300,42 @@ impl Pushback {
         }
         out
     }
+}
+
+/// What the provider's quotas and slots did, as the ledger reports it (fields in the
+/// order JSON writes them, see `ledger/summary.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProviderSummary {
+    /// Requests answered with a reply (not refused, not failed).
+    pub answered: u64,
+    /// Replies being generated now.
+    pub in_flight: u64,
+    /// What each API key used, by the key's label.
+    pub keys: BTreeMap<String, Usage>,
+    /// Every scope's limits in force, in words.
+    #[serde(default)]
+    pub limits: String,
+    pub peak_in_flight: u64,
+    pub peak_queued: u64,
+    pub queue_wait_ms: QueueWait,
+    /// Requests waiting for a slot now (the longest queue).
+    pub queued: u64,
+    /// Refusals by reason (`quota_requests` … `overloaded`).
+    pub refused: BTreeMap<String, u64>,
+    /// Refusals by the limit that refused, in words.
+    pub refused_by: BTreeMap<String, u64>,
+    /// The slots that kept calls waiting most, in words.
+    pub slots: Option<String>,
+}
+
+/// The waits for a generation slot: how many, and their median, 99th percentile and
+/// maximum in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueueWait {
+    pub count: u64,
+    pub max: f64,
+    pub p50: f64,
+    pub p99: f64,
 }
 
 /// A reply being generated: counted in flight until dropped.
@@ -357,10 +409,16 @@ mod tests {
         let p = Pushback::new(false);
         p.set(PROVIDER, Some(slots(6)));
         p.gate(PROVIDER, &slots(6));
-        assert_eq!(p.snapshot().unwrap()["slots"], "the 6 generation slots");
+        assert_eq!(
+            p.summary().unwrap().slots.as_deref(),
+            Some("the 6 generation slots")
+        );
         // Resized live: the same gate, named by its new size.
         p.gate(PROVIDER, &slots(9));
-        assert_eq!(p.snapshot().unwrap()["slots"], "the 9 generation slots");
+        assert_eq!(
+            p.summary().unwrap().slots.as_deref(),
+            Some("the 9 generation slots")
+        );
         p.gate("m", &slots(2));
         assert_eq!(
             slots_words(&p.gates.lock().unwrap()["m"]),

@@ -2,7 +2,7 @@
 //! ledger and the failure rates changed live. Built once when the mock starts.
 
 use crate::failures::rates::Failures;
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Summary};
 use crate::provider::scenario::{ModelSpec, Scenario};
 use crate::pushback::state::Pushback;
 use crate::serve::rendezvous::Rendezvous;
@@ -56,15 +56,20 @@ impl App {
             .unwrap_or(spec.failures)
     }
 
-    /// The ledger as served on `GET /plimsoll/ledger`: with `provider` (what the quotas
-    /// and slots did) when any is set.
-    pub fn ledger_json(&self) -> serde_json::Value {
-        let mut l = self.ledger.snapshot();
-        if let Some(mut p) = self.pushback.snapshot() {
-            p["limits"] = self.limits_words().into();
-            l["provider"] = p;
-        }
+    /// The ledger as served on `GET /plimsoll/ledger`, typed: with `provider` (what the
+    /// quotas and slots did, and the limits in force in words) when any limit was set.
+    pub fn ledger_summary(&self) -> Summary {
+        let mut l = self.ledger.summary();
+        l.provider = self.pushback.summary().map(|mut p| {
+            p.limits = self.limits_words();
+            p
+        });
         l
+    }
+
+    /// The ledger as served on `GET /plimsoll/ledger`, as JSON.
+    pub fn ledger_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.ledger_summary()).expect("a summary serializes")
     }
 
     /// The limits in force for a scope (`*`: the provider's): as changed live, else as

@@ -5,14 +5,12 @@
 //! this module only reads them.
 
 use crate::failures::rates::Injected;
-use crate::ledger::Totals;
+use crate::ledger::{ProviderSummary, Totals};
 use crate::serve::app::App;
 use crate::serve::stats::TimingSnapshot;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use serde_json::Value;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -20,11 +18,9 @@ use std::sync::Arc;
 struct Readings {
     t: TimingSnapshot,
     l: Totals,
-    violations: u64,
-    by_kind: BTreeMap<&'static str, u64>,
     refused: [(&'static str, u64); 5],
     /// The pushback's state, when any limit was ever set.
-    p: Option<Value>,
+    p: Option<ProviderSummary>,
 }
 
 /// One sample: what follows the metric's name (its labels, or nothing) and its value.
@@ -54,18 +50,12 @@ fn quantiles(p50_ms: f64, p99_ms: f64, max_ms: f64) -> Option<Vec<Sample>> {
     ])
 }
 
-/// A number of the pushback's state (0 when absent).
-fn pushback(r: &Readings, at: &[&str]) -> Option<f64> {
-    let v = at.iter().fold(r.p.as_ref()?, |v, k| &v[*k]);
-    Some(v.as_f64().unwrap_or(0.0))
-}
-
 fn injected(r: &Readings) -> Option<Vec<Sample>> {
     let kind = |k: &Injected| format!("{{kind=\"{}\"}}", k.name());
     Some(
         Injected::ALL
             .iter()
-            .map(|k| (kind(k), r.l.injected[*k as usize] as f64))
+            .map(|k| (kind(k), r.l.injected_failures.of(*k) as f64))
             .collect(),
     )
 }
@@ -74,11 +64,11 @@ fn violations(r: &Readings) -> Option<Vec<Sample>> {
     let mut kinds: Vec<Sample> = ["echo", "isolation", "history"]
         .iter()
         .map(|k| {
-            let n = *r.by_kind.get(k).unwrap_or(&0);
+            let n = *r.l.violations_by_kind.get(*k).unwrap_or(&0);
             (format!("{{kind=\"{k}\"}}"), n as f64)
         })
         .collect();
-    kinds.push((String::new(), r.violations as f64));
+    kinds.push((String::new(), r.l.integrity_violations as f64));
     Some(kinds)
 }
 
@@ -93,17 +83,22 @@ fn refused(r: &Readings) -> Option<Vec<Sample>> {
 }
 
 fn queue_wait(r: &Readings) -> Option<Vec<Sample>> {
-    let ms = |k| pushback(r, &["queue_wait_ms", k]);
-    quantiles(ms("p50")?, ms("p99")?, ms("max")?)
+    let w = r.p.as_ref()?.queue_wait_ms;
+    quantiles(w.p50, w.p99, w.max)
 }
 
 fn key_usage(r: &Readings) -> Option<Vec<Sample>> {
-    let keys = r.p.as_ref()?["keys"].as_object().into_iter().flatten();
-    let samples = keys.flat_map(|(k, u)| {
-        ["requests", "input_tokens", "output_tokens", "refused"].map(|what| {
+    let samples = r.p.as_ref()?.keys.iter().flat_map(|(k, u)| {
+        [
+            ("requests", u.requests),
+            ("input_tokens", u.input_tokens),
+            ("output_tokens", u.output_tokens),
+            ("refused", u.refused),
+        ]
+        .map(|(what, n)| {
             (
                 format!("{{key=\"{}\",what=\"{what}\"}}", k.replace('"', "'")),
-                u[what].as_f64().unwrap_or(0.0),
+                n as f64,
             )
         })
     });
@@ -192,14 +187,14 @@ const METRICS: &[Metric] = &[
         name: "plimsoll_mock_in_flight",
         kind: "gauge",
         help: "Replies being generated now (counted while any limit is set).",
-        samples: |r| one(pushback(r, &["in_flight"])?),
+        samples: |r| one(r.p.as_ref()?.in_flight as f64),
         count: None,
     },
     Metric {
         name: "plimsoll_mock_queued",
         kind: "gauge",
         help: "Requests waiting for a generation slot now.",
-        samples: |r| one(pushback(r, &["queued"])?),
+        samples: |r| one(r.p.as_ref()?.queued as f64),
         count: None,
     },
     Metric {
@@ -226,14 +221,11 @@ const METRICS: &[Metric] = &[
 ];
 
 pub async fn render(State(app): State<Arc<App>>) -> impl IntoResponse {
-    let (violations, by_kind) = app.ledger.violation_counts();
     let r = Readings {
         t: app.stats.snapshot(),
         l: app.ledger.totals(),
-        violations,
-        by_kind,
         refused: app.pushback.refused_counts(),
-        p: app.pushback.snapshot(),
+        p: app.pushback.summary(),
     };
     let mut out = String::with_capacity(2048);
     for m in METRICS {

@@ -95,8 +95,10 @@ async fn reset_timing(State(app): State<Arc<App>>) -> Json<Value> {
     Json(json!({"status": "reset"}))
 }
 
-async fn ledger(State(app): State<Arc<App>>) -> Json<Value> {
-    Json(app.ledger_json())
+/// The typed summary written directly: its fields are declared in the order a JSON
+/// value would write them, so these are the bytes of `App::ledger_json`.
+async fn ledger(State(app): State<Arc<App>>) -> Json<crate::ledger::Summary> {
+    Json(app.ledger_summary())
 }
 
 /// The API whose client sent these headers.
