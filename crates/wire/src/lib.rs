@@ -32,9 +32,7 @@ mod stream;
 mod tokens;
 
 pub use api::Api;
-pub use dialect::{
-    too_large, Dialect, FrameState, Seals, ThoughtFault, ThoughtMint, UrlCall, UrlRefused,
-};
+pub use dialect::{Dialect, FrameState, Seals, ThoughtFault, ThoughtMint, UrlCall, UrlRefused};
 pub use dialects::error_body;
 pub use embeddings::{parse_embeddings, render_embeddings, EmbeddingRequest};
 pub use error::{Code, ErrorKind, WireError};

@@ -30,7 +30,7 @@ pub enum ReasoningMode {
     Off,
 }
 
-/// How the model reasons (see thoughts.rs for the signatures).
+/// How the model reasons (see `provider/thoughts.rs` for the signatures).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reasoning {
     pub mode: ReasoningMode,
@@ -67,9 +67,9 @@ pub struct ModelSpec {
     pub script: Arc<Vec<Step>>,
     pub scope: Scope,
     pub failures: Failures,
-    /// Failures by rule (see fail_script.rs): they take the place of the seeded draw.
+    /// Failures by rule (see `failures/script.rs`): they take the place of the seeded draw.
     pub fail: Arc<Vec<FailRule>>,
-    /// This model's own quotas and slots (see limits.rs).
+    /// This model's own quotas and slots (see `pushback/limits.rs`).
     pub limits: Limits,
     pub reasoning: Reasoning,
     /// Length of this model's embedding vectors (`POST /v1/embeddings`).

@@ -33,7 +33,7 @@ const WORDS: &[&str] = &[
 
 /// Builds the reply for `req` under `spec`: the model's reasoning when it reasons,
 /// then the script's step when the model has a script, else the default policy.
-/// `key` seals the reasoning (see thoughts.rs).
+/// `key` seals the reasoning (see `thoughts.rs`).
 pub fn decide(
     req: &Request,
     spec: &ModelSpec,

@@ -15,12 +15,12 @@
 //! jitter = { dist = "uniform", spread = 0.1 }   # or "fixed", or lognormal with sigma
 //! [models."gpt-4o-mini"]     # a model overrides any of the defaults
 //! ttft_ms = 350
-//! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures.rs
+//! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures/rates.rs
 //! script_scope = "turn"      # or "conversation"; see script.rs
 //! embedding_dim = 1536       # POST /v1/embeddings: vector length (the request's `dimensions` wins)
 //! reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }
 //!                            # see model.rs: when it reasons, how long, how fast
-//! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see fail_script.rs
+//! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see failures/script.rs
 //! attempts = 2               # the first 2 attempts of each call fail …
 //! with = "overloaded"        # … with 529 / 503
 //! [[models."gpt-4o-mini".script]]
@@ -32,7 +32,7 @@
 //! expect = "{{nonce}}"       # … whose result must echo this (integrity oracle)
 //! [[models."gpt-4o-mini".script]]
 //! say = "Done with turn {{turn}}."   # a text answer; past the last step: drawn text
-//! [provider]                 # pushback shared by every model (see limits.rs)
+//! [provider]                 # pushback shared by every model (see pushback/limits.rs)
 //! quota = { rpm = 600, itpm = 100000 }              # per API key, per minute
 //! capacity = { max_in_flight = 8, max_queue = 32 }  # generation slots and their queue
 //! [integrity]                # which checks the oracle runs (all on by default)
@@ -63,7 +63,7 @@ pub struct Integrity {
     pub echo: bool,
     pub isolation: bool,
     pub history: bool,
-    /// Reasoning sent back as the model gave it (thoughts.rs).
+    /// Reasoning sent back as the model gave it (`integrity/reasoning.rs`).
     pub reasoning: bool,
 }
 

@@ -3,7 +3,7 @@
 //! (`capacity.rs`), and the limits in force with what they did (`state.rs`).
 //!
 //! It knows nothing of HTTP or of any API: the 429s and 529/503s and their headers are
-//! written by the server (`serve/inject.rs`, `serve/headers.rs`) in each API's dialect.
+//! written by the server (`serve/errors.rs`, `serve/headers.rs`) in each API's dialect.
 
 pub mod capacity;
 pub mod limits;
