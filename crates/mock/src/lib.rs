@@ -1,46 +1,34 @@
 //! The synthetic LLM provider (`plimsoll mock`).
 //!
-//! Serves OpenAI Chat Completions, OpenAI Responses and Anthropic Messages with the
-//! exact wire shapes of the official SDKs (rendering lives in the `wire` crate),
-//! times every reply by the scenario's model (time to first token, per-token time,
-//! jitter) against absolute deadlines, and measures its own lateness so a run can
-//! prove the mock was not the bottleneck. It does not drive load or watch the system
-//! under test; those are `drive` and `probe`.
+//! Serves OpenAI Chat Completions, Responses and Embeddings, Anthropic Messages and
+//! Gemini generateContent with the exact wire shapes of the official SDKs (every byte of
+//! them is the `wire` crate's), times every reply by the scenario's model (time to first
+//! token, per-token time, jitter) against absolute deadlines, pushes back and fails as
+//! the scenario says, checks that the conversations it is sent back are intact, and
+//! measures its own lateness so a run can prove the mock was not the bottleneck. It does
+//! not drive load or watch the system under test; those are `drive` and `probe`.
+//!
+//! One folder per job: `provider/` (what the model says and when), `pushback/` (quotas
+//! and slots), `failures/` (failures on purpose), `integrity/` (the oracle), `ledger/`
+//! (what was served to whom), `serve/` (HTTP, metrics, admin, the shards' rendezvous).
 
-mod app;
-mod capacity;
-mod chain;
-mod clock;
-mod embed;
-mod envelope;
-pub mod fail_script;
 pub mod failures;
-mod handler;
 mod hash;
-mod inject;
+pub mod integrity;
 pub mod ledger;
-pub mod limits;
-mod metrics;
-mod model;
-mod model_file;
-mod oracle;
+pub mod provider;
 pub mod pushback;
-mod quota;
-mod rendezvous;
-mod reply;
-pub mod run;
-pub mod scenario;
-pub mod script;
-mod server;
+pub mod serve;
 pub mod session;
-pub mod stats;
-mod thoughts;
-mod timing;
 
-pub use app::App;
-pub use clock::rfc3339;
 pub use failures::{Failures, Injected};
 pub use hash::fnv1a;
-pub use scenario::{Integrity, Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
-pub use server::{router, MockOptions, MockServer};
-pub use stats::TimingSnapshot;
+pub use provider::scenario::{Integrity, Jitter, ModelSpec, Scenario, ScenarioError, UnknownModel};
+pub use serve::app::App;
+pub use serve::routes::router;
+/// `mock::run::{run, raise_nofile_limit}`: `plimsoll mock` as a foreground command.
+pub use serve::run;
+pub use serve::server::{MockOptions, MockServer};
+pub use serve::stats::TimingSnapshot;
+/// Wall-clock times as the providers write them (RFC 3339, UTC).
+pub use wire::rfc3339;

@@ -8,6 +8,9 @@
 
 use wire::{Request, Role};
 
+/// The ledger key of requests that carry no session marker.
+pub const ANONYMOUS: &str = "-";
+
 /// A session marker found in a user message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Marker {
@@ -56,7 +59,7 @@ pub struct Session {
 
 impl Session {
     pub fn key(&self) -> &str {
-        self.id.as_deref().unwrap_or(crate::ledger::ANONYMOUS)
+        self.id.as_deref().unwrap_or(ANONYMOUS)
     }
 }
 

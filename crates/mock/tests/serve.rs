@@ -396,3 +396,56 @@ async fn a_slow_sender_does_not_make_the_mock_late() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// `GET /plimsoll/ledger` is the typed summary: its bytes are the JSON value's, they read
+/// back into the summary, and the provider's section carries the limits in words.
+#[tokio::test]
+async fn the_served_ledger_is_the_typed_summary() {
+    let scenario = "[provider]\nquota = { rpm = 600 }\n[models.instant]\nttft_ms = 0\ntok_ms = 0\n";
+    let server = MockServer::start(MockOptions {
+        scenario: Scenario::parse(scenario, "test.toml").unwrap(),
+        seed: Some(5),
+        ..MockOptions::default()
+    })
+    .await
+    .unwrap();
+    for turn in 1..=3 {
+        let content = format!("[[plimsoll session=s1 nonce=psn0000000000000001 turn={turn}]] hi");
+        let body = serde_json::json!({"model": "instant", "messages": [{"role": "user", "content": content}]});
+        let (s, _, _) = raw(
+            &server,
+            "/v1/chat/completions",
+            "authorization: Bearer k1\r\n",
+            body.to_string().as_bytes(),
+        )
+        .await;
+        assert_eq!(s, 200);
+    }
+    let summary = server.app.ledger_summary();
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(b"GET /plimsoll/ledger HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut resp = Vec::new();
+    tcp.read_to_end(&mut resp).await.unwrap();
+    let split = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let served = std::str::from_utf8(&resp[split + 4..]).unwrap();
+    assert_eq!(served, server.app.ledger_json().to_string());
+    // Read back into the typed summary and written again, it is the same JSON (compared
+    // as values: serde_json parses floats to within an ulp, the same way both times).
+    let back: mock::ledger::Summary = serde_json::from_str(served).unwrap();
+    assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        serde_json::from_str::<serde_json::Value>(served).unwrap()
+    );
+    assert_eq!(back.totals, summary.totals);
+    assert_eq!(summary.sessions["s1"].llm_calls, 3);
+    assert_eq!(summary.totals.llm_calls, 3);
+    let provider = summary
+        .provider
+        .expect("a provider section: a quota is set");
+    assert_eq!(provider.answered, 3);
+    assert_eq!(provider.keys["k1"].requests, 3);
+    assert_eq!(provider.limits, "600 requests/min per key");
+    server.shutdown().await.unwrap();
+}

@@ -1,8 +1,9 @@
 //! OpenAI embeddings: reading `POST /v1/embeddings` and writing its `list` of vectors,
 //! as floats or base64 (little-endian f32, what the official SDKs ask for by default).
 
-use crate::parse_common::*;
-use crate::{count_tokens, WireError};
+use crate::error::WireError;
+use crate::fields::*;
+use crate::tokens::count_tokens;
 use base64::Engine;
 use serde_json::{json, Value};
 

@@ -6,20 +6,14 @@
 //! *what* it holds. Frames are rendered on demand so an open stream holds only the
 //! reply and its chunk table, not pre-rendered bytes.
 
+use crate::api::Api;
+use crate::dialect::FrameState;
+use crate::reply::{At, Chunk, Part, Reply};
 use crate::tokens::for_each_token;
-use crate::{
-    render_anthropic, render_chat, render_gemini, render_responses, Api, At, Chunk, Reply,
-};
 
 /// The whole (non-streaming) JSON body of `reply` in `api`'s format.
 pub fn render_json(api: Api, reply: &Reply) -> Vec<u8> {
-    let v = match api {
-        Api::ChatCompletions => render_chat::whole(reply),
-        Api::Responses => render_responses::whole(reply),
-        Api::Messages => render_anthropic::whole(reply),
-        Api::Gemini => render_gemini::whole(reply),
-    };
-    serde_json::to_vec(&v).expect("a json! value always serializes")
+    serde_json::to_vec(&api.dialect().whole(reply)).expect("a json! value always serializes")
 }
 
 /// Renders the frames of one streamed reply.
@@ -27,9 +21,8 @@ pub struct StreamRenderer {
     api: Api,
     reply: Reply,
     chunks: Vec<Chunk>,
-    include_usage: bool,
-    /// Responses API `sequence_number` of the next event.
-    pub(crate) seq: u32,
+    /// What the API's frames carry from one to the next.
+    state: FrameState,
 }
 
 impl StreamRenderer {
@@ -40,8 +33,10 @@ impl StreamRenderer {
             api,
             reply,
             chunks,
-            include_usage,
-            seq: 0,
+            state: FrameState {
+                include_usage,
+                seq: 0,
+            },
         }
     }
 
@@ -66,12 +61,9 @@ impl StreamRenderer {
             chunk,
             delta: &part_text[chunk.start as usize..chunk.end as usize],
         };
-        match self.api {
-            Api::ChatCompletions => render_chat::frame(&self.reply, &at, self.include_usage, out),
-            Api::Responses => render_responses::frame(&self.reply, &at, &mut self.seq, out),
-            Api::Messages => render_anthropic::frame(&self.reply, &at, out),
-            Api::Gemini => render_gemini::frame(&self.reply, &at, out),
-        }
+        self.api
+            .dialect()
+            .frame(&self.reply, &at, &mut self.state, out)
     }
 }
 
@@ -81,7 +73,7 @@ impl StreamRenderer {
 fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     for (p, part) in reply.parts.iter().enumerate() {
-        if let crate::Part::Hidden { tokens, .. } = part {
+        if let Part::Hidden { tokens, .. } = part {
             let at = |tokens| Chunk {
                 part: p as u16,
                 start: 0,
@@ -127,7 +119,7 @@ fn cut(reply: &Reply, per: u32) -> Vec<Chunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Part, StopReason, ToolCall};
+    use crate::{StopReason, ToolCall};
 
     fn reply(parts: Vec<Part>) -> Reply {
         Reply {

@@ -1,0 +1,17 @@
+//! The synthetic model itself: the scenario file (`scenario.rs`, `model_file.rs`), what
+//! one model is (`model.rs`), its scripted choreography (`script.rs`), the reply it
+//! decides (`reply.rs`) with its reasoning and seals (`thoughts.rs`), when each chunk is
+//! due (`timing.rs`), its embedding vectors (`embed.rs`), and the responses it stores for
+//! a later request to go on from (`chain.rs`).
+//!
+//! What it says, never how: the bytes are `wire`'s, the sending is `serve`'s.
+
+pub mod chain;
+pub mod embed;
+pub mod model;
+mod model_file;
+pub mod reply;
+pub mod scenario;
+pub mod script;
+pub mod thoughts;
+pub mod timing;

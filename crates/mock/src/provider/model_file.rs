@@ -1,0 +1,335 @@
+//! One model's table of a scenario file (`[defaults]` or `[models."NAME"]`) as written,
+//! and its check into a [`ModelSpec`]: each error carries the span of the field at fault.
+
+use crate::failures::rates::Failures;
+use crate::provider::model::{Jitter, ModelSpec, Reasoning, ReasoningMode};
+use crate::provider::script::{self, Scope, Step};
+use crate::pushback::limits::{Capacity, Quota};
+use serde::Deserialize;
+use std::sync::Arc;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawModel {
+    ttft_ms: Option<Spanned<f64>>,
+    tok_ms: Option<Spanned<f64>>,
+    output_tokens: Option<Spanned<RawRange>>,
+    tokens_per_chunk: Option<Spanned<i64>>,
+    jitter: Option<Spanned<RawJitter>>,
+    failures: Option<Spanned<Failures>>,
+    quota: Option<Spanned<Quota>>,
+    fail: Option<Vec<Spanned<crate::failures::script::RawRule>>>,
+    capacity: Option<Spanned<Capacity>>,
+    reasoning: Option<Spanned<RawReasoning>>,
+    embedding_dim: Option<Spanned<i64>>,
+    script_scope: Option<Spanned<String>>,
+    script: Option<Vec<Spanned<RawStep>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    call: Option<String>,
+    args: Option<toml::Value>,
+    expect: Option<String>,
+    say: Option<String>,
+}
+
+/// `reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }`
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReasoning {
+    mode: Option<String>,
+    tokens: Option<RawRange>,
+    redacted_share: Option<f64>,
+    tok_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawRange {
+    One(i64),
+    Range(Vec<i64>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawJitter {
+    Name(String),
+    Table {
+        dist: String,
+        spread: Option<f64>,
+        sigma: Option<f64>,
+    },
+}
+
+type Span = std::ops::Range<usize>;
+
+impl RawModel {
+    /// `base` with this table's fields applied, each checked in the order they are
+    /// listed here (the first wrong one is the error).
+    pub(crate) fn apply(&self, base: &ModelSpec, table: &str) -> Result<ModelSpec, (Span, String)> {
+        let mut m = base.clone();
+        self.apply_sizes(&mut m, table)?;
+        if let Some(v) = &self.reasoning {
+            m.reasoning = reasoning(v.get_ref(), m.reasoning)
+                .map_err(|e| (v.span(), format!("{table}.reasoning: {e}")))?;
+        }
+        if let Some(v) = &self.jitter {
+            m.jitter = jitter(v, table)?;
+        }
+        self.apply_failures(&mut m, table)?;
+        self.apply_limits(&mut m, table)?;
+        self.apply_script(&mut m, table)?;
+        Ok(m)
+    }
+
+    /// Times and sizes: `ttft_ms`, `tok_ms`, `tokens_per_chunk`, `output_tokens`,
+    /// `embedding_dim`.
+    fn apply_sizes(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
+        if let Some(v) = &self.ttft_ms {
+            m.ttft_ms = non_negative(v, table, "ttft_ms")?;
+        }
+        if let Some(v) = &self.tok_ms {
+            m.tok_ms = non_negative(v, table, "tok_ms")?;
+        }
+        if let Some(v) = &self.tokens_per_chunk {
+            let n = *v.get_ref();
+            if !(1..=10_000).contains(&n) {
+                return Err((
+                    v.span(),
+                    format!("{table}.tokens_per_chunk must be between 1 and 10000 (got {n})"),
+                ));
+            }
+            m.tokens_per_chunk = n as u32;
+        }
+        if let Some(v) = &self.output_tokens {
+            m.output_tokens = range(v.get_ref(), 1_000_000)
+                .map_err(|got| (v.span(), format!("{table}.output_tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 1000000 (got {got})")))?;
+        }
+        if let Some(v) = &self.embedding_dim {
+            let n = *v.get_ref();
+            if !(1..=16_384).contains(&n) {
+                return Err((
+                    v.span(),
+                    format!("{table}.embedding_dim must be between 1 and 16384 (got {n})"),
+                ));
+            }
+            m.embedding_dim = n as u32;
+        }
+        Ok(())
+    }
+
+    /// `failures` (rates) and `fail` (rules).
+    fn apply_failures(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
+        if let Some(v) = &self.failures {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.failures: {e}")))?;
+            m.failures = *v.get_ref();
+        }
+        if let Some(rules) = &self.fail {
+            let mut out = Vec::with_capacity(rules.len());
+            for (i, r) in rules.iter().enumerate() {
+                let rule = r
+                    .get_ref()
+                    .check()
+                    .map_err(|e| (r.span(), format!("{table}.fail[{i}]: {e}")))?;
+                out.push(rule);
+            }
+            m.fail = Arc::new(out);
+        }
+        Ok(())
+    }
+
+    /// The model's own `quota` and `capacity`.
+    fn apply_limits(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
+        if let Some(v) = &self.quota {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.quota: {e}")))?;
+            m.limits.quota = Some(*v.get_ref());
+        }
+        if let Some(v) = &self.capacity {
+            v.get_ref()
+                .validate()
+                .map_err(|e| (v.span(), format!("{table}.capacity: {e}")))?;
+            m.limits.capacity = Some(*v.get_ref());
+        }
+        Ok(())
+    }
+
+    /// `script_scope` and the `script` steps.
+    fn apply_script(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
+        if let Some(v) = &self.script_scope {
+            m.scope = match v.get_ref().as_str() {
+                "turn" => Scope::Turn,
+                "conversation" => Scope::Conversation,
+                other => {
+                    return Err((
+                        v.span(),
+                        format!(
+                        "{table}.script_scope must be \"turn\" or \"conversation\" (got {other:?})"
+                    ),
+                    ))
+                }
+            };
+        }
+        if let Some(steps) = &self.script {
+            let mut out = Vec::with_capacity(steps.len());
+            for (i, st) in steps.iter().enumerate() {
+                out.push(step(st, &format!("{table}.script[{i}]"))?);
+            }
+            m.script = Arc::new(out);
+        }
+        Ok(())
+    }
+}
+
+fn step(raw: &Spanned<RawStep>, at: &str) -> Result<Step, (Span, String)> {
+    let bad = |m: String| (raw.span(), format!("{at}: {m}"));
+    let r = raw.get_ref();
+    let check = |t: &str| {
+        match script::unknown_placeholder(t) {
+        Some(name) => Err(bad(format!(
+            "unknown placeholder {{{{{name}}}}}; use session, nonce, turn, step, result.N or result.last"
+        ))),
+        None => Ok(()),
+    }
+    };
+    match (&r.call, &r.say) {
+        (Some(tool), None) => {
+            if tool.is_empty() {
+                return Err(bad("call must name a tool".into()));
+            }
+            let args = match &r.args {
+                Some(v) => serde_json::to_value(v).map_err(|e| bad(format!("args: {e}")))?,
+                None => serde_json::json!({}),
+            };
+            if !args.is_object() {
+                return Err(bad(
+                    "args must be a table, e.g. args = { key = \"k{{turn}}\" }".into(),
+                ));
+            }
+            if let Some(name) = script::unknown_in_value(&args) {
+                return Err(bad(format!(
+                    "unknown placeholder {{{{{name}}}}} in args; use session, nonce, turn, step, result.N or result.last"
+                )));
+            }
+            if let Some(e) = &r.expect {
+                check(e)?;
+            }
+            Ok(Step::Call {
+                tool: tool.clone(),
+                args,
+                expect: r.expect.clone(),
+            })
+        }
+        (None, Some(text)) => {
+            if r.args.is_some() || r.expect.is_some() {
+                return Err(bad(
+                    "args and expect belong to call steps, not say steps".into()
+                ));
+            }
+            check(text)?;
+            Ok(Step::Say { text: text.clone() })
+        }
+        _ => Err(bad(
+            "each step needs exactly one of call = \"tool\" or say = \"text\"".into(),
+        )),
+    }
+}
+
+/// A count or `[min, max]` within 1..=`max`; the error shows what was written.
+fn range(r: &RawRange, max: i64) -> Result<(u32, u32), String> {
+    let (lo, hi) = match r {
+        RawRange::One(n) => (*n, *n),
+        RawRange::Range(r) if r.len() == 2 => (r[0], r[1]),
+        RawRange::Range(r) => return Err(format!("{r:?}")),
+    };
+    if lo < 1 || hi < lo || hi > max {
+        return Err(format!("[{lo}, {hi}]"));
+    }
+    Ok((lo as u32, hi as u32))
+}
+
+fn reasoning(r: &RawReasoning, base: Reasoning) -> Result<Reasoning, String> {
+    let mut out = base;
+    if let Some(m) = &r.mode {
+        out.mode = match m.as_str() {
+            "auto" => ReasoningMode::Auto,
+            "always" => ReasoningMode::Always,
+            "off" => ReasoningMode::Off,
+            other => {
+                return Err(format!(
+                    "mode must be \"auto\" (reason when the request asks), \"always\" or \"off\" (got {other:?})"
+                ))
+            }
+        };
+    }
+    if let Some(t) = &r.tokens {
+        out.tokens = range(t, 60_000).map_err(|got| {
+            format!(
+                "tokens must be a count ≥ 1 or [min, max] with 1 ≤ min ≤ max ≤ 60000 (got {got})"
+            )
+        })?;
+    }
+    if let Some(s) = r.redacted_share {
+        if !(0.0..=1.0).contains(&s) {
+            return Err(format!(
+                "redacted_share must be a share between 0 and 1 (got {s})"
+            ));
+        }
+        out.redacted_share = s;
+    }
+    if let Some(ms) = r.tok_ms {
+        if !ms.is_finite() || !(0.0..=60_000.0).contains(&ms) {
+            return Err(format!("tok_ms must be between 0 and 60000 ms (got {ms})"));
+        }
+        out.tok_ms = Some(ms);
+    }
+    Ok(out)
+}
+
+fn non_negative(v: &Spanned<f64>, table: &str, field: &str) -> Result<f64, (Span, String)> {
+    let x = *v.get_ref();
+    if !x.is_finite() || !(0.0..=3_600_000.0).contains(&x) {
+        return Err((
+            v.span(),
+            format!("{table}.{field} must be between 0 and 3600000 ms (got {x})"),
+        ));
+    }
+    Ok(x)
+}
+
+fn jitter(v: &Spanned<RawJitter>, table: &str) -> Result<Jitter, (Span, String)> {
+    let hint = "write jitter = \"fixed\", { dist = \"uniform\", spread = 0.2 } or { dist = \"lognormal\", sigma = 0.3 }";
+    let bad = |m: String| (v.span(), format!("{table}.jitter: {m}; {hint}"));
+    let (dist, spread, sigma) = match v.get_ref() {
+        RawJitter::Name(n) => (n.as_str(), None, None),
+        RawJitter::Table {
+            dist,
+            spread,
+            sigma,
+        } => (dist.as_str(), *spread, *sigma),
+    };
+    match (dist, spread, sigma) {
+        ("fixed", None, None) => Ok(Jitter::Fixed),
+        ("uniform", Some(s), None) if (0.0..1.0).contains(&s) => Ok(Jitter::Uniform { spread: s }),
+        ("uniform", s, None) => Err(bad(format!("uniform needs spread in [0, 1) (got {s:?})"))),
+        ("lognormal", None, Some(s)) if s > 0.0 && s <= 3.0 => Ok(Jitter::LogNormal { sigma: s }),
+        ("lognormal", None, s) => Err(bad(format!("lognormal needs sigma in (0, 3] (got {s:?})"))),
+        (d, _, _) if !["fixed", "uniform", "lognormal"].contains(&d) => {
+            Err(bad(format!("unknown dist {d:?}")))
+        }
+        (d, _, _) => Err(bad(format!(
+            "{d} takes {}",
+            match d {
+                "fixed" => "no parameter",
+                "uniform" => "only spread",
+                _ => "only sigma",
+            }
+        ))),
+    }
+}

@@ -1,0 +1,368 @@
+//! The scenario file: which models the mock serves and how each one behaves in time.
+//!
+//! Parsed once into typed, validated structs; every later stage sees only
+//! [`Scenario`] and [`ModelSpec`]. An error names the file, the line and the field,
+//! and says what to write instead.
+//!
+//! ```toml
+//! seed = 7                   # the RNG seed; --seed overrides it
+//! unknown_model = "default"  # or "error": unknown model names get a 404
+//! [defaults]                 # every model starts from these
+//! ttft_ms = 200              # time to first token
+//! tok_ms = 5                 # time per further output token
+//! output_tokens = 50         # or [min, max]: drawn per request
+//! tokens_per_chunk = 1       # output tokens per streamed delta event
+//! jitter = { dist = "uniform", spread = 0.1 }   # or "fixed", or lognormal with sigma
+//! [models."gpt-4o-mini"]     # a model overrides any of the defaults
+//! ttft_ms = 350
+//! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures/rates.rs
+//! script_scope = "turn"      # or "conversation"; see script.rs
+//! embedding_dim = 1536       # POST /v1/embeddings: vector length (the request's `dimensions` wins)
+//! reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }
+//!                            # see model.rs: when it reasons, how long, how fast
+//! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see failures/script.rs
+//! attempts = 2               # the first 2 attempts of each call fail …
+//! with = "overloaded"        # … with 529 / 503
+//! [[models."gpt-4o-mini".script]]
+//! call = "store"             # a tool call with templated arguments …
+//! args = { key = "k{{turn}}", value = "{{nonce}}" }
+//! [[models."gpt-4o-mini".script]]
+//! call = "fetch"
+//! args = { key = "k{{turn}}" }
+//! expect = "{{nonce}}"       # … whose result must echo this (integrity oracle)
+//! [[models."gpt-4o-mini".script]]
+//! say = "Done with turn {{turn}}."   # a text answer; past the last step: drawn text
+//! [provider]                 # pushback shared by every model (see pushback/limits.rs)
+//! quota = { rpm = 600, itpm = 100000 }              # per API key, per minute
+//! capacity = { max_in_flight = 8, max_queue = 32 }  # generation slots and their queue
+//! [integrity]                # which checks the oracle runs (all on by default)
+//! echo = true
+//! isolation = true
+//! history = true
+//! reasoning = true           # thinking blocks / reasoning items come back intact
+//! ```
+//!
+//! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
+//! target that never fails.
+
+use crate::failures::rates::Failures;
+use crate::provider::model_file::RawModel;
+use crate::pushback::limits::Limits;
+use crate::pushback::state::PROVIDER;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+pub use crate::provider::model::{Jitter, ModelSpec};
+
+/// Which integrity checks the oracle runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Integrity {
+    pub echo: bool,
+    pub isolation: bool,
+    pub history: bool,
+    /// Reasoning sent back as the model gave it (`integrity/reasoning.rs`).
+    pub reasoning: bool,
+}
+
+impl Default for Integrity {
+    fn default() -> Self {
+        Integrity {
+            echo: true,
+            isolation: true,
+            history: true,
+            reasoning: true,
+        }
+    }
+}
+
+/// What to do with a model name the scenario does not define.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownModel {
+    /// Serve it with the defaults.
+    Default,
+    /// Answer with the API's 404 `model_not_found` error.
+    Error,
+}
+
+/// A whole scenario, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub seed: u64,
+    pub unknown_model: UnknownModel,
+    pub integrity: Integrity,
+    /// A fixed `created` timestamp for byte-identical replays.
+    pub created: Option<u64>,
+    /// Quotas and slots shared by every model.
+    pub provider: Limits,
+    pub defaults: ModelSpec,
+    pub models: BTreeMap<String, ModelSpec>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            seed: 0,
+            unknown_model: UnknownModel::Default,
+            integrity: Integrity::default(),
+            created: None,
+            provider: Limits::default(),
+            defaults: ModelSpec::default(),
+            models: BTreeMap::new(),
+        }
+    }
+}
+
+impl Scenario {
+    /// The spec for `model`, or `None` when unknown models are errors. `NAME-stable`
+    /// is NAME without failures.
+    pub fn model(&self, model: &str) -> Option<std::borrow::Cow<'_, ModelSpec>> {
+        use std::borrow::Cow;
+        let lookup = |name: &str| match self.models.get(name) {
+            Some(spec) => Some(spec),
+            None if self.unknown_model == UnknownModel::Default => Some(&self.defaults),
+            None => None,
+        };
+        if let Some(spec) = self.models.get(model) {
+            return Some(Cow::Borrowed(spec));
+        }
+        if let Some(base) = model.strip_suffix("-stable") {
+            return lookup(base).map(|spec| {
+                let mut stable = spec.clone();
+                stable.failures = Failures::NONE;
+                stable.fail = std::sync::Arc::new(Vec::new());
+                Cow::Owned(stable)
+            });
+        }
+        lookup(model).map(Cow::Borrowed)
+    }
+
+    /// The limits the scenario sets for a scope of the pushback: the provider's (`*`) or
+    /// a model's (the defaults' for a model it does not name).
+    pub fn limits(&self, scope: &str) -> Limits {
+        if scope == PROVIDER {
+            self.provider
+        } else {
+            self.model(scope).map_or(self.defaults.limits, |s| s.limits)
+        }
+    }
+
+    /// Whether the scenario sets any limit, for the provider or a model.
+    pub fn sets_limits(&self) -> bool {
+        !self.provider.is_none()
+            || !self.defaults.limits.is_none()
+            || self.models.values().any(|m| !m.limits.is_none())
+    }
+
+    /// Applies `PLIMSOLL_FAIL_*` environment variables to every model's failures.
+    pub fn apply_failure_env(
+        &mut self,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), String> {
+        self.defaults.failures = self.defaults.failures.with_env(&get)?;
+        for spec in self.models.values_mut() {
+            spec.failures = spec.failures.with_env(&get)?;
+        }
+        Ok(())
+    }
+
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
+        Scenario::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses scenario text; `file` is only used in error messages.
+    pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let spans = spans::Spans::new(text, file);
+        let err = |span, message: String| spans.err(span, message);
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| spans.toml(&e, "(see scenarios/ for examples)"))?;
+        let unknown_model = match raw
+            .unknown_model
+            .as_ref()
+            .map(|s| (s.get_ref().as_str(), s.span()))
+        {
+            None | Some(("default", _)) => UnknownModel::Default,
+            Some(("error", _)) => UnknownModel::Error,
+            Some((other, span)) => {
+                return Err(err(
+                    Some(span),
+                    format!("unknown_model must be \"default\" or \"error\" (got {other:?})"),
+                ))
+            }
+        };
+        let base = ModelSpec::default();
+        let defaults = match &raw.defaults {
+            Some(d) => d
+                .apply(&base, "defaults")
+                .map_err(|(s, m)| err(Some(s), m))?,
+            None => base,
+        };
+        let mut models = BTreeMap::new();
+        for (name, m) in &raw.models {
+            let spec = m
+                .apply(&defaults, &format!("models.{name:?}"))
+                .map_err(|(s, m)| err(Some(s), m))?;
+            models.insert(name.clone(), spec);
+        }
+        let provider = match &raw.provider {
+            Some(p) => {
+                p.get_ref()
+                    .validate()
+                    .map_err(|e| err(Some(p.span()), format!("provider.{e}")))?;
+                *p.get_ref()
+            }
+            None => Limits::default(),
+        };
+        Ok(Scenario {
+            seed: raw.seed.unwrap_or(0),
+            provider,
+            unknown_model,
+            integrity: raw.integrity.unwrap_or_default(),
+            created: raw.created,
+            defaults,
+            models,
+        })
+    }
+}
+
+/// A scenario file that cannot be used, with where and why.
+pub type ScenarioError = spans::FileError;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    seed: Option<u64>,
+    unknown_model: Option<Spanned<String>>,
+    integrity: Option<Integrity>,
+    created: Option<u64>,
+    provider: Option<Spanned<Limits>>,
+    defaults: Option<RawModel>,
+    #[serde(default)]
+    models: BTreeMap<String, RawModel>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Scenario::parse(text, "s.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn models_inherit_the_defaults() {
+        let s = Scenario::parse(
+            "seed = 3\n[defaults]\ntok_ms = 7\noutput_tokens = [10, 20]\n[models.a]\nttft_ms = 50\njitter = { dist = \"uniform\", spread = 0.1 }\n",
+            "s.toml",
+        )
+        .unwrap();
+        let a = s.model("a").unwrap();
+        assert_eq!(
+            (a.ttft_ms, a.tok_ms, a.output_tokens),
+            (50.0, 7.0, (10, 20))
+        );
+        assert_eq!(a.jitter, Jitter::Uniform { spread: 0.1 });
+        assert_eq!(s.model("other").unwrap().tok_ms, 7.0);
+        assert_eq!(s.seed, 3);
+    }
+
+    #[test]
+    fn errors_name_file_line_field_and_fix() {
+        assert_eq!(
+            err("[defaults]\nttft_ms = 1\ntok_ms = -5\n"),
+            "s.toml:3: defaults.tok_ms must be between 0 and 3600000 ms (got -5)"
+        );
+        let e = err("[models.x]\n\njitter = { dist = \"gauss\" }\n");
+        assert!(
+            e.starts_with("s.toml:3: models.\"x\".jitter: unknown dist \"gauss\"; write jitter ="),
+            "{e}"
+        );
+        let e = err("[defaults]\nttft = 3\n");
+        assert!(e.starts_with("s.toml:2: unknown field `ttft`"), "{e}");
+        let e = err("[models.y]\noutput_tokens = [5, 2]\n");
+        assert!(
+            e.contains("s.toml:2: models.\"y\".output_tokens must be"),
+            "{e}"
+        );
+        let e = err("unknown_model = \"maybe\"\n");
+        assert!(e.starts_with("s.toml:1: unknown_model must be"), "{e}");
+    }
+
+    #[test]
+    fn scripts_failures_and_stable_variants() {
+        let s = Scenario::parse(
+            "[models.a]\nfailures = { rate_limit = 0.5 }\n[[models.a.script]]\ncall = \"put\"\nargs = { v = \"{{nonce}}\" }\n[[models.a.script]]\nsay = \"ok {{turn}}\"\n",
+            "s.toml",
+        )
+        .unwrap();
+        let a = s.model("a").unwrap();
+        assert_eq!(a.failures.rate_limit, 0.5);
+        assert_eq!(a.script.len(), 2);
+        assert_eq!(s.model("a-stable").unwrap().failures, Failures::NONE);
+        assert_eq!(s.model("a-stable").unwrap().script.len(), 2);
+        let e = err("[models.a]\n[[models.a.script]]\ncall = \"x\"\nsay = \"y\"\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".script[0]: each step needs exactly one of"),
+            "{e}"
+        );
+        let e = err("[models.a]\n[[models.a.script]]\nsay = \"{{sesion}}\"\n");
+        assert!(e.contains("unknown placeholder {{sesion}}"), "{e}");
+        let e = err("[models.a]\nfailures = { rate_limit = 1.5 }\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".failures: rate_limit must be a rate"),
+            "{e}"
+        );
+        let e = err("[models.a]\nfailures = { ratelimit = 0.1 }\n");
+        assert!(e.contains("unknown field `ratelimit`"), "{e}");
+    }
+
+    #[test]
+    fn provider_and_model_limits_are_read_and_checked() {
+        let s = Scenario::parse(
+            "[provider]\nquota = { rpm = 600, burst_s = 1 }\n[models.a]\ncapacity = { max_in_flight = 4, max_queue = 8 }\n",
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(s.provider.quota.unwrap().rpm, Some(600.0));
+        assert_eq!(s.provider.quota.unwrap().burst_s, 1.0);
+        let a = s.model("a").unwrap();
+        assert_eq!(a.limits.capacity.unwrap().max_queue, Some(8));
+        assert_eq!(a.limits.capacity.unwrap().slowdown_at_full, 1.0);
+        let e = err("[models.a]\n\ncapacity = { max_in_flight = 0 }\n");
+        assert!(
+            e.starts_with("s.toml:3: models.\"a\".capacity: max_in_flight must be between 1"),
+            "{e}"
+        );
+        let e = err("seed = 1\n[provider]\nquota = { rpm = -5 }\n");
+        assert!(
+            e.starts_with("s.toml:2: provider.quota: rpm must be a positive number"),
+            "{e}"
+        );
+        let e = err("[provider]\nquota = { rpn = 5 }\n");
+        assert!(e.starts_with("s.toml:2: unknown field `rpn`"), "{e}");
+        let e = err("[models.a]\n[[models.a.fail]]\nattempts = 2\nwith = \"boom\"\n");
+        assert!(
+            e.starts_with("s.toml:2: models.\"a\".fail[0]: with = \"boom\": use rate_limit"),
+            "{e}"
+        );
+        let s = Scenario::parse(
+            "[models.a]\n[[models.a.fail]]\nattempts = 2\nwith = \"overloaded\"\n",
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(s.model("a").unwrap().fail.len(), 1);
+        assert!(s.model("a-stable").unwrap().fail.is_empty());
+        let e = err("[defaults]\nquota = { burst_s = 2 }\n");
+        assert!(e.contains("a quota needs at least one of rpm"), "{e}");
+    }
+
+    #[test]
+    fn unknown_models_can_be_errors() {
+        let s = Scenario::parse("unknown_model = \"error\"\n[models.a]\n", "s.toml").unwrap();
+        assert!(s.model("a").is_some());
+        assert!(s.model("b").is_none());
+    }
+}

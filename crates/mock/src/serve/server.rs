@@ -1,0 +1,176 @@
+//! The HTTP server: how the mock starts (its state built from the options), accepts
+//! connections on hyper's HTTP/1 directly, closes the ones an injected failure drops, and
+//! stops. What each route does is `routes.rs`'s.
+
+use crate::ledger::Ledger;
+use crate::provider::scenario::Scenario;
+use crate::serve::app::App;
+use crate::serve::errors::Abort;
+use crate::serve::routes::router;
+use crate::serve::stats::Stats;
+use axum::response::Response;
+use axum::Router;
+use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::RwLock;
+use tokio::net::TcpListener;
+
+/// How to start the mock.
+#[derive(Clone, Debug)]
+pub struct MockOptions {
+    pub listen: SocketAddr,
+    pub scenario: Scenario,
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    pub max_body_bytes: usize,
+    pub fixed_created: Option<u64>,
+}
+
+impl Default for MockOptions {
+    fn default() -> Self {
+        MockOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            scenario: Scenario::default(),
+            seed: None,
+            max_body_bytes: 32 << 20,
+            fixed_created: None,
+        }
+    }
+}
+
+/// Accepts connections until `stopped` fires, then waits for open ones to finish.
+///
+/// hyper's HTTP/1 server is used directly (not axum::serve) so the mock skips
+/// protocol sniffing and keeps per-connection buffers at their minimum: thousands
+/// of open streams must cost little memory.
+async fn accept_loop(
+    listener: TcpListener,
+    service: Aborting,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.max_buf_size(64 * 1024).keep_alive(true);
+    loop {
+        let (tcp, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                // Out of file descriptors or a reset before accept: keep serving.
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    continue;
+                }
+            },
+            _ = &mut stopped => break,
+        };
+        // Nagle's algorithm would hold small SSE frames back by up to 40 ms.
+        let _ = tcp.set_nodelay(true);
+        let conn = http.serve_connection(TokioIo::new(tcp), service.clone());
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// The router as a hyper service that turns a response marked [`Abort`] into a
+/// closed connection: hyper drops a connection whose service returns an error.
+#[derive(Clone)]
+struct Aborting(TowerToHyperService<Router>);
+
+#[derive(Debug)]
+struct Aborted;
+
+impl std::fmt::Display for Aborted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped (injected by plimsoll)")
+    }
+}
+
+impl std::error::Error for Aborted {}
+
+impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Aborting {
+    type Response = Response;
+    type Error = Aborted;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Aborted>> + Send>>;
+
+    fn call(&self, req: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        let fut = self.0.call(req);
+        Box::pin(async move {
+            let resp = fut.await.unwrap_or_else(|never| match never {});
+            if resp.extensions().get::<Abort>().is_some() {
+                Err(Aborted)
+            } else {
+                Ok(resp)
+            }
+        })
+    }
+}
+
+/// A running mock. Dropping it does not stop it; call [`MockServer::shutdown`].
+pub struct MockServer {
+    pub addr: SocketAddr,
+    pub app: Arc<App>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl MockServer {
+    /// Binds and starts serving on the current tokio runtime.
+    pub async fn start(opts: MockOptions) -> std::io::Result<MockServer> {
+        let listener = TcpListener::bind(opts.listen).await?;
+        let addr = listener.local_addr()?;
+        let seed = opts.seed.unwrap_or(opts.scenario.seed);
+        let pushback = crate::pushback::state::Pushback::new(opts.scenario.sets_limits());
+        let app = Arc::new(App {
+            pushback,
+            calls_by_model: Default::default(),
+            chains: Default::default(),
+            rendezvous: Default::default(),
+            scenario: opts.scenario,
+            seed,
+            max_body_bytes: opts.max_body_bytes,
+            fixed_created: opts.fixed_created,
+            stats: Stats::default(),
+            ledger: Ledger::new(),
+            failure_overrides: RwLock::new(BTreeMap::new()),
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let service = Aborting(TowerToHyperService::new(router(app.clone())));
+        let task = tokio::spawn(accept_loop(listener, service, stopped));
+        Ok(MockServer {
+            addr,
+            app,
+            stop,
+            task,
+        })
+    }
+
+    /// `http://ADDR` — the Anthropic base URL; OpenAI's is this plus `/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting, lets open responses finish, and waits.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        let _ = self.stop.send(());
+        self.task.await.unwrap_or(Ok(()))
+    }
+
+    /// Waits until the server task ends (it ends only on error or shutdown).
+    pub async fn wait(self) -> std::io::Result<()> {
+        let MockServer { stop, task, .. } = self;
+        let result = task.await.unwrap_or(Ok(()));
+        drop(stop);
+        result
+    }
+}
