@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The version of this file's shape; a merge refuses others.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Counters {
@@ -57,14 +57,12 @@ pub struct Counters {
     pub seed: u64,
 }
 
-/// The ledger of the one mock every shard shares, for this shard's sessions only.
+/// The ledger of the one mock every shard shares, for this shard's sessions only: their
+/// totals (summed by the ledger's own `Totals::add`), how many sessions' markers reached
+/// it, and its lateness.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct MockCounts {
-    pub llm_calls: u64,
-    pub output_tokens: u64,
-    pub injected_failures: u64,
-    pub integrity_violations: u64,
-    pub violations_by_kind: BTreeMap<String, u64>,
+    pub totals: mock::ledger::Totals,
     /// Sessions whose marker reached the mock.
     pub marked_sessions: u64,
     /// The mock's own lateness p99 (the whole mock's, the same in every shard).

@@ -129,7 +129,13 @@ fn outcome(shards: &[Shard], sum: &Sums, unknown: &Option<String>) -> (Outcome, 
         unknown: unknown.clone(),
         timed_out: late.is_some(),
         timeout_where: late.map(|s| format!("shard {}", s.counters.index)),
-        violations: sum.violations,
+        violations: sum.mock.integrity_violations,
+        violations_by_kind: sum
+            .mock
+            .violations_by_kind
+            .iter()
+            .map(|(k, n)| (k.clone(), *n))
+            .collect(),
         sessions_ok: sum.ok,
         sessions_failed: sum.failed,
         error_rate: shards
@@ -155,10 +161,8 @@ struct Sums {
     errors: BTreeMap<String, u64>,
     request_errors: BTreeMap<String, u64>,
     first_errors: BTreeMap<String, String>,
-    llm_calls: u64,
-    tokens_out: u64,
-    injected: u64,
-    violations: u64,
+    /// The shared mock's ledger over every shard's sessions.
+    mock: mock::ledger::Totals,
     mock_late_p99_ms: f64,
     lag_p99_ms: f64,
     late_max_ms: f64,
@@ -185,10 +189,7 @@ fn sums(shards: &[Shard]) -> Sums {
             s.first_errors.entry(k.clone()).or_insert_with(|| v.clone());
         }
         if let Some(m) = &c.mock {
-            s.llm_calls += m.llm_calls;
-            s.tokens_out += m.output_tokens;
-            s.injected += m.injected_failures;
-            s.violations += m.integrity_violations;
+            s.mock.add(&m.totals);
             s.mock_late_p99_ms = s.mock_late_p99_ms.max(m.late_p99_ms);
         }
         s.lag_p99_ms = s.lag_p99_ms.max(c.driver_lag_p99_ms);
@@ -259,10 +260,10 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
             (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
             _ => None,
         },
-        llm_calls: sum.llm_calls,
-        llm_tokens_out: sum.tokens_out,
-        injected_failures: sum.injected,
-        integrity_violations: sum.violations,
+        llm_calls: sum.mock.llm_calls,
+        llm_tokens_out: sum.mock.output_tokens,
+        injected_failures: sum.mock.injected_failures.total(),
+        integrity_violations: sum.mock.integrity_violations,
         errors_by_kind: sum.errors.clone(),
         harness: Harness {
             mock_timing_error_p99_ms: round2(sum.mock_late_p99_ms),

@@ -38,8 +38,11 @@ fn counters(index: usize, count: usize) -> Counters {
         bound: result::Bound::Sut,
         request_errors: BTreeMap::new(),
         mock: Some(MockCounts {
-            llm_calls: 600,
-            output_tokens: 6000,
+            totals: mock::ledger::Totals {
+                llm_calls: 600,
+                output_tokens: 6000,
+                ..Default::default()
+            },
             late_p99_ms: 0.5,
             ..Default::default()
         }),
@@ -230,7 +233,7 @@ fn failures_and_violations_are_judged_over_the_whole_run() {
     assert_eq!(failed.result.errors_by_kind["status"], 10);
     assert!(failed.cause.unwrap().contains("10 of 200 sessions failed"));
     let corrupt = merge(
-        &shards_with(|c| c.mock.as_mut().unwrap().integrity_violations = 3),
+        &shards_with(|c| c.mock.as_mut().unwrap().totals.integrity_violations = 3),
         1000.0,
     );
     assert_eq!(corrupt.result.outcome, result::Outcome::Integrity);

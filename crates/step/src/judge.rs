@@ -65,7 +65,7 @@ pub(crate) async fn judge(
 ) -> StepReport {
     let side = MockSide::read(
         &rig.mock.app.stats.snapshot(),
-        &rig.mock.app.ledger_json(),
+        &rig.mock.app.ledger_summary(),
         m.think_ms_per_session,
         &m.failed_sessions,
     );

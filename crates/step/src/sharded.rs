@@ -97,39 +97,38 @@ async fn call(
     serde_json::from_slice(&body).with_context(|| format!("{base}{path} is not JSON"))
 }
 
-/// The ledger's entries of these sessions, added; the provider's unloaded time of each
-/// one that went through, plus think time, into `ideal`.
+/// The ledger's entries of these sessions, added (by the ledger's own `Totals::add`);
+/// the provider's unloaded time of each one that went through, plus think time, into
+/// `ideal`.
 fn mock_counts(
-    ledger: &serde_json::Value,
-    timing: &serde_json::Value,
+    ledger: &mock::ledger::Summary,
+    late_p99_ms: f64,
     mine: &HashSet<String>,
     failed: &HashSet<String>,
     think_ms: f64,
     ideal: &mut Histogram<u64>,
 ) -> shard::MockCounts {
     let mut m = shard::MockCounts {
-        late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(0.0),
+        late_p99_ms,
         ..Default::default()
     };
-    let sessions = ledger["sessions"].as_object().into_iter().flatten();
-    for (name, e) in sessions.filter(|(k, _)| mine.contains(k.as_str())) {
-        let n = |k: &str| e[k].as_u64().unwrap_or(0);
+    for (name, e) in ledger.sessions.iter().filter(|(k, _)| mine.contains(*k)) {
         m.marked_sessions += 1;
-        m.llm_calls += n("llm_calls");
-        m.output_tokens += n("output_tokens");
-        m.integrity_violations += n("integrity_violations");
-        m.injected_failures += e["injected_failures"]
-            .as_object()
-            .map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum());
-        if let (false, Some(ms)) = (failed.contains(name), e["llm_ms"].as_f64()) {
-            let _ = ideal.record((((ms + think_ms) * 1000.0) as u64).max(1));
+        m.totals.add(&mock::ledger::Totals::from(e));
+        if !failed.contains(name) {
+            let _ = ideal.record((((e.llm_ms + think_ms) * 1000.0) as u64).max(1));
         }
     }
-    for v in ledger["violations"].as_array().into_iter().flatten() {
-        if mine.contains(v["session"].as_str().unwrap_or("")) {
-            let kind = v["kind"].as_str().unwrap_or("other").to_string();
-            *m.violations_by_kind.entry(kind).or_insert(0) += 1;
-        }
+    // The ledger keeps violations by kind for the whole run: these sessions' from its list.
+    for v in ledger
+        .violations
+        .iter()
+        .filter(|v| mine.contains(&v.session))
+    {
+        *m.totals
+            .violations_by_kind
+            .entry(v.kind.to_string())
+            .or_insert(0) += 1;
     }
     m
 }
@@ -225,11 +224,14 @@ pub async fn run_shard(
     let mock = match &plan.mock {
         None => None,
         Some(base) => {
-            let ledger = get_json(base, "/plimsoll/ledger", opts.allow_remote).await?;
+            let ledger: mock::ledger::Summary = serde_json::from_value(
+                get_json(base, "/plimsoll/ledger", opts.allow_remote).await?,
+            )
+            .context("reading the shared mock's ledger (a `plimsoll mock` of this version?)")?;
             let timing = get_json(base, "/plimsoll/timing", opts.allow_remote).await?;
             Some(mock_counts(
                 &ledger,
-                &timing,
+                timing["late_p99_ms"].as_f64().unwrap_or(0.0),
                 &mine,
                 &r.failed_sessions,
                 think_per_session,
