@@ -34,6 +34,10 @@ pub struct Summary {
     pub connections: BTreeMap<u16, Series>,
     /// The most connections accepted on the ports the tree listens on (its clients).
     pub peak_inbound: u32,
+    /// The span the step's figures are read over (seconds since the sampler started):
+    /// every session in flight when the step knows it, else while sessions were driven;
+    /// set by the step before the figures are filled in.
+    pub window: Option<(f64, f64)>,
 }
 
 /// A count over time: (seconds since the sampler started, count) at every full sample,
@@ -69,6 +73,7 @@ impl Summary {
             peak_after_mark_kb: 0,
             connections: BTreeMap::new(),
             peak_inbound: 0,
+            window: None,
         }
     }
 

@@ -58,11 +58,12 @@ fn evidence(
 pub(crate) async fn judge(
     cfg: &Config,
     rig: Rig,
-    probe: Summary,
+    mut probe: Summary,
     died: Option<std::process::ExitStatus>,
     stopped: Stopped,
     m: Measured,
 ) -> StepReport {
+    probe.window = m.load_window();
     let side = MockSide::read(
         &rig.mock.app.stats.snapshot(),
         &rig.mock.app.ledger_summary(),

@@ -63,3 +63,16 @@ pub struct Measured {
     /// A bus step's account.
     pub bus: Option<result::Bus>,
 }
+
+impl Measured {
+    /// The span the step's figures are read over, in seconds since sampling began: every
+    /// session in flight (a closed model), else while sessions were driven.
+    pub fn load_window(&self) -> Option<(f64, f64)> {
+        match (self.open_model, self.full_load) {
+            (None, Some((f, offset_s))) if f.to_ms > f.from_ms => {
+                Some((offset_s + f.from_ms / 1000.0, offset_s + f.to_ms / 1000.0))
+            }
+            _ => self.drive_window,
+        }
+    }
+}
