@@ -87,6 +87,14 @@ pub fn run_probe_bench(
         net_times.push(t.elapsed());
     }
     net_times.sort();
+    // What the per-thread CPU adds: every thread's schedstat read, paced to 1 % of a core.
+    let mut thread_times = Vec::new();
+    for _ in 0..11 {
+        let t = Instant::now();
+        std::hint::black_box(probe::threads::read_all(&pids));
+        thread_times.push(t.elapsed());
+    }
+    thread_times.sort();
     let _ = child.kill();
     let _ = child.wait();
     times.sort();
@@ -111,6 +119,18 @@ pub fn run_probe_bench(
         "connections by remote port ({out} out, {} accepted): median {net:.0} µs a count (the sampler counts them at most 2 % of the time: every {:.0} ms at this cost)",
         held.inbound,
         (net * 50.0 / 1000.0).max(200.0)
+    );
+    let read = us(thread_times[thread_times.len() / 2]);
+    let every_ms = (read / 1000.0 / probe::threads::COST_SHARE).max(200.0);
+    println!(
+        "per-thread CPU (every thread's schedstat): median {read:.0} µs a read; paced to {:.0} % of a core, one read every {every_ms:.0} ms",
+        probe::threads::COST_SHARE * 100.0
+    );
+    println!(
+        "samples and threads together: {:.2} % of one core ({:.2} % + {:.2} %); counting connections adds at most 2 %",
+        mean / 50_000.0 * 100.0 + read / 1000.0 / every_ms * 100.0,
+        mean / 50_000.0 * 100.0,
+        read / 1000.0 / every_ms * 100.0
     );
     Ok(())
 }

@@ -19,6 +19,29 @@ impl Summary {
             .as_ref()
             .map(|c| round2(c.peak_kb as f64 / 1024.0));
         r.cgroup_oom_kills = self.cgroup.as_ref().map(|c| c.oom_kills);
+        r.thread_cpu = self.thread_cpu();
+    }
+
+    /// The busiest threads over the window (the whole sampling when none was set).
+    fn thread_cpu(&self) -> Option<result::ThreadCpu> {
+        let first = self.thread_intervals.first()?;
+        let last = self.thread_intervals.last()?;
+        let (a, b) = self.window.unwrap_or((first.from_s, last.to_s));
+        let shares = crate::threads::shares_over(&self.thread_intervals, a, b);
+        let count = |at_least: f64| shares.iter().filter(|s| s.2 >= at_least).count() as u32;
+        Some(result::ThreadCpu {
+            busiest: shares
+                .iter()
+                .take(3)
+                .map(|(tid, name, share)| result::BusyThread {
+                    name: name.clone(),
+                    tid: *tid,
+                    core_share: (share * 1000.0).round() / 1000.0,
+                })
+                .collect(),
+            busy: count(0.5),
+            saturated: count(0.9),
+        })
     }
 
     /// RSS the sessions added at the peak, each: (peak − baseline) / `sessions`.

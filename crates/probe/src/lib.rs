@@ -25,6 +25,7 @@ pub mod net;
 pub mod pressure;
 pub mod sampler;
 pub mod sut;
+pub mod threads;
 pub mod tree;
 
 pub use sampler::{Sampler, Series, Summary};

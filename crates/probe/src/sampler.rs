@@ -38,6 +38,8 @@ pub struct Summary {
     /// every session in flight when the step knows it, else while sessions were driven;
     /// set by the step before the figures are filled in.
     pub window: Option<(f64, f64)>,
+    /// The SUT's busiest threads, read interval by interval (see `threads`).
+    pub thread_intervals: Vec<crate::threads::Interval>,
 }
 
 /// A count over time: (seconds since the sampler started, count) at every full sample,
@@ -74,6 +76,7 @@ impl Summary {
             connections: BTreeMap::new(),
             peak_inbound: 0,
             window: None,
+            thread_intervals: Vec::new(),
         }
     }
 
@@ -137,6 +140,7 @@ impl Sampler {
             .unwrap_or_else(|p| p.into_inner())
             .add_connections(0.0, &crate::net::connections(&pids()));
         let watch = Watch {
+            threads: crate::threads::ThreadWatch::default(),
             stop: stop.clone(),
             summary: summary.clone(),
             find: pids.clone(),
@@ -249,6 +253,7 @@ impl Drop for Sampler {
 
 /// The sampler's thread: what it reads, where it adds it up, when it stops.
 struct Watch {
+    threads: crate::threads::ThreadWatch,
     stop: Arc<std::sync::atomic::AtomicBool>,
     summary: Arc<Mutex<Summary>>,
     find: Pids,
@@ -260,7 +265,7 @@ struct Watch {
 }
 
 impl Watch {
-    fn run(self) {
+    fn run(mut self) {
         let mut n = 0u64;
         let mut pids = (self.find)();
         let mut net_due = std::time::Instant::now();
@@ -287,7 +292,8 @@ impl Watch {
                 net_due = t + t.elapsed() * NET_SHARE_INVERSE;
                 c
             });
-            let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+            let summary = self.summary.clone();
+            let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
             m.took(&s);
             if full {
                 self.full(&mut m, &s, net, &pids);
@@ -296,9 +302,12 @@ impl Watch {
     }
 
     /// What only a full sample reads: CPU time, connections, the cgroup.
-    fn full(&self, m: &mut Summary, s: &TreeSample, net: Option<Connections>, pids: &[u32]) {
+    fn full(&mut self, m: &mut Summary, s: &TreeSample, net: Option<Connections>, pids: &[u32]) {
         m.cpu_sec = s.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / self.hz;
         let t = self.started.elapsed().as_secs_f64();
+        if let Some(iv) = self.threads.read(pids, t) {
+            crate::threads::push(&mut m.thread_intervals, iv);
+        }
         let point = (t, m.cpu_sec);
         m.cpu_series.push(point);
         if let Some(net) = net {

@@ -141,7 +141,7 @@ fn sessions_held(r: &StepResult) -> Vec<String> {
 
 /// The SUT's connections, its dependencies, its replicas.
 fn around_the_sut(r: &StepResult) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r.thread_cpu.iter().filter_map(thread_line).collect();
     if !r.connections.is_empty() {
         let each: Vec<String> = r
             .connections
@@ -211,6 +211,27 @@ fn requests_and_log(r: &StepResult) -> Vec<String> {
         }
     }
     out
+}
+
+/// "threads: busiest `MainThread` at 97 % of a core, then `worker-1` 12 % (1 busy, 1 saturated)".
+fn thread_line(t: &result::ThreadCpu) -> Option<String> {
+    let (first, rest) = t.busiest.split_first()?;
+    let others: Vec<String> = rest
+        .iter()
+        .map(|b| format!("`{}` {:.0} %", b.name, b.core_share * 100.0))
+        .collect();
+    let then = if others.is_empty() {
+        String::new()
+    } else {
+        format!(", then {}", others.join(", "))
+    };
+    Some(format!(
+        "  threads: busiest `{}` at {:.0} % of a core{then} ({} busy, {} saturated)",
+        first.name,
+        first.core_share * 100.0,
+        t.busy,
+        t.saturated
+    ))
 }
 
 fn opt(x: Option<f64>) -> String {

@@ -244,3 +244,24 @@ pub struct CapInfo {
     pub cpus: f64,
     pub mem_mb: f64,
 }
+
+/// The SUT's threads by their CPU over the span of load: the busiest, each with its
+/// share of one core, and how many were busy. One thread at a core's worth is a wall more
+/// cores do not move (an event loop, a lock, an interpreter's global lock).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ThreadCpu {
+    /// The busiest threads, at most three, busiest first.
+    pub busiest: Vec<BusyThread>,
+    /// Threads at 50 % of a core or more, and at 90 % or more.
+    pub busy: u32,
+    pub saturated: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BusyThread {
+    /// Its name (`comm`: `MainThread`, `tokio-runtime-w`, `uvicorn` …).
+    pub name: String,
+    pub tid: u32,
+    /// Its CPU over the span of load as a share of one core.
+    pub core_share: f64,
+}

@@ -112,6 +112,9 @@ pub struct StepResult {
     /// ms per second of driving: scheduler delay without touching the SUT.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sched_delay_ms_per_s: Option<f64>,
+    /// The SUT's busiest threads over the span of load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_cpu: Option<ThreadCpu>,
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: BTreeMap<String, RequestLatency>,

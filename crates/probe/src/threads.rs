@@ -1,0 +1,289 @@
+//! The CPU of each of the SUT's threads: at most every full sample, every thread's
+//! `/proc/PID/task/TID/schedstat` (time on a CPU, in ns) is read and compared with the
+//! read before, and the busiest threads of that interval kept with their names
+//! (`comm`). The reads pace themselves to a share of one core ([`COST_SHARE`]): at 1,000
+//! threads a read takes a few milliseconds, at 10,000 tens, so they come less often as
+//! threads multiply. A thread pinned at 100 % of a core — an event loop, a lock, an
+//! interpreter's global lock — is the commonest wall a process-wide CPU share hides.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Reading threads takes at most this share of one core.
+pub const COST_SHARE: f64 = 0.01;
+/// The busiest threads kept per interval.
+pub const KEEP: usize = 32;
+
+/// One interval between two reads: its span (seconds since the sampler started) and its
+/// busiest threads with their share of one core.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Interval {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub busiest: Vec<ThreadShare>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ThreadShare {
+    pub tid: u32,
+    pub name: String,
+    /// Its CPU over the interval as a share of one core (1.0: a core, all the time).
+    pub share: f64,
+}
+
+/// The reads so far: each thread's CPU time at the last read, the intervals.
+#[derive(Debug, Default)]
+pub struct ThreadWatch {
+    last: HashMap<u32, u64>,
+    last_at: Option<f64>,
+    names: HashMap<u32, String>,
+    next_due: Option<Instant>,
+}
+
+/// Every thread of these processes: (tid, on-CPU ns). What one read costs is what
+/// `plimsoll bench probe` times.
+pub fn read_all(pids: &[u32]) -> HashMap<u32, u64> {
+    let mut out = HashMap::new();
+    for pid in pids {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            if let Some(ns) = text.split_whitespace().next().and_then(|v| v.parse().ok()) {
+                out.insert(tid, ns);
+            }
+        }
+    }
+    out
+}
+
+fn name_of(tid: u32) -> String {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/comm")).unwrap_or_default();
+    let name = text.trim();
+    if name.is_empty() {
+        format!("thread {tid}")
+    } else {
+        name.to_string()
+    }
+}
+
+impl ThreadWatch {
+    /// Reads the threads now (`t`: seconds since the sampler started) when its pace
+    /// allows; the interval since the read before, when there was one.
+    pub fn read(&mut self, pids: &[u32], t: f64) -> Option<Interval> {
+        let now = Instant::now();
+        if self.next_due.is_some_and(|due| now < due) {
+            return None;
+        }
+        let current = read_all(pids);
+        let interval = self
+            .last_at
+            .filter(|f| t > *f)
+            .map(|from_s| self.interval(&current, from_s, t, (t - from_s) * 1e9));
+        self.last = current;
+        self.last_at = Some(t);
+        self.next_due = Some(now + now.elapsed().mul_f64(1.0 / COST_SHARE));
+        interval
+    }
+
+    fn interval(
+        &mut self,
+        now: &HashMap<u32, u64>,
+        from_s: f64,
+        to_s: f64,
+        span_ns: f64,
+    ) -> Interval {
+        let mut shares: Vec<(u32, f64)> = now
+            .iter()
+            .filter_map(|(tid, ns)| {
+                let before = self.last.get(tid).copied().unwrap_or(0);
+                let used = ns.saturating_sub(before) as f64;
+                (used > 0.0).then_some((*tid, used / span_ns))
+            })
+            .collect();
+        shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        shares.truncate(KEEP);
+        let busiest = shares
+            .into_iter()
+            .map(|(tid, share)| ThreadShare {
+                tid,
+                name: self
+                    .names
+                    .entry(tid)
+                    .or_insert_with(|| name_of(tid))
+                    .clone(),
+                share,
+            })
+            .collect();
+        Interval {
+            from_s,
+            to_s,
+            busiest,
+        }
+    }
+}
+
+/// Intervals kept at most; beyond, neighbours are merged in pairs (a long soak reads
+/// threads thousands of times).
+pub const MAX_INTERVALS: usize = 2048;
+
+/// Two neighbouring intervals as one: each thread's share weighted by time.
+fn merge(a: &Interval, b: &Interval) -> Interval {
+    let span = (b.to_s - a.from_s).max(1e-9);
+    let mut sum: HashMap<u32, (String, f64)> = HashMap::new();
+    for (iv, w) in [(a, a.to_s - a.from_s), (b, b.to_s - b.from_s)] {
+        for t in &iv.busiest {
+            sum.entry(t.tid).or_insert_with(|| (t.name.clone(), 0.0)).1 += t.share * w;
+        }
+    }
+    let mut busiest: Vec<ThreadShare> = sum
+        .into_iter()
+        .map(|(tid, (name, s))| ThreadShare {
+            tid,
+            name,
+            share: s / span,
+        })
+        .collect();
+    busiest.sort_by(|x, y| y.share.total_cmp(&x.share).then(x.tid.cmp(&y.tid)));
+    busiest.truncate(KEEP);
+    Interval {
+        from_s: a.from_s,
+        to_s: b.to_s,
+        busiest,
+    }
+}
+
+/// Adds an interval, merging neighbours in pairs once there are too many.
+pub fn push(intervals: &mut Vec<Interval>, iv: Interval) {
+    intervals.push(iv);
+    if intervals.len() > MAX_INTERVALS {
+        let merged: Vec<Interval> = intervals
+            .chunks(2)
+            .map(|c| match c {
+                [a, b] => merge(a, b),
+                [a] => a.clone(),
+                _ => unreachable!("chunks of two"),
+            })
+            .collect();
+        *intervals = merged;
+    }
+}
+
+/// Each thread's mean share of one core over `[a, b]`, from the intervals that overlap
+/// it (weighted by the overlap), busiest first: (tid, name, share).
+pub fn shares_over(intervals: &[Interval], a: f64, b: f64) -> Vec<(u32, String, f64)> {
+    let span = b - a;
+    if span <= 0.0 {
+        return Vec::new();
+    }
+    let mut sum: HashMap<u32, (String, f64)> = HashMap::new();
+    for iv in intervals {
+        let overlap = iv.to_s.min(b) - iv.from_s.max(a);
+        if overlap <= 0.0 {
+            continue;
+        }
+        for t in &iv.busiest {
+            let e = sum.entry(t.tid).or_insert_with(|| (t.name.clone(), 0.0));
+            e.1 += t.share * overlap;
+        }
+    }
+    let mut out: Vec<(u32, String, f64)> = sum
+        .into_iter()
+        .map(|(tid, (name, s))| (tid, name, s / span))
+        .collect();
+    out.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn iv(from_s: f64, to_s: f64, busy: &[(u32, f64)]) -> Interval {
+        Interval {
+            from_s,
+            to_s,
+            busiest: busy
+                .iter()
+                .map(|&(tid, share)| ThreadShare {
+                    tid,
+                    name: format!("t{tid}"),
+                    share,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_thread_busy_all_along_reads_near_one_core_over_the_window() {
+        let ivs = vec![
+            iv(0.0, 1.0, &[(1, 0.2)]),
+            iv(1.0, 2.0, &[(1, 0.98), (2, 0.1)]),
+            iv(2.0, 3.0, &[(1, 0.96), (2, 0.1)]),
+            iv(3.0, 4.0, &[(1, 0.1)]),
+        ];
+        let s = shares_over(&ivs, 1.0, 3.0);
+        assert_eq!(s[0].0, 1);
+        assert!((s[0].2 - 0.97).abs() < 1e-9, "{s:?}");
+        assert!((s[1].2 - 0.1).abs() < 1e-9);
+        // Half of an interval in the window counts half its time.
+        let half = shares_over(&ivs, 0.5, 1.5);
+        assert!(
+            (half[0].2 - (0.2 * 0.5 + 0.98 * 0.5)).abs() < 1e-9,
+            "{half:?}"
+        );
+        assert!(shares_over(&ivs, 2.0, 2.0).is_empty());
+    }
+
+    #[test]
+    fn many_intervals_are_merged_keeping_each_thread_s_time() {
+        let mut all = Vec::new();
+        for i in 0..(MAX_INTERVALS + 1) {
+            let t = i as f64;
+            push(
+                &mut all,
+                iv(t, t + 1.0, &[(7, if i % 2 == 0 { 1.0 } else { 0.0 })]),
+            );
+        }
+        assert!(all.len() <= MAX_INTERVALS / 2 + 1, "{}", all.len());
+        let s = shares_over(&all, 0.0, 2048.0);
+        assert!((s[0].2 - 0.5).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn this_process_busy_thread_is_seen_with_its_name() {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let s = stop.clone();
+        let h = std::thread::Builder::new()
+            .name("plimsoll-spin".into())
+            .spawn(move || {
+                let mut x = 0u64;
+                while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = x.wrapping_add(1);
+                    std::hint::black_box(x);
+                }
+            })
+            .unwrap();
+        let me = std::process::id();
+        let mut w = ThreadWatch::default();
+        let t0 = Instant::now();
+        assert_eq!(
+            w.read(&[me], 0.0),
+            None,
+            "the first read has nothing before it"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        w.next_due = None;
+        let iv = w.read(&[me], t0.elapsed().as_secs_f64()).unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        h.join().unwrap();
+        let top = &iv.busiest[0];
+        assert_eq!(top.name, "plimsoll-spin", "{iv:?}");
+        assert!(top.share > 0.2, "{top:?}");
+    }
+}
