@@ -44,7 +44,8 @@ def test_the_held_pool_is_named_as_the_wall_and_the_fix_is_not():
     v = held["analysis"]["verdict"]
     assert v["wall"]["kind"] == "pool", p.stderr
     assert "connections to redis stay at 4" in v["wall"]["text"], v["wall"]["text"]
-    assert "a client pool of 4 connections to redis is the wall" in held["analysis"]["verdict"]["headline"]
+    assert "a client pool of 4 connections to redis is the wall" in v["wall"]["text"]
+    assert "wall: a pool of 4 connections to redis" in v["headline"], v["headline"]
     # The plateau is what the pool predicts: 4 turns at a time, each one turn long.
     turn_s = steps[0]["p50_turn_ms"] / 1000.0
     plateau = v["plateau"]["turns_per_s"]

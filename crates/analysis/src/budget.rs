@@ -4,7 +4,7 @@
 //! session: `latency_vs_single` compares a level with the same SUT at one. The budget
 //! itself, and a breach, are types of `result`.
 
-pub use result::budget::{num, Breach, Budget, BUDGETS};
+pub use result::budget::{num, words, Breach, Budget, BUDGETS};
 
 /// The figures of one step a budget can judge.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -16,6 +16,7 @@ pub struct Projection {
 /// knee, a USL fit, harness-bound steps, and the capacity projection.
 pub fn analyse(
     steps: &[StepResult],
+    repeats: &[StepResult],
     causes: &[Option<String>],
     budget: &crate::Budget,
     projection: Projection,
@@ -40,7 +41,7 @@ pub fn analyse(
         .collect();
     let latency_knee = crate::scaling::knee(&points);
     let usl = crate::scaling::usl(&points);
-    let verdict = crate::verdict::verdict(steps, budget);
+    let verdict = crate::verdict::verdict_with(steps, repeats, budget);
     let harness_bound: Vec<usize> = steps
         .iter()
         .filter(|s| s.harness.bound == Bound::Harness)

@@ -9,17 +9,24 @@
 
 pub mod budget;
 pub mod compare;
+pub mod findings;
+pub mod growth;
+pub mod headline;
 pub mod ladder;
 pub mod leak;
+pub mod line;
 pub mod logs;
 pub mod outcome;
 pub mod pool;
 pub mod provider;
 pub mod replicas;
 pub mod scaling;
+pub mod standing;
 pub mod stats;
 pub mod sweep;
+pub mod threads;
 pub mod throughput;
+pub mod trust;
 pub mod verdict;
 
 pub use budget::Budget;

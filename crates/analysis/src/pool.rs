@@ -96,13 +96,13 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         (Some(p), _) => pool_wall(p, mock, steps, plateau),
         (None, Some(m)) => Wall {
             text: format!(
-                "{}; connections to {} stay at {} from {} to {} sessions: at most {} calls in flight (a client pool of {}, or a limit of {} inside the SUT)",
+                "{}; connections to {} stay at {} from {} to {} sessions: at most {} in flight (a client pool of {}, or a limit of {} inside the SUT)",
                 own.text,
                 who(&m.peer),
                 m.count,
                 m.from,
                 m.to,
-                m.count,
+                plural(m.count as u64, "call"),
                 m.count,
                 m.count
             ),
@@ -137,19 +137,58 @@ fn pool_wall(
         ),
         None => String::new(),
     };
+    let conns = plural(p.count as u64, "connection");
+    // Threads that each hold one connection (as many threads as connections, or a couple
+    // more: a loop, a main thread) are a worker pool; connections over the threads are
+    // multiplexed, and their own pool is the limit.
+    let workers = flat_threads(steps, p.from)
+        .filter(|t| *t >= 2 && (p.count as u64..=p.count as u64 + 2).contains(t));
+    if let Some(t) = workers {
+        return Wall {
+            kind: WallKind::Pool,
+            from: Some(p.from as f64),
+            text: format!(
+                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {t} threads are the wall, not the connection pool (more workers would open more connections){turns}",
+                who(&p.peer),
+                p.count,
+                p.from,
+                p.to,
+            ),
+            short: format!("a pool of {t} worker threads, each holding a connection to {}", who(&p.peer)),
+        };
+    }
     Wall {
         kind: WallKind::Pool,
         from: Some(p.from as f64),
         text: format!(
-            "a pool — connections to {} stay at {} from {} to {} sessions while {throughput}{cpu}: a client pool of {} connections to {} is the wall{turns}",
+            "a pool — connections to {} stay at {} from {} to {} sessions while {throughput}{cpu}: a client pool of {conns} to {} is the wall{turns}",
             who(&p.peer),
             p.count,
             p.from,
             p.to,
-            p.count,
             who(&p.peer),
         ),
+        short: format!("a pool of {conns} to {}", who(&p.peer)),
     }
+}
+
+/// "1 connection", "4 connections".
+pub(crate) fn plural(n: u64, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// The SUT's threads over the levels from `from` on, when they stay at one count.
+fn flat_threads(steps: &[StepResult], from: usize) -> Option<u64> {
+    let t: Vec<u64> = steps
+        .iter()
+        .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= from)
+        .map(|s| s.peak_threads)
+        .collect();
+    let (lo, hi) = (*t.iter().min()?, *t.iter().max()?);
+    (t.len() >= 2 && lo > 0 && (hi - lo) as f64 <= (lo as f64 * SAME).max(1.0)).then_some(hi)
 }
 
 #[cfg(test)]
@@ -199,7 +238,12 @@ mod tests {
             t.ends_with("connections to the provider stay at 4 too: no more turns ran at once"),
             "{t}"
         );
-        assert!(v.headline.contains("wall: a pool"), "{}", v.headline);
+        assert!(
+            v.headline
+                .contains("wall: a pool of 4 connections to redis"),
+            "{}",
+            v.headline
+        );
     }
 
     #[test]

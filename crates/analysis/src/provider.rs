@@ -90,6 +90,7 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         kind: WallKind::Provider,
         from: Some(from as f64),
         text,
+        short: format!("the provider ({who}, from {from})"),
     };
     Some((wall, s.concurrency as f64))
 }

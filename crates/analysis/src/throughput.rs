@@ -189,6 +189,14 @@ pub(crate) fn pct(x: f64) -> String {
     format!("{:.0} %", x * 100.0)
 }
 
+/// "1-core cap", "2-core cap", "the machine".
+fn cores_short(c: Option<f64>) -> String {
+    match c {
+        Some(c) => format!("{}-core cap", num(c)),
+        None => "the machine".into(),
+    }
+}
+
 fn cores(c: Option<f64>) -> String {
     match c {
         Some(c) if (c - 1.0).abs() < 1e-9 => "1-core".into(),
@@ -214,6 +222,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
             kind: WallKind::Harness,
             from: Some(s.concurrency),
             text: format!("Plimsoll itself (harness-bound from {} sessions): these levels describe the harness, not the SUT", num(s.concurrency)),
+            short: format!("Plimsoll itself (harness-bound from {})", num(s.concurrency)),
         };
     }
     let cpu_hot = |s: &Sample| {
@@ -237,6 +246,16 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 num(s.concurrency),
                 throughput_words(plateau, samples)
             ),
+            short: format!(
+                "CPU ({} {} at {})",
+                cores_short(s.cpu_cores),
+                if s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) {
+                    "full".to_string()
+                } else {
+                    "throttled".to_string()
+                },
+                num(s.concurrency)
+            ),
         };
     }
     if let Some(s) = first_at(&|s| s.mem_of_cap.is_some_and(|m| m >= MEM_WALL)) {
@@ -248,6 +267,11 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 pct(s.mem_of_cap.unwrap_or(0.0)),
                 num(s.concurrency),
                 throughput_words(plateau, samples)
+            ),
+            short: format!(
+                "memory ({} of its cap at {})",
+                pct(s.mem_of_cap.unwrap_or(0.0)),
+                num(s.concurrency)
             ),
         };
     }
@@ -272,6 +296,11 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
                 "no resource saturated — the limit is inside the SUT (queueing): throughput {} while {cpu_words}",
                 flat_words(p)
             ),
+            short: format!(
+                "inside the SUT (flat at {} turns/s from {}, no resource full)",
+                num(p.turns_per_s),
+                num(p.from)
+            ),
         },
         _ => Wall {
             kind: if quiet {
@@ -285,6 +314,16 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
                 num(start),
                 if quiet { ": a limit inside the SUT (queueing)" } else { "" }
             ),
+            short: match quiet {
+                true => format!(
+                    "inside the SUT (throughput stops scaling from {}, no resource full)",
+                    num(start)
+                ),
+                false => format!(
+                    "throughput stops scaling from {} with no resource full",
+                    num(start)
+                ),
+            },
         },
     }
 }
@@ -343,6 +382,7 @@ pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
         kind: WallKind::None,
         from: None,
         text: format!("none before the collapse at {collapse} sessions{grew}"),
+        short: format!("none before the collapse at {collapse}"),
     }
 }
 
@@ -358,10 +398,20 @@ fn not_reached(samples: &[Sample]) -> Wall {
         ),
         _ => "not enough levels to see one (2 needed)".into(),
     };
+    let short = match samples {
+        [.., b] if samples.len() >= 2 => {
+            format!(
+                "none within the ladder (still scaling at {})",
+                num(b.concurrency)
+            )
+        }
+        _ => "none seen (too few levels)".into(),
+    };
     Wall {
         kind: WallKind::None,
         from: None,
         text,
+        short,
     }
 }
 

@@ -3,99 +3,12 @@
 //! the harness, a limit inside it, or the provider), and whether it collapsed. Built only from the
 //! steps, so the sentence on top says what the charts under it show.
 
-use crate::budget::{breaches, num, Breach, Budget, Figures};
+use crate::budget::{Breach, Budget};
+use crate::standing::standings;
+pub use crate::standing::{standing, standing_among, step_breaches, turns_per_s};
 use crate::throughput::{self, Sample, Wall};
 pub use result::ladder::{LevelStanding, Verdict};
 use result::{Bound, Outcome, Standing, StepResult, WallKind};
-
-/// Completed turns per second of a step: as measured under full load, or for a step
-/// recorded before that figure existed, its turns over its wall time.
-pub fn turns_per_s(s: &StepResult) -> f64 {
-    s.turns_per_s
-        .unwrap_or_else(|| s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9))
-}
-
-fn figures(s: &StepResult) -> Figures {
-    let total = (s.sessions_ok + s.sessions_failed).max(1) as f64;
-    Figures {
-        inflation: s.latency_inflation,
-        p50_session_ms: s.p50_session_ms,
-        p99_turn_ms: s.p99_turn_ms,
-        p99_ttft_ms: s.p99_ttft_ms,
-        probe_p99_ms: s.probe_p99_ms,
-        error_share: s.sessions_failed as f64 / total,
-        rss_mb: s.peak_rss_mb,
-    }
-}
-
-/// The budgets one ok step breaks, judged alone (no first level to compare with, so
-/// `latency_vs_single` is not judged); none for a step that did not end ok.
-pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
-    standing_of(s, b, None).breaches
-}
-
-/// One step against the budget: holds, over or collapsed. `single` is the p50 session
-/// time at the ladder's first level.
-pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
-    standing_of(s, b, single).standing
-}
-
-/// A step against the budget among the steps of its ladder run so far (in any order):
-/// `latency_vs_single` compares it with the lowest level's, as the verdict does.
-pub fn standing_among(earlier: &[StepResult], s: &StepResult, b: &Budget) -> Standing {
-    let lowest = earlier
-        .iter()
-        .chain(std::iter::once(s))
-        .min_by_key(|x| x.concurrency);
-    standing(s, b, lowest.and_then(single_ms))
-}
-
-/// The p50 session time of a ladder's lowest level, what `latency_vs_single` divides by.
-fn single_ms(lowest: &StepResult) -> Option<f64> {
-    lowest.p50_session_ms
-}
-
-fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> LevelStanding {
-    let br = if s.outcome == Outcome::Ok {
-        breaches(b, &figures(s), single)
-    } else {
-        Vec::new()
-    };
-    LevelStanding {
-        concurrency: s.concurrency,
-        standing: if s.outcome != Outcome::Ok {
-            Standing::Collapsed
-        } else if br.is_empty() {
-            Standing::Holds
-        } else {
-            Standing::Over
-        },
-        breaches: br,
-        gain_per_session: None,
-        gain_share: None,
-    }
-}
-
-fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> {
-    let single = steps.first().and_then(single_ms);
-    let rate = turns_per_s;
-    let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);
-    let mut prev: Option<&StepResult> = None;
-    let mut out = Vec::new();
-    for s in steps {
-        let mut st = standing_of(s, b, single);
-        if s.outcome == Outcome::Ok {
-            if let Some(p) = prev.filter(|p| p.concurrency < s.concurrency) {
-                let g = (rate(s) - rate(p)) / (s.concurrency - p.concurrency) as f64;
-                st.gain_per_session = Some(g);
-                st.gain_share = s0.filter(|&x| x > 0.0).map(|x| g / x);
-            }
-            prev = Some(s);
-        }
-        out.push(st);
-    }
-    out
-}
 
 /// The throughput samples of the levels that did not collapse.
 pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
@@ -116,6 +29,11 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
 
 /// The verdict of a ladder whose steps are sorted by concurrency.
 pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
+    verdict_with(steps, &[], b)
+}
+
+/// The same, with the levels either side of the line run again (`repeats`).
+pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Verdict {
     let st = standings(steps, b);
     // The highest level that holds, and the first above it that does not: levels below it
     // that were over (noise near the line, a cold start) are named, not a verdict.
@@ -145,12 +63,21 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
     if let (Some(c), WallKind::None, None) = (collapse, own.kind, own.from) {
         own = throughput::before_collapse(&sm, c);
     }
+    let own = crate::threads::refine(own, steps, plateau.as_ref());
     let own = crate::pool::refine(own, steps, plateau.as_ref());
-    let wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
+    let mut wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
+    let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
+    if wall.kind == WallKind::Cpu && cpu_rises {
+        wall.text.push_str(
+            "; its CPU per turn rises with sessions, so the wall comes sooner than one session's cost predicts",
+        );
+    }
     let first_over = st.first().is_some_and(|s| s.standing == Standing::Over);
     let first_level_cost = (first_over && holds.is_none())
-        .then(|| first_cost(&steps[0], b))
+        .then(|| crate::findings::first_cost(&steps[0], b))
         .flatten();
+    let mut findings = crate::growth::findings(steps);
+    findings.extend(crate::findings::of(steps));
     let mut v = Verdict {
         headline: String::new(),
         budget: b.describe(),
@@ -167,9 +94,18 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
         knee,
         wall,
         first_level_cost,
-        notes: unstable_cost(steps).into_iter().collect(),
+        notes: match cpu_rises {
+            // The growth finding names it, with its cause.
+            true => Vec::new(),
+            false => crate::findings::unstable_cost(steps).into_iter().collect(),
+        },
+        line: crate::line::line(steps, repeats, b),
+        findings,
+        lines: Vec::new(),
+        growth: crate::growth::fits(steps),
     };
-    v.headline = headline(&v);
+    v.headline = crate::headline::headline(&v, steps);
+    v.lines = crate::headline::lines(&v, steps);
     v
 }
 
@@ -188,87 +124,6 @@ fn with_provider(own: Wall, provider: Option<(Wall, f64)>) -> Wall {
         }
         _ => own,
     }
-}
-
-/// What a session costs at the first level, when even that level is over budget: the
-/// SUT's own time per turn beyond the mock's, and how much of it was CPU (over the span of
-/// full load, not counting the SUT's start-up).
-fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
-    let infl = s.latency_inflation?;
-    let per_session = (s.turns as f64 / (s.sessions_ok + s.sessions_failed).max(1) as f64).max(1.0);
-    let own = match (s.p50_session_ms, s.ideal_session_ms) {
-        (Some(p), Some(i)) if p > i => format!(
-            "a turn takes {} ms more than the mock's own time ({}× in all)",
-            num((p - i) / per_session),
-            num(infl)
-        ),
-        _ => format!("a session takes {}× the mock's own time", num(infl)),
-    };
-    let cpu = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
-        (Some(c), Some(n), Some(x)) if x > 0.0 => {
-            format!(", {} CPU ms of it under load", num(c * n * 1000.0 / x))
-        }
-        _ => String::new(),
-    };
-    let advice = if b.latency_vs_single.is_some() {
-        String::new()
-    } else {
-        " (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"
-            .into()
-    };
-    Some(format!(
-        "at {} session{} {own}{cpu}: the SUT's own time per turn, before any queueing between sessions{advice}",
-        s.concurrency,
-        if s.concurrency == 1 { "" } else { "s" },
-    ))
-}
-
-/// The SUT's CPU per turn should not depend much on the level; when it varies by more
-/// than 30 % across levels (warm-up, caching, garbage collection, a busy machine), the
-/// curves mix more than load and the reading is less certain.
-fn unstable_cost(steps: &[StepResult]) -> Option<String> {
-    let costs: Vec<(usize, f64)> = steps
-        .iter()
-        .filter(|s| s.outcome == Outcome::Ok && s.turns >= 20)
-        .filter_map(|s| Some((s.concurrency, s.cpu_ms_per_turn?)))
-        .filter(|c| c.1 > 1.0)
-        .collect();
-    let lo = costs.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
-    let hi = costs.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    (hi.1 > lo.1 * 1.3).then(|| {
-        format!(
-            "the SUT's CPU per turn varied from {} ms (at {}) to {} ms (at {}) across levels: its cost per turn is not stable (warm-up, caching, garbage collection, or a busy machine), so the curves mix more than load",
-            num(lo.1),
-            lo.0,
-            num(hi.1),
-            hi.0
-        )
-    })
-}
-
-fn headline(v: &Verdict) -> String {
-    let mut parts = Vec::new();
-    let noise = if v.over_below.is_empty() {
-        String::new()
-    } else {
-        let levels: Vec<String> = v.over_below.iter().map(|l| l.to_string()).collect();
-        format!(" (though over it at {})", levels.join(", "))
-    };
-    parts.push(match (v.holds, &v.first_level_cost) {
-        (Some(h), _) => format!("holds {h} sessions within budget{noise}"),
-        (None, Some(cost)) => format!("no level within budget — {cost}"),
-        (None, None) => "no level within budget".into(),
-    });
-    if let Some(m) = v.over_from {
-        parts.push(format!("over budget from {m} ({})", v.over_why.join(", ")));
-    }
-    parts.push(format!("wall: {}", v.wall.text));
-    parts.push(match (v.collapse, v.top) {
-        (Some(c), _) => format!("collapse at {c} sessions"),
-        (None, Some(t)) => format!("collapse: none up to {t}"),
-        (None, None) => "no steps".into(),
-    });
-    parts.join("; ")
 }
 
 #[cfg(test)]
@@ -329,6 +184,7 @@ pub(crate) mod tests {
             kind,
             from,
             text: kind.to_string(),
+            short: String::new(),
         };
         let provider = |material: f64| Some((w(WallKind::Provider, Some(4.0)), material));
         // CPU hot from 8; the provider's pushback is material only at 32 (a 1 % burst at 4
@@ -380,12 +236,29 @@ pub(crate) mod tests {
         let g = v.standings[3].gain_share.unwrap();
         assert!((g - 0.3047).abs() < 1e-3, "{g}");
         assert_eq!(v.standings[0].gain_per_session, None);
-        assert!(
-            v.headline.starts_with("holds 8 sessions within budget; over budget from 16 (latency inflation 2.6 > 2); wall: CPU — throughput bends between 8 and 16 sessions")
-                && v.headline.ends_with("collapse: none up to 64"),
-            "{}",
-            v.headline
+        // A headline read in one breath; the facts behind it a line each.
+        assert_eq!(
+            v.headline,
+            "holds 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
         );
+        assert!(v.headline.chars().count() <= 160);
+        let line = |label: &str| {
+            v.lines
+                .iter()
+                .find(|l| l.label == label)
+                .map_or(String::new(), |l| l.text.clone())
+        };
+        assert_eq!(
+            line("budget"),
+            "latency inflation ≤ 2, error rate ≤ 0; over from 16 (latency inflation 2.6 > 2)"
+        );
+        assert!(
+            line("wall").starts_with("CPU — throughput bends between 8 and 16 sessions"),
+            "{:?}",
+            v.lines
+        );
+        let order: Vec<&str> = v.lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(order, ["budget", "wall", "plateau"]);
     }
 
     #[test]
@@ -403,11 +276,13 @@ pub(crate) mod tests {
         assert_eq!(v.over_below, vec![1, 4]);
         assert_eq!(v.first_level_cost, None);
         assert!(
-            v.headline.starts_with(
-                "holds 8 sessions within budget (though over it at 1, 4); over budget from 16"
-            ),
+            v.headline.starts_with("holds 8 sessions · wall: "),
             "{}",
             v.headline
+        );
+        assert_eq!(
+            v.lines[0].text,
+            "latency inflation ≤ 2, error rate ≤ 0; over from 16 (latency inflation 2.67 > 2); over at 1, 4 too, below the line"
         );
     }
 
@@ -419,15 +294,16 @@ pub(crate) mod tests {
         steps.push(dead);
         let v = verdict(&steps, &Budget::default());
         assert_eq!((v.holds, v.collapse), (None, Some(4)));
-        assert!(
-            v.headline.starts_with("no level within budget — at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it under load: the SUT's own time per turn, before any queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
-            "{}",
-            v.headline
+        assert_eq!(
+            v.headline,
+            "no level within budget · wall: none before the collapse at 4 · collapse at 4"
         );
+        let cost = v.lines.iter().find(|l| l.label == "cost").unwrap();
         assert!(
-            v.headline.ends_with("collapse at 4 sessions"),
+            cost.text.starts_with("at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it under load: the SUT's own time per turn, before any queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
             "{}",
-            v.headline
+            cost.text
         );
+        assert!(v.headline.ends_with("collapse at 4"), "{}", v.headline);
     }
 }

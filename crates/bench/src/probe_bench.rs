@@ -40,15 +40,22 @@ pub fn hold_threads(threads: usize, connections: usize) -> ! {
 
 const MAX_THREADS: usize = 16_000;
 
-pub fn run_probe_bench(
+/// What the benchmark timed.
+struct Timed {
+    seen: u64,
+    times: Vec<Duration>,
+    full_cost: Duration,
+    net_times: Vec<Duration>,
+    held: probe::net::Connections,
+    thread_times: Vec<Duration>,
+}
+
+/// Starts the child holding `threads` threads and `connections` connections; its pid.
+fn hold(
     exe: &std::path::Path,
     threads: usize,
-    samples: usize,
     connections: usize,
-) -> anyhow::Result<()> {
-    if threads > MAX_THREADS {
-        anyhow::bail!("--threads {threads}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)");
-    }
+) -> anyhow::Result<std::process::Child> {
     let mut child = Command::new(exe)
         .args(["bench", "hold-threads", "--threads", &threads.to_string()])
         .args(["--connections", &connections.to_string()])
@@ -60,8 +67,12 @@ pub fn run_probe_bench(
         &mut std::io::BufReader::new(child.stdout.take().context("child stdout")?),
         &mut line,
     )?;
-    let pid = child.id();
-    // What the sampler does: cheap figures every sample, the full set every 4th.
+    Ok(child)
+}
+
+/// Times what the sampler does to a process: cheap figures every sample, the full set
+/// every 4th, the connections, every thread's schedstat.
+fn time(pid: u32, samples: usize) -> Timed {
     let mut times = Vec::with_capacity(samples);
     let mut seen = 0;
     let mut pids = probe::tree::tree_pids(pid);
@@ -78,7 +89,6 @@ pub fn run_probe_bench(
     let t = Instant::now();
     let _ = probe::sample_tree(pid, true);
     let full_cost = t.elapsed();
-    // What every full sample adds: the tree's connections by remote port.
     let mut net_times = Vec::new();
     let mut held = probe::net::Connections::default();
     for _ in 0..21 {
@@ -86,23 +96,52 @@ pub fn run_probe_bench(
         held = probe::net::connections(&pids);
         net_times.push(t.elapsed());
     }
-    net_times.sort();
-    // What the per-thread CPU adds: every thread's schedstat read, paced to 1 % of a core.
     let mut thread_times = Vec::new();
     for _ in 0..11 {
         let t = Instant::now();
         std::hint::black_box(probe::threads::read_all(&pids));
         thread_times.push(t.elapsed());
     }
+    times.sort();
+    net_times.sort();
     thread_times.sort();
+    Timed {
+        seen,
+        times,
+        full_cost,
+        net_times,
+        held,
+        thread_times,
+    }
+}
+
+pub fn run_probe_bench(
+    exe: &std::path::Path,
+    threads: usize,
+    samples: usize,
+    connections: usize,
+) -> anyhow::Result<()> {
+    if threads > MAX_THREADS {
+        anyhow::bail!("--threads {threads}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)");
+    }
+    let mut child = hold(exe, threads, connections)?;
+    let t = time(child.id(), samples);
     let _ = child.kill();
     let _ = child.wait();
-    times.sort();
+    print(&t, samples);
+    Ok(())
+}
+
+fn print(t: &Timed, samples: usize) {
     let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let times = &t.times;
     let median = us(times[times.len() / 2]);
     let p99 = us(times[(times.len() * 99 / 100).min(times.len() - 1)]);
     println!("plimsoll bench probe — {}", crate::fingerprint());
-    println!("SUT with {seen} OS threads, {samples} samples (every 4th also counts fds)");
+    println!(
+        "SUT with {} OS threads, {samples} samples (every 4th also counts fds)",
+        t.seen
+    );
     println!(
         "time per sample: median {median:.0} µs, p99 {p99:.0} µs, max {:.0} µs",
         us(*times.last().unwrap())
@@ -110,17 +149,17 @@ pub fn run_probe_bench(
     let mean = times.iter().map(|d| us(*d)).sum::<f64>() / times.len() as f64;
     println!(
         "(one full sample — process list, CPU summed over threads, descriptors: {:.0} µs)",
-        us(full_cost)
+        us(t.full_cost)
     );
     println!("at the default 50 ms interval the probe costs {:.2} % of one core (mean {mean:.0} µs per sample)", mean / 50_000.0 * 100.0);
-    let out: u32 = held.by_port.values().sum();
-    let net = us(net_times[net_times.len() / 2]);
+    let out: u32 = t.held.by_port.values().sum();
+    let net = us(t.net_times[t.net_times.len() / 2]);
     println!(
         "connections by remote port ({out} out, {} accepted): median {net:.0} µs a count (the sampler counts them at most 2 % of the time: every {:.0} ms at this cost)",
-        held.inbound,
+        t.held.inbound,
         (net * 50.0 / 1000.0).max(200.0)
     );
-    let read = us(thread_times[thread_times.len() / 2]);
+    let read = us(t.thread_times[t.thread_times.len() / 2]);
     let every_ms = (read / 1000.0 / probe::threads::COST_SHARE).max(200.0);
     println!(
         "per-thread CPU (every thread's schedstat): median {read:.0} µs a read; paced to {:.0} % of a core, one read every {every_ms:.0} ms",
@@ -132,5 +171,4 @@ pub fn run_probe_bench(
         mean / 50_000.0 * 100.0,
         read / 1000.0 / every_ms * 100.0
     );
-    Ok(())
 }

@@ -115,7 +115,7 @@ fn history_records_runs_and_report_re_renders_them_identically() {
 fn an_interrupted_ramp_keeps_its_finished_steps() {
     let dir = std::env::temp_dir().join(format!("plimsoll-interrupt-test-{}", std::process::id()));
     let db = dir.join("history.db");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(["ramp", "--config"])
         .arg(root().join("examples/floor/plimsoll.toml"))
         .args(["--ladder", "2,4,8,16,32", "--no-cap", "--history"])
@@ -124,11 +124,25 @@ fn an_interrupted_ramp_keeps_its_finished_steps() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Each step of the floor takes about 2 s: interrupt during the second.
-    std::thread::sleep(std::time::Duration::from_millis(3000));
+    // Interrupt during the second step: once the first row is printed (a busy machine
+    // runs a step again before its row), and a second into the next.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut stderr, &mut line).unwrap_or(0) > 0 {
+        seen.push_str(&line);
+        let first_row = line.starts_with("|        2 |");
+        line.clear();
+        if first_row {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1000));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+    let err = seen + &rest;
     assert!(out.status.success(), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     let list = Command::new(BIN)

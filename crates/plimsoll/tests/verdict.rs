@@ -120,10 +120,14 @@ fn internal_limit() {
     for s in steps {
         assert!(s["cpu_of_cap"].as_f64().unwrap() < 0.5, "{s}");
     }
+    // The headline names the wall in a few words; its evidence is the wall's own line.
     let headline = v["headline"].as_str().unwrap();
+    let wall = v["wall"]["text"].as_str().unwrap();
     assert!(
-        headline.contains("the limit is inside the SUT (queueing)") && !headline.contains("CPU —"),
-        "{headline}"
+        headline.contains("wall: inside the SUT")
+            && wall.contains("the limit is inside the SUT (queueing)")
+            && !wall.contains("CPU —"),
+        "{headline}\n{wall}"
     );
 }
 
@@ -163,11 +167,18 @@ fn provider_quota() {
     {
         assert_eq!(s["provider"]["refused_share"], 0.0, "{s}");
     }
-    let headline = v["headline"].as_str().unwrap();
+    let wall = v["wall"]["text"].as_str().unwrap();
     assert!(
-        headline.contains("the 1,500 requests/min quota per key refused")
-            && headline.contains("retry amplification"),
-        "{headline}"
+        wall.contains("the 1,500 requests/min quota per key refused")
+            && wall.contains("retry amplification"),
+        "{wall}"
+    );
+    assert!(
+        v["headline"]
+            .as_str()
+            .unwrap()
+            .contains("wall: the provider (the 1,500 requests/min quota per key"),
+        "{v}"
     );
     assert!(
         err.contains("provider: 1,500 requests/min per key — at 8:"),
@@ -194,11 +205,11 @@ fn provider_slots() {
         "plateau {plateau} turns/s, predicted {predicted}\n{err}"
     );
     assert_eq!(v["wall"]["kind"], "provider", "{err}");
-    let headline = v["headline"].as_str().unwrap();
+    let wall = v["wall"]["text"].as_str().unwrap();
     assert!(
-        headline.contains("the 6 generation slots kept calls waiting")
-            && !headline.contains("inside the SUT"),
-        "{headline}"
+        wall.contains("the 6 generation slots kept calls waiting")
+            && !wall.contains("inside the SUT"),
+        "{wall}"
     );
     assert_eq!(v["over_from"], 16, "{err}");
 }

@@ -20,6 +20,7 @@ impl Summary {
             .map(|c| round2(c.peak_kb as f64 / 1024.0));
         r.cgroup_oom_kills = self.cgroup.as_ref().map(|c| c.oom_kills);
         r.thread_cpu = self.thread_cpu();
+        r.limits = self.limits.clone();
     }
 
     /// The busiest threads over the window (the whole sampling when none was set).

@@ -16,9 +16,11 @@
 
 pub mod affinity;
 pub mod cgroup;
+pub mod cpustat;
 pub mod disk;
 pub mod external;
 pub mod figures;
+pub mod limits;
 pub mod log;
 pub mod machine;
 pub mod net;
@@ -28,6 +30,6 @@ pub mod sut;
 pub mod threads;
 pub mod tree;
 
-pub use sampler::{Sampler, Series, Summary};
+pub use sampler::{MachineCpu, MachinePoint, Sampler, Series, Summary};
 pub use sut::{Ready, Stopped, Sut, SutError, SutSpec};
 pub use tree::{sample_tree, TreeSample};

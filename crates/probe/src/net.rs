@@ -16,6 +16,8 @@ pub struct Connections {
     pub by_port: BTreeMap<u16, u32>,
     /// Connections accepted on a port the tree listens on.
     pub inbound: u32,
+    /// The ports the tree listens on.
+    pub listening: std::collections::BTreeSet<u16>,
 }
 
 /// One row of `/proc/net/tcp`: the local and remote port, the state and the inode.
@@ -76,7 +78,10 @@ fn count(rows: &[Row], owned: &HashSet<u64>) -> Connections {
         .filter(|r| r.state == LISTEN)
         .map(|r| r.local)
         .collect();
-    let mut c = Connections::default();
+    let mut c = Connections {
+        listening: listening.iter().copied().collect(),
+        ..Connections::default()
+    };
     for r in mine.iter().filter(|r| r.state == ESTABLISHED) {
         if listening.contains(&r.local) {
             c.inbound += 1;

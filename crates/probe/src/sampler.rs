@@ -4,7 +4,9 @@
 //! series, connections by port). Reading one sample from /proc is `tree`'s business.
 
 use crate::net::Connections;
-use crate::tree::{clock_ticks_per_sec, sample_pids, tree_pids, TreeSample};
+use crate::tree::{
+    clock_ticks_per_sec, sample_each, sample_pids, tree_pids, CpuAccount, TreeSample,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -34,12 +36,41 @@ pub struct Summary {
     pub connections: BTreeMap<u16, Series>,
     /// The most connections accepted on the ports the tree listens on (its clients).
     pub peak_inbound: u32,
+    /// The ports the tree listened on at some sample.
+    pub listening: std::collections::BTreeSet<u16>,
     /// The span the step's figures are read over (seconds since the sampler started):
     /// every session in flight when the step knows it, else while sessions were driven;
     /// set by the step before the figures are filled in.
     pub window: Option<(f64, f64)>,
     /// The SUT's busiest threads, read interval by interval (see `threads`).
     pub thread_intervals: Vec<crate::threads::Interval>,
+    /// The cores the SUT may run on, and the machine's time on them at every full sample
+    /// (see `cpustat`): what else ran there.
+    pub sut_cores: Vec<usize>,
+    pub machine: Vec<MachinePoint>,
+    /// What the box lets the SUT have (read when sampling started).
+    pub limits: Option<result::BoxLimits>,
+}
+
+/// The machine's CPU on the SUT's cores at one moment, in clock ticks since boot.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct MachinePoint {
+    /// Seconds since the sampler started.
+    pub t: f64,
+    pub busy: u64,
+    pub steal: u64,
+    /// Plimsoll's own process's CPU, when it may run on those cores too (0 when it is
+    /// pinned elsewhere).
+    pub own: u64,
+}
+
+/// The machine's CPU on the SUT's cores over a span, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MachineCpu {
+    pub busy_s: f64,
+    pub steal_s: f64,
+    pub own_s: f64,
+    pub cores: usize,
 }
 
 /// A count over time: (seconds since the sampler started, count) at every full sample,
@@ -75,8 +106,12 @@ impl Summary {
             peak_after_mark_kb: 0,
             connections: BTreeMap::new(),
             peak_inbound: 0,
+            listening: Default::default(),
             window: None,
             thread_intervals: Vec::new(),
+            sut_cores: Vec::new(),
+            machine: Vec::new(),
+            limits: None,
         }
     }
 
@@ -93,27 +128,79 @@ impl Summary {
     /// CPU seconds used between two moments (seconds since the sampler started), read
     /// off the series by linear interpolation; None when the series does not span them.
     pub fn cpu_between(&self, from_s: f64, to_s: f64) -> Option<f64> {
-        let at = |t: f64| {
-            let s = &self.cpu_series;
-            if t < 0.0 {
-                return None;
-            }
-            let i = s.iter().position(|&(x, _)| x >= t)?;
-            if i == 0 {
-                return Some(s[0].1);
-            }
-            let ((x0, y0), (x1, y1)) = (s[i - 1], s[i]);
-            Some(y0 + (y1 - y0) * (t - x0) / (x1 - x0).max(1e-9))
+        Some(at(&self.cpu_series, to_s)? - at(&self.cpu_series, from_s)?)
+    }
+
+    /// The machine's CPU on the SUT's cores between two moments, the same way.
+    pub fn machine_between(&self, from_s: f64, to_s: f64) -> Option<MachineCpu> {
+        let hz = clock_ticks_per_sec();
+        let series = |f: fn(&MachinePoint) -> u64| -> Vec<(f64, f64)> {
+            self.machine
+                .iter()
+                .map(|p| (p.t, f(p) as f64 / hz))
+                .collect()
         };
-        Some(at(to_s)? - at(from_s)?)
+        let over = |s: Vec<(f64, f64)>| Some(at(&s, to_s)? - at(&s, from_s)?);
+        Some(MachineCpu {
+            busy_s: over(series(|p| p.busy))?,
+            steal_s: over(series(|p| p.steal))?,
+            own_s: over(series(|p| p.own))?,
+            cores: self.sut_cores.len(),
+        })
+    }
+}
+
+/// A series' value at `t`, linearly between its points; None outside it.
+fn at(s: &[(f64, f64)], t: f64) -> Option<f64> {
+    if t < 0.0 {
+        return None;
+    }
+    let i = s.iter().position(|&(x, _)| x >= t)?;
+    if i == 0 {
+        return Some(s[0].1);
+    }
+    let ((x0, y0), (x1, y1)) = (s[i - 1], s[i]);
+    Some(y0 + (y1 - y0) * (t - x0) / (x1 - x0).max(1e-9))
+}
+
+/// Where the machine's CPU is read: the SUT's cores, and whether Plimsoll's own process
+/// runs on them too.
+#[derive(Clone)]
+struct Cores {
+    sut: Vec<usize>,
+    own_there: bool,
+}
+
+impl Cores {
+    fn of(root: u32) -> Cores {
+        let sut = crate::cpustat::allowed_cores(root);
+        let own = crate::cpustat::allowed_cores(std::process::id());
+        Cores {
+            own_there: own.iter().any(|c| sut.contains(c)),
+            sut,
+        }
+    }
+
+    fn point(&self, t: f64) -> MachinePoint {
+        let k = crate::cpustat::ticks(&self.sut);
+        MachinePoint {
+            t,
+            busy: k.busy,
+            steal: k.steal,
+            own: match self.own_there {
+                true => crate::tree::process_cpu_ticks(std::process::id()),
+                false => 0,
+            },
+        }
     }
 }
 
 /// Samples every `interval` on a background thread until stopped.
 pub struct Sampler {
+    cores: Cores,
     pids: Pids,
     started: std::time::Instant,
-    first_cpu_ticks: u64,
+    cpu: Arc<Mutex<CpuAccount>>,
     stop: Arc<std::sync::atomic::AtomicBool>,
     summary: Arc<Mutex<Summary>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -129,17 +216,24 @@ impl Sampler {
     /// read, when the cgroup is theirs alone).
     pub fn start_on(root: u32, pids: Pids, interval: Duration) -> Sampler {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let first = sample_pids(&pids(), true, true);
+        let (first, each) = sample_each(&pids(), true, true);
+        let cpu = Arc::new(Mutex::new(CpuAccount::start(&each)));
         let summary = Arc::new(Mutex::new(Summary::baseline(
             &first,
             crate::cgroup::sut_cgroup(root, &pids()),
         )));
         let started = std::time::Instant::now();
-        summary
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .add_connections(0.0, &crate::net::connections(&pids()));
+        let cores = Cores::of(root);
+        {
+            let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
+            m.add_connections(0.0, &crate::net::connections(&pids()));
+            m.sut_cores = cores.sut.clone();
+            m.machine.push(cores.point(0.0));
+            let dir = m.cgroup.as_ref().map(|c| c.path.clone());
+            m.limits = Some(crate::limits::of(root, dir.as_deref()));
+        }
         let watch = Watch {
+            cores: cores.clone(),
             threads: crate::threads::ThreadWatch::default(),
             stop: stop.clone(),
             summary: summary.clone(),
@@ -147,7 +241,7 @@ impl Sampler {
             root,
             interval,
             started,
-            first_cpu_ticks: first.cpu_ticks,
+            cpu: cpu.clone(),
             hz: clock_ticks_per_sec(),
         };
         let thread = std::thread::Builder::new()
@@ -155,9 +249,10 @@ impl Sampler {
             .spawn(move || watch.run())
             .expect("spawning the probe thread");
         Sampler {
+            cores,
             pids,
             started,
-            first_cpu_ticks: first.cpu_ticks,
+            cpu,
             stop,
             summary,
             thread: Some(thread),
@@ -208,7 +303,7 @@ impl Sampler {
             let _ = t.join();
         }
         let pids = (self.pids)();
-        let last = sample_pids(&pids, true, false);
+        let (last, each) = sample_each(&pids, true, false);
         let net = crate::net::connections(&pids);
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         if last.processes > 0 {
@@ -216,11 +311,13 @@ impl Sampler {
             m.add_connections(t, &net);
         }
         if last.processes > 0 {
-            m.cpu_sec =
-                last.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / clock_ticks_per_sec();
+            let mut cpu = self.cpu.lock().unwrap_or_else(|p| p.into_inner());
+            cpu.update(&each);
+            m.cpu_sec = cpu.total() as f64 / clock_ticks_per_sec();
             let t = self.started.elapsed().as_secs_f64();
             let cpu = m.cpu_sec;
             m.cpu_series.push((t, cpu));
+            m.machine.push(self.cores.point(t));
             m.peak_rss_kb = m.peak_rss_kb.max(last.rss_kb);
             m.peak_threads = m.peak_threads.max(last.threads);
         }
@@ -242,6 +339,7 @@ impl Summary {
             series.points.push((t, n));
         }
         self.peak_inbound = self.peak_inbound.max(net.inbound);
+        self.listening.extend(net.listening.iter().copied());
     }
 }
 
@@ -253,6 +351,7 @@ impl Drop for Sampler {
 
 /// The sampler's thread: what it reads, where it adds it up, when it stops.
 struct Watch {
+    cores: Cores,
     threads: crate::threads::ThreadWatch,
     stop: Arc<std::sync::atomic::AtomicBool>,
     summary: Arc<Mutex<Summary>>,
@@ -260,7 +359,7 @@ struct Watch {
     root: u32,
     interval: Duration,
     started: std::time::Instant,
-    first_cpu_ticks: u64,
+    cpu: Arc<Mutex<CpuAccount>>,
     hz: f64,
 }
 
@@ -278,7 +377,7 @@ impl Watch {
             if full {
                 pids = (self.find)();
             }
-            let s = sample_pids(&pids, full, full);
+            let (s, each) = sample_each(&pids, full, full);
             if s.processes == 0 {
                 continue;
             }
@@ -296,20 +395,25 @@ impl Watch {
             let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
             m.took(&s);
             if full {
-                self.full(&mut m, &s, net, &pids);
+                self.cpu
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .update(&each);
+                self.full(&mut m, net, &pids);
             }
         }
     }
 
     /// What only a full sample reads: CPU time, connections, the cgroup.
-    fn full(&mut self, m: &mut Summary, s: &TreeSample, net: Option<Connections>, pids: &[u32]) {
-        m.cpu_sec = s.cpu_ticks.saturating_sub(self.first_cpu_ticks) as f64 / self.hz;
+    fn full(&mut self, m: &mut Summary, net: Option<Connections>, pids: &[u32]) {
+        m.cpu_sec = self.cpu.lock().unwrap_or_else(|p| p.into_inner()).total() as f64 / self.hz;
         let t = self.started.elapsed().as_secs_f64();
         if let Some(iv) = self.threads.read(pids, t) {
             crate::threads::push(&mut m.thread_intervals, iv);
         }
         let point = (t, m.cpu_sec);
         m.cpu_series.push(point);
+        m.machine.push(self.cores.point(t));
         if let Some(net) = net {
             m.add_connections(t, &net);
         }

@@ -104,8 +104,14 @@ pub fn sample_tree(root: u32, with_fds: bool) -> TreeSample {
 /// only `with_cpu` (it costs O(threads)); descriptors only `with_fds` (a directory
 /// listing per process). Fields not read stay 0.
 pub fn sample_pids(pids: &[u32], with_cpu: bool, with_fds: bool) -> TreeSample {
+    sample_each(pids, with_cpu, with_fds).0
+}
+
+/// The same, with each process's CPU ticks (empty without `with_cpu`).
+pub fn sample_each(pids: &[u32], with_cpu: bool, with_fds: bool) -> (TreeSample, Vec<(u32, u64)>) {
     let page = page_kb();
     let mut s = TreeSample::default();
+    let mut each = Vec::new();
     for &pid in pids {
         if let Some(st) = read_stat_file(pid, with_cpu) {
             s.processes += 1;
@@ -113,18 +119,60 @@ pub fn sample_pids(pids: &[u32], with_cpu: bool, with_fds: bool) -> TreeSample {
             s.threads += st.threads;
             if with_cpu {
                 s.cpu_ticks += st.cpu_ticks;
+                each.push((pid, st.cpu_ticks));
             }
             if with_fds {
                 s.fds += count_fds(pid);
             }
         }
     }
-    s
+    (s, each)
+}
+
+/// CPU time of a changing set of processes, added up process by process: each counted
+/// from the first sample (or from its start, when it was born after), and kept after it
+/// is gone. A sum of whatever processes are alive now would drop a process's CPU when it
+/// exits (a database backend when its client hangs up) and add a newcomer's past.
+#[derive(Clone, Debug, Default)]
+pub struct CpuAccount {
+    seen: HashMap<u32, (u64, u64)>,
+}
+
+impl CpuAccount {
+    /// Counting from these processes' CPU now.
+    pub fn start(each: &[(u32, u64)]) -> CpuAccount {
+        CpuAccount {
+            seen: each.iter().map(|&(p, t)| (p, (t, t))).collect(),
+        }
+    }
+
+    /// A later reading; processes not seen before are counted from their start.
+    pub fn update(&mut self, each: &[(u32, u64)]) {
+        for &(p, t) in each {
+            let e = self.seen.entry(p).or_insert((0, 0));
+            e.1 = e.1.max(t);
+        }
+    }
+
+    /// Ticks used since the start.
+    pub fn total(&self) -> u64 {
+        self.seen.values().map(|(a, b)| b.saturating_sub(*a)).sum()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_of_processes_that_come_and_go_is_kept() {
+        let mut a = CpuAccount::start(&[(1, 100), (2, 50)]);
+        a.update(&[(1, 130), (2, 70), (3, 15)]);
+        assert_eq!(a.total(), 30 + 20 + 15);
+        // 2 exited, 3 went on: what 2 used stays counted.
+        a.update(&[(1, 140), (3, 40)]);
+        assert_eq!(a.total(), 40 + 20 + 40);
+    }
 
     #[test]
     fn samples_a_child_tree() {

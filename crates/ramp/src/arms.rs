@@ -7,13 +7,13 @@ use crate::ladder::{conclude, print_verdict, RampOptions, Run};
 use crate::levels::{Levels, Search};
 use anyhow::Context;
 use experiment::Config;
-use report::table::HEADER;
+use report::table::HEADER_STATE;
 use result::arms::ArmsDoc;
 use result::ladder::LadderDoc;
 
 /// The ladder table's header with the arm's column first.
 fn header() -> String {
-    let mut lines = HEADER.lines();
+    let mut lines = HEADER_STATE.lines();
     format!(
         "| arm          {}\n|:-------------{}",
         lines.next().unwrap_or(""),

@@ -5,12 +5,12 @@
 use crate::levels::Levels;
 use anyhow::Context;
 use experiment::Config;
-use report::table::{row, HEADER};
+use report::table::{header_for, row, HEADER_STATE};
 use result::environment::Environment;
 use result::ladder::{LadderDoc, RunAnalysis, RunEnvironment};
 use result::{Standing, StepResult};
 use std::path::PathBuf;
-use step::{run_step, StepOptions};
+use step::StepOptions;
 
 #[derive(Clone, Debug, Default)]
 pub struct RampOptions {
@@ -25,6 +25,9 @@ pub struct RampOptions {
     pub budget: analysis::Budget,
     /// A replicas axis is in use (`--replicas`): each run is named with its count.
     pub replicas_axis: bool,
+    /// With `--ladder auto`: how many more times the levels either side of the line run
+    /// (a third time when two runs disagree); 0 runs them once.
+    pub confirm: usize,
 }
 
 /// The steps of a run so far, recorded as they finish.
@@ -36,6 +39,8 @@ pub(crate) struct Run<'a> {
     environment: Environment,
     steps: Vec<StepResult>,
     causes: Vec<Option<String>>,
+    /// Levels run again to give the line its spread.
+    pub(crate) repeats: Vec<StepResult>,
     pub(crate) interrupted: bool,
     /// The arm and replica count in a name ("held", "held-x2", "x4"); None for the SUT alone.
     pub(crate) label: Option<String>,
@@ -78,9 +83,20 @@ impl<'a> Run<'a> {
             environment,
             steps: Vec::new(),
             causes: Vec::new(),
+            repeats: Vec::new(),
             interrupted: false,
             label,
         })
+    }
+
+    /// The standing of a level's first run, among the first runs.
+    pub(crate) fn first_standing(&self, level: usize) -> Option<Standing> {
+        let s = self.steps.iter().find(|s| s.concurrency == level)?;
+        Some(analysis::verdict::standing_among(
+            &self.steps,
+            s,
+            &self.opts.budget,
+        ))
     }
 
     /// The throughput of the last step run.
@@ -90,10 +106,20 @@ impl<'a> Run<'a> {
 
     /// Runs one level; its standing against the budget, or None once interrupted.
     pub(crate) async fn level(&mut self, level: usize) -> anyhow::Result<Option<Standing>> {
+        self.step_at(level, false).await
+    }
+
+    /// Runs a level once more (its standing is judged among the first runs).
+    pub(crate) async fn again(&mut self, level: usize) -> anyhow::Result<Option<Standing>> {
+        self.step_at(level, true).await
+    }
+
+    async fn step_at(&mut self, level: usize, again: bool) -> anyhow::Result<Option<Standing>> {
         let mut o = self.opts.step.clone();
         o.concurrency = Some(level);
+        let what = format!("{level} sessions");
         let step = tokio::select! {
-            r = run_step(self.cfg, &o) => r.with_context(|| format!("step at {level} sessions"))?,
+            r = crate::clean::run_clean(self.cfg, &o, &what) => r.with_context(|| format!("step at {level} sessions"))?,
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
                 self.interrupted = true;
@@ -108,12 +134,13 @@ impl<'a> Run<'a> {
         let standing =
             analysis::verdict::standing_among(&self.steps, &step.result, &self.opts.budget);
         let cells = row(&step.result, standing.as_str());
+        let again_mark = if again { " again" } else { "" };
         match &self.label {
-            Some(a) => eprintln!("| {:<12} {cells}", arm_cell(a)),
-            None => eprintln!("{cells}"),
+            Some(a) => eprintln!("| {:<12} {cells}{again_mark}", arm_cell(a)),
+            None => eprintln!("{cells}{again_mark}"),
         }
         if let (Some(h), Some(id)) = (&self.history, self.id) {
-            h.add_step(id, self.steps.len(), &step.result)?;
+            h.add_step(id, self.steps.len() + self.repeats.len(), &step.result)?;
         }
         if let Some(dir) = &self.opts.out {
             // The SUT's own output beside the results, a file a step (the newest lines).
@@ -125,8 +152,12 @@ impl<'a> Run<'a> {
             std::fs::write(&file, step.log_lines.join("\n") + "\n")
                 .with_context(|| format!("writing {}", file.display()))?;
         }
-        self.steps.push(step.result);
-        self.causes.push(step.cause);
+        if again {
+            self.repeats.push(step.result);
+        } else {
+            self.steps.push(step.result);
+            self.causes.push(step.cause);
+        }
         Ok(Some(standing))
     }
 
@@ -171,11 +202,17 @@ impl<'a> Run<'a> {
             };
             search.record(m, st);
         }
+        if let (Some(h), Some(f)) = (search.holds, search.fails) {
+            if !self.confirm(h, f, self.opts.confirm).await? {
+                return Ok(());
+            }
+        }
         eprintln!(
-            "auto ladder: {} steps in {:.0} s ({doubled} doubling, {} bisecting){}",
-            self.steps.len(),
+            "auto ladder: {} steps in {:.0} s ({doubled} doubling, {} bisecting, {} again){}",
+            self.steps.len() + self.repeats.len(),
             t0.elapsed().as_secs_f64(),
             self.steps.len() - doubled,
+            self.repeats.len(),
             match (search.holds, search.fails) {
                 (Some(h), Some(f)) => format!(
                     "; the line lies between {h} and {f} sessions (resolution {:.0} %)",
@@ -195,7 +232,7 @@ pub async fn run_ladder(
 ) -> anyhow::Result<LadderDoc> {
     let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
-    eprintln!("{HEADER}");
+    eprintln!("{HEADER_STATE}");
     // Latency against one session needs one session measured first.
     let first = match &levels {
         Levels::List(v) => v.first().copied(),
@@ -215,7 +252,7 @@ pub async fn run_ladder(
     let (doc, reordered) = conclude(run)?;
     if reordered {
         // The bisection ran levels out of order: the table again, by level.
-        eprintln!("\nby level:\n{HEADER}");
+        eprintln!("\nby level:\n{}", header_for(&doc.steps));
         for s in &doc.steps {
             eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
         }
@@ -246,6 +283,7 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
         environment,
         steps,
         causes,
+        repeats,
         interrupted,
         label,
     } = run;
@@ -258,8 +296,14 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
         host: opts.host,
         target: opts.target,
     };
-    let analysis =
-        analysis::ladder::analyse(&steps, &causes, &opts.budget, projection, interrupted);
+    let analysis = analysis::ladder::analyse(
+        &steps,
+        &repeats,
+        &causes,
+        &opts.budget,
+        projection,
+        interrupted,
+    );
     if let (Some(h), Some(id)) = (&history, id) {
         h.finish_run(
             id,
@@ -282,6 +326,7 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
         environment: RunEnvironment::Run(Box::new(environment)),
         interrupted: Some(interrupted),
         steps,
+        repeats,
         analysis: Some(RunAnalysis::Ladder(Box::new(analysis))),
         arm: label.clone(),
         variant: label
@@ -321,8 +366,15 @@ pub(crate) fn write_files(
 /// A ladder re-read from the history: its table by level and its verdict on the terminal,
 /// the files in `out`.
 pub fn rerender(mut doc: LadderDoc, out: Option<&std::path::Path>) -> anyhow::Result<LadderDoc> {
+    // The history keeps every run in order: a level's later runs are its repeats.
+    let mut seen = std::collections::BTreeSet::new();
+    let (firsts, again): (Vec<StepResult>, Vec<StepResult>) = std::mem::take(&mut doc.steps)
+        .into_iter()
+        .partition(|s| seen.insert(s.concurrency));
+    doc.steps = firsts;
+    doc.repeats.extend(again);
     doc.steps.sort_by_key(|s| s.concurrency);
-    eprintln!("{HEADER}");
+    eprintln!("{}", header_for(&doc.steps));
     for s in &doc.steps {
         eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
     }

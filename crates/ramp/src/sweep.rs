@@ -10,7 +10,6 @@ pub use result::environment::Axis;
 use result::environment::Environment;
 use result::sweep::{Cell, Sweep, SweepDoc};
 use result::Standing;
-use step::run_step;
 
 /// `messages=50,100,150` → the axis; names are `concurrency` or a session axis.
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
@@ -144,7 +143,7 @@ async fn point(
             n => o.set.push((n.to_string(), *v)),
         }
     }
-    let step = run_step(cfg, &o)
+    let step = crate::clean::run_clean(cfg, &o, &name)
         .await
         .with_context(|| format!("step at {name}"))?;
     let value = serde_json::to_value(&step.result)?;

@@ -166,7 +166,7 @@ fn charts(arms: &[LadderDoc], xs: &[f64], counts: &[u64]) -> String {
 fn connections_chart(arms: &[LadderDoc], xs: &[f64], counts: &[u64]) -> String {
     let mut lines: Vec<(String, usize, String)> = Vec::new();
     for (i, a) in arms.iter().enumerate() {
-        for p in crate::html::peers(&a.steps) {
+        for p in crate::charts::peers(&a.steps) {
             lines.push((format!("{}→{p}", name(a)), i, p));
         }
     }
@@ -179,7 +179,7 @@ fn connections_chart(arms: &[LadderDoc], xs: &[f64], counts: &[u64]) -> String {
         .map(|(j, (label, i, peer))| Series {
             name: label,
             color: COLORS[j % COLORS.len()],
-            values: per_arm(&arms[*i], xs, &|s| crate::html::peak_to(s, peer)),
+            values: per_arm(&arms[*i], xs, &|s| crate::charts::peak_to(s, peer)),
         })
         .collect();
     let c = Chart {

@@ -4,30 +4,9 @@
 
 use crate::svg::{chart, esc, Chart, Marks, Series, W};
 use result::compare::CompareDoc;
-use result::ladder::{KneeReading, LadderAnalysis, LadderDoc, UslReading};
-use result::{Bound, Confidence, Connection, StepResult};
+use result::ladder::{KneeReading, LadderAnalysis, LadderDoc};
+use result::{Bound, Confidence, StepResult};
 use std::fmt::Write;
-
-/// The fitted USL throughput over the measured range, for the throughput chart.
-fn usl_curve(u: &UslReading, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
-    let UslReading::Fitted(u) = u else {
-        return None;
-    };
-    let (l, sg, kp) = (u.lambda, u.sigma, u.kappa);
-    let (lo, hi) = (
-        xs.first().copied().unwrap_or(1.0),
-        xs.last().copied().unwrap_or(1.0) * 1.5,
-    );
-    Some(
-        (0..=60)
-            .map(|i| {
-                let n = lo * (hi / lo).powf(i as f64 / 60.0);
-                (n, l * n / (1.0 + sg * (n - 1.0) + kp * n * (n - 1.0)))
-            })
-            .filter(|p| p.0 <= xs.last().copied().unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    )
-}
 
 /// The marks every chart of a ladder carries.
 fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
@@ -53,6 +32,12 @@ fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
             .filter(|(_, s)| s.harness.bound == Bound::Harness)
             .map(|(i, _)| i)
             .collect(),
+        line: a
+            .verdict
+            .as_ref()
+            .and_then(|v| v.line.as_ref())
+            .filter(|l| l.high > l.low)
+            .map(|l| (l.low as f64, l.high as f64)),
     }
 }
 
@@ -90,7 +75,7 @@ fn html_table(md: &str) -> String {
 
 /// The steps as a table, the same columns as the terminal's.
 fn step_table(doc: &LadderDoc, steps: &[StepResult]) -> String {
-    let header = crate::table::HEADER.lines().next().unwrap_or("");
+    let header = crate::table::header_for(steps).lines().next().unwrap_or("");
     let mut t = String::from("<table><tr>");
     for h in cells(header) {
         let _ = write!(t, "<th>{h}</th>");
@@ -114,60 +99,10 @@ pub fn render(doc: &LadderDoc) -> String {
     let steps = &doc.steps;
     let xs: Vec<f64> = steps.iter().map(|s| s.concurrency as f64).collect();
     let counts: Vec<u64> = steps.iter().map(|s| s.sessions_ok).collect();
-    let get =
-        |f: fn(&StepResult) -> Option<f64>| -> Vec<Option<f64>> { steps.iter().map(f).collect() };
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
     let marks = marks(steps, a);
-    let throughput: Vec<Option<f64>> = steps.iter().map(crate::table::turns_per_s).collect();
-    let cpu = get(|s| s.cpu_of_cap.map(|c| c * 100.0));
-    let usl_curve = usl_curve(&a.usl, &xs);
-    let budget = doc
-        .environment
-        .run()
-        .and_then(|e| e.budget.as_ref())
-        .and_then(|b| b.latency_inflation)
-        .map(|v| (v, "budget"));
-    let mut charts = vec![
-        Chart { title: "Throughput", unit: "turns/s", how: "Completed turns per second. Where it stops growing is the wall; the dashed line is the Universal Scalability Law fit (4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve, limit: None },
-        Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.latency_inflation) }], curve: None, limit: budget },
-        Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
-        Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.p50_session_ms) }, Series { name: "p99", color: "#c33", values: get(|s| s.p99_session_ms) }], curve: None, limit: None },
-        Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get(|s| Some(s.peak_rss_mb)) }], curve: None, limit: None },
-        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get(|s| Some(s.rss_kb_per_session)) }], curve: None, limit: None },
-        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: None, limit: None },
-        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get(|s| s.cpu_ms_per_turn) }], curve: None, limit: None },
-    ];
-    let peers = peers(steps);
-    if !peers.is_empty() {
-        let series = peers
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Series {
-                name: p,
-                color: ["#36c", "#c33", "#393", "#e70", "#639", "#099"][i % 6],
-                values: steps.iter().map(|s| peak_to(s, p)).collect(),
-            })
-            .collect();
-        charts.push(Chart { title: "Connections", unit: "peak", how: "The SUT's established connections to each peer (the mock, a [[service]], a port) at their most. A line that stays flat while sessions grow, with throughput flat too, is a pool every turn waits for.", series, curve: None, limit: None });
-    }
-    if steps.iter().any(|s| s.provider.is_some()) {
-        let share = |k: fn(&result::Provider) -> f64| -> Vec<Option<f64>> {
-            steps
-                .iter()
-                .map(|s| s.provider.as_ref().map(|p| k(p) * 100.0))
-                .collect()
-        };
-        charts.push(Chart { title: "Provider pushback", unit: "%", how: "LLM calls the provider's quotas or full queue refused, as a share of all calls; and time calls waited for a generation slot, as a share of the provider's time. Rising from zero: the provider is the wall.", series: vec![Series { name: "refused", color: "#c33", values: share(|p| p.refused_share) }, Series { name: "waiting", color: "#e70", values: share(|p| p.queue_share) }], curve: None, limit: None });
-    }
-    let mut body = String::new();
-    for c in &charts {
-        let _ = write!(
-            body,
-            "<section>{}</section>",
-            chart(c, &xs, &counts, &marks)
-        );
-    }
+    let body = crate::charts::ladder(doc, a, (&xs, &counts), &marks);
     let details: String = crate::verdict::detail_lines(doc)
         .iter()
         .map(|l| format!("<li>{}</li>", esc(l.trim())))
@@ -215,31 +150,6 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
         );
     }
     out
-}
-
-/// Who the steps' connections went to ("mock", a service's name, ":5432"), in order of
-/// first appearance.
-pub(crate) fn peers(steps: &[StepResult]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in steps.iter().flat_map(|s| &s.connections) {
-        let p = peer_of(c);
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
-}
-
-fn peer_of(c: &Connection) -> String {
-    c.peer.clone().unwrap_or_else(|| format!(":{}", c.port))
-}
-
-/// A step's peak connections to a peer (None when it had none).
-pub(crate) fn peak_to(step: &StepResult, peer: &str) -> Option<f64> {
-    step.connections
-        .iter()
-        .find(|c| peer_of(c) == peer)
-        .map(|c| c.peak as f64)
 }
 
 /// `compare.html`: per metric, the base and branch medians against concurrency on one

@@ -5,6 +5,7 @@
 
 pub mod arms;
 pub mod bus;
+mod charts;
 pub mod check;
 pub mod html;
 pub mod markdown;

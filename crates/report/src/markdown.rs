@@ -1,6 +1,6 @@
 //! `report.md` for a ladder and `compare.md` for a comparison.
 
-use crate::table::{row, HEADER};
+use crate::table::{header_for, row};
 use analysis::stats::METRICS;
 use result::compare::{CompareDoc, CompareLevel};
 use result::ladder::LadderDoc;
@@ -27,23 +27,39 @@ pub fn ladder(doc: &LadderDoc) -> String {
     let run = doc
         .run
         .map_or("not recorded".to_string(), |r| r.to_string());
+    let header = header_for(steps);
     let mut s = format!(
-        "# Plimsoll ramp — {}\n\n**Verdict: {}**\n\nRun {run} · machine: {} · cap: {cap} · cores: {partition}\n\n{HEADER}\n",
+        "# Plimsoll ramp — {}\n\n**Verdict: {}**\n\nRun {run} · machine: {} · cap: {cap} · cores: {partition}\n\n",
         doc.config,
         crate::verdict::headline(doc),
         doc.environment.machine(),
     );
+    let details = crate::verdict::detail_lines(doc);
+    let (main, capacity): (Vec<_>, Vec<_>) = details
+        .iter()
+        .partition(|l| !l.starts_with("  ") && !l.starts_with("capacity projection"));
+    // A verdict with labelled lines says them before the table, in the terminal's order.
+    let labelled = doc
+        .ladder()
+        .and_then(|a| a.verdict.as_ref())
+        .is_some_and(|v| !v.lines.is_empty());
+    if labelled {
+        for l in &main {
+            s.push_str(&format!("- {l}\n"));
+        }
+        s.push('\n');
+    }
+    s.push_str(header);
+    s.push('\n');
     for r in steps {
         s.push_str(&row(r, crate::table::standing_in(doc, r)));
         s.push('\n');
     }
     s.push_str("\n*How to read this:* one fresh SUT per row; budget is holds / over / collapsed against the budget above; turns/s is completed turns per second with every session in flight; sess p50/p99 are whole-session times in ms; inflation is p50 session time over the time the mock itself took; CPU % cap is the SUT's CPU over the cores it could use; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n");
-    let details = crate::verdict::detail_lines(doc);
-    let (main, capacity): (Vec<_>, Vec<_>) = details
-        .iter()
-        .partition(|l| !l.starts_with("  ") && !l.starts_with("capacity projection"));
-    for l in main {
-        s.push_str(&format!("- {l}\n"));
+    if !labelled {
+        for l in main {
+            s.push_str(&format!("- {l}\n"));
+        }
     }
     if let Some(t) = crate::table::requests(steps) {
         s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");

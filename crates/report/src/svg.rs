@@ -45,6 +45,8 @@ pub struct Marks {
     pub knee: Option<(f64, f64)>,
     /// Levels (by index) where Plimsoll, not the SUT, was the bottleneck.
     pub harness_bound: Vec<usize>,
+    /// The line's range, when its levels ran more than once and disagreed.
+    pub line: Option<(f64, f64)>,
 }
 
 fn fmt_num(v: f64) -> String {
@@ -208,6 +210,17 @@ fn ceiling_and_knee(s: &mut String, f: &Frame, marks: &Marks) {
             H - B,
             f.px(cx) - 3.0,
             H - B - 6.0
+        );
+    }
+    if let Some((a, b)) = marks.line {
+        let (xa, xb) = (f.px(a), f.px(b));
+        let _ = write!(
+            s,
+            r##"<rect x="{xa:.1}" y="{T}" width="{:.1}" height="{:.1}" fill="#2a7" opacity="0.12"/><text x="{:.1}" y="{:.1}" class="m" fill="#2a7" text-anchor="middle">line</text>"##,
+            (xb - xa).max(2.0),
+            H - T - B,
+            (xa + xb) / 2.0,
+            T + 22.0
         );
     }
     if let Some((a, b)) = marks.knee {

@@ -6,6 +6,29 @@ use result::{Standing, StepResult};
 
 pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
+/// The header with a state column, for runs whose steps have one.
+pub const HEADER_STATE: &str = "| sessions | outcome           | state            | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:-----------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
+
+/// The header for these steps: with the state column when they carry a state.
+pub fn header_for(steps: &[StepResult]) -> &'static str {
+    match steps.iter().any(|s| s.state.is_some()) {
+        true => HEADER_STATE,
+        false => HEADER,
+    }
+}
+
+/// A step's state as its table cell: stable, backlogged or overloaded, and "busy" when
+/// other processes took a material share of its cores.
+fn state_cell(r: &StepResult) -> String {
+    let busy = r.interference.as_ref().is_some_and(|i| i.contaminated);
+    match (r.state, busy) {
+        (Some(s), true) => format!("{s} busy"),
+        (Some(s), false) => s.to_string(),
+        (None, true) => "busy".into(),
+        (None, false) => "—".into(),
+    }
+}
+
 /// A number rounded for a table cell: 3 significant digits at most, whole above 100.
 pub fn cell(v: Option<f64>) -> String {
     match v {
@@ -30,8 +53,12 @@ pub fn word(standing: Option<Standing>) -> &'static str {
 /// One table row from a RESULT (as stored, so history re-renders the same) and its
 /// standing against the budget (holds, over, collapsed; empty when not judged).
 pub fn row(r: &StepResult, standing: &str) -> String {
+    let state = match r.state {
+        Some(_) => format!(" {:<16} |", state_cell(r)),
+        None => String::new(),
+    };
     format!(
-        "| {:>8} | {:<17} | {:<9} | {:>7} | {:>8} | {:>8} | {:>9} | {:>9} | {:>7} | {:>7} | {:>7} | {:>11} | {:<7} |",
+        "| {:>8} | {:<17} |{state} {:<9} | {:>7} | {:>8} | {:>8} | {:>9} | {:>9} | {:>7} | {:>7} | {:>7} | {:>11} | {:<7} |",
         r.concurrency,
         r.outcome.as_str(),
         standing,

@@ -31,7 +31,11 @@ pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
     let mut out = Vec::new();
-    if let Some(v) = &a.verdict {
+    // A verdict with labelled lines says them, in its order; older runs the old way.
+    let labelled = a.verdict.as_ref().filter(|v| !v.lines.is_empty());
+    if let Some(v) = labelled {
+        out.extend(v.lines.iter().map(|l| format!("{}: {}", l.label, l.text)));
+    } else if let Some(v) = &a.verdict {
         out.push(format!("budget: {}", v.budget));
         out.push(format!("wall: {}", v.wall.text));
         out.extend(v.plateau.as_ref().map(plateau_line));

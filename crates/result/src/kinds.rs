@@ -95,6 +95,8 @@ words!(
         Pool = "pool",
         /// The provider's quotas or generation slots.
         Provider = "provider",
+        /// One thread (or a few) at a core's worth while the process is below its cap.
+        Thread = "thread",
         None = "none",
     }
 );
@@ -119,3 +121,14 @@ impl Default for WallKind {
         WallKind::None
     }
 }
+
+words!(
+    /// How work went through a step: kept pace, backed up through it, or failed.
+    StepState {
+        Stable = "stable",
+        /// Turns took longer and longer through the step: work queued faster than it left.
+        Backlogged = "backlogged",
+        /// Sessions failed or timed out.
+        Overloaded = "overloaded",
+    }
+);

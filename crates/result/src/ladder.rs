@@ -25,6 +25,10 @@ pub struct LadderDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<bool>,
     pub steps: Vec<StepResult>,
+    /// The levels either side of the line run again (`--ladder auto`), to give the line
+    /// its spread.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<StepResult>,
     /// None for a run the history holds unfinished.
     #[serde(default)]
     pub analysis: Option<RunAnalysis>,
@@ -235,6 +239,30 @@ pub struct Verdict {
     /// What makes the reading less certain (an unstable cost per turn, a poor fit).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The line with its spread, when the levels either side of it ran more than once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<Line>,
+    /// What else the ladder shows, a sentence each: growth per session, a cold start,
+    /// run-queue wait, a rate that needed checking, a busy machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
+    /// The lines under the headline, in order (absent in runs recorded before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<Labelled>,
+    /// The figures that grow with sessions, fitted (the charts draw the lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub growth: Vec<GrowthFit>,
+}
+
+/// A figure's robust line against the sessions: value = intercept + slope × sessions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GrowthFit {
+    /// "threads", "open_files", "connections", "kb_per_session" or "cpu_ms_per_turn".
+    pub figure: String,
+    pub slope: f64,
+    pub intercept: f64,
+    /// "linear" or "super-linear".
+    pub shape: String,
 }
 
 /// One level against the budget.
@@ -272,6 +300,41 @@ pub struct Plateau {
 pub struct Wall {
     pub kind: WallKind,
     pub from: Option<f64>,
+    pub text: String,
+    /// The wall in a few words, for the headline ("CPU (1-core cap full from 32)").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub short: String,
+}
+
+/// The line with its spread: the levels either side of it run more than once, the range
+/// of levels that hold, and how it is crossed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    /// The highest level that held in every run, and the highest that held in any.
+    pub low: usize,
+    pub high: usize,
+    /// Each level run more than once: how many of its runs held.
+    pub runs: Vec<LevelRuns>,
+    /// "smooth" (the binding figure grows with the sessions across the line) or
+    /// "cliff" (it jumps, or the level beyond collapsed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<String>,
+    /// The budget broken beyond the line (or the collapse).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelRuns {
+    pub concurrency: usize,
+    pub held: u32,
+    pub of: u32,
+}
+
+/// One line under the headline: what it is about, and the fact.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Labelled {
+    pub label: String,
     pub text: String,
 }
 

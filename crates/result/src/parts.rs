@@ -265,3 +265,13 @@ pub struct BusyThread {
     /// Its CPU over the span of load as a share of one core.
     pub core_share: f64,
 }
+
+/// What the box lets the SUT have: threads (the kernel's threads-max, its cgroup's
+/// pids.max) and open files (its RLIMIT_NOFILE) — where growth per session runs out.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BoxLimits {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_files: Option<u64>,
+}

@@ -2,8 +2,9 @@
 //! `schemas/result.v1.json`), with its thresholds and exit code. A new measured figure is
 //! a field here (with its default), the code that measures it, and the report that shows it.
 
-use crate::kinds::{Bound, Outcome};
+use crate::kinds::{Bound, Outcome, StepState};
 use crate::parts::*;
+use crate::trust::{ColdStart, Interference, RateCheck};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -112,6 +113,24 @@ pub struct StepResult {
     /// ms per second of driving: scheduler delay without touching the SUT.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sched_delay_ms_per_s: Option<f64>,
+    /// The rate `turns_per_s` is, checked against the CPU and the wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_check: Option<RateCheck>,
+    /// Each session's first turn against its others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_start: Option<ColdStart>,
+    /// Whether work kept pace through the step, and the turn-time trend behind it (the
+    /// last third of the span of load over the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<StepState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_trend: Option<f64>,
+    /// What other processes took of the SUT's cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<Interference>,
+    /// What the box lets the SUT have (threads, open files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<BoxLimits>,
     /// The SUT's busiest threads over the span of load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_cpu: Option<ThreadCpu>,

@@ -13,7 +13,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn counters(index: usize, count: usize) -> Counters {
     Counters {
-        format: 1,
+        format: shard::counters::FORMAT,
         run: "at-1700000000000".into(),
         index,
         count,

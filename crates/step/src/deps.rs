@@ -20,6 +20,8 @@ struct Running {
 pub(crate) struct Deps {
     services: Vec<Running>,
     samplers: Vec<(String, &'static str, Sampler)>,
+    /// When the SUT's own sampler started: the zero of every window.
+    sut_started: Option<std::time::Instant>,
     /// Variables the services hand to the SUT.
     pub exports: Vec<(String, String)>,
 }
@@ -89,16 +91,25 @@ impl Deps {
         out
     }
 
-    /// Which service listens on a port.
+    /// Which service, or which probed process, listens on a port.
     pub fn peer(&self, port: u16) -> Option<String> {
-        self.services
-            .iter()
-            .find(|r| r.port == port)
-            .map(|r| r.name.clone())
+        let service = self.services.iter().find(|r| r.port == port);
+        let probed = || {
+            self.samplers
+                .iter()
+                .filter(|(_, kind, _)| *kind == "probe")
+                .find(|(_, _, s)| s.summary().listening.contains(&port))
+        };
+        match service {
+            Some(r) => Some(r.name.clone()),
+            None => probed().map(|(name, _, _)| name.clone()),
+        }
     }
 
-    /// Starts sampling every service and every probe (from when the SUT is ready).
-    pub fn sample(&mut self, cfg: &Config, interval: Duration) {
+    /// Starts sampling every service and every probe (from when the SUT is ready, its own
+    /// sampler started at `sut_started`).
+    pub fn sample(&mut self, cfg: &Config, interval: Duration, sut_started: std::time::Instant) {
+        self.sut_started = Some(sut_started);
         for r in &self.services {
             let s = Sampler::start(r.sut.pid, interval);
             self.samplers.push((r.name.clone(), "service", s));
@@ -119,12 +130,28 @@ impl Deps {
         }
     }
 
-    /// Stops sampling and every service (after the SUT has stopped): a row each.
-    pub async fn finish(self, turns: u64) -> Vec<result::Dependency> {
+    /// Stops sampling and every service (after the SUT has stopped): a row each, its CPU
+    /// read over `window` (seconds since the SUT's sampler started) when given, in which
+    /// `turns` turns were served — not after the SUT stopped, when a database's backends
+    /// have gone with their clients.
+    /// Also the CPU seconds they used together over the window.
+    pub async fn finish(
+        self,
+        window: Option<(f64, f64)>,
+        turns: u64,
+    ) -> (Vec<result::Dependency>, f64) {
         let mut exited: Vec<String> = Vec::new();
         let mut rows = Vec::new();
+        let mut in_window = 0.0;
         for (name, kind, sampler) in self.samplers {
+            let offset = self
+                .sut_started
+                .map_or(0.0, |t| sampler.started().duration_since(t).as_secs_f64());
             let s = sampler.finish();
+            let cpu = window
+                .and_then(|(a, b)| s.cpu_between(a - offset, b - offset))
+                .unwrap_or(s.cpu_sec);
+            in_window += cpu;
             rows.push(result::Dependency {
                 name,
                 kind: kind.to_string(),
@@ -133,7 +160,7 @@ impl Deps {
                 peak_threads: s.peak_threads,
                 peak_fds: s.peak_fds,
                 cpu_sec: round2(s.cpu_sec),
-                cpu_ms_per_turn: (turns > 0).then(|| round2(s.cpu_sec * 1000.0 / turns as f64)),
+                cpu_ms_per_turn: (turns > 0).then(|| round2(cpu * 1000.0 / turns as f64)),
                 peak_clients: s.peak_inbound,
                 exited: false,
             });
@@ -147,7 +174,7 @@ impl Deps {
         for row in rows.iter_mut() {
             row.exited = row.kind == "service" && exited.contains(&row.name);
         }
-        rows
+        (rows, in_window)
     }
 }
 

@@ -186,7 +186,7 @@ pub(crate) async fn run(
         .with_context(|| format!("starting the SUT from {}", cfg.file.display()))?;
     let sample_every = Duration::from_millis(cfg.sample_ms);
     let sampler = Arc::new(Sampler::start_on(sut.pid(), sut.pids(), sample_every));
-    rig.deps.sample(cfg, sample_every);
+    rig.deps.sample(cfg, sample_every, sampler.started());
     let cpu0 = own_cpu_sec();
     let w = watch(opts, cfg, &rig, &sut, &sampler);
     let _stop_series = crate::soak::StopOnDrop(w.soak.1.clone());
@@ -299,6 +299,7 @@ fn measured(
             others_p99_session_ms: ms_q(&report.session_others_us, 0.99),
         }),
         sched_delay_ms_per_s: Some(window.sched_delay_ms_per_s),
+        cold: ms_q(&report.first_turn_us, 0.5).zip(ms_q(&report.later_turn_us, 0.5)),
         requests: requests(&report),
         errors_by_kind: report.errors_by_kind,
         bus: report.bus,

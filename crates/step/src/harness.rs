@@ -40,7 +40,8 @@ pub(crate) async fn run(
         .await
         .with_context(|| format!("starting the harness {cmd:?}"))?;
     let sampler = Sampler::start(h.pid, Duration::from_millis(cfg.sample_ms));
-    rig.deps.sample(cfg, Duration::from_millis(cfg.sample_ms));
+    rig.deps
+        .sample(cfg, Duration::from_millis(cfg.sample_ms), sampler.started());
     let cpu0 = own_cpu_sec();
     let t0 = tokio::time::Instant::now();
     let status = wait(

@@ -4,7 +4,7 @@
 
 use crate::measured::Measured;
 use crate::mock_side::MockSide;
-use crate::rates::{loaded_rates, round3, sut_cores};
+use crate::rates::{loaded, round3, sut_cores};
 use crate::rig::Rig;
 use analysis::outcome::{bus_violations, harness_bound, Evidence, Exit, Scratch};
 use experiment::Config;
@@ -72,7 +72,7 @@ pub(crate) async fn judge(
     );
     let connections = crate::conns::connections(&probe, m.drive_window, &|p| rig.peer(p));
     rig.mock.shutdown().await.ok();
-    let dependencies = rig.deps.finish(m.turns).await;
+    let (dependencies, deps_cpu_s) = rig.deps.finish(probe.window, m.turns_in_window()).await;
     let found = analysis::outcome::outcome(&evidence(cfg, &probe, died, &stopped, &m, &side));
     let outcome = found.as_ref().map_or(Outcome::Ok, |f| f.0);
     let cause = found.map(|(o, c)| {
@@ -99,6 +99,7 @@ pub(crate) async fn judge(
         (outcome, bound),
     );
     result.connections = connections;
+    result.interference = interference(&probe, result.cpu_cores, deps_cpu_s);
     result.dependencies = dependencies;
     result.arm = cfg.arm.clone();
     result.replicas = (cfg.replicas > 1 && cfg.harness.is_none()).then(|| result::Replicas {
@@ -150,6 +151,20 @@ fn assemble(
     };
     r.sessions = m.open_model.map(|_| sessions as u64);
     r.resident = m.resident.map(|n| resident(probe, n, sessions));
+    r.cold_start = m
+        .cold
+        .filter(|_| m.session_turns.is_some_and(|t| t > 1))
+        .map(|(first, later)| result::ColdStart {
+            first_turn_p50_ms: first,
+            later_turn_p50_ms: later,
+        });
+    let trend = m.full_load.and_then(|(f, _)| f.trend);
+    r.latency_trend = trend.map(round3);
+    r.state = Some(analysis::trust::state(
+        m.sessions_failed,
+        m.timed_out,
+        trend,
+    ));
     r.errors_by_kind = m.errors_by_kind;
     r.requests = m.requests;
     r.bus = m.bus;
@@ -203,14 +218,21 @@ fn per_session(r: &mut StepResult, probe: &Summary, m: &Measured) {
     r.cpu_ms_per_turn = (m.turns > 0).then(|| round2(probe.cpu_sec * 1000.0 / m.turns as f64));
 }
 
-/// The rate under full load and the resources against their caps: CPU, throttling, CPU
-/// pressure, memory; the cap and the cores.
+/// The rate (checked against the CPU it needs and the wall time) and the resources
+/// against their caps: CPU, throttling, CPU pressure, memory; the cap and the cores.
 fn resources(r: &mut StepResult, probe: &Summary, m: &Measured) {
     let sut_cores = sut_cores(m);
-    let (rate, cpu_rate) = loaded_rates(m, probe, r.concurrency);
+    let l = loaded(m, probe, r.concurrency);
+    let (rate, check) = analysis::trust::rate(analysis::trust::RateEvidence {
+        full_load: l.full_load,
+        wall: l.wall,
+        cpu_ms_per_turn: r.cpu_ms_per_turn,
+        cores: sut_cores,
+    });
     r.turns_per_s = Some(round2(rate));
+    r.rate_check = Some(check);
     r.cpu_cores = Some(sut_cores);
-    r.cpu_of_cap = Some(round3(cpu_rate / sut_cores));
+    r.cpu_of_cap = Some(round3(l.cpu_busy / sut_cores));
     r.cpu_throttled = m.throttled.map(round3);
     r.mem_of_cap = match (&probe.cgroup, m.cap) {
         (Some(cg), Some((_, c))) if c.mem_bytes > 0 => {
@@ -230,6 +252,34 @@ fn resources(r: &mut StepResult, probe: &Summary, m: &Measured) {
     });
     r.cpu_pressure = m.pressure.map(|(v, _)| round3(v));
     r.cpu_pressure_scope = m.pressure.map(|(_, s)| s.to_string());
+}
+
+/// What processes other than the SUT, its services and Plimsoll took of the SUT's cores
+/// over the span of load: the machine's busy time on those cores less what the SUT, its
+/// services (`deps_cpu_s`) and Plimsoll (when it shares the cores) used there.
+fn interference(
+    probe: &Summary,
+    cores: Option<f64>,
+    deps_cpu_s: f64,
+) -> Option<result::Interference> {
+    let (a, b) = probe.window?;
+    let span = b - a;
+    let machine = probe.machine_between(a, b)?;
+    let sut = probe.cpu_between(a, b)?;
+    let cores = cores.filter(|c| *c > 0.0)?;
+    if span <= 0.0 || machine.cores == 0 {
+        return None;
+    }
+    let others = (machine.busy_s - sut - machine.own_s - deps_cpu_s).max(0.0);
+    let others_share = others / span / cores;
+    let steal_share = machine.steal_s / span / machine.cores as f64;
+    Some(result::Interference {
+        others_share: round3(others_share),
+        steal_share: round3(steal_share),
+        cores,
+        contaminated: analysis::trust::contaminated(others_share, steal_share),
+        rerun: false,
+    })
 }
 
 /// Memory per resident session (what the open ones hold, read once they were open) and

@@ -60,11 +60,22 @@ pub struct Measured {
     pub full_load: Option<(drive::FullLoad, f64)>,
     /// When sessions were driven: (start, end) in seconds since sampling began.
     pub drive_window: Option<(f64, f64)>,
+    /// Each session's first turn and its others, medians in ms (with more than one turn).
+    pub cold: Option<(f64, f64)>,
     /// A bus step's account.
     pub bus: Option<result::Bus>,
 }
 
 impl Measured {
+    /// The turns the load window holds: those that began in the span of full load, else
+    /// every turn.
+    pub fn turns_in_window(&self) -> u64 {
+        match (self.open_model, self.full_load) {
+            (None, Some((f, _))) if f.to_ms > f.from_ms => f.turns,
+            _ => self.turns,
+        }
+    }
+
     /// The span the step's figures are read over, in seconds since sampling began: every
     /// session in flight (a closed model), else while sessions were driven.
     pub fn load_window(&self) -> Option<(f64, f64)> {

@@ -1,35 +1,50 @@
-//! The rates of a step under full load: turns per second and the SUT's CPU share of the
-//! cores it could use.
+//! The rates of a step under load, as measured: turns per second over the span of full
+//! load and over the wall time, and the SUT's CPU over the same span; which one the step
+//! is judged by is `analysis::trust::rate`'s to decide.
 
 use crate::measured::Measured;
 use probe::Summary;
 
-/// Completed turns per second and SUT CPU cores busy *while every session was in
-/// flight*. A closed-model step ends with a tail in which sessions have finished and the
-/// SUT idles, so totals over the wall time understate both. The rate is Little's law over
-/// the span of full load (see `drive::FullLoad`): sessions / (mean turn + think time);
-/// the CPU is the sampler's CPU series over the same span. Sessions that failed are
-/// counted out of the sessions in flight (a failure does not end the span; most fail
-/// early, and a quick failure's turns are not completed turns). An open model (or a
-/// harness, or a step with no such span) uses totals over the wall.
-pub(crate) fn loaded_rates(m: &Measured, probe: &Summary, concurrency: usize) -> (f64, f64) {
+/// What the step measured of its rates.
+pub(crate) struct Loaded {
+    /// Completed turns per second with every session in flight (closed model): Little's
+    /// law over the span of full load (see `drive::FullLoad`), sessions / (mean turn +
+    /// think time). Sessions that failed are counted out of those in flight (a failure
+    /// does not end the span; most fail early, and a quick failure's turns are not
+    /// completed turns). None for an open model, a harness, or a step with no such span.
+    pub full_load: Option<f64>,
+    /// All turns over the wall time.
+    pub wall: f64,
+    /// The SUT's CPU (cores busy) over the span of full load, else over the wall time.
+    pub cpu_busy: f64,
+}
+
+pub(crate) fn loaded(m: &Measured, probe: &Summary, concurrency: usize) -> Loaded {
     let wall_s = (m.wall_ms / 1000.0).max(1e-3);
+    let wall = m.turns as f64 / wall_s;
     match (m.open_model, m.full_load) {
         (None, Some((f, offset_s))) if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 => {
-            let think_ms = m.think_ms_per_turn;
             let going = concurrency
                 .saturating_sub(m.sessions_failed as usize)
                 .max(1);
-            let rate = going as f64 / ((f.mean_turn_ms + think_ms) / 1000.0);
+            let rate = going as f64 / ((f.mean_turn_ms + m.think_ms_per_turn) / 1000.0);
             let span_s = (f.to_ms - f.from_ms) / 1000.0;
             let (a, b) = (offset_s + f.from_ms / 1000.0, offset_s + f.to_ms / 1000.0);
-            let cpu = match probe.cpu_between(a, b) {
+            let cpu_busy = match probe.cpu_between(a, b) {
                 Some(c) => c / span_s,
                 None => rate * probe.cpu_sec / m.turns.max(1) as f64,
             };
-            (rate, cpu)
+            Loaded {
+                full_load: Some(rate),
+                wall,
+                cpu_busy,
+            }
         }
-        _ => (m.turns as f64 / wall_s, probe.cpu_sec / wall_s),
+        _ => Loaded {
+            full_load: None,
+            wall,
+            cpu_busy: probe.cpu_sec / wall_s,
+        },
     }
 }
 

@@ -64,6 +64,8 @@ pub(super) fn report(
         session_slow_us: hist(),
         session_others_us: hist(),
         ttft_us: first,
+        first_turn_us: hist(),
+        later_turn_us: hist(),
         lag_us,
         errors_by_kind: errors,
         timed_out,

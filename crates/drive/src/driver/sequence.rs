@@ -77,6 +77,7 @@ pub(super) async fn turns(
             keep(vars, d.values);
         }
         recorder.turn_done(
+            turn,
             began,
             streamed.then_some(first).flatten(),
             vars.pace_bps.is_some(),

@@ -86,7 +86,7 @@ pub(super) async fn talk(
             .await
             .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
         ctx.recorder
-            .turn_done(began, first, vars.pace_bps.is_some());
+            .turn_done(turn, began, first, vars.pace_bps.is_some());
         for (k, v) in got {
             vars.set(k, v);
         }

@@ -18,6 +18,10 @@ pub struct FullLoad {
     /// Turns that began inside it, and their mean time.
     pub turns: u64,
     pub mean_turn_ms: f64,
+    /// The mean turn time of the turns that began in the span's last third over that of
+    /// those that began in its first third: 1 when work keeps pace, rising when it backs
+    /// up through the step. None with too few turns in either third.
+    pub trend: Option<f64>,
 }
 
 /// What the driver notes to find the span: times from the start of driving.
@@ -63,8 +67,28 @@ impl Load {
             to_ms: end.as_secs_f64() * 1000.0,
             turns: n,
             mean_turn_ms: used.iter().map(|d| d.as_secs_f64()).sum::<f64>() * 1000.0 / n as f64,
+            trend: trend(&done, first, end),
         })
     }
+}
+
+/// Turns a third of the span needs before its mean says anything.
+const TREND_MIN_TURNS: usize = 5;
+
+/// Mean time of the turns begun in the last third of `[from, to)` over the first third's.
+fn trend(turns: &[(Duration, Duration)], from: Duration, to: Duration) -> Option<f64> {
+    let third = (to.saturating_sub(from)) / 3;
+    let mean_in = |a: Duration, b: Duration| {
+        let d: Vec<f64> = turns
+            .iter()
+            .filter(|(s, _)| *s >= a && *s < b)
+            .map(|(s, e)| e.saturating_sub(*s).as_secs_f64())
+            .collect();
+        (d.len() >= TREND_MIN_TURNS).then(|| d.iter().sum::<f64>() / d.len() as f64)
+    };
+    let early = mean_in(from, from + third)?;
+    let late = mean_in(to - third, to)?;
+    (early > 0.0).then(|| late / early)
 }
 
 #[cfg(test)]
@@ -99,6 +123,33 @@ mod tests {
         // Turns that began in [600, 1800): two of 1200 ms, two of 1200 ms.
         assert_eq!(f.mean_turn_ms, 1200.0);
         assert!((4.0 / (f.mean_turn_ms / 1000.0) - 3.33).abs() < 0.01);
+    }
+
+    #[test]
+    fn turns_that_slow_through_the_span_show_a_rising_trend() {
+        let l = Load::default();
+        // Turns begun every 100 ms from 1 s to 7 s; the late ones take twice as long.
+        l.turn_done(ms(0), ms(1000));
+        for i in 0..60 {
+            let b = 1000 + i * 100;
+            let took = if b >= 5000 { 800 } else { 400 };
+            l.turn_done(ms(b), ms(b + took));
+        }
+        l.session_ended(ms(7000));
+        let f = l.full_load().unwrap();
+        assert_eq!(f.trend, Some(2.0));
+        let steady = Load::default();
+        steady.turn_done(ms(0), ms(1000));
+        for i in 0..60 {
+            steady.turn_done(ms(1000 + i * 100), ms(1400 + i * 100));
+        }
+        steady.session_ended(ms(7000));
+        assert_eq!(steady.full_load().unwrap().trend, Some(1.0));
+        let few = Load::default();
+        few.turn_done(ms(0), ms(100));
+        few.turn_done(ms(200), ms(300));
+        few.session_ended(ms(1000));
+        assert_eq!(few.full_load().unwrap().trend, None, "too few turns to say");
     }
 
     #[test]

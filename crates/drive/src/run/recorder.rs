@@ -27,6 +27,10 @@ pub(crate) struct Recorder {
     session_slow: Mutex<Histogram<u64>>,
     session_others: Mutex<Histogram<u64>>,
     ttft: Mutex<Histogram<u64>>,
+    /// Turns apart by where they fall in their session: the first (a cold start shows
+    /// here) and the rest.
+    first_turn: Mutex<Histogram<u64>>,
+    later_turn: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
@@ -46,6 +50,8 @@ impl Recorder {
             session_slow: Mutex::new(hist()),
             session_others: Mutex::new(hist()),
             ttft: Mutex::new(hist()),
+            first_turn: Mutex::new(hist()),
+            later_turn: Mutex::new(hist()),
             errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
@@ -56,14 +62,19 @@ impl Recorder {
         }
     }
 
-    /// A turn that began at `began` completed now; `first` is its first token (streams).
-    pub(crate) fn turn_done(&self, began: Instant, first: Option<Instant>, slow: bool) {
+    /// Turn number `turn` (from 1) of its session, begun at `began`, completed now;
+    /// `first` is its first token (streams).
+    pub(crate) fn turn_done(&self, turn: u32, began: Instant, first: Option<Instant>, slow: bool) {
         if slow {
             // A slow consumer's turn is slow on purpose: counted, not timed with the rest.
             self.progress.turns.fetch_add(1, Relaxed);
             return;
         }
         record(&self.turn, began.elapsed());
+        match turn {
+            1 => record(&self.first_turn, began.elapsed()),
+            _ => record(&self.later_turn, began.elapsed()),
+        }
         if let Some(f) = first {
             record(&self.ttft, f.duration_since(began));
         }
@@ -168,6 +179,8 @@ impl Recorder {
             session_slow_us: take(&self.session_slow),
             session_others_us: take(&self.session_others),
             ttft_us: take(&self.ttft),
+            first_turn_us: take(&self.first_turn),
+            later_turn_us: take(&self.later_turn),
             lag_us,
             errors_by_kind,
             timed_out,

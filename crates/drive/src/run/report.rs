@@ -18,6 +18,9 @@ pub struct DriveReport {
     pub session_slow_us: Histogram<u64>,
     pub session_others_us: Histogram<u64>,
     pub ttft_us: Histogram<u64>,
+    /// Each session's first turn, and its other turns: a cold start is the gap.
+    pub first_turn_us: Histogram<u64>,
+    pub later_turn_us: Histogram<u64>,
     pub lag_us: Histogram<u64>,
     pub errors_by_kind: BTreeMap<String, u64>,
     pub timed_out: bool,

@@ -60,6 +60,9 @@ pub struct RampArgs {
     /// fresh step at [step] concurrency; each row stops at its first collapse.
     #[arg(long, value_name = "NAME=V,V,…")]
     pub sweep: Vec<String>,
+    /// With `--ladder auto`: run the levels either side of the line this many more times (a third time when two runs disagree), so the line is reported with its spread ("holds 11–12 sessions"); 0 runs each level once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub confirm: usize,
     /// With --sweep: the concurrency of every point (default: [step] concurrency).
     #[arg(long, short = 'c', requires = "sweep")]
     pub concurrency: Option<usize>,
@@ -123,6 +126,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             .map_err(anyhow::Error::msg)?,
         target: a.target,
         replicas_axis: a.replicas.is_some(),
+        confirm: a.confirm,
         out: a.out.clone(),
         history: (!a.no_history).then(|| a.history.clone()),
     };

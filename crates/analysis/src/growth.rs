@@ -1,0 +1,262 @@
+//! What grows with every session, fitted across a ladder's levels: threads, open files,
+//! connections, memory per session, CPU per turn against the sessions in flight. A robust
+//! line through each (Theil–Sen: the median of the pairwise slopes, an outlier level
+//! cannot tilt it) says how much a session adds; its shape says whether it is flat,
+//! linear, or super-linear (the upper levels' slope well above the lower's). A material
+//! slope is a finding in its own right ("threads grow 3.0 per session"), and where the box
+//! has a limit (threads, open files) the slope says at how many sessions it runs out.
+
+use crate::budget::num;
+use result::{BoxLimits, StepResult};
+
+/// A slope this many times the lower levels' over the upper ones: super-linear.
+const SUPER: f64 = 1.5;
+
+/// How a figure grows with sessions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    Flat,
+    Linear,
+    SuperLinear,
+}
+
+/// A robust line through (sessions, value) points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fit {
+    /// Per session added.
+    pub slope: f64,
+    pub intercept: f64,
+    pub shape: Shape,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// The median of the pairwise slopes (points at the same x left out).
+fn theil_sen(p: &[(f64, f64)]) -> Option<f64> {
+    let mut slopes = Vec::new();
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            let dx = p[j].0 - p[i].0;
+            if dx.abs() > 1e-9 {
+                slopes.push((p[j].1 - p[i].1) / dx);
+            }
+        }
+    }
+    median(slopes)
+}
+
+/// The line through the points (sorted by sessions inside), with its shape: flat when
+/// the whole growth over the ladder is under `material` per session × the sessions
+/// spanned; super-linear when the upper half's slope is `SUPER` times the lower half's.
+pub fn fit(points: &[(f64, f64)], material: f64) -> Option<Fit> {
+    let mut p = points.to_vec();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if p.len() < 3 {
+        return None;
+    }
+    let slope = theil_sen(&p)?;
+    let intercept = median(p.iter().map(|(x, y)| y - slope * x).collect())?;
+    let half = p.len() / 2;
+    let (lo, hi) = (theil_sen(&p[..=half]), theil_sen(&p[half..]));
+    let shape = if slope < material {
+        Shape::Flat
+    } else if let (Some(l), Some(h)) = (lo, hi) {
+        if h > SUPER * l.max(material) {
+            Shape::SuperLinear
+        } else {
+            Shape::Linear
+        }
+    } else {
+        Shape::Linear
+    };
+    Some(Fit {
+        slope,
+        intercept,
+        shape,
+    })
+}
+
+/// The levels that did not collapse, first runs only: (sessions, the figure).
+fn points(steps: &[StepResult], f: impl Fn(&StepResult) -> Option<f64>) -> Vec<(f64, f64)> {
+    steps
+        .iter()
+        .filter(|s| s.outcome.is_ok())
+        .filter_map(|s| Some((s.concurrency as f64, f(s)?)))
+        .collect()
+}
+
+/// What a slope of things held per session means, in words.
+fn held_per(slope: f64, turns: f64, what: &str) -> String {
+    if turns > 1.5 && (slope / turns - 1.0).abs() <= 0.2 {
+        format!("a {what} per request (turn) that is never released")
+    } else if (slope - 1.0).abs() <= 0.2 {
+        format!("a {what} per session")
+    } else {
+        format!("{what}s held for every session")
+    }
+}
+
+/// Where a count growing `fit` per session reaches `limit`.
+fn runs_out(fit: &Fit, limit: Option<u64>) -> Option<f64> {
+    let l = limit? as f64;
+    (fit.slope > 0.0).then(|| (l - fit.intercept) / fit.slope)
+}
+
+/// A count that grows per session: threads, open files, connections.
+fn count_finding(
+    steps: &[StepResult],
+    name: &str,
+    unit: &str,
+    material: f64,
+    limit: Option<u64>,
+    get: impl Fn(&StepResult) -> Option<f64>,
+) -> Option<String> {
+    let f = fit(&points(steps, &get), material).filter(|f| f.shape != Shape::Flat)?;
+    let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
+    let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
+    let at_top = get(top).unwrap_or(0.0);
+    let ten_k = f.intercept + f.slope * 10_000.0;
+    let out = match runs_out(&f, limit) {
+        Some(n) => format!(
+            "; the box allows {} — they run out near {} sessions",
+            limit.unwrap_or(0),
+            num(n.max(0.0).round())
+        ),
+        None => String::new(),
+    };
+    Some(format!(
+        "{name} grow {} per session ({} at {}): {} — 10,000 sessions would need {} {unit}{out}",
+        num(f.slope),
+        num(at_top),
+        top.concurrency,
+        held_per(f.slope, turns, unit.trim_end_matches('s')),
+        num(ten_k.round())
+    ))
+}
+
+/// A figure per session or per turn that rises with the sessions.
+fn rising(
+    steps: &[StepResult],
+    what: &str,
+    unit: &str,
+    why: &str,
+    get: impl Fn(&StepResult) -> Option<f64>,
+) -> Option<String> {
+    let p = points(steps, &get);
+    let (first, last) = (p.first()?, p.last()?);
+    // Material: the fitted growth over the ladder is at least 30 % of where it began.
+    rising_fit(steps, &get).map(|_| {
+        format!(
+            "{what} rises with sessions ({} {unit} at {} → {} {unit} at {}): {why}",
+            num(first.1),
+            first.0,
+            num(last.1),
+            last.0
+        )
+    })
+}
+
+/// The findings of growth per session over a ladder (sorted by sessions), a sentence each.
+pub fn findings(steps: &[StepResult]) -> Vec<String> {
+    let limits = steps
+        .iter()
+        .find_map(|s| s.limits.clone())
+        .unwrap_or(BoxLimits::default());
+    let conns = |s: &StepResult| Some(s.connections.iter().map(|c| c.peak as f64).sum::<f64>());
+    [
+        count_finding(steps, "threads", "threads", 0.5, limits.threads, |s| {
+            Some(s.peak_threads as f64)
+        }),
+        count_finding(steps, "open files", "descriptors", 1.0, limits.open_files, |s| {
+            Some(s.peak_fds as f64)
+        }),
+        count_finding(steps, "connections", "connections", 0.5, None, conns),
+        rising(
+            steps,
+            "memory per session",
+            "KB",
+            "what a session holds grows with load (queues, buffers, caches)",
+            |s| Some(s.rss_kb_per_session).filter(|k| *k > 0.0),
+        ),
+        rising(
+            steps,
+            "CPU per turn",
+            "ms",
+            "each turn costs more as sessions are added (more threads to switch, locks, garbage collection)",
+            |s| s.cpu_ms_per_turn,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The material fits, for the charts to draw: counts that grow per session, figures per
+/// session or per turn that rise.
+pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
+    type Get = fn(&StepResult) -> Option<f64>;
+    let counts: [(&str, f64, Get); 3] = [
+        ("threads", 0.5, |s| Some(s.peak_threads as f64)),
+        ("open_files", 1.0, |s| Some(s.peak_fds as f64)),
+        ("connections", 0.5, |s| {
+            Some(s.connections.iter().map(|c| c.peak as f64).sum())
+        }),
+    ];
+    let rising: [(&str, Get); 2] = [
+        ("kb_per_session", |s| {
+            Some(s.rss_kb_per_session).filter(|k| *k > 0.0)
+        }),
+        ("cpu_ms_per_turn", |s| s.cpu_ms_per_turn),
+    ];
+    let as_doc = |figure: &str, f: Fit| result::ladder::GrowthFit {
+        figure: figure.into(),
+        slope: f.slope,
+        intercept: f.intercept,
+        shape: match f.shape {
+            Shape::SuperLinear => "super-linear",
+            _ => "linear",
+        }
+        .into(),
+    };
+    let mut out: Vec<result::ladder::GrowthFit> = counts
+        .iter()
+        .filter_map(|(name, material, get)| {
+            let f = fit(&points(steps, get), *material).filter(|f| f.shape != Shape::Flat)?;
+            Some(as_doc(name, f))
+        })
+        .collect();
+    for (name, get) in rising {
+        if rising_fit(steps, get).is_some() {
+            out.extend(fit(&points(steps, get), 0.0).map(|f| as_doc(name, f)));
+        }
+    }
+    out
+}
+
+/// The fit of a figure that rises materially (30 % of where it began over the ladder).
+fn rising_fit(steps: &[StepResult], get: impl Fn(&StepResult) -> Option<f64>) -> Option<Fit> {
+    let p = points(steps, &get);
+    let (first, last) = (p.first()?, p.last()?);
+    let f = fit(&p, 0.0)?;
+    (first.1 > 0.0 && f.slope * (last.0 - first.0) >= 0.3 * first.1).then_some(f)
+}
+
+/// Whether CPU per turn rises with the sessions (the wall then has a cause to name).
+pub fn cpu_per_turn_rises(steps: &[StepResult]) -> bool {
+    rising(steps, "", "", "", |s| s.cpu_ms_per_turn).is_some()
+}
+
+#[cfg(test)]
+#[path = "growth_tests.rs"]
+mod tests;

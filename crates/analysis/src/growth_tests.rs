@@ -1,0 +1,95 @@
+//! Known answers for growth per session: linear, flat, super-linear and noisy series.
+
+use super::*;
+
+fn step(n: usize, threads: u64, fds: u64, kb: f64, cpu_ms: f64) -> StepResult {
+    StepResult {
+        concurrency: n,
+        sessions_ok: n as u64,
+        turns: 3 * n as u64,
+        peak_threads: threads,
+        peak_fds: fds,
+        rss_kb_per_session: kb,
+        cpu_ms_per_turn: Some(cpu_ms),
+        ..StepResult::default()
+    }
+}
+
+#[test]
+fn fits_know_linear_flat_and_super_linear() {
+    let lin: Vec<(f64, f64)> = [5.0, 10.0, 20.0, 40.0, 80.0]
+        .iter()
+        .map(|&x| (x, 3.0 + 3.0 * x))
+        .collect();
+    let f = fit(&lin, 0.5).unwrap();
+    assert!((f.slope - 3.0).abs() < 1e-9 && (f.intercept - 3.0).abs() < 1e-9);
+    assert_eq!(f.shape, Shape::Linear);
+    let flat: Vec<(f64, f64)> = [2.0, 4.0, 8.0, 16.0].iter().map(|&x| (x, 7.0)).collect();
+    assert_eq!(fit(&flat, 0.5).unwrap().shape, Shape::Flat);
+    let sq: Vec<(f64, f64)> = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+        .iter()
+        .map(|&x| (x, x * x / 10.0))
+        .collect();
+    assert_eq!(fit(&sq, 0.5).unwrap().shape, Shape::SuperLinear);
+    // One wild level does not tilt the line.
+    let noisy = vec![
+        (5.0, 18.0),
+        (10.0, 33.0),
+        (20.0, 300.0),
+        (40.0, 123.0),
+        (80.0, 242.0),
+    ];
+    let f = fit(&noisy, 0.5).unwrap();
+    assert!((f.slope - 3.0).abs() < 0.1, "{f:?}");
+    assert!(fit(&lin[..2], 0.5).is_none(), "two levels make no fit");
+}
+
+#[test]
+fn a_thread_per_request_is_named_with_its_slope_and_where_it_runs_out() {
+    // The crewAI#2279 shape: 3 threads per session (one per turn) — 18 at 5, 242 at 80.
+    let mut steps: Vec<StepResult> = [5, 10, 20, 40, 80]
+        .iter()
+        .map(|&n| step(n, 3 + 3 * n as u64, 20, 100.0, 13.0))
+        .collect();
+    for s in &mut steps {
+        s.limits = Some(BoxLimits {
+            threads: Some(1000),
+            open_files: None,
+        });
+    }
+    let f = findings(&steps);
+    assert!(
+        f[0].starts_with("threads grow 3 per session (243 at 80): a thread per request (turn) that is never released — 10,000 sessions would need 30003 threads; the box allows 1000 — they run out near 332 sessions"),
+        "{f:?}"
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+}
+
+#[test]
+fn a_clean_service_has_no_growth_findings() {
+    let steps: Vec<StepResult> = [2, 4, 8, 16, 32]
+        .iter()
+        .map(|&n| step(n, 18, 40 + (n as u64 % 3), 120.0 + (n % 2) as f64, 60.0))
+        .collect();
+    assert!(findings(&steps).is_empty(), "{:?}", findings(&steps));
+}
+
+#[test]
+fn memory_and_cpu_per_session_rising_with_load_are_named() {
+    let steps: Vec<StepResult> = [4, 8, 16, 32]
+        .iter()
+        .map(|&n| step(n, 10, 30, 100.0 * n as f64 / 4.0, 10.0 + n as f64))
+        .collect();
+    let f = findings(&steps);
+    assert!(
+        f.iter().any(|x| x
+            .starts_with("memory per session rises with sessions (100 KB at 4 → 800 KB at 32)")),
+        "{f:?}"
+    );
+    assert!(
+        f.iter()
+            .any(|x| x.starts_with("CPU per turn rises with sessions (14 ms at 4 → 42 ms at 32)")),
+        "{f:?}"
+    );
+    assert!(cpu_per_turn_rises(&steps));
+}

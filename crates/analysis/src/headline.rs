@@ -1,0 +1,224 @@
+//! The verdict in words: a headline read in one breath ("holds 11–12 sessions · wall:
+//! CPU (1-core cap full at 32) · no collapse up to 64"), then short labelled lines, one
+//! fact each — the budget, the line's spread, the wall's evidence, the findings, the
+//! machine, the plateau, what one session costs. The same order everywhere it is shown.
+
+use crate::throughput::{flat_words, pct};
+use result::ladder::{Labelled, Verdict};
+use result::StepResult;
+
+/// The first line: what holds, the wall, the collapse; a busy machine first when one
+/// made a step contaminated.
+pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
+    let busy = crate::findings::busiest(steps).filter(|b| b.2);
+    let holds = match (&v.line, v.holds) {
+        (Some(l), _) if l.high > l.low => format!("{}–{} sessions", l.low, l.high),
+        (_, Some(h)) => format!("{h} session{}", if h == 1 { "" } else { "s" }),
+        (_, None) => String::new(),
+    };
+    let holds = match (holds.is_empty(), busy.is_some()) {
+        (true, _) => "no level within budget".to_string(),
+        (false, true) => format!("holds at least {holds}"),
+        (false, false) => format!("holds {holds}"),
+    };
+    let wall = if v.wall.short.is_empty() {
+        &v.wall.text
+    } else {
+        &v.wall.short
+    };
+    let collapse = match (v.collapse, v.top) {
+        (Some(c), _) => format!("collapse at {c}"),
+        (None, Some(t)) => format!("no collapse up to {t}"),
+        (None, None) => "no steps".into(),
+    };
+    let line = format!("{holds} · wall: {wall} · {collapse}");
+    match busy {
+        Some((level, share, _)) => format!(
+            "machine busy ({} of the SUT's cores to other processes at {level}) — {line}",
+            pct(share)
+        ),
+        None => line,
+    }
+}
+
+fn labelled(label: &str, text: String) -> Labelled {
+    Labelled {
+        label: label.into(),
+        text,
+    }
+}
+
+/// The lines under the headline, in their order.
+pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
+    let mut out = vec![labelled("budget", budget(v))];
+    if let Some(l) = &v.line {
+        out.push(labelled("line", line(l)));
+    }
+    out.push(labelled("wall", v.wall.text.clone()));
+    out.extend(v.findings.iter().map(|f| labelled("finding", f.clone())));
+    out.extend(machine(steps).map(|m| labelled("machine", m)));
+    if let Some(p) = &v.plateau {
+        out.push(labelled(
+            "plateau",
+            format!(
+                "throughput {} over {} levels ({}){}",
+                flat_words(p),
+                p.levels,
+                p.confidence,
+                if p.retrograde {
+                    "; it falls after its peak (retrograde)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    out.extend(v.notes.iter().map(|n| labelled("note", n.clone())));
+    out.extend(
+        v.first_level_cost
+            .iter()
+            .map(|c| labelled("cost", c.clone())),
+    );
+    out
+}
+
+/// The budgets, where the ladder is over them, and noise below the line.
+fn budget(v: &Verdict) -> String {
+    let mut s = v.budget.clone();
+    if let Some(m) = v.over_from {
+        s.push_str(&format!("; over from {m} ({})", v.over_why.join(", ")));
+    }
+    if !v.over_below.is_empty() {
+        let levels: Vec<String> = v.over_below.iter().map(|l| l.to_string()).collect();
+        s.push_str(&format!(
+            "; over at {} too, below the line",
+            levels.join(", ")
+        ));
+    }
+    s
+}
+
+/// The runs behind the line's range and how the line is crossed.
+fn line(l: &result::ladder::Line) -> String {
+    let runs: Vec<String> = l
+        .runs
+        .iter()
+        .map(|r| format!("{} held in {} of {} runs", r.concurrency, r.held, r.of))
+        .collect();
+    let how = match (&l.boundary, &l.binding) {
+        (Some(b), Some(by)) => format!("; a {b} boundary, bound by {by}"),
+        (Some(b), None) => format!("; a {b} boundary"),
+        _ => String::new(),
+    };
+    format!("{}{how}", runs.join(", "))
+}
+
+/// What other processes took of the SUT's cores, when it was measured.
+fn machine(steps: &[StepResult]) -> Option<String> {
+    let (level, share, contaminated) = crate::findings::busiest(steps)?;
+    let reran: Vec<String> = steps
+        .iter()
+        .filter(|s| s.interference.as_ref().is_some_and(|i| i.rerun))
+        .map(|s| s.concurrency.to_string())
+        .collect();
+    let reran = match reran.is_empty() {
+        true => String::new(),
+        false => format!("; run again after a pause: {}", reran.join(", ")),
+    };
+    Some(if contaminated {
+        format!(
+            "busy: other processes took {} of the SUT's cores at {level} sessions — the line is a floor, not the system's (run again on a quiet machine){reran}",
+            pct(share)
+        )
+    } else {
+        format!(
+            "quiet: other processes took at most {} of the SUT's cores{reran}",
+            pct(share)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::verdict::tests::step;
+    use crate::verdict::verdict_with;
+    use result::Interference;
+
+    fn busy(mut s: result::StepResult, share: f64) -> result::StepResult {
+        s.interference = Some(Interference {
+            others_share: share,
+            steal_share: 0.0,
+            cores: 1.0,
+            contaminated: crate::trust::contaminated(share, 0.0),
+            rerun: share >= crate::trust::CONTAMINATED,
+        });
+        s
+    }
+
+    fn demo(share_at_64: f64) -> Vec<result::StepResult> {
+        vec![
+            busy(step(2, 3.2, 1.1, 0.2), 0.01),
+            busy(step(4, 6.4, 1.3, 0.4), 0.01),
+            busy(step(8, 12.5, 1.7, 0.8), 0.02),
+            busy(step(16, 16.4, 2.6, 0.99), 0.02),
+            busy(step(32, 16.6, 5.0, 1.0), 0.03),
+            busy(step(64, 16.5, 10.0, 1.0), share_at_64),
+        ]
+    }
+
+    #[test]
+    fn a_busy_machine_is_said_first_and_the_line_becomes_a_floor() {
+        let b = crate::Budget::default();
+        let v = verdict_with(
+            &demo(0.35),
+            &[step(8, 12.4, 1.8, 0.8), step(16, 16.3, 2.4, 0.99)],
+            &b,
+        );
+        assert_eq!(
+            v.headline,
+            "machine busy (35 % of the SUT's cores to other processes at 64) — holds at least 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
+        );
+        assert!(v.headline.chars().count() <= 160, "{}", v.headline.len());
+        let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
+        assert!(
+            machine.text.starts_with("busy: other processes took 35 % of the SUT's cores at 64 sessions — the line is a floor")
+                && machine.text.ends_with("run again after a pause: 64"),
+            "{}",
+            machine.text
+        );
+        let quiet = verdict_with(&demo(0.02), &[], &b);
+        assert!(!quiet.headline.contains("busy"), "{}", quiet.headline);
+        assert!(quiet
+            .lines
+            .iter()
+            .any(|l| l.text == "quiet: other processes took at most 3 % of the SUT's cores"));
+    }
+
+    #[test]
+    fn a_line_seen_twice_is_a_range_and_its_runs_are_a_line_of_their_own() {
+        let b = crate::Budget::default();
+        let steps = vec![
+            step(8, 8.0, 1.2, 0.5),
+            step(11, 11.0, 1.8, 0.7),
+            step(12, 12.0, 2.1, 0.8),
+            step(13, 12.0, 2.3, 0.9),
+        ];
+        let repeats = vec![
+            step(11, 11.0, 1.9, 0.7),
+            step(12, 12.0, 1.9, 0.8),
+            step(12, 12.0, 2.2, 0.8),
+        ];
+        let v = verdict_with(&steps, &repeats, &b);
+        assert!(
+            v.headline.starts_with("holds 11–12 sessions · wall: "),
+            "{}",
+            v.headline
+        );
+        let order: Vec<&str> = v.lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(&order[..3], ["budget", "line", "wall"]);
+        assert_eq!(
+            v.lines[1].text,
+            "11 held in 2 of 2 runs, 12 held in 1 of 3 runs; a smooth boundary, bound by latency inflation"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! The line with its spread: a level run more than once holds in some of its runs, and
+//! the line is the range from the highest level that held in every run to the highest
+//! that held in any ("holds 11–12 sessions"). How it is crossed is named too: smooth when
+//! the budget the level beyond broke grows about as fast as the sessions across it, a
+//! cliff when it jumps or the level beyond collapsed.
+
+use crate::budget::{breaches, Budget};
+use crate::standing::standing;
+use result::ladder::{LevelRuns, Line};
+use result::{Standing, StepResult};
+use std::collections::BTreeMap;
+
+/// The binding figure beyond the line growing more than this many times as fast as the
+/// sessions across it: a cliff.
+pub const CLIFF: f64 = 2.0;
+
+/// The range of levels that hold from runs at the same levels: (level, held in every
+/// run, held in any). None without a level run twice.
+pub fn range(levels: &[(usize, Vec<bool>)]) -> Option<(usize, usize)> {
+    if !levels.iter().any(|(_, runs)| runs.len() > 1) {
+        return None;
+    }
+    let all = levels
+        .iter()
+        .filter(|(_, r)| !r.is_empty() && r.iter().all(|h| *h))
+        .map(|(l, _)| *l)
+        .max();
+    let any = levels
+        .iter()
+        .filter(|(_, r)| r.iter().any(|h| *h))
+        .map(|(l, _)| *l)
+        .max();
+    Some((all.or(any)?, any?))
+}
+
+/// Whether two lines differ: their ranges do not overlap.
+pub fn differ(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.1 < b.0 || b.1 < a.0
+}
+
+/// The line of a ladder whose levels either side of it ran again (`repeats`): the runs
+/// at each repeated level, the range, the boundary and the budget that binds.
+pub fn line(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Option<Line> {
+    if repeats.is_empty() {
+        return None;
+    }
+    let single = steps.first().and_then(|s| s.p50_session_ms);
+    let mut by_level: BTreeMap<usize, Vec<&StepResult>> = BTreeMap::new();
+    for s in steps.iter().chain(repeats) {
+        by_level.entry(s.concurrency).or_default().push(s);
+    }
+    let held = |s: &StepResult| standing(s, b, single) == Standing::Holds;
+    let levels: Vec<(usize, Vec<bool>)> = by_level
+        .iter()
+        .map(|(l, runs)| (*l, runs.iter().map(|s| held(s)).collect()))
+        .collect();
+    let (low, high) = range(&levels)?;
+    let runs = by_level
+        .iter()
+        .filter(|(_, r)| r.len() > 1)
+        .map(|(l, r)| LevelRuns {
+            concurrency: *l,
+            held: r.iter().filter(|s| held(s)).count() as u32,
+            of: r.len() as u32,
+        })
+        .collect();
+    let beyond = by_level
+        .range(high + 1..)
+        .next()
+        .and_then(|(_, r)| r.iter().find(|s| !held(s)).copied());
+    let at = by_level.get(&high).and_then(|r| r.first().copied());
+    let (boundary, binding) = match (at, beyond) {
+        (Some(h), Some(f)) => crossing(h, f, b, single),
+        _ => (None, None),
+    };
+    Some(Line {
+        low,
+        high,
+        runs,
+        boundary,
+        binding,
+    })
+}
+
+/// How the line is crossed from `h` (holds) to `f` (does not).
+fn crossing(
+    h: &StepResult,
+    f: &StepResult,
+    b: &Budget,
+    single: Option<f64>,
+) -> (Option<String>, Option<String>) {
+    if !f.outcome.is_ok() {
+        return (
+            Some("cliff".into()),
+            Some(format!("collapse ({})", f.outcome)),
+        );
+    }
+    let fig = |s: &StepResult| crate::standing::figures_of(s);
+    let over = breaches(b, &fig(f), single);
+    let Some(first) = over.first() else {
+        return (None, None);
+    };
+    // The same figure at the level that held, judged against a zero limit to read it.
+    let mut probe = Budget {
+        latency_inflation: None,
+        latency_vs_single: None,
+        p99_turn_ms: None,
+        p99_ttft_ms: None,
+        probe_p99_ms: None,
+        error_rate: None,
+        rss_mb: None,
+    };
+    let _ = probe.set(&first.budget, "0");
+    let before = breaches(&probe, &fig(h), single)
+        .first()
+        .map(|x| x.value)
+        .unwrap_or(0.0);
+    let sessions = f.concurrency as f64 / h.concurrency.max(1) as f64;
+    let grew = if before > 0.0 {
+        first.value / before
+    } else {
+        f64::INFINITY
+    };
+    let kind = if grew > CLIFF * sessions {
+        "cliff"
+    } else {
+        "smooth"
+    };
+    (Some(kind.into()), Some(crate::budget::words(&first.budget)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::tests::step;
+
+    #[test]
+    fn runs_that_disagree_at_the_line_give_it_a_range() {
+        assert_eq!(
+            range(&[(11, vec![true, true]), (12, vec![true, false, false])]),
+            Some((11, 12))
+        );
+        assert_eq!(
+            range(&[(11, vec![true, true]), (12, vec![false, false])]),
+            Some((11, 11))
+        );
+        assert_eq!(
+            range(&[(11, vec![true]), (12, vec![false])]),
+            None,
+            "nothing repeated"
+        );
+        assert!(differ((8, 11), (16, 16)) && !differ((8, 12), (12, 16)));
+    }
+
+    #[test]
+    fn a_line_from_repeated_levels_and_its_boundary() {
+        let b = Budget::default();
+        // 11 holds twice; 12 holds once in three; 13 is over, inflation a little higher.
+        let steps = vec![
+            step(8, 8.0, 1.2, 0.5),
+            step(11, 11.0, 1.8, 0.7),
+            step(12, 12.0, 2.1, 0.8),
+            step(13, 12.0, 2.3, 0.9),
+        ];
+        let repeats = vec![
+            step(11, 11.0, 1.9, 0.7),
+            step(12, 12.0, 1.9, 0.8),
+            step(12, 12.0, 2.2, 0.8),
+        ];
+        let l = line(&steps, &repeats, &b).unwrap();
+        assert_eq!((l.low, l.high), (11, 12));
+        assert_eq!(
+            l.runs
+                .iter()
+                .map(|r| (r.concurrency, r.held, r.of))
+                .collect::<Vec<_>>(),
+            vec![(11, 2, 2), (12, 1, 3)]
+        );
+        assert_eq!(
+            (l.boundary.as_deref(), l.binding.as_deref()),
+            (Some("smooth"), Some("latency inflation"))
+        );
+        // Beyond the line a collapse: a cliff.
+        let mut cliff = steps.clone();
+        cliff[3].outcome = result::Outcome::ErrorRate;
+        let l = line(&cliff, &repeats, &b).unwrap();
+        assert_eq!(l.boundary.as_deref(), Some("cliff"));
+        assert!(line(&steps, &[], &b).is_none());
+    }
+}

@@ -1,0 +1,96 @@
+//! A step against the budget: the figures a budget judges, the budgets it breaks, and
+//! its standing — holds, over, or collapsed — alone or among the steps of its ladder
+//! (`latency_vs_single` compares it with the lowest level); and the rate it is read by.
+
+use crate::budget::{breaches, Breach, Budget, Figures};
+use result::ladder::LevelStanding;
+use result::{Outcome, Standing, StepResult};
+
+/// Completed turns per second of a step: as measured under full load, or for a step
+/// recorded before that figure existed, its turns over its wall time.
+pub fn turns_per_s(s: &StepResult) -> f64 {
+    s.turns_per_s
+        .unwrap_or_else(|| s.turns as f64 / (s.wall_ms / 1000.0).max(1e-9))
+}
+
+pub(crate) fn figures_of(s: &StepResult) -> Figures {
+    let total = (s.sessions_ok + s.sessions_failed).max(1) as f64;
+    Figures {
+        inflation: s.latency_inflation,
+        p50_session_ms: s.p50_session_ms,
+        p99_turn_ms: s.p99_turn_ms,
+        p99_ttft_ms: s.p99_ttft_ms,
+        probe_p99_ms: s.probe_p99_ms,
+        error_share: s.sessions_failed as f64 / total,
+        rss_mb: s.peak_rss_mb,
+    }
+}
+
+/// The budgets one ok step breaks, judged alone (no first level to compare with, so
+/// `latency_vs_single` is not judged); none for a step that did not end ok.
+pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
+    standing_of(s, b, None).breaches
+}
+
+/// One step against the budget: holds, over or collapsed. `single` is the p50 session
+/// time at the ladder's first level.
+pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {
+    standing_of(s, b, single).standing
+}
+
+/// A step against the budget among the steps of its ladder run so far (in any order):
+/// `latency_vs_single` compares it with the lowest level's, as the verdict does.
+pub fn standing_among(earlier: &[StepResult], s: &StepResult, b: &Budget) -> Standing {
+    let lowest = earlier
+        .iter()
+        .chain(std::iter::once(s))
+        .min_by_key(|x| x.concurrency);
+    standing(s, b, lowest.and_then(single_ms))
+}
+
+/// The p50 session time of a ladder's lowest level, what `latency_vs_single` divides by.
+fn single_ms(lowest: &StepResult) -> Option<f64> {
+    lowest.p50_session_ms
+}
+
+fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> LevelStanding {
+    let br = if s.outcome == Outcome::Ok {
+        breaches(b, &figures_of(s), single)
+    } else {
+        Vec::new()
+    };
+    LevelStanding {
+        concurrency: s.concurrency,
+        standing: if s.outcome != Outcome::Ok {
+            Standing::Collapsed
+        } else if br.is_empty() {
+            Standing::Holds
+        } else {
+            Standing::Over
+        },
+        breaches: br,
+        gain_per_session: None,
+        gain_share: None,
+    }
+}
+
+pub(crate) fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> {
+    let single = steps.first().and_then(single_ms);
+    let rate = turns_per_s;
+    let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);
+    let mut prev: Option<&StepResult> = None;
+    let mut out = Vec::new();
+    for s in steps {
+        let mut st = standing_of(s, b, single);
+        if s.outcome == Outcome::Ok {
+            if let Some(p) = prev.filter(|p| p.concurrency < s.concurrency) {
+                let g = (rate(s) - rate(p)) / (s.concurrency - p.concurrency) as f64;
+                st.gain_per_session = Some(g);
+                st.gain_share = s0.filter(|&x| x > 0.0).map(|x| g / x);
+            }
+            prev = Some(s);
+        }
+        out.push(st);
+    }
+    out
+}

@@ -1,0 +1,155 @@
+//! One thread as the wall: throughput stops growing while the busiest thread of the SUT
+//! sits at a core's worth and the process as a whole is below its cap — an event loop
+//! doing work on the loop, a lock one thread holds, an interpreter's global lock. More
+//! cores do not move it; more processes do. A process-wide CPU share hides it (one core
+//! of a 2-core cap reads 50 %), so it is read from the threads (`StepResult::thread_cpu`).
+
+use crate::budget::num;
+use crate::throughput::{flat_words, pct, Plateau, Wall, CPU_WALL};
+use result::{StepResult, WallKind};
+
+/// A thread at this share of one core or more is at its limit.
+pub const SATURATED: f64 = 0.9;
+
+/// The busiest thread's share of a core at a step, and how many were saturated.
+fn hot(s: &StepResult) -> Option<(f64, u32)> {
+    let t = s.thread_cpu.as_ref()?;
+    Some((t.busiest.first()?.core_share, t.saturated))
+}
+
+/// The wall named by saturated threads when the SUT's own reading found no resource at
+/// its wall (`internal` or `none`, from a level on): from the first level where the
+/// busiest thread was saturated while the process stayed below its CPU cap, every level
+/// from there on the same.
+pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
+    let (true, Some(start)) = (
+        matches!(own.kind, WallKind::Internal | WallKind::None),
+        plateau.map(|p| p.from).or(own.from),
+    ) else {
+        return own;
+    };
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
+    let saturated = |s: &&StepResult| {
+        hot(s).is_some_and(|(share, _)| share >= SATURATED)
+            && s.cpu_of_cap.is_none_or(|c| c < CPU_WALL)
+    };
+    // The first saturated level at or below the start of the plateau, and none after
+    // it that is not.
+    let Some(first) = ok
+        .iter()
+        .position(|s| {
+            saturated(s)
+                && ok
+                    .iter()
+                    .skip_while(|x| x.concurrency < s.concurrency)
+                    .all(saturated)
+        })
+        .filter(|&i| ok[i].concurrency as f64 <= start)
+    else {
+        return own;
+    };
+    let on = &ok[first..];
+    let top = on[on.len() - 1];
+    let Some(t) = top.thread_cpu.as_ref() else {
+        return own;
+    };
+    let n = on
+        .iter()
+        .filter_map(|s| hot(s).map(|h| h.1))
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    let names: Vec<String> = t
+        .busiest
+        .iter()
+        .take(n as usize)
+        .map(|b| format!("`{}`", b.name))
+        .collect();
+    let share = t.busiest[0].core_share;
+    let process = match (top.cpu_of_cap, top.cpu_cores) {
+        (Some(c), Some(k)) => format!(" (the process at {} of its {}-core cap)", pct(c), num(k)),
+        _ => String::new(),
+    };
+    let throughput = plateau.map_or(String::new(), |p| format!("; throughput {}", flat_words(p)));
+    let from = ok[first].concurrency;
+    let (what, why, short) = if n == 1 {
+        (
+            format!("one thread — {} at {} of a core from {from} sessions{process}", names[0], pct(share)),
+            "an event loop or a lock held by one thread; more cores will not help, more processes will",
+            format!("one thread ({} at {} of a core)", names[0], pct(share)),
+        )
+    } else {
+        (
+            format!("{n} threads at their limit — {} at {} of a core or more from {from} sessions{process}", names.join(", "), pct(SATURATED)),
+            "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
+            format!("{n} threads ({} full)", names.join(", ")),
+        )
+    };
+    Wall {
+        kind: WallKind::Thread,
+        from: Some(from as f64),
+        text: format!("{what}: {why}{throughput}"),
+        short,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::tests::step;
+    use crate::verdict::verdict;
+    use result::{BusyThread, ThreadCpu};
+
+    fn hot_thread(mut s: StepResult, share: f64, saturated: u32) -> StepResult {
+        s.thread_cpu = Some(ThreadCpu {
+            busiest: vec![
+                BusyThread {
+                    name: "MainThread".into(),
+                    tid: 7,
+                    core_share: share,
+                },
+                BusyThread {
+                    name: "asyncio_0".into(),
+                    tid: 8,
+                    core_share: 0.05,
+                },
+            ],
+            busy: saturated,
+            saturated,
+        });
+        s.cpu_cores = Some(2.0);
+        s
+    }
+
+    #[test]
+    fn one_hot_thread_under_a_two_core_cap_is_the_wall() {
+        // ~100 CPU ms a turn on the event loop: flat at 9.8 turns/s from 5 sessions, the
+        // process at half its 2-core cap.
+        let steps = vec![
+            hot_thread(step(2, 5.5, 1.1, 0.28), 0.55, 0),
+            hot_thread(step(5, 9.7, 1.5, 0.49), 0.97, 1),
+            hot_thread(step(10, 9.8, 3.0, 0.50), 0.98, 1),
+            hot_thread(step(20, 9.8, 6.0, 0.50), 0.98, 1),
+        ];
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+        assert!(
+            v.wall.text.starts_with("one thread — `MainThread` at 98 % of a core from 5 sessions (the process at 50 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; throughput flat at 9.77 turns/s"),
+            "{}",
+            v.wall.text
+        );
+        assert_eq!(v.wall.short, "one thread (`MainThread` at 98 % of a core)");
+    }
+
+    #[test]
+    fn cool_threads_leave_the_wall_inside_the_sut() {
+        let steps = vec![
+            hot_thread(step(2, 5.5, 1.1, 0.10), 0.3, 0),
+            hot_thread(step(5, 9.7, 1.5, 0.12), 0.3, 0),
+            hot_thread(step(10, 9.8, 3.0, 0.12), 0.3, 0),
+            hot_thread(step(20, 9.8, 6.0, 0.12), 0.3, 0),
+        ];
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    }
+}

@@ -1,0 +1,151 @@
+//! Whether a step's figures can be taken at their word: which rate to judge it by (the
+//! rate of full load, unless the CPU it measured or its own wall time says that rate
+//! cannot be), whether its work kept pace, and whether another process took a material
+//! share of the SUT's cores. Pure: evidence in, decisions out.
+
+use result::{RateCheck, StepState};
+
+/// A full-load rate more than this above what the measured CPU per turn allows on the
+/// SUT's cores is one the SUT could not have produced.
+pub const CPU_MARGIN: f64 = 1.10;
+/// A full-load rate more than this many times the step's turns over its wall time left
+/// out work the step did (slow first turns before the span, say).
+pub const WALL_MARGIN: f64 = 1.5;
+/// Other processes at this share of the SUT's cores or more: the step is contaminated.
+pub const CONTAMINATED: f64 = 0.10;
+/// The last third of the span of load this much slower than the first: backlogged.
+pub const BACKLOG: f64 = 1.5;
+
+/// What the rate is checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateEvidence {
+    /// Little's law over the span of full load (closed model), when there is one.
+    pub full_load: Option<f64>,
+    /// The step's turns over its wall time.
+    pub wall: f64,
+    /// The SUT's CPU per turn over the step, in ms.
+    pub cpu_ms_per_turn: Option<f64>,
+    /// The cores the SUT could use.
+    pub cores: f64,
+}
+
+/// The rate to judge the step by, and the check that chose it: the full-load rate
+/// unless it needs more CPU than the SUT's cores have, or stands too far above the
+/// step's turns over its wall time — then the wall rate, the conservative one, and why.
+pub fn rate(e: RateEvidence) -> (f64, RateCheck) {
+    let allows = e
+        .cpu_ms_per_turn
+        .filter(|c| *c > 0.0)
+        .map(|c| e.cores * 1000.0 / c);
+    let why = match e.full_load {
+        None => None,
+        Some(x) if allows.is_some_and(|a| x > a * CPU_MARGIN) => Some(format!(
+            "the full-load rate {} turns/s needs more CPU than the SUT had: {} CPU ms a turn on {} core(s) allows at most {}",
+            crate::budget::num(x),
+            crate::budget::num(e.cpu_ms_per_turn.unwrap_or(0.0)),
+            crate::budget::num(e.cores),
+            crate::budget::num(allows.unwrap_or(0.0))
+        )),
+        Some(x) if e.wall > 0.0 && x > e.wall * WALL_MARGIN => Some(format!(
+            "the full-load rate {} turns/s is over {WALL_MARGIN}× the step's turns over its wall time ({}): turns left out of the span (slow first turns?) were work the step did",
+            crate::budget::num(x),
+            crate::budget::num(e.wall)
+        )),
+        Some(_) => None,
+    };
+    let use_full = e.full_load.is_some() && why.is_none();
+    let rate = if use_full {
+        e.full_load.unwrap_or(e.wall)
+    } else {
+        e.wall
+    };
+    let check = RateCheck {
+        full_load_turns_per_s: e.full_load.map(round2),
+        wall_turns_per_s: round2(e.wall),
+        cpu_allows_turns_per_s: allows.map(round2),
+        used: if use_full { "full_load" } else { "wall" }.into(),
+        why,
+    };
+    (rate, check)
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// How work went through a step: overloaded when sessions failed or the step timed out,
+/// backlogged when turns slowed through the span of load, else stable.
+pub fn state(failed: u64, timed_out: bool, trend: Option<f64>) -> StepState {
+    if failed > 0 || timed_out {
+        StepState::Overloaded
+    } else if trend.is_some_and(|t| t >= BACKLOG) {
+        StepState::Backlogged
+    } else {
+        StepState::Stable
+    }
+}
+
+/// Whether other processes (or the hypervisor) took a material share of the SUT's cores.
+pub fn contaminated(others_share: f64, steal_share: f64) -> bool {
+    others_share >= CONTAMINATED || steal_share >= CONTAMINATED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_the_cpu_could_not_produce_falls_back_to_the_wall_rate() {
+        // An LLM proxy with 3-turn sessions under a 1-core cap: 10.3 CPU ms a turn allows
+        // at most ~97 turns/s; the full-load rate read 108, the wall 69.5.
+        let (r, c) = rate(RateEvidence {
+            full_load: Some(108.0),
+            wall: 69.5,
+            cpu_ms_per_turn: Some(10.3),
+            cores: 1.0,
+        });
+        assert_eq!(r, 69.5);
+        assert_eq!(c.used, "wall");
+        assert_eq!(c.cpu_allows_turns_per_s, Some(97.09));
+        assert!(c.why.unwrap().contains("needs more CPU than the SUT had"));
+        // 331 against 93.6 over the wall: caught by either check.
+        let (r, _) = rate(RateEvidence {
+            full_load: Some(331.0),
+            wall: 93.6,
+            cpu_ms_per_turn: None,
+            cores: 1.0,
+        });
+        assert_eq!(r, 93.6);
+    }
+
+    #[test]
+    fn a_rate_the_evidence_allows_is_kept() {
+        // The demo at its wall: 16.8 turns/s at 60 CPU ms a turn on one core (16.7).
+        let (r, c) = rate(RateEvidence {
+            full_load: Some(16.8),
+            wall: 15.1,
+            cpu_ms_per_turn: Some(60.0),
+            cores: 1.0,
+        });
+        assert_eq!((r, c.used.as_str(), c.why), (16.8, "full_load", None));
+        let (r, c) = rate(RateEvidence {
+            wall: 12.0,
+            ..RateEvidence::default()
+        });
+        assert_eq!(
+            (r, c.used.as_str()),
+            (12.0, "wall"),
+            "an open model has no full load"
+        );
+    }
+
+    #[test]
+    fn states_and_contamination() {
+        assert_eq!(state(0, false, Some(1.1)), StepState::Stable);
+        assert_eq!(state(0, false, Some(2.0)), StepState::Backlogged);
+        assert_eq!(state(1, false, Some(1.0)), StepState::Overloaded);
+        assert_eq!(state(0, true, None), StepState::Overloaded);
+        assert!(contaminated(0.35, 0.0) && contaminated(0.0, 0.12));
+        assert!(!contaminated(0.05, 0.02));
+    }
+}
