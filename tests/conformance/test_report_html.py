@@ -1,7 +1,7 @@
 """The HTML report, rendered by a real browser (headless Chromium).
 
 It must load with no console message (it has no script and no external resource), hold
-the eight charts, the verdict on top and the step table, and a screenshot must show them (a blank page is a few KB of PNG).
+its twelve charts, the verdict on top and the step table, and a screenshot must show them (a blank page is a few KB of PNG).
 """
 
 import os
@@ -42,9 +42,11 @@ def test_report_renders_in_chromium_with_its_charts(report, tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
-    # Eight measures and the SUT's connections (to the mock).
-    assert dom.stdout.count("<svg") == 9
-    assert "Connections (peak)" in dom.stdout
+    # Eight measures, the SUT's connections (to the mock) and open files, and the two
+    # figures that say whether the machine was quiet (others on its cores, run-queue wait).
+    assert dom.stdout.count("<svg") == 12
+    for title in ["Connections (peak)", "Open files (fds)", "Other processes on the SUT", "Run-queue wait"]:
+        assert title in dom.stdout, title
     assert "How to read this" in dom.stdout and "n=32" in dom.stdout
     # The verdict leads, before any chart; the steps follow as a table.
     assert dom.stdout.index("Verdict:") < dom.stdout.index("<svg")

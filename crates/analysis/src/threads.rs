@@ -8,13 +8,34 @@ use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall, CPU_WALL};
 use result::{StepResult, WallKind};
 
-/// A thread at this share of one core or more is at its limit.
+/// A thread runnable (on a core or waiting for one) this share of the time or more is
+/// at its limit: on a busy machine it gets less than a core, yet always wants one.
 pub const SATURATED: f64 = 0.9;
 
-/// The busiest thread's share of a core at a step, and how many were saturated.
+/// The busiest thread's runnable share at a step, and how many were saturated.
 fn hot(s: &StepResult) -> Option<(f64, u32)> {
     let t = s.thread_cpu.as_ref()?;
-    Some((t.busiest.first()?.core_share, t.saturated))
+    Some((t.busiest.first()?.runnable(), t.saturated))
+}
+
+/// "at 97 % of a core", or when it waited for one: "runnable 96 % of the time (57 % on a
+/// core, 39 % waiting for one)".
+fn how_busy(b: &result::BusyThread) -> (String, String) {
+    match b.wait_share {
+        Some(w) if w >= 0.05 => (
+            format!(
+                "runnable {} of the time ({} on a core, {} waiting for one)",
+                pct(b.runnable()),
+                pct(b.core_share),
+                pct(w)
+            ),
+            format!("runnable {} of the time", pct(b.runnable())),
+        ),
+        _ => {
+            let at = format!("at {} of a core", pct(b.core_share));
+            (at.clone(), at)
+        }
+    }
 }
 
 /// The wall named by saturated threads when the SUT's own reading found no resource at
@@ -65,7 +86,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         .take(n as usize)
         .map(|b| format!("`{}`", b.name))
         .collect();
-    let share = t.busiest[0].core_share;
+    let (busy, busy_short) = how_busy(&t.busiest[0]);
     let process = match (top.cpu_of_cap, top.cpu_cores) {
         (Some(c), Some(k)) => format!(" (the process at {} of its {}-core cap)", pct(c), num(k)),
         _ => String::new(),
@@ -74,13 +95,13 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     let from = ok[first].concurrency;
     let (what, why, short) = if n == 1 {
         (
-            format!("one thread — {} at {} of a core from {from} sessions{process}", names[0], pct(share)),
+            format!("one thread — {} {busy} from {from} sessions{process}", names[0]),
             "an event loop or a lock held by one thread; more cores will not help, more processes will",
-            format!("one thread ({} at {} of a core)", names[0], pct(share)),
+            format!("one thread ({} {busy_short})", names[0]),
         )
     } else {
         (
-            format!("{n} threads at their limit — {} at {} of a core or more from {from} sessions{process}", names.join(", "), pct(SATURATED)),
+            format!("{n} threads at their limit — {} runnable {} of the time or more from {from} sessions{process}", names.join(", "), pct(SATURATED)),
             "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
             format!("{n} threads ({} full)", names.join(", ")),
         )
@@ -100,18 +121,24 @@ mod tests {
     use crate::verdict::verdict;
     use result::{BusyThread, ThreadCpu};
 
-    fn hot_thread(mut s: StepResult, share: f64, saturated: u32) -> StepResult {
+    fn hot_thread(s: StepResult, share: f64, saturated: u32) -> StepResult {
+        waiting_thread(s, share, 0.0, saturated)
+    }
+
+    fn waiting_thread(mut s: StepResult, share: f64, wait: f64, saturated: u32) -> StepResult {
         s.thread_cpu = Some(ThreadCpu {
             busiest: vec![
                 BusyThread {
                     name: "MainThread".into(),
                     tid: 7,
                     core_share: share,
+                    wait_share: Some(wait),
                 },
                 BusyThread {
                     name: "asyncio_0".into(),
                     tid: 8,
                     core_share: 0.05,
+                    wait_share: None,
                 },
             ],
             busy: saturated,
@@ -139,6 +166,28 @@ mod tests {
             v.wall.text
         );
         assert_eq!(v.wall.short, "one thread (`MainThread` at 98 % of a core)");
+    }
+
+    #[test]
+    fn a_thread_that_waits_for_a_core_on_a_busy_machine_is_still_the_wall() {
+        // The same event loop sharing its cores with another process: 57 % on a core
+        // and 40 % in the run queue — always runnable, so still the wall.
+        let steps = vec![
+            waiting_thread(step(2, 3.5, 1.1, 0.20), 0.35, 0.10, 0),
+            waiting_thread(step(5, 5.6, 1.5, 0.29), 0.57, 0.40, 1),
+            waiting_thread(step(10, 5.7, 3.0, 0.29), 0.57, 0.41, 1),
+        ];
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+        assert!(
+            v.wall.text.starts_with("one thread — `MainThread` runnable 98 % of the time (57 % on a core, 41 % waiting for one) from 5 sessions"),
+            "{}",
+            v.wall.text
+        );
+        assert_eq!(
+            v.wall.short,
+            "one thread (`MainThread` runnable 98 % of the time)"
+        );
     }
 
     #[test]

@@ -21,6 +21,11 @@
 //! `retry-after-ms` or `retry-after` the provider sent, else after 0.5 s, 1 s, 2 s …: a
 //! provider's quota then shows as retries and waits, the way it shows in real agents.
 //!
+//! For the walls inside a process: `--on-the-loop` (with a one-thread runtime) burns that
+//! CPU on the serving thread itself, an event loop doing its work on the loop;
+//! `--thread-per-turn` starts a thread every turn and never ends it; `--cold-start-ms MS`
+//! burns that much more CPU on each session's first turn.
+//!
 //! For soak tests: `DELETE /session/ID` forgets a session (a session.toml's
 //! `[[teardown]]`), so a soak's churn leaves nothing behind; `--leak-kb-per-session KB`
 //! keeps that much memory for every new session forever (a leak of known slope).
@@ -55,6 +60,13 @@ pub struct Options {
     pub leak_kb_per_session: usize,
     /// Retries of a refused LLM call (the SDKs' default is 2).
     pub max_retries: u32,
+    /// Burn the CPU on the serving thread itself (run with a one-thread runtime: an event
+    /// loop doing its work on the loop), not on a blocking pool.
+    pub on_the_loop: bool,
+    /// Start an OS thread for every turn and never end it (a known bug shape).
+    pub thread_per_turn: bool,
+    /// Extra CPU burnt on each session's first turn, in milliseconds (a cold start).
+    pub cold_start_ms: f64,
 }
 
 struct Floor {
@@ -260,6 +272,17 @@ fn burn_cpu(ms: f64) {
     }
 }
 
+/// `ms` of CPU work: on the serving thread itself with `on_the_loop`, else on the blocking
+/// pool (as a well-behaved async service does).
+async fn work(opts: &Options, ms: f64) -> anyhow::Result<()> {
+    if opts.on_the_loop {
+        burn_cpu(ms);
+    } else {
+        tokio::task::spawn_blocking(move || burn_cpu(ms)).await?;
+    }
+    Ok(())
+}
+
 async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u32)> {
     let _permit = match &floor.gate {
         Some(g) => Some(g.acquire().await?),
@@ -269,6 +292,12 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
         let mut all = floor.sessions.lock().unwrap_or_else(|p| p.into_inner());
         if floor.opts.thread_per_session && !all.contains_key(id) {
             // The costly design compare must be able to tell apart: a thread per session.
+            std::thread::spawn(|| loop {
+                std::thread::park();
+            });
+        }
+        if floor.opts.thread_per_turn {
+            // A thread per request, never ended: threads grow with every turn served.
             std::thread::spawn(|| loop {
                 std::thread::park();
             });
@@ -285,6 +314,9 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
         all.entry(id.to_string()).or_default().clone()
     };
     let mut s = session.lock().await;
+    if s.messages.is_empty() && floor.opts.cold_start_ms > 0.0 {
+        work(&floor.opts, floor.opts.cold_start_ms).await?;
+    }
     s.messages.push(json!({"role": "user", "content": text}));
     let mut conn = Conn::new(floor.provider);
     let path = format!("{}/chat/completions", floor.prefix);
@@ -293,8 +325,7 @@ async fn turn(floor: &Floor, id: &str, text: &str) -> anyhow::Result<(String, u3
         let out = call(&mut conn, &path, body.to_string(), floor.opts.max_retries).await?;
         let v: Value = serde_json::from_slice(&out)?;
         if floor.opts.cpu_ms_per_call > 0.0 {
-            let ms = floor.opts.cpu_ms_per_call;
-            tokio::task::spawn_blocking(move || burn_cpu(ms)).await?;
+            work(&floor.opts, floor.opts.cpu_ms_per_call).await?;
         }
         let msg = v["choices"][0]["message"].clone();
         let Some(call) = msg["tool_calls"]

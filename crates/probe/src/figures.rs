@@ -29,15 +29,22 @@ impl Summary {
         let last = self.thread_intervals.last()?;
         let (a, b) = self.window.unwrap_or((first.from_s, last.to_s));
         let shares = crate::threads::shares_over(&self.thread_intervals, a, b);
-        let count = |at_least: f64| shares.iter().filter(|s| s.2 >= at_least).count() as u32;
+        let count = |at_least: f64| {
+            shares
+                .iter()
+                .filter(|s| s.share + s.wait >= at_least)
+                .count() as u32
+        };
+        let milli = |x: f64| (x * 1000.0).round() / 1000.0;
         Some(result::ThreadCpu {
             busiest: shares
                 .iter()
                 .take(3)
-                .map(|(tid, name, share)| result::BusyThread {
-                    name: name.clone(),
-                    tid: *tid,
-                    core_share: (share * 1000.0).round() / 1000.0,
+                .map(|s| result::BusyThread {
+                    name: s.name.clone(),
+                    tid: s.tid,
+                    core_share: milli(s.share),
+                    wait_share: Some(milli(s.wait)),
                 })
                 .collect(),
             busy: count(0.5),

@@ -1,10 +1,13 @@
 //! The CPU of each of the SUT's threads: at most every full sample, every thread's
-//! `/proc/PID/task/TID/schedstat` (time on a CPU, in ns) is read and compared with the
-//! read before, and the busiest threads of that interval kept with their names
+//! `/proc/PID/task/TID/schedstat` (time on a CPU and time waiting in a run queue, in ns)
+//! is read and compared with the read before, and the busiest threads of that interval
+//! kept with their names
 //! (`comm`). The reads pace themselves to a share of one core ([`COST_SHARE`]): at 1,000
 //! threads a read takes a few milliseconds, at 10,000 tens, so they come less often as
 //! threads multiply. A thread pinned at 100 % of a core — an event loop, a lock, an
-//! interpreter's global lock — is the commonest wall a process-wide CPU share hides.
+//! interpreter's global lock — is the commonest wall a process-wide CPU share hides. On a
+//! busy machine such a thread gets less than a core yet is runnable all the time: its
+//! wait for a CPU is kept beside its time on one, so it still reads as full.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -29,20 +32,29 @@ pub struct ThreadShare {
     pub name: String,
     /// Its CPU over the interval as a share of one core (1.0: a core, all the time).
     pub share: f64,
+    /// The share of the interval it waited in a run queue, ready to run.
+    pub wait: f64,
+}
+
+/// One thread's times so far (schedstat's first two fields), in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Times {
+    pub run: u64,
+    pub wait: u64,
 }
 
 /// The reads so far: each thread's CPU time at the last read, the intervals.
 #[derive(Debug, Default)]
 pub struct ThreadWatch {
-    last: HashMap<u32, u64>,
+    last: HashMap<u32, Times>,
     last_at: Option<f64>,
     names: HashMap<u32, String>,
     next_due: Option<Instant>,
 }
 
-/// Every thread of these processes: (tid, on-CPU ns). What one read costs is what
+/// Every thread of these processes: (tid, its times). What one read costs is what
 /// `plimsoll bench probe` times.
-pub fn read_all(pids: &[u32]) -> HashMap<u32, u64> {
+pub fn read_all(pids: &[u32]) -> HashMap<u32, Times> {
     let mut out = HashMap::new();
     for pid in pids {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -53,8 +65,10 @@ pub fn read_all(pids: &[u32]) -> HashMap<u32, u64> {
                 continue;
             };
             let text = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
-            if let Some(ns) = text.split_whitespace().next().and_then(|v| v.parse().ok()) {
-                out.insert(tid, ns);
+            let mut f = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+            if let (Some(Some(run)), wait) = (f.next(), f.next().flatten()) {
+                let wait = wait.unwrap_or(0);
+                out.insert(tid, Times { run, wait });
             }
         }
     }
@@ -92,24 +106,25 @@ impl ThreadWatch {
 
     fn interval(
         &mut self,
-        now: &HashMap<u32, u64>,
+        now: &HashMap<u32, Times>,
         from_s: f64,
         to_s: f64,
         span_ns: f64,
     ) -> Interval {
-        let mut shares: Vec<(u32, f64)> = now
+        let mut shares: Vec<(u32, f64, f64)> = now
             .iter()
-            .filter_map(|(tid, ns)| {
-                let before = self.last.get(tid).copied().unwrap_or(0);
-                let used = ns.saturating_sub(before) as f64;
-                (used > 0.0).then_some((*tid, used / span_ns))
+            .filter_map(|(tid, t)| {
+                let before = self.last.get(tid).copied().unwrap_or_default();
+                let used = t.run.saturating_sub(before.run) as f64;
+                let waited = t.wait.saturating_sub(before.wait) as f64;
+                (used > 0.0).then_some((*tid, used / span_ns, waited / span_ns))
             })
             .collect();
-        shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        shares.sort_by(|a, b| (b.1 + b.2).total_cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
         shares.truncate(KEEP);
         let busiest = shares
             .into_iter()
-            .map(|(tid, share)| ThreadShare {
+            .map(|(tid, share, wait)| ThreadShare {
                 tid,
                 name: self
                     .names
@@ -117,6 +132,7 @@ impl ThreadWatch {
                     .or_insert_with(|| name_of(tid))
                     .clone(),
                 share,
+                wait,
             })
             .collect();
         Interval {
@@ -134,21 +150,30 @@ pub const MAX_INTERVALS: usize = 2048;
 /// Two neighbouring intervals as one: each thread's share weighted by time.
 fn merge(a: &Interval, b: &Interval) -> Interval {
     let span = (b.to_s - a.from_s).max(1e-9);
-    let mut sum: HashMap<u32, (String, f64)> = HashMap::new();
+    let mut sum: HashMap<u32, (String, f64, f64)> = HashMap::new();
     for (iv, w) in [(a, a.to_s - a.from_s), (b, b.to_s - b.from_s)] {
         for t in &iv.busiest {
-            sum.entry(t.tid).or_insert_with(|| (t.name.clone(), 0.0)).1 += t.share * w;
+            let e = sum
+                .entry(t.tid)
+                .or_insert_with(|| (t.name.clone(), 0.0, 0.0));
+            e.1 += t.share * w;
+            e.2 += t.wait * w;
         }
     }
     let mut busiest: Vec<ThreadShare> = sum
         .into_iter()
-        .map(|(tid, (name, s))| ThreadShare {
+        .map(|(tid, (name, s, w))| ThreadShare {
             tid,
             name,
             share: s / span,
+            wait: w / span,
         })
         .collect();
-    busiest.sort_by(|x, y| y.share.total_cmp(&x.share).then(x.tid.cmp(&y.tid)));
+    busiest.sort_by(|x, y| {
+        (y.share + y.wait)
+            .total_cmp(&(x.share + x.wait))
+            .then(x.tid.cmp(&y.tid))
+    });
     busiest.truncate(KEEP);
     Interval {
         from_s: a.from_s,
@@ -173,29 +198,35 @@ pub fn push(intervals: &mut Vec<Interval>, iv: Interval) {
     }
 }
 
-/// Each thread's mean share of one core over `[a, b]`, from the intervals that overlap
-/// it (weighted by the overlap), busiest first: (tid, name, share).
-pub fn shares_over(intervals: &[Interval], a: f64, b: f64) -> Vec<(u32, String, f64)> {
+/// Each thread's mean shares over `[a, b]`, from the intervals that overlap it (weighted
+/// by the overlap), busiest (on a core or waiting for one) first.
+pub fn shares_over(intervals: &[Interval], a: f64, b: f64) -> Vec<ThreadShare> {
     let span = b - a;
     if span <= 0.0 {
         return Vec::new();
     }
-    let mut sum: HashMap<u32, (String, f64)> = HashMap::new();
+    let mut sum: HashMap<u32, ThreadShare> = HashMap::new();
     for iv in intervals {
         let overlap = iv.to_s.min(b) - iv.from_s.max(a);
         if overlap <= 0.0 {
             continue;
         }
         for t in &iv.busiest {
-            let e = sum.entry(t.tid).or_insert_with(|| (t.name.clone(), 0.0));
-            e.1 += t.share * overlap;
+            let e = sum.entry(t.tid).or_insert_with(|| ThreadShare {
+                tid: t.tid,
+                name: t.name.clone(),
+                ..ThreadShare::default()
+            });
+            e.share += t.share * overlap / span;
+            e.wait += t.wait * overlap / span;
         }
     }
-    let mut out: Vec<(u32, String, f64)> = sum
-        .into_iter()
-        .map(|(tid, (name, s))| (tid, name, s / span))
-        .collect();
-    out.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
+    let mut out: Vec<ThreadShare> = sum.into_values().collect();
+    out.sort_by(|x, y| {
+        (y.share + y.wait)
+            .total_cmp(&(x.share + x.wait))
+            .then(x.tid.cmp(&y.tid))
+    });
     out
 }
 
@@ -214,6 +245,7 @@ mod tests {
                     tid,
                     name: format!("t{tid}"),
                     share,
+                    wait: share / 10.0,
                 })
                 .collect(),
         }
@@ -228,13 +260,14 @@ mod tests {
             iv(3.0, 4.0, &[(1, 0.1)]),
         ];
         let s = shares_over(&ivs, 1.0, 3.0);
-        assert_eq!(s[0].0, 1);
-        assert!((s[0].2 - 0.97).abs() < 1e-9, "{s:?}");
-        assert!((s[1].2 - 0.1).abs() < 1e-9);
+        assert_eq!(s[0].tid, 1);
+        assert!((s[0].share - 0.97).abs() < 1e-9, "{s:?}");
+        assert!((s[0].wait - 0.097).abs() < 1e-9, "{s:?}");
+        assert!((s[1].share - 0.1).abs() < 1e-9);
         // Half of an interval in the window counts half its time.
         let half = shares_over(&ivs, 0.5, 1.5);
         assert!(
-            (half[0].2 - (0.2 * 0.5 + 0.98 * 0.5)).abs() < 1e-9,
+            (half[0].share - (0.2 * 0.5 + 0.98 * 0.5)).abs() < 1e-9,
             "{half:?}"
         );
         assert!(shares_over(&ivs, 2.0, 2.0).is_empty());
@@ -252,7 +285,8 @@ mod tests {
         }
         assert!(all.len() <= MAX_INTERVALS / 2 + 1, "{}", all.len());
         let s = shares_over(&all, 0.0, 2048.0);
-        assert!((s[0].2 - 0.5).abs() < 1e-9, "{s:?}");
+        assert!((s[0].share - 0.5).abs() < 1e-9, "{s:?}");
+        assert!((s[0].wait - 0.05).abs() < 1e-9, "{s:?}");
     }
 
     #[test]

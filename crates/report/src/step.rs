@@ -213,9 +213,14 @@ fn requests_and_log(r: &StepResult) -> Vec<String> {
     out
 }
 
-/// "threads: busiest `MainThread` at 97 % of a core, then `worker-1` 12 % (1 busy, 1 saturated)".
+/// "threads: busiest `MainThread` at 97 % of a core, then `worker-1` 12 % (1 busy, 1
+/// saturated)", with the time the busiest waited for a core when it was material.
 fn thread_line(t: &result::ThreadCpu) -> Option<String> {
     let (first, rest) = t.busiest.split_first()?;
+    let waited = match first.wait_share {
+        Some(w) if w >= 0.05 => format!(" and waiting for one {:.0} %", w * 100.0),
+        _ => String::new(),
+    };
     let others: Vec<String> = rest
         .iter()
         .map(|b| format!("`{}` {:.0} %", b.name, b.core_share * 100.0))
@@ -226,7 +231,7 @@ fn thread_line(t: &result::ThreadCpu) -> Option<String> {
         format!(", then {}", others.join(", "))
     };
     Some(format!(
-        "  threads: busiest `{}` at {:.0} % of a core{then} ({} busy, {} saturated)",
+        "  threads: busiest `{}` at {:.0} % of a core{waited}{then} ({} busy, {} saturated)",
         first.name,
         first.core_share * 100.0,
         t.busy,

@@ -246,13 +246,15 @@ pub struct CapInfo {
 }
 
 /// The SUT's threads by their CPU over the span of load: the busiest, each with its
-/// share of one core, and how many were busy. One thread at a core's worth is a wall more
-/// cores do not move (an event loop, a lock, an interpreter's global lock).
+/// share of one core and the share it waited for one, and how many were busy. One thread
+/// at a core's worth is a wall more cores do not move (an event loop, a lock, an
+/// interpreter's global lock).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct ThreadCpu {
     /// The busiest threads, at most three, busiest first.
     pub busiest: Vec<BusyThread>,
-    /// Threads at 50 % of a core or more, and at 90 % or more.
+    /// Threads runnable (on a core or waiting for one) 50 % of the time or more, and
+    /// 90 % or more.
     pub busy: u32,
     pub saturated: u32,
 }
@@ -264,6 +266,18 @@ pub struct BusyThread {
     pub tid: u32,
     /// Its CPU over the span of load as a share of one core.
     pub core_share: f64,
+    /// The share of the span it waited in a run queue, ready to run (a busy machine's
+    /// other processes, or more runnable threads than cores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_share: Option<f64>,
+}
+
+impl BusyThread {
+    /// The share of the time it was runnable: on a core or waiting for one. A thread
+    /// that always wants a core reads near 1 on a machine that gives it less.
+    pub fn runnable(&self) -> f64 {
+        self.core_share + self.wait_share.unwrap_or(0.0)
+    }
 }
 
 /// What the box lets the SUT have: threads (the kernel's threads-max, its cgroup's

@@ -29,10 +29,28 @@ pub struct FloorArgs {
     /// provider's retry-after (as the official SDKs do; 0: fail at once).
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
+    /// Serve on one thread (named floor-loop) and burn --cpu-ms-per-call on it: an event loop doing its work on the loop, whose wall is one thread.
+    #[arg(long)]
+    pub on_the_loop: bool,
+    /// Start an OS thread for every turn and never end it (threads grow with every turn).
+    #[arg(long)]
+    pub thread_per_turn: bool,
+    /// Burn this much more CPU on each session's first turn (a cold start).
+    #[arg(long, default_value_t = 0.0)]
+    pub cold_start_ms: f64,
 }
 
 pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
-    let rt = super::runtime()?;
+    let rt = match a.on_the_loop {
+        true => {
+            // SAFETY: PR_SET_NAME reads a NUL-terminated name of at most 16 bytes.
+            unsafe { libc::prctl(libc::PR_SET_NAME, c"floor-loop".as_ptr()) };
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+        }
+        false => super::runtime()?,
+    };
     rt.block_on(floor::serve(
         a.listen,
         &a.provider,
@@ -43,6 +61,9 @@ pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
             max_turns_in_flight: a.max_turns_in_flight,
             leak_kb_per_session: a.leak_kb_per_session,
             max_retries: a.max_retries,
+            on_the_loop: a.on_the_loop,
+            thread_per_turn: a.thread_per_turn,
+            cold_start_ms: a.cold_start_ms,
         },
     ))?;
     Ok(0)
