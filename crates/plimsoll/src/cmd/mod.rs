@@ -15,6 +15,7 @@ pub mod mock;
 pub mod ramp;
 pub mod run;
 pub mod soak;
+pub mod workload;
 
 /// With two or more cores and unless switched off: Plimsoll pins itself (this thread,
 /// and so the runtime's threads built after it) to its own core(s) and returns the split,
