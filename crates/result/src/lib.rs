@@ -18,12 +18,14 @@ pub mod serde_util;
 pub mod soak;
 pub mod step;
 pub mod sweep;
+pub mod workload;
 
 pub use budget::{Breach, Budget};
 pub use findings::StepReport;
 pub use kinds::{Bound, Confidence, Outcome, Standing, WallKind};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
+pub use workload::{Fit, Replayed};
 
 /// A document as its file holds it: keys in alphabetical order (as every document has
 /// been written, through a JSON value), indented.

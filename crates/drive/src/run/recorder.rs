@@ -27,6 +27,7 @@ pub(crate) struct Recorder {
     session_slow: Mutex<Histogram<u64>>,
     session_others: Mutex<Histogram<u64>>,
     ttft: Mutex<Histogram<u64>>,
+    think_late: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
@@ -46,6 +47,7 @@ impl Recorder {
             session_slow: Mutex::new(hist()),
             session_others: Mutex::new(hist()),
             ttft: Mutex::new(hist()),
+            think_late: Mutex::new(hist()),
             errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
@@ -69,6 +71,11 @@ impl Recorder {
         }
         self.progress.turns.fetch_add(1, Relaxed);
         self.load.turn_done(began - self.t0, self.t0.elapsed());
+    }
+
+    /// A replayed pause that was meant to last `meant` ended after `took`.
+    pub(crate) fn think_done(&self, meant: Duration, took: Duration) {
+        record(&self.think_late, took.saturating_sub(meant));
     }
 
     fn request_stats(&self, name: &str, f: impl FnOnce(&mut RequestStats)) {
@@ -183,6 +190,7 @@ impl Recorder {
             sessions_planned: progress.sessions_ok.load(Relaxed)
                 + progress.sessions_failed.load(Relaxed),
             bus: None,
+            think_late_us: take(&self.think_late),
         }
     }
 }

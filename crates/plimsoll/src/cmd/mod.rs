@@ -88,6 +88,8 @@ pub struct LoadArgs {
     /// Set a session axis over the session file, e.g. messages=150 or pad=4096 (repeatable): turns, think_ms; a bus's messages, rate, subscribers, publishers, pad, settle_ms.
     #[arg(long, value_name = "NAME=V")]
     pub set: Vec<String>,
+    #[command(flatten)]
+    pub replay: workload::ReplayArgs,
 }
 
 impl LoadArgs {
