@@ -168,7 +168,9 @@ impl Workload {
         sessions.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms).then(a.id.cmp(&b.id)));
         let first = sessions.first().map_or(0.0, |s| s.start_ms);
         for s in &mut sessions {
-            s.start_ms -= first;
+            // To the microsecond, from the first: epoch milliseconds carry more digits
+            // than a float's text form gives back exactly.
+            s.start_ms = ((s.start_ms - first) * 1000.0).round() / 1000.0;
         }
         let summary = Summary::of(&sessions);
         Workload {
