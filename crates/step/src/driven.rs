@@ -301,7 +301,8 @@ fn measured(
         full_load: report.full_load.map(|f| (f, window.offset_s)),
         drive_window: Some((window.offset_s, window.end_s)),
         resident: opts_d.resident.map(|_| report.resident),
-        session_turns: Some(session.turns),
+        // A replayed session runs its recorded turns, not the session file's.
+        session_turns: opts_d.replay.is_none().then_some(session.turns),
         slow: opts_d.slow.map(|(share, bps)| result::Slow {
             share,
             read_bps: bps,
