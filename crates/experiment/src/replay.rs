@@ -11,7 +11,6 @@
 //! prompts = "filler"              # or "recorded": the recorded text where there is some
 //! ```
 
-use crate::config::ConfigError;
 use crate::raw::RawWorkload;
 use std::path::PathBuf;
 
@@ -30,7 +29,7 @@ pub(crate) fn read(
     raw: Option<&RawWorkload>,
     spans: &spans::Spans,
     rel: impl Fn(&str) -> PathBuf,
-) -> Result<Option<WorkloadSettings>, ConfigError> {
+) -> Result<Option<WorkloadSettings>, spans::FileError> {
     let Some(w) = raw else { return Ok(None) };
     let exact = match w.replay.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
         None | Some(("sampled", _)) => false,

@@ -12,6 +12,23 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use workload::{Mode, Prompts, Replay, Session};
 
+/// The replay a step runs (none in harness mode) and the step's concurrency: an exact
+/// replay drives every recorded session once, whatever the concurrency asked.
+pub(crate) fn plan(
+    cfg: &Config,
+    opts: &crate::options::StepOptions,
+) -> anyhow::Result<(Option<Arc<Replay>>, usize)> {
+    let replay = match &opts.harness {
+        None => load(cfg, opts.workload.as_ref())?,
+        Some(_) => None,
+    };
+    let concurrency = match replay.as_ref().filter(|r| r.exact()) {
+        Some(r) => r.recorded_sessions(),
+        None => opts.concurrency.unwrap_or(cfg.concurrency),
+    };
+    Ok((replay, concurrency))
+}
+
 /// The replay a step runs, if any: `--workload` over `[workload]`.
 pub(crate) fn load(
     cfg: &Config,

@@ -19,15 +19,7 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
             &armed
         }
     };
-    let replay = match &opts.harness {
-        None => crate::replayed::load(cfg, opts.workload.as_ref())?,
-        Some(_) => None,
-    };
-    // An exact replay drives every recorded session once, whatever the concurrency.
-    let concurrency = match replay.as_ref().filter(|r| r.exact()) {
-        Some(r) => r.recorded_sessions(),
-        None => opts.concurrency.unwrap_or(cfg.concurrency),
-    };
+    let (replay, concurrency) = crate::replayed::plan(cfg, opts)?;
     let harness = match (&opts.harness, &cfg.harness) {
         (Some(line), _) => Some(vec!["sh".to_string(), "-c".to_string(), line.clone()]),
         (None, Some(cmd)) => Some(cmd.clone()),

@@ -6,8 +6,8 @@
 //! tool executions (`execute_tool`) in time order, each tool given to the call before it.
 //! A call under a nested `invoke_agent` is a sub-agent's, kept in its turn.
 
-use crate::model::{Call, Session, ToolUse, Turn};
 use crate::read::otlp::Span;
+use crate::session::{Call, Session, ToolUse, Turn};
 use crate::tokens;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -14,6 +14,7 @@ pub mod group;
 pub mod model;
 pub mod read;
 pub mod replay;
+pub mod session;
 pub mod summary;
 pub mod tokens;
 

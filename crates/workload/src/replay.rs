@@ -5,7 +5,8 @@
 //! session (the longest too) comes once per block and the tail is kept, not averaged
 //! away. The mock and the driver ask the same [`Replay`] and get the same answers.
 
-use crate::model::{Session, Workload};
+use crate::model::Workload;
+use crate::session::Session;
 use crate::tokens;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

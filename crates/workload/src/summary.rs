@@ -3,7 +3,7 @@
 //! its p50/p90/p99, its largest values (the tail a mean hides), the recorded peak of
 //! sessions at once, and what the recording lacked.
 
-use crate::model::Session;
+use crate::session::Session;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -5,11 +5,15 @@ use std::path::PathBuf;
 use workload::{from_files, Workload};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/openai-agent/traces").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/openai-agent/traces")
+        .join(name)
 }
 
 /// The real trace of the openai-agent example (FastAPI + the openai SDK, instrumented by
@@ -22,13 +26,35 @@ fn the_example_trace_derives_the_shipped_workload() {
     assert_eq!(w.sessions, shipped.sessions);
     assert_eq!(w.summary, shipped.summary);
     assert_eq!(w.source.sha256, shipped.source.sha256);
-    assert_eq!((w.sessions.len(), w.fingerprint().turns, w.fingerprint().calls), (24, 85, 220));
+    assert_eq!(
+        (
+            w.sessions.len(),
+            w.fingerprint().turns,
+            w.fingerprint().calls
+        ),
+        (24, 85, 220)
+    );
     // A "deep" session: every turn five calls, four tools in the script's order.
-    let deep = w.sessions.iter().find(|s| s.turns[0].calls[0].model == "deep").unwrap();
+    let deep = w
+        .sessions
+        .iter()
+        .find(|s| s.turns[0].calls[0].model == "deep")
+        .unwrap();
     for t in &deep.turns {
-        let tools: Vec<&str> = t.calls.iter().flat_map(|c| &c.tools).map(|x| x.name.as_str()).collect();
-        assert_eq!(tools, ["memory_set", "memory_set", "memory_get", "memory_get"]);
-        assert!(t.calls.iter().all(|c| c.input_tokens.is_some() && c.output_tokens.is_some()));
+        let tools: Vec<&str> = t
+            .calls
+            .iter()
+            .flat_map(|c| &c.tools)
+            .map(|x| x.name.as_str())
+            .collect();
+        assert_eq!(
+            tools,
+            ["memory_set", "memory_set", "memory_get", "memory_get"]
+        );
+        assert!(t
+            .calls
+            .iter()
+            .all(|c| c.input_tokens.is_some() && c.output_tokens.is_some()));
     }
     // FastAPI's own HTTP spans are in the file and are not sessions.
     assert!(w.sessions.iter().all(|s| !s.id.starts_with("trace:")));
@@ -38,7 +64,14 @@ fn the_example_trace_derives_the_shipped_workload() {
 fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names() {
     let w = from_files(&[fixture("edge-cases.otlp.json")]).unwrap();
     let ids: Vec<&str> = w.sessions.iter().map(|s| s.id.as_str()).collect();
-    assert_eq!(ids, ["conv-nested", &format!("trace:{}", "c".repeat(32)), "conv-legacy"]);
+    assert_eq!(
+        ids,
+        [
+            "conv-nested",
+            &format!("trace:{}", "c".repeat(32)),
+            "conv-legacy"
+        ]
+    );
 
     // Nested sub-agent: its call stays in the outer turn, in time order, named.
     let nested = &w.sessions[0];
@@ -49,14 +82,26 @@ fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names(
         .iter()
         .map(|c| {
             let tools = c.tools.iter().map(|t| t.name.as_str()).collect();
-            (c.model.as_str(), c.input_tokens, c.output_tokens, tools, c.agent.as_deref())
+            (
+                c.model.as_str(),
+                c.input_tokens,
+                c.output_tokens,
+                tools,
+                c.agent.as_deref(),
+            )
         })
         .collect();
     assert_eq!(
         calls,
         [
             ("gpt-4o", Some(120), Some(30), vec!["search"], None),
-            ("gpt-4o-mini", Some(50), Some(12), vec!["fetch"], Some("researcher")),
+            (
+                "gpt-4o-mini",
+                Some(50),
+                Some(12),
+                vec!["fetch"],
+                Some("researcher")
+            ),
             ("gpt-4o", Some(200), Some(80), vec![], None),
         ]
     );
@@ -72,23 +117,41 @@ fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names(
     assert_eq!(t.unasked_tools.len(), 1);
     assert_eq!(t.unasked_tools[0].name, "load_profile");
     assert_eq!(t.calls.len(), 2);
-    assert_eq!((t.calls[0].input_tokens, t.calls[0].output_tokens), (None, None));
+    assert_eq!(
+        (t.calls[0].input_tokens, t.calls[0].output_tokens),
+        (None, None)
+    );
     assert_eq!(t.calls[0].tools[0].name, "lookup");
-    assert_eq!((t.calls[1].input_tokens, t.calls[1].output_tokens), (Some(90), None));
+    assert_eq!(
+        (t.calls[1].input_tokens, t.calls[1].output_tokens),
+        (Some(90), None)
+    );
 
     // Older names (prompt/completion tokens, no operation name): turns by user messages,
     // whose text gives the user's size.
     let legacy = &w.sessions[2];
     assert_eq!(legacy.turns.len(), 2);
-    assert_eq!(legacy.turns[1].user_text.as_deref(), Some("what is the status of my order"));
-    assert_eq!((legacy.turns[1].user_tokens, legacy.turns[1].think_ms), (7, 900.0));
+    assert_eq!(
+        legacy.turns[1].user_text.as_deref(),
+        Some("what is the status of my order")
+    );
+    assert_eq!(
+        (legacy.turns[1].user_tokens, legacy.turns[1].think_ms),
+        (7, 900.0)
+    );
     assert_eq!(legacy.turns[0].calls[0].output_tokens, Some(5));
 
     let s = &w.summary;
-    assert_eq!((s.calls_without_tokens, s.unasked_tools, s.sub_agent_calls), (2, 1, 1));
+    assert_eq!(
+        (s.calls_without_tokens, s.unasked_tools, s.sub_agent_calls),
+        (2, 1, 1)
+    );
     let text = s.text();
     assert!(text.contains("2 call(s) had no token count"), "{text}");
-    assert!(text.contains("1 tool run(s) came before any model call"), "{text}");
+    assert!(
+        text.contains("1 tool run(s) came before any model call"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -100,10 +163,16 @@ fn jsonl_conversations_with_and_without_timestamps_and_usage() {
     assert_eq!((t1.user_tokens, t1.duration_ms), (6, 2000.0));
     assert_eq!(t1.calls[0].tools[0].name, "order_status");
     assert_eq!(t1.calls[0].tools[0].ms, 250.0);
-    assert_eq!((t1.calls[1].input_tokens, t1.calls[1].output_tokens), (Some(60), Some(9)));
+    assert_eq!(
+        (t1.calls[1].input_tokens, t1.calls[1].output_tokens),
+        (Some(60), Some(9))
+    );
     assert_eq!((t2.think_ms, t2.duration_ms), (5000.0, 500.0));
     // No usage: counted from the text, the context so far as the input.
-    assert_eq!((t2.calls[0].input_tokens, t2.calls[0].output_tokens), (Some(71), Some(4)));
+    assert_eq!(
+        (t2.calls[0].input_tokens, t2.calls[0].output_tokens),
+        (Some(71), Some(4))
+    );
     let plain = w.sessions.iter().find(|s| s.id == "chat-2").unwrap();
     assert_eq!(plain.turns[0].calls[0].model, "unknown");
     assert_eq!(plain.turns[0].user_text.as_deref(), Some("hi"));

@@ -114,20 +114,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
         step,
         fail_on,
         history: (!a.no_history).then_some(a.history.clone()),
-        side_workloads: [&a.base_workload, &a.branch_workload].map(|f| {
-            f.clone().map(|file| experiment::WorkloadSettings {
-                file,
-                ..cfg
-                    .workload
-                    .clone()
-                    .unwrap_or(experiment::WorkloadSettings {
-                        file: PathBuf::new(),
-                        exact: false,
-                        speed: 1.0,
-                        recorded_prompts: false,
-                    })
-            })
-        }),
+        side_workloads: side_workloads(&a, &cfg),
         allow_different_workloads: a.allow_different_workloads,
     };
     let rt = super::runtime()?;
@@ -154,4 +141,26 @@ fn shell_join(words: &[String]) -> String {
         .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `--base-workload` / `--branch-workload`: each side's file, replayed as `[workload]` says.
+fn side_workloads(
+    a: &CompareArgs,
+    cfg: &experiment::Config,
+) -> [Option<experiment::WorkloadSettings>; 2] {
+    let base = cfg
+        .workload
+        .clone()
+        .unwrap_or(experiment::WorkloadSettings {
+            file: PathBuf::new(),
+            exact: false,
+            speed: 1.0,
+            recorded_prompts: false,
+        });
+    [&a.base_workload, &a.branch_workload].map(|f| {
+        f.clone().map(|file| experiment::WorkloadSettings {
+            file,
+            ..base.clone()
+        })
+    })
 }

@@ -5,7 +5,7 @@
 //! message opens a turn; each assistant message is a model call, its `tool_calls` the
 //! tools it asked for. Counts missing from `usage` are counted from the text.
 
-use crate::model::{Call, Session, ToolUse, Turn};
+use crate::session::{Call, Session, ToolUse, Turn};
 use crate::tokens;
 use crate::TraceError;
 use serde_json::Value;

@@ -6,7 +6,7 @@
 pub mod jsonl;
 pub mod otlp;
 
-use crate::model::Session;
+use crate::session::Session;
 use crate::TraceError;
 use serde_json::Value;
 
