@@ -60,6 +60,15 @@ fn the_example_trace_derives_the_shipped_workload() {
     assert!(w.sessions.iter().all(|s| !s.id.starts_with("trace:")));
 }
 
+/// A call as the test compares it: model, tokens in and out, tools, sub-agent.
+type Seen<'a> = (
+    &'a str,
+    Option<u32>,
+    Option<u32>,
+    Vec<&'a str>,
+    Option<&'a str>,
+);
+
 #[test]
 fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names() {
     let w = from_files(&[fixture("edge-cases.otlp.json")]).unwrap();
@@ -77,7 +86,7 @@ fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names(
     let nested = &w.sessions[0];
     assert_eq!(nested.turns.len(), 2);
     let t1 = &nested.turns[0];
-    let calls: Vec<(&str, Option<u32>, Option<u32>, Vec<&str>, Option<&str>)> = t1
+    let calls: Vec<Seen> = t1
         .calls
         .iter()
         .map(|c| {
@@ -183,7 +192,9 @@ fn error_of(name: &str, text: &str) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
-    let e = from_files(&[p.clone()]).unwrap_err().to_string();
+    let e = from_files(std::slice::from_ref(&p))
+        .unwrap_err()
+        .to_string();
     e.replace(&format!("{}", p.display()), name)
 }
 

@@ -123,8 +123,8 @@ fn position(req: &Request) -> (u32, usize) {
         .messages
         .iter()
         .filter(|m| m.role == Role::User)
-        .filter_map(|m| markers(&m.text).into_iter().find_map(|mk| mk.turn))
-        .last();
+        .rev()
+        .find_map(|m| markers(&m.text).into_iter().find_map(|mk| mk.turn));
     let users = req.messages.iter().filter(|m| m.role == Role::User).count() as u32;
     let call = last_user.map_or(0, |u| {
         req.messages[u + 1..]
