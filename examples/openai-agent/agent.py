@@ -6,6 +6,12 @@ against the session's in-memory store, and streams the answer back to the client
 server-sent events: `data: {"delta": ...}` while the model writes, then
 `data: {"reply": TEXT, "llm_calls": N}`. GET /health answers when it is up.
 
+OTEL_TRACES_FILE=PATH turns on OpenTelemetry (PyPI: opentelemetry-instrumentation-openai-v2,
+opentelemetry-exporter-otlp-json-file; see traces/README.md): every turn an `invoke_agent`
+span with the session as `gen_ai.conversation.id`, every model call a `chat` span (the
+official OpenAI instrumentation), every tool an `execute_tool` span, written as OTLP JSON
+lines — what `plimsoll workload from-traces` reads. A request may name its `model`.
+
 AGENT_BUG=shared_memory plants a classic bug on purpose: one store for all sessions,
 so under concurrency a session can read another's value. Plimsoll's integrity oracle
 must catch it.
@@ -27,6 +33,22 @@ TOOLS = [
     {"type": "function", "function": {"name": "memory_get", "description": "read a stored value",
         "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}}},
 ]
+
+TRACE_FILE = os.environ.get("OTEL_TRACES_FILE")
+telemetry = None
+if TRACE_FILE:
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.util.genai.handler import get_telemetry_handler
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(FileSpanExporter(TRACE_FILE), schedule_delay_millis=500))
+    trace.set_tracer_provider(provider)
+    OpenAIInstrumentor().instrument()
+    telemetry = get_telemetry_handler()
 
 app = FastAPI()
 client = openai.AsyncOpenAI()  # base URL and key come from the environment
@@ -55,9 +77,30 @@ async def turn(request: Request):
     store = shared_store if SHARED else s["store"]
     s["messages"].append({"role": "user", "content": body["message"]})
 
+    model = body.get("model", MODEL)
+    # Token usage in the stream only when traced: the instrumentation records it from there.
+    extra = {"stream_options": {"include_usage": True}} if telemetry else {}
+
     async def events():
+        if telemetry is None:
+            async for e in loop():
+                yield e
+            return
+        with telemetry.invoke_local_agent(agent_name="memory-agent", request_model=model) as agent:
+            agent.conversation_id = body["session"]
+            async for e in loop():
+                yield e
+
+    def tool(name: str, call_id: str, args: dict) -> str:
+        if telemetry is None:
+            return run_tool(store, name, args)
+        with telemetry.tool(name) as t:
+            t.tool_call_id = call_id
+            return run_tool(store, name, args)
+
+    async def loop():
         for calls in range(1, 33):
-            stream = await client.chat.completions.create(model=MODEL, messages=s["messages"], tools=TOOLS, stream=True)
+            stream = await client.chat.completions.create(model=model, messages=s["messages"], tools=TOOLS, stream=True, **extra)
             text, pending = "", {}
             async for chunk in stream:
                 if not chunk.choices:
@@ -79,7 +122,7 @@ async def turn(request: Request):
             calls_out = [{"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in pending.values()]
             s["messages"].append({"role": "assistant", "content": None, "tool_calls": calls_out})
             for c in pending.values():
-                result = run_tool(store, c["name"], json.loads(c["arguments"] or "{}"))
+                result = tool(c["name"], c["id"], json.loads(c["arguments"] or "{}"))
                 s["messages"].append({"role": "tool", "tool_call_id": c["id"], "content": result})
         yield f"data: {json.dumps({'error': 'too many tool rounds'})}\n\n"
 

@@ -28,6 +28,31 @@ pub struct CompareOptions {
     pub fail_on: Vec<(String, f64)>,
     /// Record both sides in this history database, linked as a pair.
     pub history: Option<std::path::PathBuf>,
+    /// A recorded workload for one side only (base, branch), over the config's.
+    pub side_workloads: [Option<experiment::WorkloadSettings>; 2],
+    /// Compare sides that replayed different workloads (refused otherwise).
+    pub allow_different_workloads: bool,
+}
+
+/// Two sides that replayed different recordings are not the same experiment: refused,
+/// unless the caller says they mean it.
+pub fn same_workload(base: &StepResult, branch: &StepResult, allowed: bool) -> anyhow::Result<()> {
+    let print = |r: &StepResult| r.workload.as_ref().map(|w| w.sha256.clone());
+    let (a, b) = (print(base), print(branch));
+    if a == b || allowed {
+        return Ok(());
+    }
+    let name = |p: &Option<String>| {
+        p.as_deref()
+            .map_or("no workload (the session file)".to_string(), |s| {
+                format!("workload {}", &s[..s.len().min(12)])
+            })
+    };
+    anyhow::bail!(
+        "base ran {} and branch ran {}: their numbers are not comparable; replay the same workload on both, or pass --allow-different-workloads",
+        name(&a),
+        name(&b)
+    )
 }
 
 /// `p99_session_ms>+10%,peak_threads>+0` → gates.
@@ -72,6 +97,9 @@ pub async fn run_compare(
                     c.cwd = w.dirs[side].clone();
                 }
                 o.concurrency = Some(level);
+                if let Some(w) = &opts.side_workloads[side] {
+                    o.workload = Some(w.clone());
+                }
                 let step = run_step(&c, &o).await?;
                 eprintln!(
                     "  rep {} · {} sessions · {:<6} → {} (p99 {} ms, {} threads)",
@@ -85,6 +113,10 @@ pub async fn run_compare(
                     step.result.peak_threads
                 );
                 samples[li][side].push(step.result);
+            }
+            let [base, branch] = &samples[li];
+            if let (Some(a), Some(b)) = (base.last(), branch.last()) {
+                same_workload(a, b, opts.allow_different_workloads)?;
             }
         }
     }
@@ -179,5 +211,34 @@ mod tests {
         assert!(parse_fail_on("p99_session_ms<5")
             .unwrap_err()
             .contains("METRIC>+PERCENT%"));
+    }
+}
+
+#[cfg(test)]
+mod workload_tests {
+    use super::*;
+
+    #[test]
+    fn sides_of_different_workloads_are_refused_unless_allowed() {
+        let with = |sha: &str| StepResult {
+            workload: Some(result::Replayed {
+                sha256: sha.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(same_workload(&with("aa"), &with("aa"), false).is_ok());
+        let e = same_workload(&with("aa"), &with("bb"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("base ran workload aa and branch ran workload bb"),
+            "{e}"
+        );
+        let e = same_workload(&StepResult::default(), &with("bb"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no workload (the session file)"), "{e}");
+        assert!(same_workload(&with("aa"), &with("bb"), true).is_ok());
     }
 }

@@ -107,6 +107,8 @@ pub struct Config {
     /// With replicas: one process that runs `{{replicas}}` workers itself (a server that
     /// takes a worker count), instead of one process a replica.
     pub replicas_command: Option<Vec<String>>,
+    /// `[workload]`: a recorded workload replayed (see `replay`).
+    pub workload: Option<crate::replay::WorkloadSettings>,
 }
 
 impl Config {

@@ -1,12 +1,14 @@
 //! Reads `plimsoll.toml` — a whole experiment: the system under test and how it is ready,
 //! the mock's scenario and seed, the session file, the load of a step, thresholds, the
-//! budget, services, probes and arms — into one typed [`Config`], every mistake an error
+//! budget, services, probes, arms and a recorded workload to replay — into one typed [`Config`], every mistake an error
 //! naming the file, the line and the fix. It runs nothing.
 
 pub mod config;
 pub mod parts;
 mod raw;
 mod read;
+pub mod replay;
 
 pub use config::{Config, ConfigError, ReadyKind};
 pub use parts::{Arm, Service, Watch};
+pub use replay::WorkloadSettings;

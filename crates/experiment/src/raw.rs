@@ -26,6 +26,16 @@ pub(crate) struct Raw {
     pub(crate) probe: Vec<Spanned<crate::parts::RawProbe>>,
     #[serde(default)]
     pub(crate) arm: Vec<crate::parts::RawArm>,
+    pub(crate) workload: Option<RawWorkload>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawWorkload {
+    pub(crate) file: String,
+    pub(crate) replay: Option<Spanned<String>>,
+    pub(crate) speed: Option<Spanned<f64>>,
+    pub(crate) prompts: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]

@@ -124,6 +124,7 @@ impl Config {
             peak_rss_mb,
             harness_lag_ms,
             budget: raw.budget,
+            workload: crate::replay::read(raw.workload.as_ref(), &r.spans, |p| r.rel(p))?,
         };
         step(&r, &raw.step, &mut c)?;
         Ok(c)

@@ -93,7 +93,32 @@ enum Command {
     /// Benchmarks of Plimsoll's own parts.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
+    /// Load shaped like production: a workload from your agent's OpenTelemetry traces or conversation logs, to replay with run and ramp.
+    #[command(subcommand, after_help = WORKLOAD_HELP)]
+    Workload(cmd::workload::WorkloadCommand),
 }
+
+const WORKLOAD_HELP: &str = "From \"my agent emits OpenTelemetry\" to a ramp:
+  1. Export your agent's spans as OTLP JSON: the collector's file exporter
+     (exporters: file: path: traces.jsonl), or in Python the SDK's
+     opentelemetry-exporter-otlp-json-file (FileSpanExporter). The GenAI conventions are
+     what is read: gen_ai.operation.name (invoke_agent, chat, execute_tool),
+     gen_ai.conversation.id, gen_ai.usage.input_tokens / output_tokens,
+     gen_ai.request.model, gen_ai.tool.name. Or write JSONL conversations:
+     {\"session\": \"a\", \"messages\": [{\"role\": \"user\", \"content\": \"…\", \"timestamp\": 1767225600.5}, …]}
+  2. plimsoll workload from-traces traces.jsonl -o workload.json
+     (prints the distributions: turns per session, calls per turn, tokens, tool and think time)
+  3. In plimsoll.toml:  [workload]  file = \"workload.json\"   (or --workload on run/ramp)
+     and put {{prompt}} in the session's user message: the recorded size of each turn's
+     message, as filler (--prompts recorded sends recorded text where there is some).
+  4. plimsoll run --replay exact --speed 1      every recorded session once, at its recorded start
+     plimsoll run -c 40                          sampled: 40 sessions drawn with the seed
+     plimsoll ramp --cpus 1                      a ladder of sampled replays
+The mock answers each session's calls as recorded (output lengths, the tools asked for,
+in order); sessions send their turns with the recorded think times. RESULT carries the
+workload's fingerprint and how faithfully the system followed the recording.
+
+Example: examples/openai-agent/traces (a real trace of the openai-agent example).";
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
@@ -111,6 +136,7 @@ fn main() -> ExitCode {
         Command::History { db, limit } => cmd::history::list(&db, limit),
         Command::Report { run, db, out } => cmd::history::report(&db, run, out.as_deref()),
         Command::Bench(c) => cmd::bench::run(c),
+        Command::Workload(c) => cmd::workload::run(c),
         Command::Watchdog => {
             guard::watch(std::io::stdin().lock());
             Ok(0)

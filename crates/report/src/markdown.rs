@@ -61,6 +61,12 @@ pub fn ladder(doc: &LadderDoc) -> String {
             s.push_str(&format!("- {l}\n"));
         }
     }
+    if let Some(w) = steps.iter().find_map(|r| r.workload.as_ref()) {
+        s.push_str("\n## Workload replayed\n\nEvery level replayed this recording (its sessions drawn with the seed); each step's own fidelity is in its RESULT.\n\n");
+        for l in crate::workload::lines(w).iter().take(1) {
+            s.push_str(&format!("- {l}\n"));
+        }
+    }
     if let Some(t) = crate::table::requests(steps) {
         s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");
         s.push_str(&t);

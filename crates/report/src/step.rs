@@ -79,6 +79,9 @@ fn head(step: &StepReport) -> Vec<String> {
 /// A line for each part of the RESULT that has something to say.
 fn parts(r: &StepResult) -> Vec<String> {
     let mut out = the_llm_side(r);
+    if let Some(w) = &r.workload {
+        out.extend(crate::workload::lines(w));
+    }
     out.extend(sessions_held(r));
     out.extend(around_the_sut(r));
     out.extend(requests_and_log(r));

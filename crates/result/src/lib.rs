@@ -19,6 +19,7 @@ pub mod soak;
 pub mod step;
 pub mod sweep;
 pub mod trust;
+pub mod workload;
 
 pub use budget::{Breach, Budget};
 pub use findings::StepReport;
@@ -26,6 +27,7 @@ pub use kinds::{Bound, Confidence, Outcome, Standing, StepState, WallKind};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
 pub use trust::{ColdStart, Interference, RateCheck};
+pub use workload::{Fit, Replayed};
 
 /// A document as its file holds it: keys in alphabetical order (as every document has
 /// been written, through a JSON value), indented.

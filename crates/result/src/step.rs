@@ -171,6 +171,10 @@ pub struct StepResult {
     /// A bus step (`[[role]]` in session.toml): what was published and delivered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bus: Option<Bus>,
+    /// A recorded workload replayed (`[workload]`, `--workload`): its fingerprint and
+    /// how faithfully it was followed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::workload::Replayed>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

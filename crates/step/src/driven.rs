@@ -161,6 +161,7 @@ fn drive_options(
         shard: None,
         start_at: None,
         name_prefix: String::new(),
+        replay: rig.replay.clone(),
     }
 }
 
@@ -224,12 +225,20 @@ pub(crate) async fn run(
         c.remove();
     }
     let report = driven?;
+    let think_late = report.think_late_us.clone();
     let mut m = measured(report, session, &opts_d, opts, &capped, window);
     m.harness_cpu_sec = harness_cpu;
     m.throttled = throttled;
     m.pressure = pressure;
     m.probe = probe_answers;
-    Ok(judge(cfg, rig, probe, died, stopped, m).await)
+    let replayed = rig
+        .replay
+        .as_ref()
+        .zip(rig.mock.app.replay.as_ref())
+        .map(|(r, mock)| crate::replayed::figures(r, &mock.played(), &think_late));
+    let mut report = judge(cfg, rig, probe, died, stopped, m).await;
+    report.result.workload = replayed;
+    Ok(report)
 }
 
 /// After the sessions: a soak's drain (no load, the series still running, to see what
@@ -260,7 +269,10 @@ fn measured(
     capped: &Capped,
     window: Window,
 ) -> Measured {
-    let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
+    let think_per_session = match &opts_d.replay {
+        Some(r) => crate::replayed::think_per_session(r, opts_d.concurrency),
+        None => session.think_ms * session.turns.saturating_sub(1) as f64,
+    };
     Measured {
         sessions_ok: report.sessions_ok,
         sessions_failed: report.sessions_failed,
@@ -289,7 +301,8 @@ fn measured(
         full_load: report.full_load.map(|f| (f, window.offset_s)),
         drive_window: Some((window.offset_s, window.end_s)),
         resident: opts_d.resident.map(|_| report.resident),
-        session_turns: Some(session.turns),
+        // A replayed session runs its recorded turns, not the session file's.
+        session_turns: opts_d.replay.is_none().then_some(session.turns),
         slow: opts_d.slow.map(|(share, bps)| result::Slow {
             share,
             read_bps: bps,

@@ -64,10 +64,15 @@ pub(crate) async fn judge(
     m: Measured,
 ) -> StepReport {
     probe.window = m.load_window();
+    let replay = rig.replay.clone();
+    let think = |name: &str| match &replay {
+        Some(r) => crate::replayed::think_of(r, name),
+        None => m.think_ms_per_session,
+    };
     let side = MockSide::read(
         &rig.mock.app.stats.snapshot(),
         &rig.mock.app.ledger_summary(),
-        m.think_ms_per_session,
+        &think,
         &m.failed_sessions,
     );
     let connections = crate::conns::connections(&probe, m.drive_window, &|p| rig.peer(p));

@@ -22,6 +22,7 @@ mod measured;
 mod mock_side;
 pub mod options;
 mod rates;
+mod replayed;
 mod responsive;
 mod rig;
 pub mod sharded;

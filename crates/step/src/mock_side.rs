@@ -86,10 +86,11 @@ fn provider_of(ledger: &Summary) -> Option<result::Provider> {
 }
 
 impl MockSide {
+    /// `think` is a session's think time, by its name (a replayed session has its own).
     pub(crate) fn read(
         timing: &mock::TimingSnapshot,
         ledger: &Summary,
-        think_ms: f64,
+        think: &dyn Fn(&str) -> f64,
         failed: &std::collections::HashSet<String>,
     ) -> MockSide {
         let t = &ledger.totals;
@@ -99,7 +100,7 @@ impl MockSide {
             tokens_out: t.output_tokens,
             injected: t.injected_failures.total(),
             violations: t.integrity_violations,
-            ideal_ms: ideal_session_ms(&ledger.sessions, think_ms, failed),
+            ideal_ms: ideal_session_ms_by(&ledger.sessions, think, failed),
             violation_list: ledger
                 .violations
                 .iter()
@@ -124,15 +125,25 @@ impl MockSide {
 /// The median over the sessions that went through of the provider's unloaded time for
 /// them, plus think time: a failed session asked the provider for less than a session
 /// does (with most sessions failing early, the median would be one call).
+#[cfg(test)]
 fn ideal_session_ms(
     sessions: &BTreeMap<String, SessionSummary>,
     think_ms: f64,
     failed: &std::collections::HashSet<String>,
 ) -> Option<f64> {
+    ideal_session_ms_by(sessions, &|_| think_ms, failed)
+}
+
+/// The same with each session's own think time.
+fn ideal_session_ms_by(
+    sessions: &BTreeMap<String, SessionSummary>,
+    think: &dyn Fn(&str) -> f64,
+    failed: &std::collections::HashSet<String>,
+) -> Option<f64> {
     let mut ideal: Vec<f64> = sessions
         .iter()
         .filter(|(k, _)| k.as_str() != ANONYMOUS && !failed.contains(k.as_str()))
-        .map(|(_, v)| v.llm_ms + think_ms)
+        .map(|(k, v)| v.llm_ms + think(k))
         .collect();
     ideal.sort_by(f64::total_cmp);
     (!ideal.is_empty()).then(|| round2(ideal[ideal.len() / 2]))

@@ -36,4 +36,6 @@ pub struct StepOptions {
     pub arm: Option<String>,
     /// Session axes set over the session file (`--set messages=150`, a sweep's point).
     pub set: Vec<(String, f64)>,
+    /// A recorded workload to replay (overrides `[workload]`).
+    pub workload: Option<experiment::WorkloadSettings>,
 }

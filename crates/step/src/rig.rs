@@ -12,11 +12,17 @@ pub(crate) struct Rig {
     pub env: Vec<(String, String)>,
     pub concurrency: usize,
     pub deps: crate::deps::Deps,
+    /// A recorded workload replayed: the mock answers by it, the driver paces by it.
+    pub replay: Option<std::sync::Arc<workload::Replay>>,
     me: String,
 }
 
 impl Rig {
-    pub async fn start(cfg: &Config, concurrency: usize) -> anyhow::Result<Rig> {
+    pub async fn start(
+        cfg: &Config,
+        concurrency: usize,
+        replay: Option<std::sync::Arc<workload::Replay>>,
+    ) -> anyhow::Result<Rig> {
         let mut scenario = match &cfg.scenario {
             Some(p) => mock::Scenario::load(p)?,
             None => mock::Scenario::default(),
@@ -27,6 +33,7 @@ impl Rig {
         let mock = mock::MockServer::start(mock::MockOptions {
             scenario,
             seed: Some(cfg.seed),
+            replay: replay.clone(),
             ..Default::default()
         })
         .await
@@ -48,6 +55,7 @@ impl Rig {
             env: Vec::new(),
             concurrency,
             deps: crate::deps::Deps::default(),
+            replay,
             me,
         };
         let deps = crate::deps::Deps::start(cfg, &|s| rig.fill(s)).await?;

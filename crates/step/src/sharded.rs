@@ -195,6 +195,7 @@ fn drive_options(
         shard: Some((plan.index, plan.count)),
         start_at,
         name_prefix: format!("r{:08x}-", tag as u32),
+        replay: None,
     }
 }
 

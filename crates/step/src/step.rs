@@ -19,7 +19,7 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
             &armed
         }
     };
-    let concurrency = opts.concurrency.unwrap_or(cfg.concurrency);
+    let (replay, concurrency) = crate::replayed::plan(cfg, opts)?;
     let harness = match (&opts.harness, &cfg.harness) {
         (Some(line), _) => Some(vec!["sh".to_string(), "-c".to_string(), line.clone()]),
         (None, Some(cmd)) => Some(cmd.clone()),
@@ -75,7 +75,7 @@ pub async fn run_step(cfg: &Config, opts: &StepOptions) -> anyhow::Result<StepRe
     if harness.is_some() && cfg.replicas > 1 {
         anyhow::bail!("replicas ({}) need Plimsoll to drive the sessions, to spread them over the replicas; a harness drives its own (leave out --harness, or the replicas)", cfg.replicas);
     }
-    let rig = Rig::start(cfg, concurrency).await?;
+    let rig = Rig::start(cfg, concurrency, replay).await?;
     match (harness, session) {
         (Some(cmd), _) => crate::harness::run(cfg, opts, rig, cmd).await,
         (None, Some(session)) => crate::driven::run(cfg, opts, rig, &session).await,

@@ -55,6 +55,7 @@ pub(super) fn report(
         }
     }
     DriveReport {
+        think_late_us: hist(),
         sessions_ok: ok,
         sessions_failed: failed.len() as u64,
         turns: bus.delivered,

@@ -34,7 +34,12 @@ pub(super) async fn arrive(
             let mut tasks = JoinSet::new();
             for i in (0..opts.concurrency).filter(|i| in_shard(*i, opts.shard)) {
                 // Closed model: everyone starts now. Open model: session i is due at i × interval.
-                let intended = interval.map_or(t0, |iv| t0 + iv * i as u32);
+                // An exact replay: when the recorded session started (time-scaled).
+                let recorded = opts.replay.as_ref().and_then(|r| r.start_ms(i));
+                let intended = match recorded {
+                    Some(ms) => t0 + Duration::from_secs_f64(ms / 1000.0),
+                    None => interval.map_or(t0, |iv| t0 + iv * i as u32),
+                };
                 tokio::time::sleep_until(intended).await;
                 let (spec, rec, opts, port) =
                     (spec.clone(), rec.clone(), opts.clone(), port.clone());

@@ -7,12 +7,13 @@
 //! and SSE (setup, turn and teardown requests, each sent by `http_turn`), `talk` for the
 //! sessions that keep one link — `ws`, `chat` (an OpenAI or Anthropic chat client) and
 //! `raw` (a TCP or Unix socket) — each behind the `talk::Link` trait. `vars` is a
-//! session's values. What they record goes into `run::Recorder`; a bus step goes to
+//! session's values (a replayed turn's words among them), `pace` its turns and pauses. What they record goes into `run::Recorder`; a bus step goes to
 //! `crate::bus`. Reading session files is `spec`'s business.
 
 mod arrivals;
 mod chat;
 mod http_turn;
+mod pace;
 mod raw;
 mod resident;
 mod sequence;

@@ -4,6 +4,7 @@
 //! value appears, checked, and its extracts kept for the requests that follow.
 
 use super::http_turn::{send, status_ok, HttpReply, Outgoing};
+use super::pace;
 use super::vars::{Ctx, Vars};
 use crate::address::target;
 use crate::checks::{check_one, extract, last_json, reply_json};
@@ -61,10 +62,8 @@ pub(super) async fn turns(
     base: &Ctx<'_>,
 ) -> Result<(), (String, String)> {
     let recorder = base.recorder;
-    for turn in 1..=spec.turns {
-        if turn > 1 && spec.think_ms > 0.0 {
-            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
-        }
+    for turn in 1..=pace::turns(spec, vars) {
+        pace::think(spec, vars, turn, recorder).await;
         let began = Instant::now();
         let mut first = None;
         let mut streamed = false;

@@ -29,6 +29,7 @@ pub(super) async fn run_session(
     let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
     let slow = opts.slow.filter(|(share, _)| is_slow(i, *share));
     vars.pace_bps = slow.map(|(_, bps)| bps);
+    vars.replay = opts.replay.clone().map(|r| (r, i));
     let ctx = Ctx {
         recorder,
         allow_remote: opts.allow_remote,

@@ -4,6 +4,7 @@
 //! hyperfine's `Executor` sits between a benchmark and how its command runs), in `ws`,
 //! `chat` and `raw`. Sessions of HTTP or SSE requests are `sequence`'s business.
 
+use super::pace;
 use super::sequence::unset_message;
 use super::vars::{Ctx, Vars};
 use crate::checks::{check_one, extract};
@@ -63,12 +64,11 @@ pub(super) async fn talk(
     ctx: &Ctx<'_>,
     mut link: impl Link,
 ) -> Result<(), Failure> {
-    for turn in 1..=spec.turns {
-        if turn > 1 && spec.think_ms > 0.0 {
-            tokio::time::sleep(Duration::from_secs_f64(spec.think_ms / 1000.0)).await;
-        }
+    for turn in 1..=pace::turns(spec, vars) {
+        pace::think(spec, vars, turn, ctx.recorder).await;
         let mut values: Vec<(String, String)> = vars.values.clone();
         values.push(("turn".into(), turn.to_string()));
+        values.push(("prompt".into(), vars.prompt(turn)));
         let refs: Vec<(&str, &str)> = values
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))

@@ -16,6 +16,8 @@ pub(super) struct Vars {
     index: u64,
     /// Requests sent so far: each gets its own `{{request_uuid}}`.
     pub requests: u64,
+    /// A replayed workload and this session's index in it (see `pace`).
+    pub replay: Option<(std::sync::Arc<workload::Replay>, usize)>,
 }
 
 impl Vars {
@@ -28,6 +30,7 @@ impl Vars {
             seed,
             index: index as u64,
             requests: 0,
+            replay: None,
         }
     }
 
@@ -38,10 +41,19 @@ impl Vars {
         }
     }
 
+    /// The user's words of `turn` (`{{prompt}}`): empty unless a workload is replayed.
+    pub fn prompt(&self, turn: u32) -> String {
+        match &self.replay {
+            Some((r, i)) => r.prompt(*i, turn),
+            None => String::new(),
+        }
+    }
+
     /// Fills a template for one request (`{{request_uuid}}` is new for each request).
     pub fn filler(&self, turn: u32) -> Vec<(String, String)> {
         let mut v = self.values.clone();
         v.push(("turn".into(), turn.to_string()));
+        v.push(("prompt".into(), self.prompt(turn)));
         v.push((
             "request_uuid".into(),
             uuid(self.seed, self.index, self.requests),

@@ -42,6 +42,9 @@ pub struct DriveOptions {
     /// Put before every session's name (`{prefix}s{i}`): a SUT and a mock that outlive
     /// one run see new sessions in the next, not the last run's continued.
     pub name_prefix: String,
+    /// A recorded workload replayed: session `i` runs the turns, think times and prompt
+    /// sizes of the recorded session the replay gives it (and, exact, starts when it did).
+    pub replay: Option<Arc<workload::Replay>>,
 }
 
 /// Called once every resident is open, before any turn (the step reads the SUT's memory).

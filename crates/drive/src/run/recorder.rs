@@ -31,6 +31,7 @@ pub(crate) struct Recorder {
     /// here) and the rest.
     first_turn: Mutex<Histogram<u64>>,
     later_turn: Mutex<Histogram<u64>>,
+    think_late: Mutex<Histogram<u64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
@@ -52,6 +53,7 @@ impl Recorder {
             ttft: Mutex::new(hist()),
             first_turn: Mutex::new(hist()),
             later_turn: Mutex::new(hist()),
+            think_late: Mutex::new(hist()),
             errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
@@ -80,6 +82,11 @@ impl Recorder {
         }
         self.progress.turns.fetch_add(1, Relaxed);
         self.load.turn_done(began - self.t0, self.t0.elapsed());
+    }
+
+    /// A replayed pause that was meant to last `meant` ended after `took`.
+    pub(crate) fn think_done(&self, meant: Duration, took: Duration) {
+        record(&self.think_late, took.saturating_sub(meant));
     }
 
     fn request_stats(&self, name: &str, f: impl FnOnce(&mut RequestStats)) {
@@ -196,6 +203,7 @@ impl Recorder {
             sessions_planned: progress.sessions_ok.load(Relaxed)
                 + progress.sessions_failed.load(Relaxed),
             bus: None,
+            think_late_us: take(&self.think_late),
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct DriveReport {
     pub sessions_planned: u64,
     /// A bus step's account (`[[role]]` sessions).
     pub bus: Option<result::Bus>,
+    /// A replay's think times: how much later than recorded each pause ended.
+    pub think_late_us: Histogram<u64>,
 }
 
 #[derive(Debug, Clone)]

@@ -81,6 +81,7 @@ pub(super) const BUILTIN: &[&str] = &[
     "uuid",
     "request_uuid",
     "turn",
+    "prompt",
     "base",
     "ws_base",
     "port",

@@ -19,6 +19,7 @@ pub fn options(base: String, c: usize) -> DriveOptions {
         shard: None,
         start_at: None,
         name_prefix: String::new(),
+        replay: None,
         slow: None,
     }
 }

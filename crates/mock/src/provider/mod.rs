@@ -2,7 +2,8 @@
 //! one model is (`model.rs`), its scripted choreography (`script.rs`), the reply it
 //! decides (`reply.rs`) with its reasoning and seals (`thoughts.rs`), when each chunk is
 //! due (`timing.rs`), its embedding vectors (`embed.rs`), and the responses it stores for
-//! a later request to go on from (`chain.rs`).
+//! a later request to go on from (`chain.rs`), and the answers of a recorded workload
+//! replayed (`replay.rs`).
 //!
 //! What it says, never how: the bytes are `wire`'s, the sending is `serve`'s.
 
@@ -10,6 +11,7 @@ pub mod chain;
 pub mod embed;
 pub mod model;
 mod model_file;
+pub mod replay;
 pub mod reply;
 pub mod scenario;
 pub mod script;

@@ -225,7 +225,7 @@ fn scripted(
 }
 
 /// A tool call's id as the API names the mock's (`call_…`, `toolu_…`).
-fn call_id(api: Api, id: &str) -> String {
+pub(crate) fn call_id(api: Api, id: &str) -> String {
     format!("{}{id}", api.dialect().tool_call_prefix())
 }
 
@@ -248,7 +248,7 @@ fn tool_to_call(req: &Request) -> Option<&Tool> {
 }
 
 /// `n` words, each one token under the mock's token rule.
-fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
+pub(crate) fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
     let mut s = String::with_capacity(n as usize * 7);
     for i in 0..n {
         if i > 0 {
@@ -261,7 +261,7 @@ fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
 
 /// A value that satisfies the common parts of a JSON Schema: types, enums,
 /// required properties, nested objects and arrays.
-fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
+pub(crate) fn arguments_for(schema: &Value, rng: &mut ChaCha8Rng) -> Value {
     if let Some(first) = schema
         .get("enum")
         .and_then(Value::as_array)

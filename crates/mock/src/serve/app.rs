@@ -31,6 +31,8 @@ pub struct App {
     pub chains: crate::provider::chain::Chains,
     /// The barrier and file drop box of sharded runs.
     pub rendezvous: Rendezvous,
+    /// A recorded workload being replayed: its sessions are answered as recorded.
+    pub replay: Option<crate::provider::replay::Replaying>,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.

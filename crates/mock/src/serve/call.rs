@@ -14,7 +14,7 @@ use crate::hash::{content_hash, fnv1a};
 use crate::integrity::{oracle, reasoning};
 use crate::provider::model::{ModelSpec, ReasoningMode};
 use crate::provider::timing::Schedule;
-use crate::provider::{reply, thoughts};
+use crate::provider::{replay, reply, thoughts};
 use crate::pushback::state::{Held, Scopes};
 use crate::serve::app::App;
 use crate::serve::deliver::{self, Plan};
@@ -340,15 +340,28 @@ impl<'a> Call<'a> {
         let mut rng = ChaCha8Rng::seed_from_u64(seen.hash);
         let id = format!("{:016x}", fnv1a(seen.hash, b"id"));
         let created = app.created_unix();
-        let reply = reply::decide(
-            req,
-            spec,
-            &seen.session,
-            id,
-            created,
-            seen.seal_key,
-            &mut rng,
-        );
+        let replayed = app.replay.as_ref().and_then(|r| {
+            let ask = replay::Ask {
+                req,
+                spec,
+                session: &seen.session,
+                id: &id,
+                created,
+            };
+            r.answer(ask, &mut rng)
+        });
+        let reply = match replayed {
+            Some(r) => r,
+            None => reply::decide(
+                req,
+                spec,
+                &seen.session,
+                id,
+                created,
+                seen.seal_key,
+                &mut rng,
+            ),
+        };
         record_said(app, seen.session.key(), &reply);
         app.chains.keep(req, &reply);
         let output = reply.output_tokens;

@@ -28,6 +28,9 @@ pub struct MockOptions {
     pub seed: Option<u64>,
     pub max_body_bytes: usize,
     pub fixed_created: Option<u64>,
+    /// Answer the sessions of this replay as they were recorded (its choreography
+    /// replaces the scenario's scripts).
+    pub replay: Option<Arc<workload::Replay>>,
 }
 
 impl Default for MockOptions {
@@ -38,6 +41,7 @@ impl Default for MockOptions {
             seed: None,
             max_body_bytes: 32 << 20,
             fixed_created: None,
+            replay: None,
         }
     }
 }
@@ -131,12 +135,22 @@ impl MockServer {
         let addr = listener.local_addr()?;
         let seed = opts.seed.unwrap_or(opts.scenario.seed);
         let pushback = crate::pushback::state::Pushback::new(opts.scenario.sets_limits());
+        let mut scenario = opts.scenario;
+        if opts.replay.is_some() {
+            // The recording says which tools are called; a script's expectations (the
+            // oracle's echo check) would judge the replayed calls by another choreography.
+            for spec in std::iter::once(&mut scenario.defaults).chain(scenario.models.values_mut())
+            {
+                spec.script = Arc::new(Vec::new());
+            }
+        }
         let app = Arc::new(App {
+            replay: opts.replay.map(crate::provider::replay::Replaying::new),
             pushback,
             calls_by_model: Default::default(),
             chains: Default::default(),
             rendezvous: Default::default(),
-            scenario: opts.scenario,
+            scenario,
             seed,
             max_body_bytes: opts.max_body_bytes,
             fixed_created: opts.fixed_created,

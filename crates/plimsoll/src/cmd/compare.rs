@@ -49,6 +49,16 @@ pub struct CompareArgs {
     pub no_partition: bool,
     #[command(flatten)]
     pub cap: super::CapArgs,
+    /// Replay this workload on the base side (over [workload]).
+    #[arg(long, value_name = "FILE")]
+    pub base_workload: Option<PathBuf>,
+    /// Replay this workload on the branch side.
+    #[arg(long, value_name = "FILE")]
+    pub branch_workload: Option<PathBuf>,
+    /// Compare sides that replayed different workloads (refused otherwise: their numbers
+    /// describe different loads).
+    #[arg(long)]
+    pub allow_different_workloads: bool,
 }
 
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
@@ -104,6 +114,8 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
         step,
         fail_on,
         history: (!a.no_history).then_some(a.history.clone()),
+        side_workloads: side_workloads(&a, &cfg),
+        allow_different_workloads: a.allow_different_workloads,
     };
     let rt = super::runtime()?;
     let (doc, breaches) = rt.block_on(::compare::run_compare(&cfg, &opts, worktrees.as_ref()))?;
@@ -129,4 +141,26 @@ fn shell_join(words: &[String]) -> String {
         .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `--base-workload` / `--branch-workload`: each side's file, replayed as `[workload]` says.
+fn side_workloads(
+    a: &CompareArgs,
+    cfg: &experiment::Config,
+) -> [Option<experiment::WorkloadSettings>; 2] {
+    let base = cfg
+        .workload
+        .clone()
+        .unwrap_or(experiment::WorkloadSettings {
+            file: PathBuf::new(),
+            exact: false,
+            speed: 1.0,
+            recorded_prompts: false,
+        });
+    [&a.base_workload, &a.branch_workload].map(|f| {
+        f.clone().map(|file| experiment::WorkloadSettings {
+            file,
+            ..base.clone()
+        })
+    })
 }

@@ -43,6 +43,7 @@ pub fn run(a: MockArgs) -> anyhow::Result<u8> {
         seed: a.seed,
         max_body_bytes: a.max_body_mb.max(1) << 20,
         fixed_created: a.fixed_created,
+        replay: None,
     };
     mock::run::run(opts, a.workers, a.allow_remote)?;
     Ok(0)

@@ -15,6 +15,7 @@ pub mod mock;
 pub mod ramp;
 pub mod run;
 pub mod soak;
+pub mod workload;
 
 /// With two or more cores and unless switched off: Plimsoll pins itself (this thread,
 /// and so the runtime's threads built after it) to its own core(s) and returns the split,
@@ -87,6 +88,8 @@ pub struct LoadArgs {
     /// Set a session axis over the session file, e.g. messages=150 or pad=4096 (repeatable): turns, think_ms; a bus's messages, rate, subscribers, publishers, pad, settle_ms.
     #[arg(long, value_name = "NAME=V")]
     pub set: Vec<String>,
+    #[command(flatten)]
+    pub replay: workload::ReplayArgs,
 }
 
 impl LoadArgs {

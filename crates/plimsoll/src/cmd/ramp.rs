@@ -115,6 +115,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             probe_path: a.load.probe.clone(),
             slow: a.load.slow(),
             set: a.load.sets()?,
+            workload: a.load.replay.settings(&a.config)?,
             ..Default::default()
         },
         budget,

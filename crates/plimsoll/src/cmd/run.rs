@@ -144,6 +144,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         slow: a.load.slow(),
         arm: a.arm.clone(),
         set: a.load.sets()?,
+        workload: a.load.replay.settings(&a.config)?,
         ..Default::default()
     };
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;

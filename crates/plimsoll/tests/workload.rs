@@ -1,0 +1,105 @@
+//! A recorded workload replayed end to end: the example's real trace (24 sessions of the
+//! openai-agent example) replayed through the floor agent, exactly and sampled, with the
+//! mock answering as recorded and the driver pacing by the recording.
+
+mod common;
+use common::{root, BIN};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A floor agent whose user message carries `{{prompt}}`, a fast provider, and the
+/// example's workload.
+fn setup(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plimsoll-workload-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("scenario.toml"),
+        "seed = 2\n[defaults]\nttft_ms = 5\ntok_ms = 0.05\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("session.toml"),
+        "protocol = \"http\"\nurl = \"{{base}}/turn\"\nbody = '{\"session\": \"{{session}}\", \"message\": \"[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] {{prompt}}\"}'\n[headers]\ncontent-type = \"application/json\"\n",
+    )
+    .unwrap();
+    let workload = root().join("examples/openai-agent/traces/workload.json");
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        format!(
+            "[sut]\ncommand = [\"{{{{plimsoll}}}}\", \"floor\", \"--listen\", \"127.0.0.1:{{{{port}}}}\"]\nready_timeout_s = 10\nstop_grace_s = 2\n[mock]\nscenario = \"scenario.toml\"\n[step]\nconcurrency = 8\ntimeout_s = 120\n[workload]\nfile = {:?}\n",
+            workload.display()
+        ),
+    )
+    .unwrap();
+    dir.join("plimsoll.toml")
+}
+
+fn result(config: &PathBuf, extra: &[&str]) -> Value {
+    let out = std::process::Command::new(BIN)
+        .args(["run", "--no-partition", "--json", "--config"])
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no RESULT; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    serde_json::from_str(line).unwrap()
+}
+
+#[test]
+fn an_exact_replay_reproduces_calls_tools_tokens_and_think_times() {
+    let r = result(&setup("exact"), &["--replay", "exact", "--speed", "4"]);
+    let w = &r["workload"];
+    assert_eq!(r["outcome"], "ok", "{r}");
+    assert_eq!(r["integrity_violations"], 0, "{r}");
+    assert_eq!(
+        (r["concurrency"].as_u64(), w["mode"].as_str()),
+        (Some(24), Some("exact"))
+    );
+    // Every session: its calls per turn and its tools, in order, as recorded.
+    assert_eq!(w["sessions"], 24, "{w}");
+    assert_eq!(w["sessions_as_recorded"], 24, "{w}");
+    assert_eq!(w["calls"], w["calls_recorded"], "{w}");
+    assert_eq!(w["calls"], 220, "{w}");
+    let (out, rec) = (
+        w["output_tokens"].as_f64().unwrap(),
+        w["output_tokens_recorded"].as_f64().unwrap(),
+    );
+    assert!(
+        (out / rec - 1.0).abs() <= 0.01,
+        "output tokens {out} against {rec} recorded"
+    );
+    assert!(w["think_late_p99_ms"].as_f64().unwrap() <= 5.0, "{w}");
+    assert_eq!(
+        w["sha256"],
+        "350ffb58cc62ead2def2ca8b64a30d09da549c2bfa4709404cf0085a6f006836"
+    );
+}
+
+#[test]
+fn a_sampled_replay_keeps_the_recorded_shape_at_twice_the_sessions() {
+    // 48 sessions: two seeded shuffles of the 24 recorded ones, the longest twice.
+    let r = result(&setup("sampled"), &["-c", "48"]);
+    let w = &r["workload"];
+    assert_eq!(r["outcome"], "ok", "{r}");
+    assert_eq!(r["integrity_violations"], 0, "{r}");
+    assert_eq!(
+        (w["mode"].as_str(), w["sessions"].as_u64()),
+        (Some("sampled"), Some(48))
+    );
+    assert_eq!(w["calls"], 440, "{w}");
+    for name in ["turns_per_session", "calls_per_turn", "output_tokens"] {
+        let f = &w["fit"][name];
+        assert_eq!(f["same"], true, "{name}: {f}");
+        assert!(f["d"].as_f64().unwrap() <= 0.05, "{name}: {f}");
+    }
+}
