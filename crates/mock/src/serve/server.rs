@@ -131,7 +131,10 @@ impl MockServer {
         let addr = listener.local_addr()?;
         let seed = opts.seed.unwrap_or(opts.scenario.seed);
         let pushback = crate::pushback::state::Pushback::new(opts.scenario.sets_limits());
+        let prompt_cache = crate::cache::store::Store::new(opts.scenario.cache.capacity);
         let app = Arc::new(App {
+            prompt_cache,
+            epoch: tokio::time::Instant::now(),
             pushback,
             calls_by_model: Default::default(),
             chains: Default::default(),
