@@ -57,14 +57,16 @@ pub fn analyse(
             let per_s = c
                 .p50_session_ms
                 .map_or(0.0, |ms| turns_per_session / (ms / 1000.0).max(1e-9));
-            Some(crate::scaling::capacity(
+            let mut cap = crate::scaling::capacity(
                 c.rss_kb_per_session.max(0.0),
                 c.cpu_ms_per_turn.unwrap_or(0.0),
                 per_s,
                 gb,
                 cpus,
                 target,
-            ))
+            );
+            bill(&mut cap, c.cost.as_ref(), per_s);
+            Some(cap)
         }
         _ => None,
     };
@@ -85,6 +87,24 @@ pub fn analyse(
         harness_bound_steps: harness_bound,
         log: Some(crate::logs::findings(steps)),
     }
+}
+
+/// The provider's bill per hour beside the hosts: the target's sessions (or one host's)
+/// at the cost per turn measured at the line, when its models had prices.
+fn bill(cap: &mut result::ladder::Capacity, cost: Option<&result::Cost>, per_s: f64) {
+    let Some(c) = cost.filter(|c| !c.by_model.is_empty() && per_s > 0.0) else {
+        return;
+    };
+    let sessions = cap.target.map_or(cap.sessions_per_host, |t| t as f64);
+    if !sessions.is_finite() {
+        return;
+    }
+    let hour = crate::cost::bill_per_hour(c.per_turn, per_s, sessions);
+    cap.working.push(format!(
+        "provider's bill: {} {:.5} per turn × {per_s:.3} turns per session per second × 3600 s × {sessions:.0} sessions = {} {hour:.2} per hour (prices of {}, cache as measured)",
+        c.currency, c.per_turn, c.currency, c.prices_date
+    ));
+    cap.provider_bill_per_hour = Some(hour);
 }
 
 /// The knee the reports mark: where throughput stops scaling (the latency knee is kept

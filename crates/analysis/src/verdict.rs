@@ -334,6 +334,8 @@ pub(crate) mod tests {
             sched_delay_ms_per_s: None,
             provider: None,
             reasoning: None,
+            cache: None,
+            cost: None,
             log: None,
             scratch: None,
             resident: None,

@@ -26,6 +26,15 @@ pub(crate) struct Raw {
     pub(crate) probe: Vec<Spanned<crate::parts::RawProbe>>,
     #[serde(default)]
     pub(crate) arm: Vec<crate::parts::RawArm>,
+    #[serde(default)]
+    pub(crate) cost: RawCost,
+}
+
+/// `[cost]`: the price table (the shipped one when absent).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCost {
+    pub(crate) prices: Option<String>,
 }
 
 #[derive(Deserialize, Default)]

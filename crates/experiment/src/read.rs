@@ -124,6 +124,10 @@ impl Config {
             peak_rss_mb,
             harness_lag_ms,
             budget: raw.budget,
+            prices: match &raw.cost.prices {
+                Some(p) => std::sync::Arc::new(crate::prices::load(&r.rel(p))?),
+                None => std::sync::Arc::new(crate::prices::shipped()),
+            },
         };
         step(&r, &raw.step, &mut c)?;
         Ok(c)
