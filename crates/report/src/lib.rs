@@ -6,6 +6,7 @@
 pub mod arms;
 pub mod bus;
 pub mod check;
+pub mod cost;
 pub mod html;
 pub mod markdown;
 pub mod shards;
