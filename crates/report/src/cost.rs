@@ -1,7 +1,7 @@
 //! The prompt cache and the provider's bill in words: a step's lines on the terminal,
 //! `plimsoll check`'s plain-words account of a cache break and its fix, and a ladder's
-//! section of report.md and report.html (cost per session and hit share per level, the
-//! cache-break kinds with their excerpts). It reads RESULTs only.
+//! section of report.md and the pieces of report.html's (cost per session and hit share
+//! per level, the cache-break kinds with their excerpts). It reads RESULTs only.
 
 use crate::svg::{Chart, Series};
 use result::{CacheBreakKind, CacheReport, Cost, StepResult};
@@ -231,24 +231,24 @@ pub fn charts(steps: &[StepResult]) -> Vec<Chart<'static>> {
     out
 }
 
-/// The HTML section after the steps: the table and the break kinds.
-pub fn html(steps: &[StepResult]) -> String {
-    let Some(t) = table(steps) else {
-        return String::new();
-    };
-    let mut out = format!("<h2>LLM cost and prompt cache</h2><p class=\"how\">What one session's LLM calls cost at the price table's prices; hit share is input tokens read from the provider's cache, could hit what a cache-friendly client would have read; a cache break is a prompt that threw away what the provider had cached.</p>{}", crate::html::markdown_table(&t));
+/// The words above the section's table, in HTML.
+pub const HOW_HTML: &str = "What one session's LLM calls cost at the price table's prices; hit share is input tokens read from the provider's cache, could hit what a cache-friendly client would have read; a cache break is a prompt that threw away what the provider had cached.";
+
+/// The cache-break kinds as an HTML list, each with its fix ("" when there are none).
+pub fn break_kinds_html(steps: &[StepResult]) -> String {
     let kinds = break_kinds(steps);
-    if !kinds.is_empty() {
-        out.push_str("<h3>Cache breaks by kind</h3><ul>");
-        for k in &kinds {
-            out.push_str(&format!(
-                "<li>{} <i>Fix: {}.</i></li>",
-                crate::svg::esc(&break_line(k)),
-                crate::svg::esc(fix(&k.kind))
-            ));
-        }
-        out.push_str("</ul>");
+    if kinds.is_empty() {
+        return String::new();
     }
+    let mut out = String::from("<h3>Cache breaks by kind</h3><ul>");
+    for k in &kinds {
+        out.push_str(&format!(
+            "<li>{} <i>Fix: {}.</i></li>",
+            crate::svg::esc(&break_line(k)),
+            crate::svg::esc(fix(&k.kind))
+        ));
+    }
+    out.push_str("</ul>");
     out
 }
 
