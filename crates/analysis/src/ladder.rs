@@ -151,3 +151,44 @@ fn usl_reading(
     }
     UslReading::Fitted(u)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_projection_adds_the_providers_bill_at_the_line() {
+        let mut s = crate::verdict::tests::step(10, 10.0, 1.1, 0.2);
+        s.cost = Some(result::Cost {
+            per_turn: 0.002,
+            currency: "USD".into(),
+            prices_date: "2026-11-24".into(),
+            by_model: [("m".to_string(), result::ModelTokens::default())].into(),
+            ..Default::default()
+        });
+        let projection = Projection {
+            host: Some((64.0, 16.0)),
+            target: Some(1000),
+        };
+        let a = analyse(
+            &[s.clone()],
+            &[None],
+            &crate::Budget::default(),
+            projection,
+            false,
+        );
+        let c = a.capacity.expect("a projection");
+        // 3 turns a session in a p50 session of 1.1 s; 1,000 sessions at $0.002 a turn.
+        let hour = 0.002 * (3.0 / 1.1) * 3600.0 * 1000.0;
+        assert!(
+            (c.provider_bill_per_hour.unwrap() - hour).abs() < 0.01,
+            "{c:?}"
+        );
+        let line = c.working.last().unwrap();
+        assert!(line.starts_with("provider's bill: USD 0.00200 per turn × 2.727 turns per session per second × 3600 s × 1000 sessions = USD 19636.36 per hour"), "{line}");
+        // Without prices, no bill.
+        s.cost = None;
+        let a = analyse(&[s], &[None], &crate::Budget::default(), projection, false);
+        assert_eq!(a.capacity.unwrap().provider_bill_per_hour, None);
+    }
+}

@@ -256,6 +256,61 @@ pub fn break_kinds_html(steps: &[StepResult]) -> String {
 mod tests {
     use super::*;
 
+    fn step(n: usize, per_session: f64, hit: f64) -> StepResult {
+        StepResult {
+            concurrency: n,
+            cache: Some(CacheReport {
+                breaks: 3,
+                break_kinds: vec![CacheBreakKind {
+                    kind: "system_changed".into(),
+                    count: 3,
+                    part: "system message".into(),
+                    char: 55,
+                    before: "…at 18:41:07Z…".into(),
+                    after: "…at 18:41:09Z…".into(),
+                    lost_tokens: 2048,
+                    session: "s1".into(),
+                    turn: 2,
+                }],
+                hit_share: hit,
+                could_hit_share: 0.9,
+                ..Default::default()
+            }),
+            cost: Some(Cost {
+                per_session,
+                per_1000_sessions: per_session * 1000.0,
+                perfect_per_session: 0.05,
+                currency: "USD".into(),
+                by_model: [("m".to_string(), Default::default())].into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_ladder_shows_cost_and_hit_share_per_level_and_the_break_kinds() {
+        let steps = [step(2, 0.4, 0.01), step(4, 0.41, 0.012)];
+        let md = markdown(&steps).unwrap();
+        assert!(
+            md.contains("| 2 | $0.400 | $400.00 | $0.0500 | 1.0 % | 90.0 % | 3 |"),
+            "{md}"
+        );
+        assert!(md.contains("- 6 × system_changed — system message, char 55: `…at 18:41:07Z…` before, `…at 18:41:09Z…` now"), "{md}");
+        assert!(
+            md.contains("Fix: keep the system message byte for byte the same"),
+            "{md}"
+        );
+        let titles: Vec<&str> = charts(&steps).iter().map(|c| c.title).collect();
+        assert_eq!(titles, ["LLM cost per session", "Prompt cache hit share"]);
+        assert!(
+            markdown(&[StepResult::default()]).is_none(),
+            "nothing without cost or cache"
+        );
+        let says = explain(&steps[0]);
+        assert!(says[0].starts_with("cache break (system_changed, 3 call(s)): the system message changed from one call to the next at character 55"), "{says:?}");
+    }
+
     #[test]
     fn money_keeps_three_significant_digits_below_one() {
         assert_eq!(money(0.0768, "USD"), "$0.0768");
