@@ -8,10 +8,18 @@ AGENT_BUG=shared_memory shares one store across sessions, on purpose.
 AGENT_THINKING=1 turns on extended thinking (the mock signs each thinking block and
 checks it comes back); AGENT_BUG=strip_thinking drops the thinking blocks from the
 history between tool rounds, on purpose: the bug dify#41092 and opencode#3077 fixed.
+AGENT_CACHE=1 gives it a long system prompt and uses Anthropic's prompt cache the usual
+way: a `cache_control` breakpoint on the system prompt, on the last tool and on the last
+block of the conversation (moved forward on every call), so each call reads what the one
+before it wrote. AGENT_BUG=timestamp plants the commonest cache bug on top: the current
+time in the system prompt, so no two calls share a prefix and every call pays for
+writing the cache again (plimsoll-cache.toml runs both).
 """
 
+import copy
 import json
 import os
+from datetime import datetime, timezone
 
 import anthropic
 import uvicorn
@@ -21,6 +29,13 @@ from fastapi.responses import StreamingResponse
 MODEL = os.environ.get("AGENT_MODEL", "memory")
 SHARED = os.environ.get("AGENT_BUG") == "shared_memory"
 STRIP = os.environ.get("AGENT_BUG") == "strip_thinking"
+CACHE = os.environ.get("AGENT_CACHE") == "1"
+TIMESTAMP = os.environ.get("AGENT_BUG") == "timestamp"
+EPHEMERAL = {"type": "ephemeral"}
+HOUSE_RULES = " ".join(
+    f"Rule {i}: store every value exactly as the user gave it, read it back before you answer, and say which fact it was."
+    for i in range(1, 121)
+)
 THINKING = {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 2048} \
     if os.environ.get("AGENT_THINKING") == "1" or STRIP else {"max_tokens": 1024}
 TOOLS = [
@@ -29,6 +44,35 @@ TOOLS = [
     {"name": "memory_get", "description": "read a stored value",
      "input_schema": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}},
 ]
+
+
+
+def system_prompt() -> list:
+    """The long, fixed system prompt, cached up to its end; with the planted bug it
+    opens with the current time, which changes on every call."""
+    opening = "You are a memory agent."
+    if TIMESTAMP:
+        opening += f" The time is {datetime.now(timezone.utc).isoformat(timespec='milliseconds')}."
+    return [{"type": "text", "text": f"{opening} {HOUSE_RULES}", "cache_control": EPHEMERAL}]
+
+
+def cached(messages: list) -> list:
+    """The conversation with a breakpoint on its last block (the history itself is kept
+    without one, so breakpoints never pile up past the API's four)."""
+    out = copy.deepcopy(messages)
+    last = out[-1]
+    if isinstance(last["content"], str):
+        last["content"] = [{"type": "text", "text": last["content"]}]
+    last["content"][-1]["cache_control"] = EPHEMERAL
+    return out
+
+
+def call_args(messages: list) -> dict:
+    if not CACHE:
+        return {"messages": messages, "tools": TOOLS}
+    tools = TOOLS[:-1] + [dict(TOOLS[-1], cache_control=EPHEMERAL)]
+    return {"system": system_prompt(), "messages": cached(messages), "tools": tools}
+
 
 app = FastAPI()
 client = anthropic.AsyncAnthropic()  # base URL and key come from the environment
@@ -59,7 +103,7 @@ async def turn(request: Request):
 
     async def events():
         for calls in range(1, 33):
-            async with client.messages.stream(model=MODEL, messages=s["messages"], tools=TOOLS, **THINKING) as stream:
+            async with client.messages.stream(model=MODEL, **call_args(s["messages"]), **THINKING) as stream:
                 async for text in stream.text_stream:
                     yield f"data: {json.dumps({'delta': text})}\n\n"
                 message = await stream.get_final_message()

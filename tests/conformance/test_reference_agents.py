@@ -2,25 +2,30 @@
 
 `plimsoll run` starts each agent fresh against its own mock, drives concurrent SSE
 sessions, and must report a clean step; with the planted shared-memory bug the
-integrity oracle must fail the step.
+integrity oracle must fail the step. With Anthropic's prompt cache in use the hit share
+rises and the provider's time to first token falls turn by turn; a timestamp planted in
+the system prompt breaks the cache on every call, named by kind, and costs what the
+price table predicts.
 """
 
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
 from conftest import BIN, ROOT
 
 
-def plimsoll_run(example, concurrency, **env):
+def plimsoll_run(example, concurrency, config="plimsoll.toml", **env):
     venv_bin = str(pathlib.Path(sys.executable).parent)
     full_env = {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), **env}
     p = subprocess.run(
-        [BIN, "run", "--config", str(ROOT / "examples" / example / "plimsoll.toml"), "--concurrency", str(concurrency)],
+        [BIN, "run", "--config", str(ROOT / "examples" / example / config), "--concurrency", str(concurrency)],
         capture_output=True, text=True, env=full_env, timeout=300,
     )
     lines = [line for line in p.stdout.splitlines() if line.startswith("RESULT ")]
@@ -95,3 +100,54 @@ def test_thinking_agent_passes_and_stripping_its_thinking_is_caught_at_every_lev
         assert r["sessions_failed"] == concurrency
         assert '"kind":"reasoning"' in err and 'dropped"' in err, err
         assert f"{concurrency} integrity violation(s) ({concurrency} reasoning: thinking blocks" in err
+
+
+def test_prompt_cache_warms_up_and_a_timestamp_in_the_system_prompt_breaks_it():
+    """10 turns of the agent with Anthropic's prompt cache in use: the hit share rises
+    turn by turn and the provider's time to first token falls with it, nothing breaks.
+    The same agent with the current time in its system prompt: ~0 % hits, every call a
+    cache break of kind system_changed showing the changing time, and a cost per session
+    higher by the factor the price table predicts (each token it read before it now
+    writes)."""
+    code, good, err = plimsoll_run("anthropic-agent", 2, config="plimsoll-cache.toml")
+    assert code in (0, 4), err
+    assert good["outcome"] == "ok" and good["turns"] == 20, good
+    turns = good["cache"]["by_turn"]
+    assert [t["turn"] for t in turns] == list(range(1, 11))
+    hits = [t["hit_share"] for t in turns]
+    ttft = [t["ttft_ms"] for t in turns]
+    assert all(b >= a - 0.01 for a, b in zip(hits, hits[1:])), hits
+    assert hits[0] < 0.9 < 0.97 < hits[-1], hits
+    assert all(b <= a + 1.0 for a, b in zip(ttft, ttft[1:])), ttft
+    assert ttft[-1] < ttft[0] - 15, ttft
+    assert good["cache"]["breaks"] == 0
+    assert "by turn: hit %" in err
+
+    code, bug, err = plimsoll_run("anthropic-agent", 2, config="plimsoll-cache.toml", AGENT_BUG="timestamp")
+    assert code in (0, 4), err
+    assert bug["outcome"] == "ok", bug
+    assert bug["cache"]["hit_share"] < 0.05, bug["cache"]
+    assert bug["cache"]["could_hit_share"] > 0.9
+    [kind] = bug["cache"]["break_kinds"]
+    assert (kind["kind"], kind["part"]) == ("system_changed", "system message")
+    assert kind["count"] == bug["cache"]["breaks"] >= 55  # every call after each session's first
+    stamp = r"\d\d:\d\d:\d\d\.\d{3}"
+    assert re.search(stamp, kind["before"]) and re.search(stamp, kind["after"]), kind
+    assert kind["before"] != kind["after"]
+    assert "system_changed — system message, char" in err
+    assert bug["cache"]["by_turn"][-1]["ttft_ms"] > turns[-1]["ttft_ms"] + 100
+
+    # What the price table predicts: the good run's tokens, every token it read from the
+    # cache written to it instead.
+    prices = tomllib.loads(subprocess.run([BIN, "prices"], capture_output=True, text=True, check=True).stdout)
+    p = prices["models"]["claude-sonnet-4-6"]
+    t = good["cost"]["by_model"]["claude-sonnet-4-6"]
+    uncached = t["input_tokens"] - t["read_tokens"] - t["write_5m_tokens"]
+    out = t["output_tokens"] * p["output"]
+    good_cost = t["read_tokens"] * p["cached_input"] + t["write_5m_tokens"] * p["cache_write"] + uncached * p["input"] + out
+    bug_cost = (t["read_tokens"] + t["write_5m_tokens"]) * p["cache_write"] + uncached * p["input"] + out
+    predicted = bug_cost / good_cost
+    measured = bug["cost"]["per_session"] / good["cost"]["per_session"]
+    assert predicted > 5
+    assert abs(measured / predicted - 1) < 0.03, (measured, predicted)
+    assert bug["cost"]["perfect_per_session"] < bug["cost"]["per_session"] / 5

@@ -1,7 +1,7 @@
 //! A comparison's document from its samples: verdicts per level and metric, ceilings,
 //! and the `--fail-on` gates that were breached.
 
-use crate::stats::{alpha_among, metric_of, request_metric, verdict_at, METRICS};
+use crate::stats::{alpha_among, metric_of, request_metric, verdict_at, COST_METRIC, METRICS};
 use result::compare::CompareLevel;
 use result::{Outcome, StepResult};
 use std::collections::BTreeMap;
@@ -16,10 +16,17 @@ pub struct Summary {
     pub breaches: Vec<String>,
 }
 
-/// The metrics compared at a level: the fixed ones, then the median latency of each
-/// named request either side's RESULTs carry.
+/// The metrics compared at a level: the fixed ones, the cost per session when either
+/// side's RESULTs carry one, then the median latency of each named request they carry.
 fn metric_names(samples: &[Vec<StepResult>; 2]) -> Vec<String> {
     let mut names: Vec<String> = METRICS.iter().map(|m| m.to_string()).collect();
+    if samples
+        .iter()
+        .flatten()
+        .any(|r| metric_of(r, COST_METRIC).is_some())
+    {
+        names.push(COST_METRIC.to_string());
+    }
     let mut requests: Vec<String> = samples
         .iter()
         .flatten()
@@ -84,7 +91,7 @@ pub fn summarise(
     // A gate on a figure no level had cannot pass silently (a misspelled request name).
     for (g, _) in fail_on.iter().filter(|(g, _)| g != "ceiling") {
         if !gated.contains(g) {
-            breaches.push(format!("--fail-on {g}: no level has this figure (a request of that name is not in the session?)"));
+            breaches.push(format!("--fail-on {g}: no level has this figure (a request of that name is not in the session, or no LLM call to price?)"));
         }
     }
     // Ceiling per side: the highest level where every repetition was clean.
@@ -133,6 +140,39 @@ mod tests {
             requests: [("wait".to_string(), q)].into(),
             ..StepResult::default()
         }
+    }
+
+    #[test]
+    fn cost_per_session_is_compared_and_gated() {
+        let priced = |per_session: f64| StepResult {
+            cost: Some(result::Cost {
+                per_session,
+                by_model: [("m".to_string(), result::ModelTokens::default())].into(),
+                ..Default::default()
+            }),
+            ..sample(100.0)
+        };
+        let base: Vec<StepResult> = (0..6).map(|_| priced(0.010)).collect();
+        let branch: Vec<StepResult> = (0..6).map(|_| priced(0.012)).collect();
+        let gate = vec![(COST_METRIC.to_string(), 0.10)];
+        let s = summarise(&[4], &[[base.clone(), branch]], &gate);
+        assert!((s.levels[0].metrics[COST_METRIC].ratio.unwrap() - 1.2).abs() < 1e-9);
+        assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
+        assert!(
+            s.breaches[0].starts_with("4 sessions: cost_per_session +20.0 %"),
+            "{:?}",
+            s.breaches
+        );
+        // Without prices there is nothing to gate, and the gate says so.
+        let s = summarise(&[4], &[[vec![sample(1.0)], vec![sample(1.0)]]], &gate);
+        assert!(
+            s.breaches[0].contains("no level has this figure"),
+            "{:?}",
+            s.breaches
+        );
+        assert!(summarise(&[4], &[[base.clone(), base]], &gate)
+            .breaches
+            .is_empty());
     }
 
     #[test]

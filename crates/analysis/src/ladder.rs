@@ -58,14 +58,16 @@ pub fn analyse(
             let per_s = c
                 .p50_session_ms
                 .map_or(0.0, |ms| turns_per_session / (ms / 1000.0).max(1e-9));
-            Some(crate::scaling::capacity(
+            let mut cap = crate::scaling::capacity(
                 c.rss_kb_per_session.max(0.0),
                 c.cpu_ms_per_turn.unwrap_or(0.0),
                 per_s,
                 gb,
                 cpus,
                 target,
-            ))
+            );
+            bill(&mut cap, c.cost.as_ref(), per_s);
+            Some(cap)
         }
         _ => None,
     };
@@ -86,6 +88,24 @@ pub fn analyse(
         harness_bound_steps: harness_bound,
         log: Some(crate::logs::findings(steps)),
     }
+}
+
+/// The provider's bill per hour beside the hosts: the target's sessions (or one host's)
+/// at the cost per turn measured at the line, when its models had prices.
+fn bill(cap: &mut result::ladder::Capacity, cost: Option<&result::Cost>, per_s: f64) {
+    let Some(c) = cost.filter(|c| !c.by_model.is_empty() && per_s > 0.0) else {
+        return;
+    };
+    let sessions = cap.target.map_or(cap.sessions_per_host, |t| t as f64);
+    if !sessions.is_finite() {
+        return;
+    }
+    let hour = crate::cost::bill_per_hour(c.per_turn, per_s, sessions);
+    cap.working.push(format!(
+        "provider's bill: {} {:.5} per turn × {per_s:.3} turns per session per second × 3600 s × {sessions:.0} sessions = {} {hour:.2} per hour (prices of {}, cache as measured)",
+        c.currency, c.per_turn, c.currency, c.prices_date
+    ));
+    cap.provider_bill_per_hour = Some(hour);
 }
 
 /// The knee the reports mark: where throughput stops scaling (the latency knee is kept
@@ -131,4 +151,53 @@ fn usl_reading(
         }
     }
     UslReading::Fitted(u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_projection_adds_the_providers_bill_at_the_line() {
+        let mut s = crate::verdict::tests::step(10, 10.0, 1.1, 0.2);
+        s.cost = Some(result::Cost {
+            per_turn: 0.002,
+            currency: "USD".into(),
+            prices_date: "2026-11-24".into(),
+            by_model: [("m".to_string(), result::ModelTokens::default())].into(),
+            ..Default::default()
+        });
+        let projection = Projection {
+            host: Some((64.0, 16.0)),
+            target: Some(1000),
+        };
+        let a = analyse(
+            &[s.clone()],
+            &[],
+            &[None],
+            &crate::Budget::default(),
+            projection,
+            false,
+        );
+        let c = a.capacity.expect("a projection");
+        // 3 turns a session in a p50 session of 1.1 s; 1,000 sessions at $0.002 a turn.
+        let hour = 0.002 * (3.0 / 1.1) * 3600.0 * 1000.0;
+        assert!(
+            (c.provider_bill_per_hour.unwrap() - hour).abs() < 0.01,
+            "{c:?}"
+        );
+        let line = c.working.last().unwrap();
+        assert!(line.starts_with("provider's bill: USD 0.00200 per turn × 2.727 turns per session per second × 3600 s × 1000 sessions = USD 19636.36 per hour"), "{line}");
+        // Without prices, no bill.
+        s.cost = None;
+        let a = analyse(
+            &[s],
+            &[],
+            &[None],
+            &crate::Budget::default(),
+            projection,
+            false,
+        );
+        assert_eq!(a.capacity.unwrap().provider_bill_per_hour, None);
+    }
 }

@@ -213,6 +213,7 @@ pub fn capacity(
         target,
         hosts,
         working,
+        provider_bill_per_hour: None,
     }
 }
 

@@ -109,12 +109,16 @@ pub fn alpha_among(n: usize) -> f64 {
     0.05 / n.max(1) as f64
 }
 
+/// The LLM provider's cost per session: compared when a side's RESULTs carry a cost.
+pub const COST_METRIC: &str = "cost_per_session";
+
 /// The compared metric of a named request: `requests.NAME.p50_ms`.
 pub fn request_metric(name: &str) -> String {
     format!("requests.{name}.p50_ms")
 }
 
-/// A metric's value in a RESULT: one of `METRICS`, or `requests.NAME.p50_ms`.
+/// A metric's value in a RESULT: one of `METRICS`, `cost_per_session`, or
+/// `requests.NAME.p50_ms`.
 pub fn metric_of(r: &StepResult, metric: &str) -> Option<f64> {
     if let Some(name) = metric
         .strip_prefix("requests.")
@@ -130,6 +134,11 @@ pub fn metric_of(r: &StepResult, metric: &str) -> Option<f64> {
         "rss_kb_per_session" => Some(r.rss_kb_per_session),
         "peak_threads" => Some(r.peak_threads as f64),
         "cpu_ms_per_turn" => r.cpu_ms_per_turn,
+        COST_METRIC => r
+            .cost
+            .as_ref()
+            .filter(|c| !c.by_model.is_empty())
+            .map(|c| c.per_session),
         _ => None,
     }
 }

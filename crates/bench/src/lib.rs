@@ -5,12 +5,14 @@
 //! `plimsoll bench mock` (`mock_bench`) starts the mock as a separate process (so its
 //! CPU and memory are its own), opens C concurrent streaming requests against it over
 //! loopback in a closed loop, and reports how closely the achieved timing follows the
-//! requested one, the chunk rate, the mock's CPU per chunk and its memory per open
-//! stream; `report` prints its table (machine fingerprint, each run, the median) or
+//! requested one, the chunk rate, the mock's CPU per chunk and per request (with a long
+//! shared system prompt and the prompt cache on or off, what caching costs the mock) and
+//! its memory per open stream (`mock_requests` writes the requests); `report` prints its table (machine fingerprint, each run, the median) or
 //! JSON. `plimsoll bench probe` (`probe_bench`) times samples of a child holding N idle
 //! threads and prints its own table. It owns no production code path.
 
 mod mock_bench;
+mod mock_requests;
 mod probe_bench;
 mod procfs;
 mod report;

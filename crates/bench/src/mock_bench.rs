@@ -1,5 +1,6 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
+use crate::mock_requests::{api_parts, system_prompt};
 use crate::procfs::{cpu_seconds, rss_kb};
 use anyhow::{bail, Context};
 use bytes::Bytes;
@@ -34,6 +35,11 @@ pub struct MockBenchOptions {
     /// Reasoning tokens per reply (0: none): Anthropic thinking streamed before the
     /// text, OpenAI reasoning hidden before it (with encrypted content in Responses).
     pub reasoning: u32,
+    /// A system prompt of this many tokens in every request, the same for all (0: none):
+    /// what the provider's prompt cache serves.
+    pub prompt_tokens: u32,
+    /// The mock's prompt cache on (as in every scenario by default) or off.
+    pub cache: bool,
     /// The `plimsoll` executable that serves the mock.
     pub exe: PathBuf,
 }
@@ -52,6 +58,9 @@ pub struct MockBenchResult {
     pub interval_err_max_ms: f64,
     pub chunks_per_s: f64,
     pub mock_cpu_us_per_chunk: f64,
+    /// The mock's CPU per completed request (what a request's parsing, prompt cache and
+    /// oracle cost beside its chunks).
+    pub mock_cpu_us_per_request: f64,
     /// The part spent in the mock's own code (user mode).
     pub mock_user_us_per_chunk: f64,
     /// The part spent in the kernel, mostly the loopback TCP send path.
@@ -76,54 +85,6 @@ struct Shared {
 
 fn hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 600_000_000, 3).expect("static bounds")
-}
-
-/// The path, the pattern that marks one delta event, and the body of request `n`.
-/// With `reasoning`, the request asks the model to reason, and Anthropic thinking
-/// deltas count as delta events beside text ones.
-fn api_parts(
-    api: &str,
-    n: usize,
-    reasoning: bool,
-) -> anyhow::Result<(&'static str, &'static [u8], String)> {
-    let prompt = format!("benchmark stream {n}: say something");
-    let mut parts = match api {
-        "chat" => (
-            "/v1/chat/completions",
-            &b"\"delta\":{\"content\""[..],
-            serde_json::json!({"model": "bench", "stream": true,
-                "messages": [{"role": "user", "content": prompt}]}),
-        ),
-        "responses" => (
-            "/v1/responses",
-            &b"\"type\":\"response.output_text.delta\""[..],
-            serde_json::json!({"model": "bench", "stream": true, "input": prompt}),
-        ),
-        "messages" => (
-            "/v1/messages",
-            &b"\"type\":\"text_delta\""[..],
-            serde_json::json!({"model": "bench", "stream": true, "max_tokens": 100000,
-                "messages": [{"role": "user", "content": prompt}]}),
-        ),
-        other => bail!("--api must be chat, responses or messages (got {other:?})"),
-    };
-    if reasoning {
-        let body = &mut parts.2;
-        match api {
-            "chat" => body["reasoning_effort"] = "medium".into(),
-            "responses" => {
-                body["reasoning"] = serde_json::json!({"effort": "medium"});
-                body["include"] = serde_json::json!(["reasoning.encrypted_content"]);
-                body["store"] = false.into();
-            }
-            _ => {
-                body["thinking"] = serde_json::json!({"type": "enabled", "budget_tokens": 50000});
-                // text_delta and thinking_delta alike.
-                parts.1 = b"\"delta\":{\"type\":\"t";
-            }
-        }
-    }
-    Ok((parts.0, parts.1, parts.2.to_string()))
 }
 
 /// Kills the mock process when dropped, whatever happened.
@@ -166,7 +127,7 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
     if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
     }
-    api_parts(&opts.api, 0, false)?;
+    api_parts(&opts.api, 0, false, "")?;
     let dir = std::env::temp_dir().join(format!("plimsoll-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let scenario = dir.join("scenario.toml");
@@ -184,6 +145,10 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
             "[provider]\nquota = { rpm = 1e9, tpm = 1e11, itpm = 1e11, otpm = 1e11 }\ncapacity = { max_in_flight = 1000000 }\n"
         } else {
             ""
+        } + if opts.cache {
+            ""
+        } else {
+            "[cache]\nenabled = false\n"
         },
     )?;
     let mut out = Vec::new();
@@ -348,6 +313,7 @@ fn result(
         interval_err_max_ms: ms(interval.max()),
         chunks_per_s: chunks / secs,
         mock_cpu_us_per_chunk: per_chunk(cpu),
+        mock_cpu_us_per_request: cpu * 1e6 / (shared.ok.load(Relaxed).max(1) as f64),
         mock_user_us_per_chunk: per_chunk(user),
         mock_sys_us_per_chunk: per_chunk(sys),
         mock_cpu_cores: cpu / secs,
@@ -415,9 +381,11 @@ async fn stream_loop(
     let mut seq = 0usize;
     let mut ttft_errs = Vec::with_capacity(4);
     let mut gap_errs = Vec::with_capacity(64);
+    let system = system_prompt(opts.prompt_tokens);
     while !shared.stop.load(Relaxed) {
         let (path, pattern, body) =
-            api_parts(&opts.api, n * 1_000_000 + seq, opts.reasoning > 0).expect("checked before");
+            api_parts(&opts.api, n * 1_000_000 + seq, opts.reasoning > 0, &system)
+                .expect("checked before");
         seq += 1;
         let recording_at_send = shared.recording.load(Relaxed);
         let seen = match post(&mut conn, path, Bytes::from(body), pattern).await {

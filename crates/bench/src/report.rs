@@ -29,6 +29,7 @@ const ROWS: &[Row] = &[
     ),
     ("chunks/s", |r| r.chunks_per_s, ""),
     ("mock CPU per chunk", |r| r.mock_cpu_us_per_chunk, "µs"),
+    ("mock CPU per request", |r| r.mock_cpu_us_per_request, "µs"),
     (
         "  of which user (mock code)",
         |r| r.mock_user_us_per_chunk,
@@ -68,7 +69,8 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
             "{}",
             serde_json::json!({"machine": crate::fingerprint(), "streams": opts.streams,
                 "ttft_ms": opts.ttft_ms, "tok_ms": opts.tok_ms, "tokens": opts.tokens,
-                "tokens_per_chunk": opts.tokens_per_chunk, "api": opts.api, "runs": runs})
+                "tokens_per_chunk": opts.tokens_per_chunk, "api": opts.api,
+                "prompt_tokens": opts.prompt_tokens, "cache": opts.cache, "runs": runs})
         );
         return Ok(());
     }
@@ -85,6 +87,13 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
         opts.window.as_secs_f64(),
         runs.len()
     );
+    if opts.prompt_tokens > 0 || !opts.cache {
+        println!(
+            "a {}-token system prompt shared by every request; the mock's prompt cache {}",
+            opts.prompt_tokens,
+            if opts.cache { "on" } else { "off" }
+        );
+    }
     print!("{:<34}", "");
     for i in 0..runs.len() {
         print!("{:>12}", format!("run {}", i + 1));

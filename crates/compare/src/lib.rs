@@ -4,7 +4,7 @@
 //! bootstrap confidence interval, and a verdict. This crate runs the steps and records
 //! them; the statistics are `analysis::stats`, the tables and charts `report`.
 
-use analysis::stats::METRICS;
+use analysis::stats::{COST_METRIC, METRICS};
 use experiment::Config;
 use step::{run_step, StepOptions};
 pub use worktrees::Worktrees;
@@ -63,9 +63,10 @@ pub fn parse_fail_on(s: &str) -> Result<Vec<(String, f64)>, String> {
             format!("--fail-on {part:?}: write METRIC>+PERCENT%, e.g. p99_session_ms>+10%")
         })?;
         let per_request = metric.starts_with("requests.") && metric.ends_with(".p50_ms");
-        if !METRICS.contains(&metric) && metric != "ceiling" && !per_request {
+        let known = METRICS.contains(&metric) || metric == "ceiling" || metric == COST_METRIC;
+        if !known && !per_request {
             return Err(format!(
-                "--fail-on {part:?}: {metric} is not compared; use one of {}, ceiling, or requests.NAME.p50_ms for a named request of the session",
+                "--fail-on {part:?}: {metric} is not compared; use one of {}, ceiling, {COST_METRIC}, or requests.NAME.p50_ms for a named request of the session",
                 METRICS.join(", ")
             ));
         }
@@ -204,6 +205,10 @@ mod tests {
         assert_eq!(
             parse_fail_on("p99_session_ms>+10%,peak_threads>+0").unwrap(),
             vec![("p99_session_ms".into(), 0.1), ("peak_threads".into(), 0.0)]
+        );
+        assert_eq!(
+            parse_fail_on("cost_per_session>+10%").unwrap(),
+            vec![("cost_per_session".into(), 0.1)]
         );
         assert!(parse_fail_on("p99>+10%")
             .unwrap_err()

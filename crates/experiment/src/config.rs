@@ -40,6 +40,9 @@
 //! harness_lag_ms = 10       # mock lateness or driver lag p99 above this (and above 5 % of
 //!                           # the p50 turn): harness-bound
 //!
+//! [cost]
+//! prices = "prices.toml"    # the price table (default: the shipped one; `plimsoll prices` prints it)
+//!
 //! [budget]                  # what "holds" means for a ramp's verdict (--budget overrides)
 //! latency_inflation = 2.0   # p50 session time / the mock's own time
 //! # latency_vs_single = 2.0 # p50 session time / the same SUT's at the first level
@@ -109,6 +112,8 @@ pub struct Config {
     pub replicas_command: Option<Vec<String>>,
     /// `[workload]`: a recorded workload replayed (see `replay`).
     pub workload: Option<crate::replay::WorkloadSettings>,
+    /// The prices the step's LLM calls are priced with.
+    pub prices: std::sync::Arc<result::PriceTable>,
 }
 
 impl Config {

@@ -27,6 +27,15 @@ pub(crate) struct Raw {
     #[serde(default)]
     pub(crate) arm: Vec<crate::parts::RawArm>,
     pub(crate) workload: Option<RawWorkload>,
+    #[serde(default)]
+    pub(crate) cost: RawCost,
+}
+
+/// `[cost]`: the price table (the shipped one when absent).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCost {
+    pub(crate) prices: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -125,6 +125,10 @@ impl Config {
             harness_lag_ms,
             budget: raw.budget,
             workload: crate::replay::read(raw.workload.as_ref(), &r.spans, |p| r.rel(p))?,
+            prices: match &raw.cost.prices {
+                Some(p) => std::sync::Arc::new(crate::prices::load(&r.rel(p))?),
+                None => std::sync::Arc::new(crate::prices::shipped()),
+            },
         };
         step(&r, &raw.step, &mut c)?;
         Ok(c)

@@ -9,9 +9,11 @@
 //! not drive load or watch the system under test; those are `drive` and `probe`.
 //!
 //! One folder per job: `provider/` (what the model says and when), `pushback/` (quotas
-//! and slots), `failures/` (failures on purpose), `integrity/` (the oracle), `ledger/`
-//! (what was served to whom), `serve/` (HTTP, metrics, admin, the shards' rendezvous).
+//! and slots), `cache/` (the provider's prompt cache), `failures/` (failures on purpose),
+//! `integrity/` (the oracle), `ledger/` (what was served to whom), `serve/` (HTTP,
+//! metrics, admin, the shards' rendezvous).
 
+pub mod cache;
 pub mod failures;
 mod hash;
 pub mod integrity;

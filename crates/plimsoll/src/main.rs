@@ -33,6 +33,12 @@ enum Command {
     Init(cmd::init::InitArgs),
     /// One session at concurrency 1, every failure explained in plain words (exit 3 when something needs fixing).
     Check(cmd::check::CheckArgs),
+    /// Print the price table Plimsoll prices LLM calls with (dated; per model and 1M tokens), to copy and edit.
+    #[command(after_help = "Example:
+  plimsoll prices > prices.toml      then in plimsoll.toml:  [cost] prices = \"prices.toml\"
+
+Every RESULT's `cost` says what the step's LLM calls cost at these prices: per turn, per session, per 1,000 sessions, by kind of token, and with perfect caching.")]
+    Prices,
     /// Run one step: start the SUT fresh against the mock, drive C sessions, print one RESULT line.
     #[command(
         after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
@@ -126,6 +132,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Init(a) => cmd::init::init(a),
         Command::Check(a) => cmd::check::check(a),
+        Command::Prices => cmd::prices::run(),
         Command::Floor(a) => cmd::floor::run(a),
         Command::Ramp(a) => cmd::ramp::run(a),
         Command::Soak(a) => cmd::soak::run(a),

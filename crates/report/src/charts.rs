@@ -74,6 +74,7 @@ pub(crate) fn ladder(
         };
         charts.push(Chart { title: "Provider pushback", unit: "%", how: "LLM calls the provider's quotas or full queue refused, as a share of all calls; and time calls waited for a generation slot, as a share of the provider's time. Rising from zero: the provider is the wall.", series: vec![Series { name: "refused", color: "#c33", values: share(|p| p.refused_share) }, Series { name: "waiting", color: "#e70", values: share(|p| p.queue_share) }], curve: None, limit: None });
     }
+    charts.extend(crate::cost::charts(steps));
     charts.extend(measured_since(doc, a, &xs));
     let mut body = String::new();
     for c in &charts {

@@ -142,6 +142,15 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
             html_table(&t)
         );
     }
+    if let Some(t) = crate::cost::table(steps) {
+        let _ = write!(
+            out,
+            "<h2>LLM cost and prompt cache</h2><p class=\"how\">{}</p>{}{}",
+            crate::cost::HOW_HTML,
+            html_table(&t),
+            crate::cost::break_kinds_html(steps)
+        );
+    }
     if let Some(t) = crate::table::dependencies(steps) {
         let _ = write!(
             out,

@@ -7,6 +7,7 @@ pub mod arms;
 pub mod bus;
 mod charts;
 pub mod check;
+pub mod cost;
 pub mod html;
 pub mod markdown;
 pub mod shards;

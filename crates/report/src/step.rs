@@ -1,7 +1,8 @@
 //! One step on the terminal (`plimsoll run`): the step line, its outcome, and a line for
-//! each part it measured (the probe, the provider, reasoning, slow consumers, residents,
-//! connections, dependencies, replicas, named requests, the SUT's log, errors, integrity,
-//! thresholds, a harness-bound warning). It reads the step's report only.
+//! each part it measured (the probe, the provider, reasoning, the prompt cache and cost,
+//! slow consumers, residents, connections, dependencies, replicas, named requests, the
+//! SUT's log, errors, integrity, thresholds, a harness-bound warning). It reads the
+//! step's report only.
 
 use result::{Bound, StepReport, StepResult};
 
@@ -88,7 +89,8 @@ fn parts(r: &StepResult) -> Vec<String> {
     out
 }
 
-/// The responsiveness probe, the provider's pushback, what reasoning cost.
+/// The responsiveness probe, the provider's pushback, what reasoning cost, the prompt
+/// cache and the provider's bill.
 fn the_llm_side(r: &StepResult) -> Vec<String> {
     let mut out = Vec::new();
     if let (Some(p50), Some(p99)) = (r.probe_p50_ms, r.probe_p99_ms) {
@@ -111,6 +113,7 @@ fn the_llm_side(r: &StepResult) -> Vec<String> {
             x.first_answer_token_ms
         ));
     }
+    out.extend(crate::cost::step_lines(r));
     out
 }
 

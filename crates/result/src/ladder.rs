@@ -353,6 +353,10 @@ pub struct Capacity {
     pub hosts: Option<u64>,
     /// The arithmetic, line by line, and the assumptions.
     pub working: Vec<String>,
+    /// The LLM provider's bill per hour for the target's sessions (a host's, without a
+    /// target) at the cost per turn measured at the line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_bill_per_hour: Option<f64>,
 }
 
 /// One kind of the SUT's log lines across the ladder.

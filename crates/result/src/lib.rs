@@ -1,13 +1,15 @@
 //! The documents Plimsoll writes and reads, as types: the RESULT of one step (`step`,
 //! `parts`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
-//! what a step found besides (`findings`), the documents built from steps — a ladder (`ladder`), arms side by side (`arms`), a
-//! sweep (`sweep`), a soak (`soak`), a comparison (`compare`) and where each ran
-//! (`environment`) — and the check of a RESULT line against `schemas/result.v1.json`
-//! (`schema`). Types and a check only: nothing here runs, measures, decides or prints.
+//! what a step found besides (`findings`), what its LLM calls did with the prompt cache
+//! and cost at a price table's prices (`cost`), the documents built from steps — a ladder
+//! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
+//! comparison (`compare`) and where each ran (`environment`) — and the check of a RESULT
+//! line against `schemas/result.v1.json` (`schema`). Types and a check only: nothing here runs, measures, decides or prints.
 
 pub mod arms;
 pub mod budget;
 pub mod compare;
+pub mod cost;
 pub mod environment;
 pub mod findings;
 pub mod kinds;
@@ -22,6 +24,9 @@ pub mod trust;
 pub mod workload;
 
 pub use budget::{Breach, Budget};
+pub use cost::{
+    CacheBreakKind, CacheReport, CacheTurn, Cost, CostSplit, ModelTokens, Price, PriceTable,
+};
 pub use findings::StepReport;
 pub use kinds::{Bound, Confidence, Outcome, Standing, StepState, WallKind};
 pub use parts::*;

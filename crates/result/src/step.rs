@@ -149,6 +149,12 @@ pub struct StepResult {
     /// What the model's reasoning cost, when replies reasoned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<Reasoning>,
+    /// The provider's prompt cache over the step's LLM calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::cost::CacheReport>,
+    /// What the step's LLM calls cost at the price table's prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::Cost>,
     /// What the SUT itself logged over the step (not in harness mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<SutLog>,

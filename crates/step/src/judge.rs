@@ -106,6 +106,9 @@ pub(crate) async fn judge(
     result.connections = connections;
     result.interference = interference(&probe, result.cpu_cores, deps_cpu_s);
     result.dependencies = dependencies;
+    result.cache = side.cache.clone();
+    let sessions = (result.sessions_ok + result.sessions_failed).max(side.marked as u64);
+    result.cost = crate::cost_side::cost(&side.tokens, &cfg.prices, sessions, result.turns);
     result.arm = cfg.arm.clone();
     result.replicas = (cfg.replicas > 1 && cfg.harness.is_none()).then(|| result::Replicas {
         count: cfg.replicas,

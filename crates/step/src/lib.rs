@@ -11,6 +11,7 @@
 
 pub mod clock;
 mod conns;
+mod cost_side;
 mod deps;
 mod driven;
 pub mod environment;

@@ -1,7 +1,8 @@
 //! What the in-process mock knew at the end of a step: its lateness, the LLM calls and
 //! tokens, injected failures, integrity violations (in all, by kind, the first few), the
-//! sessions whose marker reached it, the provider's pushback, what reasoning cost, and the
-//! unloaded time each session asked of it (the ideal a session is measured against).
+//! sessions whose marker reached it, the provider's pushback, what reasoning cost, the
+//! prompt cache and each model's tokens (`cost_side.rs`), and the unloaded time each
+//! session asked of it (the ideal a session is measured against).
 
 use crate::rates::round3;
 use mock::ledger::{SessionSummary, Summary, Totals, ANONYMOUS};
@@ -22,6 +23,9 @@ pub(crate) struct MockSide {
     pub(crate) reasoning: Option<result::Reasoning>,
     /// Violations by kind (echo, isolation, history, reasoning).
     pub(crate) by_kind: Vec<(String, u64)>,
+    /// The prompt cache, and the tokens each model used (for the cost).
+    pub(crate) cache: Option<result::CacheReport>,
+    pub(crate) tokens: BTreeMap<String, result::ModelTokens>,
 }
 
 /// What reasoning cost, from the ledger (none when no reply reasoned).
@@ -118,6 +122,8 @@ impl MockSide {
                 .iter()
                 .map(|(k, n)| (k.clone(), *n))
                 .collect(),
+            cache: crate::cost_side::cache_report(ledger),
+            tokens: crate::cost_side::tokens(&t.cache),
         }
     }
 }

@@ -11,6 +11,7 @@
 //! A dialect owns no clock, randomness or keys: the times come in as numbers, the draws
 //! and seals of reasoning through [`ThoughtMint`] and [`Seals`], which the mock implements.
 
+use crate::cache::CacheRules;
 use crate::error::{ErrorKind, WireError};
 use crate::ratelimit::{QuotaRefusal, RateReading};
 use crate::reply::{At, Part, Reply};
@@ -115,6 +116,12 @@ pub trait Dialect: Sync {
     /// The error for a kept conversation a request goes on from that is not there.
     fn continuation_missing(&self, id: &str) -> WireError {
         WireError::invalid("previous_response_id", format!("{id:?} is not stored"))
+    }
+
+    /// How this API caches a prompt for `model` (OpenAI's automatic prefix cache unless
+    /// an API has its own).
+    fn cache_rules(&self, _model: &str) -> CacheRules {
+        CacheRules::OPENAI
     }
 
     /// One entry of `GET /v1/models`.

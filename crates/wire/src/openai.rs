@@ -1,10 +1,11 @@
 //! What OpenAI's two APIs (Chat Completions and Responses) share: the error envelope
 //! `{"error":{"message","type","param","code"}}`, the `x-ratelimit-*` headers, the
 //! reasoning item a reasoning model answers with, and the request fields both read
-//! alike (`reasoning_effort`, `tool_choice`).
+//! alike (`reasoning_effort`, `tool_choice`, `prompt_cache_key` and its retention).
 //!
 //! Each API's own requests and replies are in `chat/` and `responses/`.
 
+use crate::cache::CacheAsk;
 use crate::dialect::ThoughtMint;
 use crate::error::{Code, ErrorKind, WireError};
 use crate::fields::{join, opt_str, type_name, Obj};
@@ -98,6 +99,28 @@ pub fn effort(obj: &Obj, key: &str, path: &str) -> Result<Option<String>, WireEr
             format!("must be one of {}; got {e:?}", LEVELS.join(", ")),
         )),
     }
+}
+
+/// `prompt_cache_key` (requests share cached prefixes only under one key) and
+/// `prompt_cache_retention` (`in_memory`, or `24h` for extended retention).
+pub fn cache_ask(root: &Obj) -> Result<CacheAsk, WireError> {
+    let key = opt_str(root, "prompt_cache_key", "")?.map(str::to_string);
+    let extended = match opt_str(root, "prompt_cache_retention", "")? {
+        None | Some("in_memory") => false,
+        Some("24h") => true,
+        Some(other) => {
+            return Err(WireError::verbatim(
+                Some("prompt_cache_retention"),
+                format!("Invalid value: '{other}'. Supported values are: 'in_memory' and '24h'."),
+                Some("invalid_value"),
+            ))
+        }
+    };
+    Ok(CacheAsk {
+        key,
+        extended,
+        ..CacheAsk::default()
+    })
 }
 
 /// `"auto" | "none" | "required" | {…named…}`; `named` reads the tool name from the object form.

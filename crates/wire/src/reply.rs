@@ -4,6 +4,7 @@
 //! What the answer says is the mock's decision; how each API writes it is its
 //! dialect's renderer. This module holds only the shapes between the two.
 
+use crate::cache::CacheUsage;
 use crate::request::ToolCall;
 use crate::tokens::count_tokens;
 
@@ -75,6 +76,8 @@ pub struct Reply {
     pub output_tokens: u32,
     /// Of `output_tokens`, those spent reasoning.
     pub reasoning_tokens: u32,
+    /// Of `prompt_tokens`, those read from the provider's cache and written to it.
+    pub cache: CacheUsage,
 }
 
 /// How the streamed text of a reply is cut into timed chunks: each chunk is one

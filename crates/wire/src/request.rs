@@ -7,6 +7,7 @@
 //! module's.
 
 use crate::api::Api;
+use crate::cache::CacheAsk;
 use crate::error::WireError;
 use crate::tokens::count_tokens;
 
@@ -140,6 +141,8 @@ pub struct Request {
     pub store: bool,
     /// Responses `previous_response_id`: the conversation goes on from a stored one.
     pub previous_response_id: Option<String>,
+    /// What the client asks of the provider's prompt cache (breakpoints, a cache key).
+    pub cache: CacheAsk,
 }
 
 impl Request {

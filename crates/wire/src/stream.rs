@@ -131,6 +131,7 @@ mod tests {
             prompt_tokens: 3,
             output_tokens: 5,
             reasoning_tokens: 0,
+            cache: Default::default(),
         }
     }
 

@@ -1,6 +1,9 @@
 //! One session's record in the ledger: what it was served and sent, and what the mock
-//! said to it (for the oracle to compare), and that record summed and summarized.
+//! said to it (for the oracle to compare), its earlier prompts and what the cache did for
+//! them, and that record summed and summarized.
 
+use crate::cache::threads::Threads;
+use crate::ledger::cache::CacheTotals;
 use crate::ledger::summary::{InjectedCounts, Reasoning, SessionSummary, Totals};
 use std::collections::{BTreeMap, HashMap};
 
@@ -39,12 +42,17 @@ pub struct Entry {
     /// Hash of a text answer → what was said.
     pub issued_texts: HashMap<u64, Said>,
     pub next_seq: u32,
+    /// What the prompt cache did for the session's calls.
+    pub cache: CacheTotals,
+    /// The session's earlier prompts, per conversation thread.
+    pub threads: Threads,
 }
 
 impl Entry {
     /// This session's counts, as one session of the totals.
     pub fn totals(&self) -> Totals {
         Totals {
+            cache: self.cache.clone(),
             injected_failures: InjectedCounts::from(&self.injected),
             integrity_violations: self.violations,
             llm_calls: self.calls,

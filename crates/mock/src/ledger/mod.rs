@@ -3,14 +3,18 @@
 //! Per session (`entry.rs`): calls, tokens, injected failures by kind, retries (the same
 //! conversation sent again), integrity violations, worst frame lateness, and what the
 //! mock said (tool-call ids with their arguments, hashes of text answers, in order) so
-//! the oracle can check the history it is sent back. Sessions are sharded by name so
-//! concurrent sessions rarely share a lock. What the ledger reports is a typed
-//! [`Summary`] (`summary.rs`).
+//! the oracle can check the history it is sent back, and what the prompt cache did for
+//! it with its earlier prompts (`cache.rs`). Sessions are sharded by name so concurrent
+//! sessions rarely share a lock. What the ledger reports is a typed [`Summary`]
+//! (`summary.rs`).
 
+pub mod cache;
 pub mod entry;
 pub mod summary;
 
+use crate::cache::threads::Threads;
 use crate::failures::rates::Injected;
+pub use crate::ledger::cache::{CacheBreak, CacheTotals, CallCache, ModelUsage, TurnCache};
 use crate::ledger::entry::{Entry, Said};
 pub use crate::ledger::summary::{
     InjectedCounts, ProviderSummary, QueueWait, Reasoning, SessionSummary, Summary, Totals, Usage,
@@ -41,6 +45,8 @@ pub struct Ledger {
     /// Tool-call id or text hash → the session it was said to (for leak detection).
     owners: Vec<Mutex<HashMap<String, String>>>,
     violations: Mutex<Violations>,
+    /// Cache breaks: counts by kind and the first of each.
+    breaks: Mutex<cache::Breaks>,
 }
 
 fn shard_of(key: &str) -> usize {
@@ -59,6 +65,7 @@ impl Ledger {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             owners: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             violations: Mutex::new(Violations::default()),
+            breaks: Mutex::new(cache::Breaks::default()),
         }
     }
 
@@ -174,6 +181,20 @@ impl Ledger {
         self.with(session, |e| e.late_max_ms = e.late_max_ms.max(late_ms));
     }
 
+    /// Runs `f` on a session's earlier prompts (the oracle's cache comparison).
+    pub fn cache_threads<R>(&self, session: &str, f: impl FnOnce(&mut Threads) -> R) -> R {
+        self.with(session, |e| f(&mut e.threads))
+    }
+
+    /// Counts one call's use of the prompt cache.
+    pub fn cache_call(&self, session: &str, c: &CallCache) {
+        self.with(session, |e| e.cache.call(c));
+    }
+
+    pub fn cache_break(&self, b: CacheBreak) {
+        self.breaks.lock().unwrap_or_else(|p| p.into_inner()).add(b);
+    }
+
     pub fn record(&self, v: Vec<Violation>) {
         if v.is_empty() {
             return;
@@ -205,7 +226,10 @@ impl Ledger {
         }
         let all = self.violations.lock().unwrap_or_else(|p| p.into_inner());
         all.count_into(&mut totals);
+        let breaks = self.breaks.lock().unwrap_or_else(|p| p.into_inner());
+        breaks.count_into(&mut totals.cache);
         Summary {
+            cache_breaks: breaks.first.clone(),
             provider: None,
             sessions,
             totals,
@@ -230,6 +254,8 @@ impl Ledger {
         }
         let all = self.violations.lock().unwrap_or_else(|p| p.into_inner());
         all.count_into(&mut t);
+        let breaks = self.breaks.lock().unwrap_or_else(|p| p.into_inner());
+        breaks.count_into(&mut t.cache);
         t
     }
 }

@@ -9,6 +9,7 @@
 //! ledger's (`mod.rs`); this module only holds what it reports.
 
 use crate::failures::rates::Injected;
+use crate::ledger::cache::{CacheBreak, CacheTotals};
 pub use crate::pushback::quota::Usage;
 pub use crate::pushback::state::{ProviderSummary, QueueWait};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,9 @@ use std::collections::BTreeMap;
 /// The ledger: totals, each session, the provider's pushback, the violations found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The first cache break of each kind the oracle found; absent when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_breaks: Vec<CacheBreak>,
     /// What the provider's quotas and slots did; absent when no limit was ever set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<ProviderSummary>,
@@ -34,6 +38,9 @@ pub struct Summary {
 /// Counts over sessions (one ledger's, or several shards' added up).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
+    /// What the prompt cache did; absent when no call was served.
+    #[serde(default, skip_serializing_if = "CacheTotals::is_empty")]
+    pub cache: CacheTotals,
     pub injected_failures: InjectedCounts,
     pub integrity_violations: u64,
     pub llm_calls: u64,
@@ -57,6 +64,7 @@ impl Totals {
     /// Adds another's counts to these: sums, the later of the maxima, violations by kind
     /// merged.
     pub fn add(&mut self, o: &Totals) {
+        self.cache.add(&o.cache);
         self.injected_failures.add(&o.injected_failures);
         self.integrity_violations += o.integrity_violations;
         self.llm_calls += o.llm_calls;
@@ -102,6 +110,7 @@ pub struct SessionSummary {
 impl From<&SessionSummary> for Totals {
     fn from(s: &SessionSummary) -> Self {
         Totals {
+            cache: CacheTotals::default(),
             injected_failures: s.injected_failures,
             integrity_violations: s.integrity_violations,
             llm_calls: s.llm_calls,

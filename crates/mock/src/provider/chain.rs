@@ -125,6 +125,7 @@ mod tests {
             prompt_tokens: 1,
             output_tokens: 1,
             reasoning_tokens: 0,
+            cache: Default::default(),
         };
         chains.keep(&first, &reply);
         let mut next = req(serde_json::json!({"model": "m", "input": "two",

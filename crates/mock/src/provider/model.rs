@@ -74,6 +74,11 @@ pub struct ModelSpec {
     pub reasoning: Reasoning,
     /// Length of this model's embedding vectors (`POST /v1/embeddings`).
     pub embedding_dim: u32,
+    /// Time to read the prompt, per 1,000 input tokens the cache did not hold: added to
+    /// the time to first token (0: every prompt is read at once, as before).
+    pub prefill_ms_per_1k: f64,
+    /// The shortest prefix the prompt cache holds for this model (`None`: its API's).
+    pub cache_min_tokens: Option<u32>,
 }
 
 impl Default for ModelSpec {
@@ -91,6 +96,8 @@ impl Default for ModelSpec {
             limits: Limits::default(),
             reasoning: Reasoning::default(),
             embedding_dim: 1536,
+            prefill_ms_per_1k: 0.0,
+            cache_min_tokens: None,
         }
     }
 }

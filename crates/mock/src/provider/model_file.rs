@@ -23,6 +23,8 @@ pub(crate) struct RawModel {
     capacity: Option<Spanned<Capacity>>,
     reasoning: Option<Spanned<RawReasoning>>,
     embedding_dim: Option<Spanned<i64>>,
+    prefill_ms_per_1k_tokens: Option<Spanned<f64>>,
+    cache_min_tokens: Option<Spanned<i64>>,
     script_scope: Option<Spanned<String>>,
     script: Option<Vec<Spanned<RawStep>>>,
 }
@@ -85,11 +87,24 @@ impl RawModel {
         Ok(m)
     }
 
-    /// Times and sizes: `ttft_ms`, `tok_ms`, `tokens_per_chunk`, `output_tokens`,
-    /// `embedding_dim`.
+    /// Times and sizes: `ttft_ms`, `tok_ms`, `prefill_ms_per_1k_tokens`,
+    /// `tokens_per_chunk`, `output_tokens`, `embedding_dim`, `cache_min_tokens`.
     fn apply_sizes(&self, m: &mut ModelSpec, table: &str) -> Result<(), (Span, String)> {
         if let Some(v) = &self.ttft_ms {
             m.ttft_ms = non_negative(v, table, "ttft_ms")?;
+        }
+        if let Some(v) = &self.prefill_ms_per_1k_tokens {
+            m.prefill_ms_per_1k = non_negative(v, table, "prefill_ms_per_1k_tokens")?;
+        }
+        if let Some(v) = &self.cache_min_tokens {
+            let n = *v.get_ref();
+            if !(1..=10_000_000).contains(&n) {
+                return Err((
+                    v.span(),
+                    format!("{table}.cache_min_tokens must be between 1 and 10000000 (got {n})"),
+                ));
+            }
+            m.cache_min_tokens = Some(n as u32);
         }
         if let Some(v) = &self.tok_ms {
             m.tok_ms = non_negative(v, table, "tok_ms")?;

@@ -111,6 +111,7 @@ impl Replaying {
             prompt_tokens: a.req.prompt_tokens,
             output_tokens,
             reasoning_tokens: 0,
+            cache: Default::default(),
         })
     }
 }

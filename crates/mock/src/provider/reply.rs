@@ -94,6 +94,7 @@ pub fn decide(
         prompt_tokens: req.prompt_tokens,
         output_tokens,
         reasoning_tokens: thought_tokens,
+        cache: Default::default(),
     }
 }
 

@@ -18,6 +18,9 @@
 //! failures = { rate_limit = 0.05, retry_after_ms = 500 }   # see failures/rates.rs
 //! script_scope = "turn"      # or "conversation"; see script.rs
 //! embedding_dim = 1536       # POST /v1/embeddings: vector length (the request's `dimensions` wins)
+//! prefill_ms_per_1k_tokens = 40   # reading the prompt: per 1,000 input tokens the cache did
+//!                            # not hold, added to the time to first token (default 0)
+//! cache_min_tokens = 1024    # the shortest prefix the prompt cache holds (default: the API's)
 //! reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }
 //!                            # see model.rs: when it reasons, how long, how fast
 //! [[models."gpt-4o-mini".fail]]   # failures by rule, not by draw: see failures/script.rs
@@ -35,6 +38,10 @@
 //! [provider]                 # pushback shared by every model (see pushback/limits.rs)
 //! quota = { rpm = 600, itpm = 100000 }              # per API key, per minute
 //! capacity = { max_in_flight = 8, max_queue = 32 }  # generation slots and their queue
+//! [cache]                    # the provider's prompt cache (see cache/mod.rs)
+//! enabled = true             # false: nothing is ever cached (every usage reports 0)
+//! capacity = 100000          # prefixes held at most; the least recently used goes first
+//! implicit_ttl_s = 300       # OpenAI's and Gemini's automatic cache: life of an unused prefix
 //! [integrity]                # which checks the oracle runs (all on by default)
 //! echo = true
 //! isolation = true
@@ -45,6 +52,7 @@
 //! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
 //! target that never fails.
 
+use crate::cache::CacheSettings;
 use crate::failures::rates::Failures;
 use crate::provider::model_file::RawModel;
 use crate::pushback::limits::Limits;
@@ -97,6 +105,8 @@ pub struct Scenario {
     pub created: Option<u64>,
     /// Quotas and slots shared by every model.
     pub provider: Limits,
+    /// The provider's prompt cache.
+    pub cache: CacheSettings,
     pub defaults: ModelSpec,
     pub models: BTreeMap<String, ModelSpec>,
 }
@@ -109,6 +119,7 @@ impl Default for Scenario {
             integrity: Integrity::default(),
             created: None,
             provider: Limits::default(),
+            cache: CacheSettings::default(),
             defaults: ModelSpec::default(),
             models: BTreeMap::new(),
         }
@@ -216,9 +227,19 @@ impl Scenario {
             }
             None => Limits::default(),
         };
+        let cache = match &raw.cache {
+            Some(c) => {
+                c.get_ref()
+                    .validate()
+                    .map_err(|e| err(Some(c.span()), format!("cache.{e}")))?;
+                *c.get_ref()
+            }
+            None => CacheSettings::default(),
+        };
         Ok(Scenario {
             seed: raw.seed.unwrap_or(0),
             provider,
+            cache,
             unknown_model,
             integrity: raw.integrity.unwrap_or_default(),
             created: raw.created,
@@ -239,6 +260,7 @@ struct RawScenario {
     integrity: Option<Integrity>,
     created: Option<u64>,
     provider: Option<Spanned<Limits>>,
+    cache: Option<Spanned<CacheSettings>>,
     defaults: Option<RawModel>,
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
@@ -357,6 +379,38 @@ mod tests {
         assert!(s.model("a-stable").unwrap().fail.is_empty());
         let e = err("[defaults]\nquota = { burst_s = 2 }\n");
         assert!(e.contains("a quota needs at least one of rpm"), "{e}");
+    }
+
+    #[test]
+    fn the_cache_and_prefill_are_read_and_checked() {
+        let s = Scenario::parse(
+            "[cache]\ncapacity = 10\n[defaults]\nprefill_ms_per_1k_tokens = 40\n[models.a]\ncache_min_tokens = 2048\n",
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!((s.cache.enabled, s.cache.capacity), (true, 10));
+        let a = s.model("a").unwrap();
+        assert_eq!(
+            (a.prefill_ms_per_1k, a.cache_min_tokens),
+            (40.0, Some(2048))
+        );
+        assert_eq!(
+            Scenario::default().defaults.prefill_ms_per_1k,
+            0.0,
+            "timing unchanged"
+        );
+        let e = err("[cache]\ncapacity = 0\n");
+        assert!(
+            e.starts_with("s.toml:1: cache.capacity must be between 1"),
+            "{e}"
+        );
+        let e = err("[cache]\nenable = false\n");
+        assert!(e.contains("unknown field `enable`"), "{e}");
+        let e = err("[defaults]\nprefill_ms_per_1k_tokens = -1\n");
+        assert!(
+            e.contains("defaults.prefill_ms_per_1k_tokens must be between 0"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -73,6 +73,12 @@ impl Schedule {
         self.ttft_ms += ms;
     }
 
+    /// Reading `tokens` prompt tokens the cache did not hold, at `ms_per_1k` per 1,000:
+    /// the first token comes that much later (jittered with it).
+    pub fn prefill(&mut self, tokens: u32, ms_per_1k: f64) {
+        self.ttft_ms += tokens as f64 * ms_per_1k / 1000.0;
+    }
+
     /// An injected stall of `ms` before chunk `at` (and so before all after it).
     pub fn stall_before(&mut self, at: usize, ms: f64) {
         self.stall = Some((at, ms));
@@ -123,6 +129,10 @@ mod tests {
         assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(300));
         assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(355));
         assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(360));
+        // Prefill: 2,500 uncached tokens at 40 ms per 1,000 add 100 ms before the first.
+        let mut s = Schedule::new(&spec);
+        s.prefill(2500, 40.0);
+        assert_eq!(s.next(1, false, &mut rng), Duration::from_millis(300));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What every request handler may read: the scenario, the seed, the counters, the
-//! ledger and the failure rates changed live. Built once when the mock starts.
+//! ledger, the failure rates changed live and the prompt cache. Built once when the mock
+//! starts.
 
 use crate::failures::rates::Failures;
 use crate::ledger::{Ledger, Summary};
@@ -9,6 +10,7 @@ use crate::serve::rendezvous::Rendezvous;
 use crate::serve::stats::Stats;
 use axum::extract::FromRef;
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, RwLock};
 
 /// Everything a request handler may read. Built once at start.
@@ -33,6 +35,9 @@ pub struct App {
     pub rendezvous: Rendezvous,
     /// A recorded workload being replayed: its sessions are answered as recorded.
     pub replay: Option<crate::provider::replay::Replaying>,
+    /// The provider's prompt cache, and when the mock started (its clock's zero).
+    pub prompt_cache: crate::cache::store::Store,
+    pub epoch: tokio::time::Instant,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.
@@ -62,6 +67,9 @@ impl App {
     /// quotas and slots did, and the limits in force in words) when any limit was set.
     pub fn ledger_summary(&self) -> Summary {
         let mut l = self.ledger.summary();
+        if !l.totals.cache.is_empty() {
+            l.totals.cache.evicted = self.prompt_cache.evicted.load(Relaxed);
+        }
         l.provider = self.pushback.summary().map(|mut p| {
             p.limits = self.limits_words();
             p

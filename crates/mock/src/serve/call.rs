@@ -1,7 +1,8 @@
 //! One call of a chat API (Chat Completions, Responses, Messages, Gemini), from body
 //! bytes to the planned reply, in stages: read it (errors in the API's envelope), see
 //! who asks and check their conversation, admit it past the provider's quotas and the
-//! failures drawn for it, take a generation slot, decide the reply and plan its timing.
+//! failures drawn for it, take a generation slot, decide the reply (with what the prompt
+//! cache held of it) and plan its timing.
 //! Sending it is `deliver.rs`'s; every API-specific byte is its dialect's.
 //!
 //! The reply's RNG is seeded from the scenario seed and what the conversation says;
@@ -20,6 +21,7 @@ use crate::serve::app::App;
 use crate::serve::deliver::{self, Plan};
 use crate::serve::errors::{early, over_quota, queue_full, refuse};
 use crate::serve::headers::{header, key_of};
+use crate::serve::prompt_cache;
 use crate::session::{self, Session};
 use axum::body::{Body, Bytes};
 use axum::http::HeaderMap;
@@ -350,7 +352,7 @@ impl<'a> Call<'a> {
             };
             r.answer(ask, &mut rng)
         });
-        let reply = match replayed {
+        let mut reply = match replayed {
             Some(r) => r,
             None => reply::decide(
                 req,
@@ -362,6 +364,8 @@ impl<'a> Call<'a> {
                 &mut rng,
             ),
         };
+        let cached = prompt_cache::account(app, self.api, req, spec, &seen.session, self.headers);
+        reply.cache = cached.usage;
         record_said(app, seen.session.key(), &reply);
         app.chains.keep(req, &reply);
         let output = reply.output_tokens;
@@ -373,8 +377,10 @@ impl<'a> Call<'a> {
         let renderer =
             StreamRenderer::new(self.api, reply, req.include_usage, spec.tokens_per_chunk);
         let mut schedule = Schedule::new(spec);
+        schedule.prefill(cached.uncached(req.prompt_tokens), spec.prefill_ms_per_1k);
         let cut_at = self.spoil(req, seen, &mut adm, &mut schedule, &renderer);
-        self.record_times(seen.session.key(), &schedule, &rng, &renderer);
+        let first = self.record_times(seen.session.key(), &schedule, &rng, &renderer);
+        prompt_cache::record(app, seen.session.key(), &cached, renderer.reply(), first);
         // A busy provider generates slower: that, like the wait for a slot, is load's
         // doing, so it stays out of the unloaded time the session is measured against.
         schedule.slow_tokens(slot.slowdown);
@@ -425,15 +431,15 @@ impl<'a> Call<'a> {
 
     /// Tells the ledger the whole scheduled generation time, and for a reply that
     /// reasoned when its first token and the first token of its answer were due (what a
-    /// user of a reasoning model waits for). Drawn on copies so the stream's own draws
-    /// are untouched.
+    /// user of a reasoning model waits for); answers when the first token was due. Drawn
+    /// on copies so the stream's own draws are untouched.
     fn record_times(
         &self,
         session: &str,
         schedule: &Schedule,
         rng: &ChaCha8Rng,
         renderer: &StreamRenderer,
-    ) {
+    ) -> f64 {
         let (mut sched, mut r2) = (schedule.clone(), rng.clone());
         let (mut total, mut first, mut answer) = (Duration::ZERO, None, None);
         for c in renderer.chunks() {
@@ -446,11 +452,12 @@ impl<'a> Call<'a> {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         let ledger = &self.app.ledger;
         ledger.llm_time(session, ms(total));
+        let first = ms(first.unwrap_or(total));
         let reasoned = renderer.reply().reasoning_tokens;
         if reasoned > 0 {
-            let first = ms(first.unwrap_or(total));
             ledger.reasoned(session, reasoned, first, ms(answer.unwrap_or(total)));
         }
+        first
     }
 }
 

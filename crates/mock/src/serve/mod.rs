@@ -1,7 +1,8 @@
 //! The HTTP side of the mock: start and stop (`server.rs`, `run.rs`), the routes
 //! (`routes.rs`) and admin endpoints (`admin.rs`), the shared state
 //! every handler reads (`app.rs`), one API call from body bytes to the timed answer
-//! (`call.rs`) and its sending (`deliver.rs`), embeddings (`embeddings.rs`), every answer that is not a reply
+//! (`call.rs`) with its use of the prompt cache (`prompt_cache.rs`) and its sending
+//! (`deliver.rs`), embeddings (`embeddings.rs`), every answer that is not a reply
 //! (`errors.rs`) and the headers it reads and writes (`headers.rs`), its own measurements
 //! (`stats.rs`, `metrics.rs`) and the shards' rendezvous (`rendezvous.rs`).
 //!
@@ -16,6 +17,7 @@ pub(crate) mod embeddings;
 pub(crate) mod errors;
 pub(crate) mod headers;
 pub(crate) mod metrics;
+pub(crate) mod prompt_cache;
 pub mod rendezvous;
 pub mod routes;
 pub mod run;

@@ -144,7 +144,10 @@ impl MockServer {
                 spec.script = Arc::new(Vec::new());
             }
         }
+        let prompt_cache = crate::cache::store::Store::new(scenario.cache.capacity);
         let app = Arc::new(App {
+            prompt_cache,
+            epoch: tokio::time::Instant::now(),
             replay: opts.replay.map(crate::provider::replay::Replaying::new),
             pushback,
             calls_by_model: Default::default(),

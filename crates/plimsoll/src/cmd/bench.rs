@@ -70,6 +70,13 @@ pub struct BenchMockArgs {
     /// encrypted content in Responses). Compare with a run without.
     #[arg(long, default_value_t = 0, value_name = "TOKENS")]
     pub reasoning: u32,
+    /// A system prompt of this many tokens in every request, the same for all: what the
+    /// provider's prompt cache serves (compare with --no-cache).
+    #[arg(long, default_value_t = 0, value_name = "TOKENS")]
+    pub prompt_tokens: u32,
+    /// Turn the mock's prompt cache off (it is on in every scenario by default).
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -108,6 +115,8 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         mock_workers: a.mock_workers,
         limits: a.limits,
         reasoning: a.reasoning,
+        prompt_tokens: a.prompt_tokens,
+        cache: !a.no_cache,
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mock_bench(&opts, a.json)

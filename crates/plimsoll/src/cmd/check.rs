@@ -1,5 +1,6 @@
 //! `plimsoll check`: one session at concurrency 1, every failure explained in plain
-//! words — before a ramp spends minutes on a setup that cannot work.
+//! words — before a ramp spends minutes on a setup that cannot work — and each kind of
+//! prompt-cache break with its fix.
 
 use clap::Args;
 use std::path::PathBuf;
@@ -33,6 +34,10 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;
     let session_file = a.session.as_ref().unwrap_or(&cfg.session_file);
     let found = report::check::problems(&r, session_file);
+    // A cache break costs money, not correctness: said either way, never an exit code.
+    for line in report::cost::explain(&r.result) {
+        eprintln!("{line}");
+    }
     if found.is_empty() {
         for line in report::check::all_well(&r) {
             eprintln!("{line}");

@@ -12,6 +12,7 @@ pub mod init_files;
 pub mod k8s;
 pub mod merge;
 pub mod mock;
+pub mod prices;
 pub mod ramp;
 pub mod run;
 pub mod soak;

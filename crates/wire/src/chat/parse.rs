@@ -3,7 +3,7 @@
 use crate::api::Api;
 use crate::error::WireError;
 use crate::fields::*;
-use crate::openai::{effort, tool_choice};
+use crate::openai::{cache_ask, effort, tool_choice};
 use crate::request::{finish, Message, ReasoningAsk, Request, Role, Tool, ToolCall};
 use serde_json::Value;
 
@@ -62,6 +62,7 @@ pub fn parse_chat(body: &[u8]) -> Result<Request, WireError> {
         reasoning_returned: false,
         store: false,
         previous_response_id: None,
+        cache: cache_ask(&root)?,
     })
 }
 

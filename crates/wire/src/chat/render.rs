@@ -17,7 +17,7 @@ fn usage(r: &Reply) -> Value {
         "prompt_tokens": r.prompt_tokens,
         "completion_tokens": r.output_tokens,
         "total_tokens": r.prompt_tokens + r.output_tokens,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": r.cache.read, "audio_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": r.reasoning_tokens, "audio_tokens": 0,
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
     })

@@ -11,6 +11,7 @@ mod parse;
 mod render;
 mod signatures;
 
+use crate::cache::{CacheRules, Steps};
 use crate::dialect::{Dialect, FrameState, Seals, ThoughtFault, ThoughtMint, UrlCall, UrlRefused};
 use crate::error::{ErrorKind, WireError};
 use crate::ratelimit::RateReading;
@@ -69,6 +70,20 @@ impl Dialect for Gemini {
             model: model.to_string(),
             stream,
         }))
+    }
+
+    /// Implicit caching of any prefix ending at a content, from 2048 tokens on Gemini 2.5
+    /// and 4096 on later models (the caching guide, as of October 2026).
+    fn cache_rules(&self, model: &str) -> CacheRules {
+        CacheRules {
+            steps: Steps::Blocks,
+            min_tokens: if model.contains("gemini-2.5") {
+                2048
+            } else {
+                4096
+            },
+            ..CacheRules::OPENAI
+        }
     }
 
     fn whole(&self, reply: &Reply) -> Value {

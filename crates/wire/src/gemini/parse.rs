@@ -66,6 +66,7 @@ pub fn parse_generate(body: &[u8]) -> Result<Request, WireError> {
         reasoning_returned: shown,
         store: false,
         previous_response_id: None,
+        cache: crate::CacheAsk::default(),
     })
 }
 

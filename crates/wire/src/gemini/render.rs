@@ -28,7 +28,17 @@ fn usage(r: &Reply) -> Value {
     if r.reasoning_tokens > 0 {
         u["thoughtsTokenCount"] = r.reasoning_tokens.into();
     }
+    cached(r, &mut u);
     u
+}
+
+/// The implicit cache's hit, as Gemini reports it: only when there was one (a JSON
+/// field of zero is left out, as the API's protobuf JSON does).
+fn cached(r: &Reply, u: &mut Value) {
+    if r.cache.read > 0 {
+        u["cachedContentTokenCount"] = r.cache.read.into();
+        u["cacheTokensDetails"] = json!([{"modality": "TEXT", "tokenCount": r.cache.read}]);
+    }
 }
 
 /// The thought signature of the reply, and the index of the part that carries it (the
@@ -70,7 +80,10 @@ fn response(r: &Reply, parts: Vec<Value>, last: bool) -> Value {
     let usage = if last {
         usage(r)
     } else {
-        json!({"promptTokenCount": r.prompt_tokens, "totalTokenCount": r.prompt_tokens})
+        let mut u =
+            json!({"promptTokenCount": r.prompt_tokens, "totalTokenCount": r.prompt_tokens});
+        cached(r, &mut u);
+        u
     };
     json!({
         "candidates": [candidate],

@@ -6,10 +6,12 @@
 //! blocks, and the rule that a tool loop's assistant message starts with its thinking
 //! (`thinking.rs`).
 
+mod cache;
 mod parse;
 mod render;
 mod thinking;
 
+use crate::cache::{CacheRules, Steps};
 use crate::dialect::{too_large, Dialect, FrameState, Seals, ThoughtFault, ThoughtMint};
 use crate::error::{ErrorKind, WireError};
 use crate::ratelimit::{Bucket, QuotaRefusal, RateReading};
@@ -153,6 +155,17 @@ impl Dialect for Messages {
         thinking::check_thinking(req, seals)
     }
 
+    /// Only at the client's breakpoints, looking back 20 blocks from each; the least it
+    /// caches depends on the model (the prompt-caching guide, as of November 2026).
+    fn cache_rules(&self, model: &str) -> CacheRules {
+        CacheRules {
+            steps: Steps::Breakpoints { lookback: 20 },
+            min_tokens: min_cacheable(model),
+            ttl_ms: crate::Ttl::FiveMinutes.ms(),
+            max_breakpoints: 4,
+        }
+    }
+
     fn model_entry(&self, id: &str) -> Value {
         json!({"type": "model", "id": id, "display_name": id, "created_at": "2025-01-01T00:00:00Z"})
     }
@@ -160,6 +173,22 @@ impl Dialect for Messages {
     fn model_list(&self, names: &[String]) -> Value {
         let data: Vec<Value> = names.iter().map(|n| self.model_entry(n)).collect();
         json!({"data": data, "has_more": false, "first_id": names.first(), "last_id": names.last()})
+    }
+}
+
+/// The shortest prefix a Claude model caches, in tokens: 4096 for Opus 4.5 and 4.6 and
+/// Haiku 4.5, 2048 for Opus 4.7 and the Haiku 3 models, 512 for the 5-series Opus,
+/// Fable and Mythos, 1024 for the others (Sonnet 4.x, Opus 4.1 and 4.8 …).
+fn min_cacheable(model: &str) -> u32 {
+    let has = |s: &str| model.contains(s);
+    if has("opus-4-5") || has("opus-4-6") || has("haiku-4-5") {
+        4096
+    } else if has("opus-4-7") || has("3-haiku") || has("3-5-haiku") {
+        2048
+    } else if has("opus-5") || has("fable-5") || has("mythos-5") {
+        512
+    } else {
+        1024
     }
 }
 

@@ -22,6 +22,7 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
     }
     let tools = tools(&root)?;
     let tool_choice = tool_choice(&root)?;
+    let cache = super::cache::cache_ask(&root)?;
     finish(Request {
         api: Api::Messages,
         model,
@@ -37,6 +38,7 @@ pub fn parse_messages(body: &[u8]) -> Result<Request, WireError> {
         reasoning_returned: false,
         store: false,
         previous_response_id: None,
+        cache,
     })
 }
 

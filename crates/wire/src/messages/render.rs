@@ -13,12 +13,22 @@ fn stop_reason(stop: StopReason) -> &'static str {
     }
 }
 
-fn usage(input: u32, output: u32) -> Value {
+/// The prompt's tokens as Anthropic counts them: those after the last breakpoint
+/// (`input_tokens`), those written to the cache and those read from it; the three add up
+/// to the whole prompt.
+fn input_tokens(r: &Reply) -> u32 {
+    r.prompt_tokens
+        .saturating_sub(r.cache.read + r.cache.written())
+}
+
+fn usage(r: &Reply, output: u32) -> Value {
     json!({
-        "input_tokens": input,
+        "input_tokens": input_tokens(r),
         "output_tokens": output,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": r.cache.written(),
+        "cache_read_input_tokens": r.cache.read,
+        "cache_creation": {"ephemeral_5m_input_tokens": r.cache.write_5m,
+                           "ephemeral_1h_input_tokens": r.cache.write_1h},
         "service_tier": "standard",
     })
 }
@@ -55,7 +65,7 @@ pub fn whole(r: &Reply) -> Value {
         "content": r.parts.iter().map(|p| block(p, true)).collect::<Vec<_>>(),
         "stop_reason": stop_reason(r.stop),
         "stop_sequence": null,
-        "usage": usage(r.prompt_tokens, r.output_tokens),
+        "usage": usage(r, r.output_tokens),
     })
 }
 
@@ -70,7 +80,7 @@ pub fn frame(r: &Reply, at: &At, out: &mut Vec<u8>) {
         let message = json!({
             "id": format!("msg_{}", r.id), "type": "message", "role": "assistant",
             "model": r.model, "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": usage(r.prompt_tokens, 1),
+            "usage": usage(r, 1),
         });
         event(
             out,
@@ -127,8 +137,9 @@ pub fn frame(r: &Reply, at: &At, out: &mut Vec<u8>) {
             "message_delta",
             &json!({"type": "message_delta",
                     "delta": {"stop_reason": stop_reason(r.stop), "stop_sequence": null},
-                    "usage": {"input_tokens": r.prompt_tokens, "output_tokens": r.output_tokens,
-                              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+                    "usage": {"input_tokens": input_tokens(r), "output_tokens": r.output_tokens,
+                              "cache_creation_input_tokens": r.cache.written(),
+                              "cache_read_input_tokens": r.cache.read}}),
         );
         event(out, "message_stop", &json!({"type": "message_stop"}));
     }

@@ -5,7 +5,7 @@
 use crate::api::Api;
 use crate::error::WireError;
 use crate::fields::*;
-use crate::openai::{effort, tool_choice};
+use crate::openai::{cache_ask, effort, tool_choice};
 use crate::request::ToolCall;
 use crate::request::{finish, Message, ReasoningAsk, Request, Role, Thought, ThoughtKind, Tool};
 use serde_json::Value;
@@ -54,6 +54,7 @@ pub fn parse_responses(body: &[u8]) -> Result<Request, WireError> {
         reasoning_returned,
         store,
         previous_response_id,
+        cache: cache_ask(&root)?,
     })
 }
 

@@ -42,7 +42,7 @@ fn response(r: &Reply, done: bool) -> Value {
         let output: Vec<Value> = (0..r.parts.len()).map(|i| item(r, i, true)).collect();
         let usage = json!({
             "input_tokens": r.prompt_tokens,
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "input_tokens_details": {"cached_tokens": r.cache.read, "cache_write_tokens": 0},
             "output_tokens": r.output_tokens,
             "output_tokens_details": {"reasoning_tokens": r.reasoning_tokens},
             "total_tokens": r.prompt_tokens + r.output_tokens,
