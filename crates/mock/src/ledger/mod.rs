@@ -206,6 +206,7 @@ impl Ledger {
         let all = self.violations.lock().unwrap_or_else(|p| p.into_inner());
         all.count_into(&mut totals);
         Summary {
+            mcp: None,
             provider: None,
             sessions,
             totals,

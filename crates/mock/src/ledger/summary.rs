@@ -18,6 +18,10 @@ use std::collections::BTreeMap;
 /// The ledger: totals, each session, the provider's pushback, the violations found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The tools served over MCP: calls, latency per tool, errors, sessions; absent when
+    /// no MCP message arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::mcp::summary::McpSummary>,
     /// What the provider's quotas and slots did; absent when no limit was ever set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<ProviderSummary>,

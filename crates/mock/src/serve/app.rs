@@ -31,6 +31,8 @@ pub struct App {
     pub chains: crate::provider::chain::Chains,
     /// The barrier and file drop box of sharded runs.
     pub rendezvous: Rendezvous,
+    /// The tools served over MCP (`/mcp`), and what they served.
+    pub mcp: crate::mcp::server::McpServer,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.
@@ -60,6 +62,7 @@ impl App {
     /// quotas and slots did, and the limits in force in words) when any limit was set.
     pub fn ledger_summary(&self) -> Summary {
         let mut l = self.ledger.summary();
+        l.mcp = self.mcp.ledger.summary();
         l.provider = self.pushback.summary().map(|mut p| {
             p.limits = self.limits_words();
             p

@@ -214,6 +214,8 @@ impl<'a> Call<'a> {
         let arrival = app.ledger.arrive(session.key(), hash, req.prompt_tokens);
         let found = oracle::check(req, &session, spec, app.scenario.integrity, &app.ledger);
         app.ledger.record(found);
+        app.ledger
+            .record(crate::integrity::mcp::check(req, &session, &app.mcp));
         let seal_key = thoughts::key(app.seed);
         if spec.reasoning.mode != ReasoningMode::Off {
             if let Some(r) =
@@ -471,4 +473,11 @@ fn record_said(app: &App, session: &str, reply: &Reply) {
         }
     }
     app.ledger.said(session, &calls, text, reply.output_tokens);
+    app.mcp.note_calls(
+        session,
+        reply.parts.iter().filter_map(|p| match p {
+            wire::Part::ToolCall(c) => Some((c.name.as_str(), c.arguments.as_str())),
+            _ => None,
+        }),
+    );
 }

@@ -132,6 +132,7 @@ impl MockServer {
         let seed = opts.seed.unwrap_or(opts.scenario.seed);
         let pushback = crate::pushback::state::Pushback::new(opts.scenario.sets_limits());
         let app = Arc::new(App {
+            mcp: crate::mcp::server::McpServer::new(&opts.scenario.mcp, seed),
             pushback,
             calls_by_model: Default::default(),
             chains: Default::default(),
