@@ -2,7 +2,8 @@
 //! ended (`outcome`: from its evidence) and whether it was harness-bound; what a ladder of
 //! RESULTs says (which levels hold within budget, the throughput knee and plateau, the
 //! resource at its wall or a limit inside the system, a client pool held flat, or the
-//! provider's quotas and slots, a Universal Scalability Law fit, a capacity projection);
+//! provider's quotas and slots, a Universal Scalability Law fit, a capacity projection,
+//! how the SUT's stdio MCP servers grow with sessions);
 //! whether a soak's series leaks; what two builds' repeated RESULTs say (medians,
 //! Mann–Whitney, bootstrap intervals, verdicts). No I/O, no clocks, no printing: the same
 //! documents give the same answer.
@@ -12,6 +13,7 @@ pub mod compare;
 pub mod ladder;
 pub mod leak;
 pub mod logs;
+pub mod mcp;
 pub mod outcome;
 pub mod pool;
 pub mod provider;

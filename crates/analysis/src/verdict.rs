@@ -343,6 +343,7 @@ pub(crate) mod tests {
             replicas: None,
             shards: None,
             bus: None,
+            mcp: None,
         }
     }
 

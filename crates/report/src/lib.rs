@@ -8,6 +8,7 @@ pub mod bus;
 pub mod check;
 pub mod html;
 pub mod markdown;
+pub mod mcp;
 pub mod shards;
 pub mod soak;
 pub mod step;

@@ -49,6 +49,10 @@ pub fn ladder(doc: &LadderDoc) -> String {
         s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");
         s.push_str(&t);
     }
+    if let Some(t) = crate::mcp::stdio_table(steps) {
+        s.push_str("\n## MCP stdio servers\n\nThe stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.\n\n");
+        s.push_str(&t);
+    }
     if let Some(t) = crate::table::dependencies(steps) {
         s.push_str("\n## Dependencies\n\nEach `[[service]]` Plimsoll started for the step and each `[[probe]]` it found running, sampled beside the SUT; *clients* is the most connections it had accepted at once, *SUT's connections* the most the SUT held to it.\n\n");
         s.push_str(&t);

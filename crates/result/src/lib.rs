@@ -1,5 +1,5 @@
 //! The documents Plimsoll writes and reads, as types: the RESULT of one step (`step`,
-//! `parts`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
+//! `parts`, its MCP tool hop `mcp`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
 //! what a step found besides (`findings`), the documents built from steps — a ladder (`ladder`), arms side by side (`arms`), a
 //! sweep (`sweep`), a soak (`soak`), a comparison (`compare`) and where each ran
 //! (`environment`) — and the check of a RESULT line against `schemas/result.v1.json`
@@ -12,6 +12,7 @@ pub mod environment;
 pub mod findings;
 pub mod kinds;
 pub mod ladder;
+pub mod mcp;
 pub mod parts;
 pub mod schema;
 pub mod serde_util;
@@ -22,6 +23,7 @@ pub mod sweep;
 pub use budget::{Breach, Budget};
 pub use findings::StepReport;
 pub use kinds::{Bound, Confidence, Outcome, Standing, WallKind};
+pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
 

@@ -149,6 +149,10 @@ pub struct StepResult {
     /// A bus step (`[[role]]` in session.toml): what was published and delivered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bus: Option<Bus>,
+    /// The MCP tools the SUT called at the mock (`[[mcp.tools]]`): calls, latency per
+    /// tool, errors, sessions, and the stdio servers it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::mcp::Mcp>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

@@ -149,6 +149,10 @@ fn assemble(
     };
     r.sessions = m.open_model.map(|_| sessions as u64);
     r.resident = m.resident.map(|n| resident(probe, n, sessions));
+    r.mcp = side.mcp.clone().map(|mut x| {
+        x.stdio = m.mcp_stdio.clone();
+        x
+    });
     r.errors_by_kind = m.errors_by_kind;
     r.requests = m.requests;
     r.bus = m.bus;

@@ -18,6 +18,7 @@ mod fleet;
 mod harness;
 mod judge;
 mod live;
+mod mcp_side;
 mod measured;
 mod mock_side;
 pub mod options;

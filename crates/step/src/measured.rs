@@ -62,4 +62,6 @@ pub struct Measured {
     pub drive_window: Option<(f64, f64)>,
     /// A bus step's account.
     pub bus: Option<result::Bus>,
+    /// What the SUT's stdio MCP servers cost, when it ran any.
+    pub mcp_stdio: Option<result::McpStdio>,
 }

@@ -1,7 +1,8 @@
 //! What the in-process mock knew at the end of a step: its lateness, the LLM calls and
 //! tokens, injected failures, integrity violations (in all, by kind, the first few), the
-//! sessions whose marker reached it, the provider's pushback, what reasoning cost, and the
-//! unloaded time each session asked of it (the ideal a session is measured against).
+//! sessions whose marker reached it, the provider's pushback, what reasoning cost, the
+//! MCP tools called, and the unloaded time each session asked of it, its tools' time
+//! included (the ideal a session is measured against).
 
 use crate::rates::round3;
 use mock::ledger::{SessionSummary, Summary, Totals, ANONYMOUS};
@@ -22,6 +23,8 @@ pub(crate) struct MockSide {
     pub(crate) reasoning: Option<result::Reasoning>,
     /// Violations by kind (echo, isolation, history, reasoning).
     pub(crate) by_kind: Vec<(String, u64)>,
+    /// The MCP tools called, when any MCP message arrived.
+    pub(crate) mcp: Option<result::Mcp>,
 }
 
 /// What reasoning cost, from the ledger (none when no reply reasoned).
@@ -99,7 +102,7 @@ impl MockSide {
             tokens_out: t.output_tokens,
             injected: t.injected_failures.total(),
             violations: t.integrity_violations,
-            ideal_ms: ideal_session_ms(&ledger.sessions, think_ms, failed),
+            ideal_ms: ideal_session_ms(&with_tool_time(ledger), think_ms, failed),
             violation_list: ledger
                 .violations
                 .iter()
@@ -117,8 +120,22 @@ impl MockSide {
                 .iter()
                 .map(|(k, n)| (k.clone(), *n))
                 .collect(),
+            mcp: ledger.mcp.as_ref().map(crate::mcp_side::from_ledger),
         }
     }
+}
+
+/// Each session's unloaded time with the time its MCP tools took added: a session
+/// that waits for its tools waits for the provider's side, not the SUT's.
+fn with_tool_time(ledger: &Summary) -> std::borrow::Cow<'_, BTreeMap<String, SessionSummary>> {
+    let Some(mcp) = ledger.mcp.as_ref().filter(|m| !m.sessions.is_empty()) else {
+        return std::borrow::Cow::Borrowed(&ledger.sessions);
+    };
+    let mut sessions = ledger.sessions.clone();
+    for (name, s) in sessions.iter_mut() {
+        s.llm_ms += mcp.sessions.get(name).map_or(0.0, |m| m.ms);
+    }
+    std::borrow::Cow::Owned(sessions)
 }
 
 /// The median over the sessions that went through of the provider's unloaded time for
