@@ -18,15 +18,25 @@ pub(crate) fn step_lines(r: &StepResult) -> Vec<String> {
         .iter()
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
+    let sessions = if m.mcp_sessions == 0 {
+        "stateless (2026-07-28: no MCP sessions)".to_string()
+    } else {
+        format!(
+            "{} MCP session(s), {} agent session(s) each",
+            m.mcp_sessions, m.sessions_per_mcp_session
+        )
+    };
     let mut out = vec![format!(
-        "  MCP: {} tool calls ({}; {} a session), {} failed{}; {} MCP session(s), {} agent session(s) each",
+        "  MCP: {} tool calls ({}; {} a session), {} failed{}; {sessions}",
         m.calls,
         via.join(", "),
         m.calls_per_session,
         m.errors,
-        if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) },
-        m.mcp_sessions,
-        m.sessions_per_mcp_session,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
     )];
     for (name, t) in &m.tools {
         out.push(format!(

@@ -36,13 +36,41 @@ pub struct Call<'a> {
     pub pid: Option<u32>,
 }
 
+/// One tool's calls, errors and latency: an HDR histogram, with the exact least and most
+/// (a quantile is read within them, so a fixed latency reads as itself).
+struct ToolTally {
+    calls: u64,
+    errors: u64,
+    hist: Histogram<u64>,
+    min_ms: f64,
+    max_ms: f64,
+}
+
+impl ToolTally {
+    fn new() -> ToolTally {
+        ToolTally {
+            calls: 0,
+            errors: 0,
+            hist: hist(),
+            min_ms: f64::INFINITY,
+            max_ms: 0.0,
+        }
+    }
+
+    fn ms(&self, q: f64) -> f64 {
+        let v = self.hist.value_at_quantile(q) as f64 / 1000.0;
+        let v = v.clamp(self.min_ms.min(self.max_ms), self.max_ms);
+        (v * 100.0).round() / 100.0
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     requests: u64,
     calls: u64,
     errors: u64,
     errors_by_kind: BTreeMap<String, u64>,
-    tools: BTreeMap<String, (u64, u64, Histogram<u64>)>,
+    tools: BTreeMap<String, ToolTally>,
     sessions: HashMap<String, McpSession>,
     mcp_sessions: HashMap<String, HashSet<String>>,
     transports: BTreeMap<String, u64>,
@@ -104,14 +132,16 @@ impl McpLedger {
     pub fn call(&self, c: &Call) {
         let mut t = self.lock();
         t.calls += 1;
-        let (calls, errors, h) = t
+        let tool = t
             .tools
             .entry(c.tool.to_string())
-            .or_insert_with(|| (0, 0, hist()));
-        *calls += 1;
-        let _ = h.record(((c.latency_ms * 1000.0) as u64).max(1));
+            .or_insert_with(ToolTally::new);
+        tool.calls += 1;
+        let _ = tool.hist.record(((c.latency_ms * 1000.0) as u64).max(1));
+        tool.min_ms = tool.min_ms.min(c.latency_ms);
+        tool.max_ms = tool.max_ms.max(c.latency_ms);
         if let Some(kind) = c.error {
-            *errors += 1;
+            tool.errors += 1;
             t.errors += 1;
             *t.errors_by_kind.entry(kind.into()).or_insert(0) += 1;
         }
@@ -180,18 +210,16 @@ impl McpLedger {
         if t.requests == 0 {
             return None;
         }
-        let ms =
-            |h: &Histogram<u64>, q: f64| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0;
         let tools = t
             .tools
             .iter()
-            .map(|(name, (calls, errors, h))| {
+            .map(|(name, x)| {
                 let tool = McpTool {
-                    calls: *calls,
-                    errors: *errors,
-                    max_ms: (h.max() as f64 / 10.0).round() / 100.0,
-                    p50_ms: ms(h, 0.5),
-                    p99_ms: ms(h, 0.99),
+                    calls: x.calls,
+                    errors: x.errors,
+                    max_ms: (x.max_ms * 100.0).round() / 100.0,
+                    p50_ms: x.ms(0.5),
+                    p99_ms: x.ms(0.99),
                 };
                 (name.clone(), tool)
             })
