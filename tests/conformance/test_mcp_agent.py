@@ -86,3 +86,27 @@ def test_a_two_second_tool_behind_a_pool_of_one_moves_the_line_as_predicted():
     assert 0.38 <= steps[4]["turns_per_s"] <= 0.55, steps[4]["turns_per_s"]
     assert steps[4]["latency_inflation"] > 2.0
     assert "holds 2 sessions within budget; over budget from 4" in p.stdout + p.stderr
+
+
+AGENTS_VENV = pathlib.Path(os.environ.get("PLIMSOLL_AGENTS_VENV", "/tmp/venv-agents"))
+
+
+def test_the_openai_agents_sdk_with_its_own_mcp_client():
+    """A framework we did not write, with its own MCP client (agents.mcp), when its venv
+    is there (examples/agents-sdk-mcp/requirements.txt; it pins a websockets older than
+    this suite's, so it cannot share the suite's venv)."""
+    import pytest
+
+    if not (AGENTS_VENV / "bin" / "python").exists():
+        pytest.skip(f"no OpenAI Agents SDK venv at {AGENTS_VENV} (see examples/agents-sdk-mcp/agent.py)")
+    config = ROOT / "examples" / "agents-sdk-mcp" / "plimsoll.toml"
+    for transport in ("http", "stdio"):
+        full = {**os.environ, "PATH": str(AGENTS_VENV / "bin") + os.pathsep + os.environ["PATH"], "MCP_TRANSPORT": transport}
+        p = subprocess.run([BIN, "run", "--config", str(config), "--concurrency", "4"],
+                           capture_output=True, text=True, env=full, timeout=300)
+        assert p.returncode in (0, 4), p.stderr
+        r = json.loads([x for x in p.stdout.splitlines() if x.startswith("RESULT ")][-1].removeprefix("RESULT "))
+        assert r["outcome"] == "ok" and r["integrity_violations"] == 0
+        assert r["mcp"]["calls"] == 24 and r["mcp"]["transports"] == {transport: 24}
+        if transport == "stdio":
+            assert r["mcp"]["stdio"]["peak_processes"] == 4
