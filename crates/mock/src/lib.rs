@@ -11,13 +11,15 @@
 //! One folder per job: `provider/` (what the model says and when), `pushback/` (quotas
 //! and slots), `cache/` (the provider's prompt cache), `failures/` (failures on purpose),
 //! `integrity/` (the oracle), `ledger/` (what was served to whom), `serve/` (HTTP,
-//! metrics, admin, the shards' rendezvous).
+//! metrics, admin, the shards' rendezvous), `mcp/` (tools served over the Model Context
+//! Protocol, on `/mcp` and over stdio).
 
 pub mod cache;
 pub mod failures;
 mod hash;
 pub mod integrity;
 pub mod ledger;
+pub mod mcp;
 pub mod provider;
 pub mod pushback;
 pub mod serve;

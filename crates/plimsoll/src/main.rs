@@ -26,6 +26,11 @@ enum Command {
         after_help = "Point your system at it:\n  OPENAI_BASE_URL=http://127.0.0.1:8700/v1  ANTHROPIC_BASE_URL=http://127.0.0.1:8700\n\nExample:\n  plimsoll mock --listen 127.0.0.1:8700 &\n  curl -s http://127.0.0.1:8700/v1/chat/completions -H 'content-type: application/json' \\\n    -d '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n\nThe first line on stdout is `listening http://ADDR` (useful with --listen 127.0.0.1:0).\n\nOther endpoints:\n  GET  /plimsoll/timing          how late frames left against their deadlines\n  GET  /plimsoll/ledger          per-session calls, tokens, injected failures, retries, integrity violations\n  GET  /metrics                  the same counters for Prometheus\n  POST /plimsoll/admin/failures  change failure rates live: {\"model\":\"*\",\"rate_limit\":0.3} ({\"reset\":true} undoes)\n\nEnvironment: PLIMSOLL_FAIL_RATE_LIMIT, _SERVER_ERROR, _OVERLOADED, _RESET, _CUT, _STALL, _SPIKE (rates 0..1),\n_RETRY_AFTER_MS, _STALL_MS, _SPIKE_MS set failures for every model, over the scenario's."
     )]
     Mock(cmd::mock::MockArgs),
+    /// Serve the mock's MCP tools over stdio, for agents that start a tool server per session.
+    #[command(
+        after_help = "Examples:\n  plimsoll mcp --stdio                          relay to the mock in $PLIMSOLL_MOCK_URL (set in every step)\n  plimsoll mcp --stdio --scenario scenarios/mcp.toml   serve the scenario's [mcp] tools in this process\n  plimsoll mcp --stdio --ballast-mb 14          weigh what a real server would\n\nOne JSON-RPC message per line on stdin, one per line on stdout (both eras of MCP: server/discover and stateless requests of 2026-07-28, or initialize and a session). Over HTTP, `plimsoll mock` serves the same tools at /mcp."
+    )]
+    Mcp(cmd::mcp::McpArgs),
     /// Write a commented plimsoll.toml and session.toml for your system (never over existing files).
     #[command(
         after_help = "Examples:\n  plimsoll init --command 'python app.py --port {{port}}' --url '{{base}}/chat'\n  plimsoll init --openai --command 'litellm --config config.yaml --port {{port}}' --ready-path /health/liveliness\n\nThen `plimsoll check`, then `plimsoll ramp --cpus 1`."
@@ -129,6 +134,7 @@ Example: examples/openai-agent/traces (a real trace of the openai-agent example)
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Mock(a) => cmd::mock::run(a),
+        Command::Mcp(a) => cmd::mcp::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Init(a) => cmd::init::init(a),
         Command::Check(a) => cmd::check::check(a),

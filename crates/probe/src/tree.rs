@@ -46,6 +46,19 @@ fn read_stat_file(pid: u32, whole: bool) -> Option<Stat> {
     })
 }
 
+/// A process's command line, argument by argument (empty when it is gone or a kernel
+/// thread).
+pub fn cmdline(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn count_fds(pid: u32) -> u64 {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .map(|d| d.count() as u64)

@@ -151,6 +151,15 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
             crate::cost::break_kinds_html(steps)
         );
     }
+    if let Some(t) = crate::mcp::stdio_table(steps) {
+        let (table, growth) = t.split_once("\n\n").unwrap_or((&t, ""));
+        let _ = write!(
+            out,
+            "<h2>MCP stdio servers</h2><p class=\"how\">The stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.</p>{}<p>{}</p>",
+            html_table(table),
+            crate::svg::esc(growth.trim())
+        );
+    }
     if let Some(t) = crate::table::dependencies(steps) {
         let _ = write!(
             out,

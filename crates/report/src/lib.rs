@@ -10,6 +10,7 @@ pub mod check;
 pub mod cost;
 pub mod html;
 pub mod markdown;
+pub mod mcp;
 pub mod shards;
 pub mod soak;
 pub mod step;

@@ -61,6 +61,15 @@ pub fn ladder(doc: &LadderDoc) -> String {
             s.push_str(&format!("- {l}\n"));
         }
     }
+    s.push_str(&sections(steps, &capacity));
+    s
+}
+
+/// The sections after a ladder's table: the workload replayed, per request, cost and
+/// cache, MCP stdio servers, dependencies, the capacity projection (each when it has
+/// something to say).
+fn sections(steps: &[result::StepResult], capacity: &[&String]) -> String {
+    let mut s = String::new();
     if let Some(w) = steps.iter().find_map(|r| r.workload.as_ref()) {
         s.push_str("\n## Workload replayed\n\nEvery level replayed this recording (its sessions drawn with the seed); each step's own fidelity is in its RESULT.\n\n");
         for l in crate::workload::lines(w).iter().take(1) {
@@ -72,6 +81,10 @@ pub fn ladder(doc: &LadderDoc) -> String {
         s.push_str(&t);
     }
     if let Some(t) = crate::cost::markdown(steps) {
+        s.push_str(&t);
+    }
+    if let Some(t) = crate::mcp::stdio_table(steps) {
+        s.push_str("\n## MCP stdio servers\n\nThe stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.\n\n");
         s.push_str(&t);
     }
     if let Some(t) = crate::table::dependencies(steps) {

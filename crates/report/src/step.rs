@@ -86,6 +86,7 @@ fn parts(r: &StepResult) -> Vec<String> {
     out.extend(sessions_held(r));
     out.extend(around_the_sut(r));
     out.extend(requests_and_log(r));
+    out.extend(crate::mcp::step_lines(r));
     out
 }
 

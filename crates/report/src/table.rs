@@ -76,8 +76,9 @@ pub fn row(r: &StepResult, standing: &str) -> String {
     )
 }
 
-/// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`),
-/// a row per step and request (by name); None when no step has any.
+/// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`)
+/// and per MCP tool the SUT called (`mcp NAME`), a row per step and request (by name);
+/// None when no step has any.
 pub fn requests(steps: &[StepResult]) -> Option<String> {
     let mut out = String::from(
         "| sessions | request | ok | p50 ms | p99 ms | failed |
@@ -96,6 +97,18 @@ pub fn requests(steps: &[StepResult]) -> Option<String> {
                 cell(q.p50_ms),
                 cell(q.p99_ms),
                 q.errors,
+            ));
+        }
+        // The MCP tools the SUT called: the mock's latency for each, per tool.
+        for (name, t) in s.mcp.iter().flat_map(|m| &m.tools) {
+            any = true;
+            out.push_str(&format!(
+                "| {} | mcp {name} | {} | {} | {} | {} |\n",
+                s.concurrency,
+                t.calls - t.errors,
+                cell(Some(t.p50_ms)),
+                cell(Some(t.p99_ms)),
+                t.errors,
             ));
         }
     }

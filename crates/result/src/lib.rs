@@ -1,5 +1,5 @@
 //! The documents Plimsoll writes and reads, as types: the RESULT of one step (`step`,
-//! `parts`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
+//! `parts`, its MCP tool hop `mcp`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
 //! what a step found besides (`findings`), what its LLM calls did with the prompt cache
 //! and cost at a price table's prices (`cost`), the documents built from steps — a ladder
 //! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
@@ -14,6 +14,7 @@ pub mod environment;
 pub mod findings;
 pub mod kinds;
 pub mod ladder;
+pub mod mcp;
 pub mod parts;
 pub mod schema;
 pub mod serde_util;
@@ -29,6 +30,7 @@ pub use cost::{
 };
 pub use findings::StepReport;
 pub use kinds::{Bound, Confidence, Outcome, Standing, StepState, WallKind};
+pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
 pub use trust::{ColdStart, Interference, RateCheck};

@@ -181,6 +181,10 @@ pub struct StepResult {
     /// how faithfully it was followed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::workload::Replayed>,
+    /// The MCP tools the SUT called at the mock (`[[mcp.tools]]`): calls, latency per
+    /// tool, errors, sessions, and the stdio servers it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::mcp::Mcp>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

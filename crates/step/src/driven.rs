@@ -188,6 +188,7 @@ pub(crate) async fn run(
     let sample_every = Duration::from_millis(cfg.sample_ms);
     let sampler = Arc::new(Sampler::start_on(sut.pid(), sut.pids(), sample_every));
     rig.deps.sample(cfg, sample_every, sampler.started());
+    let stdio = crate::mcp_side::watch_stdio(&rig.mock.app, sut.pids(), sut.pid(), sample_every);
     let cpu0 = own_cpu_sec();
     let w = watch(opts, cfg, &rig, &sut, &sampler);
     let _stop_series = crate::soak::StopOnDrop(w.soak.1.clone());
@@ -218,6 +219,7 @@ pub(crate) async fn run(
     let probe = Arc::try_unwrap(sampler)
         .map(Sampler::finish)
         .unwrap_or_else(|s| s.summary());
+    let stdio = stdio.map(Sampler::finish);
     let died = sut.exited();
     let throttled = capped.cap.as_ref().and_then(|c| c.cpu_throttled());
     let stopped = sut.stop().await;
@@ -236,6 +238,10 @@ pub(crate) async fn run(
         .as_ref()
         .zip(rig.mock.app.replay.as_ref())
         .map(|(r, mock)| crate::replayed::figures(r, &mock.played(), &think_late));
+    m.mcp_stdio = stdio.and_then(|s| {
+        let seen = rig.mock.app.mcp.ledger.stdio_pids().len() as u64;
+        crate::mcp_side::stdio_figures(&s, rig.concurrency, seen)
+    });
     let mut report = judge(cfg, rig, probe, died, stopped, m).await;
     report.result.workload = replayed;
     Ok(report)

@@ -173,6 +173,10 @@ fn assemble(
         m.timed_out,
         trend,
     ));
+    r.mcp = side.mcp.clone().map(|mut x| {
+        x.stdio = m.mcp_stdio.clone();
+        x
+    });
     r.errors_by_kind = m.errors_by_kind;
     r.requests = m.requests;
     r.bus = m.bus;

@@ -19,6 +19,7 @@ mod fleet;
 mod harness;
 mod judge;
 mod live;
+mod mcp_side;
 mod measured;
 mod mock_side;
 pub mod options;

@@ -64,6 +64,8 @@ pub struct Measured {
     pub cold: Option<(f64, f64)>,
     /// A bus step's account.
     pub bus: Option<result::Bus>,
+    /// What the SUT's stdio MCP servers cost, when it ran any.
+    pub mcp_stdio: Option<result::McpStdio>,
 }
 
 impl Measured {

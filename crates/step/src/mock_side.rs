@@ -1,8 +1,9 @@
 //! What the in-process mock knew at the end of a step: its lateness, the LLM calls and
 //! tokens, injected failures, integrity violations (in all, by kind, the first few), the
 //! sessions whose marker reached it, the provider's pushback, what reasoning cost, the
-//! prompt cache and each model's tokens (`cost_side.rs`), and the unloaded time each
-//! session asked of it (the ideal a session is measured against).
+//! prompt cache and each model's tokens (`cost_side.rs`), the MCP tools called, and the
+//! unloaded time each session asked of it, its tools' time included (the ideal a session
+//! is measured against).
 
 use crate::rates::round3;
 use mock::ledger::{SessionSummary, Summary, Totals, ANONYMOUS};
@@ -26,6 +27,8 @@ pub(crate) struct MockSide {
     /// The prompt cache, and the tokens each model used (for the cost).
     pub(crate) cache: Option<result::CacheReport>,
     pub(crate) tokens: BTreeMap<String, result::ModelTokens>,
+    /// The MCP tools called, when any MCP message arrived.
+    pub(crate) mcp: Option<result::Mcp>,
 }
 
 /// What reasoning cost, from the ledger (none when no reply reasoned).
@@ -104,7 +107,7 @@ impl MockSide {
             tokens_out: t.output_tokens,
             injected: t.injected_failures.total(),
             violations: t.integrity_violations,
-            ideal_ms: ideal_session_ms_by(&ledger.sessions, think, failed),
+            ideal_ms: ideal_session_ms_by(&with_tool_time(ledger), think, failed),
             violation_list: ledger
                 .violations
                 .iter()
@@ -124,8 +127,22 @@ impl MockSide {
                 .collect(),
             cache: crate::cost_side::cache_report(ledger),
             tokens: crate::cost_side::tokens(&t.cache),
+            mcp: ledger.mcp.as_ref().map(crate::mcp_side::from_ledger),
         }
     }
+}
+
+/// Each session's unloaded time with the time its MCP tools took added: a session
+/// that waits for its tools waits for the provider's side, not the SUT's.
+fn with_tool_time(ledger: &Summary) -> std::borrow::Cow<'_, BTreeMap<String, SessionSummary>> {
+    let Some(mcp) = ledger.mcp.as_ref().filter(|m| !m.sessions.is_empty()) else {
+        return std::borrow::Cow::Borrowed(&ledger.sessions);
+    };
+    let mut sessions = ledger.sessions.clone();
+    for (name, s) in sessions.iter_mut() {
+        s.llm_ms += mcp.sessions.get(name).map_or(0.0, |m| m.ms);
+    }
+    std::borrow::Cow::Owned(sessions)
 }
 
 /// The median over the sessions that went through of the provider's unloaded time for

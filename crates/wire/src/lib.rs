@@ -1,5 +1,6 @@
 //! Wire formats of the LLM APIs the mock speaks: OpenAI Chat Completions, Responses and
-//! Embeddings, Anthropic Messages and Gemini generateContent.
+//! Embeddings, Anthropic Messages and Gemini generateContent; and of the Model Context
+//! Protocol's JSON-RPC messages, for the tools it serves (`mcp`).
 //!
 //! This crate owns the byte-level truth of each API: how a request is read into one
 //! normalized [`Request`], how a [`Reply`] the mock decided on is rendered as a plain
@@ -29,6 +30,7 @@ mod messages;
 mod responses;
 
 mod embeddings;
+pub mod mcp;
 pub mod sse;
 mod stream;
 mod tokens;

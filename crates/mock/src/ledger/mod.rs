@@ -230,6 +230,7 @@ impl Ledger {
         breaks.count_into(&mut totals.cache);
         Summary {
             cache_breaks: breaks.first.clone(),
+            mcp: None,
             provider: None,
             sessions,
             totals,

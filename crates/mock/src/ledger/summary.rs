@@ -22,6 +22,10 @@ pub struct Summary {
     /// The first cache break of each kind the oracle found; absent when none was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cache_breaks: Vec<CacheBreak>,
+    /// The tools served over MCP: calls, latency per tool, errors, sessions; absent when
+    /// no MCP message arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::mcp::summary::McpSummary>,
     /// What the provider's quotas and slots did; absent when no limit was ever set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<ProviderSummary>,

@@ -47,6 +47,9 @@
 //! isolation = true
 //! history = true
 //! reasoning = true           # thinking blocks / reasoning items come back intact
+//! [[mcp.tools]]              # tools served over MCP (/mcp, plimsoll mcp --stdio): see mcp/spec.rs
+//! name = "kv_get"
+//! result = "kv_get"
 //! ```
 //!
 //! A model named `NAME-stable` is NAME with every failure rate at zero: a fallback
@@ -109,6 +112,8 @@ pub struct Scenario {
     pub cache: CacheSettings,
     pub defaults: ModelSpec,
     pub models: BTreeMap<String, ModelSpec>,
+    /// The tools served over MCP (none without an `[mcp]` section).
+    pub mcp: crate::mcp::spec::McpSpec,
 }
 
 impl Default for Scenario {
@@ -122,6 +127,7 @@ impl Default for Scenario {
             cache: CacheSettings::default(),
             defaults: ModelSpec::default(),
             models: BTreeMap::new(),
+            mcp: Default::default(),
         }
     }
 }
@@ -236,7 +242,15 @@ impl Scenario {
             }
             None => CacheSettings::default(),
         };
+        let mcp = match &raw.mcp {
+            Some(m) => m
+                .get_ref()
+                .check()
+                .map_err(|(span, msg)| err(Some(span.unwrap_or(m.span())), msg))?,
+            None => Default::default(),
+        };
         Ok(Scenario {
+            mcp,
             seed: raw.seed.unwrap_or(0),
             provider,
             cache,
@@ -264,6 +278,7 @@ struct RawScenario {
     defaults: Option<RawModel>,
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
+    mcp: Option<Spanned<crate::mcp::spec::RawMcp>>,
 }
 
 #[cfg(test)]

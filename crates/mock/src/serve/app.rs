@@ -38,6 +38,8 @@ pub struct App {
     /// The provider's prompt cache, and when the mock started (its clock's zero).
     pub prompt_cache: crate::cache::store::Store,
     pub epoch: tokio::time::Instant,
+    /// The tools served over MCP (`/mcp`), and what they served.
+    pub mcp: crate::mcp::server::McpServer,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.
@@ -70,6 +72,7 @@ impl App {
         if !l.totals.cache.is_empty() {
             l.totals.cache.evicted = self.prompt_cache.evicted.load(Relaxed);
         }
+        l.mcp = self.mcp.ledger.summary();
         l.provider = self.pushback.summary().map(|mut p| {
             p.limits = self.limits_words();
             p

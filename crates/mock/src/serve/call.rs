@@ -18,12 +18,13 @@ use crate::provider::timing::Schedule;
 use crate::provider::{replay, reply, thoughts};
 use crate::pushback::state::{Held, Scopes};
 use crate::serve::app::App;
+use crate::serve::body::read_body;
 use crate::serve::deliver::{self, Plan};
 use crate::serve::errors::{early, over_quota, queue_full, refuse};
 use crate::serve::headers::{header, key_of};
 use crate::serve::prompt_cache;
 use crate::session::{self, Session};
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use rand::{Rng, SeedableRng};
@@ -33,45 +34,13 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
-use wire::{Api, ErrorKind, Reply, Request, StreamRenderer, UrlCall, WireError};
+use wire::{Api, Reply, Request, StreamRenderer, UrlCall, WireError};
 
 /// What a call's URL says besides its API, for an API that names the model in the path:
 /// the path after `models/`, and the query.
 pub struct Target {
     pub tail: String,
     pub query: Option<String>,
-}
-
-/// Reads the body up to the configured limit; a larger body is refused without
-/// being buffered whole.
-pub(crate) async fn read_body(
-    app: &App,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Bytes, WireError> {
-    let limit = app.max_body_bytes;
-    let too_large = || {
-        WireError::new(
-            ErrorKind::RequestTooLarge,
-            format!("body: request exceeds the mock's limit of {limit} bytes; raise it with --max-body-mb"),
-        )
-    };
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(too_large());
-    }
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
-        let limited = std::error::Error::source(&e)
-            .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-        if limited || e.to_string().contains("length limit") {
-            too_large()
-        } else {
-            WireError::invalid("body", format!("could not be read: {e}"))
-        }
-    })
 }
 
 /// One call of `api`: what its router line hands over.
@@ -216,6 +185,8 @@ impl<'a> Call<'a> {
         let arrival = app.ledger.arrive(session.key(), hash, req.prompt_tokens);
         let found = oracle::check(req, &session, spec, app.scenario.integrity, &app.ledger);
         app.ledger.record(found);
+        app.ledger
+            .record(crate::integrity::mcp::check(req, &session, &app.mcp));
         let seal_key = thoughts::key(app.seed);
         if spec.reasoning.mode != ReasoningMode::Off {
             if let Some(r) =
@@ -491,4 +462,11 @@ fn record_said(app: &App, session: &str, reply: &Reply) {
         }
     }
     app.ledger.said(session, &calls, text, reply.output_tokens);
+    app.mcp.note_calls(
+        session,
+        reply.parts.iter().filter_map(|p| match p {
+            wire::Part::ToolCall(c) => Some((c.name.as_str(), c.arguments.as_str())),
+            _ => None,
+        }),
+    );
 }

@@ -9,7 +9,7 @@ use crate::ledger;
 use crate::provider::{embed, timing};
 use crate::pushback::quota::Reading;
 use crate::serve::app::App;
-use crate::serve::call::read_body;
+use crate::serve::body::read_body;
 use crate::serve::errors::{early, over_quota, refuse};
 use crate::serve::headers::{add_request_id, header, key_of, put_headers};
 use crate::session::markers;

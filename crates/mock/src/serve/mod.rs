@@ -1,7 +1,7 @@
 //! The HTTP side of the mock: start and stop (`server.rs`, `run.rs`), the routes
 //! (`routes.rs`) and admin endpoints (`admin.rs`), the shared state
 //! every handler reads (`app.rs`), one API call from body bytes to the timed answer
-//! (`call.rs`) with its use of the prompt cache (`prompt_cache.rs`) and its sending
+//! (`call.rs`, its body read under the size limit in `body.rs`) with its use of the prompt cache (`prompt_cache.rs`) and its sending
 //! (`deliver.rs`), embeddings (`embeddings.rs`), every answer that is not a reply
 //! (`errors.rs`) and the headers it reads and writes (`headers.rs`), its own measurements
 //! (`stats.rs`, `metrics.rs`) and the shards' rendezvous (`rendezvous.rs`).
@@ -11,6 +11,7 @@
 
 pub(crate) mod admin;
 pub mod app;
+pub(crate) mod body;
 pub(crate) mod call;
 pub(crate) mod deliver;
 pub(crate) mod embeddings;

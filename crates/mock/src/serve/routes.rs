@@ -1,8 +1,9 @@
 //! The routes: one line per API, handed to its handler, and the mock's own endpoints
-//! (health, timing, ledger, metrics, admin, the shards' rendezvous). Routes every API
+//! (health, timing, ledger, metrics, admin, the shards' rendezvous) and MCP's `/mcp`. Routes every API
 //! shares (`GET /v1/models`, an unknown path) answer in the dialect of the client's API,
 //! told by its headers.
 
+use crate::mcp::http as mcp;
 use crate::serve::app::App;
 use crate::serve::call::{self, Target};
 use crate::serve::errors::error_response;
@@ -44,6 +45,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route(
             "/plimsoll/shards/{run}/files/{name}",
             put(rendezvous::put_file).layer(axum::extract::DefaultBodyLimit::max(64 << 20)),
+        )
+        .route(
+            "/mcp",
+            post(mcp::post).get(mcp::get_stream).delete(mcp::delete),
         )
         .route("/metrics", get(metrics::render))
         .route(

@@ -149,6 +149,7 @@ impl MockServer {
             prompt_cache,
             epoch: tokio::time::Instant::now(),
             replay: opts.replay.map(crate::provider::replay::Replaying::new),
+            mcp: crate::mcp::server::McpServer::new(&scenario.mcp, seed),
             pushback,
             calls_by_model: Default::default(),
             chains: Default::default(),
