@@ -113,17 +113,41 @@ fn runs_out(fit: &Fit, limit: Option<u64>) -> Option<f64> {
     (fit.slope > 0.0).then(|| (l - fit.intercept) / fit.slope)
 }
 
+/// Sessions within which running out of a count is worth a line even when each session
+/// holds only what it is expected to: this many, or ten times the ladder's top level.
+const NEAR: f64 = 1_000.0;
+
+/// A count that grows per session, and what a session holds of it anyway.
+struct Count<'a> {
+    name: &'a str,
+    unit: &'a str,
+    /// A slope under this is flat.
+    material: f64,
+    /// What every session of a network service holds (its client's socket, the one to
+    /// the provider while a call is out): growth within it is the design, not a finding,
+    /// unless the box runs out of them near the levels tested.
+    expected: f64,
+    limit: Option<u64>,
+}
+
+/// Whether a fitted growth is worth saying: beyond what a session is expected to hold
+/// (by a quarter and `material`), or running out near the levels tested (see [`NEAR`]).
+fn worth_saying(f: &Fit, c: &Count, top: f64) -> bool {
+    let beyond = f.slope > c.expected * 1.25 + c.material && c.expected > 0.0;
+    let soon = runs_out(f, c.limit).is_some_and(|n| n < NEAR.max(10.0 * top));
+    c.expected == 0.0 || beyond || soon
+}
+
 /// A count that grows per session: threads, open files, connections.
 fn count_finding(
     steps: &[StepResult],
-    name: &str,
-    unit: &str,
-    material: f64,
-    limit: Option<u64>,
+    c: &Count,
     get: impl Fn(&StepResult) -> Option<f64>,
 ) -> Option<String> {
-    let f = fit(&points(steps, &get), material).filter(|f| f.shape != Shape::Flat)?;
+    let (name, unit, limit) = (c.name, c.unit, c.limit);
     let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
+    let f = fit(&points(steps, &get), c.material)
+        .filter(|f| f.shape != Shape::Flat && worth_saying(f, c, top.concurrency as f64))?;
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
     let ten_k = f.intercept + f.slope * 10_000.0;
@@ -167,6 +191,34 @@ fn rising(
     })
 }
 
+/// Threads (none expected per session), open files (two a session: its client's socket
+/// and one to the provider) and connections to peers (one a session, to the provider).
+fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
+    [
+        Count {
+            name: "threads",
+            unit: "threads",
+            material: 0.5,
+            expected: 0.0,
+            limit: limits.threads,
+        },
+        Count {
+            name: "open files",
+            unit: "descriptors",
+            material: 1.0,
+            expected: 2.0,
+            limit: limits.open_files,
+        },
+        Count {
+            name: "connections",
+            unit: "connections",
+            material: 0.5,
+            expected: 1.0,
+            limit: None,
+        },
+    ]
+}
+
 /// The findings of growth per session over a ladder (sorted by sessions), a sentence each.
 pub fn findings(steps: &[StepResult]) -> Vec<String> {
     let limits = steps
@@ -174,14 +226,11 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
         .find_map(|s| s.limits.clone())
         .unwrap_or(BoxLimits::default());
     let conns = |s: &StepResult| Some(s.connections.iter().map(|c| c.peak as f64).sum::<f64>());
+    let counts = counts(&limits);
     [
-        count_finding(steps, "threads", "threads", 0.5, limits.threads, |s| {
-            Some(s.peak_threads as f64)
-        }),
-        count_finding(steps, "open files", "descriptors", 1.0, limits.open_files, |s| {
-            Some(s.peak_fds as f64)
-        }),
-        count_finding(steps, "connections", "connections", 0.5, None, conns),
+        count_finding(steps, &counts[0], |s| Some(s.peak_threads as f64)),
+        count_finding(steps, &counts[1], |s| Some(s.peak_fds as f64)),
+        count_finding(steps, &counts[2], conns),
         rising(
             steps,
             "memory per session",

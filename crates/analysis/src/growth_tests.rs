@@ -75,6 +75,49 @@ fn a_clean_service_has_no_growth_findings() {
 }
 
 #[test]
+fn the_sockets_every_session_holds_are_not_a_finding_until_the_box_runs_out() {
+    // A clean HTTP service: each session's client socket and its call to the provider,
+    // two descriptors and one connection to the mock per session.
+    let mut steps: Vec<StepResult> = [2, 4, 8, 16, 32]
+        .iter()
+        .map(|&n| {
+            let mut s = step(n, 18, 40 + 2 * n as u64, 120.0, 60.0);
+            s.connections = vec![result::Connection {
+                peer: Some("mock".into()),
+                peak: n as u32,
+                ..Default::default()
+            }];
+            s
+        })
+        .collect();
+    assert!(findings(&steps).is_empty(), "{:?}", findings(&steps));
+    // The same with ulimit -n 1024: 2 a session runs out near 492 sessions.
+    for s in &mut steps {
+        s.limits = Some(BoxLimits {
+            threads: None,
+            open_files: Some(1024),
+        });
+    }
+    let f = findings(&steps);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].starts_with("open files grow 2 per session (104 at 32)"),
+        "{f:?}"
+    );
+    assert!(f[0].ends_with("they run out near 492 sessions"), "{f:?}");
+    // Five descriptors a session (a file left open per turn besides the sockets) is one.
+    let leaky: Vec<StepResult> = [2, 4, 8, 16, 32]
+        .iter()
+        .map(|&n| step(n, 18, 40 + 5 * n as u64, 120.0, 60.0))
+        .collect();
+    let f = findings(&leaky);
+    assert!(
+        f.len() == 1 && f[0].starts_with("open files grow 5 per session"),
+        "{f:?}"
+    );
+}
+
+#[test]
 fn memory_and_cpu_per_session_rising_with_load_are_named() {
     let steps: Vec<StepResult> = [4, 8, 16, 32]
         .iter()

@@ -34,6 +34,8 @@ pub struct Sample {
     /// The SUT's cgroup memory peak over its memory cap.
     pub mem_of_cap: Option<f64>,
     pub harness_bound: bool,
+    /// What other processes and the hypervisor took of the SUT's cores, when measured.
+    pub others: Option<f64>,
 }
 
 /// Per added session, throughput gained over what one session gave at the first level.
@@ -226,7 +228,9 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
         };
     }
     let cpu_hot = |s: &Sample| {
-        s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) || s.throttled.is_some_and(|t| t >= 0.5)
+        s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL)
+            || s.throttled.is_some_and(|t| t >= 0.5)
+            || shared_full(s)
     };
     // The wall is hit where the resource first runs hot anywhere on the ladder, as long as
     // it is still hot where throughput stops growing.
@@ -235,7 +239,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
             kind: WallKind::Cpu,
             from: Some(knee.map_or(s.concurrency, |k| k.to)),
             text: format!(
-                "CPU — {}the SUT's CPU reaches {} of the {} cap at {} sessions{}",
+                "CPU — {}the SUT's CPU reaches {} of the {} cap at {} sessions{}{}",
                 knee.map_or(String::new(), |k| format!(
                     "throughput bends between {} and {} sessions and ",
                     num(k.from),
@@ -244,6 +248,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 pct(s.cpu_of_cap.unwrap_or(0.0)),
                 cores(s.cpu_cores),
                 num(s.concurrency),
+                shared_words(s),
                 throughput_words(plateau, samples)
             ),
             short: format!(
@@ -251,6 +256,8 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 cores_short(s.cpu_cores),
                 if s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) {
                     "full".to_string()
+                } else if shared_full(s) {
+                    "full with other processes".to_string()
                 } else {
                     "throttled".to_string()
                 },
@@ -276,6 +283,25 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
         };
     }
     internal(&from_start, plateau, start)
+}
+
+/// The SUT's cores full only with what other processes took of them: the SUT under the
+/// wall itself, but the cores were busy (a busy machine's CPU wall).
+fn shared_full(s: &Sample) -> bool {
+    match (s.cpu_of_cap, s.others) {
+        (Some(c), Some(o)) => c < CPU_WALL && o >= crate::trust::CONTAMINATED && c + o >= CPU_WALL,
+        _ => false,
+    }
+}
+
+fn shared_words(s: &Sample) -> String {
+    match (shared_full(s), s.others) {
+        (true, Some(o)) => format!(
+            ", and other processes took {} of those cores: full together (the line is this busy machine's, not the SUT's)",
+            pct(o)
+        ),
+        _ => String::new(),
+    }
 }
 
 fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wall {

@@ -240,3 +240,44 @@ fn the_harness_is_named_when_it_was_the_bottleneck() {
     let w = wall(&s, None, p.as_ref());
     assert_eq!((w.kind, w.from), (WallKind::Harness, Some(8.0)));
 }
+
+#[test]
+fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
+    // examples/cpu-bound under a 1-core cap while other processes took a varying part of
+    // its core (read from a real run): the SUT alone never reaches the wall (84 % at most),
+    // but with what the others took the core was full from 16 sessions on.
+    let points = [
+        (2.0, 2.29, 0.14, 0.85),
+        (4.0, 3.68, 0.23, 0.76),
+        (8.0, 7.32, 0.43, 0.55),
+        (16.0, 9.78, 0.58, 0.43),
+        (32.0, 13.5, 0.76, 0.23),
+        (64.0, 13.2, 0.84, 0.27),
+    ];
+    let s: Vec<Sample> = points
+        .iter()
+        .map(|&(n, x, c, o)| Sample {
+            concurrency: n,
+            turns_per_s: x,
+            cpu_of_cap: Some(c),
+            cpu_cores: Some(1.0),
+            others: Some(o),
+            ..Sample::default()
+        })
+        .collect();
+    let p = plateau(&s);
+    let k = knee(&s, &[None; 6], p.as_ref());
+    let w = wall(&s, k.as_ref(), p.as_ref());
+    assert_eq!(w.kind, WallKind::Cpu, "{w:?}");
+    assert!(w.short.contains("full with other processes"), "{}", w.short);
+    assert!(w.text.contains("other processes took"), "{}", w.text);
+    // The same curve with nobody else on the core: no resource at the wall.
+    let alone: Vec<Sample> = s
+        .iter()
+        .map(|x| Sample {
+            others: Some(0.0),
+            ..x.clone()
+        })
+        .collect();
+    assert_ne!(wall(&alone, k.as_ref(), p.as_ref()).kind, WallKind::Cpu);
+}

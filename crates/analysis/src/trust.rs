@@ -85,6 +85,12 @@ pub fn state(failed: u64, timed_out: bool, trend: Option<f64>) -> StepState {
     }
 }
 
+/// Whether the machine was busy before any load: other processes used a material share
+/// of its cores (`others` in cores, over `cores`), so a step's line may read low.
+pub fn busy_before(others: f64, cores: usize) -> bool {
+    cores > 0 && others / cores as f64 >= CONTAMINATED
+}
+
 /// Whether other processes (or the hypervisor) took a material share of the SUT's cores.
 pub fn contaminated(others_share: f64, steal_share: f64) -> bool {
     others_share >= CONTAMINATED || steal_share >= CONTAMINATED

@@ -23,6 +23,10 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
             throttled: s.cpu_throttled,
             mem_of_cap: s.mem_of_cap,
             harness_bound: s.harness.bound == Bound::Harness,
+            others: s
+                .interference
+                .as_ref()
+                .map(|i| i.others_share + i.steal_share),
         })
         .collect()
 }

@@ -60,6 +60,17 @@ fn explain(kind: &str, first: &str) -> String {
     format!("{what} — {kind}: {first}")
 }
 
+/// The warning before load on a busy machine: `others` cores in use by other processes
+/// out of `cores`.
+pub fn busy_machine(others: f64, cores: usize) -> String {
+    format!(
+        "warning: the machine is busy before load: other processes use {:.1} of its {cores} core{} ({:.0} %); a step's line may read low. Each step's interference figure says how much they took, and a ramp runs a step on a busy machine again",
+        others,
+        if cores == 1 { "" } else { "s" },
+        100.0 * others / cores.max(1) as f64
+    )
+}
+
 /// The lines of a check that found nothing wrong: what went through and what it cost.
 pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;

@@ -298,6 +298,7 @@ fn measured(
         timed_out: report.timed_out,
         first_errors: report.first_errors.clone().into_iter().collect(),
         failed_sessions: report.failed_sessions.clone(),
+        session_ms: report.session_ms.clone(),
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
         cap: capped.cap.as_ref().map(|c| (c.method, c.spec)),
         partition: opts.partition.clone().map(|p| {

@@ -202,6 +202,7 @@ fn sessions_side(r: &mut StepResult, m: &Measured, side: &MockSide) {
     r.p99_ttft_ms = m.lat.p99_ttft;
     r.ideal_session_ms = side.ideal_ms;
     r.latency_inflation = match (m.lat.p50_session, side.ideal_ms) {
+        _ if !m.session_ms.is_empty() => crate::replayed::inflation(&m.session_ms, &side.ideal_by),
         (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
         _ => None,
     };

@@ -24,6 +24,8 @@ pub struct Measured {
     pub think_ms_per_session: f64,
     /// The driver's names of the sessions that failed (left out of the ideal time).
     pub failed_sessions: std::collections::HashSet<String>,
+    /// A replay's session times in ms by the driver's names (empty otherwise).
+    pub session_ms: BTreeMap<String, f64>,
     /// Think time between two turns of a session.
     pub think_ms_per_turn: f64,
     pub lag_p99_ms: f64,

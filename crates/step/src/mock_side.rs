@@ -18,6 +18,8 @@ pub(crate) struct MockSide {
     pub(crate) injected: u64,
     pub(crate) violations: u64,
     pub(crate) ideal_ms: Option<f64>,
+    /// Each session's own ideal, by name (a replay's sessions are measured against it).
+    pub(crate) ideal_by: BTreeMap<String, f64>,
     pub(crate) violation_list: Vec<serde_json::Value>,
     pub(crate) marked: usize,
     pub(crate) provider: Option<result::Provider>,
@@ -108,6 +110,7 @@ impl MockSide {
             injected: t.injected_failures.total(),
             violations: t.integrity_violations,
             ideal_ms: ideal_session_ms_by(&with_tool_time(ledger), think, failed),
+            ideal_by: ideals(&with_tool_time(ledger), think, failed),
             violation_list: ledger
                 .violations
                 .iter()
@@ -157,17 +160,26 @@ fn ideal_session_ms(
     ideal_session_ms_by(sessions, &|_| think_ms, failed)
 }
 
+/// Each session that went through: the provider's unloaded time for it plus its think time.
+fn ideals(
+    sessions: &BTreeMap<String, SessionSummary>,
+    think: &dyn Fn(&str) -> f64,
+    failed: &std::collections::HashSet<String>,
+) -> BTreeMap<String, f64> {
+    sessions
+        .iter()
+        .filter(|(k, _)| k.as_str() != ANONYMOUS && !failed.contains(k.as_str()))
+        .map(|(k, v)| (k.clone(), v.llm_ms + think(k)))
+        .collect()
+}
+
 /// The same with each session's own think time.
 fn ideal_session_ms_by(
     sessions: &BTreeMap<String, SessionSummary>,
     think: &dyn Fn(&str) -> f64,
     failed: &std::collections::HashSet<String>,
 ) -> Option<f64> {
-    let mut ideal: Vec<f64> = sessions
-        .iter()
-        .filter(|(k, _)| k.as_str() != ANONYMOUS && !failed.contains(k.as_str()))
-        .map(|(k, v)| v.llm_ms + think(k))
-        .collect();
+    let mut ideal: Vec<f64> = ideals(sessions, think, failed).into_values().collect();
     ideal.sort_by(f64::total_cmp);
     (!ideal.is_empty()).then(|| round2(ideal[ideal.len() / 2]))
 }

@@ -63,6 +63,21 @@ pub(crate) fn think_of(r: &Replay, name: &str) -> f64 {
     Replay::index_of(name).map_or(0.0, |i| (1..=r.turns(i)).map(|t| r.think_ms(i, t)).sum())
 }
 
+/// A replay's latency inflation: the median over its sessions of each one's time over its
+/// own ideal. Replayed sessions differ (a 2-turn session beside a 40-turn one), so the
+/// median session over the median ideal would compare two different sessions.
+pub(crate) fn inflation(
+    took: &BTreeMap<String, f64>,
+    ideal: &BTreeMap<String, f64>,
+) -> Option<f64> {
+    let mut ratios: Vec<f64> = took
+        .iter()
+        .filter_map(|(name, ms)| Some(ms / ideal.get(name).filter(|i| **i > 0.0)?))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    (!ratios.is_empty()).then(|| result::round2(ratios[ratios.len() / 2]))
+}
+
 /// What RESULT says of the replay.
 pub(crate) fn figures(
     r: &Replay,
@@ -177,4 +192,35 @@ fn fit(w: &workload::Workload, played: &BTreeMap<String, SessionPlay>) -> BTreeM
             test(&recorded_tokens, &replayed_tokens),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replays_inflation_is_each_sessions_time_over_its_own_ideal() {
+        // A 2-turn session (ideal 1 s) and a 40-turn one (ideal 20 s), each taking 1.5×
+        // its ideal, and one of 1.2×: the median ratio is 1.5. The median session over the
+        // median ideal would read 3 s / 10.5 s = 0.29, below 1 — impossible.
+        let took: BTreeMap<String, f64> = [
+            ("s0", 1500.0),
+            ("s1", 30000.0),
+            ("s2", 3000.0),
+            ("s3", 999.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let ideal: BTreeMap<String, f64> = [("s0", 1000.0), ("s1", 20000.0), ("s2", 2500.0)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(inflation(&took, &ideal), Some(1.5));
+        assert_eq!(
+            inflation(&took, &BTreeMap::new()),
+            None,
+            "no ideal, no figure"
+        );
+    }
 }

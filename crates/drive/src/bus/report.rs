@@ -56,6 +56,7 @@ pub(super) fn report(
     }
     DriveReport {
         think_late_us: hist(),
+        session_ms: Default::default(),
         sessions_ok: ok,
         sessions_failed: failed.len() as u64,
         turns: bus.delivered,

@@ -50,6 +50,9 @@ pub(super) async fn run_session(
         return false;
     }
     recorder.session_ok(start, slow.is_some());
+    if opts.replay.is_some() {
+        recorder.session_time(&session, start.elapsed());
+    }
     recorder.session_ended();
     true
 }

@@ -32,6 +32,8 @@ pub(crate) struct Recorder {
     first_turn: Mutex<Histogram<u64>>,
     later_turn: Mutex<Histogram<u64>>,
     think_late: Mutex<Histogram<u64>>,
+    /// A replay's session times by name (its sessions differ: inflation is per session).
+    session_times: Mutex<BTreeMap<String, f64>>,
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
@@ -54,6 +56,7 @@ impl Recorder {
             first_turn: Mutex::new(hist()),
             later_turn: Mutex::new(hist()),
             think_late: Mutex::new(hist()),
+            session_times: Mutex::new(BTreeMap::new()),
             errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
@@ -124,6 +127,14 @@ impl Recorder {
             record(&self.session_others, start.elapsed());
         }
         self.progress.sessions_ok.fetch_add(1, Relaxed);
+    }
+
+    /// A replayed session's time, by its name.
+    pub(crate) fn session_time(&self, name: &str, took: Duration) {
+        self.session_times
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), took.as_secs_f64() * 1000.0);
     }
 
     /// The session named `name` failed: what it asked of the provider is not what a
@@ -204,6 +215,9 @@ impl Recorder {
                 + progress.sessions_failed.load(Relaxed),
             bus: None,
             think_late_us: take(&self.think_late),
+            session_ms: std::mem::take(
+                &mut *self.session_times.lock().unwrap_or_else(|p| p.into_inner()),
+            ),
         }
     }
 }

@@ -46,6 +46,9 @@ pub struct DriveReport {
     pub bus: Option<result::Bus>,
     /// A replay's think times: how much later than recorded each pause ended.
     pub think_late_us: Histogram<u64>,
+    /// A replay's session times in ms by name (empty otherwise): replayed sessions differ,
+    /// so each is measured against its own ideal.
+    pub session_ms: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone)]

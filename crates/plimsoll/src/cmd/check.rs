@@ -21,6 +21,7 @@ pub struct CheckArgs {
 pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cfg = experiment::Config::load(&a.config)?;
+    super::preflight();
     let opts = step::StepOptions {
         concurrency: Some(1),
         partition: super::partition(!a.no_partition),

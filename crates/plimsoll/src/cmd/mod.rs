@@ -42,6 +42,16 @@ pub fn partition(wanted: bool) -> Option<probe::affinity::Partition> {
     }
 }
 
+/// Before load: warns when other processes already keep the machine busy (measured over
+/// 300 ms), since a step on a busy machine measures the machine too.
+pub fn preflight() {
+    let cores = probe::affinity::available().len();
+    let others = probe::cpustat::others_now(std::time::Duration::from_millis(300));
+    if analysis::trust::busy_before(others, cores) {
+        eprintln!("{}", report::check::busy_machine(others, cores));
+    }
+}
+
 /// Before a command that starts SUTs: removes what Plimsolls killed earlier left behind
 /// (saying so), then starts the watchdog that cleans up after this one if it is killed.
 pub fn guard_up() {

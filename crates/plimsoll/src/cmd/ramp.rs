@@ -99,6 +99,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cfg = experiment::Config::load(&a.config)?;
     let levels = levels(&a, &cfg)?;
+    super::preflight();
     let mut budget = cfg.budget.clone();
     budget
         .apply_flag(&a.budget)
