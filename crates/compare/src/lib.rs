@@ -125,6 +125,7 @@ pub async fn run_compare(
         levels,
         ceiling: (cb, cr),
         breaches,
+        line,
     } = analysis::compare::summarise(&opts.levels, &samples, &opts.fail_on);
     let history = match &opts.history {
         Some(path) => Some(record_pair(path, opts, &samples)?),
@@ -141,6 +142,7 @@ pub async fn run_compare(
         },
         history_runs: history.map(|(base, branch)| Sides { base, branch }),
         levels,
+        line,
     };
     Ok((doc, breaches))
 }

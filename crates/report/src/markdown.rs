@@ -117,6 +117,28 @@ pub fn compare(doc: &CompareDoc) -> String {
         "# Plimsoll compare\n\nbase: `{}`  \nbranch: `{}`  \nrepetitions: {} (interleaved)\n\n| sessions | metric | base | branch | ratio | 95 % CI | verdict |\n|---:|:--|---:|---:|---:|:--|:--|\n",
         doc.base, doc.branch, doc.repeat
     );
+    if let Some(l) = &doc.line {
+        let r = |(a, b): (usize, usize)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        };
+        s.insert_str(
+            s.find("| sessions |").unwrap_or(s.len()),
+            &format!(
+                "line (the highest level clean in every run – in any): base {}, branch {}: {}\n\n",
+                r(l.base),
+                r(l.branch),
+                if l.differ {
+                    "the ranges are apart, the lines differ"
+                } else {
+                    "the ranges overlap, no difference the repetitions can tell"
+                }
+            ),
+        );
+    }
     for l in &doc.levels {
         for m in metric_names(l) {
             let v = l.metrics.get(m.as_str());

@@ -17,6 +17,19 @@ pub struct CompareDoc {
     /// The two history runs the sides were recorded as.
     pub history_runs: Option<Sides<i64>>,
     pub levels: Vec<CompareLevel>,
+    /// Each side's line as a range, when levels ran more than once (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<CompareLine>,
+}
+
+/// Both sides' lines from repeated runs: (the highest level clean in every run, the
+/// highest clean in any), and whether the ranges are apart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareLine {
+    pub base: (usize, usize),
+    pub branch: (usize, usize),
+    /// The ranges do not overlap: the lines differ beyond what the repetitions spread.
+    pub differ: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,171 @@
+//! Walls inside the process and a verdict that can be trusted, end to end with known
+//! answers: the floor serving on one event loop (its thread is the wall, at one core's
+//! worth of turns), a thread started per turn (threads grow 3 a session), a cold start
+//! (the rate never above what the CPU allows), a clean service (no growth finding), and a
+//! CPU burner on the SUT's core (the verdict says the machine was busy before anything
+//! else). One test runs them one after the other: each pins its SUT to the same cores.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::{Child, Command};
+
+fn ramp(example: &str, args: &[&str]) -> (Value, String) {
+    let out = Command::new(BIN)
+        .args(["ramp", "--json", "--no-history"])
+        .args(args)
+        .current_dir(root().join("examples").join(example))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null")).expect(&err);
+    (doc, err)
+}
+
+fn findings(doc: &Value) -> Vec<String> {
+    doc["analysis"]["findings"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The number after `prefix` in the first finding that starts with it.
+fn slope_in(found: &[String], prefix: &str) -> Option<f64> {
+    let f = found.iter().find(|f| f.starts_with(prefix))?;
+    f[prefix.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// ~100 CPU ms a turn on one thread under a 2-core cap: the thread is the wall, the
+/// process near half its cap, the plateau near 1000 / 100 turns/s.
+fn event_loop() {
+    let (doc, err) = ramp(
+        "event-loop",
+        &["--cpus", "2", "--no-partition", "--ladder", "4,8,16,24"],
+    );
+    let v = &doc["analysis"]["verdict"];
+    assert_eq!(v["wall"]["kind"], "thread", "{err}");
+    assert!(
+        v["wall"]["short"]
+            .as_str()
+            .unwrap()
+            .contains("`floor-loop`"),
+        "{err}"
+    );
+    let steps = doc["steps"].as_array().unwrap();
+    let cpu_ms = steps
+        .iter()
+        .filter_map(|s| s["cpu_ms_per_turn"].as_f64())
+        .fold(0.0, f64::max);
+    let best = steps
+        .iter()
+        .filter_map(|s| s["turns_per_s"].as_f64())
+        .fold(0.0, f64::max);
+    let allows = 1000.0 / cpu_ms;
+    assert!(
+        (best - allows).abs() <= 0.15 * allows,
+        "plateau {best} turns/s against one core's {allows}\n{err}"
+    );
+}
+
+/// A thread per turn that is never released: 3 a session (sessions of 3 turns).
+fn thread_per_turn() {
+    let (doc, err) = ramp("thread-per-turn", &["--cpus", "1", "--ladder", "4,8,16,32"]);
+    let found = findings(&doc);
+    let slope = slope_in(&found, "threads grow ").expect(&err);
+    assert!((slope - 3.0).abs() <= 0.6, "slope {slope}\n{err}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("a thread per request (turn) that is never released")),
+        "{found:?}"
+    );
+}
+
+/// A cold first turn: the rate never above what the CPU per turn allows, the cold start
+/// named.
+fn cold_start() {
+    let (doc, err) = ramp("cold-start", &["--cpus", "1", "--ladder", "2,4,8,16"]);
+    for s in doc["steps"].as_array().unwrap() {
+        let rate = s["turns_per_s"].as_f64().unwrap();
+        if let Some(allows) = s["rate_check"]["cpu_allows_turns_per_s"].as_f64() {
+            assert!(rate <= allows * 1.1, "{rate} > {allows}\n{err}");
+        }
+    }
+    assert!(
+        findings(&doc).iter().any(|f| f.starts_with("a cold start")),
+        "{:?}\n{err}",
+        findings(&doc)
+    );
+}
+
+/// The floor on its own: nothing grows per session beyond what a session holds.
+fn clean() {
+    let (doc, err) = ramp("floor", &["--cpus", "1", "--ladder", "4,8,16,32"]);
+    let grows: Vec<String> = findings(&doc)
+        .into_iter()
+        .filter(|f| f.contains("per session"))
+        .collect();
+    assert!(grows.is_empty(), "{grows:?}\n{err}");
+}
+
+/// A process spinning on every core for as long as it lives.
+struct Burner(Vec<Child>);
+
+impl Drop for Burner {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// One spinner per core: whichever core the SUT is given, something else wants it.
+fn burn() -> Burner {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    Burner(
+        (0..cores)
+            .map(|_| {
+                Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect(),
+    )
+}
+
+/// With the SUT's core shared with a spinner, the verdict's first words say the machine
+/// was busy and every step ran again.
+fn busy() {
+    let _b = burn();
+    let (doc, err) = ramp("floor", &["--cpus", "1", "--ladder", "4,8"]);
+    let headline = doc["analysis"]["verdict"]["headline"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(headline.starts_with("machine busy"), "{headline}\n{err}");
+    assert!(
+        err.contains("warning: the machine is busy before load"),
+        "{err}"
+    );
+    for s in doc["steps"].as_array().unwrap() {
+        assert_eq!(s["interference"]["contaminated"], true, "{s}");
+    }
+}
+
+#[test]
+fn walls_inside_the_process_and_a_busy_machine_are_named() {
+    event_loop();
+    thread_per_turn();
+    cold_start();
+    clean();
+    busy();
+}
