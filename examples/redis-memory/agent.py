@@ -16,6 +16,8 @@ use. REDIS_HOLD picks how a turn uses it:
     at once. Four connections serve many concurrent turns.
 """
 
+import asyncio
+import concurrent.futures
 import json
 import os
 
@@ -41,6 +43,47 @@ TOOLS = [
 app = FastAPI()
 llm = openai.AsyncOpenAI()  # base URL and key come from the environment
 
+if HOLD == "worker":
+    import redis as sync_redis
+
+    WORKERS = concurrent.futures.ThreadPoolExecutor(
+        max_workers=int(os.environ.get("WORKERS", "4")), thread_name_prefix="worker"
+    )
+    SYNC_POOL = sync_redis.BlockingConnectionPool.from_url(
+        os.environ["REDIS_URL"], max_connections=int(os.environ.get("REDIS_POOL", "4")), timeout=None
+    )
+    SYNC_LLM = openai.OpenAI()
+
+
+def sync_turn(session: str, message: str):
+    """One turn on a worker thread, holding one pooled connection from start to end."""
+    r = sync_redis.Redis(connection_pool=SYNC_POOL, single_connection_client=True)
+    try:
+        saved = r.get(f"conv:{session}")
+        messages = json.loads(saved) if saved else []
+        messages.append({"role": "user", "content": message})
+        for calls in range(1, 33):
+            reply = SYNC_LLM.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)
+            msg = reply.choices[0].message
+            if not msg.tool_calls:
+                messages.append({"role": "assistant", "content": msg.content})
+                r.set(f"conv:{session}", json.dumps(messages), ex=3600)
+                return msg.content, calls
+            messages.append({"role": "assistant", "content": None,
+                             "tool_calls": [tc.model_dump() for tc in msg.tool_calls]})
+            for tc in msg.tool_calls:
+                args = json.loads(tc.function.arguments or "{}")
+                if tc.function.name == "memory_set":
+                    r.hset(f"mem:{session}", args["key"], args["value"])
+                    result = "stored"
+                else:
+                    value = r.hget(f"mem:{session}", args.get("key", ""))
+                    result = value.decode() if value else ""
+                messages.append({"role": "tool", "tool_call_id": tc.id, "content": result})
+        return None, 32
+    finally:
+        r.close()
+
 
 async def run_tool(r, session: str, name: str, args: dict) -> str:
     if name == "memory_set":
@@ -54,7 +97,10 @@ async def run_tool(r, session: str, name: str, args: dict) -> str:
 
 @app.get("/health")
 async def health():
-    await SHARED.ping()
+    if HOLD == "worker":
+        sync_redis.Redis(connection_pool=SYNC_POOL).ping()  # the workers' pool, no other
+    else:
+        await SHARED.ping()
     return {"status": "ok"}
 
 
@@ -62,6 +108,14 @@ async def health():
 async def turn(request: Request):
     body = await request.json()
     session = body["session"]
+    if HOLD == "worker":
+        loop = asyncio.get_running_loop()
+        text, calls = await loop.run_in_executor(WORKERS, sync_turn, session, body["message"])
+
+        async def once():
+            yield f"data: {json.dumps({'reply': text, 'llm_calls': calls})}\n\n"
+
+        return StreamingResponse(once(), media_type="text/event-stream")
 
     async def events():
         r = redis.Redis(connection_pool=POOL, single_connection_client=True) if HOLD == "turn" else SHARED
