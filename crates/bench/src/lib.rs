@@ -1,24 +1,34 @@
 //! Benchmarks of Plimsoll's own parts, as commands that print numbers: how closely the
-//! mock keeps the timing it is asked for and what that costs, and what the probe pays
-//! for one sample of a process tree with many threads.
+//! mock keeps the timing it is asked for and what that costs, how many MCP tool calls it
+//! serves and at what cost, and what the probe pays for one sample of a process tree
+//! with many threads.
 //!
 //! `plimsoll bench mock` (`mock_bench`) starts the mock as a separate process (so its
 //! CPU and memory are its own), opens C concurrent streaming requests against it over
 //! loopback in a closed loop, and reports how closely the achieved timing follows the
 //! requested one, the chunk rate, the mock's CPU per chunk and per request (with a long
 //! shared system prompt and the prompt cache on or off, what caching costs the mock) and
-//! its memory per open stream (`mock_requests` writes the requests); `report` prints its table (machine fingerprint, each run, the median) or
-//! JSON. `plimsoll bench probe` (`probe_bench`) times samples of a child holding N idle
-//! threads and prints its own table. It owns no production code path.
+//! its memory per open stream (`mock_requests` writes the requests); `report` prints its
+//! table (machine fingerprint, each run, the median) or JSON. `plimsoll bench mock --mcp`
+//! (`mcp_bench`) puts MCP clients of either era on the mock's `/mcp` instead and reports
+//! the calls a second it serves, their latency and its CPU per call (`mcp_requests`
+//! writes the messages). Both start the mock with `mock_process`. `plimsoll bench probe`
+//! (`probe_bench`) times samples of a child holding N idle threads and prints its own
+//! table. It owns no production code path.
 
+mod mcp_bench;
+mod mcp_requests;
 mod mock_bench;
+mod mock_process;
 mod mock_requests;
 mod probe_bench;
 mod procfs;
 mod report;
 
+pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
+pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
-pub use report::print_mock_bench;
+pub use report::{print_mcp_bench, print_mock_bench};

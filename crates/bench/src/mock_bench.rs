@@ -1,16 +1,15 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
+use crate::mock_process::start_mock;
 use crate::mock_requests::{api_parts, system_prompt};
 use crate::procfs::{cpu_seconds, rss_kb};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use bytes::Bytes;
 use drive::http::Conn;
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,42 +86,6 @@ fn hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 600_000_000, 3).expect("static bounds")
 }
 
-/// Kills the mock process when dropped, whatever happened.
-struct MockProcess(Child);
-
-impl Drop for MockProcess {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_mock(
-    opts: &MockBenchOptions,
-    scenario: &std::path::Path,
-) -> anyhow::Result<(MockProcess, SocketAddr)> {
-    let mut cmd = Command::new(&opts.exe);
-    cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
-        .arg(scenario)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    if let Some(w) = opts.mock_workers {
-        cmd.args(["--workers", &w.to_string()]);
-    }
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("starting {} mock", opts.exe.display()))?;
-    let stdout = child.stdout.take().context("mock stdout")?;
-    let proc = MockProcess(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    let url = line
-        .trim()
-        .strip_prefix("listening http://")
-        .with_context(|| format!("unexpected first line from the mock: {line:?}"))?;
-    Ok((proc, url.parse()?))
-}
-
 pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockBenchResult>> {
     if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
@@ -184,8 +147,8 @@ async fn one_run(
     opts: &MockBenchOptions,
     scenario: &std::path::Path,
 ) -> anyhow::Result<MockBenchResult> {
-    let (mock, addr) = start_mock(opts, scenario)?;
-    let pid = mock.0.id();
+    let (mock, addr) = start_mock(&opts.exe, opts.mock_workers, scenario)?;
+    let pid = mock.pid();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let idle_rss = rss_kb(pid)?;
     let shared = Arc::new(Shared {

@@ -1,6 +1,8 @@
 //! Printing benchmark figures: a table with the machine's fingerprint, each run and
 //! the median, or JSON.
 
+use crate::mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
+use crate::mcp_requests::Era;
 use crate::mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 use anyhow::Context;
 
@@ -120,4 +122,90 @@ fn fmt(x: f64) -> String {
     } else {
         format!("{x:.2}")
     }
+}
+
+/// `plimsoll bench mock --mcp`: a line per row as it is measured, or JSON at the end.
+pub fn print_mcp_bench(opts: &McpBenchOptions, json: bool) -> anyhow::Result<()> {
+    let most = opts.clients.iter().copied().max().unwrap_or(0);
+    let nofile = crate::raise_nofile_limit();
+    if (nofile as usize) < most + 64 {
+        anyhow::bail!(
+            "--clients {most} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower --clients"
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    if json {
+        let rows = rt.block_on(run_mcp_bench(opts, |_| {}))?;
+        println!(
+            "{}",
+            serde_json::json!({"machine": crate::fingerprint(),
+                "warmup_s": opts.warmup.as_secs_f64(), "window_s": opts.window.as_secs_f64(),
+                "rows": rows})
+        );
+        return Ok(());
+    }
+    print_mcp_head(opts);
+    rt.block_on(run_mcp_bench(opts, print_mcp_row))?;
+    println!(
+        "(latency: sent to the answer's last byte, as the client saw it; mock CPU: utime+stime from /proc \
+         over the window; the clients run on the same cores (client cores); legacy = initialize and \
+         Mcp-Session-Id at {}, stateless = _meta at {}; kv = kv_put and kv_get in turn)",
+        Era::Legacy.version(),
+        Era::Stateless.version()
+    );
+    Ok(())
+}
+
+/// The MCP table's title lines and column heads.
+fn print_mcp_head(opts: &McpBenchOptions) {
+    println!("plimsoll bench mock --mcp — {}", crate::fingerprint());
+    println!(
+        "tools/call over Streamable HTTP at /mcp, tools answering at once; each row a fresh mock, \
+         C clients each on one connection and one MCP session (closed loop); {:.1} s warm-up + {:.1} s window",
+        opts.warmup.as_secs_f64(),
+        opts.window.as_secs_f64()
+    );
+    println!(
+        "{:<10}{:<6}{:<5}{:>8}{:>10}{:>8}{:>8}{:>28}{:>11}{:>13}{:>16}{:>8}",
+        "era",
+        "reply",
+        "tool",
+        "clients",
+        "calls/s",
+        "p50 ms",
+        "p99 ms",
+        "mock µs/call (user+kernel)",
+        "mock cores",
+        "client cores",
+        "RSS KB/1k calls",
+        "failed"
+    );
+}
+
+/// One row of the MCP table.
+fn print_mcp_row(r: &McpBenchRow) {
+    let cpu = format!(
+        "{} ({}+{})",
+        fmt(r.mock_cpu_us_per_call),
+        fmt(r.mock_user_us_per_call),
+        fmt(r.mock_sys_us_per_call)
+    );
+    println!(
+        "{:<10}{:<6}{:<5}{:>8}{:>10.0}{:>8.3}{:>8.3}{:>28}{:>11.2}{:>13.2}{:>16.1}{:>8}",
+        r.era.name(),
+        r.reply.name(),
+        r.tool.name(),
+        r.clients,
+        r.calls_per_s,
+        r.latency_p50_ms,
+        r.latency_p99_ms,
+        cpu,
+        r.mock_cpu_cores,
+        r.client_cpu_cores,
+        r.mock_rss_kb_per_1k_calls,
+        r.failed
+    );
 }

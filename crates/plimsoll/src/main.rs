@@ -12,7 +12,7 @@ use std::process::ExitCode;
     name = "plimsoll",
     version,
     about = "Find the load line of an LLM-agent system: how many concurrent sessions it holds on a small box.",
-    after_help = "Examples:\n  plimsoll mock                          serve a synthetic LLM on 127.0.0.1:8700\n  plimsoll mock --scenario scenarios/chat.toml --seed 7\n  plimsoll bench mock --streams 1000     measure the mock's own timing accuracy and cost"
+    after_help = "Examples:\n  plimsoll mock                          serve a synthetic LLM on 127.0.0.1:8700\n  plimsoll mock --scenario scenarios/chat.toml --seed 7\n  plimsoll bench mock --streams 1000     measure the mock's own timing accuracy and cost\n  plimsoll bench mock --mcp              MCP tool calls/s the mock serves and its CPU per call"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -101,7 +101,11 @@ async fn respond(a: Answer, sse: bool) -> Response {
         let delay = a.delay;
         let event = protocol::sse_event(&body);
         let stream = futures_util::stream::once(async move {
-            tokio::time::sleep(delay).await;
+            // A tool that answers at once must not wait: tokio's timer rounds even a
+            // zero sleep up to its next 1 ms tick.
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
             Ok::<_, std::convert::Infallible>(Bytes::from(event))
         });
         let mut r = Response::new(Body::from_stream(stream));
@@ -155,4 +159,27 @@ pub async fn get_stream() -> Response {
         [(header::ALLOW, "POST, DELETE")],
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures_util::FutureExt;
+    use http_body_util::BodyExt;
+
+    #[tokio::test]
+    async fn an_sse_answer_due_now_is_in_the_stream_at_its_first_read() {
+        let a = Answer {
+            status: 200,
+            body: Some("{}".into()),
+            delay: std::time::Duration::ZERO,
+            new_session: None,
+        };
+        let mut body = respond(a, true).await.into_body();
+        let first = body.frame().now_or_never();
+        assert!(
+            matches!(first, Some(Some(Ok(_)))),
+            "a tool of zero latency waited for the timer"
+        );
+    }
 }

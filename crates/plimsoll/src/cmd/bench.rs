@@ -5,9 +5,10 @@ use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
-    /// C concurrent streams against the mock: timing error, chunks/s, CPU per chunk, RSS per stream.
+    /// C concurrent streams against the mock: timing error, chunks/s, CPU per chunk, RSS per
+    /// stream; with --mcp, MCP tools/call against its /mcp: calls/s, latency, CPU per call.
     #[command(
-        after_help = "Example (the issue's target):\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3"
+        after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
     )]
     Mock(BenchMockArgs),
     /// The probe's cost: time to sample a SUT's process tree when it holds many OS threads.
@@ -49,12 +50,12 @@ pub struct BenchMockArgs {
     /// chat, responses or messages.
     #[arg(long, default_value = "chat")]
     pub api: String,
-    /// Seconds of load before measuring.
-    #[arg(long, default_value_t = 2.0)]
-    pub warmup_s: f64,
-    /// Seconds measured per run.
-    #[arg(long, default_value_t = 5.0)]
-    pub window_s: f64,
+    /// Seconds of load before measuring [default: 2; with --mcp 0.5].
+    #[arg(long)]
+    pub warmup_s: Option<f64>,
+    /// Seconds measured per run [default: 5; with --mcp 2, per row].
+    #[arg(long)]
+    pub window_s: Option<f64>,
     /// Runs, each with a fresh mock process; the table shows each run and the median.
     #[arg(long, default_value_t = 3)]
     pub repeat: usize,
@@ -80,6 +81,34 @@ pub struct BenchMockArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Measure the mock's MCP server instead: clients call tools/call on /mcp (tools that
+    /// answer at once) in a closed loop; a row per era × reply × tool × client count, each
+    /// with a fresh mock: calls/s, p50/p99 latency, the mock's CPU µs per call. One run
+    /// per row: run it again to see the spread.
+    #[arg(long, conflicts_with_all = ["streams", "ttft_ms", "tok_ms", "tokens",
+        "tokens_per_chunk", "api", "repeat", "limits", "reasoning", "prompt_tokens", "no_cache"])]
+    pub mcp: bool,
+    /// With --mcp: client counts, a row each (each client: one connection, one MCP session).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,8,64",
+        requires = "mcp"
+    )]
+    pub clients: Vec<usize>,
+    /// With --mcp: how the mock answers (its scenario's mcp.reply): JSON bodies or SSE streams.
+    #[arg(long, value_delimiter = ',', default_value = "json,sse", requires = "mcp",
+        value_parser = ["json", "sse"])]
+    pub reply: Vec<String>,
+    /// With --mcp: the protocol era the clients speak: legacy (initialize, Mcp-Session-Id,
+    /// 2025-11-25) or stateless (every request names 2026-07-28 in its _meta).
+    #[arg(long, value_delimiter = ',', default_value = "legacy,stateless", requires = "mcp",
+        value_parser = ["legacy", "stateless"])]
+    pub era: Vec<String>,
+    /// With --mcp: the tool called: echo, or kv (kv_put and kv_get in turn, each get checked).
+    #[arg(long, value_delimiter = ',', default_value = "echo,kv", requires = "mcp",
+        value_parser = ["echo", "kv"])]
+    pub tool: Vec<String>,
 }
 
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
@@ -102,6 +131,9 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
 }
 
 fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
+    if a.mcp {
+        return mcp(a);
+    }
     let opts = bench::MockBenchOptions {
         streams: a.streams,
         ttft_ms: a.ttft_ms,
@@ -109,8 +141,8 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         tokens: a.tokens,
         tokens_per_chunk: a.tokens_per_chunk,
         api: a.api,
-        warmup: std::time::Duration::from_secs_f64(a.warmup_s.max(0.1)),
-        window: std::time::Duration::from_secs_f64(a.window_s.max(0.5)),
+        warmup: std::time::Duration::from_secs_f64(a.warmup_s.unwrap_or(2.0).max(0.1)),
+        window: std::time::Duration::from_secs_f64(a.window_s.unwrap_or(5.0).max(0.5)),
         repeat: a.repeat,
         mock_workers: a.mock_workers,
         limits: a.limits,
@@ -120,4 +152,31 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mock_bench(&opts, a.json)
+}
+
+fn mcp(a: BenchMockArgs) -> anyhow::Result<()> {
+    let opts = bench::McpBenchOptions {
+        clients: a.clients,
+        eras: a
+            .era
+            .iter()
+            .map(|s| bench::Era::parse(s))
+            .collect::<Result<_, _>>()?,
+        replies: a
+            .reply
+            .iter()
+            .map(|s| bench::Reply::parse(s))
+            .collect::<Result<_, _>>()?,
+        tools: a
+            .tool
+            .iter()
+            .map(|s| bench::Tool::parse(s))
+            .collect::<Result<_, _>>()?,
+        // Short floors, so a test can run every row in a few seconds.
+        warmup: std::time::Duration::from_secs_f64(a.warmup_s.unwrap_or(0.5).max(0.05)),
+        window: std::time::Duration::from_secs_f64(a.window_s.unwrap_or(2.0).max(0.1)),
+        mock_workers: a.mock_workers,
+        exe: std::env::current_exe().context("locating the plimsoll executable")?,
+    };
+    bench::print_mcp_bench(&opts, a.json)
 }

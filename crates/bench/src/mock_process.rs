@@ -1,0 +1,54 @@
+//! The mock a benchmark measures, as its own process (so its CPU and memory are its
+//! own): started on a free loopback port with the bench's scenario, killed when dropped.
+//! What load is put on it is each benchmark's business.
+
+use anyhow::Context;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// Kills the mock process when dropped, whatever happened.
+pub(crate) struct MockProcess(Child);
+
+impl MockProcess {
+    pub(crate) fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for MockProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `exe mock` with `scenario` (and `workers` tokio threads, if given) and waits for
+/// the address it listens on.
+pub(crate) fn start_mock(
+    exe: &Path,
+    workers: Option<usize>,
+    scenario: &Path,
+) -> anyhow::Result<(MockProcess, SocketAddr)> {
+    let mut cmd = Command::new(exe);
+    cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
+        .arg(scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(w) = workers {
+        cmd.args(["--workers", &w.to_string()]);
+    }
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting {} mock", exe.display()))?;
+    let stdout = child.stdout.take().context("mock stdout")?;
+    let proc = MockProcess(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let url = line
+        .trim()
+        .strip_prefix("listening http://")
+        .with_context(|| format!("unexpected first line from the mock: {line:?}"))?;
+    Ok((proc, url.parse()?))
+}
