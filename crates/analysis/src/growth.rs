@@ -18,6 +18,9 @@ pub enum Shape {
     Flat,
     Linear,
     SuperLinear,
+    /// Growing over the lower levels, flat over the upper: a bounded pool filling up
+    /// (anyio's 40 threads), not a cost per session.
+    LevelsOff,
 }
 
 /// A robust line through (sessions, value) points.
@@ -72,7 +75,9 @@ pub fn fit(points: &[(f64, f64)], material: f64) -> Option<Fit> {
     let shape = if slope < material {
         Shape::Flat
     } else if let (Some(l), Some(h)) = (lo, hi) {
-        if h > SUPER * l.max(material) {
+        if h < material && l >= material && p.len() >= 4 {
+            Shape::LevelsOff
+        } else if h > SUPER * l.max(material) {
             Shape::SuperLinear
         } else {
             Shape::Linear
@@ -105,6 +110,11 @@ fn held_per(slope: f64, turns: f64, what: &str) -> String {
     } else {
         format!("{what}s held for every session")
     }
+}
+
+/// A count still growing at the top of the ladder (not flat, not levelled off).
+fn grows(f: &Fit) -> bool {
+    matches!(f.shape, Shape::Linear | Shape::SuperLinear)
 }
 
 /// Where a count growing `fit` per session reaches `limit`.
@@ -147,7 +157,7 @@ fn count_finding(
     let (name, unit, limit) = (c.name, c.unit, c.limit);
     let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
     let f = fit(&points(steps, &get), c.material)
-        .filter(|f| f.shape != Shape::Flat && worth_saying(f, c, top.concurrency as f64))?;
+        .filter(|f| grows(f) && worth_saying(f, c, top.concurrency as f64))?;
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
     let ten_k = f.intercept + f.slope * 10_000.0;
@@ -281,7 +291,7 @@ pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
     let mut out: Vec<result::ladder::GrowthFit> = counts
         .iter()
         .filter_map(|(name, material, get)| {
-            let f = fit(&points(steps, get), *material).filter(|f| f.shape != Shape::Flat)?;
+            let f = fit(&points(steps, get), *material).filter(grows)?;
             Some(as_doc(name, f))
         })
         .collect();

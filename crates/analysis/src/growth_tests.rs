@@ -118,6 +118,23 @@ fn the_sockets_every_session_holds_are_not_a_finding_until_the_box_runs_out() {
 }
 
 #[test]
+fn threads_that_level_off_are_a_bounded_pool_not_a_thread_per_session() {
+    // pydantic-ai's tools on anyio's 40-thread pool (read from a real ramp): 37 → 42 → 47
+    // threads at 32/64/128 sessions after the pool filled. No "1 per session" line.
+    let steps: Vec<StepResult> = [(4, 6), (8, 10), (16, 20), (32, 37), (64, 42), (128, 47)]
+        .iter()
+        .map(|&(n, t)| step(n, t, 40, 120.0, 60.0))
+        .collect();
+    let p: Vec<(f64, f64)> = steps
+        .iter()
+        .map(|s| (s.concurrency as f64, s.peak_threads as f64))
+        .collect();
+    assert_eq!(fit(&p, 0.5).unwrap().shape, Shape::LevelsOff);
+    assert!(findings(&steps).is_empty(), "{:?}", findings(&steps));
+    assert!(fits(&steps).iter().all(|f| f.figure != "threads"));
+}
+
+#[test]
 fn memory_and_cpu_per_session_rising_with_load_are_named() {
     let steps: Vec<StepResult> = [4, 8, 16, 32]
         .iter()

@@ -336,17 +336,17 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             },
             from: Some(start),
             text: format!(
-                "throughput stops scaling from {} sessions with no resource at its wall ({cpu_words}){}",
+                "throughput bends from {} sessions (a session added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
                 num(start),
                 if quiet { ": a limit inside the SUT (queueing)" } else { "" }
             ),
             short: match quiet {
                 true => format!(
-                    "inside the SUT (throughput stops scaling from {}, no resource full)",
+                    "inside the SUT (throughput bends from {}, no resource full)",
                     num(start)
                 ),
                 false => format!(
-                    "throughput stops scaling from {} with no resource full",
+                    "throughput bends from {} with no resource full",
                     num(start)
                 ),
             },

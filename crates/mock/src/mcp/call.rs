@@ -34,11 +34,19 @@ fn scripted(tool: &ToolSpec, nth: u64, attempt: u64) -> Option<FailWith> {
 /// A call refused before its tool ran: the error, and the kind it is counted under.
 type Refusal = (RpcError, &'static str);
 
+/// Distinct keys a counter keeps before it starts again.
+const MAX_COUNTED: usize = 100_000;
+
 fn bump<K: std::hash::Hash + Eq>(
     m: &std::sync::Mutex<std::collections::HashMap<K, u64>>,
     k: K,
 ) -> u64 {
     let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
+    // Counts per call's arguments would grow with every distinct call: past this many
+    // they start again (a retry comes within seconds, not 100,000 calls later).
+    if m.len() >= MAX_COUNTED && !m.contains_key(&k) {
+        m.clear();
+    }
     let n = m.entry(k).or_insert(0);
     *n += 1;
     *n
