@@ -68,3 +68,38 @@ def test_the_held_pool_is_named_as_the_wall_and_the_fix_is_not():
     # Nothing left running: every redis-server of the run was stopped with its step.
     after = set(subprocess.run(["pgrep", "-x", "redis-server"], capture_output=True, text=True).stdout.split())
     assert after <= before, after - before
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None,
+                    reason="redis-server is not installed (Debian: apt install redis-server; scripts/test installs it as root)")
+def test_a_worker_pool_is_told_apart_from_the_connection_pool():
+    """workers.toml: each turn runs on a ThreadPoolExecutor worker holding one pooled
+    connection. With 4 workers before 16 connections, the threads and the connections to
+    redis stay at 4 together: the workers are the wall. With 16 workers before 4
+    connections, the threads grow past the connections, which stop at 4: the pool is."""
+    venv_bin = str(pathlib.Path(sys.executable).parent)
+    env = {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", "")}
+    p = subprocess.run(
+        [BIN, "ramp", "--config", "workers.toml", "--cpus", "1", "--ladder", "2,4,8,16",
+         "--no-history", "--json"],
+        capture_output=True, text=True, env=env, cwd=EXAMPLE, timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout.splitlines()[-1])
+    arms = {a["arm"]: a for a in doc["arms"]}
+    assert set(arms) == {"workers", "pool"}, p.stderr
+    for a in arms.values():
+        assert all(s["outcome"] == "ok" and s["integrity_violations"] == 0 for s in a["steps"]), p.stderr
+
+    w = arms["workers"]["analysis"]["verdict"]["wall"]
+    assert w["kind"] == "pool", p.stderr
+    assert "a pool of worker threads" in w["text"] and "connections to redis at 4" in w["text"], w["text"]
+    assert w["short"].startswith("a pool of 4 worker threads") and "each holding a connection to redis" in w["short"], w["short"]
+
+    c = arms["pool"]["analysis"]["verdict"]["wall"]
+    assert c["kind"] == "pool", p.stderr
+    assert "a client pool of 4 connections to redis is the wall" in c["text"], c["text"]
+    assert "worker" not in c["short"], c["short"]
+    top = arms["pool"]["steps"][-1]
+    assert [x for x in top["connections"] if x.get("peer") == "redis"][0]["peak"] == 4, top["connections"]
+    assert top["peak_threads"] >= 16, top["peak_threads"]

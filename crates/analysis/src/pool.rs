@@ -148,13 +148,18 @@ fn pool_wall(
             kind: WallKind::Pool,
             from: Some(p.from as f64),
             text: format!(
-                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {t} threads are the wall, not the connection pool (more workers would open more connections){turns}",
+                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {} workers are the wall, not the connection pool (more workers would open more connections){turns}",
                 who(&p.peer),
                 p.count,
                 p.from,
                 p.to,
+                p.count,
             ),
-            short: format!("a pool of {t} worker threads, each holding a connection to {}", who(&p.peer)),
+            short: format!(
+                "a pool of {} worker threads ({t} threads in all), each holding a connection to {}",
+                p.count,
+                who(&p.peer)
+            ),
         };
     }
     Wall {

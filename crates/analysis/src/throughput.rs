@@ -36,6 +36,8 @@ pub struct Sample {
     pub harness_bound: bool,
     /// What other processes and the hypervisor took of the SUT's cores, when measured.
     pub others: Option<f64>,
+    /// The SUT's time waiting in a run queue for a core, in seconds a second.
+    pub run_wait: Option<f64>,
 }
 
 /// Per added session, throughput gained over what one session gave at the first level.
@@ -285,11 +287,17 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     internal(&from_start, plateau, start)
 }
 
-/// The SUT's cores full only with what other processes took of them: the SUT under the
-/// wall itself, but the cores were busy (a busy machine's CPU wall).
+/// Run-queue wait (seconds a second) from which the SUT was waiting for its cores.
+const WAITED: f64 = 0.1;
+
+/// The SUT's cores full only with what other processes took of them, and the SUT waiting
+/// for them: under the wall itself, but its turns queued for a busy machine's cores (a
+/// SUT that waited on something else — a pool — does not queue for a core).
 fn shared_full(s: &Sample) -> bool {
-    match (s.cpu_of_cap, s.others) {
-        (Some(c), Some(o)) => c < CPU_WALL && o >= crate::trust::CONTAMINATED && c + o >= CPU_WALL,
+    match (s.cpu_of_cap, s.others, s.run_wait) {
+        (Some(c), Some(o), Some(w)) => {
+            c < CPU_WALL && o >= crate::trust::CONTAMINATED && c + o >= CPU_WALL && w >= WAITED
+        }
         _ => false,
     }
 }

@@ -254,6 +254,7 @@ fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
         (32.0, 13.5, 0.76, 0.23),
         (64.0, 13.2, 0.84, 0.27),
     ];
+    // Its turns queued for the core: 250 ms a second in a run queue.
     let s: Vec<Sample> = points
         .iter()
         .map(|&(n, x, c, o)| Sample {
@@ -262,6 +263,7 @@ fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
             cpu_of_cap: Some(c),
             cpu_cores: Some(1.0),
             others: Some(o),
+            run_wait: Some(0.25),
             ..Sample::default()
         })
         .collect();
@@ -280,4 +282,14 @@ fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
         })
         .collect();
     assert_ne!(wall(&alone, k.as_ref(), p.as_ref()).kind, WallKind::Cpu);
+    // Nor when the SUT never queued for the core (it waited on a pool): the pool is the
+    // wall, whatever else kept the core busy.
+    let idle: Vec<Sample> = s
+        .iter()
+        .map(|x| Sample {
+            run_wait: Some(0.01),
+            ..x.clone()
+        })
+        .collect();
+    assert_ne!(wall(&idle, k.as_ref(), p.as_ref()).kind, WallKind::Cpu);
 }

@@ -27,6 +27,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
                 .interference
                 .as_ref()
                 .map(|i| i.others_share + i.steal_share),
+            run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
         })
         .collect()
 }
