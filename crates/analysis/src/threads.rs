@@ -12,6 +12,30 @@ use result::{StepResult, WallKind};
 /// at its limit: on a busy machine it gets less than a core, yet always wants one.
 pub const SATURATED: f64 = 0.9;
 
+/// A thread runnable this share of the time or more that does (nearly) all of its
+/// process's work is its limit too: its other time is spent blocked on that same thread
+/// (a write, a lock), which no other thread could use.
+pub const ALONE: f64 = 0.75;
+
+/// The share of the process's CPU the busiest thread must hold to be judged [`ALONE`].
+const ALONE_SHARE: f64 = 0.9;
+
+/// Whether the busiest thread at a step is at its limit: saturated, or alone in doing
+/// the process's work and runnable most of the time.
+fn at_limit(s: &StepResult) -> bool {
+    let Some((share, _)) = hot(s) else {
+        return false;
+    };
+    let process = s.cpu_of_cap.zip(s.cpu_cores).map(|(c, k)| c * k);
+    let core = s
+        .thread_cpu
+        .as_ref()
+        .and_then(|t| t.busiest.first())
+        .map_or(0.0, |b| b.core_share);
+    share >= SATURATED
+        || (share >= ALONE && process.is_some_and(|p| p > 0.0 && core / p >= ALONE_SHARE))
+}
+
 /// The busiest thread's runnable share at a step, and how many were saturated.
 fn hot(s: &StepResult) -> Option<(f64, u32)> {
     let t = s.thread_cpu.as_ref()?;
@@ -50,12 +74,10 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         return own;
     };
     let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
-    let saturated = |s: &&StepResult| {
-        hot(s).is_some_and(|(share, _)| share >= SATURATED)
-            && s.cpu_of_cap.is_none_or(|c| c < CPU_WALL)
-    };
-    // The first saturated level at or below the start of the plateau, and none after
-    // it that is not.
+    let saturated = |s: &&StepResult| at_limit(s) && s.cpu_of_cap.is_none_or(|c| c < CPU_WALL);
+    // The first saturated level at or below the start of the plateau (or the knee's
+    // upper bracket: the level above it), and none after it that is not.
+    let above = ok.iter().map(|s| s.concurrency).find(|&c| c as f64 > start);
     let Some(first) = ok
         .iter()
         .position(|s| {
@@ -65,7 +87,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
                     .skip_while(|x| x.concurrency < s.concurrency)
                     .all(saturated)
         })
-        .filter(|&i| ok[i].concurrency as f64 <= start)
+        .filter(|&i| ok[i].concurrency as f64 <= start || Some(ok[i].concurrency) == above)
     else {
         return own;
     };
@@ -146,6 +168,47 @@ mod tests {
         });
         s.cpu_cores = Some(2.0);
         s
+    }
+
+    #[test]
+    fn a_thread_alone_doing_the_work_and_runnable_most_of_the_time_is_the_wall() {
+        // examples/event-loop read from a real run: `floor-loop` at 84 % of a core is all
+        // of the process's CPU (42 % of a 2-core cap), throughput flat from 8 sessions.
+        let steps: Vec<StepResult> = [
+            (2, 2.6, 0.14, 0.28),
+            (4, 5.0, 0.26, 0.52),
+            (8, 7.7, 0.38, 0.76),
+            (16, 8.1, 0.41, 0.82),
+            (24, 8.2, 0.42, 0.84),
+        ]
+        .iter()
+        .map(|&(n, x, cap, core)| {
+            let mut s = hot_thread(step(n, x, 1.0 + n as f64 / 10.0, cap), core, 0);
+            s.cpu_cores = Some(2.0);
+            s
+        })
+        .collect();
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+        assert!(
+            v.wall
+                .short
+                .starts_with("one thread (`MainThread` at 84 % of a core)"),
+            "{}",
+            v.wall.short
+        );
+        // A thread at 84 % beside others doing half the work is not alone: no thread wall.
+        let shared: Vec<StepResult> = steps
+            .iter()
+            .map(|s| StepResult {
+                cpu_of_cap: s.cpu_of_cap.map(|c| c * 2.0),
+                ..s.clone()
+            })
+            .collect();
+        assert_ne!(
+            verdict(&shared, &crate::Budget::default()).wall.kind,
+            WallKind::Thread
+        );
     }
 
     #[test]

