@@ -13,8 +13,13 @@ pub struct InitArgs {
     #[arg(long)]
     pub url: Option<String>,
     /// The JSON body of one turn; keep the [[plimsoll …]] marker in the user's text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "form")]
     pub body: Option<String>,
+    /// The turn's endpoint takes form fields, not JSON (FastAPI `Form(...)`, agno's runs):
+    /// the session sends `form = { message = "[[plimsoll …]] …", session_id = "{{uuid}}" }`,
+    /// URL-encoded for you. Rename the fields to your endpoint's.
+    #[arg(long, conflicts_with = "openai")]
+    pub form: bool,
     /// Your system speaks the OpenAI Chat Completions API (a proxy, a gateway, an OpenAI-compatible agent server).
     #[arg(long)]
     pub openai: bool,
@@ -33,6 +38,8 @@ pub fn init(a: InitArgs) -> anyhow::Result<u8> {
         body: a.body,
         openai: a.openai,
         ready_path: a.ready_path,
+        form: a.form,
+        session: None,
     };
     for p in super::init_files::init(&a.dir, &o)? {
         eprintln!("wrote {}", p.display());
