@@ -155,3 +155,45 @@ pub(crate) fn unstable_cost(steps: &[StepResult]) -> Option<String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(concurrency: usize) -> StepResult {
+        StepResult {
+            concurrency,
+            sessions_ok: concurrency as u64,
+            turns: 3 * concurrency as u64,
+            latency_inflation: Some(2.4),
+            p50_session_ms: Some(2400.0),
+            ideal_session_ms: Some(1000.0),
+            ..Default::default()
+        }
+    }
+
+    /// The per-session cost sentence only where one session's time is its own (1 or 2
+    /// sessions); at 64 it says the level and that queueing is in it.
+    #[test]
+    fn the_cost_sentence_names_queueing_above_two_sessions() {
+        let b = Budget::default();
+        let one = first_cost(&at(1), &b).unwrap();
+        assert!(one.starts_with("at 1 session a turn takes"), "{one}");
+        assert!(
+            one.contains("before any queueing between sessions"),
+            "{one}"
+        );
+        let two = first_cost(&at(2), &b).unwrap();
+        assert!(
+            two.starts_with("at 2 sessions a turn") && two.contains("before any queueing"),
+            "{two}"
+        );
+        let many = first_cost(&at(64), &b).unwrap();
+        assert!(many.starts_with("at 64 sessions a turn takes"), "{many}");
+        assert!(
+            many.contains("queueing between sessions included"),
+            "{many}"
+        );
+        assert!(!many.contains("before any queueing"), "{many}");
+    }
+}

@@ -5,7 +5,8 @@
 //!
 //! The data flows down this list: `spec` reads `session.toml` (with `template` for its
 //! placeholders and `pointer` for its JSON pointers); `address` says where load may go;
-//! `driver` runs request/reply sessions (over `http`, `stream`, `checks` and `framed`)
+//! `driver` runs request/reply sessions (over `http`, `stream`, `checks`, `framed`, and
+//! `encode` for form and multipart bodies)
 //! and `bus` runs a bus; both record into `run`, whose `DriveReport` is what a caller
 //! gets back. Starting the SUT and judging the step are not this crate's business.
 
@@ -13,6 +14,7 @@ pub mod address;
 pub mod bus;
 mod checks;
 mod driver;
+pub mod encode;
 mod framed;
 pub mod http;
 pub mod pointer;

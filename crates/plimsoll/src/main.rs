@@ -2,6 +2,7 @@
 //! crate that owns it. No logic lives here.
 
 mod cmd;
+mod openapi;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ enum Command {
     Mcp(cmd::mcp::McpArgs),
     /// Write a commented plimsoll.toml and session.toml for your system (never over existing files).
     #[command(
-        after_help = "Examples:\n  plimsoll init --command 'python app.py --port {{port}}' --url '{{base}}/chat'\n  plimsoll init --openai --command 'litellm --config config.yaml --port {{port}}' --ready-path /health/liveliness\n\nThen `plimsoll check`, then `plimsoll ramp --cpus 1`."
+        after_help = "Examples:\n  plimsoll init --command 'python app.py --port {{port}}' --url '{{base}}/chat'\n  plimsoll init --openai --command 'litellm --config config.yaml --port {{port}}' --ready-path /health/liveliness\n  plimsoll init --form --command 'python app.py' --url '{{base}}/agents/assistant/runs'\n  plimsoll init --command 'python app.py' --from-openapi http://127.0.0.1:8000/openapi.json --operation create_agent_run\n\nA gateway that wants a key (LiteLLM's master key): set it under [sut] env and send it under [headers] authorization.\n\nThen `plimsoll check`, then `plimsoll ramp --cpus 1`."
     )]
     Init(cmd::init::InitArgs),
     /// One session at concurrency 1, every failure explained in plain words (exit 3 when something needs fixing).

@@ -49,10 +49,7 @@ pub async fn run_arms(
     eprintln!("budget: {}", opts.budget.describe());
     eprintln!(
         "arms: {} — every arm at every level, interleaved",
-        arms.iter()
-            .filter_map(|c| c.arm.as_deref())
-            .collect::<Vec<_>>()
-            .join(", ")
+        arm_names(arms).join(", ")
     );
     eprintln!("{}", header());
     let first = match &levels {
@@ -167,7 +164,7 @@ fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<ArmsDoc> {
         docs.push(conclude(r)?.0);
     }
     for d in &docs {
-        eprintln!("\narm {}:", d.arm.as_deref().unwrap_or(""));
+        eprintln!("\narm {}:", d.arm.as_deref().unwrap_or("the SUT"));
         print_verdict(d);
     }
     let scaling = scaling(&docs);
@@ -189,4 +186,37 @@ fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<ArmsDoc> {
         crate::ladder::write_files(dir, &result::to_file_json(&doc), &md, &html)?;
     }
     Ok(doc)
+}
+
+/// Each arm by its name — an arm without one is "the SUT" — with its replica count when
+/// the arms differ in it (`--replicas 1,2`).
+pub(crate) fn arm_names(arms: &[Config]) -> Vec<String> {
+    let axis = arms.iter().any(|c| c.replicas != arms[0].replicas);
+    arms.iter()
+        .map(|c| {
+            let name = c.arm.clone().unwrap_or_else(|| "the SUT".into());
+            match axis {
+                true => format!("{name} ×{}", c.replicas),
+                false => name,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_without_arms_name_the_sut() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/floor/plimsoll.toml");
+        let one = Config::load(&root).unwrap();
+        let mut two = one.clone();
+        two.replicas = 2;
+        assert_eq!(arm_names(&[one.clone(), two]), ["the SUT ×1", "the SUT ×2"]);
+        let mut named = one.clone();
+        named.arm = Some("held".into());
+        assert_eq!(arm_names(&[named, one]), ["held", "the SUT"]);
+    }
 }

@@ -4,9 +4,19 @@
 use result::{Outcome, StepReport};
 use std::path::Path;
 
+/// What the session sent, for explaining what the SUT said of it.
+pub struct Sent<'a> {
+    /// Where the session's requests are written.
+    pub file: &'a Path,
+    /// The top-level keys of the first turn's JSON body, when it sends JSON.
+    pub json_keys: Option<Vec<String>>,
+}
+
 /// What went wrong in a step, in words that point at the fix; empty when all is well.
-/// `session_file` is where the session's requests are written.
-pub fn problems(r: &StepReport, session_file: &Path) -> Vec<String> {
+/// Ordered by cause: the SUT's own collapse, then the requests' failures (a template,
+/// the connection, a refusal, the SUT's own error, a check), then what the mock saw. A
+/// problem that follows from an earlier one is said under it, not as one of its own.
+pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
     if let Some(cause) = &r.cause {
@@ -14,22 +24,36 @@ pub fn problems(r: &StepReport, session_file: &Path) -> Vec<String> {
             out.push(format!("the step collapsed ({}): {cause}", res.outcome));
         }
     }
-    for (kind, first) in &r.first_errors {
-        out.push(explain(kind, first));
+    let mut errors: Vec<&(String, String)> = r.first_errors.iter().collect();
+    errors.sort_by_key(|(kind, _)| rank(kind));
+    for (kind, first) in &errors {
+        out.push(explain_sent(kind, first, sent));
     }
-    // A session that failed before its first turn never asked the SUT to call the LLM.
+    // A session that failed before its first turn, or whose every turn was refused
+    // (4xx) or never sent, never asked the SUT to call the LLM: that follows.
     let before_turns = res.turns == 0
         && !r.first_errors.is_empty()
         && r.first_errors
             .iter()
             .all(|(_, m)| m.contains(" setup, request "));
-    if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && !before_turns {
+    let refused =
+        res.turns == 0 && !errors.is_empty() && errors.iter().all(|(k, _)| refused_before_llm(k));
+    if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && refused {
+        if let Some(first) = out
+            .iter_mut()
+            .find(|p| !p.starts_with("the step collapsed"))
+        {
+            first.push_str(
+                "\n     so no LLM call reached the mock: that follows from this one; fix it first",
+            );
+        }
+    } else if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && !before_turns {
         out.push("the SUT never called the mock: no LLM request reached it. Does your system read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (Plimsoll sets both), or is its model client configured with a URL of its own? A key in a .env file or a config can override the environment.".into());
     } else if res.llm_calls > 0 && r.marked_sessions == 0 {
         out.push(format!(
-            "the mock was called {} time(s) but no session marker reached it: keep `[[plimsoll session={{{{session}}}} nonce={{{{nonce}}}} turn={{{{turn}}}}]]` in the text your system sends the LLM as the user's message ({} sends it in the body)",
-            res.llm_calls,
-            session_file.display()
+            "the mock was called {} but no session marker reached it: keep `[[plimsoll session={{{{session}}}} nonce={{{{nonce}}}} turn={{{{turn}}}}]]` in the text your system sends the LLM as the user's message ({} sends it in the body)",
+            crate::words::count(res.llm_calls, "time"),
+            sent.file.display()
         ));
     }
     for v in &r.violations {
@@ -39,6 +63,48 @@ pub fn problems(r: &StepReport, session_file: &Path) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Which failures come first: the earlier a failure stops a request, the nearer its cause.
+fn rank(kind: &str) -> u8 {
+    match kind {
+        "config" => 0,
+        "connect" => 1,
+        k if k.starts_with("status_4") => 2,
+        k if k.starts_with("status_") => 3,
+        "protocol" => 4,
+        "timeout" => 5,
+        "check_failed" | "extract_failed" => 6,
+        k if k.starts_with("teardown_") => 8,
+        _ => 7,
+    }
+}
+
+/// A failure that happens before the SUT could ask its LLM anything.
+fn refused_before_llm(kind: &str) -> bool {
+    kind == "config" || kind == "connect" || kind.starts_with("status_4")
+}
+
+/// A failure explained; a refusal with a JSON body also with the fields it names and,
+/// when the cause is likely the body's encoding, the fix.
+fn explain_sent(kind: &str, first: &str, sent: &Sent) -> String {
+    let mut line = explain(kind, first);
+    if !kind.starts_with("status_4") {
+        return line;
+    }
+    let named = crate::refusal::named_fields(first);
+    if !named.is_empty() {
+        line.push_str(&format!(
+            "\n     the SUT names {}",
+            crate::refusal::fields_line(&named)
+        ));
+        if let Some(hint) = crate::refusal::missing_hint(&named, sent.json_keys.as_deref()) {
+            line.push_str(&format!("\n     fix: {hint}"));
+        }
+    } else if let Some(m) = crate::refusal::message(first) {
+        line.push_str(&format!("\n     the SUT says: {m}"));
+    }
+    line
 }
 
 fn explain(kind: &str, first: &str) -> String {
@@ -76,9 +142,9 @@ pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
     out.push(format!(
-        "OK: {} turn(s) went through; the SUT called the mock {} time(s) ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
+        "OK: {} turn(s) went through; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
         res.turns,
-        res.llm_calls,
+        crate::words::count(res.llm_calls, "time"),
         res.llm_calls as f64 / res.turns.max(1) as f64,
         res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),
         res.cpu_ms_per_turn.unwrap_or(0.0),
@@ -96,4 +162,74 @@ pub fn all_well(r: &StepReport) -> Vec<String> {
     }
     out.push("Next: plimsoll ramp --cpus 1".into());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::StepResult;
+
+    fn refused(json_keys: Option<Vec<String>>) -> Vec<String> {
+        let r = StepReport {
+            result: StepResult {
+                sessions_failed: 1,
+                outcome: Outcome::ErrorRate,
+                ..Default::default()
+            },
+            cause: Some("every session failed".into()),
+            first_errors: vec![("status_422".into(), r#"turn 1: HTTP 422 (expected a 2xx): {"detail":[{"type":"missing","loc":["body","message"],"msg":"Field required","input":null}]}"#.into())],
+            ..Default::default()
+        };
+        let file = Path::new("session.toml");
+        problems(&r, &Sent { file, json_keys })
+    }
+
+    #[test]
+    fn a_form_endpoint_sent_json_gets_the_form_hint_and_no_second_problem() {
+        let p = refused(Some(vec!["message".into(), "session".into()]));
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(
+            p[0].contains("the SUT names body.message: Field required"),
+            "{}",
+            p[0]
+        );
+        assert!(
+            p[0].contains("this endpoint may take form fields: `form = { message = \"…\" }`"),
+            "{}",
+            p[0]
+        );
+        assert!(p[0].contains("so no LLM call reached the mock: that follows from this one"));
+        assert!(!p.iter().any(|l| l.contains("never called the mock")));
+    }
+
+    #[test]
+    fn causes_come_before_what_follows_from_them() {
+        let r = StepReport {
+            result: StepResult {
+                sessions_failed: 1,
+                ..Default::default()
+            },
+            first_errors: vec![
+                ("check_failed".into(), "turn 1: /reply missing".into()),
+                (
+                    "status_500".into(),
+                    "turn 2: HTTP 500 (expected a 2xx): boom".into(),
+                ),
+                ("config".into(), "turn 1: {{x}} has no value".into()),
+            ],
+            ..Default::default()
+        };
+        let p = problems(
+            &r,
+            &Sent {
+                file: Path::new("s.toml"),
+                json_keys: None,
+            },
+        );
+        assert!(p[0].contains("— config:"), "{p:#?}");
+        assert!(p[1].contains("— status_500:"), "{p:#?}");
+        assert!(p[2].contains("— check_failed:"), "{p:#?}");
+        // A 5xx may well be the LLM call failing elsewhere: that stays a problem of its own.
+        assert!(p[3].contains("the SUT never called the mock"), "{p:#?}");
+    }
 }

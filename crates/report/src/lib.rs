@@ -11,6 +11,7 @@ pub mod cost;
 pub mod html;
 pub mod markdown;
 pub mod mcp;
+pub mod refusal;
 pub mod shards;
 pub mod soak;
 pub mod step;
@@ -19,6 +20,7 @@ pub mod sweep;
 pub mod table;
 pub mod timeline;
 pub mod verdict;
+pub mod words;
 pub mod workload;
 
 /// A number as a JSON document writes it (1.0, not 1; null when not finite): the reports

@@ -42,25 +42,26 @@ fn head(step: &StepReport) -> Vec<String> {
             "{n} sessions arriving at {rate}/s (at most {} in flight)",
             r.concurrency
         ),
-        _ => format!("{} concurrent sessions", r.concurrency),
+        _ => crate::words::count(r.concurrency as u64, "concurrent session"),
     };
     if let Some(b) = &r.bus {
         for line in crate::bus::lines(b) {
             out.push(line);
         }
         out.push(format!(
-            "  connections: {} ok, {} failed in {:.1} s; the broker's peak RSS {:.1} MB, {} threads, {:.2} CPU s",
+            "  connections: {} ok, {} failed in {:.1} s; the broker's peak RSS {:.1} MB, {}, {:.2} CPU s",
             r.sessions_ok,
             r.sessions_failed,
             r.wall_ms / 1000.0,
             r.peak_rss_mb,
-            r.peak_threads,
+            crate::words::count(r.peak_threads, "thread"),
             r.cpu_sec
         ));
     } else {
         out.push(format!(
-        "step: {who} × {} turns — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {} threads, {} CPU ms/turn",
-        step.turns_per_session.map_or("?".to_string(), |t| t.to_string()),
+        "step: {who} × {} — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {}, {} CPU ms/turn",
+        // The turns a session ran (`--set turns=10` runs 10), not the file's.
+        step.turns_per_session.map_or("? turns".to_string(), |t| crate::words::count(t, "turn")),
         r.sessions_ok,
         r.sessions_failed,
         r.wall_ms / 1000.0,
@@ -70,7 +71,7 @@ fn head(step: &StepReport) -> Vec<String> {
         opt(r.latency_inflation),
         r.peak_rss_mb,
         r.rss_kb_per_session,
-        r.peak_threads,
+        crate::words::count(r.peak_threads, "thread"),
         opt(r.cpu_ms_per_turn),
     ));
     }
@@ -162,15 +163,14 @@ fn around_the_sut(r: &StepResult) -> Vec<String> {
     }
     for d in &r.dependencies {
         out.push(format!(
-            "  {} {}: {} process{}, {:.1} MB RSS, {} threads, {} CPU ms/turn, {} clients at most{}",
+            "  {} {}: {}, {:.1} MB RSS, {}, {} CPU ms/turn, {} at most{}",
             d.kind,
             d.name,
-            d.processes,
-            if d.processes == 1 { "" } else { "es" },
+            crate::words::count(d.processes as u64, "process"),
             d.peak_rss_mb,
-            d.peak_threads,
+            crate::words::count(d.peak_threads, "thread"),
             opt(d.cpu_ms_per_turn),
-            d.peak_clients,
+            crate::words::count(d.peak_clients as u64, "client"),
             if d.exited {
                 "; it EXITED during the step"
             } else {
@@ -180,8 +180,8 @@ fn around_the_sut(r: &StepResult) -> Vec<String> {
     }
     if let Some(rep) = &r.replicas {
         out.push(format!(
-            "  replicas: {} instances, sessions spread over them by session; {:.1} MB RSS each{}",
-            rep.count,
+            "  replicas: {}, sessions spread over them by session; {:.1} MB RSS each{}",
+            crate::words::count(rep.count as u64, "instance"),
             rep.rss_mb_per_instance,
             if rep.cap_scope == "all" {
                 "; the cap holds all of them together"
@@ -207,8 +207,10 @@ fn requests_and_log(r: &StepResult) -> Vec<String> {
     }
     if let Some(log) = r.log.as_ref().filter(|l| l.warnings + l.errors > 0) {
         out.push(format!(
-            "  SUT log: {} lines, {} warning(s), {} error(s)",
-            log.lines, log.warnings, log.errors
+            "  SUT log: {}, {}, {}",
+            crate::words::count(log.lines, "line"),
+            crate::words::count(log.warnings, "warning"),
+            crate::words::count(log.errors, "error")
         ));
         for k in log.kinds.iter().take(5) {
             out.push(format!(

@@ -93,6 +93,7 @@ impl Fleet {
         for o in all {
             first.files_created += o.files_created;
             first.died_on_its_own |= o.died_on_its_own;
+            first.whole = first.whole.or(o.whole);
             first.log.merge(o.log);
         }
         first

@@ -84,7 +84,11 @@ pub(crate) async fn judge(
         if stopped.tail.is_empty() || o == Outcome::Integrity || o == Outcome::ErrorRate {
             c
         } else {
-            format!("{c}\nlast SUT output:\n{}", stopped.tail)
+            // The cause first, not at the end of 200 lines (issue 33).
+            format!(
+                "{c}\nlast SUT output, {}",
+                probe::log::crash::digest(&stopped.tail, stopped.whole.as_deref())
+            )
         }
     });
     let bound = harness_bound(

@@ -48,7 +48,7 @@ impl Link for ChatLink<'_> {
             method: &t.req.method,
             path: &path,
             headers: &headers,
-            body,
+            body: body.into_bytes(),
             timeout_ms: t.spec.turn_timeout_ms,
             done_event: None,
             pace_bps: t.pace_bps,

@@ -35,7 +35,7 @@ pub(super) struct Outgoing<'a> {
     pub method: &'a str,
     pub path: &'a str,
     pub headers: &'a [(String, String)],
-    pub body: String,
+    pub body: Vec<u8>,
     pub timeout_ms: u64,
     /// Stop reading at the first event that matches (a stream that stays open).
     pub done_event: Option<&'a EventMatch>,

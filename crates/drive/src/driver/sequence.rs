@@ -242,13 +242,15 @@ async fn once(
     let url = fill(&r.url, &refs).map_err(unset)?;
     let (addr, path) =
         target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
-    let body = match r.bodies.is_empty() {
-        true => String::new(),
-        false => fill(
+    let body = match (&r.fields, r.bodies.is_empty()) {
+        (Some(f), _) => crate::encode::encode(f, |t| fill(t, &refs)).map_err(unset)?,
+        (None, true) => Vec::new(),
+        (None, false) => fill(
             &r.bodies[(turn.max(1) as usize - 1).min(r.bodies.len() - 1)],
             &refs,
         )
-        .map_err(unset)?,
+        .map_err(unset)?
+        .into_bytes(),
     };
     let mut headers = Vec::with_capacity(r.headers.len());
     for (k, v) in &r.headers {

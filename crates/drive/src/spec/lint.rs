@@ -26,6 +26,8 @@ const SESSION_KEYS: &[&str] = &[
     "expect_status",
     "body",
     "bodies",
+    "form",
+    "multipart",
     "ws_done_pointer",
     "ws_done_equals",
     "name",

@@ -43,10 +43,12 @@ struct Raw {
     url: Option<Spanned<String>>,
     body: Option<Spanned<String>>,
     bodies: Option<Spanned<Vec<String>>>,
+    form: Option<super::form::RawFields>,
+    multipart: Option<super::form::RawFields>,
     #[serde(default)]
-    extract: BTreeMap<String, Spanned<request::RawExtract>>,
+    extract: BTreeMap<String, Spanned<super::reply::RawExtract>>,
     #[serde(default)]
-    check: Vec<Spanned<request::RawCheck>>,
+    check: Vec<Spanned<super::reply::RawCheck>>,
     ttft_event: Option<Spanned<request::RawEvent>>,
     done_event: Option<Spanned<request::RawEvent>>,
     text_pointer: Option<Spanned<String>>,
@@ -68,6 +70,8 @@ struct Inherited<'a> {
     expect_status: Option<u16>,
     headers: BTreeMap<String, String>,
     sequence: bool,
+    /// The session file's directory (multipart file paths count from it).
+    dir: &'a Path,
 }
 
 impl SessionSpec {
@@ -95,6 +99,7 @@ impl SessionSpec {
             expect_status: top.expect_status,
             headers: raw.headers.clone(),
             sequence,
+            dir: Path::new(file).parent().unwrap_or(Path::new(".")),
         };
         let (setup, turn, teardown) = requests(&mut raw, &inherited)?;
         let spec = SessionSpec {
@@ -172,6 +177,7 @@ impl Inherited<'_> {
             ws: self.protocol == Protocol::Ws,
             raw: self.protocol == Protocol::Raw,
             json_content_type: self.sequence,
+            dir: self.dir,
         }
     }
 
@@ -218,6 +224,15 @@ fn requests(raw: &mut Raw, top: &Inherited) -> Res<(Vec<Request>, Vec<Request>, 
         return Err(spans.err(
             Some(r.span()),
             "[[setup]] and [[teardown]] need the turn's requests written as [[turn]] too (instead of a top-level url)",
+        ));
+    }
+    if let (true, Some(f)) = (
+        top.protocol.is_chat(),
+        raw.form.as_ref().or(raw.multipart.as_ref()),
+    ) {
+        return Err(spans.err(
+            Some(f.span()),
+            "form and multipart are HTTP bodies; a chat client's body is the user's text",
         ));
     }
     let one = one_request(raw, spans)?;
@@ -350,6 +365,8 @@ fn one_request(raw: &mut Raw, spans: &spans::Spans) -> Res<RawRequest> {
         url: raw.url.take(),
         body: raw.body.take(),
         bodies: raw.bodies.take(),
+        form: raw.form.take(),
+        multipart: raw.multipart.take(),
         extract: std::mem::take(&mut raw.extract),
         check: std::mem::take(&mut raw.check),
         ttft_event: raw.ttft_event.take(),
@@ -365,6 +382,8 @@ fn one_request_fields_absent(raw: &Raw, _protocol: Protocol, spans: &spans::Span
         ("url", raw.url.as_ref().map(|s| s.span())),
         ("body", raw.body.as_ref().map(|s| s.span())),
         ("bodies", raw.bodies.as_ref().map(|s| s.span())),
+        ("form", raw.form.as_ref().map(|s| s.span())),
+        ("multipart", raw.multipart.as_ref().map(|s| s.span())),
         ("text_pointer", raw.text_pointer.as_ref().map(|s| s.span())),
         ("ttft_event", raw.ttft_event.as_ref().map(|s| s.span())),
         ("done_event", raw.done_event.as_ref().map(|s| s.span())),

@@ -4,36 +4,14 @@
 //! event is the first token and which ends it — read and validated into a [`Request`].
 //! Running it is `driver::sequence`'s business.
 
+use super::form::{self, Fields, RawFields};
+use super::reply::{checks, extracts, json, pointer_ok, Check, Extract, RawCheck, RawExtract};
 use crate::stream::EventMatch;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use toml::Spanned;
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Check {
-    Equals(String, Value),
-    Contains(String, String),
-    Present(String),
-    /// The text deltas of a stream, joined, contain this.
-    TextContains(String),
-}
-
-/// Where an extracted value comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    Pointer(String),
-    Header(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Extract {
-    pub name: String,
-    pub from: Source,
-    /// With a default the extract is optional: a reply without it sets the default.
-    pub default: Option<String>,
-}
 
 /// Repeat the request every `interval_ms` until the pointer has a value (any non-null
 /// one, or `equals`), for at most `timeout_ms`.
@@ -57,8 +35,10 @@ pub struct Request {
     pub method: String,
     pub url: String,
     pub headers: Vec<(String, String)>,
-    /// One template per turn, the last repeating; empty: no body.
+    /// One template per turn, the last repeating; empty: no body (or `fields`).
     pub bodies: Vec<String>,
+    /// A body of form or multipart fields instead of `bodies`.
+    pub fields: Option<Fields>,
     pub extract: Vec<Extract>,
     pub checks: Vec<Check>,
     pub expect_status: Option<u16>,
@@ -79,6 +59,12 @@ impl Request {
                     .map(|b| (b.as_str(), self.body_at.as_str())),
             )
             .chain(
+                self.fields
+                    .iter()
+                    .flat_map(Fields::texts)
+                    .map(|t| (t, self.body_at.as_str())),
+            )
+            .chain(
                 self.headers
                     .iter()
                     .map(|(_, v)| (v.as_str(), self.at.as_str())),
@@ -97,6 +83,8 @@ pub(crate) struct RawRequest {
     pub headers: BTreeMap<String, String>,
     pub body: Option<Spanned<String>>,
     pub bodies: Option<Spanned<Vec<String>>>,
+    pub form: Option<RawFields>,
+    pub multipart: Option<RawFields>,
     #[serde(default)]
     pub extract: BTreeMap<String, Spanned<RawExtract>>,
     #[serde(default)]
@@ -106,31 +94,6 @@ pub(crate) struct RawRequest {
     pub ttft_event: Option<Spanned<RawEvent>>,
     pub done_event: Option<Spanned<RawEvent>>,
     pub text_pointer: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub(crate) enum RawExtract {
-    Pointer(String),
-    Table(RawExtractTable),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawExtractTable {
-    pointer: Option<String>,
-    header: Option<String>,
-    default: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawCheck {
-    pointer: Option<String>,
-    equals: Option<toml::Value>,
-    contains: Option<String>,
-    present: Option<bool>,
-    text_contains: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -184,14 +147,8 @@ pub(crate) struct Defaults<'a> {
     pub raw: bool,
     /// Add `content-type: application/json` to a JSON body that has no content-type.
     pub json_content_type: bool,
-}
-
-fn json(v: &toml::Value) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
-}
-
-fn pointer_ok(p: &str) -> bool {
-    p.is_empty() || p.starts_with('/')
+    /// The directory a multipart file part's relative path counts from.
+    pub dir: &'a std::path::Path,
 }
 
 type Res<T> = Result<T, spans::FileError>;
@@ -206,8 +163,12 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
     let stream = stream(&raw, d)?;
     url_scheme(url, d)?;
     let expect_status = expect_status(&raw, d)?;
-    let bodies = bodies(&raw, d)?;
-    let headers = headers(&raw, &bodies, d);
+    let fields = fields(&raw, d)?;
+    let bodies = match fields {
+        Some(_) => Vec::new(),
+        None => bodies(&raw, d)?,
+    };
+    let headers = headers(&raw, &bodies, fields.as_ref(), d)?;
     Ok(Request {
         name: raw.name.clone().unwrap_or_else(|| d.name.clone()),
         at: at(d, Some(url.span())),
@@ -217,6 +178,8 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
                 .as_ref()
                 .map(|b| b.span())
                 .or(raw.bodies.as_ref().map(|b| b.span()))
+                .or(raw.form.as_ref().map(|b| b.span()))
+                .or(raw.multipart.as_ref().map(|b| b.span()))
                 .or(Some(url.span())),
         ),
         stream,
@@ -228,8 +191,9 @@ pub(crate) fn build(raw: RawRequest, d: &Defaults) -> Res<Request> {
         url: url.get_ref().clone(),
         headers,
         bodies,
-        extract: extracts(&raw.extract, d)?,
-        checks: checks(&raw.check, stream, d)?,
+        fields,
+        extract: extracts(&raw.extract, d.spans)?,
+        checks: checks(&raw.check, stream, d.spans)?,
         expect_status,
         until: raw.until.as_ref().map(|u| until(u, d)).transpose()?,
         ttft_event: event(&raw.ttft_event, "ttft_event", stream, d)?,
@@ -307,21 +271,68 @@ fn bodies(raw: &RawRequest, d: &Defaults) -> Res<Vec<String>> {
     })
 }
 
+/// A `form` or `multipart` table instead of a body: one of the three, on HTTP.
+fn fields(raw: &RawRequest, d: &Defaults) -> Res<Option<Fields>> {
+    let table = raw.form.as_ref().or(raw.multipart.as_ref());
+    let body = raw.body.is_some() || raw.bodies.is_some();
+    match table {
+        Some(t) if body => {
+            let which = if raw.form.is_some() {
+                "form"
+            } else {
+                "multipart"
+            };
+            let name = raw.name.as_ref().unwrap_or(&d.name);
+            Err(d.err(
+                Some(t.span()),
+                format!("request {name:?} gives both body and {which}: a request has one body — keep {which} (fields Plimsoll encodes) or body (sent as written), not both"),
+            ))
+        }
+        Some(t) if d.ws || d.raw => Err(d.err(
+            Some(t.span()),
+            "form and multipart are HTTP bodies: they apply to protocol = \"http\" or \"sse\""
+                .into(),
+        )),
+        _ => {
+            let place = form::Place {
+                spans: d.spans,
+                dir: d.dir,
+            };
+            form::read(raw.form.as_ref(), raw.multipart.as_ref(), &place)
+        }
+    }
+}
+
 /// The file's headers, then the request's own; a JSON body gets a content-type when
-/// the file asks for one and none is given.
-fn headers(raw: &RawRequest, bodies: &[String], d: &Defaults) -> Vec<(String, String)> {
+/// the file asks for one and none is given, a field body always gets the one its
+/// encoding needs.
+fn headers(
+    raw: &RawRequest,
+    bodies: &[String],
+    fields: Option<&Fields>,
+    d: &Defaults,
+) -> Res<Vec<(String, String)>> {
     let mut headers: BTreeMap<String, String> = d.headers.clone();
     headers.extend(raw.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
     let has_type = headers
         .keys()
         .any(|k| k.eq_ignore_ascii_case("content-type"));
+    if let Some(f) = fields {
+        if has_type && matches!(f, Fields::Multipart(_)) {
+            return Err(d.err(None, "multipart sets its own content-type (it carries the boundary): remove content-type from [headers]".into()));
+        }
+        if !has_type {
+            headers.insert("content-type".into(), f.content_type());
+        }
+        return Ok(headers.into_iter().collect());
+    }
     let json_body = bodies
         .iter()
         .any(|b| b.trim_start().starts_with(['{', '[']));
     if d.json_content_type && !has_type && json_body {
         headers.insert("content-type".into(), "application/json".into());
     }
-    headers.into_iter().collect()
+    Ok(headers.into_iter().collect())
 }
 
 fn text_pointer(raw: &RawRequest, d: &Defaults) -> Res<Option<String>> {
@@ -341,62 +352,6 @@ fn text_pointer(raw: &RawRequest, d: &Defaults) -> Res<Option<String>> {
 fn at(d: &Defaults, span: Option<Range<usize>>) -> String {
     let e = d.spans.err(span, "");
     format!("{}:{}", e.file, e.line.unwrap_or(0))
-}
-
-fn extracts(raw: &BTreeMap<String, Spanned<RawExtract>>, d: &Defaults) -> Res<Vec<Extract>> {
-    let mut out = Vec::new();
-    for (name, v) in raw {
-        let bad = |m: String| d.spans.err(Some(v.span()), format!("extract.{name}: {m}"));
-        let (from, default) = match v.get_ref() {
-            RawExtract::Pointer(p) => (Source::Pointer(p.clone()), None),
-            RawExtract::Table(t) => match (&t.pointer, &t.header) {
-                (Some(p), None) => (Source::Pointer(p.clone()), t.default.clone()),
-                (None, Some(h)) => (Source::Header(h.to_ascii_lowercase()), t.default.clone()),
-                _ => {
-                    return Err(bad(
-                        "give pointer = \"/id\" (from the JSON reply) or header = \"location\", not both or neither".into(),
-                    ))
-                }
-            },
-        };
-        if let Source::Pointer(p) = &from {
-            if !pointer_ok(p) {
-                return Err(bad(format!(
-                    "must be a JSON pointer such as \"/id\" (got {p:?})"
-                )));
-            }
-        }
-        out.push(Extract {
-            name: name.clone(),
-            from,
-            default,
-        });
-    }
-    Ok(out)
-}
-
-fn checks(raw: &[Spanned<RawCheck>], stream: bool, d: &Defaults) -> Res<Vec<Check>> {
-    let mut out = Vec::new();
-    for c in raw {
-        let bad = |m: &str| d.spans.err(Some(c.span()), m.to_string());
-        let r = c.get_ref();
-        let check = match (&r.pointer, &r.equals, &r.contains, r.present, &r.text_contains) {
-            (None, None, None, None, Some(t)) if stream => Check::TextContains(t.clone()),
-            (_, _, _, _, Some(_)) => {
-                return Err(bad("text_contains reads a stream's text deltas: it needs protocol = \"sse\" and no pointer"))
-            }
-            (None, ..) => return Err(bad("each [[check]] needs pointer = \"/field\" (or text_contains = \"…\" on a stream)")),
-            (Some(p), ..) if !pointer_ok(p) => {
-                return Err(bad("a check's pointer must be a JSON pointer such as \"/reply\" (\"/messages/-1\" is the last element)"))
-            }
-            (Some(p), Some(v), None, None, None) => Check::Equals(p.clone(), json(v)),
-            (Some(p), None, Some(s), None, None) => Check::Contains(p.clone(), s.clone()),
-            (Some(p), None, None, Some(true), None) => Check::Present(p.clone()),
-            _ => return Err(bad("each [[check]] needs exactly one of equals, contains or present = true")),
-        };
-        out.push(check);
-    }
-    Ok(out)
 }
 
 fn until(u: &Spanned<RawUntil>, d: &Defaults) -> Res<Until> {

@@ -114,4 +114,21 @@ impl SessionSpec {
     pub fn requests(&self) -> impl Iterator<Item = &Request> {
         self.setup.iter().chain(&self.turn).chain(&self.teardown)
     }
+
+    /// The top-level keys of the first turn request's JSON body, when it sends one (for
+    /// explaining a refusal of it); None for form, multipart, chat or other bodies.
+    pub fn json_keys(&self) -> Option<Vec<String>> {
+        let r = self.turn.first().filter(|_| !self.protocol.is_chat())?;
+        let json = r
+            .headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && v.contains("json"))
+            || (!self.sequence && r.fields.is_none());
+        let body = r.bodies.first().filter(|_| json && r.fields.is_none())?;
+        let sample = crate::template::render(body, &[]);
+        match serde_json::from_str::<serde_json::Value>(&sample).ok()? {
+            serde_json::Value::Object(m) => Some(m.keys().cloned().collect()),
+            _ => None,
+        }
+    }
 }

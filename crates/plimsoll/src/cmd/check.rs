@@ -34,7 +34,13 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     );
     let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;
     let session_file = a.session.as_ref().unwrap_or(&cfg.session_file);
-    let found = report::check::problems(&r, session_file);
+    let sent = report::check::Sent {
+        file: session_file,
+        json_keys: drive::SessionSpec::load(session_file)
+            .ok()
+            .and_then(|s| s.json_keys()),
+    };
+    let found = report::check::problems(&r, &sent);
     // A cache break costs money, not correctness: said either way, never an exit code.
     for line in report::cost::explain(&r.result) {
         eprintln!("{line}");

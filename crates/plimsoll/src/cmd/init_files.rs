@@ -17,6 +17,10 @@ pub struct InitOptions {
     pub openai: bool,
     /// A path that answers 2xx once the SUT is ready.
     pub ready_path: String,
+    /// The turn's endpoint takes form fields (`form = { … }`), not JSON.
+    pub form: bool,
+    /// A session file written elsewhere (`init --from-openapi`), used as it is.
+    pub session: Option<String>,
 }
 
 const MARKER: &str = "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]]";
@@ -64,6 +68,12 @@ error_rate = 0.0
 }
 
 fn session(o: &InitOptions) -> String {
+    if let Some(s) = &o.session {
+        return s.clone();
+    }
+    if o.form {
+        return form_session(o);
+    }
     if o.openai {
         let url = o
             .url
@@ -77,6 +87,9 @@ fn session(o: &InitOptions) -> String {
             r#"# Written by `plimsoll init --openai`: Plimsoll is a chat client of your endpoint. Each
 # turn sends the whole conversation so far and appends the reply, so the mock's history
 # check holds. Fields: the top of crates/drive/src/spec/mod.rs ("openai-chat").
+# A gateway that wants a key (LiteLLM's master key, a proxy's virtual keys): set it for
+# the SUT under [sut] env in plimsoll.toml (e.g. LITELLM_MASTER_KEY = "sk-plimsoll") and
+# send it as `authorization = "Bearer sk-plimsoll"` under [headers] below.
 protocol = "openai-chat"
 url = "{url}"
 model = "gpt-4o-mini"      # the model name your endpoint routes to the mock
@@ -116,6 +129,31 @@ content-type = "application/json"
 
 # [[check]]                 # a reply that fails a check fails the session
 # pointer = "/reply"
+# present = true
+"#
+    )
+}
+
+/// A session whose turn sends form fields: the message (with the marker) and a session id.
+fn form_session(o: &InitOptions) -> String {
+    let url = o.url.clone().unwrap_or_else(|| "{{base}}/chat".into());
+    format!(
+        r#"# Written by `plimsoll init --form`: one session, its turns sent as form fields. Every
+# field is documented at the top of crates/drive/src/spec/mod.rs. Top-level keys go above
+# any [table].
+protocol = "http"          # or "sse" (a stream per turn)
+method = "POST"
+url = "{url}"
+turns = 3
+# URL-encoded by Plimsoll (content-type application/x-www-form-urlencoded), placeholders
+# filled first. Keep the marker in the field your system sends to the LLM as the user's
+# message; name the fields as your endpoint does. `multipart = {{ … }}` sends
+# multipart/form-data instead, with file parts: image = {{ path = "cat.png" }} or
+# blob = {{ bytes = 65536 }}.
+form = {{ message = "{MARKER} Please handle turn {{{{turn}}}}.", session_id = "{{{{uuid}}}}" }}
+
+# [[check]]                 # a reply that fails a check fails the session
+# pointer = "/content"
 # present = true
 "#
     )
@@ -177,6 +215,28 @@ mod tests {
         assert_eq!(s.protocol, drive::spec::Protocol::OpenaiChat);
         let again = init(&dir, &o).unwrap_err().to_string();
         assert!(again.contains("already exists"), "{again}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn init_form_writes_a_session_of_form_fields_that_loads() {
+        let dir = std::env::temp_dir().join(format!("plimsoll-init-form-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = InitOptions {
+            command: "python app.py".into(),
+            url: Some("{{base}}/agents/a/runs".into()),
+            form: true,
+            ready_path: "/health".into(),
+            ..InitOptions::default()
+        };
+        init(&dir, &o).unwrap();
+        let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();
+        let Some(drive::spec::Fields::Form(f)) = &s.turn[0].fields else {
+            panic!("{:?}", s.turn[0].fields)
+        };
+        assert_eq!(f[0].0, "message");
+        assert!(f[0].1.starts_with(MARKER));
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

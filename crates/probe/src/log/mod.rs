@@ -9,9 +9,10 @@
 //! says nothing of what went wrong.
 //!
 //! `book` counts and groups the lines, `level` reads a line's level, `mask` hides what
-//! varies. Starting the SUT and capturing its output are `sut`'s business.
+//! varies, `crash` puts a dead SUT's cause first. Starting the SUT and capturing its output are `sut`'s business.
 
 mod book;
+pub mod crash;
 mod level;
 mod mask;
 

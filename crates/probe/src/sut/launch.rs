@@ -1,6 +1,7 @@
 //! Launching the SUT's process: its command line (own process group, scratch directory,
 //! pinned cores), the real cause when it cannot spawn, and its stdout and stderr read
-//! line by line into a bounded tail and the log book. Waiting for it to be ready and
+//! line by line into a bounded tail, the log book and a file of its whole output (kept
+//! when it dies, for the message that names the cause). Waiting for it to be ready and
 //! stopping it are the `sut` module's business.
 
 use super::spec::{Ready, SutSpec};
@@ -44,12 +45,63 @@ pub(super) fn command(spec: &SutSpec, scratch: &std::path::Path) -> Command {
     cmd
 }
 
-/// Reads the SUT's stdout and stderr into its tail and its log book; the receiver says
-/// when a line with the `Ready::Log` text has appeared.
+/// The SUT's whole output, written as it comes (at most [`WHOLE_MAX`] bytes), outside
+/// its scratch directory so it outlives a crash.
+pub(super) struct Whole {
+    pub path: PathBuf,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    bytes: u64,
+    /// Kept for a message: not removed when the SUT is stopped.
+    pub kept: bool,
+}
+
+/// A chatty SUT's whole output stops being written here.
+const WHOLE_MAX: u64 = 64 << 20;
+
+impl Whole {
+    pub fn create(name: &str) -> Whole {
+        let path = std::env::temp_dir().join(format!("{name}.log"));
+        let file = std::fs::File::create(&path)
+            .ok()
+            .map(std::io::BufWriter::new);
+        Whole {
+            path,
+            file,
+            bytes: 0,
+            kept: false,
+        }
+    }
+
+    fn add(&mut self, line: &str) {
+        use std::io::Write;
+        if let Some(f) = self.file.as_mut().filter(|_| self.bytes < WHOLE_MAX) {
+            let _ = writeln!(f, "{line}");
+            self.bytes += line.len() as u64 + 1;
+        }
+    }
+
+    /// Written out, to be read: its path, or None when it could not be written.
+    pub fn keep(&mut self) -> Option<PathBuf> {
+        use std::io::Write;
+        let f = self.file.as_mut()?;
+        f.flush().ok()?;
+        Some(self.path.clone())
+    }
+}
+
+/// Where each output line goes.
+pub(super) type Sinks = (
+    Arc<Mutex<VecDeque<String>>>,
+    Arc<Mutex<LogBook>>,
+    Arc<Mutex<Whole>>,
+);
+
+/// Reads the SUT's stdout and stderr into its tail, its log book and its whole output;
+/// the receiver says when a line with the `Ready::Log` text has appeared.
 pub(super) fn read_output(
     child: &mut Child,
     spec: &SutSpec,
-    (tail, log): (&Arc<Mutex<VecDeque<String>>>, &Arc<Mutex<LogBook>>),
+    sinks: &Sinks,
 ) -> tokio::sync::watch::Receiver<bool> {
     let (seen_tx, seen_rx) = tokio::sync::watch::channel(false);
     let wanted = match &spec.ready {
@@ -60,7 +112,7 @@ pub(super) fn read_output(
     if let Some(out) = child.stdout.take() {
         tokio::spawn(keep_tail(
             BufReader::new(out),
-            (tail.clone(), log.clone()),
+            sinks.clone(),
             wanted.clone(),
             seen_tx.clone(),
         ));
@@ -68,7 +120,7 @@ pub(super) fn read_output(
     if let Some(err) = child.stderr.take() {
         tokio::spawn(keep_tail(
             BufReader::new(err),
-            (tail.clone(), log.clone()),
+            sinks.clone(),
             wanted,
             seen_tx,
         ));
@@ -106,7 +158,7 @@ pub(super) fn spawn_cause(spec: &SutSpec, e: &std::io::Error) -> String {
 
 async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
     reader: BufReader<R>,
-    (tail, log): (Arc<Mutex<VecDeque<String>>>, Arc<Mutex<LogBook>>),
+    (tail, log, whole): Sinks,
     wanted: Option<String>,
     seen: Arc<tokio::sync::watch::Sender<bool>>,
 ) {
@@ -116,6 +168,7 @@ async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
             let _ = seen.send(true);
         }
         log.lock().unwrap_or_else(|p| p.into_inner()).add(&line);
+        whole.lock().unwrap_or_else(|p| p.into_inner()).add(&line);
         let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
         if t.len() == TAIL {
             t.pop_front();

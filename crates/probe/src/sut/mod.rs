@@ -4,8 +4,9 @@
 //! (SIGTERM, then SIGKILL after the grace period), and in a private scratch directory
 //! (`PLIMSOLL_SCRATCH`, also `TMPDIR`, and `{{scratch}}` in its command and environment)
 //! that is counted and removed at the end. Its stdout and stderr are kept as a short tail
-//! for error messages and for naming a collapse's cause, and read line by line into a
-//! `log::LogBook`. Dropping a `Sut` that was not stopped kills its group at once.
+//! for error messages and for naming a collapse's cause, read line by line into a
+//! `log::LogBook`, and written whole to a file that is kept when it dies by itself (its
+//! path is in the message; `log::crash` puts the cause first). Dropping a `Sut` that was not stopped kills its group at once.
 //!
 //! `spec` is what a start takes, `launch` spawns the process and reads its output,
 //! `ready` probes it; this module holds the running SUT from start to stop. Sampling it
@@ -18,7 +19,7 @@ mod spec;
 pub use spec::{Ready, SutError, SutSpec};
 
 use crate::log::LogBook;
-use launch::{command, read_output, spawn_cause};
+use launch::{command, read_output, spawn_cause, Whole};
 use ready::{http_ok, never_ready};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -32,6 +33,7 @@ pub struct Sut {
     pub scratch: PathBuf,
     tail: Arc<Mutex<VecDeque<String>>>,
     log: Arc<Mutex<LogBook>>,
+    whole: Arc<Mutex<Whole>>,
     disk: Option<crate::disk::DiskWatch>,
     stop_grace: Duration,
     stopped: bool,
@@ -53,6 +55,8 @@ pub struct Stopped {
     pub tail: String,
     /// What it logged, read for warnings and errors.
     pub log: LogBook,
+    /// The file of its whole output, kept when it died by itself.
+    pub whole: Option<PathBuf>,
 }
 
 impl Sut {
@@ -76,13 +80,23 @@ impl Sut {
         guard::add(&guard::Item::Dir(scratch.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let log = Arc::new(Mutex::new(LogBook::new(spec.log_pattern.clone())));
-        let seen = read_output(&mut child, spec, (&tail, &log));
+        let seq = SCRATCH_SEQ.load(std::sync::atomic::Ordering::Relaxed);
+        let whole = Arc::new(Mutex::new(Whole::create(&format!(
+            "plimsoll-log-{}-{seq}-{pid}",
+            std::process::id()
+        ))));
+        let seen = read_output(
+            &mut child,
+            spec,
+            &(tail.clone(), log.clone(), whole.clone()),
+        );
         let sut = Sut {
             child,
             pid,
             scratch,
             tail,
             log,
+            whole,
             disk: None,
             stop_grace: spec.stop_grace,
             stopped: false,
@@ -109,6 +123,7 @@ impl Sut {
                 return Err(SutError::ExitedEarly {
                     status: status.to_string(),
                     tail: self.tail(),
+                    whole: self.keep_whole(),
                 });
             }
             let ready = match &spec.ready {
@@ -128,15 +143,25 @@ impl Sut {
             }
             if tokio::time::Instant::now() >= deadline {
                 let tail = self.tail();
+                let whole = self.keep_whole();
                 self.stop().await;
                 return Err(SutError::NotReady {
                     secs: spec.ready_timeout.as_secs_f64(),
                     what: never_ready(&spec.ready),
                     tail,
+                    whole,
                 });
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
+    }
+
+    /// The file of its whole output, written out and kept (not removed at stop).
+    fn keep_whole(&self) -> Option<PathBuf> {
+        let mut w = self.whole.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = w.keep();
+        w.kept = kept.is_some();
+        kept
     }
 
     /// The last lines the SUT printed.
@@ -181,6 +206,8 @@ impl Sut {
         self.stopped = true;
         let files_created = count_files(&self.scratch);
         let _ = std::fs::remove_dir_all(&self.scratch);
+        // Died by itself: its whole output is kept for the message that names the cause.
+        let whole = already.and_then(|_| self.keep_whole());
         self.unguard();
         let ended = already.unwrap_or(status);
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -192,6 +219,7 @@ impl Sut {
             disk,
             tail: self.tail(),
             log: std::mem::take(&mut *self.log.lock().unwrap_or_else(|p| p.into_inner())),
+            whole,
         }
     }
 }
@@ -210,6 +238,10 @@ impl Drop for Sut {
 impl Sut {
     /// Plimsoll has stopped the SUT and removed its directory: nothing for the watchdog.
     fn unguard(&self) {
+        let w = self.whole.lock().unwrap_or_else(|p| p.into_inner());
+        if !w.kept {
+            let _ = std::fs::remove_file(&w.path);
+        }
         guard::remove(&guard::Item::Group(self.pid as i32));
         guard::remove(&guard::Item::Dir(self.scratch.clone()));
     }

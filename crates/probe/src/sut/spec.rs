@@ -39,12 +39,18 @@ pub enum SutError {
     /// said once.
     #[error("could not start the SUT command {command:?}: {why}")]
     Spawn { command: Vec<String>, why: String },
-    #[error("the SUT exited during start-up ({status}); its last output:\n{tail}")]
-    ExitedEarly { status: String, tail: String },
-    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{tail}")]
+    /// Said cause first (`log::crash`): the exception, some context, the whole output's file.
+    #[error("the SUT exited during start-up ({status}); {}", crate::log::crash::digest(.tail, .whole.as_deref()))]
+    ExitedEarly {
+        status: String,
+        tail: String,
+        whole: Option<PathBuf>,
+    },
+    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{}", crate::log::crash::digest(.tail, .whole.as_deref()))]
     NotReady {
         secs: f64,
         what: String,
         tail: String,
+        whole: Option<PathBuf>,
     },
 }
