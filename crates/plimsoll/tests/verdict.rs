@@ -12,17 +12,7 @@ use serde_json::Value;
 use std::process::Command;
 
 fn ramp_in(dir: &std::path::Path, args: &[&str]) -> (Value, String) {
-    let out = Command::new(BIN)
-        .args(["ramp", "--json"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{err}");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null")).expect(&err);
-    (doc, err)
+    ramp_json(dir, args)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

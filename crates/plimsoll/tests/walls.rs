@@ -12,17 +12,9 @@ use serde_json::Value;
 use std::process::{Child, Command};
 
 fn ramp(example: &str, args: &[&str]) -> (Value, String) {
-    let out = Command::new(BIN)
-        .args(["ramp", "--json", "--no-history"])
-        .args(args)
-        .current_dir(root().join("examples").join(example))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{err}");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null")).expect(&err);
-    (doc, err)
+    let mut all = vec!["--no-history"];
+    all.extend_from_slice(args);
+    ramp_json(&root().join("examples").join(example), &all)
 }
 
 fn findings(doc: &Value) -> Vec<String> {

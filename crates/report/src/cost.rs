@@ -216,7 +216,12 @@ pub fn charts(steps: &[StepResult]) -> Vec<Chart<'static>> {
             Series { name: "perfect caching", color: "#393", values: steps.iter().map(|s| priced(s).map(|c| c.perfect_per_session)).collect() },
         ], curve: None, limit: None });
     }
-    if steps.iter().any(|s| s.cache.is_some()) {
+    // A cache with nothing it could hold (prompts under every minimum) charts nothing.
+    let cacheable = |c: &CacheReport| c.could_hit_share > 0.0 || c.hit_share > 0.0 || c.breaks > 0;
+    if steps
+        .iter()
+        .any(|s| s.cache.as_ref().is_some_and(cacheable))
+    {
         let share = |f: fn(&CacheReport) -> f64| -> Vec<Option<f64>> {
             steps
                 .iter()

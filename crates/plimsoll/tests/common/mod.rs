@@ -215,3 +215,19 @@ pub fn compare(cfg: &Path, args: &[&str]) -> (i32, serde_json::Value, String) {
 }
 
 pub const FLOOR: &str = "{{plimsoll}} floor --listen 127.0.0.1:{{port}}";
+
+/// `plimsoll ramp --json ARGS` run in `dir`: the ladder document and what it printed on
+/// stderr (for messages). Panics when the ramp fails.
+pub fn ramp_json(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = Command::new(BIN)
+        .args(["ramp", "--json"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let doc = serde_json::from_str(stdout.lines().last().unwrap_or("null")).expect(&err);
+    (doc, err)
+}

@@ -115,14 +115,7 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Refused> {
 
 /// A JSON value's kind, for messages.
 fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    crate::fields::type_name(v)
 }
 
 fn message(mut obj: Map<String, Value>) -> Result<Message, Refused> {
