@@ -9,7 +9,6 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::Command;
 
 fn ramp_in(dir: &std::path::Path, args: &[&str]) -> (Value, String) {
     ramp_json(dir, args)
