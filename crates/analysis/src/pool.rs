@@ -142,7 +142,8 @@ fn pool_wall(
     // more: a loop, a main thread) are a worker pool; connections over the threads are
     // multiplexed, and their own pool is the limit.
     let workers = flat_threads(steps, p.from)
-        .filter(|t| *t >= 2 && (p.count as u64..=p.count as u64 + 2).contains(t));
+        .filter(|t| *t >= 2 && (p.count as u64..=p.count as u64 + 2).contains(t))
+        .filter(|&t| grew_below(steps, p, t));
     if let Some(t) = workers {
         return Wall {
             kind: WallKind::Pool,
@@ -183,6 +184,17 @@ pub(crate) fn plural(n: u64, noun: &str) -> String {
         1 => format!("1 {noun}"),
         _ => format!("{n} {noun}s"),
     }
+}
+
+/// Whether the threads grew with the connections below the pool: at a level under its
+/// count there were fewer threads than at the wall (a pool of workers starts a thread as
+/// work comes). Threads at the same count from the first level on are the process's own
+/// (an event loop and its helpers) and only happen to equal the connections.
+fn grew_below(steps: &[StepResult], p: &Flat, threads: u64) -> bool {
+    steps
+        .iter()
+        .filter(|s| s.outcome == Outcome::Ok && s.concurrency < p.count as usize)
+        .any(|s| s.peak_threads > 0 && s.peak_threads < threads)
 }
 
 /// The SUT's threads over the levels from `from` on, when they stay at one count.
@@ -230,6 +242,46 @@ mod tests {
             with(step(8, 6.2, 1.81, 0.21), &[("redis", 4), ("mock", 4)]),
             with(step(16, 6.2, 3.55, 0.22), &[("redis", 4), ("mock", 4)]),
         ]
+    }
+
+    fn threads(mut steps: Vec<StepResult>, t: &[u64]) -> Vec<StepResult> {
+        for (s, &n) in steps.iter_mut().zip(t) {
+            s.peak_threads = n;
+        }
+        steps
+    }
+
+    #[test]
+    fn workers_that_each_hold_a_connection_are_told_from_the_connection_pool() {
+        // examples/redis-memory/workers.toml: 4 workers started as work came (3 threads at
+        // 2 sessions, 5 from 4 on: 4 workers and the loop), 4 connections to redis.
+        let steps = threads(held(), &[3, 5, 5, 5]);
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        assert!(
+            v.wall
+                .short
+                .starts_with("a pool of 4 worker threads (5 threads in all)"),
+            "{}",
+            v.wall.short
+        );
+        // The async agent whose 4 threads were there from the first level: they only
+        // happen to equal the 4 connections. The connection pool is the wall.
+        let steps = threads(held(), &[4, 4, 4, 4]);
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(
+            v.wall.short, "a pool of 4 connections to redis",
+            "{}",
+            v.wall.text
+        );
+        // 16 workers before 4 connections: the threads grow past them, the pool is the wall.
+        let steps = threads(held(), &[3, 5, 9, 17]);
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(
+            v.wall.short, "a pool of 4 connections to redis",
+            "{}",
+            v.wall.text
+        );
     }
 
     #[test]
