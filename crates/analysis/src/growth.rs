@@ -130,7 +130,10 @@ const NEAR: f64 = 1_000.0;
 /// A count that grows per session, and what a session holds of it anyway.
 struct Count<'a> {
     name: &'a str,
+    /// Its key in the ladder document's fits (the charts).
+    figure: &'a str,
     unit: &'a str,
+    get: fn(&StepResult) -> Option<f64>,
     /// A slope under this is flat.
     material: f64,
     /// What every session of a network service holds (its client's socket, the one to
@@ -149,14 +152,10 @@ fn worth_saying(f: &Fit, c: &Count, top: f64) -> bool {
 }
 
 /// A count that grows per session: threads, open files, connections.
-fn count_finding(
-    steps: &[StepResult],
-    c: &Count,
-    get: impl Fn(&StepResult) -> Option<f64>,
-) -> Option<String> {
-    let (name, unit, limit) = (c.name, c.unit, c.limit);
+fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
+    let (name, unit, limit, get) = (c.name, c.unit, c.limit, c.get);
     let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
-    let f = fit(&points(steps, &get), c.material)
+    let f = fit(&points(steps, get), c.material)
         .filter(|f| grows(f) && worth_saying(f, c, top.concurrency as f64))?;
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
@@ -207,21 +206,27 @@ fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
     [
         Count {
             name: "threads",
+            figure: "threads",
             unit: "threads",
+            get: |s| Some(s.peak_threads as f64),
             material: 0.5,
             expected: 0.0,
             limit: limits.threads,
         },
         Count {
             name: "open files",
+            figure: "open_files",
             unit: "descriptors",
+            get: |s| Some(s.peak_fds as f64),
             material: 1.0,
             expected: 2.0,
             limit: limits.open_files,
         },
         Count {
             name: "connections",
+            figure: "connections",
             unit: "connections",
+            get: |s| Some(s.connections.iter().map(|c| c.peak as f64).sum()),
             material: 0.5,
             expected: 1.0,
             limit: None,
@@ -235,12 +240,11 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
         .iter()
         .find_map(|s| s.limits.clone())
         .unwrap_or(BoxLimits::default());
-    let conns = |s: &StepResult| Some(s.connections.iter().map(|c| c.peak as f64).sum::<f64>());
-    let counts = counts(&limits);
+    let [threads, files, conns] = counts(&limits);
     [
-        count_finding(steps, &counts[0], |s| Some(s.peak_threads as f64)),
-        count_finding(steps, &counts[1], |s| Some(s.peak_fds as f64)),
-        count_finding(steps, &counts[2], conns),
+        count_finding(steps, &threads),
+        count_finding(steps, &files),
+        count_finding(steps, &conns),
         rising(
             steps,
             "memory per session",
@@ -265,13 +269,6 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
 /// session or per turn that rise.
 pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
     type Get = fn(&StepResult) -> Option<f64>;
-    let counts: [(&str, f64, Get); 3] = [
-        ("threads", 0.5, |s| Some(s.peak_threads as f64)),
-        ("open_files", 1.0, |s| Some(s.peak_fds as f64)),
-        ("connections", 0.5, |s| {
-            Some(s.connections.iter().map(|c| c.peak as f64).sum())
-        }),
-    ];
     let rising: [(&str, Get); 2] = [
         ("kb_per_session", |s| {
             Some(s.rss_kb_per_session).filter(|k| *k > 0.0)
@@ -288,11 +285,11 @@ pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
         }
         .into(),
     };
-    let mut out: Vec<result::ladder::GrowthFit> = counts
+    let mut out: Vec<result::ladder::GrowthFit> = counts(&BoxLimits::default())
         .iter()
-        .filter_map(|(name, material, get)| {
-            let f = fit(&points(steps, get), *material).filter(grows)?;
-            Some(as_doc(name, f))
+        .filter_map(|c| {
+            let f = fit(&points(steps, c.get), c.material).filter(grows)?;
+            Some(as_doc(c.figure, f))
         })
         .collect();
     for (name, get) in rising {

@@ -160,6 +160,12 @@ fn ideal_session_ms(
     ideal_session_ms_by(sessions, &|_| think_ms, failed)
 }
 
+/// The middle value (the upper one of an even count), to the hundredth; None when empty.
+pub(crate) fn upper_median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| round2(v[v.len() / 2]))
+}
+
 /// Each session that went through: the provider's unloaded time for it plus its think time.
 fn ideals(
     sessions: &BTreeMap<String, SessionSummary>,
@@ -179,9 +185,7 @@ fn ideal_session_ms_by(
     think: &dyn Fn(&str) -> f64,
     failed: &std::collections::HashSet<String>,
 ) -> Option<f64> {
-    let mut ideal: Vec<f64> = ideals(sessions, think, failed).into_values().collect();
-    ideal.sort_by(f64::total_cmp);
-    (!ideal.is_empty()).then(|| round2(ideal[ideal.len() / 2]))
+    upper_median(ideals(sessions, think, failed).into_values().collect())
 }
 
 #[cfg(test)]

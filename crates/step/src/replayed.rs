@@ -70,12 +70,11 @@ pub(crate) fn inflation(
     took: &BTreeMap<String, f64>,
     ideal: &BTreeMap<String, f64>,
 ) -> Option<f64> {
-    let mut ratios: Vec<f64> = took
+    let ratios = took
         .iter()
         .filter_map(|(name, ms)| Some(ms / ideal.get(name).filter(|i| **i > 0.0)?))
         .collect();
-    ratios.sort_by(f64::total_cmp);
-    (!ratios.is_empty()).then(|| result::round2(ratios[ratios.len() / 2]))
+    crate::mock_side::upper_median(ratios)
 }
 
 /// What RESULT says of the replay.
