@@ -77,22 +77,6 @@ fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
     ))
 }
 
-/// The most other processes took of the SUT's cores over the ladder: (level, share),
-/// and whether that made any step contaminated.
-pub fn busiest(steps: &[StepResult]) -> Option<(usize, f64, bool)> {
-    steps
-        .iter()
-        .filter_map(|s| {
-            let i = s.interference.as_ref()?;
-            Some((
-                s.concurrency,
-                i.others_share + i.steal_share,
-                i.contaminated,
-            ))
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-}
-
 /// What a session costs at the first level, when even that level is over budget: the
 /// SUT's own time per turn beyond the mock's, and how much of it was CPU (over the span of
 /// full load, not counting the SUT's start-up).

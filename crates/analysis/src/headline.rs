@@ -3,6 +3,7 @@
 //! fact each — the budget, the line's spread, the wall's evidence, the findings, the
 //! machine, the plateau, what one session costs. The same order everywhere it is shown.
 
+use crate::budget::num;
 use crate::throughput::{flat_words, pct};
 use result::ladder::{Labelled, Verdict};
 use result::StepResult;
@@ -10,7 +11,7 @@ use result::StepResult;
 /// The first line: what holds, the wall, the collapse; a busy machine first when one
 /// made a step contaminated.
 pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
-    let busy = crate::findings::busiest(steps).filter(|b| b.2);
+    let busy = crate::trust::busiest(steps).filter(|b| b.contaminated);
     let holds = match (&v.line, v.holds) {
         (Some(l), _) if l.high > l.low => format!("{}–{} sessions", l.low, l.high),
         (_, Some(h)) => format!("{h} session{}", if h == 1 { "" } else { "s" }),
@@ -33,13 +34,34 @@ pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
     };
     let line = format!("{holds} · wall: {wall} · {collapse}");
     match busy {
-        Some((level, share, _)) => format!(
-            "machine busy ({} of the SUT's cores to other processes at {level}) — {line}",
-            pct(share)
-        ),
+        Some(b) => format!("machine busy {} — {line}", busy_words(&b)),
         None => line,
     }
 }
+
+/// The busy machine in the headline's few words: where, and the harm it did — the SUT's
+/// wait for a CPU when it waited, else the share others took.
+fn busy_words(b: &crate::trust::Busy) -> String {
+    let level = b.level;
+    if b.share < crate::trust::CONTAMINATED {
+        if let Some(h) = b.harness {
+            return format!("at {level} (others took {} of Plimsoll's cores)", pct(h));
+        }
+    }
+    match b.wait_ms.filter(|w| *w >= WAIT_WORTH_SAYING) {
+        Some(w) => format!(
+            "at {level} (the SUT waited {} ms/s for a CPU others used)",
+            num(w)
+        ),
+        None => format!(
+            "at {level} (others took {} of the SUT's cores)",
+            pct(b.share)
+        ),
+    }
+}
+
+/// A run-queue wait below this (ms a second) is not the harm worth a headline.
+const WAIT_WORTH_SAYING: f64 = 20.0;
 
 fn labelled(label: &str, text: String) -> Labelled {
     Labelled {
@@ -115,7 +137,7 @@ fn line(l: &result::ladder::Line) -> String {
 
 /// What other processes took of the SUT's cores, when it was measured.
 fn machine(steps: &[StepResult]) -> Option<String> {
-    let (level, share, contaminated) = crate::findings::busiest(steps)?;
+    let b = crate::trust::busiest(steps)?;
     let reran: Vec<String> = steps
         .iter()
         .filter(|s| s.interference.as_ref().is_some_and(|i| i.rerun))
@@ -125,16 +147,27 @@ fn machine(steps: &[StepResult]) -> Option<String> {
         true => String::new(),
         false => format!("; run again after a pause: {}", reran.join(", ")),
     };
-    Some(if contaminated {
-        format!(
-            "busy: other processes took {} of the SUT's cores at {level} sessions — the line is a floor, not the system's (run again on a quiet machine){reran}",
-            pct(share)
-        )
-    } else {
-        format!(
+    let level = b.level;
+    let harness_only = b.share < crate::trust::CONTAMINATED && b.harness.is_some();
+    Some(match (b.contaminated, harness_only) {
+        (true, true) => format!(
+            "busy: other processes took {} of Plimsoll's own cores at {level} sessions and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
+            pct(b.harness.unwrap_or(0.0))
+        ),
+        (true, false) => format!(
+            "busy: other processes took {} of the SUT's cores at {level} sessions{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
+            pct(b.share),
+            b.wait_ms
+                .filter(|w| *w >= WAIT_WORTH_SAYING)
+                .map_or(String::new(), |w| format!(
+                    ", and its threads waited {} ms a second for a CPU",
+                    num(w)
+                ))
+        ),
+        (false, _) => format!(
             "quiet: other processes took at most {} of the SUT's cores{reran}",
-            pct(share)
-        )
+            pct(b.share)
+        ),
     })
 }
 
@@ -149,8 +182,9 @@ mod tests {
             others_share: share,
             steal_share: 0.0,
             cores: 1.0,
-            contaminated: crate::trust::contaminated(share, 0.0),
+            contaminated: crate::trust::contaminated(share, 0.0, None, false),
             rerun: share >= crate::trust::CONTAMINATED,
+            harness_share: None,
         });
         s
     }
@@ -176,7 +210,7 @@ mod tests {
         );
         assert_eq!(
             v.headline,
-            "machine busy (35 % of the SUT's cores to other processes at 64) — holds at least 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
+            "machine busy at 64 (others took 35 % of the SUT's cores) — holds at least 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
         );
         assert!(v.headline.chars().count() <= 160, "{}", v.headline.len());
         let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
@@ -192,6 +226,51 @@ mod tests {
             .lines
             .iter()
             .any(|l| l.text == "quiet: other processes took at most 3 % of the SUT's cores"));
+    }
+
+    #[test]
+    fn a_busy_machine_is_quoted_by_the_wait_it_caused() {
+        let b = crate::Budget::default();
+        // Background on the SUT's core at every level, but the SUT waited for it only at
+        // 32: that is the step to quote, with its wait, not the largest share (at 2).
+        let mut steps = demo(0.02);
+        for (s, (share, wait)) in steps.iter_mut().zip([
+            (0.83, 5.0),
+            (0.7, 8.0),
+            (0.5, 12.0),
+            (0.3, 60.0),
+            (0.25, 435.0),
+            (0.02, 3.0),
+        ]) {
+            s.interference = busy(s.clone(), share).interference;
+            s.sched_delay_ms_per_s = Some(wait);
+        }
+        let v = verdict_with(&steps, &[], &b);
+        assert!(
+            v.headline
+                .starts_with("machine busy at 32 (the SUT waited 435 ms/s for a CPU others used) — holds at least"),
+            "{}",
+            v.headline
+        );
+        assert!(v.headline.chars().count() <= 160, "{}", v.headline);
+        let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
+        assert!(
+            machine.text.starts_with("busy: other processes took 25 % of the SUT's cores at 32 sessions, and its threads waited 435 ms a second for a CPU — "),
+            "{}",
+            machine.text
+        );
+        // Only Plimsoll's own core was busy, and Plimsoll fell behind there.
+        let mut steps = demo(0.02);
+        let mut i = steps[4].interference.clone().unwrap();
+        (i.harness_share, i.contaminated) = (Some(0.5), true);
+        steps[4].interference = Some(i);
+        let v = verdict_with(&steps, &[], &b);
+        assert!(
+            v.headline
+                .starts_with("machine busy at 32 (others took 50 % of Plimsoll's cores) — "),
+            "{}",
+            v.headline
+        );
     }
 
     #[test]

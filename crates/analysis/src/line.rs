@@ -14,23 +14,30 @@ use std::collections::BTreeMap;
 /// sessions across it: a cliff.
 pub const CLIFF: f64 = 2.0;
 
-/// The range of levels that hold from runs at the same levels: (level, held in every
-/// run, held in any). None without a level run twice.
+/// The range of levels that hold from runs at the same levels: (level, whether each run
+/// held). Its low end is the highest level that held in most of its runs (the runs agree
+/// there), its high end the highest that held in any. None without a level run twice.
 pub fn range(levels: &[(usize, Vec<bool>)]) -> Option<(usize, usize)> {
     if !levels.iter().any(|(_, runs)| runs.len() > 1) {
         return None;
     }
-    let all = levels
+    let held = |r: &Vec<bool>| r.iter().filter(|h| **h).count();
+    let most = levels
         .iter()
-        .filter(|(_, r)| !r.is_empty() && r.iter().all(|h| *h))
+        .filter(|(_, r)| agrees(r))
         .map(|(l, _)| *l)
         .max();
     let any = levels
         .iter()
-        .filter(|(_, r)| r.iter().any(|h| *h))
+        .filter(|(_, r)| held(r) > 0)
         .map(|(l, _)| *l)
         .max();
-    Some((all.or(any)?, any?))
+    Some((most.or(any)?, any?))
+}
+
+/// Whether a level's runs agree that it holds: it held in most of them.
+pub fn agrees(runs: &[bool]) -> bool {
+    2 * runs.iter().filter(|h| **h).count() > runs.len()
 }
 
 /// Whether two lines differ: their ranges do not overlap.
@@ -148,6 +155,17 @@ mod tests {
             range(&[(11, vec![true]), (12, vec![false])]),
             None,
             "nothing repeated"
+        );
+        // A busy machine's confirmation (trial B): 32 held in 3 of 4 runs, 40 in 2 of 4;
+        // 16 ran once. The runs agree at 32: the line is 32–40, not 16–40.
+        assert_eq!(
+            range(&[
+                (16, vec![true]),
+                (32, vec![true, true, true, false]),
+                (40, vec![false, false, true, true]),
+                (64, vec![false])
+            ]),
+            Some((32, 40))
         );
         assert!(differ((8, 11), (16, 16)) && !differ((8, 12), (12, 16)));
     }

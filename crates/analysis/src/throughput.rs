@@ -38,6 +38,8 @@ pub struct Sample {
     pub others: Option<f64>,
     /// The SUT's time waiting in a run queue for a core, in seconds a second.
     pub run_wait: Option<f64>,
+    /// What other processes took of Plimsoll's own cores, when it had cores of its own.
+    pub harness_others: Option<f64>,
 }
 
 /// Per added session, throughput gained over what one session gave at the first level.
@@ -209,6 +211,26 @@ fn cores(c: Option<f64>) -> String {
     }
 }
 
+/// Plimsoll fell behind from `s` on: by its own cost, or because other processes took
+/// its cores (then the machine is the wall, not the harness).
+fn harness_wall(s: &Sample) -> Wall {
+    let n = num(s.concurrency);
+    match s.harness_others.filter(|h| *h >= crate::trust::CONTAMINATED) {
+        Some(h) => Wall {
+            kind: WallKind::Harness,
+            from: Some(s.concurrency),
+            text: format!("a busy machine — other processes took {} of Plimsoll's own cores at {n} sessions and it fell behind (harness-bound from {n}): these levels describe the machine, not the SUT; run again on a quiet machine", pct(h)),
+            short: format!("busy machine (Plimsoll's cores, from {n})"),
+        },
+        None => Wall {
+            kind: WallKind::Harness,
+            from: Some(s.concurrency),
+            text: format!("Plimsoll itself (harness-bound from {n} sessions): these levels describe the harness, not the SUT"),
+            short: format!("Plimsoll itself (harness-bound from {n})"),
+        },
+    }
+}
+
 /// What stopped throughput: looked for from the knee (or plateau) on.
 pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&Plateau>) -> Wall {
     let start = plateau
@@ -222,12 +244,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     let from_start: Vec<&Sample> = samples.iter().filter(|s| s.concurrency >= start).collect();
     let first_at = |pred: &dyn Fn(&Sample) -> bool| from_start.iter().find(|s| pred(s)).copied();
     if let Some(s) = first_at(&|s| s.harness_bound) {
-        return Wall {
-            kind: WallKind::Harness,
-            from: Some(s.concurrency),
-            text: format!("Plimsoll itself (harness-bound from {} sessions): these levels describe the harness, not the SUT", num(s.concurrency)),
-            short: format!("Plimsoll itself (harness-bound from {})", num(s.concurrency)),
-        };
+        return harness_wall(s);
     }
     let cpu_hot = |s: &Sample| {
         s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL)

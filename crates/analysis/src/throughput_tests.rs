@@ -293,3 +293,49 @@ fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
         .collect();
     assert_ne!(wall(&idle, k.as_ref(), p.as_ref()).kind, WallKind::Cpu);
 }
+
+#[test]
+fn a_harness_starved_by_others_names_the_machine_not_plimsoll() {
+    // Flat from 32 where Plimsoll fell behind; in one ladder Plimsoll's own core was
+    // half taken by other processes, in the other nobody else was there.
+    let s = |h: Option<f64>| -> Vec<Sample> {
+        [
+            (8.0, 10.0),
+            (16.0, 19.0),
+            (32.0, 33.0),
+            (40.0, 33.5),
+            (48.0, 33.2),
+        ]
+        .iter()
+        .map(|&(n, x)| Sample {
+            concurrency: n,
+            turns_per_s: x,
+            cpu_of_cap: Some(0.5),
+            cpu_cores: Some(1.0),
+            harness_bound: n >= 40.0,
+            harness_others: h,
+            ..Sample::default()
+        })
+        .collect()
+    };
+    let wall_of = |v: &[Sample]| {
+        let p = plateau(v);
+        let k = knee(v, &[None; 5], p.as_ref());
+        wall(v, k.as_ref(), p.as_ref())
+    };
+    let starved = wall_of(&s(Some(0.5)));
+    assert_eq!(starved.kind, WallKind::Harness);
+    assert!(
+        starved.short.starts_with("busy machine"),
+        "{}",
+        starved.short
+    );
+    assert!(
+        starved.text.contains("50 % of Plimsoll's own cores"),
+        "{}",
+        starved.text
+    );
+    let own = wall_of(&s(Some(0.02)));
+    assert!(own.short.starts_with("Plimsoll itself"), "{}", own.short);
+    assert_eq!(wall_of(&s(None)).short, own.short);
+}

@@ -3,7 +3,7 @@
 //! cannot be), whether its work kept pace, and whether another process took a material
 //! share of the SUT's cores. Pure: evidence in, decisions out.
 
-use result::{RateCheck, StepState};
+use result::{RateCheck, StepResult, StepState};
 
 /// A full-load rate more than this above what the measured CPU per turn allows on the
 /// SUT's cores is one the SUT could not have produced.
@@ -91,14 +91,85 @@ pub fn busy_before(others: f64, cores: usize) -> bool {
     cores > 0 && others / cores as f64 >= CONTAMINATED
 }
 
-/// Whether other processes (or the hypervisor) took a material share of the SUT's cores.
-pub fn contaminated(others_share: f64, steal_share: f64) -> bool {
-    others_share >= CONTAMINATED || steal_share >= CONTAMINATED
+/// Whether other processes (or the hypervisor) took a material share of the SUT's cores,
+/// or of Plimsoll's own cores in a step where Plimsoll fell behind (`harness_bound`): a
+/// harness starved by neighbours measures the machine, not itself.
+pub fn contaminated(
+    others_share: f64,
+    steal_share: f64,
+    harness_share: Option<f64>,
+    harness_bound: bool,
+) -> bool {
+    others_share >= CONTAMINATED
+        || steal_share >= CONTAMINATED
+        || (harness_bound && harness_share.is_some_and(|h| h >= CONTAMINATED))
+}
+
+/// How much of the cores a step ran on went to others: the SUT's cores (and the
+/// hypervisor's steal), plus Plimsoll's own when it had some. The cleaner of two runs
+/// is the one with less.
+pub fn taken(i: &result::Interference) -> f64 {
+    i.others_share + i.steal_share + i.harness_share.unwrap_or(0.0)
+}
+
+/// Where the machine was busiest over a ladder, as the headline and the machine line
+/// say it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Busy {
+    pub level: usize,
+    /// Other processes and the hypervisor, as a share of the SUT's cores.
+    pub share: f64,
+    /// Other processes on Plimsoll's own cores, when it had some.
+    pub harness: Option<f64>,
+    /// The SUT's threads' time in a run queue, ms a second: the harm, where the share
+    /// alone cannot tell a neighbour that took idle cycles from one that held the SUT up.
+    pub wait_ms: Option<f64>,
+    pub contaminated: bool,
+}
+
+/// The step to quote for the machine: among contaminated steps the one whose SUT waited
+/// longest for a CPU (the most harm), else the one where others took the most.
+pub fn busiest(steps: &[StepResult]) -> Option<Busy> {
+    let all = steps.iter().filter_map(|s| {
+        let i = s.interference.as_ref()?;
+        Some(Busy {
+            level: s.concurrency,
+            share: i.others_share + i.steal_share,
+            harness: i.harness_share,
+            wait_ms: s.sched_delay_ms_per_s,
+            contaminated: i.contaminated,
+        })
+    });
+    let key = |b: &Busy| match b.contaminated {
+        true => (1, b.wait_ms.unwrap_or(0.0), b.share),
+        false => (0, 0.0, b.share),
+    };
+    all.max_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then(ka.2.total_cmp(&kb.2))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_starved_harness_is_a_busy_machine_only_when_it_fell_behind() {
+        assert!(
+            !contaminated(0.02, 0.0, Some(0.4), false),
+            "Plimsoll kept up"
+        );
+        assert!(contaminated(0.02, 0.0, Some(0.4), true));
+        assert!(
+            !contaminated(0.02, 0.0, Some(0.05), true),
+            "a trace of others"
+        );
+        assert!(!contaminated(0.02, 0.0, None, true), "no cores of its own");
+        assert!(contaminated(0.35, 0.0, None, false) && contaminated(0.0, 0.12, None, false));
+    }
 
     #[test]
     fn a_rate_the_cpu_could_not_produce_falls_back_to_the_wall_rate() {
@@ -151,7 +222,7 @@ mod tests {
         assert_eq!(state(0, false, Some(2.0)), StepState::Backlogged);
         assert_eq!(state(1, false, Some(1.0)), StepState::Overloaded);
         assert_eq!(state(0, true, None), StepState::Overloaded);
-        assert!(contaminated(0.35, 0.0) && contaminated(0.0, 0.12));
-        assert!(!contaminated(0.05, 0.02));
+        assert!(contaminated(0.35, 0.0, None, false) && contaminated(0.0, 0.12, None, false));
+        assert!(!contaminated(0.05, 0.02, None, false));
     }
 }

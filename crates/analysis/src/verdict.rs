@@ -28,6 +28,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
                 .as_ref()
                 .map(|i| i.others_share + i.steal_share),
             run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
+            harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
         })
         .collect()
 }

@@ -47,6 +47,7 @@ pub struct Summary {
     /// The cores the SUT may run on, and the machine's time on them at every full sample
     /// (see `cpustat`): what else ran there.
     pub sut_cores: Vec<usize>,
+    pub harness_cores: Vec<usize>,
     pub machine: Vec<MachinePoint>,
     /// What the box lets the SUT have (read when sampling started).
     pub limits: Option<result::BoxLimits>,
@@ -62,6 +63,10 @@ pub struct MachinePoint {
     /// Plimsoll's own process's CPU, when it may run on those cores too (0 when it is
     /// pinned elsewhere).
     pub own: u64,
+    /// When Plimsoll is pinned to cores of its own: the machine's time on them, and
+    /// Plimsoll's own CPU (what else ran there starves the harness, not the SUT).
+    pub harness_busy: u64,
+    pub harness_own: u64,
 }
 
 /// The machine's CPU on the SUT's cores over a span, in seconds.
@@ -71,6 +76,10 @@ pub struct MachineCpu {
     pub steal_s: f64,
     pub own_s: f64,
     pub cores: usize,
+    /// Other processes' CPU on Plimsoll's own cores (seconds) and how many there are (0
+    /// when Plimsoll shares the SUT's cores).
+    pub harness_others_s: f64,
+    pub harness_cores: usize,
 }
 
 /// A count over time: (seconds since the sampler started, count) at every full sample,
@@ -110,6 +119,7 @@ impl Summary {
             window: None,
             thread_intervals: Vec::new(),
             sut_cores: Vec::new(),
+            harness_cores: Vec::new(),
             machine: Vec::new(),
             limits: None,
         }
@@ -146,6 +156,10 @@ impl Summary {
             steal_s: over(series(|p| p.steal))?,
             own_s: over(series(|p| p.own))?,
             cores: self.sut_cores.len(),
+            harness_others_s: (over(series(|p| p.harness_busy))?
+                - over(series(|p| p.harness_own))?)
+            .max(0.0),
+            harness_cores: self.harness_cores.len(),
         })
     }
 }
@@ -169,28 +183,43 @@ fn at(s: &[(f64, f64)], t: f64) -> Option<f64> {
 struct Cores {
     sut: Vec<usize>,
     own_there: bool,
+    /// Plimsoll's cores that are not the SUT's (empty when they share).
+    harness: Vec<usize>,
 }
 
 impl Cores {
     fn of(root: u32) -> Cores {
         let sut = crate::cpustat::allowed_cores(root);
         let own = crate::cpustat::allowed_cores(std::process::id());
+        let own_there = own.iter().any(|c| sut.contains(c));
         Cores {
-            own_there: own.iter().any(|c| sut.contains(c)),
+            harness: match own_there || sut.is_empty() {
+                true => Vec::new(),
+                false => own,
+            },
+            own_there,
             sut,
         }
     }
 
     fn point(&self, t: f64) -> MachinePoint {
-        let k = crate::cpustat::ticks(&self.sut);
+        let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+        let k = crate::cpustat::ticks_in(&stat, &self.sut);
+        let own = || crate::tree::process_cpu_ticks(std::process::id());
+        let (harness_busy, harness_own) = match self.harness.is_empty() {
+            true => (0, 0),
+            false => (crate::cpustat::ticks_in(&stat, &self.harness).busy, own()),
+        };
         MachinePoint {
             t,
             busy: k.busy,
             steal: k.steal,
             own: match self.own_there {
-                true => crate::tree::process_cpu_ticks(std::process::id()),
+                true => own(),
                 false => 0,
             },
+            harness_busy,
+            harness_own,
         }
     }
 }
@@ -228,6 +257,7 @@ impl Sampler {
             let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
             m.add_connections(0.0, &crate::net::connections(&pids()));
             m.sut_cores = cores.sut.clone();
+            m.harness_cores = cores.harness.clone();
             m.machine.push(cores.point(0.0));
             let dir = m.cgroup.as_ref().map(|c| c.path.clone());
             m.limits = Some(crate::limits::of(root, dir.as_deref()));

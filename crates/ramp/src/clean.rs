@@ -10,12 +10,12 @@ use step::{run_step, StepOptions};
 /// How long a contaminated step waits before it runs again.
 pub const PAUSE: Duration = Duration::from_secs(5);
 
-/// What other processes took of the SUT's cores in a step (0 when not measured).
+/// What other processes took of the cores a step ran on (0 when not measured).
 fn others(r: &StepReport) -> f64 {
     r.result
         .interference
         .as_ref()
-        .map_or(0.0, |i| i.others_share + i.steal_share)
+        .map_or(0.0, analysis::trust::taken)
 }
 
 /// One step, run again once when the first run was contaminated; the cleaner is kept.
@@ -30,9 +30,8 @@ pub async fn run_clean(cfg: &Config, opts: &StepOptions, what: &str) -> anyhow::
         return Ok(first);
     };
     eprintln!(
-        "  the machine was busy during the step at {what}: other processes took {:.0} % of the SUT's {} core(s); running it again in {} s",
-        (i.others_share + i.steal_share) * 100.0,
-        analysis::budget::num(i.cores),
+        "  the machine was busy during the step at {what}: {}; running it again in {} s",
+        report::step::busy_words(i),
         PAUSE.as_secs()
     );
     tokio::time::sleep(PAUSE).await;

@@ -1,26 +1,102 @@
 //! The line with its spread: once the auto ladder has found the levels either side of the
 //! line, each runs again (`--confirm N` times, once by default) and a third time when its
 //! runs disagree — a line is a draw from a noisy machine until it has been seen twice.
+//! When the runs move the line (the level that held fails in most of its runs, or the one
+//! beyond holds in most), the ladder bisects again on that side and confirms the new pair.
 
 use crate::ladder::Run;
+use crate::levels::Search;
 use result::Standing;
 
+/// At most this many rounds of confirming and bisecting again.
+const ROUNDS: usize = 2;
+
 impl Run<'_> {
-    /// Runs `holds` and `fails` again; false when interrupted.
-    pub(crate) async fn confirm(
+    /// Whether each run at `level` held (first run and repeats), judged among the first
+    /// runs as every step is.
+    fn runs_at(&self, level: usize) -> Vec<bool> {
+        self.steps
+            .iter()
+            .chain(&self.repeats)
+            .filter(|s| s.concurrency == level)
+            .map(|s| {
+                analysis::verdict::standing_among(&self.steps, s, &self.opts.budget)
+                    == Standing::Holds
+            })
+            .collect()
+    }
+
+    /// Confirms the line found by `search`, bisecting again where the runs move it;
+    /// false when interrupted.
+    pub(crate) async fn settle(
         &mut self,
-        holds: usize,
-        fails: usize,
-        more: usize,
+        search: &mut Search,
+        resolution: f64,
     ) -> anyhow::Result<bool> {
-        if more == 0 {
+        for _ in 0..ROUNDS {
+            let (Some(h), Some(f)) = (search.holds, search.fails) else {
+                return Ok(true);
+            };
+            if !self.confirm(h, f, self.opts.confirm).await? {
+                return Ok(false);
+            }
+            let agrees = |r: Vec<bool>| analysis::line::agrees(&r);
+            let levels: Vec<usize> = self.steps.iter().map(|s| s.concurrency).collect();
+            match (agrees(self.runs_at(h)), agrees(self.runs_at(f))) {
+                (true, false) => return Ok(true),
+                (false, _) => {
+                    // The line is below `h`: between the highest level under it that held
+                    // in most of its runs and `h`.
+                    search.fails = Some(h);
+                    search.holds = levels
+                        .iter()
+                        .filter(|&&l| l < h && agrees(self.runs_at(l)))
+                        .max()
+                        .copied();
+                }
+                (true, true) => {
+                    search.holds = Some(f);
+                    search.fails = levels
+                        .iter()
+                        .filter(|&&l| l > f && !agrees(self.runs_at(l)))
+                        .min()
+                        .copied();
+                }
+            }
+            eprintln!(
+                "the runs moved the line: it lies between {} and {} sessions; bisecting again",
+                search.holds.unwrap_or(0),
+                search.fails.map_or("?".into(), |f| f.to_string())
+            );
+            while let Some(m) = search.next_bisect(resolution) {
+                let Some(st) = self.level(m).await? else {
+                    return Ok(false);
+                };
+                search.record(m, st);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Runs `holds` and `fails` again (a level already run that often is not); false when
+    /// interrupted.
+    async fn confirm(&mut self, holds: usize, fails: usize, more: usize) -> anyhow::Result<bool> {
+        let todo: Vec<usize> = [holds, fails]
+            .into_iter()
+            .filter(|l| self.runs_at(*l).len() <= more)
+            .collect();
+        if more == 0 || todo.is_empty() {
             return Ok(true);
         }
         eprintln!(
-            "confirming the line: {holds} and {fails} sessions again ({more} more run{} each, a third when they disagree)",
+            "confirming the line: {} sessions again ({more} more run{} each, a third when they disagree)",
+            todo.iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(" and "),
             if more == 1 { "" } else { "s" }
         );
-        for level in [holds, fails] {
+        for level in todo {
             let first = self.first_standing(level);
             let mut disagree = false;
             for _ in 0..more {

@@ -33,11 +33,11 @@ pub struct RampOptions {
 /// The steps of a run so far, recorded as they finish.
 pub(crate) struct Run<'a> {
     pub(crate) cfg: &'a Config,
-    opts: &'a RampOptions,
+    pub(crate) opts: &'a RampOptions,
     history: Option<store::History>,
     id: Option<i64>,
     environment: Environment,
-    steps: Vec<StepResult>,
+    pub(crate) steps: Vec<StepResult>,
     causes: Vec<Option<String>>,
     /// Levels run again to give the line its spread.
     pub(crate) repeats: Vec<StepResult>,
@@ -202,10 +202,8 @@ impl<'a> Run<'a> {
             };
             search.record(m, st);
         }
-        if let (Some(h), Some(f)) = (search.holds, search.fails) {
-            if !self.confirm(h, f, self.opts.confirm).await? {
-                return Ok(());
-            }
+        if !self.settle(&mut search, resolution).await? {
+            return Ok(());
         }
         eprintln!(
             "auto ladder: {} steps in {:.0} s ({doubled} doubling, {} bisecting, {} again){}",

@@ -301,3 +301,21 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
         p.limits, p.peak_in_flight
     )
 }
+
+/// What made a step contaminated, in words: whose cores other processes took, and how
+/// much ("other processes took 35 % of the SUT's 1 core").
+pub fn busy_words(i: &result::Interference) -> String {
+    let sut = i.others_share + i.steal_share;
+    match i.harness_share {
+        Some(h) if sut < analysis::trust::CONTAMINATED => format!(
+            "other processes took {:.0} % of Plimsoll's own cores and it fell behind",
+            h * 100.0
+        ),
+        _ => format!(
+            "other processes took {:.0} % of the SUT's {} core{}",
+            sut * 100.0,
+            analysis::budget::num(i.cores),
+            if i.cores == 1.0 { "" } else { "s" }
+        ),
+    }
+}

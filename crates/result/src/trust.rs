@@ -43,4 +43,8 @@ pub struct Interference {
     /// The step ran again because its first run was contaminated (the cleaner is kept).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rerun: bool,
+    /// When Plimsoll ran on cores of its own: other processes' CPU there, as a share of
+    /// them (a harness starved by neighbours falls behind through no fault of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness_share: Option<f64>,
 }

@@ -108,7 +108,7 @@ pub(crate) async fn judge(
         (outcome, bound),
     );
     result.connections = connections;
-    result.interference = interference(&probe, result.cpu_cores, deps_cpu_s);
+    result.interference = interference(&probe, result.cpu_cores, deps_cpu_s, bound);
     result.dependencies = dependencies;
     result.cache = side.cache.clone();
     let sessions = (result.sessions_ok + result.sessions_failed).max(side.marked as u64);
@@ -278,6 +278,7 @@ fn interference(
     probe: &Summary,
     cores: Option<f64>,
     deps_cpu_s: f64,
+    bound: Bound,
 ) -> Option<result::Interference> {
     let (a, b) = probe.window?;
     let span = b - a;
@@ -290,12 +291,20 @@ fn interference(
     let others = (machine.busy_s - sut - machine.own_s - deps_cpu_s).max(0.0);
     let others_share = others / span / cores;
     let steal_share = machine.steal_s / span / machine.cores as f64;
+    let harness_share = (machine.harness_cores > 0)
+        .then(|| machine.harness_others_s / span / machine.harness_cores as f64);
     Some(result::Interference {
         others_share: round3(others_share),
         steal_share: round3(steal_share),
         cores,
-        contaminated: analysis::trust::contaminated(others_share, steal_share),
+        contaminated: analysis::trust::contaminated(
+            others_share,
+            steal_share,
+            harness_share,
+            bound == Bound::Harness,
+        ),
         rerun: false,
+        harness_share: harness_share.map(round3),
     })
 }
 
