@@ -62,7 +62,7 @@ def test_agno_agentos_multipart_runs(tmp_path):
     assert 'extract = { agent_id = "/0/id" }' in session, session
     check = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stderr
-    assert "OK: 3 turn(s) went through; the SUT called the mock 3 times" in check.stderr, check.stderr
+    assert "OK: 3 turns went through; the SUT called the mock 3 times" in check.stderr, check.stderr
 
 
 LANGGRAPH = ROOT / "examples" / "langgraph"
@@ -88,4 +88,4 @@ def test_langgraph_api_server_thread_runs(tmp_path):
     check = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True,
                            timeout=180, env={**os.environ, **env})
     assert check.returncode == 0, check.stderr
-    assert "OK: 3 turn(s) went through" in check.stderr, check.stderr
+    assert "OK: 3 turns went through" in check.stderr, check.stderr

@@ -99,7 +99,8 @@ def test_thinking_agent_passes_and_stripping_its_thinking_is_caught_at_every_lev
         assert r["integrity_violations"] == concurrency, r
         assert r["sessions_failed"] == concurrency
         assert '"kind":"reasoning"' in err and 'dropped"' in err, err
-        assert f"{concurrency} integrity violation(s) ({concurrency} reasoning: thinking blocks" in err
+        noun = "violation" if concurrency == 1 else "violations"
+        assert f"{concurrency} integrity {noun} ({concurrency} reasoning: thinking blocks" in err
 
 
 def test_prompt_cache_warms_up_and_a_timestamp_in_the_system_prompt_breaks_it():

@@ -5,6 +5,7 @@
 //! SUT's cost per turn held still across levels.
 
 use crate::budget::{num, Budget};
+use result::words::{count, sessions};
 use result::StepResult;
 
 /// A first turn this many times slower than the others is a cold start.
@@ -32,15 +33,18 @@ fn cold_start(steps: &[StepResult]) -> Option<String> {
     })?;
     let turns = s.turns / (s.sessions_ok + s.sessions_failed).max(1);
     let advice = if turns <= SHORT_SESSIONS {
-        format!("; sessions of {turns} turns are too short to reach a steady state — run longer ones (--set turns=10)")
+        format!(
+            "; sessions of {} are too short to reach a steady state — run longer ones (--set turns=10)",
+            count(turns, "turn")
+        )
     } else {
         String::new()
     };
     Some(format!(
-        "a cold start: each session's first turn takes {} ms against {} ms for the turns after (median, at {} sessions){advice}",
+        "a cold start: each session's first turn takes {} ms against {} ms for the turns after (median, at {}){advice}",
         num(c.first_turn_p50_ms),
         num(c.later_turn_p50_ms),
-        s.concurrency
+        sessions(s.concurrency as f64)
     ))
 }
 
@@ -54,8 +58,8 @@ fn run_queue(steps: &[StepResult]) -> Option<String> {
             && s.interference.as_ref().is_none_or(|i| !i.contaminated)
     })?;
     Some(format!(
-        "run-queue wait without a busy machine: at {} sessions the SUT's threads waited {} ms a second for a CPU while its CPU was at {} of its cap and nothing else used its cores — more runnable threads than cores",
-        s.concurrency,
+        "run-queue wait without a busy machine: at {} the SUT's threads waited {} ms a second for a CPU while its CPU was at {} of its cap and nothing else used its cores — more runnable threads than cores",
+        sessions(s.concurrency as f64),
         num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
         crate::throughput::pct(s.cpu_of_cap.unwrap_or(0.0))
     ))
@@ -106,14 +110,13 @@ pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
     // At one or two sessions the time is the SUT's own; above, queueing is in it.
     if s.concurrency > 2 {
         return Some(format!(
-            "at {} sessions {own}{cpu}, queueing between sessions included (run a level of 1 or 2 sessions to see what one session costs alone){advice}",
-            s.concurrency
+            "at {} {own}{cpu}, queueing between sessions included (run a level of 1 or 2 sessions to see what one session costs alone){advice}",
+            sessions(s.concurrency as f64)
         ));
     }
     Some(format!(
-        "at {} session{} {own}{cpu}: the SUT's own time per turn, before any queueing between sessions{advice}",
-        s.concurrency,
-        if s.concurrency == 1 { "" } else { "s" },
+        "at {} {own}{cpu}: the SUT's own time per turn, before any queueing between sessions{advice}",
+        sessions(s.concurrency as f64),
     ))
 }
 

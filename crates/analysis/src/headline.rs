@@ -6,6 +6,7 @@
 use crate::budget::num;
 use crate::throughput::{flat_words, pct};
 use result::ladder::{Labelled, Verdict};
+use result::words::{count, sessions};
 use result::StepResult;
 
 /// The first line: what holds, the wall, the collapse; a busy machine first when one
@@ -14,7 +15,7 @@ pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
     let busy = crate::trust::busiest(steps).filter(|b| b.contaminated);
     let holds = match (&v.line, v.holds) {
         (Some(l), _) if l.high > l.low => format!("{}–{} sessions", l.low, l.high),
-        (_, Some(h)) => format!("{h} session{}", if h == 1 { "" } else { "s" }),
+        (_, Some(h)) => sessions(h as f64),
         (_, None) => String::new(),
     };
     let holds = match (holds.is_empty(), busy.is_some()) {
@@ -125,7 +126,15 @@ fn line(l: &result::ladder::Line) -> String {
     let runs: Vec<String> = l
         .runs
         .iter()
-        .map(|r| format!("{} held in {} of {} runs", r.concurrency, r.held, r.of))
+        .map(|r| {
+            let of = r.of as u64;
+            format!(
+                "{} held in {} of {}",
+                r.concurrency,
+                r.held,
+                count(of, "run")
+            )
+        })
         .collect();
     let how = match (&l.boundary, &l.binding) {
         (Some(b), Some(by)) => format!("; a {b} boundary, bound by {by}"),
@@ -151,12 +160,14 @@ fn machine(steps: &[StepResult]) -> Option<String> {
     let harness_only = b.share < crate::trust::CONTAMINATED && b.harness.is_some();
     Some(match (b.contaminated, harness_only) {
         (true, true) => format!(
-            "busy: other processes took {} of Plimsoll's own cores at {level} sessions and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
-            pct(b.harness.unwrap_or(0.0))
+            "busy: other processes took {} of Plimsoll's own cores at {} and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
+            pct(b.harness.unwrap_or(0.0)),
+            sessions(level as f64)
         ),
         (true, false) => format!(
-            "busy: other processes took {} of the SUT's cores at {level} sessions{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
+            "busy: other processes took {} of the SUT's cores at {}{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
             pct(b.share),
+            sessions(level as f64),
             b.wait_ms
                 .filter(|w| *w >= WAIT_WORTH_SAYING)
                 .map_or(String::new(), |w| format!(

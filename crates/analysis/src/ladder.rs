@@ -145,8 +145,8 @@ fn usl_reading(
     } else if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
         if peak > p.from * 2.0 {
             u.note = Some(format!(
-                "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {} sessions: not a prediction to trust",
-                p.from
+                "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {}: not a prediction to trust",
+                result::words::sessions(p.from)
             ));
         }
     }

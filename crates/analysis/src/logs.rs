@@ -3,6 +3,7 @@
 //! under load ("10 × `heartbeat failed` at 80 sessions, none below") stands apart from
 //! the noise every level prints.
 
+use result::words::sessions;
 use result::StepResult;
 
 pub use result::ladder::LogFinding;
@@ -18,8 +19,12 @@ pub fn line(f: &LogFinding) -> String {
         "none below".to_string()
     };
     format!(
-        "{} × {} `{}` at {} sessions, {below} (e.g. `{}`)",
-        f.count_at_first, f.level, f.message, f.first_at, f.example
+        "{} × {} `{}` at {}, {below} (e.g. `{}`)",
+        f.count_at_first,
+        f.level,
+        f.message,
+        sessions(f.first_at as f64),
+        f.example
     )
 }
 

@@ -4,6 +4,7 @@
 //! The strongest witness first: the kernel's OOM counter, a full scratch disk, the SUT's
 //! exit status, the step timeout, the integrity oracle, then the share of failed sessions.
 
+use result::words::count;
 use result::{Bound, Bus, Outcome};
 
 /// What a step saw that can end it. Fields a caller cannot know stay at their defaults
@@ -172,7 +173,10 @@ fn integrity(violations: u64, by_kind: &[(String, u64)]) -> Option<Collapse> {
     (violations > 0).then(|| {
         (
             Outcome::Integrity,
-            format!("{violations} integrity violation(s){kinds}: {what}"),
+            format!(
+                "{}{kinds}: {what}",
+                count(violations, "integrity violation")
+            ),
         )
     })
 }
@@ -182,7 +186,10 @@ fn error_rate(ok: u64, failed: u64, threshold: f64) -> Option<Collapse> {
     (total > 0 && failed as f64 / total as f64 > threshold).then(|| {
         (
             Outcome::ErrorRate,
-            format!("{failed} of {total} sessions failed (threshold {threshold})"),
+            format!(
+                "{failed} of {} failed (threshold {threshold})",
+                count(total, "session")
+            ),
         )
     })
 }

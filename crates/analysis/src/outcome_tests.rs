@@ -116,7 +116,7 @@ fn timeouts_integrity_and_errors_in_that_order() {
     };
     let r = outcome(&reasoning).unwrap();
     assert!(
-        r.1.starts_with("2 integrity violation(s) (2 reasoning: thinking blocks"),
+        r.1.starts_with("2 integrity violations (2 reasoning: thinking blocks"),
         "{}",
         r.1
     );

@@ -4,6 +4,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall};
+use result::words::{count, sessions};
 use result::{Outcome, StepResult, WallKind};
 
 /// Refused calls above this share of all LLM calls: the provider is pushing back.
@@ -55,13 +56,15 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
             "not retried".to_string()
         };
         format!(
-            "the provider from {from} sessions — {who} refused {} of LLM calls at {} ({retries})",
+            "the provider from {} — {who} refused {} of LLM calls at {} ({retries})",
+            sessions(from as f64),
             pct(p.refused_share),
             s.concurrency,
         )
     } else {
         format!(
-            "the provider from {from} sessions — {who} kept calls waiting ({} of the provider's time at {}, p99 wait {} ms)",
+            "the provider from {} — {who} kept calls waiting ({} of the provider's time at {}, p99 wait {} ms)",
+            sessions(from as f64),
             pct(p.queue_share),
             s.concurrency,
             num(p.queue_wait_p99_ms)
@@ -77,8 +80,9 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
                 "the SUT did not retry the refused calls"
             };
             text.push_str(&format!(
-                "; {why} ({} of {n} sessions failed)",
-                s.sessions_failed
+                "; {why} ({} of {} failed)",
+                s.sessions_failed,
+                count(n, "session")
             ));
         }
         other => text.push_str(&format!("; the step there ended in {other}")),

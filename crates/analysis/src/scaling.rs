@@ -2,6 +2,7 @@
 //! and a capacity projection — each with how it was computed and when it cannot be.
 
 pub use result::ladder::{Capacity, Knee, Usl};
+use result::words::int;
 use result::Confidence;
 
 /// One step as the analysis sees it.
@@ -189,16 +190,25 @@ pub fn capacity(
         }
     });
     let mut working = vec![
-        format!("memory: {host_mem_gb} GB × 80 % usable = {:.0} KB / {rss_kb_per_session:.1} KB per session = {by_mem:.0} sessions", mem_kb),
         format!(
-            "CPU: {cpu_ms_per_turn:.2} ms per turn × {turns_per_session_per_s:.3} turns per session per second = {cpu_ms_per_session_s:.3} ms/s per session; {host_cpus} cores × 1000 ms/s × 80 % = {:.0} ms/s → {by_cpu:.0} sessions",
-            host_cpus * 1000.0 * usable
+            "memory: {host_mem_gb} GB × 80 % usable = {} KB / {rss_kb_per_session:.1} KB per session = {} sessions",
+            big(mem_kb),
+            big(by_mem)
         ),
-        format!("sessions per host = min(memory, CPU) = {per_host:.0}"),
+        format!(
+            "CPU: {cpu_ms_per_turn:.2} ms per turn × {turns_per_session_per_s:.3} turns per session per second = {cpu_ms_per_session_s:.3} ms/s per session; {host_cpus} cores × 1000 ms/s × 80 % = {} ms/s → {} sessions",
+            big(host_cpus * 1000.0 * usable),
+            big(by_cpu)
+        ),
+        format!("sessions per host = min(memory, CPU) = {}", big(per_host)),
     ];
     if let (Some(t), Some(h)) = (target, hosts) {
         working.push(format!(
-            "hosts for {t} sessions = ceil({t} / {per_host:.0}) = {h}"
+            "hosts for {} sessions = ceil({} / {}) = {}",
+            int(t),
+            int(t),
+            big(per_host),
+            int(h)
         ));
     }
     working.push(
@@ -214,6 +224,14 @@ pub fn capacity(
         hosts,
         working,
         provider_bill_per_hour: None,
+    }
+}
+
+/// A whole amount grouped by thousands (`374,727`), or as it is when not finite.
+fn big(x: f64) -> String {
+    match x.is_finite() && x >= 0.0 {
+        true => int(x.round() as u64),
+        false => format!("{x:.0}"),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::budget::num;
 pub use result::ladder::{Knee as ThroughputKnee, Plateau, Wall};
+use result::words::sessions;
 use result::{Confidence, WallKind};
 
 /// A knee is where one more session adds less than this share of what one session
@@ -215,17 +216,18 @@ fn cores(c: Option<f64>) -> String {
 /// its cores (then the machine is the wall, not the harness).
 fn harness_wall(s: &Sample) -> Wall {
     let n = num(s.concurrency);
+    let at = sessions(s.concurrency);
     match s.harness_others.filter(|h| *h >= crate::trust::CONTAMINATED) {
         Some(h) => Wall {
             kind: WallKind::Harness,
             from: Some(s.concurrency),
-            text: format!("a busy machine — other processes took {} of Plimsoll's own cores at {n} sessions and it fell behind (harness-bound from {n}): these levels describe the machine, not the SUT; run again on a quiet machine", pct(h)),
+            text: format!("a busy machine — other processes took {} of Plimsoll's own cores at {at} and it fell behind (harness-bound from {n}): these levels describe the machine, not the SUT; run again on a quiet machine", pct(h)),
             short: format!("busy machine (Plimsoll's cores, from {n})"),
         },
         None => Wall {
             kind: WallKind::Harness,
             from: Some(s.concurrency),
-            text: format!("Plimsoll itself (harness-bound from {n} sessions): these levels describe the harness, not the SUT"),
+            text: format!("Plimsoll itself (harness-bound from {at}): these levels describe the harness, not the SUT"),
             short: format!("Plimsoll itself (harness-bound from {n})"),
         },
     }
@@ -258,7 +260,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
             kind: WallKind::Cpu,
             from: Some(knee.map_or(s.concurrency, |k| k.to)),
             text: format!(
-                "CPU — {}the SUT's CPU reaches {} of the {} cap at {} sessions{}{}",
+                "CPU — {}the SUT's CPU reaches {} of the {} cap at {}{}{}",
                 knee.map_or(String::new(), |k| format!(
                     "throughput bends between {} and {} sessions and ",
                     num(k.from),
@@ -266,7 +268,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 )),
                 pct(s.cpu_of_cap.unwrap_or(0.0)),
                 cores(s.cpu_cores),
-                num(s.concurrency),
+                sessions(s.concurrency),
                 shared_words(s),
                 throughput_words(plateau, samples)
             ),
@@ -289,9 +291,9 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
             kind: WallKind::Memory,
             from: Some(s.concurrency),
             text: format!(
-                "memory — {} of its cap from {} sessions{}",
+                "memory — {} of its cap from {}{}",
                 pct(s.mem_of_cap.unwrap_or(0.0)),
-                num(s.concurrency),
+                sessions(s.concurrency),
                 throughput_words(plateau, samples)
             ),
             short: format!(
@@ -361,8 +363,8 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             },
             from: Some(start),
             text: format!(
-                "throughput bends from {} sessions (a session added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
-                num(start),
+                "throughput bends from {} (a session added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
+                sessions(start),
                 if quiet { ": a limit inside the SUT (queueing)" } else { "" }
             ),
             short: match quiet {
@@ -387,9 +389,9 @@ pub fn flat_words(p: &Plateau) -> String {
         String::new()
     };
     format!(
-        "flat at {} turns/s{peak} from {} sessions",
+        "flat at {} turns/s{peak} from {}",
         num(p.turns_per_s),
-        num(p.from)
+        sessions(p.from)
     )
 }
 
@@ -432,7 +434,10 @@ pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
     Wall {
         kind: WallKind::None,
         from: None,
-        text: format!("none before the collapse at {collapse} sessions{grew}"),
+        text: format!(
+            "none before the collapse at {}{grew}",
+            sessions(collapse as f64)
+        ),
         short: format!("none before the collapse at {collapse}"),
     }
 }

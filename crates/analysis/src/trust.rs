@@ -40,10 +40,13 @@ pub fn rate(e: RateEvidence) -> (f64, RateCheck) {
     let why = match e.full_load {
         None => None,
         Some(x) if allows.is_some_and(|a| x > a * CPU_MARGIN) => Some(format!(
-            "the full-load rate {} turns/s needs more CPU than the SUT had: {} CPU ms a turn on {} core(s) allows at most {}",
+            "the full-load rate {} turns/s needs more CPU than the SUT had: {} CPU ms a turn on {} allows at most {}",
             crate::budget::num(x),
             crate::budget::num(e.cpu_ms_per_turn.unwrap_or(0.0)),
-            crate::budget::num(e.cores),
+            match e.cores == 1.0 {
+                true => "1 core".to_string(),
+                false => format!("{} cores", crate::budget::num(e.cores)),
+            },
             crate::budget::num(allows.unwrap_or(0.0))
         )),
         Some(x) if e.wall > 0.0 && x > e.wall * WALL_MARGIN => Some(format!(

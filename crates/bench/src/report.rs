@@ -78,13 +78,16 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
     }
     println!("plimsoll bench mock — {}", crate::fingerprint());
     println!(
-        "{} streams, api {}, ttft {} ms, {} tokens at {} ms, {} token(s)/chunk; {:.0} s warm-up + {:.0} s window × {}",
+        "{} streams, api {}, ttft {} ms, {} tokens at {} ms, {} a chunk; {:.0} s warm-up + {:.0} s window × {}",
         opts.streams,
         opts.api,
         opts.ttft_ms,
         opts.tokens,
         opts.tok_ms,
-        opts.tokens_per_chunk,
+        match opts.tokens_per_chunk {
+            1 => "1 token".to_string(),
+            n => format!("{n} tokens"),
+        },
         opts.warmup.as_secs_f64(),
         opts.window.as_secs_f64(),
         runs.len()

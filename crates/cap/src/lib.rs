@@ -214,8 +214,11 @@ impl Cap {
         (self.method == "affinity").then(|| {
             format!(
                 "WARNING: no writable cgroup here (run as root, or enable the memory and cpu controllers): \
-                 the SUT is only pinned to {} core(s) and its MEMORY IS NOT CAPPED",
-                self.cores.unwrap_or(1)
+                 the SUT is only pinned to {} and its MEMORY IS NOT CAPPED",
+                match self.cores.unwrap_or(1) {
+                    1 => "1 core".to_string(),
+                    n => format!("{n} cores"),
+                }
             )
         })
     }

@@ -103,9 +103,9 @@ pub async fn run_compare(
                 }
                 let step = run_step(&c, &o).await?;
                 eprintln!(
-                    "  rep {} · {} sessions · {:<6} → {} (p99 {} ms, {} threads)",
+                    "  rep {} · {} · {:<6} → {} (p99 {} ms, {})",
                     rep + 1,
-                    level,
+                    result::words::sessions(level as f64),
                     if side == 0 { "base" } else { "branch" },
                     step.result.outcome,
                     step.result

@@ -189,7 +189,7 @@ fn init_then_check_from_the_config_directory() {
     assert!(err.contains("next: plimsoll check"), "{err}");
     let (code, err) = sh(&["check"], &dir);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("OK: 3 turn(s) went through"), "{err}");
+    assert!(err.contains("OK: 3 turns went through"), "{err}");
     let (code, err) = sh(&["init", "--command", "x"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("already exists"), "{err}");

@@ -31,5 +31,6 @@ pub fn fingerprint() -> String {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
-    format!("{cpu}, {cores} cores, {mem_gib:.0} GiB, Linux {kernel}")
+    let cores = result::words::count(cores as u64, "core");
+    format!("{cpu}, {cores}, {mem_gib:.0} GiB, Linux {kernel}")
 }

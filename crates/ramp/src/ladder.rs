@@ -117,9 +117,9 @@ impl<'a> Run<'a> {
     async fn step_at(&mut self, level: usize, again: bool) -> anyhow::Result<Option<Standing>> {
         let mut o = self.opts.step.clone();
         o.concurrency = Some(level);
-        let what = format!("{level} sessions");
+        let what = result::words::sessions(level as f64);
         let step = tokio::select! {
-            r = crate::clean::run_clean(self.cfg, &o, &what) => r.with_context(|| format!("step at {level} sessions"))?,
+            r = crate::clean::run_clean(self.cfg, &o, &what) => r.with_context(|| format!("step at {what}"))?,
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
                 self.interrupted = true;

@@ -1,6 +1,7 @@
 //! The terminal's account of a bus step: what was published and delivered, how fast,
 //! how late, and what went missing.
 
+use result::words::count;
 use result::Bus;
 
 fn ms(x: Option<f64>) -> String {
@@ -10,14 +11,14 @@ fn ms(x: Option<f64>) -> String {
 /// The lines, in order, that head a bus step's verdict.
 pub fn lines(b: &Bus) -> Vec<String> {
     let who = if b.mode == "queue" {
-        format!("{} consumer(s) of a queue", b.subscribers)
+        format!("{} of a queue", count(b.subscribers as u64, "consumer"))
     } else {
-        format!("{} subscriber(s)", b.subscribers)
+        count(b.subscribers as u64, "subscriber")
     };
     let mut out = vec![
         format!(
-            "bus ({}, {}): {} publisher(s) → {who} — {} published at {} msg/s; {} of {} deliveries made at {} msg/s",
-            b.mode, b.transport, b.publishers, b.published, b.publish_per_s, b.delivered, b.expected, b.deliver_per_s
+            "bus ({}, {}): {} → {who} — {} published at {} msg/s; {} of {} deliveries made at {} msg/s",
+            b.mode, b.transport, count(b.publishers as u64, "publisher"), b.published, b.publish_per_s, b.delivered, b.expected, b.deliver_per_s
         ),
         format!(
             "  delivery latency p50/p99/max {} / {} / {} ms; first message p50/max {} / {} ms after the first publish",

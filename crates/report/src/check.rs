@@ -142,8 +142,8 @@ pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
     out.push(format!(
-        "OK: {} turn(s) went through; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
-        res.turns,
+        "OK: {} went through; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
+        crate::words::count(res.turns, "turn"),
         crate::words::count(res.llm_calls, "time"),
         res.llm_calls as f64 / res.turns.max(1) as f64,
         res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),

@@ -45,12 +45,12 @@ pub fn step_lines(r: &StepResult) -> Vec<String> {
 
 fn cache_lines(c: &CacheReport) -> Vec<String> {
     let mut out = vec![format!(
-        "  prompt cache: {} of {} input tokens read from the cache ({} written); a cache-friendly client: {}; {} cache break(s)",
+        "  prompt cache: {} of {} input tokens read from the cache ({} written); a cache-friendly client: {}; {}",
         pct(c.hit_share),
         c.input_tokens,
         c.cache_write_tokens,
         pct(c.could_hit_share),
-        c.breaks
+        crate::words::count(c.breaks, "cache break")
     )];
     if c.by_turn.len() > 1 {
         let hits: Vec<String> = c
@@ -142,8 +142,8 @@ pub fn explain(r: &StepResult) -> Vec<String> {
         .iter()
         .map(|k| {
             format!(
-                "cache break ({}, {} call(s)): the {} changed from one call to the next at character {} — `{}` on the earlier call, `{}` on the next. The provider had {} tokens cached past that point; everything after it was paid for again as new input (or as a cache write). Fix: {}.",
-                k.kind, k.count, k.part, k.char, k.before, k.after, k.lost_tokens, fix(&k.kind)
+                "cache break ({}, {}): the {} changed from one call to the next at character {} — `{}` on the earlier call, `{}` on the next. The provider had {} tokens cached past that point; everything after it was paid for again as new input (or as a cache write). Fix: {}.",
+                k.kind, crate::words::count(k.count, "call"), k.part, k.char, k.before, k.after, k.lost_tokens, fix(&k.kind)
             )
         })
         .collect()
@@ -313,7 +313,7 @@ mod tests {
             "nothing without cost or cache"
         );
         let says = explain(&steps[0]);
-        assert!(says[0].starts_with("cache break (system_changed, 3 call(s)): the system message changed from one call to the next at character 55"), "{says:?}");
+        assert!(says[0].starts_with("cache break (system_changed, 3 calls): the system message changed from one call to the next at character 55"), "{says:?}");
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub mod sweep;
 pub mod table;
 pub mod timeline;
 pub mod verdict;
-pub mod words;
+pub use result::words;
 pub mod workload;
 
 /// A number as a JSON document writes it (1.0, not 1; null when not finite): the reports

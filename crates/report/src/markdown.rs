@@ -22,7 +22,11 @@ pub fn ladder(doc: &LadderDoc) -> String {
         });
     let partition = env.and_then(|e| e.partition.as_ref()).map_or(
         "none (Plimsoll and the SUT share the cores)".to_string(),
-        |p| format!("Plimsoll on core(s) {}, the SUT on {}", p.harness, p.sut),
+        |p| {
+            let many = p.harness.contains([',', '-']);
+            let cores = if many { "cores" } else { "core" };
+            format!("Plimsoll on {cores} {}, the SUT on {}", p.harness, p.sut)
+        },
     );
     let run = doc
         .run

@@ -3,6 +3,7 @@
 //! growth ("1.0 MCP server process per session, 14 MB each"). MCP tools' latency joins
 //! the named requests' table (`table::requests`) as `mcp NAME` rows.
 
+use result::words::{count, count_f};
 use result::StepResult;
 
 /// A step's MCP lines (none when it called no MCP tool).
@@ -22,13 +23,14 @@ pub(crate) fn step_lines(r: &StepResult) -> Vec<String> {
         "stateless (2026-07-28: no MCP sessions)".to_string()
     } else {
         format!(
-            "{} MCP session(s), {} agent session(s) each",
-            m.mcp_sessions, m.sessions_per_mcp_session
+            "{}, {} each",
+            count(m.mcp_sessions, "MCP session"),
+            count_f(m.sessions_per_mcp_session, "agent session")
         )
     };
     let mut out = vec![format!(
-        "  MCP: {} tool calls ({}; {} a session), {} failed{}; {sessions}",
-        m.calls,
+        "  MCP: {} ({}; {} a session), {} failed{}; {sessions}",
+        count(m.calls, "tool call"),
         via.join(", "),
         m.calls_per_session,
         m.errors,
@@ -40,14 +42,23 @@ pub(crate) fn step_lines(r: &StepResult) -> Vec<String> {
     )];
     for (name, t) in &m.tools {
         out.push(format!(
-            "    tool {name}: {} calls, p50/p99 {} / {} ms (max {}), {} failed",
-            t.calls, t.p50_ms, t.p99_ms, t.max_ms, t.errors
+            "    tool {name}: {}, p50/p99 {} / {} ms (max {}), {} failed",
+            count(t.calls, "call"),
+            t.p50_ms,
+            t.p99_ms,
+            t.max_ms,
+            t.errors
         ));
     }
     if let Some(s) = &m.stdio {
         out.push(format!(
-            "  MCP stdio servers: {} at once ({} per session), {} MB each ({} MB together), {} threads; {} served calls",
-            s.peak_processes, s.processes_per_session, s.rss_mb_per_server, s.peak_rss_mb, s.peak_threads, s.servers_seen
+            "  MCP stdio servers: {} at once ({} per session), {} MB each ({} MB together), {}; {} served calls",
+            s.peak_processes,
+            s.processes_per_session,
+            s.rss_mb_per_server,
+            s.peak_rss_mb,
+            count(s.peak_threads, "thread"),
+            s.servers_seen
         ));
     }
     out
@@ -119,7 +130,7 @@ mod tests {
             }),
         });
         let l = step_lines(&r);
-        assert_eq!(l[0], "  MCP: 8 tool calls (8 over stdio; 2 a session), 1 failed (1 tool_error); 4 MCP session(s), 1 agent session(s) each");
+        assert_eq!(l[0], "  MCP: 8 tool calls (8 over stdio; 2 a session), 1 failed (1 tool_error); 4 MCP sessions, 1 agent session each");
         assert_eq!(
             l[1],
             "    tool kv_get: 4 calls, p50/p99 20 / 2000 ms (max 2100), 1 failed"

@@ -2,6 +2,7 @@
 //! --target`): what the shards added up to, the outcome and why, and what was not
 //! measured because the SUT ran elsewhere.
 
+use result::words::count;
 use result::{Outcome, StepResult};
 
 fn ms(x: Option<f64>) -> String {
@@ -14,18 +15,18 @@ pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) ->
         return Vec::new();
     };
     let who = match (r.arrival_rate_per_s, r.sessions) {
-        (Some(rate), Some(n)) => format!("{n} sessions arriving at {rate}/s"),
-        _ => format!("{} concurrent sessions", r.concurrency),
+        (Some(rate), Some(n)) => format!("{} arriving at {rate}/s", count(n, "session")),
+        _ => count(r.concurrency as u64, "concurrent session"),
     };
     let shards = match s.count {
         1 => "one driver".to_string(),
         n => format!("{} of {n} shards", s.merged),
     };
     let mut out = vec![format!(
-        "merged {shards}: {who} — {} ok, {} failed, {} turns in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); {} turns/s{}",
+        "merged {shards}: {who} — {} ok, {} failed, {} in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); {} turns/s{}",
         r.sessions_ok,
         r.sessions_failed,
-        r.turns,
+        count(r.turns, "turn"),
         r.wall_ms / 1000.0,
         ms(r.p50_session_ms),
         ms(r.p99_session_ms),
@@ -52,8 +53,11 @@ pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) ->
         out.push("  no shared mock was read (--mock): no integrity check, no ideal time, no LLM calls counted".into());
     } else {
         out.push(format!(
-            "  mock: {} LLM calls, {} integrity violation(s), {} injected failure(s); its frames p99 {} ms late",
-            r.llm_calls, r.integrity_violations, r.injected_failures, r.harness.mock_timing_error_p99_ms
+            "  mock: {}, {}, {}; its frames p99 {} ms late",
+            count(r.llm_calls, "LLM call"),
+            count(r.integrity_violations, "integrity violation"),
+            count(r.injected_failures, "injected failure"),
+            r.harness.mock_timing_error_p99_ms
         ));
     }
     for (name, q) in &r.requests {

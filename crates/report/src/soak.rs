@@ -54,16 +54,16 @@ fn plan(doc: &SoakDoc) -> String {
     let json = crate::json_num;
     let count = |k: fn(&result::StepResult) -> u64| r.map_or("null".into(), |r| k(r).to_string());
     format!(
-        "{} s of load at {} then {} s of drain, sampled every {} s; the first {} s left out of the verdict. {} sessions completed, {} failed; outcome {}; status {}.",
+        "{} s of load at {} then {} s of drain, sampled every {} s; the first {} s left out of the verdict. {} completed, {} failed; outcome {}; status {}.",
         json(p.duration_s),
         match p.rate {
-            Some(rate) => format!("{rate} sessions a second"),
-            None => format!("{} sessions at a time", p.concurrency),
+            Some(rate) => format!("{} a second", crate::words::count_f(rate, "session")),
+            None => format!("{} at a time", crate::words::count(p.concurrency as u64, "session")),
         },
         json(p.drain_s),
         json(p.every_s),
         json(p.warmup_s),
-        count(|r| r.sessions_ok),
+        r.map_or("null sessions".into(), |r| crate::words::count(r.sessions_ok, "session")),
         count(|r| r.sessions_failed),
         r.map_or("—", |r| r.outcome.as_str()),
         doc.status,

@@ -39,7 +39,8 @@ fn head(step: &StepReport) -> Vec<String> {
     let mut out = Vec::new();
     let who = match (r.arrival_rate_per_s, r.sessions) {
         (Some(rate), Some(n)) => format!(
-            "{n} sessions arriving at {rate}/s (at most {} in flight)",
+            "{} arriving at {rate}/s (at most {} in flight)",
+            crate::words::count(n, "session"),
             r.concurrency
         ),
         _ => crate::words::count(r.concurrency as u64, "concurrent session"),
@@ -106,9 +107,9 @@ fn the_llm_side(r: &StepResult) -> Vec<String> {
     }
     if let Some(x) = &r.reasoning {
         out.push(format!(
-            "  reasoning: {} of {} LLM calls reasoned ({} tokens, {} each); the provider's first token came at {:.0} ms, the answer's at {:.0} ms (means)",
+            "  reasoning: {} of {} reasoned ({} tokens, {} each); the provider's first token came at {:.0} ms, the answer's at {:.0} ms (means)",
             x.replies,
-            r.llm_calls,
+            crate::words::count(r.llm_calls, "LLM call"),
             x.reasoning_tokens,
             x.reasoning_tokens / x.replies.max(1),
             x.first_token_ms,
@@ -124,8 +125,8 @@ fn sessions_held(r: &StepResult) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = &r.slow {
         out.push(format!(
-            "  slow consumers: {} sessions ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
-            s.sessions,
+            "  slow consumers: {} ({:.0} %) reading {:.0} B/s, p50 session {} ms; the others p50/p99 {} / {} ms",
+            crate::words::count(s.sessions, "session"),
             s.share * 100.0,
             s.read_bps,
             opt(s.p50_session_ms),
@@ -136,8 +137,8 @@ fn sessions_held(r: &StepResult) -> Vec<String> {
     if let Some(res) = &r.resident {
         let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1}"));
         out.push(format!(
-            "  resident: {} sessions open ({} MB RSS with all open), {} active at a time; {} KB per resident session, {} KB per active one",
-            res.sessions,
+            "  resident: {} open ({} MB RSS with all open), {} active at a time; {} KB per resident session, {} KB per active one",
+            crate::words::count(res.sessions, "session"),
             f(res.rss_mb_open),
             res.active,
             f(res.kb_per_resident),
@@ -276,14 +277,15 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
         .collect();
     let refused = if n > 0 {
         format!(
-            "{n} of {calls} LLM calls refused ({:.0} %: {}); the SUT resent {} calls (amplification {}×)",
+            "{n} of {} refused ({:.0} %: {}); the SUT resent {} (amplification {}×)",
+            crate::words::count(calls, "LLM call"),
             p.refused_share * 100.0,
             by.join(", "),
-            p.retried,
+            crate::words::count(p.retried, "call"),
             p.amplification
         )
     } else {
-        format!("none of {calls} LLM calls refused")
+        format!("none of {} refused", crate::words::count(calls, "LLM call"))
     };
     let slots = if p.peak_queued > 0 || p.queue_wait_p99_ms > 0.0 {
         format!(

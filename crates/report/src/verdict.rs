@@ -5,6 +5,7 @@ use analysis::budget::num;
 use result::ladder::{
     Collapse, KneeReading, LadderAnalysis, LadderDoc, LogFinding, Plateau, UslReading,
 };
+use result::words::{count, sessions};
 use result::Confidence;
 
 /// The headline: what the system holds, where it is over budget, its wall, collapse.
@@ -80,7 +81,8 @@ fn provider_line(doc: &LadderDoc) -> Option<String> {
             };
             let refusals = if refused > 0 {
                 format!(
-                    " {refused} calls refused ({:.0} %), the SUT resent {} (amplification {}×)",
+                    " {} refused ({:.0} %), the SUT resent {} (amplification {}×)",
+                    count(refused, "call"),
                     p.refused_share * 100.0,
                     p.retried,
                     num(p.amplification),
@@ -109,11 +111,11 @@ fn log_lines(all: &[LogFinding]) -> Vec<String> {
         .take(5)
         .map(|f| {
             format!(
-                "SUT log: {} × {} `{}` at {} sessions, {} (e.g. `{}`)",
+                "SUT log: {} × {} `{}` at {}, {} (e.g. `{}`)",
                 f.count_at_first,
                 f.level,
                 f.message,
-                f.first_at,
+                sessions(f.first_at as f64),
                 if f.below_cut {
                     "not among the kinds kept below"
                 } else {
@@ -128,8 +130,8 @@ fn log_lines(all: &[LogFinding]) -> Vec<String> {
     }
     if let Some(first) = noise.first() {
         out.push(format!(
-            "SUT log: {} kind(s) of warning or error already at the lowest level (not load's doing), e.g. `{}`",
-            noise.len(),
+            "SUT log: {} of warning or error already at the lowest level (not load's doing), e.g. `{}`",
+            crate::words::count(noise.len() as u64, "kind"),
             first.message
         ));
     }
@@ -139,18 +141,22 @@ fn log_lines(all: &[LogFinding]) -> Vec<String> {
 fn ceiling_line(a: &LadderAnalysis) -> String {
     match a.ceiling {
         Some(c) if a.ceiling_is_harness_bound => format!(
-            "ceiling: {c} sessions — but that step was HARNESS-BOUND: Plimsoll was the bottleneck, not the SUT"
+            "ceiling: {} — but that step was HARNESS-BOUND: Plimsoll was the bottleneck, not the SUT",
+            sessions(c as f64)
         ),
-        Some(c) => format!("ceiling: {c} sessions (the last step without a collapse)"),
+        Some(c) => format!(
+            "ceiling: {} (the last step without a collapse)",
+            sessions(c as f64)
+        ),
         None => "ceiling: none — the first step already collapsed".into(),
     }
 }
 
 fn plateau_line(p: &Plateau) -> String {
     format!(
-        "throughput plateau: {} turns/s from {} sessions over {} levels ({}){}",
+        "throughput plateau: {} turns/s from {} over {} levels ({}){}",
         num(p.turns_per_s),
-        num(p.from),
+        sessions(p.from),
         p.levels,
         p.confidence,
         if p.retrograde {
@@ -163,8 +169,8 @@ fn plateau_line(p: &Plateau) -> String {
 
 fn collapse_line(c: &Collapse) -> String {
     format!(
-        "collapse at {} sessions: {} — {}",
-        c.concurrency,
+        "collapse at {}: {} — {}",
+        sessions(c.concurrency as f64),
         c.outcome,
         c.cause.as_deref().unwrap_or("")
     )
@@ -195,8 +201,8 @@ fn knee_line(k: &KneeReading) -> String {
         }
         // Runs recorded before the throughput knee: the latency knee's words.
         Confidence::Flat => format!(
-            "knee: none within the ladder — latency inflation stayed within 15 % up to {} sessions",
-            num(k.from)
+            "knee: none within the ladder — latency inflation stayed within 15 % up to {}",
+            sessions(k.from)
         ),
         Confidence::AtTheEnd => format!(
             "knee: {} or beyond — latency turns at the last level; widen the ladder",

@@ -2,6 +2,7 @@
 //! how it was replayed, how faithfully the system under test followed it, and whether
 //! the replayed shape is the recorded one.
 
+use result::words::count;
 use result::Replayed;
 
 /// `workload 350ffb58… (24 sessions, 85 turns, 220 calls recorded) replayed exact …`.
@@ -22,12 +23,19 @@ pub fn lines(w: &Replayed) -> Vec<String> {
     };
     let mut out = vec![
         format!(
-            "workload {short} ({} sessions, {} turns, {} calls recorded; {}) replayed {how}",
-            w.recorded_sessions, w.recorded_turns, w.recorded_calls, w.shape
+            "workload {short} ({}, {}, {} recorded; {}) replayed {how}",
+            count(w.recorded_sessions, "session"),
+            count(w.recorded_turns, "turn"),
+            count(w.recorded_calls, "call"),
+            w.shape
         ),
         format!(
-            "  followed: {} of {} sessions as recorded (calls per turn, tools in order); calls {} of {} recorded; {tokens}; pauses late p99 {} ms",
-            w.sessions_as_recorded, w.sessions, w.calls, w.calls_recorded, w.think_late_p99_ms
+            "  followed: {} of {} as recorded (calls per turn, tools in order); calls {} of {} recorded; {tokens}; pauses late p99 {} ms",
+            w.sessions_as_recorded,
+            count(w.sessions, "session"),
+            w.calls,
+            w.calls_recorded,
+            w.think_late_p99_ms
         ),
     ];
     if !w.fit.is_empty() {

@@ -4,7 +4,9 @@
 //! and cost at a price table's prices (`cost`), the documents built from steps — a ladder
 //! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
 //! comparison (`compare`) and where each ran (`environment`) — and the check of a RESULT
-//! line against `schemas/result.v1.json` (`schema`). Types and a check only: nothing here runs, measures, decides or prints.
+//! line against `schemas/result.v1.json` (`schema`), and the words every message counts with
+//! (`words`: 1 connection, 2 connections, 10,002). Types, a check and word forms only:
+//! nothing here runs, measures, decides or prints.
 
 pub mod arms;
 pub mod budget;
@@ -22,6 +24,7 @@ pub mod soak;
 pub mod step;
 pub mod sweep;
 pub mod trust;
+pub mod words;
 pub mod workload;
 
 pub use budget::{Breach, Budget};

@@ -137,20 +137,29 @@ impl Summary {
         }
         if self.calls_without_tokens > 0 {
             out.push_str(&format!(
-                "  {} call(s) had no token count: replayed with the scenario's output length\n",
-                self.calls_without_tokens
+                "  {} no token count: replayed with the scenario's output length\n",
+                match self.calls_without_tokens {
+                    1 => "1 call had".to_string(),
+                    n => format!("{n} calls had"),
+                }
             ));
         }
         if self.unasked_tools > 0 {
             out.push_str(&format!(
-                "  {} tool run(s) came before any model call of their turn: the system's own, not replayed\n",
-                self.unasked_tools
+                "  {} before any model call of their turn: the system's own, not replayed\n",
+                match self.unasked_tools {
+                    1 => "1 tool run came".to_string(),
+                    n => format!("{n} tool runs came"),
+                }
             ));
         }
         if self.sub_agent_calls > 0 {
             out.push_str(&format!(
-                "  {} call(s) were made by sub-agents inside a turn (kept in the turn, in order)\n",
-                self.sub_agent_calls
+                "  {} by sub-agents inside a turn (kept in the turn, in order)\n",
+                match self.sub_agent_calls {
+                    1 => "1 call was made".to_string(),
+                    n => format!("{n} calls were made"),
+                }
             ));
         }
         out

@@ -156,9 +156,9 @@ fn edge_cases_nested_agents_no_conversation_no_tokens_a_tool_first_legacy_names(
         (2, 1, 1)
     );
     let text = s.text();
-    assert!(text.contains("2 call(s) had no token count"), "{text}");
+    assert!(text.contains("2 calls had no token count"), "{text}");
     assert!(
-        text.contains("1 tool run(s) came before any model call"),
+        text.contains("1 tool run came before any model call"),
         "{text}"
     );
 }

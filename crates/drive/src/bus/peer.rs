@@ -158,7 +158,10 @@ pub(super) async fn subscriber(
             Ok(None) => {
                 done.error = Some((
                     "closed".into(),
-                    format!("the bus closed {name}'s connection after {frames} frame(s)"),
+                    format!(
+                        "the bus closed {name}'s connection after {}",
+                        result::words::count(frames, "frame")
+                    ),
                 ));
                 break;
             }
@@ -212,7 +215,10 @@ pub(super) async fn publisher(
         drain.is_finished().then(|| {
             (
                 "closed".to_string(),
-                format!("the bus closed {name}'s connection while it published (after it had written {wrote} message(s))"),
+                format!(
+                    "the bus closed {name}'s connection while it published (after it had written {})",
+                    result::words::count(wrote, "message")
+                ),
             )
         })
     };
@@ -230,7 +236,10 @@ pub(super) async fn publisher(
         if let Err((kind, m)) = w.send(&frame).await {
             done.error = Some((
                 kind,
-                format!("{name} could send {seq} of {n} message(s): {m}"),
+                format!(
+                    "{name} could send {seq} of {}: {m}",
+                    result::words::count(n as u64, "message")
+                ),
             ));
             break;
         }

@@ -113,7 +113,11 @@ fn errors(ctx: &Ctx, dones: &[Done], total: u64) -> Errors {
             (missed > 0).then(|| {
                 (
                     "lost".to_string(),
-                    format!("{} missed {missed} of {total} message(s)", d.name),
+                    format!(
+                        "{} missed {missed} of {}",
+                        d.name,
+                        result::words::count(total, "message")
+                    ),
                 )
             })
         });

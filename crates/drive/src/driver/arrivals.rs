@@ -62,7 +62,8 @@ pub(super) async fn arrive(
             Err(_) => {
                 abandon(&mut tasks, &rec, |left| {
                     format!(
-                        "{left} session(s) still running when the step timeout of {:.0} s ran out",
+                        "{} still running when the step timeout of {:.0} s ran out",
+                        result::words::count(left, "session"),
                         opts.step_timeout.as_secs_f64()
                     )
                 });
@@ -96,7 +97,10 @@ pub(super) async fn churn(
     .is_err();
     if timed_out {
         abandon(&mut slots, &rec, |left| {
-            format!("{left} session(s) still running when the step timeout ran out after the soak")
+            format!(
+                "{} still running when the step timeout ran out after the soak",
+                result::words::count(left, "session")
+            )
         });
     }
     timed_out

@@ -132,7 +132,10 @@ impl<'a> Walk<'a> {
             let detail = format!("user turn {k} comes after turn {last}");
             self.f.add(k, "history", detail, text);
         } else if k > expected {
-            let detail = format!("user turn(s) {expected}..{} missing before turn {k}", k - 1);
+            let detail = match k - 1 == expected {
+                true => format!("user turn {expected} missing before turn {k}"),
+                false => format!("user turns {expected}..{} missing before turn {k}", k - 1),
+            };
             self.f.add(k, "history", detail, text);
         }
         self.last_marked_turn = last.max(k);

@@ -51,7 +51,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
         }
         return Ok(0);
     }
-    eprintln!("{} problem(s):", found.len());
+    eprintln!("{}:", report::words::count(found.len() as u64, "problem"));
     for (i, p) in found.iter().enumerate() {
         eprintln!("  {}. {p}", i + 1);
     }

@@ -241,12 +241,12 @@ fn sharded(
     let d = done?;
     let c = &d.counters;
     eprintln!(
-        "shard {index}/{count}: {} of the run's {} sessions — {} ok, {} failed, {} turns in {:.1} s; began {:.0} ms after the shared start; wrote {} (merge with `plimsoll merge {}`)",
+        "shard {index}/{count}: {} of the run's {} — {} ok, {} failed, {} in {:.1} s; began {:.0} ms after the shared start; wrote {} (merge with `plimsoll merge {}`)",
         c.sessions_planned,
-        c.concurrency,
+        result::words::sessions(c.concurrency as f64),
         c.sessions_ok,
         c.sessions_failed,
-        c.turns,
+        result::words::count(c.turns, "turn"),
         c.wall_ms / 1000.0,
         c.late_start_ms,
         d.file.display(),

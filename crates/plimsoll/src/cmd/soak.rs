@@ -150,8 +150,11 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
         "plimsoll soak: {} of load ({}), then {} of drain, sampling every {}; the first {:.0} s left out of the verdict",
         a.duration,
         match a.rate {
-            Some(r) => format!("{r} new sessions a second"),
-            None => format!("{} sessions at a time, each replaced as it ends", opts.step.concurrency.unwrap_or(cfg.concurrency)),
+            Some(r) => format!("{} a second", result::words::count_f(r, "new session")),
+            None => format!(
+                "{} at a time, each replaced as it ends",
+                result::words::sessions(opts.step.concurrency.unwrap_or(cfg.concurrency) as f64)
+            ),
         },
         a.drain,
         a.every,

@@ -51,11 +51,11 @@ fn from_traces(a: FromTraces) -> anyhow::Result<u8> {
 fn describe(w: &workload::Workload) -> String {
     let f = w.fingerprint();
     format!(
-        "workload {} (sha256 of {} source file(s))\n{} turns, {} model calls\n{}",
+        "workload {} (sha256 of {})\n{}, {}\n{}",
         &f.sha256[..16],
-        w.source.files.len(),
-        f.turns,
-        f.calls,
+        report::words::count(w.source.files.len() as u64, "source file"),
+        report::words::count(f.turns as u64, "turn"),
+        report::words::count(f.calls as u64, "model call"),
         w.summary.text()
     )
 }

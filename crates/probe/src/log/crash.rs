@@ -125,11 +125,7 @@ pub fn digest(tail: &str, whole: Option<&Path>) -> String {
     if !ctx.is_empty() {
         out.push(format!(
             "before it ({}, repeated frames collapsed):",
-            if ctx.len() == 1 {
-                "1 line".to_string()
-            } else {
-                format!("{} lines", ctx.len())
-            }
+            result::words::count(ctx.len() as u64, "line")
         ));
         out.extend(ctx.into_iter().map(|l| format!("  {l}")));
     }
