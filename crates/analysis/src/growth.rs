@@ -7,6 +7,7 @@
 //! has a limit (threads, open files) the slope says at how many sessions it runs out.
 
 use crate::budget::num;
+use result::words::{int, many};
 use result::{BoxLimits, StepResult};
 
 /// A slope this many times the lower levels' over the upper ones: super-linear.
@@ -162,9 +163,9 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
     let ten_k = f.intercept + f.slope * 10_000.0;
     let out = match runs_out(&f, limit) {
         Some(n) => format!(
-            "; the box allows {} — they run out near {} sessions",
-            limit.unwrap_or(0),
-            num(n.max(0.0).round())
+            "; the box allows {} — they run out near {}",
+            int(limit.unwrap_or(0)),
+            many(n.max(0.0).round() as u64, "session")
         ),
         None => String::new(),
     };
@@ -174,7 +175,7 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
         num(at_top),
         top.concurrency,
         held_per(f.slope, turns, unit.trim_end_matches('s')),
-        num(ten_k.round())
+        int(ten_k.round().max(0.0) as u64)
     ))
 }
 
@@ -311,6 +312,16 @@ fn rising_fit(steps: &[StepResult], get: impl Fn(&StepResult) -> Option<f64>) ->
 /// Whether CPU per turn rises with the sessions (the wall then has a cause to name).
 pub fn cpu_per_turn_rises(steps: &[StepResult]) -> bool {
     rising(steps, "", "", "", |s| s.cpu_ms_per_turn).is_some()
+}
+
+/// The SUT's threads per session, when they grow enough to be a finding: what makes a
+/// turn dearer as sessions are added (more threads to schedule and switch between).
+pub fn threads_per_session(steps: &[StepResult]) -> Option<f64> {
+    let [threads, ..] = counts(&BoxLimits::default());
+    let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
+    fit(&points(steps, threads.get), threads.material)
+        .filter(|f| grows(f) && worth_saying(f, &threads, top.concurrency as f64))
+        .map(|f| f.slope)
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ fn a_thread_per_request_is_named_with_its_slope_and_where_it_runs_out() {
     }
     let f = findings(&steps);
     assert!(
-        f[0].starts_with("threads grow 3 per session (243 at 80): a thread per request (turn) that is never released — 10,000 sessions would need 30003 threads; the box allows 1000 — they run out near 332 sessions"),
+        f[0].starts_with("threads grow 3 per session (243 at 80): a thread per request (turn) that is never released — 10,000 sessions would need 30,003 threads; the box allows 1,000 — they run out near 332 sessions"),
         "{f:?}"
     );
     assert_eq!(f.len(), 1, "{f:?}");
@@ -152,4 +152,42 @@ fn memory_and_cpu_per_session_rising_with_load_are_named() {
         "{f:?}"
     );
     assert!(cpu_per_turn_rises(&steps));
+}
+
+#[test]
+fn threads_that_make_each_turn_dearer_are_named_in_the_cpu_wall() {
+    // A thread per turn under a 1-core cap: CPU per turn 13 → 34 ms as threads go 18 → 243.
+    let ladder = |threads_per_session: u64| -> Vec<StepResult> {
+        [
+            (5, 5.0, 13.0, 0.3),
+            (10, 9.0, 17.0, 0.6),
+            (20, 14.0, 22.0, 1.0),
+        ]
+        .into_iter()
+        .chain([(40, 12.0, 28.0, 1.0), (80, 10.0, 34.0, 1.0)])
+        .map(|(n, x, cpu_ms, cap)| {
+            let mut s = crate::verdict::tests::step(n, x, 1.5, cap);
+            s.peak_threads = 3 + threads_per_session * n as u64;
+            s.cpu_ms_per_turn = Some(cpu_ms);
+            s
+        })
+        .collect()
+    };
+    let v = crate::verdict::verdict(&ladder(3), &crate::Budget::default());
+    assert_eq!(v.wall.kind, result::WallKind::Cpu, "{}", v.wall.text);
+    assert!(
+        v.wall
+            .text
+            .contains("; its CPU per turn rises as its threads grow (3 per session): more threads to schedule"),
+        "{}",
+        v.wall.text
+    );
+    let v = crate::verdict::verdict(&ladder(0), &crate::Budget::default());
+    assert!(
+        v.wall
+            .text
+            .contains("; its CPU per turn rises with sessions, so the wall comes sooner"),
+        "{}",
+        v.wall.text
+    );
 }

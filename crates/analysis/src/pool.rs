@@ -11,6 +11,7 @@
 //! named as evidence, not as the cause.
 
 use crate::throughput::{flat_words, pct, Plateau, Wall};
+use result::words::count;
 use result::{Outcome, StepResult, WallKind};
 use std::collections::BTreeMap;
 
@@ -102,7 +103,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
                 m.count,
                 m.from,
                 m.to,
-                plural(m.count as u64, "call"),
+                count(m.count as u64, "call"),
                 m.count,
                 m.count
             ),
@@ -137,28 +138,32 @@ fn pool_wall(
         ),
         None => String::new(),
     };
-    let conns = plural(p.count as u64, "connection");
+    let conns = count(p.count as u64, "connection");
     // Threads that each hold one connection (as many threads as connections, or a couple
     // more: a loop, a main thread) are a worker pool; connections over the threads are
     // multiplexed, and their own pool is the limit.
     let workers = flat_threads(steps, p.from)
         .filter(|t| *t >= 2 && (p.count as u64..=p.count as u64 + 2).contains(t))
-        .filter(|&t| grew_below(steps, p, t));
+        .filter(|&t| grew_below(steps, p, t))
+        .filter(|_| worked(steps, p));
     if let Some(t) = workers {
         return Wall {
             kind: WallKind::Pool,
             from: Some(p.from as f64),
             text: format!(
-                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {} workers are the wall, not the connection pool (more workers would open more connections){turns}",
+                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {} the wall, not the connection pool (more workers would open more connections){turns}",
                 who(&p.peer),
                 p.count,
                 p.from,
                 p.to,
-                p.count,
+                match p.count {
+                    1 => "1 worker is".to_string(),
+                    n => format!("{n} workers are"),
+                },
             ),
             short: format!(
-                "a pool of {} worker threads ({t} threads in all), each holding a connection to {}",
-                p.count,
+                "a pool of {} ({t} threads in all), each holding a connection to {}",
+                count(p.count as u64, "worker thread"),
                 who(&p.peer)
             ),
         };
@@ -178,14 +183,6 @@ fn pool_wall(
     }
 }
 
-/// "1 connection", "4 connections".
-pub(crate) fn plural(n: u64, noun: &str) -> String {
-    match n {
-        1 => format!("1 {noun}"),
-        _ => format!("{n} {noun}s"),
-    }
-}
-
 /// Whether the threads grew with the connections below the pool: at a level under its
 /// count there were fewer threads than at the wall (a pool of workers starts a thread as
 /// work comes). Threads at the same count from the first level on are the process's own
@@ -195,6 +192,18 @@ fn grew_below(steps: &[StepResult], p: &Flat, threads: u64) -> bool {
         .iter()
         .filter(|s| s.outcome == Outcome::Ok && s.concurrency < p.count as usize)
         .any(|s| s.peak_threads > 0 && s.peak_threads < threads)
+}
+
+/// Whether as many threads as the pool's connections did work where it is flat, when
+/// the threads' CPU was read: a worker that holds a connection serves turns (some CPU
+/// each); an event loop's helper threads (a resolver, a timer) only wait. An async
+/// service whose threads merely equal its connections is not a pool of workers.
+fn worked(steps: &[StepResult], p: &Flat) -> bool {
+    steps
+        .iter()
+        .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
+        .filter_map(|s| s.thread_cpu.as_ref()?.active)
+        .all(|active| active >= p.count)
 }
 
 /// The SUT's threads over the levels from `from` on, when they stay at one count.
@@ -273,6 +282,34 @@ mod tests {
             v.wall.short, "a pool of 4 connections to redis",
             "{}",
             v.wall.text
+        );
+        // examples/pg-memory: an async service whose 4th thread (asyncio's resolver) came
+        // with its 4th connection, yet only its event loop ran: not a pool of workers.
+        let mut steps = threads(held(), &[3, 4, 4, 4]);
+        for s in &mut steps {
+            s.thread_cpu = Some(result::ThreadCpu {
+                active: Some(1),
+                ..Default::default()
+            });
+        }
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(
+            v.wall.short, "a pool of 4 connections to redis",
+            "{}",
+            v.wall.text
+        );
+        // The same counts with every worker serving turns: the workers.
+        for s in &mut steps {
+            s.thread_cpu = Some(result::ThreadCpu {
+                active: Some(4),
+                ..Default::default()
+            });
+        }
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert!(
+            v.wall.short.starts_with("a pool of 4 worker threads"),
+            "{}",
+            v.wall.short
         );
         // 16 workers before 4 connections: the threads grow past them, the pool is the wall.
         let steps = threads(held(), &[3, 5, 9, 17]);

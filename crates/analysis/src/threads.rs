@@ -6,6 +6,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall, CPU_WALL};
+use result::words::sessions;
 use result::{StepResult, WallKind};
 
 /// A thread runnable (on a core or waiting for one) this share of the time or more is
@@ -42,6 +43,15 @@ fn hot(s: &StepResult) -> Option<(f64, u32)> {
     Some((t.busiest.first()?.runnable(), t.saturated))
 }
 
+/// A thread as a person knows it: the main thread by that name (an interpreter that
+/// names no thread shows only the process's name), others by theirs.
+fn named(b: &result::BusyThread) -> String {
+    match b.main {
+        true => format!("the main thread (`{}`)", b.name),
+        false => format!("`{}`", b.name),
+    }
+}
+
 /// "at 97 % of a core", or when it waited for one: "runnable 96 % of the time (57 % on a
 /// core, 39 % waiting for one)".
 fn how_busy(b: &result::BusyThread) -> (String, String) {
@@ -63,17 +73,22 @@ fn how_busy(b: &result::BusyThread) -> (String, String) {
 }
 
 /// The wall named by saturated threads when the SUT's own reading found no resource at
-/// its wall (`internal` or `none`, from a level on): from the first level where the
-/// busiest thread was saturated while the process stayed below its CPU cap, every level
-/// from there on the same.
+/// its wall (`internal` or `none`, from a level on), or a CPU wall the SUT's own CPU never
+/// reached (a core full with other processes on a busy machine): from the first level
+/// where the busiest thread was saturated while the process stayed below its CPU cap,
+/// every level from there on the same.
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
+    let below_cap = |s: &&StepResult| {
+        s.cpu_of_cap.is_none_or(|c| c < CPU_WALL) && s.cpu_throttled.is_none_or(|t| t < 0.5)
+    };
+    let others_cpu = own.kind == WallKind::Cpu && ok.iter().all(below_cap);
     let (true, Some(start)) = (
-        matches!(own.kind, WallKind::Internal | WallKind::None),
+        matches!(own.kind, WallKind::Internal | WallKind::None) || others_cpu,
         plateau.map(|p| p.from).or(own.from),
     ) else {
         return own;
     };
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
     let saturated = |s: &&StepResult| at_limit(s) && s.cpu_of_cap.is_none_or(|c| c < CPU_WALL);
     // The first saturated level at or below the start of the plateau (or the knee's
     // upper bracket: the level above it), and none after it that is not.
@@ -102,28 +117,40 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         .min()
         .unwrap_or(1)
         .max(1);
-    let names: Vec<String> = t
-        .busiest
-        .iter()
-        .take(n as usize)
-        .map(|b| format!("`{}`", b.name))
-        .collect();
+    let names: Vec<String> = t.busiest.iter().take(n as usize).map(named).collect();
+    let from = ok[first].concurrency;
     let (busy, busy_short) = how_busy(&t.busiest[0]);
     let process = match (top.cpu_of_cap, top.cpu_cores) {
-        (Some(c), Some(k)) => format!(" (the process at {} of its {}-core cap)", pct(c), num(k)),
+        (Some(c), Some(k)) => format!("the process at {} of its {}-core cap", pct(c), num(k)),
         _ => String::new(),
     };
+    // The figures are the top level's: said with that level when the wall began lower.
+    let same = top.concurrency == from;
+    let figures = |lead: &str| match (lead.is_empty(), process.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => process.clone(),
+        (false, true) => lead.to_string(),
+        (false, false) => format!("{lead}, {process}"),
+    };
+    let at_top = |lead: &str| match (same, figures(lead)) {
+        (_, f) if f.is_empty() => String::new(),
+        (true, f) => format!(" ({f})"),
+        (false, f) => format!(" (at {}: {f})", sessions(top.concurrency as f64)),
+    };
+    let (one_busy, one_figures) = match same {
+        true => (busy.clone(), at_top("")),
+        false => ("at its limit".to_string(), at_top(&busy)),
+    };
     let throughput = plateau.map_or(String::new(), |p| format!("; throughput {}", flat_words(p)));
-    let from = ok[first].concurrency;
     let (what, why, short) = if n == 1 {
         (
-            format!("one thread — {} {busy} from {from} sessions{process}", names[0]),
+            format!("one thread — {} {one_busy} from {}{one_figures}", names[0], sessions(from as f64)),
             "an event loop or a lock held by one thread; more cores will not help, more processes will",
             format!("one thread ({} {busy_short})", names[0]),
         )
     } else {
         (
-            format!("{n} threads at their limit — {} runnable {} of the time or more from {from} sessions{process}", names.join(", "), pct(SATURATED)),
+            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), sessions(from as f64), at_top("")),
             "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
             format!("{n} threads ({} full)", names.join(", ")),
         )
@@ -155,16 +182,19 @@ mod tests {
                     tid: 7,
                     core_share: share,
                     wait_share: Some(wait),
+                    main: false,
                 },
                 BusyThread {
                     name: "asyncio_0".into(),
                     tid: 8,
                     core_share: 0.05,
                     wait_share: None,
+                    main: false,
                 },
             ],
             busy: saturated,
             saturated,
+            active: None,
         });
         s.cpu_cores = Some(2.0);
         s
@@ -224,7 +254,7 @@ mod tests {
         let v = verdict(&steps, &crate::Budget::default());
         assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
         assert!(
-            v.wall.text.starts_with("one thread — `MainThread` at 98 % of a core from 5 sessions (the process at 50 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; throughput flat at 9.77 turns/s"),
+            v.wall.text.starts_with("one thread — `MainThread` at its limit from 5 sessions (at 20 sessions: at 98 % of a core, the process at 50 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; throughput flat at 9.77 turns/s"),
             "{}",
             v.wall.text
         );
@@ -243,7 +273,7 @@ mod tests {
         let v = verdict(&steps, &crate::Budget::default());
         assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
         assert!(
-            v.wall.text.starts_with("one thread — `MainThread` runnable 98 % of the time (57 % on a core, 41 % waiting for one) from 5 sessions"),
+            v.wall.text.starts_with("one thread — `MainThread` at its limit from 5 sessions (at 10 sessions: runnable 98 % of the time (57 % on a core, 41 % waiting for one), the process at 29 % of its 2-core cap)"),
             "{}",
             v.wall.text
         );
@@ -263,5 +293,45 @@ mod tests {
         ];
         let v = verdict(&steps, &crate::Budget::default());
         assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    }
+
+    #[test]
+    fn a_core_full_with_other_processes_gives_way_to_a_saturated_main_thread() {
+        // agno's AgentOS under a 2-core cap on a machine a build shared (field trial):
+        // at 32 others took 57 % of the cores, so the CPU read "full with other
+        // processes"; at 64 (clean) its main thread, named only `python3`, sat at 97 % of
+        // a core with the process at 48 % of its cap.
+        let mut steps = vec![
+            hot_thread(step(8, 16.9, 1.1, 0.11), 0.22, 0),
+            hot_thread(step(16, 30.5, 1.2, 0.22), 0.45, 0),
+            hot_thread(step(32, 45.0, 1.4, 0.40), 0.84, 0),
+            hot_thread(step(64, 60.3, 2.1, 0.48), 0.97, 1),
+        ];
+        for s in &mut steps {
+            if let Some(t) = s.thread_cpu.as_mut() {
+                (t.busiest[0].name, t.busiest[0].main) = ("python3".into(), true);
+            }
+            s.cpu_cores = Some(2.0);
+        }
+        steps[2].interference = Some(result::Interference {
+            others_share: 0.57,
+            cores: 2.0,
+            contaminated: true,
+            ..Default::default()
+        });
+        steps[2].sched_delay_ms_per_s = Some(450.0);
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+        assert!(
+            v.wall.text.starts_with("one thread — the main thread (`python3`) at its limit from 32 sessions (at 64 sessions: at 97 % of a core, the process at 48 % of its 2-core cap)"),
+            "{}",
+            v.wall.text
+        );
+        // The same ladder whose CPU did reach its cap at 64 keeps the CPU wall.
+        steps[3].cpu_of_cap = Some(0.97);
+        assert_eq!(
+            verdict(&steps, &crate::Budget::default()).wall.kind,
+            WallKind::Cpu
+        );
     }
 }

@@ -74,9 +74,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let mut wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
     if wall.kind == WallKind::Cpu && cpu_rises {
-        wall.text.push_str(
-            "; its CPU per turn rises with sessions, so the wall comes sooner than one session's cost predicts",
-        );
+        wall.text.push_str(&dearer_turns(steps));
     }
     let first_over = st.first().is_some_and(|s| s.standing == Standing::Over);
     let first_level_cost = (first_over && holds.is_none())
@@ -113,6 +111,18 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     v.headline = crate::headline::headline(&v, steps);
     v.lines = crate::headline::lines(&v, steps);
     v
+}
+
+/// Why the CPU wall comes sooner than one session's cost predicts: each turn dearer as
+/// sessions are added — with the threads that grow per session, when they do.
+fn dearer_turns(steps: &[StepResult]) -> String {
+    match crate::growth::threads_per_session(steps) {
+        Some(k) => format!(
+            "; its CPU per turn rises as its threads grow ({} per session): more threads to schedule and switch between, so the wall comes sooner than one session's cost predicts",
+            crate::budget::num(k)
+        ),
+        None => "; its CPU per turn rises with sessions, so the wall comes sooner than one session's cost predicts".into(),
+    }
 }
 
 /// The provider is the wall when it pushed back materially, unless the harness was the

@@ -6,6 +6,10 @@ use crate::log::LogBook;
 use crate::{Stopped, Summary};
 use result::{round2, StepResult};
 
+/// A thread that ran this share of a core or more over the span of load did some of the
+/// step's work (a worker that served turns); below it, a thread that only waited.
+pub const ACTIVE: f64 = 0.002;
+
 impl Summary {
     /// Fills the fields that come from the samples alone.
     pub fn fill(&self, r: &mut StepResult) {
@@ -45,10 +49,12 @@ impl Summary {
                     tid: s.tid,
                     core_share: milli(s.share),
                     wait_share: Some(milli(s.wait)),
+                    main: s.main,
                 })
                 .collect(),
             busy: count(0.5),
             saturated: count(0.9),
+            active: Some(shares.iter().filter(|s| s.share >= ACTIVE).count() as u32),
         })
     }
 

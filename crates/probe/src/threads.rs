@@ -34,6 +34,8 @@ pub struct ThreadShare {
     pub share: f64,
     /// The share of the interval it waited in a run queue, ready to run.
     pub wait: f64,
+    /// A process's main thread (its tid is the process's pid).
+    pub main: bool,
 }
 
 /// One thread's times so far (schedstat's first two fields), in ns.
@@ -97,7 +99,13 @@ impl ThreadWatch {
         let interval = self
             .last_at
             .filter(|f| t > *f)
-            .map(|from_s| self.interval(&current, from_s, t, (t - from_s) * 1e9));
+            .map(|from_s| self.interval(&current, from_s, t, (t - from_s) * 1e9))
+            .map(|mut iv| {
+                for b in &mut iv.busiest {
+                    b.main = pids.contains(&b.tid);
+                }
+                iv
+            });
         self.last = current;
         self.last_at = Some(t);
         self.next_due = Some(now + now.elapsed().mul_f64(1.0 / COST_SHARE));
@@ -133,6 +141,7 @@ impl ThreadWatch {
                     .clone(),
                 share,
                 wait,
+                main: false,
             })
             .collect();
         Interval {
@@ -150,25 +159,20 @@ pub const MAX_INTERVALS: usize = 2048;
 /// Two neighbouring intervals as one: each thread's share weighted by time.
 fn merge(a: &Interval, b: &Interval) -> Interval {
     let span = (b.to_s - a.from_s).max(1e-9);
-    let mut sum: HashMap<u32, (String, f64, f64)> = HashMap::new();
+    let mut sum: HashMap<u32, ThreadShare> = HashMap::new();
     for (iv, w) in [(a, a.to_s - a.from_s), (b, b.to_s - b.from_s)] {
         for t in &iv.busiest {
-            let e = sum
-                .entry(t.tid)
-                .or_insert_with(|| (t.name.clone(), 0.0, 0.0));
-            e.1 += t.share * w;
-            e.2 += t.wait * w;
+            let e = sum.entry(t.tid).or_insert_with(|| ThreadShare {
+                tid: t.tid,
+                name: t.name.clone(),
+                main: t.main,
+                ..ThreadShare::default()
+            });
+            e.share += t.share * w / span;
+            e.wait += t.wait * w / span;
         }
     }
-    let mut busiest: Vec<ThreadShare> = sum
-        .into_iter()
-        .map(|(tid, (name, s, w))| ThreadShare {
-            tid,
-            name,
-            share: s / span,
-            wait: w / span,
-        })
-        .collect();
+    let mut busiest: Vec<ThreadShare> = sum.into_values().collect();
     busiest.sort_by(|x, y| {
         (y.share + y.wait)
             .total_cmp(&(x.share + x.wait))
@@ -215,6 +219,7 @@ pub fn shares_over(intervals: &[Interval], a: f64, b: f64) -> Vec<ThreadShare> {
             let e = sum.entry(t.tid).or_insert_with(|| ThreadShare {
                 tid: t.tid,
                 name: t.name.clone(),
+                main: t.main,
                 ..ThreadShare::default()
             });
             e.share += t.share * overlap / span;

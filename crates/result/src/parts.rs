@@ -257,6 +257,10 @@ pub struct ThreadCpu {
     /// 90 % or more.
     pub busy: u32,
     pub saturated: u32,
+    /// Threads that ran 0.2 % of a core or more: those that did some of the work (a pool
+    /// of workers counts each; an event loop's idle helpers do not). None in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -270,6 +274,10 @@ pub struct BusyThread {
     /// other processes, or more runnable threads than cores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_share: Option<f64>,
+    /// A process's main thread (its tid is the process's pid): where an interpreter's
+    /// event loop runs when the runtime names no thread.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub main: bool,
 }
 
 impl BusyThread {
