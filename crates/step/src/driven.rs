@@ -160,9 +160,21 @@ fn drive_options(
         }),
         shard: None,
         start_at: None,
-        name_prefix: String::new(),
+        name_prefix: step_tag(),
         replay: rig.replay.clone(),
     }
+}
+
+/// A tag of this step for its sessions' names (`3f9a1c-s0`): a SUT whose store outlives
+/// the step (a database of the user's own, a re-run of the same level) never sees one
+/// session name twice, and so never mixes two steps' conversations.
+fn step_tag() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static STEPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(STEPS.fetch_add(1, Relaxed));
+    h.write_u32(std::process::id());
+    format!("{:06x}-", h.finish() & 0xff_ffff)
 }
 
 /// When the sessions were driven, on the sampler's clock, and what the SUT's threads

@@ -28,7 +28,8 @@
 //! contains = "fact"            # or equals = <any JSON>, or present = true
 //! ```
 //!
-//! Placeholders: `{{session}}` (s0, s1 …), `{{nonce}}` (psn + 16 hex, unique per session),
+//! Placeholders: `{{session}}` (a tag of the step, then s0, s1 …: `3f9a1c-s0`; a
+//! store that outlives a step never sees a name twice), `{{nonce}}` (psn + 16 hex, unique per session),
 //! `{{uuid}}` (a v4 UUID per session) and `{{request_uuid}}` (a new one per request), both
 //! fixed by the seed; `{{turn}}` (1-based), `{{base}}` (the SUT's base URL), `{{ws_base}}`
 //! (the same as ws://), `{{port}}`, and extracted names. A name used before any reply has
