@@ -40,10 +40,10 @@ pub(crate) fn start(
             let failed = p.sessions_failed.load(Relaxed);
             b.set_position(p.sessions_ok.load(Relaxed) + failed);
             b.set_message(format!(
-                "({failed} failed) · {} turns · SUT {:.1} MB, {} threads",
-                p.turns.load(Relaxed),
+                "({failed} failed) · {} · SUT {:.1} MB, {}",
+                result::words::count(p.turns.load(Relaxed), "turn"),
                 rss_kb as f64 / 1024.0,
-                threads
+                result::words::count(threads, "thread")
             ));
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
