@@ -12,6 +12,30 @@ pub fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// The text with each marker's session named without its step's tag (`session=3f9a1c-s0`
+/// reads `session=s0`): every step tags its sessions afresh, yet the same session of the
+/// same seed must get the same answers, run after run and arm after arm.
+pub fn untagged(text: &str) -> std::borrow::Cow<'_, str> {
+    const KEY: &str = "[[plimsoll session=";
+    if !text.contains(KEY) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(KEY) {
+        let (head, tail) = rest.split_at(at + KEY.len());
+        out.push_str(head);
+        let name = tail.split_whitespace().next().unwrap_or("");
+        let bare = name.rsplit_once('-').map(|(_, n)| n).filter(|n| {
+            n.len() > 1 && n.starts_with('s') && n[1..].bytes().all(|b| b.is_ascii_digit())
+        });
+        let skip = bare.map_or(0, |n| name.len() - n.len());
+        rest = &tail[skip..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Hash of what the conversation says, not how it was sent: the same conversation
 /// gets the same answer whether streamed or not, and whatever the JSON key order.
 pub fn content_hash(seed: u64, req: &wire::Request) -> u64 {
@@ -22,7 +46,7 @@ pub fn content_hash(seed: u64, req: &wire::Request) -> u64 {
     feed(req.system.as_bytes());
     for m in &req.messages {
         feed(format!("{:?}", m.role).as_bytes());
-        feed(m.text.as_bytes());
+        feed(untagged(&m.text).as_bytes());
         feed(m.tool_call_id.as_deref().unwrap_or("").as_bytes());
         for c in &m.tool_calls {
             feed(c.id.as_bytes());
@@ -35,4 +59,28 @@ pub fn content_hash(seed: u64, req: &wire::Request) -> u64 {
     }
     feed(format!("{:?}{:?}", req.tool_choice, req.max_output_tokens).as_bytes());
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_s_tag_does_not_change_what_a_session_says() {
+        let a = "[[plimsoll session=3f9a1c-s12 nonce=psn1 turn=2]] hi";
+        assert_eq!(untagged(a), "[[plimsoll session=s12 nonce=psn1 turn=2]] hi");
+        assert_eq!(
+            untagged("[[plimsoll session=s3 nonce=x turn=1]]"),
+            "[[plimsoll session=s3 nonce=x turn=1]]"
+        );
+        assert_eq!(
+            untagged("[[plimsoll session=r0000abcd-s7 n]] and [[plimsoll session=ab-s1 m]]"),
+            "[[plimsoll session=s7 n]] and [[plimsoll session=s1 m]]"
+        );
+        assert_eq!(
+            untagged("[[plimsoll session=my-own x]]"),
+            "[[plimsoll session=my-own x]]"
+        );
+        assert_eq!(untagged("no marker"), "no marker");
+    }
 }

@@ -291,8 +291,11 @@ fn interference(
     let others = (machine.busy_s - sut - machine.own_s - deps_cpu_s).max(0.0);
     let others_share = others / span / cores;
     let steal_share = machine.steal_s / span / machine.cores as f64;
-    let harness_share = (machine.harness_cores > 0)
-        .then(|| machine.harness_others_s / span / machine.harness_cores as f64);
+    // The SUT's services and probed processes may run on Plimsoll's cores too: theirs is
+    // not a neighbour's CPU (counted off both, the figure errs towards quiet).
+    let harness_share = (machine.harness_cores > 0).then(|| {
+        (machine.harness_others_s - deps_cpu_s).max(0.0) / span / machine.harness_cores as f64
+    });
     Some(result::Interference {
         others_share: round3(others_share),
         steal_share: round3(steal_share),

@@ -103,12 +103,12 @@ async fn open(
         );
         open.spawn(async move {
             let _slot = slots.acquire().await;
-            let mut vars = Vars::new(opts.seed, i, fixed_vars(i, &opts, &port));
+            let mut vars = Vars::new(opts.seed, &opts.name_prefix, i, fixed_vars(i, &opts, &port));
             let c = ctx(&recorder, &spec, &opts);
             match sequence::setup(&spec, &mut vars, &mut None, &c).await {
                 Ok(()) => Some((i, vars)),
                 Err((kind, m)) => {
-                    recorder.error(kind, format!("session s{i} {m}"));
+                    recorder.error(kind, format!("session {}s{i} {m}", opts.name_prefix));
                     recorder.progress.sessions_failed.fetch_add(1, Relaxed);
                     None
                 }
@@ -155,7 +155,7 @@ async fn turns(
                 match outcome {
                     Ok(()) => recorder.session_ok(start, false),
                     Err((kind, m)) => {
-                        recorder.error(kind, format!("session s{i} {m}"));
+                        recorder.error(kind, format!("session {}s{i} {m}", opts.name_prefix));
                         recorder.progress.sessions_failed.fetch_add(1, Relaxed);
                     }
                 }

@@ -26,7 +26,7 @@ pub(super) async fn run_session(
 ) -> bool {
     let _flight = InFlight::new(&recorder.progress);
     let session = format!("{}s{i}", opts.name_prefix);
-    let mut vars = Vars::new(opts.seed, i, fixed_vars(i, opts, port));
+    let mut vars = Vars::new(opts.seed, &opts.name_prefix, i, fixed_vars(i, opts, port));
     let slow = opts.slow.filter(|(share, _)| is_slow(i, *share));
     vars.pace_bps = slow.map(|(_, bps)| bps);
     vars.replay = opts.replay.clone().map(|r| (r, i));

@@ -21,7 +21,12 @@ pub(super) struct Vars {
 }
 
 impl Vars {
-    pub fn new(seed: u64, index: usize, fixed: Vec<(String, String)>) -> Vars {
+    /// A session's values; its `{{uuid}}`s are the step's own (`step`: the tag its
+    /// session names carry), so a store that outlives the step never sees one twice.
+    pub fn new(seed: u64, step: &str, index: usize, fixed: Vec<(String, String)>) -> Vars {
+        let seed = step.bytes().fold(seed, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        });
         let mut values = fixed;
         values.push(("uuid".into(), uuid(seed, index as u64, 0)));
         Vars {
