@@ -5,6 +5,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct};
+use crate::trust::WAIT_WORTH_SAYING;
 use result::ladder::{Labelled, Verdict};
 use result::words::{count, sessions};
 use result::StepResult;
@@ -60,9 +61,6 @@ fn busy_words(b: &crate::trust::Busy) -> String {
         ),
     }
 }
-
-/// A run-queue wait below this (ms a second) is not the harm worth a headline.
-const WAIT_WORTH_SAYING: f64 = 20.0;
 
 fn labelled(label: &str, text: String) -> Labelled {
     Labelled {

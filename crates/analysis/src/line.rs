@@ -1,6 +1,6 @@
 //! The line with its spread: a level run more than once holds in some of its runs, and
-//! the line is the range from the highest level that held in every run to the highest
-//! that held in any ("holds 11–12 sessions"). How it is crossed is named too: smooth when
+//! the line is the range from the highest level that held in most of its runs to the
+//! highest that held in any ("holds 11–12 sessions"). How it is crossed is named too: smooth when
 //! the budget the level beyond broke grows about as fast as the sessions across it, a
 //! cliff when it jumps or the level beyond collapsed.
 

@@ -112,7 +112,15 @@ fn thread_exhaustion(tail: &str) -> bool {
 
 /// The kernel counted OOM kills in the SUT's own cgroup.
 fn cgroup_oom(n: u64) -> Option<Collapse> {
-    (n > 0).then(|| (Outcome::OomKilled, format!("the kernel OOM-killed {n} process(es) in the SUT's cgroup (memory.events / memory.oom_control)")))
+    (n > 0).then(|| {
+        (
+            Outcome::OomKilled,
+            format!(
+                "the kernel OOM-killed {} in the SUT's cgroup (memory.events / memory.oom_control)",
+                result::words::count(n, "process")
+            ),
+        )
+    })
 }
 
 /// The SUT exited during the step: SIGKILL (the OOM killer's signal), no more threads, or

@@ -34,7 +34,7 @@ fn the_kernel_outranks_every_other_witness() {
     };
     let o = outcome(&e).unwrap();
     assert_eq!(o.0, Outcome::OomKilled);
-    assert!(o.1.contains("2 process(es)"), "{}", o.1);
+    assert!(o.1.contains("2 processes"), "{}", o.1);
 }
 
 #[test]

@@ -47,7 +47,7 @@ fn hot(s: &StepResult) -> Option<(f64, u32)> {
 /// names no thread shows only the process's name), others by theirs.
 fn named(b: &result::BusyThread) -> String {
     match b.main {
-        true => format!("the main thread (`{}`)", b.name),
+        true => format!("the main thread of `{}`", b.name),
         false => format!("`{}`", b.name),
     }
 }
@@ -106,11 +106,19 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     else {
         return own;
     };
-    let on = &ok[first..];
-    let top = on[on.len() - 1];
-    let Some(t) = top.thread_cpu.as_ref() else {
+    // Over a CPU wall that others filled, only a thread seen saturated on a clean step:
+    // on a busy one its time waiting for a core is the neighbours' doing.
+    let clean = |s: &StepResult| s.interference.as_ref().is_none_or(|i| !i.contaminated);
+    if others_cpu && !ok.last().is_some_and(|s| clean(s)) {
         return own;
-    };
+    }
+    thread_wall(&ok[first..], plateau).unwrap_or(own)
+}
+
+/// The wall in words, from the levels where the thread (or the threads) sat at its limit.
+fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+    let top = on.last()?;
+    let t = top.thread_cpu.as_ref()?;
     let n = on
         .iter()
         .filter_map(|s| hot(s).map(|h| h.1))
@@ -118,7 +126,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         .unwrap_or(1)
         .max(1);
     let names: Vec<String> = t.busiest.iter().take(n as usize).map(named).collect();
-    let from = ok[first].concurrency;
+    let from = on[0].concurrency;
     let (busy, busy_short) = how_busy(&t.busiest[0]);
     let process = match (top.cpu_of_cap, top.cpu_cores) {
         (Some(c), Some(k)) => format!("the process at {} of its {}-core cap", pct(c), num(k)),
@@ -155,12 +163,12 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
             format!("{n} threads ({} full)", names.join(", ")),
         )
     };
-    Wall {
+    Some(Wall {
         kind: WallKind::Thread,
         from: Some(from as f64),
         text: format!("{what}: {why}{throughput}"),
         short,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -323,9 +331,16 @@ mod tests {
         let v = verdict(&steps, &crate::Budget::default());
         assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
         assert!(
-            v.wall.text.starts_with("one thread — the main thread (`python3`) at its limit from 32 sessions (at 64 sessions: at 97 % of a core, the process at 48 % of its 2-core cap)"),
+            v.wall.text.starts_with("one thread — the main thread of `python3` at its limit from 32 sessions (at 64 sessions: at 97 % of a core, the process at 48 % of its 2-core cap)"),
             "{}",
             v.wall.text
+        );
+        // A top level as busy as the rest: the thread's wait may be the neighbours'.
+        let mut busy_top = steps.clone();
+        busy_top[3].interference = steps[2].interference.clone();
+        assert_eq!(
+            verdict(&busy_top, &crate::Budget::default()).wall.kind,
+            WallKind::Cpu
         );
         // The same ladder whose CPU did reach its cap at 64 keeps the CPU wall.
         steps[3].cpu_of_cap = Some(0.97);

@@ -115,6 +115,9 @@ pub fn taken(i: &result::Interference) -> f64 {
     i.others_share + i.steal_share + i.harness_share.unwrap_or(0.0)
 }
 
+/// A run-queue wait below this (ms a second) is not the harm a busy machine is quoted by.
+pub const WAIT_WORTH_SAYING: f64 = 20.0;
+
 /// Where the machine was busiest over a ladder, as the headline and the machine line
 /// say it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,8 +146,10 @@ pub fn busiest(steps: &[StepResult]) -> Option<Busy> {
             contaminated: i.contaminated,
         })
     });
+    // A wait too short to be the harm does not rank a step above a larger share.
+    let harm = |b: &Busy| b.wait_ms.filter(|w| *w >= WAIT_WORTH_SAYING).unwrap_or(0.0);
     let key = |b: &Busy| match b.contaminated {
-        true => (1, b.wait_ms.unwrap_or(0.0), b.share),
+        true => (1, harm(b), b.share),
         false => (0, 0.0, b.share),
     };
     all.max_by(|a, b| {
@@ -158,6 +163,27 @@ pub fn busiest(steps: &[StepResult]) -> Option<Busy> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wait_too_short_to_matter_does_not_outrank_a_larger_share() {
+        let step = |level: usize, share: f64, wait: f64| StepResult {
+            concurrency: level,
+            interference: Some(result::Interference {
+                others_share: share,
+                contaminated: true,
+                ..Default::default()
+            }),
+            sched_delay_ms_per_s: Some(wait),
+            ..Default::default()
+        };
+        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 5.0)]).unwrap();
+        assert_eq!((b.level, b.share), (2, 0.8));
+        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 50.0)]).unwrap();
+        assert_eq!(
+            b.level, 4,
+            "the wait that held the SUT up is the harm to quote"
+        );
+    }
 
     #[test]
     fn a_starved_harness_is_a_busy_machine_only_when_it_fell_behind() {

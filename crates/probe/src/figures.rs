@@ -6,10 +6,6 @@ use crate::log::LogBook;
 use crate::{Stopped, Summary};
 use result::{round2, StepResult};
 
-/// A thread that ran this share of a core or more over the span of load did some of the
-/// step's work (a worker that served turns); below it, a thread that only waited.
-pub const ACTIVE: f64 = 0.002;
-
 impl Summary {
     /// Fills the fields that come from the samples alone.
     pub fn fill(&self, r: &mut StepResult) {
@@ -54,7 +50,12 @@ impl Summary {
                 .collect(),
             busy: count(0.5),
             saturated: count(0.9),
-            active: Some(shares.iter().filter(|s| s.share >= ACTIVE).count() as u32),
+            active: self
+                .thread_intervals
+                .iter()
+                .filter(|iv| iv.to_s > a && iv.from_s < b)
+                .map(|iv| iv.active)
+                .max(),
         })
     }
 

@@ -24,7 +24,16 @@ pub struct Interval {
     pub from_s: f64,
     pub to_s: f64,
     pub busiest: Vec<ThreadShare>,
+    /// Threads that ran [`ACTIVE`] of a core or more over it (all of them, not only the
+    /// busiest kept): the workers that served turns, however many.
+    #[serde(default)]
+    pub active: u32,
 }
+
+/// A thread that ran this share of a core or more did some of the work (a worker that
+/// served a turn: parsing a reply alone costs more); below it, a thread that only waited
+/// (a resolver, a timer).
+pub const ACTIVE: f64 = 0.0005;
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ThreadShare {
@@ -128,6 +137,7 @@ impl ThreadWatch {
                 (used > 0.0).then_some((*tid, used / span_ns, waited / span_ns))
             })
             .collect();
+        let active = shares.iter().filter(|s| s.1 >= ACTIVE).count() as u32;
         shares.sort_by(|a, b| (b.1 + b.2).total_cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
         shares.truncate(KEEP);
         let busiest = shares
@@ -148,6 +158,7 @@ impl ThreadWatch {
             from_s,
             to_s,
             busiest,
+            active,
         }
     }
 }
@@ -156,33 +167,17 @@ impl ThreadWatch {
 /// threads thousands of times).
 pub const MAX_INTERVALS: usize = 2048;
 
-/// Two neighbouring intervals as one: each thread's share weighted by time.
-fn merge(a: &Interval, b: &Interval) -> Interval {
-    let span = (b.to_s - a.from_s).max(1e-9);
-    let mut sum: HashMap<u32, ThreadShare> = HashMap::new();
-    for (iv, w) in [(a, a.to_s - a.from_s), (b, b.to_s - b.from_s)] {
-        for t in &iv.busiest {
-            let e = sum.entry(t.tid).or_insert_with(|| ThreadShare {
-                tid: t.tid,
-                name: t.name.clone(),
-                main: t.main,
-                ..ThreadShare::default()
-            });
-            e.share += t.share * w / span;
-            e.wait += t.wait * w / span;
-        }
-    }
-    let mut busiest: Vec<ThreadShare> = sum.into_values().collect();
-    busiest.sort_by(|x, y| {
-        (y.share + y.wait)
-            .total_cmp(&(x.share + x.wait))
-            .then(x.tid.cmp(&y.tid))
-    });
+/// Neighbouring intervals as one: each thread's share weighted by time (what
+/// [`shares_over`] reads of them), the busiest kept.
+fn merge(pair: &[Interval]) -> Interval {
+    let (from_s, to_s) = (pair[0].from_s, pair[pair.len() - 1].to_s);
+    let mut busiest = shares_over(pair, from_s, to_s);
     busiest.truncate(KEEP);
     Interval {
-        from_s: a.from_s,
-        to_s: b.to_s,
+        from_s,
+        to_s,
         busiest,
+        active: pair.iter().map(|iv| iv.active).max().unwrap_or(0),
     }
 }
 
@@ -190,14 +185,7 @@ fn merge(a: &Interval, b: &Interval) -> Interval {
 pub fn push(intervals: &mut Vec<Interval>, iv: Interval) {
     intervals.push(iv);
     if intervals.len() > MAX_INTERVALS {
-        let merged: Vec<Interval> = intervals
-            .chunks(2)
-            .map(|c| match c {
-                [a, b] => merge(a, b),
-                [a] => a.clone(),
-                _ => unreachable!("chunks of two"),
-            })
-            .collect();
+        let merged: Vec<Interval> = intervals.chunks(2).map(merge).collect();
         *intervals = merged;
     }
 }
@@ -251,8 +239,10 @@ mod tests {
                     name: format!("t{tid}"),
                     share,
                     wait: share / 10.0,
+                    main: false,
                 })
                 .collect(),
+            active: busy.len() as u32,
         }
     }
 
@@ -324,5 +314,30 @@ mod tests {
         let top = &iv.busiest[0];
         assert_eq!(top.name, "plimsoll-spin", "{iv:?}");
         assert!(top.share > 0.2, "{top:?}");
+        assert!(
+            !top.main,
+            "a thread the process started is not its main thread"
+        );
+        assert!(iv.active >= 1, "{iv:?}");
+    }
+
+    #[test]
+    fn a_process_s_own_thread_is_its_main_thread() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let mut w = ThreadWatch::default();
+        w.read(&[child.id()], 0.0);
+        std::thread::sleep(Duration::from_millis(300));
+        w.next_due = None;
+        let iv = w.read(&[child.id()], 0.3);
+        let _ = child.kill();
+        let _ = child.wait();
+        let iv = iv.unwrap();
+        let top = &iv.busiest[0];
+        assert_eq!(top.tid, child.id(), "{iv:?}");
+        assert!(top.main && top.share > 0.2, "{top:?}");
+        assert_eq!(iv.active, 1, "{iv:?}");
     }
 }

@@ -64,9 +64,8 @@ impl Run<'_> {
                 }
             }
             eprintln!(
-                "the runs moved the line: it lies between {} and {} sessions; bisecting again",
-                search.holds.unwrap_or(0),
-                search.fails.map_or("?".into(), |f| f.to_string())
+                "the runs moved the line: {}; bisecting again",
+                between(search)
             );
             while let Some(m) = search.next_bisect(resolution) {
                 let Some(st) = self.level(m).await? else {
@@ -75,7 +74,11 @@ impl Run<'_> {
                 search.record(m, st);
             }
         }
-        Ok(true)
+        // The pair the last round bisected to is confirmed too (not moved again).
+        match (search.holds, search.fails) {
+            (Some(h), Some(f)) => self.confirm(h, f, self.opts.confirm).await,
+            _ => Ok(true),
+        }
     }
 
     /// Runs `holds` and `fails` again (a level already run that often is not); false when
@@ -110,5 +113,16 @@ impl Run<'_> {
             }
         }
         Ok(true)
+    }
+}
+
+/// Where the line lies now, in words: "it lies between 8 and 12 sessions", "it lies below
+/// 8 sessions", "it lies above 64 sessions".
+fn between(search: &Search) -> String {
+    match (search.holds, search.fails) {
+        (Some(h), Some(f)) => format!("it lies between {h} and {f} sessions"),
+        (None, Some(f)) => format!("it lies below {}", result::words::sessions(f as f64)),
+        (Some(h), None) => format!("it lies above {}", result::words::sessions(h as f64)),
+        (None, None) => "it is not bracketed yet".into(),
     }
 }

@@ -310,7 +310,8 @@ pub struct Wall {
 /// of levels that hold, and how it is crossed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Line {
-    /// The highest level that held in every run, and the highest that held in any.
+    /// The highest level that held in most of its runs (the runs agree there), and the
+    /// highest that held in any.
     pub low: usize,
     pub high: usize,
     /// Each level run more than once: how many of its runs held.

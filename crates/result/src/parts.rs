@@ -257,8 +257,9 @@ pub struct ThreadCpu {
     /// 90 % or more.
     pub busy: u32,
     pub saturated: u32,
-    /// Threads that ran 0.2 % of a core or more: those that did some of the work (a pool
-    /// of workers counts each; an event loop's idle helpers do not). None in older runs.
+    /// The most threads that ran 0.05 % of a core or more in one of the sampler's
+    /// intervals over the span: those that did some of the work (a pool of workers counts
+    /// each; an event loop's idle helpers do not). None in older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<u32>,
 }
