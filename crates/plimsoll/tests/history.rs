@@ -39,6 +39,9 @@ fn stored_runs_render_as_they_were_written() {
         for f in std::fs::read_dir(&want).unwrap() {
             let name = f.unwrap().file_name();
             let got = std::fs::read(out.join(&name)).unwrap();
+            if std::env::var_os("PLIMSOLL_BLESS").is_some() {
+                std::fs::write(want.join(&name), &got).unwrap();
+            }
             let expected = std::fs::read(want.join(&name)).unwrap();
             assert!(
                 got == expected,

@@ -80,6 +80,21 @@ fn cpu_bound() {
         "{err}"
     );
     assert!(v["headline"].as_str().unwrap().contains("wall: CPU"), "{v}");
+    // The line with its spread (the levels either side of it ran again): on a quiet
+    // machine it holds 11 or 12 (three runs in a row: 11, 11, 12; docs/benchmarks.md),
+    // so the range lies within two levels of that, and is at most two levels wide. A busy
+    // machine may pull it lower only while its first words say so.
+    let busy = v["headline"].as_str().unwrap().starts_with("machine busy");
+    let (low, high) = (
+        v["line"]["low"].as_u64().expect(&err),
+        v["line"]["high"].as_u64().expect(&err),
+    );
+    assert!(high - low <= 2, "{low}–{high}\n{err}");
+    assert!(
+        (9..=14).contains(&high) && (busy || (9..=14).contains(&low)),
+        "line {low}–{high}\n{err}"
+    );
+    assert!(!v["line"]["runs"].as_array().unwrap().is_empty(), "{v}");
     // On a 2-core machine with cgroup v1 the SUT's own core is held by a cpuset.
     let first = &steps[0];
     if first["cap"]["method"] == "cgroup-v1" && first["partition"].is_object() {

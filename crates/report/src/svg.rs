@@ -35,6 +35,9 @@ pub struct Chart<'a> {
     pub limit: Option<(f64, &'a str)>,
 }
 
+/// Pixels a level's label needs along the x axis before the next may be drawn.
+const LABEL_ROOM: f64 = 22.0;
+
 /// What is marked on every chart of a ladder.
 #[derive(Clone, Default)]
 pub struct Marks {
@@ -187,7 +190,14 @@ fn axes(s: &mut String, f: &Frame, xs: &[f64], counts: &[u64]) {
         W - R,
         H - B
     );
+    // Levels bisected close together (10, 11, 12) would print over one another: a label
+    // only where there is room since the last one drawn (every point is still plotted).
+    let mut last_px = f64::NEG_INFINITY;
     for (i, &x) in xs.iter().enumerate() {
+        if (f.px(x) - last_px).abs() < LABEL_ROOM {
+            continue;
+        }
+        last_px = f.px(x);
         let _ = write!(
             s,
             r##"<text x="{:.1}" y="{:.1}" class="a" text-anchor="middle">{}</text><text x="{:.1}" y="{:.1}" class="n" text-anchor="middle">n={}</text>"##,

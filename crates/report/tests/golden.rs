@@ -17,6 +17,11 @@ fn doc<T: serde::de::DeserializeOwned>(kind: &str, file: &str) -> T {
 
 fn same(kind: &str, file: &str, rendered: &str) {
     let path = fixtures().join(kind).join(file);
+    // A deliberate change of the words or the charts: PLIMSOLL_BLESS=1 writes what renders
+    // now, and the diff of the fixtures is the change to read.
+    if std::env::var_os("PLIMSOLL_BLESS").is_some() {
+        std::fs::write(&path, rendered).unwrap();
+    }
     let want = std::fs::read_to_string(&path).unwrap();
     if rendered != want {
         let at = rendered

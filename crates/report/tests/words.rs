@@ -221,7 +221,7 @@ fn every_count_agrees_with_its_noun_at_one_and_two() {
 }
 
 #[test]
-fn no_message_in_the_workspace_says_s_in_brackets() {
+fn no_message_in_the_workspace_says_s_or_es_in_brackets() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();
     for krate in std::fs::read_dir(&root).unwrap().flatten() {
@@ -233,7 +233,7 @@ fn no_message_in_the_workspace_says_s_in_brackets() {
     );
 }
 
-/// Every `…(s)` after a letter inside a string literal, by file and line.
+/// Every `…(s)` or `…(es)` after a letter inside a string literal, by file and line.
 fn scan(dir: &Path, found: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -246,9 +246,11 @@ fn scan(dir: &Path, found: &mut Vec<String>) {
             let text = std::fs::read_to_string(&p).unwrap_or_default();
             for (i, line) in text.lines().enumerate() {
                 let code = line.trim_start();
-                let bracket = line.match_indices("(s)").any(|(at, _)| {
-                    line[..at].ends_with(|c: char| c.is_ascii_alphabetic())
-                        && line[..at].matches('"').count() % 2 == 1
+                let bracket = ["(s)", "(es)"].iter().any(|b| {
+                    line.match_indices(b).any(|(at, _)| {
+                        line[..at].ends_with(|c: char| c.is_ascii_alphabetic())
+                            && line[..at].matches('"').count() % 2 == 1
+                    })
                 });
                 if bracket && !code.starts_with("//") {
                     found.push(format!("{}:{}: {}", p.display(), i + 1, code));
