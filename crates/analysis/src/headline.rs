@@ -13,7 +13,7 @@ use result::StepResult;
 /// The first line: what holds, the wall, the collapse; a busy machine first when one
 /// made a step contaminated.
 pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
-    let busy = crate::trust::busiest(steps).filter(|b| b.contaminated);
+    let busy = crate::trust::busiest(steps, near(v)).filter(|b| b.contaminated);
     let holds = match (&v.line, v.holds) {
         (Some(l), _) if l.high > l.low => format!("{}–{} sessions", l.low, l.high),
         (_, Some(h)) => sessions(h as f64),
@@ -41,21 +41,20 @@ pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
     }
 }
 
-/// The busy machine in the headline's few words: where, and the harm it did — the SUT's
-/// wait for a CPU when it waited, else the share others took.
+/// The level the line is drawn at: the first over budget, else the last within it.
+fn near(v: &Verdict) -> Option<usize> {
+    v.over_from.or(v.holds).or(v.collapse)
+}
+
+/// The busy machine in the headline's few words: where, and the share others took (of
+/// the SUT's cores, or of Plimsoll's when only those were taken and Plimsoll fell behind).
 fn busy_words(b: &crate::trust::Busy) -> String {
     let level = b.level;
-    if b.share < crate::trust::CONTAMINATED {
-        if let Some(h) = b.harness {
-            return format!("at {level} (others took {} of Plimsoll's cores)", pct(h));
+    match b.harness {
+        Some(h) if b.share < crate::trust::CONTAMINATED => {
+            format!("at {level} (others took {} of Plimsoll's cores)", pct(h))
         }
-    }
-    match b.wait_ms.filter(|w| *w >= WAIT_WORTH_SAYING) {
-        Some(w) => format!(
-            "at {level} (the SUT waited {} ms/s for a CPU others used)",
-            num(w)
-        ),
-        None => format!(
+        _ => format!(
             "at {level} (others took {} of the SUT's cores)",
             pct(b.share)
         ),
@@ -77,7 +76,7 @@ pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
     }
     out.push(labelled("wall", v.wall.text.clone()));
     out.extend(v.findings.iter().map(|f| labelled("finding", f.clone())));
-    out.extend(machine(steps).map(|m| labelled("machine", m)));
+    out.extend(machine(v, steps).map(|m| labelled("machine", m)));
     if let Some(p) = &v.plateau {
         out.push(labelled(
             "plateau",
@@ -143,8 +142,8 @@ fn line(l: &result::ladder::Line) -> String {
 }
 
 /// What other processes took of the SUT's cores, when it was measured.
-fn machine(steps: &[StepResult]) -> Option<String> {
-    let b = crate::trust::busiest(steps)?;
+fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
+    let b = crate::trust::busiest(steps, near(v))?;
     let reran: Vec<String> = steps
         .iter()
         .filter(|s| s.interference.as_ref().is_some_and(|i| i.rerun))
@@ -238,10 +237,11 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_machine_is_quoted_by_the_wait_it_caused() {
+    fn a_busy_machine_is_quoted_where_it_put_the_line_in_doubt() {
         let b = crate::Budget::default();
-        // Background on the SUT's core at every level, but the SUT waited for it only at
-        // 32: that is the step to quote, with its wait, not the largest share (at 2).
+        // Background on the SUT's core at every level, the line between 8 and 16: the
+        // step at 16 is the one to quote (what the busy machine put in doubt), not the
+        // largest share (at 2) nor the longest wait (at 32).
         let mut steps = demo(0.02);
         for (s, (share, wait)) in steps.iter_mut().zip([
             (0.83, 5.0),
@@ -256,15 +256,16 @@ mod tests {
         }
         let v = verdict_with(&steps, &[], &b);
         assert!(
-            v.headline
-                .starts_with("machine busy at 32 (the SUT waited 435 ms/s for a CPU others used) — holds at least"),
+            v.headline.starts_with(
+                "machine busy at 16 (others took 30 % of the SUT's cores) — holds at least"
+            ),
             "{}",
             v.headline
         );
         assert!(v.headline.chars().count() <= 160, "{}", v.headline);
         let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
         assert!(
-            machine.text.starts_with("busy: other processes took 25 % of the SUT's cores at 32 sessions, and its threads waited 435 ms a second for a CPU — "),
+            machine.text.starts_with("busy: other processes took 30 % of the SUT's cores at 16 sessions, and its threads waited 60 ms a second for a CPU — "),
             "{}",
             machine.text
         );

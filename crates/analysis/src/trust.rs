@@ -133,9 +133,11 @@ pub struct Busy {
     pub contaminated: bool,
 }
 
-/// The step to quote for the machine: among contaminated steps the one whose SUT waited
-/// longest for a CPU (the most harm), else the one where others took the most.
-pub fn busiest(steps: &[StepResult]) -> Option<Busy> {
+/// The step to quote for the machine: among contaminated steps the one nearest the line
+/// (`near`: the level the line is drawn at — what the busy machine put in doubt), then
+/// the one whose SUT waited longest for a CPU, then the one where others took the most;
+/// among clean steps the one where others took the most.
+pub fn busiest(steps: &[StepResult], near: Option<usize>) -> Option<Busy> {
     let all = steps.iter().filter_map(|s| {
         let i = s.interference.as_ref()?;
         Some(Busy {
@@ -146,17 +148,23 @@ pub fn busiest(steps: &[StepResult]) -> Option<Busy> {
             contaminated: i.contaminated,
         })
     });
+    // How far from the line, in doublings; no line, no preference.
+    let away = |b: &Busy| match near {
+        Some(n) if n > 0 && b.level > 0 => -(b.level as f64 / n as f64).ln().abs(),
+        _ => 0.0,
+    };
     // A wait too short to be the harm does not rank a step above a larger share.
     let harm = |b: &Busy| b.wait_ms.filter(|w| *w >= WAIT_WORTH_SAYING).unwrap_or(0.0);
     let key = |b: &Busy| match b.contaminated {
-        true => (1, harm(b), b.share),
-        false => (0, 0.0, b.share),
+        true => (1, away(b), harm(b), b.share),
+        false => (0, 0.0, 0.0, b.share),
     };
     all.max_by(|a, b| {
         let (ka, kb) = (key(a), key(b));
         ka.0.cmp(&kb.0)
             .then(ka.1.total_cmp(&kb.1))
             .then(ka.2.total_cmp(&kb.2))
+            .then(ka.3.total_cmp(&kb.3))
     })
 }
 
@@ -176,13 +184,18 @@ mod tests {
             sched_delay_ms_per_s: Some(wait),
             ..Default::default()
         };
-        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 5.0)]).unwrap();
+        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 5.0)], None).unwrap();
         assert_eq!((b.level, b.share), (2, 0.8));
-        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 50.0)]).unwrap();
+        let b = busiest(&[step(2, 0.8, 3.0), step(4, 0.12, 50.0)], None).unwrap();
         assert_eq!(
             b.level, 4,
             "the wait that held the SUT up is the harm to quote"
         );
+        // The demo beside a burner (a real run): every step busy; the line at 6-7.
+        let demo = [(2, 0.853), (4, 0.756), (6, 0.69), (7, 0.663), (64, 0.45)];
+        let steps: Vec<StepResult> = demo.iter().map(|&(l, s)| step(l, s, 3000.0)).collect();
+        let b = busiest(&steps, Some(7)).unwrap();
+        assert_eq!((b.level, b.share), (7, 0.663), "the step nearest the line");
     }
 
     #[test]
