@@ -152,12 +152,19 @@ fn worth_saying(f: &Fit, c: &Count, top: f64) -> bool {
     c.expected == 0.0 || beyond || soon
 }
 
+/// A count's fit across the levels when its growth is worth saying, and the top level
+/// that held a session (where the finding quotes it).
+fn material<'s>(steps: &'s [StepResult], c: &Count) -> Option<(Fit, &'s StepResult)> {
+    let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
+    let f = fit(&points(steps, c.get), c.material)
+        .filter(|f| grows(f) && worth_saying(f, c, top.concurrency as f64))?;
+    Some((f, top))
+}
+
 /// A count that grows per session: threads, open files, connections.
 fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
     let (name, unit, limit, get) = (c.name, c.unit, c.limit, c.get);
-    let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
-    let f = fit(&points(steps, get), c.material)
-        .filter(|f| grows(f) && worth_saying(f, c, top.concurrency as f64))?;
+    let (f, top) = material(steps, c)?;
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
     let ten_k = f.intercept + f.slope * 10_000.0;
@@ -318,10 +325,7 @@ pub fn cpu_per_turn_rises(steps: &[StepResult]) -> bool {
 /// turn dearer as sessions are added (more threads to schedule and switch between).
 pub fn threads_per_session(steps: &[StepResult]) -> Option<f64> {
     let [threads, ..] = counts(&BoxLimits::default());
-    let top = steps.iter().rfind(|s| s.outcome.is_ok())?;
-    fit(&points(steps, threads.get), threads.material)
-        .filter(|f| grows(f) && worth_saying(f, &threads, top.concurrency as f64))
-        .map(|f| f.slope)
+    material(steps, &threads).map(|(f, _)| f.slope)
 }
 
 #[cfg(test)]

@@ -50,11 +50,9 @@ fn near(v: &Verdict) -> Option<usize> {
 /// the SUT's cores, or of Plimsoll's when only those were taken and Plimsoll fell behind).
 fn busy_words(b: &crate::trust::Busy) -> String {
     let level = b.level;
-    match b.harness {
-        Some(h) if b.share < crate::trust::CONTAMINATED => {
-            format!("at {level} (others took {} of Plimsoll's cores)", pct(h))
-        }
-        _ => format!(
+    match crate::trust::starved_harness(b.share, b.harness) {
+        Some(h) => format!("at {level} (others took {} of Plimsoll's cores)", pct(h)),
+        None => format!(
             "at {level} (others took {} of the SUT's cores)",
             pct(b.share)
         ),
@@ -154,14 +152,14 @@ fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
         false => format!("; run again after a pause: {}", reran.join(", ")),
     };
     let level = b.level;
-    let harness_only = b.share < crate::trust::CONTAMINATED && b.harness.is_some();
-    Some(match (b.contaminated, harness_only) {
-        (true, true) => format!(
+    let starved = crate::trust::starved_harness(b.share, b.harness);
+    Some(match (b.contaminated, starved) {
+        (true, Some(h)) => format!(
             "busy: other processes took {} of Plimsoll's own cores at {} and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
-            pct(b.harness.unwrap_or(0.0)),
+            pct(h),
             sessions(level as f64)
         ),
-        (true, false) => format!(
+        (true, None) => format!(
             "busy: other processes took {} of the SUT's cores at {}{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
             pct(b.share),
             sessions(level as f64),

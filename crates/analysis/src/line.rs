@@ -21,7 +21,6 @@ pub fn range(levels: &[(usize, Vec<bool>)]) -> Option<(usize, usize)> {
     if !levels.iter().any(|(_, runs)| runs.len() > 1) {
         return None;
     }
-    let held = |r: &Vec<bool>| r.iter().filter(|h| **h).count();
     let most = levels
         .iter()
         .filter(|(_, r)| agrees(r))
@@ -29,7 +28,7 @@ pub fn range(levels: &[(usize, Vec<bool>)]) -> Option<(usize, usize)> {
         .max();
     let any = levels
         .iter()
-        .filter(|(_, r)| held(r) > 0)
+        .filter(|(_, r)| r.iter().any(|h| *h))
         .map(|(l, _)| *l)
         .max();
     Some((most.or(any)?, any?))

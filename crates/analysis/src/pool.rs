@@ -253,6 +253,17 @@ mod tests {
         ]
     }
 
+    /// Steps whose threads' CPU was read, `n` of them doing work.
+    fn active(mut steps: Vec<StepResult>, n: u32) -> Vec<StepResult> {
+        for s in &mut steps {
+            s.thread_cpu = Some(result::ThreadCpu {
+                active: Some(n),
+                ..Default::default()
+            });
+        }
+        steps
+    }
+
     fn threads(mut steps: Vec<StepResult>, t: &[u64]) -> Vec<StepResult> {
         for (s, &n) in steps.iter_mut().zip(t) {
             s.peak_threads = n;
@@ -285,13 +296,8 @@ mod tests {
         );
         // examples/pg-memory: an async service whose 4th thread (asyncio's resolver) came
         // with its 4th connection, yet only its event loop ran: not a pool of workers.
-        let mut steps = threads(held(), &[3, 4, 4, 4]);
-        for s in &mut steps {
-            s.thread_cpu = Some(result::ThreadCpu {
-                active: Some(1),
-                ..Default::default()
-            });
-        }
+        let steps = threads(held(), &[3, 4, 4, 4]);
+        let steps = active(steps, 1);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert_eq!(
             v.wall.short, "a pool of 4 connections to redis",
@@ -299,12 +305,7 @@ mod tests {
             v.wall.text
         );
         // The same counts with every worker serving turns: the workers.
-        for s in &mut steps {
-            s.thread_cpu = Some(result::ThreadCpu {
-                active: Some(4),
-                ..Default::default()
-            });
-        }
+        let steps = active(steps, 4);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert!(
             v.wall.short.starts_with("a pool of 4 worker threads"),

@@ -52,6 +52,17 @@ fn named(b: &result::BusyThread) -> String {
     }
 }
 
+/// The figures a wall's sentence gives in brackets: " (the process at 48 % …)", or when
+/// they are a higher level's than the one the wall began at, " (at 64 sessions: …)".
+fn figures(higher: Option<usize>, parts: &[&str]) -> String {
+    let said: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+    match (said.is_empty(), higher) {
+        (true, _) => String::new(),
+        (false, None) => format!(" ({})", said.join(", ")),
+        (false, Some(l)) => format!(" (at {}: {})", sessions(l as f64), said.join(", ")),
+    }
+}
+
 /// "at 97 % of a core", or when it waited for one: "runnable 96 % of the time (57 % on a
 /// core, 39 % waiting for one)".
 fn how_busy(b: &result::BusyThread) -> (String, String) {
@@ -133,21 +144,10 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
         _ => String::new(),
     };
     // The figures are the top level's: said with that level when the wall began lower.
-    let same = top.concurrency == from;
-    let figures = |lead: &str| match (lead.is_empty(), process.is_empty()) {
-        (true, true) => String::new(),
-        (true, false) => process.clone(),
-        (false, true) => lead.to_string(),
-        (false, false) => format!("{lead}, {process}"),
-    };
-    let at_top = |lead: &str| match (same, figures(lead)) {
-        (_, f) if f.is_empty() => String::new(),
-        (true, f) => format!(" ({f})"),
-        (false, f) => format!(" (at {}: {f})", sessions(top.concurrency as f64)),
-    };
-    let (one_busy, one_figures) = match same {
-        true => (busy.clone(), at_top("")),
-        false => ("at its limit".to_string(), at_top(&busy)),
+    let higher = (top.concurrency != from).then_some(top.concurrency);
+    let (one_busy, one_figures) = match higher {
+        None => (busy.as_str(), figures(None, &[&process])),
+        Some(_) => ("at its limit", figures(higher, &[&busy, &process])),
     };
     let throughput = plateau.map_or(String::new(), |p| format!("; throughput {}", flat_words(p)));
     let (what, why, short) = if n == 1 {
@@ -158,7 +158,7 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
         )
     } else {
         (
-            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), sessions(from as f64), at_top("")),
+            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), sessions(from as f64), figures(higher, &[&process])),
             "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
             format!("{n} threads ({} full)", names.join(", ")),
         )

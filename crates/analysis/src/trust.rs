@@ -43,10 +43,7 @@ pub fn rate(e: RateEvidence) -> (f64, RateCheck) {
             "the full-load rate {} turns/s needs more CPU than the SUT had: {} CPU ms a turn on {} allows at most {}",
             crate::budget::num(x),
             crate::budget::num(e.cpu_ms_per_turn.unwrap_or(0.0)),
-            match e.cores == 1.0 {
-                true => "1 core".to_string(),
-                false => format!("{} cores", crate::budget::num(e.cores)),
-            },
+            result::words::count_f(e.cores, "core"),
             crate::budget::num(allows.unwrap_or(0.0))
         )),
         Some(x) if e.wall > 0.0 && x > e.wall * WALL_MARGIN => Some(format!(
@@ -106,6 +103,13 @@ pub fn contaminated(
     others_share >= CONTAMINATED
         || steal_share >= CONTAMINATED
         || (harness_bound && harness_share.is_some_and(|h| h >= CONTAMINATED))
+}
+
+/// What others took of Plimsoll's own cores when that, and not a share of the SUT's
+/// cores, is what made a step busy (`sut_share`: others' and the hypervisor's share of
+/// the SUT's cores): a starved harness beside quiet SUT cores.
+pub fn starved_harness(sut_share: f64, harness_share: Option<f64>) -> Option<f64> {
+    harness_share.filter(|_| sut_share < CONTAMINATED)
 }
 
 /// How much of the cores a step ran on went to others: the SUT's cores (and the

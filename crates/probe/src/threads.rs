@@ -108,22 +108,19 @@ impl ThreadWatch {
         let interval = self
             .last_at
             .filter(|f| t > *f)
-            .map(|from_s| self.interval(&current, from_s, t, (t - from_s) * 1e9))
-            .map(|mut iv| {
-                for b in &mut iv.busiest {
-                    b.main = pids.contains(&b.tid);
-                }
-                iv
-            });
+            .map(|from_s| self.interval(&current, pids, from_s, t, (t - from_s) * 1e9));
         self.last = current;
         self.last_at = Some(t);
         self.next_due = Some(now + now.elapsed().mul_f64(1.0 / COST_SHARE));
         interval
     }
 
+    /// The interval since the last read; a thread whose tid is one of `pids` is its
+    /// process's main thread.
     fn interval(
         &mut self,
         now: &HashMap<u32, Times>,
+        pids: &[u32],
         from_s: f64,
         to_s: f64,
         span_ns: f64,
@@ -151,7 +148,7 @@ impl ThreadWatch {
                     .clone(),
                 share,
                 wait,
-                main: false,
+                main: pids.contains(&tid),
             })
             .collect();
         Interval {

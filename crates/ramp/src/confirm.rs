@@ -67,11 +67,8 @@ impl Run<'_> {
                 "the runs moved the line: {}; bisecting again",
                 between(search)
             );
-            while let Some(m) = search.next_bisect(resolution) {
-                let Some(st) = self.level(m).await? else {
-                    return Ok(false);
-                };
-                search.record(m, st);
+            if !self.bisect(search, resolution).await? {
+                return Ok(false);
             }
         }
         // The pair the last round bisected to is confirmed too (not moved again).

@@ -109,6 +109,22 @@ impl<'a> Run<'a> {
         self.step_at(level, false).await
     }
 
+    /// Runs the levels between the highest that holds and the lowest that fails until
+    /// they are within `resolution`; false when interrupted.
+    pub(crate) async fn bisect(
+        &mut self,
+        search: &mut crate::levels::Search,
+        resolution: f64,
+    ) -> anyhow::Result<bool> {
+        while let Some(m) = search.next_bisect(resolution) {
+            let Some(st) = self.level(m).await? else {
+                return Ok(false);
+            };
+            search.record(m, st);
+        }
+        Ok(true)
+    }
+
     /// Runs a level once more (its standing is judged among the first runs).
     pub(crate) async fn again(&mut self, level: usize) -> anyhow::Result<Option<Standing>> {
         self.step_at(level, true).await
@@ -196,11 +212,8 @@ impl<'a> Run<'a> {
             level *= 2;
         }
         let doubled = self.steps.len();
-        while let Some(m) = search.next_bisect(resolution) {
-            let Some(st) = self.level(m).await? else {
-                return Ok(());
-            };
-            search.record(m, st);
+        if !self.bisect(&mut search, resolution).await? {
+            return Ok(());
         }
         if !self.settle(&mut search, resolution).await? {
             return Ok(());

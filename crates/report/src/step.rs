@@ -308,16 +308,15 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
 /// much ("other processes took 35 % of the SUT's 1 core").
 pub fn busy_words(i: &result::Interference) -> String {
     let sut = i.others_share + i.steal_share;
-    match i.harness_share {
-        Some(h) if sut < analysis::trust::CONTAMINATED => format!(
+    match analysis::trust::starved_harness(sut, i.harness_share) {
+        Some(h) => format!(
             "other processes took {:.0} % of Plimsoll's own cores and it fell behind",
             h * 100.0
         ),
-        _ => format!(
-            "other processes took {:.0} % of the SUT's {} core{}",
+        None => format!(
+            "other processes took {:.0} % of the SUT's {}",
             sut * 100.0,
-            analysis::budget::num(i.cores),
-            if i.cores == 1.0 { "" } else { "s" }
+            crate::words::count_f(i.cores, "core")
         ),
     }
 }
