@@ -57,8 +57,12 @@ fn fmt_num(v: f64) -> String {
         format!("{v:.0}")
     } else if v >= 10.0 {
         format!("{v:.1}")
-    } else {
+    } else if v == 0.0 || v >= 0.1 {
         format!("{v:.2}")
+    } else {
+        // A small measure (dollars a session) keeps three significant digits: at two
+        // decimals every tick of a $0.0009 axis read "0.00".
+        analysis::budget::num(v)
     }
 }
 
@@ -303,4 +307,20 @@ fn series(
         ser.color,
         esc(ser.name)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn axis_ticks_keep_small_measures_readable() {
+        // agno's cost per session: $0.00089; its axis read "0.00" at every tick.
+        let ticks: Vec<String> = [0.0, 0.000222, 0.000887, 0.5, 12.34, 250.0]
+            .iter()
+            .map(|&v| super::fmt_num(v))
+            .collect();
+        assert_eq!(
+            ticks,
+            ["0.00", "0.000222", "0.000887", "0.50", "12.3", "250"]
+        );
+    }
 }
