@@ -81,19 +81,34 @@ fn cpu_bound() {
     );
     assert!(v["headline"].as_str().unwrap().contains("wall: CPU"), "{v}");
     // The line with its spread (the levels either side of it ran again): on a quiet
-    // machine it holds 11 or 12 (three runs in a row: 11, 11, 12; docs/benchmarks.md),
-    // so the range lies within two levels of that, and is at most two levels wide. A busy
-    // machine may pull it lower only while its first words say so.
+    // machine it holds 11 or 12 (three runs in a row: 11, 11, 12; docs/benchmarks.md).
+    // The boundary is smooth (latency inflation creeps past 2 between 12 and 14), so the
+    // repeats may spread it: a CI runner said 11–14, with 12, 13 and 14 each held in 1 of
+    // 3 runs at inflation 1.89–2.21. The range starts within two levels of 11–12, spans
+    // at most four, and its ends are what its runs say. A busy machine may pull it lower
+    // only while its first words say so.
     let busy = v["headline"].as_str().unwrap().starts_with("machine busy");
     let (low, high) = (
         v["line"]["low"].as_u64().expect(&err),
         v["line"]["high"].as_u64().expect(&err),
     );
-    assert!(high - low <= 2, "{low}–{high}\n{err}");
+    assert!(high - low <= 4, "{low}–{high}\n{err}");
     assert!(
-        (9..=14).contains(&high) && (busy || (9..=14).contains(&low)),
+        (9..=16).contains(&high) && (busy || (9..=14).contains(&low)),
         "line {low}–{high}\n{err}"
     );
+    let runs = v["line"]["runs"].as_array().unwrap();
+    let held = |n: u64| {
+        runs.iter()
+            .find(|r| r["concurrency"] == n)
+            .map(|r| (r["held"].as_u64().unwrap(), r["of"].as_u64().unwrap()))
+    };
+    if let Some((h, of)) = held(low) {
+        assert!(2 * h > of, "{low} held in {h} of {of}\n{err}");
+    }
+    if let Some((h, _)) = held(high) {
+        assert!(h >= 1, "{high} never held\n{err}");
+    }
     assert!(!v["line"]["runs"].as_array().unwrap().is_empty(), "{v}");
     // On a 2-core machine with cgroup v1 the SUT's own core is held by a cpuset.
     let first = &steps[0];
