@@ -55,7 +55,7 @@ fn run_queue(steps: &[StepResult]) -> Option<String> {
         s.sched_delay_ms_per_s.is_some_and(|d| d >= RUN_QUEUE_MS)
             && s.cpu_of_cap
                 .is_some_and(|c| c < crate::throughput::CPU_WALL)
-            && s.interference.as_ref().is_none_or(|i| !i.contaminated)
+            && !s.contaminated()
     })?;
     Some(format!(
         "run-queue wait without a busy machine: at {} the SUT's threads waited {} ms a second for a CPU while its CPU was at {} of its cap and nothing else used its cores — more runnable threads than cores",

@@ -122,12 +122,11 @@ fn line(l: &result::ladder::Line) -> String {
         .runs
         .iter()
         .map(|r| {
-            let of = r.of as u64;
             format!(
                 "{} held in {} of {}",
                 r.concurrency,
                 r.held,
-                count(of, "run")
+                count(r.of, "run")
             )
         })
         .collect();

@@ -119,8 +119,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     };
     // Over a CPU wall that others filled, only a thread seen saturated on a clean step:
     // on a busy one its time waiting for a core is the neighbours' doing.
-    let clean = |s: &StepResult| s.interference.as_ref().is_none_or(|i| !i.contaminated);
-    if others_cpu && !ok.last().is_some_and(|s| clean(s)) {
+    if others_cpu && ok.last().is_none_or(|s| s.contaminated()) {
         return own;
     }
     thread_wall(&ok[first..], plateau).unwrap_or(own)

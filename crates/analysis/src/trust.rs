@@ -116,7 +116,7 @@ pub fn starved_harness(sut_share: f64, harness_share: Option<f64>) -> Option<f64
 /// hypervisor's steal), plus Plimsoll's own when it had some. The cleaner of two runs
 /// is the one with less.
 pub fn taken(i: &result::Interference) -> f64 {
-    i.others_share + i.steal_share + i.harness_share.unwrap_or(0.0)
+    i.sut_share() + i.harness_share.unwrap_or(0.0)
 }
 
 /// A run-queue wait below this (ms a second) is not the harm a busy machine is quoted by.
@@ -146,7 +146,7 @@ pub fn busiest(steps: &[StepResult], near: Option<usize>) -> Option<Busy> {
         let i = s.interference.as_ref()?;
         Some(Busy {
             level: s.concurrency,
-            share: i.others_share + i.steal_share,
+            share: i.sut_share(),
             harness: i.harness_share,
             wait_ms: s.sched_delay_ms_per_s,
             contaminated: i.contaminated,

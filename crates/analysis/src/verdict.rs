@@ -23,10 +23,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
             throttled: s.cpu_throttled,
             mem_of_cap: s.mem_of_cap,
             harness_bound: s.harness.bound == Bound::Harness,
-            others: s
-                .interference
-                .as_ref()
-                .map(|i| i.others_share + i.steal_share),
+            others: s.interference.as_ref().map(result::Interference::sut_share),
             run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
             harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
         })

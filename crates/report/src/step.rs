@@ -307,7 +307,7 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
 /// What made a step contaminated, in words: whose cores other processes took, and how
 /// much ("other processes took 35 % of the SUT's 1 core").
 pub fn busy_words(i: &result::Interference) -> String {
-    let sut = i.others_share + i.steal_share;
+    let sut = i.sut_share();
     match analysis::trust::starved_harness(sut, i.harness_share) {
         Some(h) => format!(
             "other processes took {:.0} % of Plimsoll's own cores and it fell behind",

@@ -20,8 +20,7 @@ pub fn header_for(steps: &[StepResult]) -> &'static str {
 /// A step's state as its table cell: stable, backlogged or overloaded, and "busy" when
 /// other processes took a material share of its cores.
 fn state_cell(r: &StepResult) -> String {
-    let busy = r.interference.as_ref().is_some_and(|i| i.contaminated);
-    match (r.state, busy) {
+    match (r.state, r.contaminated()) {
         (Some(s), true) => format!("{s} busy"),
         (Some(s), false) => s.to_string(),
         (None, true) => "busy".into(),

@@ -206,6 +206,11 @@ pub fn round2(x: f64) -> f64 {
 }
 
 impl StepResult {
+    /// Whether the step was marked contaminated: it measured a busy machine too.
+    pub fn contaminated(&self) -> bool {
+        self.interference.as_ref().is_some_and(|i| i.contaminated)
+    }
+
     pub fn line(&self) -> String {
         format!(
             "RESULT {}",

@@ -48,3 +48,10 @@ pub struct Interference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness_share: Option<f64>,
 }
+
+impl Interference {
+    /// Other processes' and the hypervisor's share of the SUT's cores together.
+    pub fn sut_share(&self) -> f64 {
+        self.others_share + self.steal_share
+    }
+}
