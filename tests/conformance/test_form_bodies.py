@@ -35,13 +35,13 @@ pointer = "/stream"
 equals = false
 [[check]]
 pointer = "/message"
-contains = "-s0 nonce=psn"
+contains = " nonce=psn"
 [[check]]
 pointer = "/message"
 contains = "]] hello & bye"
 ''')
     assert code == 0, err
-    assert "OK: 2 turns went through; the SUT called the mock 2 time" in err, err
+    assert "OK: 4 turns went through in 2 sessions side by side; the SUT called the mock 4 times" in err, err
 
 
 def test_multipart_parts_reach_fastapi_upload_parsing(tmp_path):

@@ -62,7 +62,7 @@ def test_agno_agentos_multipart_runs(tmp_path):
     assert 'extract = { agent_id = "/0/id" }' in session, session
     check = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stderr
-    assert "OK: 3 turns went through; the SUT called the mock 3 times" in check.stderr, check.stderr
+    assert "OK: 6 turns went through in 2 sessions side by side; the SUT called the mock 6 times" in check.stderr, check.stderr
 
 
 LANGGRAPH = ROOT / "examples" / "langgraph"
@@ -88,4 +88,32 @@ def test_langgraph_api_server_thread_runs(tmp_path):
     check = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True,
                            timeout=180, env={**os.environ, **env})
     assert check.returncode == 0, check.stderr
-    assert "OK: 3 turns went through" in check.stderr, check.stderr
+    assert "OK: 6 turns went through in 2 sessions side by side" in check.stderr, check.stderr
+
+
+def test_a_session_field_gets_a_value_per_session_and_a_shared_one_is_named(tmp_path):
+    """A FastAPI agent whose POST /chat takes {"session": str, "message": str} (issue 40):
+    the written session sends each session's own name; `check` runs two sessions side by
+    side and passes; the same file with a constant `session` is caught by `check` and named
+    by `run -c 4` as the session file's doing, not the SUT's."""
+    app = ROOT / "tests" / "conformance" / "apps" / "session_agent.py"
+    port = free_port()
+    server = serve([sys.executable, str(app)], tmp_path, port)
+    try:
+        init_then_check(tmp_path, port, "POST /chat", f"{sys.executable} {app}")
+    finally:
+        os.killpg(server.pid, 9)
+    session = (tmp_path / "session.toml").read_text()
+    assert '"session":"{{session}}"' in session, session
+    check = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert "OK: 6 turns went through in 2 sessions side by side" in check.stderr, check.stderr
+    # The constant an older init wrote: one conversation for every session.
+    (tmp_path / "session.toml").write_text(session.replace('"session":"{{session}}"', '"session":"plimsoll"'))
+    bad = subprocess.run([BIN, "check", "--no-partition"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 3, bad.stderr
+    assert "every session sent the same value in a field that names a conversation: `session` = \"plimsoll\" in the JSON body of request `turn`" in bad.stderr, bad.stderr
+    assert "follow from this, not from the SUT" in bad.stderr and "session.toml" in bad.stderr, bad.stderr
+    run = subprocess.run([BIN, "run", "-c", "4", "--no-partition"], cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert "outcome: integrity" in run.stderr, run.stderr
+    assert "the session file's doing, not the SUT's" in run.stderr, run.stderr

@@ -29,6 +29,9 @@ pub struct Evidence {
     /// Integrity violations, in all and by kind (the oracle's, a bus's).
     pub violations: u64,
     pub violations_by_kind: Vec<(String, u64)>,
+    /// Fields of the session file that name a conversation and carry one value in every
+    /// session: isolation violations then follow from the file, not the SUT.
+    pub shared_values: Vec<String>,
     pub sessions_ok: u64,
     pub sessions_failed: u64,
     /// Failed sessions over all above this: `error_rate`.
@@ -79,7 +82,7 @@ pub fn outcome(e: &Evidence) -> Option<Collapse> {
         .or_else(|| disk_full(e.scratch.as_ref(), &e.tail, failed))
         .or_else(|| exited(e.exit.as_ref(), &e.tail))
         .or_else(|| timed_out(e))
-        .or_else(|| integrity(e.violations, &e.violations_by_kind))
+        .or_else(|| integrity(e.violations, &e.violations_by_kind, &e.shared_values))
         .or_else(|| error_rate(e.sessions_ok, e.sessions_failed, e.error_rate))
 }
 
@@ -156,7 +159,7 @@ fn timed_out(e: &Evidence) -> Option<Collapse> {
     })
 }
 
-fn integrity(violations: u64, by_kind: &[(String, u64)]) -> Option<Collapse> {
+fn integrity(violations: u64, by_kind: &[(String, u64)], shared: &[String]) -> Option<Collapse> {
     let kinds: Vec<String> = by_kind
         .iter()
         .filter(|(_, n)| *n > 0)
@@ -170,13 +173,20 @@ fn integrity(violations: u64, by_kind: &[(String, u64)]) -> Option<Collapse> {
     } else {
         format!(" ({})", kinds.join("; "))
     };
+    let isolation = by_kind.iter().any(|(k, n)| *n > 0 && k == "isolation");
     let what = if by_kind
         .iter()
         .any(|(k, n)| *n > 0 && ["lost", "duplicated", "out of order"].contains(&k.as_str()))
     {
-        "the bus lost, duplicated or reordered messages"
+        "the bus lost, duplicated or reordered messages".to_string()
+    } else if isolation && !shared.is_empty() {
+        // The session file's doing: one value for every session is one conversation.
+        format!(
+            "every session sent the same value in a field that names a conversation ({}), so the SUT kept one conversation for all of them — the session file's doing, not the SUT's: give each session its own (`{{{{session}}}}`, or `{{{{uuid}}}}` where the SUT wants a UUID)",
+            shared.join("; ")
+        )
     } else {
-        "the SUT's conversations were corrupted"
+        "the SUT's conversations were corrupted".to_string()
     };
     (violations > 0).then(|| {
         (

@@ -120,6 +120,32 @@ fn timeouts_integrity_and_errors_in_that_order() {
         "{}",
         r.1
     );
+    // Isolation violations while every session sent one conversation id: the session
+    // file's doing, said so, pointing at the fix (issue 40).
+    let shared = Evidence {
+        violations: 4,
+        violations_by_kind: vec![("isolation".to_string(), 4)],
+        shared_values: vec![
+            "`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)".into(),
+        ],
+        ..sessions(2, 0)
+    };
+    let s = outcome(&shared).unwrap();
+    assert_eq!(s.0, Outcome::Integrity);
+    assert!(
+        s.1.starts_with("4 integrity violations (4 isolation): every session sent the same value in a field that names a conversation (`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)), so the SUT kept one conversation for all of them — the session file's doing"),
+        "{}",
+        s.1
+    );
+    // History violations alone are the SUT's, shared value or not.
+    let history = Evidence {
+        violations_by_kind: vec![("history".to_string(), 4)],
+        ..shared
+    };
+    assert!(outcome(&history)
+        .unwrap()
+        .1
+        .ends_with("the SUT's conversations were corrupted"));
     let e = outcome(&sessions(1, 1)).unwrap();
     assert_eq!(e.0, Outcome::ErrorRate);
     assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);

@@ -37,7 +37,7 @@ enum Command {
         after_help = "Examples:\n  plimsoll init --command 'python app.py --port {{port}}' --url '{{base}}/chat'\n  plimsoll init --openai --command 'litellm --config config.yaml --port {{port}}' --ready-path /health/liveliness\n  plimsoll init --form --command 'python app.py' --url '{{base}}/agents/assistant/runs'\n  plimsoll init --command 'python app.py' --from-openapi http://127.0.0.1:8000/openapi.json --operation create_agent_run\n\nA gateway that wants a key (LiteLLM's master key): set it under [sut] env and send it under [headers] authorization.\n\nThen `plimsoll check`, then `plimsoll ramp --cpus 1`."
     )]
     Init(cmd::init::InitArgs),
-    /// One session at concurrency 1, every failure explained in plain words (exit 3 when something needs fixing).
+    /// Two sessions side by side (a conversation id shared by both caught before any ramp), every failure explained in plain words (exit 3 when something needs fixing).
     Check(cmd::check::CheckArgs),
     /// Print the price table Plimsoll prices LLM calls with (dated; per model and 1M tokens), to copy and edit.
     #[command(after_help = "Example:

@@ -189,7 +189,10 @@ fn init_then_check_from_the_config_directory() {
     assert!(err.contains("next: plimsoll check"), "{err}");
     let (code, err) = sh(&["check"], &dir);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("OK: 3 turns went through"), "{err}");
+    assert!(
+        err.contains("OK: 6 turns went through in 2 sessions side by side"),
+        "{err}"
+    );
     let (code, err) = sh(&["init", "--command", "x"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("already exists"), "{err}");

@@ -1,4 +1,4 @@
-//! `plimsoll check` in words: what went wrong in its one session, each problem pointing
+//! `plimsoll check` in words: what went wrong in its sessions, each problem pointing
 //! at the fix, or what went well.
 
 use result::{Outcome, StepReport};
@@ -10,6 +10,9 @@ pub struct Sent<'a> {
     pub file: &'a Path,
     /// The top-level keys of the first turn's JSON body, when it sends JSON.
     pub json_keys: Option<Vec<String>>,
+    /// Fields that name a conversation and carry one value in every session, said as
+    /// `drive::spec::SharedValue` says them.
+    pub shared: Vec<String>,
 }
 
 /// What went wrong in a step, in words that point at the fix; empty when all is well.
@@ -56,6 +59,10 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
             sent.file.display()
         ));
     }
+    if !r.violations.is_empty() && !sent.shared.is_empty() {
+        out.push(shared_conversation(r, sent));
+        return out;
+    }
     for v in &r.violations {
         out.push(format!(
             "integrity: {} (the mock's oracle found the conversation altered: {v})",
@@ -63,6 +70,17 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Integrity violations while every session sent one value for its conversation: the
+/// session file made one conversation of them all, so the violations follow from it.
+pub fn shared_conversation(r: &StepReport, sent: &Sent) -> String {
+    format!(
+        "every session sent the same value in a field that names a conversation: {} — so the SUT kept one conversation for all of them, and the mock saw one session's messages in another's ({} follow from this, not from the SUT). Give each session its own: `{{{{session}}}}`, or `{{{{uuid}}}}` where the SUT wants a UUID, in {}",
+        sent.shared.join("; "),
+        crate::words::count(r.result.integrity_violations.max(r.violations.len() as u64), "integrity violation"),
+        sent.file.display()
+    )
 }
 
 /// Which failures come first: the earlier a failure stops a request, the nearer its cause.
@@ -142,8 +160,9 @@ pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
     out.push(format!(
-        "OK: {} went through; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
+        "OK: {} went through in {} side by side; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
         crate::words::count(res.turns, "turn"),
+        crate::words::count(res.sessions_ok, "session"),
         crate::words::count(res.llm_calls, "time"),
         res.llm_calls as f64 / res.turns.max(1) as f64,
         res.p50_turn_ms.map_or("—".into(), |v| format!("{v:.0}")),
@@ -181,7 +200,14 @@ mod tests {
             ..Default::default()
         };
         let file = Path::new("session.toml");
-        problems(&r, &Sent { file, json_keys })
+        problems(
+            &r,
+            &Sent {
+                file,
+                json_keys,
+                shared: Vec::new(),
+            },
+        )
     }
 
     #[test]
@@ -224,6 +250,7 @@ mod tests {
             &Sent {
                 file: Path::new("s.toml"),
                 json_keys: None,
+                shared: Vec::new(),
             },
         );
         assert!(p[0].contains("— config:"), "{p:#?}");
@@ -231,5 +258,65 @@ mod tests {
         assert!(p[2].contains("— check_failed:"), "{p:#?}");
         // A 5xx may well be the LLM call failing elsewhere: that stays a problem of its own.
         assert!(p[3].contains("the SUT never called the mock"), "{p:#?}");
+    }
+
+    /// Two sessions sent `"session": "plimsoll"` (issue 40): the violations follow from
+    /// the session file, said once, pointing at it — not one line each blaming the SUT.
+    #[test]
+    fn violations_with_a_shared_conversation_value_point_at_the_session_file() {
+        let r = StepReport {
+            result: StepResult {
+                sessions_ok: 2,
+                turns: 6,
+                llm_calls: 6,
+                integrity_violations: 4,
+                outcome: Outcome::Integrity,
+                ..Default::default()
+            },
+            marked_sessions: 2,
+            violations: vec![
+                serde_json::json!({"kind": "isolation", "detail": "message of session 3f-s0 in this conversation"}),
+            ],
+            ..Default::default()
+        };
+        let shared = vec![
+            "`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)"
+                .to_string(),
+        ];
+        let p = problems(
+            &r,
+            &Sent {
+                file: Path::new("session.toml"),
+                json_keys: None,
+                shared,
+            },
+        );
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].starts_with("every session sent the same value in a field that names a conversation: `session` = \"plimsoll\""), "{}", p[0]);
+        assert!(
+            p[0].contains("(4 integrity violations follow from this, not from the SUT)"),
+            "{}",
+            p[0]
+        );
+        assert!(
+            p[0].ends_with(
+                "`{{session}}`, or `{{uuid}}` where the SUT wants a UUID, in session.toml"
+            ),
+            "{}",
+            p[0]
+        );
+        // Without a shared value the violations are the SUT's, each said.
+        let own = problems(
+            &r,
+            &Sent {
+                file: Path::new("session.toml"),
+                json_keys: None,
+                shared: Vec::new(),
+            },
+        );
+        assert!(
+            own[0].starts_with("integrity: message of session 3f-s0"),
+            "{own:#?}"
+        );
     }
 }

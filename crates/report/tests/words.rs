@@ -158,6 +158,7 @@ fn rendered(n: u64) -> Vec<String> {
         recorded_turns: n,
         recorded_calls: n,
         sessions: n,
+        differences: vec!["s0 (recorded trace:ab): turn 1, call 1: recorded `lookup`, a tool the SUT did not offer (the mock called `search` in its place)".into()],
         ..Default::default()
     }));
     all.extend(soak(n).lines().map(String::from));
@@ -168,6 +169,23 @@ fn rendered(n: u64) -> Vec<String> {
         &Sent {
             file: Path::new("session.toml"),
             json_keys: None,
+            shared: Vec::new(),
+        },
+    ));
+    // One conversation id shared by every session: the violations follow from the file.
+    let mut shared = r.clone();
+    shared.violations =
+        vec![serde_json::json!({"detail": "message of session s1 in this conversation"})];
+    shared.result.integrity_violations = n;
+    all.extend(problems(
+        &shared,
+        &Sent {
+            file: Path::new("session.toml"),
+            json_keys: None,
+            shared: vec![
+                "`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:3)"
+                    .into(),
+            ],
         },
     ));
     all

@@ -245,6 +245,11 @@ pub(crate) async fn run(
     m.throttled = throttled;
     m.pressure = pressure;
     m.probe = probe_answers;
+    m.shared = session
+        .shared_values()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
     let replayed = rig
         .replay
         .as_ref()

@@ -49,6 +49,7 @@ fn evidence(
         timeout_where: None,
         violations,
         violations_by_kind: by_kind,
+        shared_values: m.shared.clone(),
         sessions_ok: m.sessions_ok,
         sessions_failed: m.sessions_failed,
         error_rate: cfg.error_rate,

@@ -68,6 +68,9 @@ pub struct Measured {
     pub bus: Option<result::Bus>,
     /// What the SUT's stdio MCP servers cost, when it ran any.
     pub mcp_stdio: Option<result::McpStdio>,
+    /// Fields of the session file that name a conversation and carry one value in every
+    /// session (`drive::spec::SharedValue`, said).
+    pub shared: Vec<String>,
 }
 
 impl Measured {

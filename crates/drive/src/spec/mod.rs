@@ -120,6 +120,7 @@ mod read;
 mod reply;
 mod request;
 mod session;
+mod shared;
 
 pub use axes::{unknown_axis, AXES};
 pub use bus::{is_bus, BusSpec, Count, Framing, Kind, Role, Transport};
@@ -127,6 +128,7 @@ pub use form::{Fields, Part, PartValue, BOUNDARY};
 pub use reply::{Check, Extract, Source};
 pub use request::{Request, Until};
 pub use session::{Chat, Protocol, SessionSpec, Wire, CHAT_TEXT, DEFAULT_BODY};
+pub use shared::{is_an_id, names_a_conversation, SharedValue};
 
 /// A session.toml that cannot be used, with where and why.
 pub type SessionError = spans::FileError;

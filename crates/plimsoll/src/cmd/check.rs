@@ -1,4 +1,5 @@
-//! `plimsoll check`: one session at concurrency 1, every failure explained in plain
+//! `plimsoll check`: two sessions side by side (a second beside the first catches one
+//! conversation shared by both before any ramp does), every failure explained in plain
 //! words — before a ramp spends minutes on a setup that cannot work — and each kind of
 //! prompt-cache break with its fix.
 
@@ -17,28 +18,36 @@ pub struct CheckArgs {
     pub no_partition: bool,
 }
 
+/// Sessions a check runs side by side.
+const SESSIONS: usize = 2;
+
 /// Runs the check; returns the exit code (0: all well, 3: something to fix).
 pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cfg = experiment::Config::load(&a.config)?;
     super::preflight();
     let opts = step::StepOptions {
-        concurrency: Some(1),
+        concurrency: Some(SESSIONS),
         partition: super::partition(!a.no_partition),
         session: a.session.clone(),
         ..Default::default()
     };
+    step::preflight(&cfg, &opts)?;
     eprintln!(
-        "plimsoll check: one session against {}",
+        "plimsoll check: two sessions side by side against {}",
         cfg.command.join(" ").replace("{{port}}", "PORT")
     );
     let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;
     let session_file = a.session.as_ref().unwrap_or(&cfg.session_file);
+    let spec = drive::SessionSpec::load(session_file).ok();
     let sent = report::check::Sent {
         file: session_file,
-        json_keys: drive::SessionSpec::load(session_file)
-            .ok()
-            .and_then(|s| s.json_keys()),
+        json_keys: spec.as_ref().and_then(|s| s.json_keys()),
+        shared: spec
+            .iter()
+            .flat_map(|s| s.shared_values())
+            .map(|v| v.to_string())
+            .collect(),
     };
     let found = report::check::problems(&r, &sent);
     // A cache break costs money, not correctness: said either way, never an exit code.

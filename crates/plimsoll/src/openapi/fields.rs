@@ -24,8 +24,18 @@ const MESSAGE_NAMES: &[&str] = &[
     "user_message",
 ];
 
-/// Names of a conversation's id, which the client may choose: one per session.
-const SESSION_NAMES: &[&str] = &["session_id", "thread_id", "conversation_id", "chat_id"];
+/// A conversation's value per session: an id (`session_id`, `thread_id`) a well-formed
+/// UUID (servers often check it), anything else the session's name. Which fields name a
+/// conversation is `drive::spec`'s decision.
+fn conversation_value(name: &str) -> Value {
+    Value::String(
+        match drive::spec::is_an_id(name) {
+            true => "{{uuid}}",
+            false => "{{session}}",
+        }
+        .into(),
+    )
+}
 
 /// The field of `schema` that carries the user's message.
 pub fn message_field(schema: &Value) -> Option<String> {
@@ -84,8 +94,8 @@ pub fn fill(raw: &Value, schema: &Value) -> (Vec<(String, Value)>, Vec<String>) 
         let s = super::resolve(raw, s, 0);
         let value = if message.as_deref() == Some(name) {
             message_value(name, &allowed)
-        } else if SESSION_NAMES.contains(&name.as_str()) {
-            Value::String("{{uuid}}".into())
+        } else if drive::spec::names_a_conversation(name) && allowed_text(&allowed) {
+            conversation_value(name)
         } else if name == "stream" && allowed.iter().any(|t| t == "boolean") {
             Value::Bool(false)
         } else if !required.contains(&name.as_str()) {
@@ -99,6 +109,11 @@ pub fn fill(raw: &Value, schema: &Value) -> (Vec<(String, Value)>, Vec<String>) 
         out.push((name.clone(), value));
     }
     (out, ids)
+}
+
+/// Text is among the types a field allows (or any type is).
+fn allowed_text(allowed: &[String]) -> bool {
+    allowed.is_empty() || allowed.iter().any(|t| t == "string")
 }
 
 /// What a required field takes: its default, its first choice, or a value of its type.

@@ -78,3 +78,35 @@ fn a_multipart_run_endpoint_gets_its_fields_and_an_agent_from_the_list() {
     let e = doc.pick("POST /nowhere").unwrap_err().to_string();
     assert!(e.contains("names no operation"), "{e}");
 }
+
+/// A FastAPI agent whose `POST /chat` takes `{"session": str, "message": str}` (issue 40):
+/// the written session gives `session` each session's own name, never a constant, and a
+/// required `user_id` a UUID of its own — the oracle would otherwise blame the SUT for one
+/// conversation shared by every session.
+#[test]
+fn a_conversation_field_gets_a_value_per_session_never_a_constant() {
+    let doc = Doc::parse(json!({"paths": {
+        "/chat": {"post": {"operationId": "chat_chat_post",
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Chat"}}}},
+            "responses": {"200": {"content": {"application/json": {"schema": {}}}}}}}
+    }, "components": {"schemas": {
+        "Chat": {"type": "object", "required": ["session", "message", "user_id", "model"], "properties": {
+            "session": {"type": "string", "title": "Session"},
+            "message": {"type": "string"},
+            "user_id": {"type": "string"},
+            "model": {"type": "string"}}}
+    }}}))
+    .unwrap();
+    let op = doc.pick("chat_chat_post").unwrap();
+    let text = session(&doc, op).unwrap();
+    let s =
+        drive::SessionSpec::parse(&text, "session.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let body: serde_json::Value = serde_json::from_str(&s.turn[0].bodies[0]).unwrap();
+    assert_eq!(body["session"], "{{session}}", "{text}");
+    assert_eq!(body["user_id"], "{{uuid}}", "{text}");
+    assert_eq!(
+        body["model"], "plimsoll",
+        "a field that names no conversation keeps its value"
+    );
+    assert!(s.shared_values().is_empty(), "{:?}", s.shared_values());
+}
