@@ -52,6 +52,19 @@ pub async fn run_arms(
         arm_names(arms).join(", ")
     );
     eprintln!("{}", header());
+    match climb(&mut runs, levels, opts).await {
+        Ok(()) => finish(runs, opts),
+        Err(e) => {
+            for r in &runs {
+                r.fail(&e);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The levels for every arm, from one session first when latency is judged against it.
+async fn climb(runs: &mut [Run<'_>], levels: Levels, opts: &RampOptions) -> anyhow::Result<()> {
     let first = match &levels {
         Levels::List(v) => v.first().copied(),
         Levels::Auto { start, .. } => Some(*start),
@@ -59,19 +72,18 @@ pub async fn run_arms(
     if opts.budget.latency_vs_single.is_some() && first.is_some_and(|f| f > 1) {
         for r in runs.iter_mut() {
             if r.level(1).await?.is_none() {
-                return finish(runs, opts);
+                return Ok(());
             }
         }
     }
     match levels {
-        Levels::List(v) => list(&mut runs, &v).await?,
+        Levels::List(v) => list(runs, &v).await,
         Levels::Auto {
             start,
             max_steps,
             resolution,
-        } => auto(&mut runs, start, max_steps, resolution).await?,
+        } => auto(runs, start, max_steps, resolution).await,
     }
-    finish(runs, opts)
 }
 
 /// Every level for every arm still standing; an arm stops at its first collapse.

@@ -177,6 +177,36 @@ impl<'a> Run<'a> {
         Ok(Some(standing))
     }
 
+    /// The levels asked for, from one session first when latency is judged against it.
+    async fn climb(&mut self, levels: Levels) -> anyhow::Result<()> {
+        let first = match &levels {
+            Levels::List(v) => v.first().copied(),
+            Levels::Auto { start, .. } => Some(*start),
+        };
+        // Latency against one session needs one session measured first.
+        if self.opts.budget.latency_vs_single.is_some() && first.is_some_and(|f| f > 1) {
+            self.level(1).await?;
+        }
+        match levels {
+            Levels::List(v) => self.list(&v).await,
+            Levels::Auto {
+                start,
+                max_steps,
+                resolution,
+            } => self.auto(start, max_steps, resolution).await,
+        }
+    }
+
+    /// A run stopped by an error: recorded as failed with its reason (never left
+    /// `running`, which the history reads as killed).
+    pub(crate) fn fail(&self, e: &anyhow::Error) {
+        if let (Some(h), Some(id)) = (&self.history, self.id) {
+            if let Err(w) = h.fail_run(id, &format!("{e:#}")) {
+                eprintln!("warning: could not record run {id} as failed: {w:#}");
+            }
+        }
+    }
+
     /// A fixed list: every level in turn, stopping at the first collapse.
     async fn list(&mut self, levels: &[usize]) -> anyhow::Result<()> {
         for &n in levels {
@@ -244,21 +274,9 @@ pub async fn run_ladder(
     let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
     eprintln!("{HEADER_STATE}");
-    // Latency against one session needs one session measured first.
-    let first = match &levels {
-        Levels::List(v) => v.first().copied(),
-        Levels::Auto { start, .. } => Some(*start),
-    };
-    if opts.budget.latency_vs_single.is_some() && first.is_some_and(|f| f > 1) {
-        run.level(1).await?;
-    }
-    match levels {
-        Levels::List(v) => run.list(&v).await?,
-        Levels::Auto {
-            start,
-            max_steps,
-            resolution,
-        } => run.auto(start, max_steps, resolution).await?,
+    if let Err(e) = run.climb(levels).await {
+        run.fail(&e);
+        return Err(e);
     }
     let (doc, reordered) = conclude(run)?;
     if reordered {
@@ -390,6 +408,11 @@ pub fn rerender(mut doc: LadderDoc, out: Option<&std::path::Path>) -> anyhow::Re
         eprintln!("{}", row(s, report::table::standing_in(&doc, s)));
     }
     match &doc.analysis {
+        None if doc.status.as_deref() == Some("failed") => eprintln!(
+            "run {} failed: {}",
+            doc.run.unwrap_or(0),
+            doc.reason.as_deref().unwrap_or("no reason recorded")
+        ),
         None => eprintln!(
             "run {} did not finish (status {}): the steps above are all it has",
             doc.run.unwrap_or(0),

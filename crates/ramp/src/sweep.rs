@@ -217,7 +217,15 @@ pub async fn run_sweep(
         } else {
             tokio::select! {
                 r = point(cfg, axes, &values, opts) => {
-                    let (cell, collapsed) = r?;
+                    let (cell, collapsed) = match r {
+                        Ok(c) => c,
+                        Err(e) => {
+                            if let (Some(h), Some(id)) = (&history, id) {
+                                h.fail_run(id, &format!("{e:#}"))?;
+                            }
+                            return Err(e);
+                        }
+                    };
                     if collapsed {
                         dead_row = Some(row);
                     }

@@ -20,6 +20,9 @@ pub struct LadderDoc {
     pub started: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// Why a run the history holds as failed failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     pub config: String,
     pub environment: RunEnvironment,
     #[serde(default, skip_serializing_if = "Option::is_none")]

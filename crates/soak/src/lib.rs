@@ -26,6 +26,15 @@ pub struct SoakOptions {
     pub out: Option<PathBuf>,
 }
 
+/// A soak stopped by an error: recorded as failed with its reason, never left `running`.
+fn failed(history: &Mutex<Option<store::History>>, id: Option<i64>, e: &anyhow::Error) {
+    if let (Some(h), Some(id)) = (&*history.lock().unwrap_or_else(|p| p.into_inner()), id) {
+        if let Err(w) = h.fail_run(id, &format!("{e:#}")) {
+            eprintln!("warning: could not record soak {id} as failed: {w:#}");
+        }
+    }
+}
+
 /// Runs the soak; the document every report is made from.
 pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDoc> {
     let environment = Environment {
@@ -72,7 +81,7 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDo
     step_opts.soak = Some(plan);
     step_opts.progress = false; // the soak prints its own line a sample
     let outcome = tokio::select! {
-        r = step::run_step(cfg, &step_opts) => Some(r.context("the soak's step")?),
+        r = step::run_step(cfg, &step_opts) => Some(r.context("the soak's step").inspect_err(|e| failed(&history, id, e))?),
         _ = tokio::signal::ctrl_c() => None,
     };
     let interrupted = outcome.is_none();

@@ -22,14 +22,8 @@ impl Rig {
         cfg: &Config,
         concurrency: usize,
         replay: Option<std::sync::Arc<workload::Replay>>,
+        scenario: mock::Scenario,
     ) -> anyhow::Result<Rig> {
-        let mut scenario = match &cfg.scenario {
-            Some(p) => mock::Scenario::load(p)?,
-            None => mock::Scenario::default(),
-        };
-        scenario
-            .apply_failure_env(|k| std::env::var(k).ok())
-            .map_err(anyhow::Error::msg)?;
         let mock = mock::MockServer::start(mock::MockOptions {
             scenario,
             seed: Some(cfg.seed),

@@ -26,6 +26,8 @@ pub struct RunRow {
     pub status: String,
     pub steps: i64,
     pub ceiling: Option<i64>,
+    /// Why a failed run failed (status `failed`).
+    pub reason: Option<String>,
 }
 
 const SCHEMA: &str = "
@@ -34,8 +36,9 @@ CREATE TABLE IF NOT EXISTS runs (
     started TEXT NOT NULL,
     config TEXT NOT NULL,
     environment TEXT NOT NULL,   -- JSON: machine, kernel, cap method, git commit of the SUT, plimsoll version
-    status TEXT NOT NULL,        -- running | done | interrupted
-    analysis TEXT                -- JSON, when done
+    status TEXT NOT NULL,        -- running | done | interrupted | failed
+    analysis TEXT,               -- JSON, when done
+    reason TEXT                  -- why, when failed
 );
 CREATE TABLE IF NOT EXISTS steps (
     run INTEGER NOT NULL REFERENCES runs(id),
@@ -65,6 +68,12 @@ impl History {
         db.pragma_update(None, "synchronous", "NORMAL")?;
         db.execute_batch(SCHEMA)
             .context("creating the history tables")?;
+        // A history made before failed runs had their reason gets the column.
+        let has_reason = db.prepare("SELECT reason FROM runs LIMIT 0").is_ok();
+        if !has_reason {
+            db.execute_batch("ALTER TABLE runs ADD COLUMN reason TEXT")
+                .context("adding runs.reason to the history")?;
+        }
         Ok(History { db })
     }
 
@@ -137,10 +146,20 @@ impl History {
         Ok(())
     }
 
+    /// A run that stopped on an error (a step that could not start, a file that could
+    /// not be written): recorded as failed, with its reason, never left `running`.
+    pub fn fail_run(&self, run: i64, reason: &str) -> anyhow::Result<()> {
+        self.db.execute(
+            "UPDATE runs SET status = 'failed', reason = ?2 WHERE id = ?1",
+            params![run, reason],
+        )?;
+        Ok(())
+    }
+
     pub fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
         let mut q = self.db.prepare(
             "SELECT r.id, r.started, r.config, r.status, (SELECT COUNT(*) FROM steps s WHERE s.run = r.id),
-                    json_extract(r.analysis, '$.ceiling')
+                    json_extract(r.analysis, '$.ceiling'), r.reason
              FROM runs r ORDER BY r.id DESC LIMIT ?1",
         )?;
         let rows = q.query_map([limit as i64], |r| {
@@ -151,6 +170,7 @@ impl History {
                 status: r.get(3)?,
                 steps: r.get(4)?,
                 ceiling: r.get(5)?,
+                reason: r.get(6)?,
             })
         })?;
         Ok(rows
@@ -168,15 +188,23 @@ impl History {
 
     /// A run's stored document: environment, steps, analysis.
     pub fn run(&self, id: i64) -> anyhow::Result<Option<serde_json::Value>> {
-        let head: Option<(String, String, String, String, Option<String>)> = self
+        type Head = (
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+        );
+        let head: Option<Head> = self
             .db
             .query_row(
-                "SELECT started, config, environment, status, analysis FROM runs WHERE id = ?1",
+                "SELECT started, config, environment, status, analysis, reason FROM runs WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
             )
             .optional()?;
-        let Some((started, config, env, status, analysis)) = head else {
+        let Some((started, config, env, status, analysis, reason)) = head else {
             return Ok(None);
         };
         let mut q = self
@@ -196,6 +224,7 @@ impl History {
             "status": status,
             "steps": steps,
             "analysis": analysis.as_deref().map(parse).unwrap_or(serde_json::Value::Null),
+            "reason": reason,
         })))
     }
 }
@@ -232,6 +261,10 @@ mod tests {
         .unwrap();
         h.finish_run(run, "done", &serde_json::json!({"ceiling": 10}))
             .unwrap();
+        let failed = h
+            .start_run("2026-11-22T00:30:00Z", "r.toml", &serde_json::json!({}))
+            .unwrap();
+        h.fail_run(failed, "session.toml: cannot read it").unwrap();
         let other = h
             .start_run("2026-11-22T01:00:00Z", "q.toml", &serde_json::json!({}))
             .unwrap();
@@ -241,7 +274,11 @@ mod tests {
         assert_eq!(rows[0].id, other);
         assert_eq!(rows[0].status, "interrupted?");
         assert_eq!(
-            (rows[1].steps, rows[1].ceiling, rows[1].status.as_str()),
+            (rows[1].status.as_str(), rows[1].reason.as_deref()),
+            ("failed", Some("session.toml: cannot read it"))
+        );
+        assert_eq!(
+            (rows[2].steps, rows[2].ceiling, rows[2].status.as_str()),
             (2, Some(10), "done")
         );
         let doc = h.run(run).unwrap().unwrap();

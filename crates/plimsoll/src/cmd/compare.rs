@@ -61,6 +61,22 @@ pub struct CompareArgs {
     pub allow_different_workloads: bool,
 }
 
+/// Every file a step needs read before any build or step (each arm's when arms are
+/// compared): a bad one costs nothing.
+fn preflight(
+    cfg: &experiment::Config,
+    arms: Option<&[String; 2]>,
+    step: &step::StepOptions,
+) -> anyhow::Result<()> {
+    match arms {
+        Some(names) => names.iter().try_for_each(|n| {
+            let armed = cfg.with_arm(n).unwrap_or_else(|| cfg.clone());
+            step::preflight(&armed, step)
+        }),
+        None => step::preflight(cfg, step),
+    }
+}
+
 pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cfg = experiment::Config::load(&a.config)?;
@@ -92,6 +108,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
         }
         _ => None,
     };
+    preflight(&cfg, arms.as_ref(), &step)?;
     let (worktrees, base_cmd, branch_cmd) = match (&a.base, &a.branch, &a.base_cmd, &a.branch_cmd) {
         _ if arms.is_some() => {
             let [b, r] = arms.clone().unwrap_or_default();

@@ -16,8 +16,12 @@ pub fn list(db: &std::path::Path, limit: usize) -> anyhow::Result<u8> {
     );
     for r in h.runs(limit)? {
         let ceiling = r.ceiling.map_or("—".to_string(), |c| c.to_string());
+        // A failed run says why, its reason's first line after the config.
+        let why = r.reason.as_deref().map_or(String::new(), |w| {
+            format!("  ({})", w.lines().next().unwrap_or_default())
+        });
         println!(
-            "{:>5}  {:<20}  {:<13}  {:>5}  {:>8}  {}",
+            "{:>5}  {:<20}  {:<13}  {:>5}  {:>8}  {}{why}",
             r.id, r.started, r.status, r.steps, ceiling, r.config
         );
     }

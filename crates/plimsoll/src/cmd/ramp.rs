@@ -137,25 +137,16 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         Some("none") => vec!["none".into()],
         Some(list) => list.split(',').map(|n| n.trim().to_string()).collect(),
     };
+    // Every file each run needs read before the budget and the table's header are
+    // printed: a run that cannot start says so before it starts.
+    let runs = runs_of(&a, &cfg, &names)?;
+    for c in &runs {
+        step::preflight(c, &opts.step)?;
+    }
     let rt = super::runtime()?;
     if !a.sweep.is_empty() {
         return sweep(&a, &cfg, &opts, &rt);
     }
-    let variants = match (cfg.arms.is_empty(), names.as_slice()) {
-        (_, [none]) if none == "none" => vec![cfg.clone()],
-        (true, []) => vec![cfg.clone()],
-        _ => ::ramp::arms::arm_configs(&cfg, &names)?,
-    };
-    let runs: Vec<experiment::Config> = match &a.replicas {
-        None => variants,
-        Some(list) => {
-            let counts = ::ramp::levels::parse_replicas(list).map_err(anyhow::Error::msg)?;
-            variants
-                .iter()
-                .flat_map(|v| counts.iter().map(|n| v.with_replicas(*n)))
-                .collect()
-        }
-    };
     let json = match runs.as_slice() {
         [one] if a.replicas.is_none() && one.arm.is_none() => {
             result::to_line_json(&rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?)
@@ -166,6 +157,29 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         println!("{json}");
     }
     Ok(0)
+}
+
+/// The runs a ramp makes: the config alone, or each arm, times each replica count.
+fn runs_of(
+    a: &RampArgs,
+    cfg: &experiment::Config,
+    names: &[String],
+) -> anyhow::Result<Vec<experiment::Config>> {
+    let variants = match (cfg.arms.is_empty(), names) {
+        (_, [none]) if none == "none" => vec![cfg.clone()],
+        (true, []) => vec![cfg.clone()],
+        _ => ::ramp::arms::arm_configs(cfg, names)?,
+    };
+    Ok(match &a.replicas {
+        None => variants,
+        Some(list) => {
+            let counts = ::ramp::levels::parse_replicas(list).map_err(anyhow::Error::msg)?;
+            variants
+                .iter()
+                .flat_map(|v| counts.iter().map(|n| v.with_replicas(*n)))
+                .collect()
+        }
+    })
 }
 
 fn sweep(

@@ -165,6 +165,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
 /// the exit code chosen. Ctrl-C stops the SUT before exiting.
 fn one_step(config: &std::path::Path, opts: step::StepOptions, json: bool) -> anyhow::Result<u8> {
     let cfg = experiment::Config::load(config)?;
+    step::preflight(&cfg, &opts)?;
     if opts.arm.is_none() && !cfg.arms.is_empty() {
         eprintln!(
             "note: {}; this step runs [sut] as written (pick one with --arm NAME; `plimsoll ramp` runs them all)",

@@ -146,6 +146,8 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
         history: (!a.no_history).then_some(a.history),
         out: a.out,
     };
+    // Every file the soak needs read before its first line: a bad one costs nothing.
+    step::preflight(&cfg, &opts.step)?;
     eprintln!(
         "plimsoll soak: {} of load ({}), then {} of drain, sampling every {}; the first {:.0} s left out of the verdict",
         a.duration,
