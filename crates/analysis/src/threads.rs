@@ -125,6 +125,25 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     thread_wall(&ok[first..], plateau).unwrap_or(own)
 }
 
+/// A main thread at less than this share of a core beside a saturated worker is idle.
+const IDLE_MAIN: f64 = 0.5;
+
+/// The main thread's share when the busiest thread is a worker beside an idle main
+/// thread (known only where the probe read the main thread's share).
+fn beside_an_idle_main(t: &result::ThreadCpu) -> Option<f64> {
+    let top = t.busiest.first()?;
+    t.main_share.filter(|m| !top.main && *m < IDLE_MAIN)
+}
+
+/// What sets the size of the pool a runtime's worker belongs to, where it is known.
+fn pool_size_hint(name: &str) -> &'static str {
+    if name == "node" || name.contains("libuv") {
+        " (in Node, libuv's thread pool: UV_THREADPOOL_SIZE sets its size, 4 by default; crypto, zlib, fs and dns.lookup run there)"
+    } else {
+        ""
+    }
+}
+
 /// The wall in words, from the levels where the thread (or the threads) sat at its limit.
 fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
     let top = on.last()?;
@@ -149,6 +168,22 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
         Some(_) => ("at its limit", figures(higher, &[&busy, &process])),
     };
     let throughput = plateau.map_or(String::new(), |p| format!("; throughput {}", flat_words(p)));
+    if n == 1 {
+        if let Some(idle) = beside_an_idle_main(t) {
+            let name = &t.busiest[0].name;
+            return Some(Wall {
+                kind: WallKind::Thread,
+                from: Some(from as f64),
+                text: format!(
+                    "one thread — a worker thread of `{name}`, not the main thread (the main thread at {} of a core), {one_busy} from {}{one_figures}: one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will{}{throughput}",
+                    pct(idle),
+                    sessions(from as f64),
+                    pool_size_hint(name)
+                ),
+                short: format!("one worker thread (`{name}` {busy_short}; the main thread idle)"),
+            });
+        }
+    }
     let (what, why, short) = if n == 1 {
         (
             format!("one thread — {} {one_busy} from {}{one_figures}", names[0], sessions(from as f64)),
@@ -201,7 +236,7 @@ mod tests {
             ],
             busy: saturated,
             saturated,
-            active: None,
+            ..Default::default()
         });
         s.cpu_cores = Some(2.0);
         s
@@ -346,6 +381,64 @@ mod tests {
         assert_eq!(
             verdict(&steps, &crate::Budget::default()).wall.kind,
             WallKind::Cpu
+        );
+    }
+
+    /// A Node server with UV_THREADPOOL_SIZE=1 hashing off the event loop (issue 40): the
+    /// busy thread is the pool's single worker, the main thread idle — said as such, with
+    /// what sets the pool's size.
+    #[test]
+    fn a_saturated_worker_beside_an_idle_main_thread_is_a_pool_of_one() {
+        let steps: Vec<StepResult> = [
+            (2, 4.0, 0.5),
+            (4, 7.6, 0.97),
+            (8, 7.7, 0.99),
+            (16, 7.7, 0.99),
+        ]
+        .iter()
+        .map(|&(n, x, share)| {
+            let mut s = hot_thread(
+                step(n, x, 1.0 + n as f64 / 4.0, share / 2.0 + 0.02),
+                share,
+                u32::from(share > 0.9),
+            );
+            if let Some(t) = s.thread_cpu.as_mut() {
+                t.busiest[0].name = "node".into();
+                t.main_share = Some(0.04);
+            }
+            s
+        })
+        .collect();
+        let v = verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+        assert!(
+            v.wall.text.starts_with("one thread — a worker thread of `node`, not the main thread (the main thread at 4 % of a core), at its limit from 4 sessions (at 16 sessions: at 99 % of a core, the process at 52 % of its 2-core cap): one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will (in Node, libuv's thread pool: UV_THREADPOOL_SIZE sets its size, 4 by default;"),
+            "{}",
+            v.wall.text
+        );
+        assert_eq!(
+            v.wall.short,
+            "one worker thread (`node` at 99 % of a core; the main thread idle)"
+        );
+        // The main thread itself saturated reads as before.
+        let main: Vec<StepResult> = steps
+            .iter()
+            .map(|s| {
+                let mut s = s.clone();
+                if let Some(t) = s.thread_cpu.as_mut() {
+                    t.busiest[0].main = true;
+                    t.main_share = Some(t.busiest[0].core_share);
+                }
+                s
+            })
+            .collect();
+        let v = verdict(&main, &crate::Budget::default());
+        assert!(
+            v.wall
+                .text
+                .starts_with("one thread — the main thread of `node` at its limit"),
+            "{}",
+            v.wall.text
         );
     }
 }

@@ -21,27 +21,7 @@ pub const MEM_WALL: f64 = 0.90;
 /// A SUT whose CPU stays under this share of its cap on a plateau is not CPU-bound.
 const CPU_IDLE: f64 = 0.5;
 
-/// One level of the curve: concurrency, completed turns per second, and the resources.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Sample {
-    pub concurrency: f64,
-    pub turns_per_s: f64,
-    /// The SUT's CPU over the cores it may use (its cap, its cpuset, or the machine).
-    pub cpu_of_cap: Option<f64>,
-    /// The cores the SUT may use.
-    pub cpu_cores: Option<f64>,
-    /// The share of the cgroup's CPU periods in which it was throttled.
-    pub throttled: Option<f64>,
-    /// The SUT's cgroup memory peak over its memory cap.
-    pub mem_of_cap: Option<f64>,
-    pub harness_bound: bool,
-    /// What other processes and the hypervisor took of the SUT's cores, when measured.
-    pub others: Option<f64>,
-    /// The SUT's time waiting in a run queue for a core, in seconds a second.
-    pub run_wait: Option<f64>,
-    /// What other processes took of Plimsoll's own cores, when it had cores of its own.
-    pub harness_others: Option<f64>,
-}
+pub use crate::sample::Sample;
 
 /// Per added session, throughput gained over what one session gave at the first level.
 pub fn marginal(samples: &[Sample]) -> Vec<f64> {
@@ -399,6 +379,9 @@ fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
     match plateau {
         Some(p) => format!("; throughput {}", flat_words(p)),
         None => match samples {
+            [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) && crate::sample::cheaper(samples, CPU_WALL).is_some() => {
+                crate::sample::cheaper(samples, CPU_WALL).unwrap_or_default()
+            }
             [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => format!(
                 "; throughput still rising at the top ({} → {} turns/s from {} to {} sessions): widen the ladder to see where it stops",
                 num(a.turns_per_s),

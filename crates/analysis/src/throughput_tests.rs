@@ -339,3 +339,48 @@ fn a_harness_starved_by_others_names_the_machine_not_plimsoll() {
     assert!(own.short.starts_with("Plimsoll itself"), "{}", own.short);
     assert_eq!(wall_of(&s(None)).short, own.short);
 }
+
+/// The LiteLLM proxy with 3-turn sessions under a 1-core cap (issue 40): 60.5 → 78.9
+/// turns/s from 64 to 256 sessions at 100 % of the cap, because each turn got cheaper
+/// (27.5 → 12.2 CPU ms: the cold start amortised). A wider ladder cannot find more: the
+/// wall says the steady-state ceiling instead of "widen the ladder".
+#[test]
+fn throughput_rising_on_a_full_cap_names_the_steady_state_ceiling() {
+    let s: Vec<Sample> = [
+        (16.0, 30.0, 0.78, 31.0),
+        (32.0, 45.0, 0.97, 29.0),
+        (64.0, 60.5, 1.0, 27.5),
+        (128.0, 70.1, 1.0, 17.0),
+        (256.0, 78.9, 1.0, 12.2),
+    ]
+    .iter()
+    .map(|&(n, x, c, ms)| Sample {
+        concurrency: n,
+        turns_per_s: x,
+        cpu_of_cap: Some(c),
+        cpu_cores: Some(1.0),
+        cpu_ms_per_turn: Some(ms),
+        ..Sample::default()
+    })
+    .collect();
+    let p = plateau(&s);
+    let k = knee(&s, &[None; 5], p.as_ref());
+    let w = wall(&s, k.as_ref(), p.as_ref());
+    assert_eq!(w.kind, WallKind::Cpu, "{}", w.text);
+    assert!(!w.text.contains("widen the ladder"), "{}", w.text);
+    assert!(
+        w.text.ends_with("; throughput still rose at the top (45 → 78.9 turns/s from 32 to 256 sessions) only because each turn got cheaper (29 → 12.2 CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at 12.2 CPU ms a turn the 1-core cap allows about 82 turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling"),
+        "{}",
+        w.text
+    );
+    // With CPU per turn steady, rising throughput at the top is still the ladder's edge.
+    let steady: Vec<Sample> = s
+        .iter()
+        .map(|x| Sample {
+            cpu_ms_per_turn: Some(12.0),
+            ..x.clone()
+        })
+        .collect();
+    let w = wall(&steady, k.as_ref(), p.as_ref());
+    assert!(w.text.contains("widen the ladder"), "{}", w.text);
+}

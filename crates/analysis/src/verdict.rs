@@ -25,6 +25,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
             harness_bound: s.harness.bound == Bound::Harness,
             others: s.interference.as_ref().map(result::Interference::sut_share),
             run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
+            cpu_ms_per_turn: s.cpu_ms_per_turn,
             harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
         })
         .collect()
@@ -67,6 +68,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
         own = throughput::before_collapse(&sm, c);
     }
     let own = crate::threads::refine(own, steps, plateau.as_ref());
+    let own = crate::workers::refine(own, steps, plateau.as_ref());
     let own = crate::pool::refine(own, steps, plateau.as_ref());
     let mut wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
@@ -78,7 +80,8 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
         .then(|| crate::findings::first_cost(&steps[0], b))
         .flatten();
     let mut findings = crate::growth::findings(steps);
-    findings.extend(crate::findings::of(steps));
+    findings.extend(crate::memory::per_session(steps, &wall));
+    findings.extend(crate::findings::of(steps, &st));
     let mut v = Verdict {
         headline: String::new(),
         budget: b.describe(),

@@ -56,6 +56,30 @@ impl Summary {
                 .filter(|iv| iv.to_s > a && iv.from_s < b)
                 .map(|iv| iv.active)
                 .max(),
+            main_share: Some(milli(
+                shares.iter().find(|s| s.main).map_or(0.0, |s| s.share),
+            )),
+            groups: crate::families::over(
+                &self
+                    .thread_intervals
+                    .iter()
+                    .map(|iv| iv.families.as_slice())
+                    .collect::<Vec<_>>(),
+                &self
+                    .thread_intervals
+                    .iter()
+                    .map(|iv| (iv.from_s, iv.to_s))
+                    .collect::<Vec<_>>(),
+                a,
+                b,
+            )
+            .into_iter()
+            .map(|f| result::ThreadGroup {
+                name: f.name,
+                threads: f.threads,
+                core_share: milli(f.share),
+            })
+            .collect(),
         })
     }
 

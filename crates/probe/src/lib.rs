@@ -19,6 +19,7 @@ pub mod cgroup;
 pub mod cpustat;
 pub mod disk;
 pub mod external;
+pub mod families;
 pub mod figures;
 pub mod limits;
 pub mod log;

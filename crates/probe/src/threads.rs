@@ -28,6 +28,9 @@ pub struct Interval {
     /// busiest kept): the workers that served turns, however many.
     #[serde(default)]
     pub active: u32,
+    /// Every thread of the tree grouped by name (`pool-1-thread-*` × 4), idle ones too.
+    #[serde(default)]
+    pub families: Vec<crate::families::Family>,
 }
 
 /// A thread that ran this share of a core or more did some of the work (a worker that
@@ -135,6 +138,14 @@ impl ThreadWatch {
             })
             .collect();
         let active = shares.iter().filter(|s| s.1 >= ACTIVE).count() as u32;
+        let used: HashMap<u32, f64> = shares.iter().map(|s| (s.0, s.1)).collect();
+        for tid in now.keys() {
+            self.names.entry(*tid).or_insert_with(|| name_of(*tid));
+        }
+        let families = crate::families::census(now.keys().map(|tid| {
+            let name = self.names.get(tid).map_or("", String::as_str);
+            (name, used.get(tid).copied().unwrap_or(0.0))
+        }));
         shares.sort_by(|a, b| (b.1 + b.2).total_cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
         shares.truncate(KEEP);
         let busiest = shares
@@ -156,6 +167,7 @@ impl ThreadWatch {
             to_s,
             busiest,
             active,
+            families,
         }
     }
 }
@@ -175,6 +187,18 @@ fn merge(pair: &[Interval]) -> Interval {
         to_s,
         busiest,
         active: pair.iter().map(|iv| iv.active).max().unwrap_or(0),
+        families: crate::families::over(
+            &pair
+                .iter()
+                .map(|iv| iv.families.as_slice())
+                .collect::<Vec<_>>(),
+            &pair
+                .iter()
+                .map(|iv| (iv.from_s, iv.to_s))
+                .collect::<Vec<_>>(),
+            from_s,
+            to_s,
+        ),
     }
 }
 
@@ -240,6 +264,7 @@ mod tests {
                 })
                 .collect(),
             active: busy.len() as u32,
+            families: Vec::new(),
         }
     }
 

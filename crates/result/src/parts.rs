@@ -262,6 +262,26 @@ pub struct ThreadCpu {
     /// each; an event loop's idle helpers do not). None in older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<u32>,
+    /// The busiest main thread's share of one core (a process's thread whose tid is its
+    /// pid): says whether a busy thread is the main one or a worker beside an idle main.
+    /// None in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_share: Option<f64>,
+    /// Every thread grouped by name, idle ones too (`pool-1-thread-*` × 4): a pool's size
+    /// even when its workers only wait. Families of two threads or more, largest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<ThreadGroup>,
+}
+
+/// Threads that share a name but for a number, over the span of load.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ThreadGroup {
+    /// The name with its trailing number as `*`: `pool-1-thread-*`.
+    pub name: String,
+    /// The most of them alive at once.
+    pub threads: u32,
+    /// Their CPU together, as a share of one core.
+    pub core_share: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -1,0 +1,134 @@
+//! Memory per session said in words when it is material, whatever the wall: a service that
+//! keeps ~3 MB for each session in flight gets a CPU verdict when CPU stops it first, but
+//! the memory a session holds decides how far a bigger CPU would take it — so it is said,
+//! with where the memory cap would stop it and what stops it first.
+
+use crate::budget::num;
+use crate::growth::{fit, Shape};
+use result::ladder::Wall;
+use result::words::{int, sessions};
+use result::{StepResult, WallKind};
+
+/// A session holding less than this (MB) is not worth a sentence.
+pub const MATERIAL_MB: f64 = 0.5;
+/// … nor is one whose sessions hold less than this share of the RSS at the top level.
+const MATERIAL_SHARE: f64 = 0.25;
+
+/// "memory grows 2.9 MB a session (RSS 88 → 298 MB from 5 to 80 sessions): the 1,024 MB
+/// cap would hold about 320 sessions — CPU stops it first, at 20", when the RSS grows
+/// materially and linearly with the sessions and memory is not the wall already.
+pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
+    if wall.kind == WallKind::Memory {
+        return None;
+    }
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
+    let points: Vec<(f64, f64)> = ok
+        .iter()
+        .map(|s| (s.concurrency as f64, s.peak_rss_mb))
+        .collect();
+    let f = fit(&points, MATERIAL_MB)
+        .filter(|f| matches!(f.shape, Shape::Linear | Shape::SuperLinear))?;
+    let (first, top) = (ok.first()?, ok.last()?);
+    let held = f.slope * top.concurrency as f64;
+    if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * top.peak_rss_mb {
+        return None;
+    }
+    let mut out = format!(
+        "memory grows {} MB a session (RSS {} → {} MB from {} to {})",
+        num(f.slope),
+        num(first.peak_rss_mb),
+        num(top.peak_rss_mb),
+        first.concurrency,
+        sessions(top.concurrency as f64)
+    );
+    let cap = ok
+        .iter()
+        .find_map(|s| s.cap.as_ref())
+        .filter(|c| c.mem_mb > 0.0 && c.method != "affinity")
+        .map(|c| c.mem_mb);
+    match cap {
+        Some(mb) => {
+            let holds = ((mb - f.intercept) / f.slope).max(0.0);
+            out.push_str(&format!(
+                ": the {} MB cap would hold about {}",
+                int(mb.round() as u64),
+                sessions(round_to_two(holds))
+            ));
+        }
+        None => out.push_str(&format!(
+            ": 1,000 sessions would need about {} MB",
+            int((f.intercept + f.slope * 1000.0).round().max(0.0) as u64)
+        )),
+    }
+    if let (Some(first_wall), Some(from)) = (stops_first(wall.kind), wall.from) {
+        out.push_str(&format!(" — {first_wall} stops it first, at {}", num(from)));
+    }
+    Some(out)
+}
+
+/// The wall that stops a ladder before memory does, as the sentence names it.
+fn stops_first(kind: WallKind) -> Option<&'static str> {
+    match kind {
+        WallKind::Cpu => Some("CPU"),
+        WallKind::Thread => Some("a thread"),
+        WallKind::Pool => Some("a pool"),
+        WallKind::Provider => Some("the provider"),
+        WallKind::Internal => Some("a limit inside the SUT"),
+        WallKind::Memory | WallKind::Harness | WallKind::None => None,
+    }
+}
+
+/// Two significant digits: "about 320 sessions", not "about 321.4".
+fn round_to_two(x: f64) -> f64 {
+    if x < 100.0 {
+        return x.round();
+    }
+    let m = 10f64.powf(x.log10().floor() - 1.0);
+    (x / m).round() * m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::CapInfo;
+
+    /// A service that keeps ~3 MB per concurrent session under a 1 GB cap (issue 40): RSS
+    /// 88 → 298 MB from 5 to 80 sessions, CPU the wall at 20.
+    fn service(per_session_mb: f64) -> Vec<StepResult> {
+        [5usize, 10, 20, 40, 80]
+            .iter()
+            .map(|&n| StepResult {
+                concurrency: n,
+                sessions_ok: n as u64,
+                peak_rss_mb: 73.0 + per_session_mb * n as f64,
+                cap: Some(CapInfo {
+                    method: "cgroup-v2".into(),
+                    cpus: 1.0,
+                    mem_mb: 1024.0,
+                }),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn three_mb_a_session_is_said_with_the_cap_and_what_stops_it_first() {
+        let cpu = Wall {
+            kind: WallKind::Cpu,
+            from: Some(20.0),
+            ..Default::default()
+        };
+        let said = per_session(&service(2.8), &cpu).unwrap();
+        assert_eq!(
+            said,
+            "memory grows 2.8 MB a session (RSS 87 → 297 MB from 5 to 80 sessions): the 1,024 MB cap would hold about 340 sessions — CPU stops it first, at 20"
+        );
+        // A memory wall says it already; a few KB a session is not worth a sentence.
+        let mem = Wall {
+            kind: WallKind::Memory,
+            ..cpu.clone()
+        };
+        assert_eq!(per_session(&service(2.8), &mem), None);
+        assert_eq!(per_session(&service(0.1), &cpu), None);
+    }
+}
