@@ -103,3 +103,74 @@ fn a_sampled_replay_keeps_the_recorded_shape_at_twice_the_sessions() {
         assert!(f["d"].as_f64().unwrap() <= 0.05, "{name}: {f}");
     }
 }
+
+/// A 3-session recorded workload replayed against an agent that offers other tools
+/// (issue 40): the floor offers memory_set and memory_get, the recording asks for
+/// `lookup_order` where it asked for memory_get. Each session that left the recording
+/// names its first difference; the step line says the turns it ran, not "? turns".
+#[test]
+fn a_replay_against_an_agent_missing_a_recorded_tool_names_the_first_difference() {
+    let config = setup("other-tools");
+    let dir = config.parent().unwrap();
+    let text =
+        std::fs::read_to_string(root().join("examples/openai-agent/traces/workload.json")).unwrap();
+    let mut w: Value = serde_json::from_str(&text).unwrap();
+    // Three sessions that each ask for memory_get somewhere.
+    let sessions: Vec<Value> = w["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s.to_string().contains("\"memory_get\""))
+        .take(3)
+        .cloned()
+        .collect();
+    assert_eq!(sessions.len(), 3);
+    w["sessions"] = Value::Array(sessions);
+    let renamed = w.to_string().replace("\"memory_get\"", "\"lookup_order\"");
+    std::fs::write(dir.join("three.json"), renamed).unwrap();
+    let cfg = std::fs::read_to_string(&config).unwrap();
+    let cfg = cfg
+        .lines()
+        .map(|l| match l.starts_with("file = ") {
+            true => "file = \"three.json\"".to_string(),
+            false => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&config, cfg).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args([
+            "run",
+            "--no-partition",
+            "--replay",
+            "exact",
+            "--speed",
+            "8",
+            "--config",
+        ])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step: 3 concurrent sessions × "), "{err}");
+    assert!(!err.contains("× ? turns"), "{err}");
+    assert!(err.contains("turns as recorded"), "{err}");
+    assert!(
+        err.contains("followed: 0 of 3 sessions as recorded"),
+        "{err}"
+    );
+    assert!(
+        err.contains("where 3 sessions left the recording (its first difference):"),
+        "{err}"
+    );
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("(recorded ")).collect();
+    assert_eq!(said.len(), 3, "{err}");
+    for l in said {
+        assert!(
+            l.contains(
+                "recorded `lookup_order`, a tool the SUT did not offer (the mock called `memory_"
+            ),
+            "{l}\n{err}"
+        );
+    }
+}

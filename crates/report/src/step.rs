@@ -33,6 +33,20 @@ pub fn lines(step: &StepReport, crossed: &[String]) -> Vec<String> {
     out
 }
 
+/// The turns a session ran: the session file's (with `--set turns=…`), or a replay's range
+/// as recorded ("2–5 turns as recorded").
+fn turns_run(step: &StepReport) -> String {
+    match (
+        step.turns_per_session,
+        step.result.workload.as_ref().and_then(|w| w.turns_ran),
+    ) {
+        (Some(t), _) => crate::words::count(t, "turn"),
+        (None, Some((a, b))) if a == b => format!("{} as recorded", crate::words::count(a, "turn")),
+        (None, Some((a, b))) => format!("{a}–{b} turns as recorded"),
+        (None, None) => "? turns".to_string(),
+    }
+}
+
 /// The step line (or a bus's lines): who was driven, how it went, what it cost.
 fn head(step: &StepReport) -> Vec<String> {
     let r = &step.result;
@@ -62,7 +76,7 @@ fn head(step: &StepReport) -> Vec<String> {
         out.push(format!(
         "step: {who} × {} — {} ok, {} failed in {:.1} s; p50/p99 session {} / {} ms (ideal {} ms, inflation {}); peak RSS {:.1} MB ({:+.1} KB/session), {}, {} CPU ms/turn",
         // The turns a session ran (`--set turns=10` runs 10), not the file's.
-        step.turns_per_session.map_or("? turns".to_string(), |t| crate::words::count(t, "turn")),
+        turns_run(step),
         r.sessions_ok,
         r.sessions_failed,
         r.wall_ms / 1000.0,

@@ -38,6 +38,18 @@ pub fn lines(w: &Replayed) -> Vec<String> {
             w.think_late_p99_ms
         ),
     ];
+    if !w.differences.is_empty() {
+        out.push(format!(
+            "  where {} left the recording (its first difference):",
+            match w.sessions - w.sessions_as_recorded {
+                1 => "1 session".to_string(),
+                n => format!("{n} sessions"),
+            }
+        ));
+        for d in &w.differences {
+            out.push(format!("    {d}"));
+        }
+    }
     if !w.fit.is_empty() {
         let tests: Vec<String> = w
             .fit

@@ -32,6 +32,13 @@ pub struct Replayed {
     pub output_tokens_recorded: u64,
     /// How much later than recorded the pauses between turns ended.
     pub think_late_p99_ms: f64,
+    /// Each session that did not follow its recording, its first difference: the turn,
+    /// the call, recorded against what happened (a few sessions at most).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<String>,
+    /// The fewest and the most turns a replayed session ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns_ran: Option<(u32, u32)>,
     /// Replayed against recorded, per distribution: the two-sample KS test.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fit: BTreeMap<String, Fit>,

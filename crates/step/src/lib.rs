@@ -23,7 +23,9 @@ mod mcp_side;
 mod measured;
 mod mock_side;
 pub mod options;
+mod prepare;
 mod rates;
+mod replay_diff;
 mod replayed;
 mod responsive;
 mod rig;
@@ -33,6 +35,7 @@ pub mod step;
 
 pub use clock::now_rfc3339;
 pub use options::StepOptions;
+pub use prepare::preflight;
 pub use result::{StepReport, StepResult};
 pub use soak::{SoakPlan, SoakSample};
 pub use step::run_step;

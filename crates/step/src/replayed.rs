@@ -77,6 +77,9 @@ pub(crate) fn inflation(
     crate::mock_side::upper_median(ratios)
 }
 
+/// Sessions whose first difference from the recording RESULT names, at most.
+const DIFFERENCES: usize = 5;
+
 /// What RESULT says of the replay.
 pub(crate) fn figures(
     r: &Replay,
@@ -113,6 +116,12 @@ pub(crate) fn figures(
         out.sessions_as_recorded += u64::from(as_recorded(p, rec));
     }
     out.fit = fit(w, played);
+    out.differences = crate::replay_diff::first_differences(played, &w.sessions, DIFFERENCES);
+    let ran: Vec<u32> = played
+        .values()
+        .map(|p| p.calls.iter().map(|c| c.turn).max().unwrap_or(0))
+        .collect();
+    out.turns_ran = ran.iter().min().copied().zip(ran.iter().max().copied());
     out
 }
 

@@ -26,6 +26,14 @@ pub struct Played {
     pub output_tokens: u32,
     /// The call was in the recording (else past it: answered in text).
     pub recorded: bool,
+    /// The recorded tools this call asked for that the request did not offer (another
+    /// offered tool was called in their place).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unoffered: Vec<String>,
+    /// The recording asked for tools here but the request offered none (or forbade them):
+    /// answered in text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_tools: bool,
 }
 
 /// What one session was answered, and which recorded session it played.
@@ -96,11 +104,18 @@ impl Replaying {
             recorded: k,
             calls: Vec::new(),
         });
+        let asked: &[workload::ToolUse] = call.map_or(&[], |c| c.tools.as_slice());
         entry.calls.push(Played {
             turn,
             tools,
             output_tokens,
             recorded: call.is_some(),
+            unoffered: asked
+                .iter()
+                .filter(|t| !a.req.tools.iter().any(|o| o.name == t.name))
+                .map(|t| t.name.clone())
+                .collect(),
+            no_tools: !asked.is_empty() && !offers_tools(a.req),
         });
         Some(Reply {
             id: a.id.to_string(),
