@@ -63,3 +63,42 @@ def test_report_renders_in_chromium_with_its_charts(report, tmp_path):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(png[16:20], "big") == 1240
     assert len(png) > 40_000, f"the screenshot looks blank ({len(png)} bytes)"
+
+
+@pytest.fixture(scope="module")
+def thread_report():
+    """A ramp whose wall is one thread: the floor serving on one event loop (examples/event-loop)."""
+    out = pathlib.Path(tempfile.mkdtemp(prefix="plimsoll-html-thread-"))
+    p = subprocess.run(
+        [BIN, "ramp", "--ladder", "4,16,32", "--cpus", "2", "--no-partition", "--no-history", "--out", str(out)],
+        cwd=ROOT / "examples" / "event-loop", capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    yield out / "report.html", p.stderr
+    shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/test installs it where it can)")
+def test_a_thread_walls_report_draws_the_thread(thread_report, tmp_path):
+    """The report draws the wall it names (issue 40): a verdict of one thread gets the busiest
+    thread's share of a core per level, the 100 % line drawn, before every other chart."""
+    report, err = thread_report
+    assert "wall: one thread" in err, err
+    dom = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'u1'}", "--dump-dom", report.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    html = dom.stdout
+    assert "Busiest thread (% of a core)" in html, html[:3000]
+    assert "one core" in html and "floor-loop" in html
+    # The wall's chart comes first: the evidence for the headline.
+    assert html.index("Busiest thread") < html.index("Throughput (turns/s)")
+    assert html.count("<svg") == 13
+    shot = tmp_path / "thread.png"
+    s = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'u2'}", "--window-size=1240,900", f"--screenshot={shot}", report.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert s.returncode == 0 and shot.exists(), s.stderr[-2000:]
+    assert len(shot.read_bytes()) > 40_000

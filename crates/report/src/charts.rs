@@ -76,7 +76,8 @@ pub(crate) fn ladder(
     }
     charts.extend(crate::cost::charts(steps));
     charts.extend(measured_since(doc, a, &xs));
-    let mut body = String::new();
+    // The wall's own chart first: the evidence for the headline.
+    let mut body = crate::wall_charts::sections(doc, a, (&xs, counts), marks);
     for c in &charts {
         let _ = write!(body, "<section>{}</section>", chart(c, &xs, counts, marks));
     }

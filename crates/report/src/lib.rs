@@ -20,6 +20,7 @@ pub mod sweep;
 pub mod table;
 pub mod timeline;
 pub mod verdict;
+mod wall_charts;
 pub use result::words;
 pub mod workload;
 
