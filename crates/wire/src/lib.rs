@@ -1,5 +1,6 @@
 //! Wire formats of the LLM APIs the mock speaks: OpenAI Chat Completions, Responses and
-//! Embeddings, Anthropic Messages and Gemini generateContent; and of the Model Context
+//! Embeddings, Anthropic Messages and Gemini generateContent; OpenAI's audio APIs (speech,
+//! transcriptions and the Realtime API's events: `audio`); and of the Model Context
 //! Protocol's JSON-RPC messages, for the tools it serves (`mcp`).
 //!
 //! This crate owns the byte-level truth of each API: how a request is read into one
@@ -29,6 +30,7 @@ mod gemini;
 mod messages;
 mod responses;
 
+pub mod audio;
 mod embeddings;
 pub mod mcp;
 pub mod sse;
