@@ -12,8 +12,10 @@
 //! and slots), `cache/` (the provider's prompt cache), `failures/` (failures on purpose),
 //! `integrity/` (the oracle), `ledger/` (what was served to whom), `serve/` (HTTP,
 //! metrics, admin, the shards' rendezvous), `mcp/` (tools served over the Model Context
-//! Protocol, on `/mcp` and over stdio).
+//! Protocol, on `/mcp` and over stdio), `audio/` (speech, transcriptions and the Realtime
+//! API, with the voice that carries words in its audio).
 
+pub mod audio;
 pub mod cache;
 pub mod failures;
 mod hash;

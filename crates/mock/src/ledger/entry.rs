@@ -46,6 +46,8 @@ pub struct Entry {
     pub cache: CacheTotals,
     /// The session's earlier prompts, per conversation thread.
     pub threads: Threads,
+    /// What the audio APIs did for the session.
+    pub voice: crate::ledger::voice::Voice,
 }
 
 impl Entry {
@@ -65,6 +67,7 @@ impl Entry {
             retries: self.retries,
             sessions: 1,
             violations_by_kind: BTreeMap::new(),
+            voice: self.voice,
         }
     }
 
@@ -89,6 +92,7 @@ impl Entry {
             queue_ms: self.queue_ms,
             refused: self.refused,
             retries: self.retries,
+            voice: self.voice,
         }
     }
 }

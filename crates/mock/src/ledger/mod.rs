@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod entry;
 pub mod summary;
+pub mod voice;
 
 use crate::cache::threads::Threads;
 use crate::failures::rates::Injected;
@@ -131,6 +132,8 @@ impl Ledger {
                 let h = text_hash(t);
                 e.issued_texts.insert(h, Said { seq, args: None });
                 owned.push(format!("text:{h:016x}"));
+                // Speech of a reply comes sentence by sentence: each is the session's.
+                owned.extend(voice::sentences(t).iter().map(|s| voice::sentence_key(s)));
             }
         });
         for key in owned {
@@ -153,6 +156,20 @@ impl Ledger {
     pub fn owner_of_text(&self, text: &str) -> Option<String> {
         let key = format!("text:{:016x}", text_hash(text));
         self.owner_of_call(&key)
+    }
+
+    /// The session whose reply holds `text` (its whole, or one of its sentences).
+    pub fn owner_of_spoken(&self, text: &str) -> Option<String> {
+        self.owner_of_text(text).or_else(|| {
+            voice::sentences(text)
+                .iter()
+                .find_map(|s| self.owner_of_call(&voice::sentence_key(s)))
+        })
+    }
+
+    /// Updates what the audio APIs did for a session.
+    pub fn voice(&self, session: &str, f: impl FnOnce(&mut voice::Voice)) {
+        self.with(session, |e| f(&mut e.voice));
     }
 
     pub fn refused(&self, session: &str) {

@@ -62,6 +62,9 @@ pub struct Totals {
     pub sessions: u64,
     /// Violations by kind (echo, isolation, history, reasoning).
     pub violations_by_kind: BTreeMap<String, u64>,
+    /// What the audio APIs did; absent when none was called.
+    #[serde(default, skip_serializing_if = "crate::ledger::voice::Voice::is_empty")]
+    pub voice: crate::ledger::voice::Voice,
 }
 
 impl Totals {
@@ -83,6 +86,7 @@ impl Totals {
         for (kind, n) in &o.violations_by_kind {
             *self.violations_by_kind.entry(kind.clone()).or_insert(0) += n;
         }
+        self.voice.add(&o.voice);
     }
 }
 
@@ -106,6 +110,9 @@ pub struct SessionSummary {
     pub queue_ms: f64,
     pub refused: u64,
     pub retries: u64,
+    /// What the audio APIs did for the session; absent when none was called.
+    #[serde(default, skip_serializing_if = "crate::ledger::voice::Voice::is_empty")]
+    pub voice: crate::ledger::voice::Voice,
 }
 
 /// One session's counts as one session of totals (to sum a subset of a ledger's
@@ -127,6 +134,7 @@ impl From<&SessionSummary> for Totals {
             retries: s.retries,
             sessions: 1,
             violations_by_kind: BTreeMap::new(),
+            voice: s.voice,
         }
     }
 }

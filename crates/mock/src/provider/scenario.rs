@@ -47,6 +47,8 @@
 //! isolation = true
 //! history = true
 //! reasoning = true           # thinking blocks / reasoning items come back intact
+//! [audio]                    # how speech, transcriptions and the Realtime API keep time
+//! chars_per_s = 15           # (see audio/settings.rs)
 //! [[mcp.tools]]              # tools served over MCP (/mcp, plimsoll mcp --stdio): see mcp/spec.rs
 //! name = "kv_get"
 //! result = "kv_get"
@@ -114,6 +116,8 @@ pub struct Scenario {
     pub models: BTreeMap<String, ModelSpec>,
     /// The tools served over MCP (none without an `[mcp]` section).
     pub mcp: crate::mcp::spec::McpSpec,
+    /// How the audio APIs speak and hear in time.
+    pub audio: crate::audio::settings::AudioSettings,
 }
 
 impl Default for Scenario {
@@ -128,6 +132,7 @@ impl Default for Scenario {
             defaults: ModelSpec::default(),
             models: BTreeMap::new(),
             mcp: Default::default(),
+            audio: Default::default(),
         }
     }
 }
@@ -249,8 +254,18 @@ impl Scenario {
                 .map_err(|(span, msg)| err(Some(span.unwrap_or(m.span())), msg))?,
             None => Default::default(),
         };
+        let audio = match &raw.audio {
+            Some(a) => {
+                a.get_ref()
+                    .validate()
+                    .map_err(|e| err(Some(a.span()), format!("audio.{e}")))?;
+                *a.get_ref()
+            }
+            None => Default::default(),
+        };
         Ok(Scenario {
             mcp,
+            audio,
             seed: raw.seed.unwrap_or(0),
             provider,
             cache,
@@ -279,6 +294,7 @@ struct RawScenario {
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
     mcp: Option<Spanned<crate::mcp::spec::RawMcp>>,
+    audio: Option<Spanned<crate::audio::settings::AudioSettings>>,
 }
 
 #[cfg(test)]

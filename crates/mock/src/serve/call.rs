@@ -445,7 +445,7 @@ fn after_tokens(chunks: &[wire::Chunk], k: u32) -> usize {
 }
 
 /// Tells the ledger what the mock answered, and counts tokens.
-fn record_said(app: &App, session: &str, reply: &Reply) {
+pub(crate) fn record_said(app: &App, session: &str, reply: &Reply) {
     app.stats
         .prompt_tokens
         .fetch_add(reply.prompt_tokens as u64, Relaxed);

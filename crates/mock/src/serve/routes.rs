@@ -32,6 +32,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/responses", post(api(Api::Responses)))
         .route("/v1/messages", post(api(Api::Messages)))
         .route("/v1/embeddings", post(embeddings))
+        .route("/v1/audio/speech", post(speech))
+        .route("/audio/speech", post(speech))
+        .route(
+            "/v1/audio/transcriptions",
+            post(transcriptions).layer(axum::extract::DefaultBodyLimit::disable()),
+        )
+        .route("/v1/realtime", get(crate::audio::realtime::upgrade))
+        .route("/realtime", get(crate::audio::realtime::upgrade))
         .route("/v1/models", get(models))
         .route("/v1/models/{id}", get(model).post(gemini))
         .route("/v1beta/models/{id}", post(gemini))
@@ -81,6 +89,14 @@ async fn gemini(
         body,
     )
     .await
+}
+
+async fn speech(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
+    crate::audio::speech::handle(app, headers, body).await
+}
+
+async fn transcriptions(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
+    crate::audio::transcribe::handle(app, headers, body).await
 }
 
 async fn embeddings(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {

@@ -11,7 +11,6 @@ use crate::serve::stats::Stats;
 use axum::response::Response;
 use axum::Router;
 use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -56,7 +55,10 @@ async fn accept_loop(
     service: Aborting,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {
-    let graceful = GracefulShutdown::new();
+    // Graceful shutdown by hand: hyper-util's watcher does not take connections that
+    // can upgrade (the Realtime API's WebSocket).
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (alive_tx, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.max_buf_size(64 * 1024).keep_alive(true);
     loop {
@@ -74,14 +76,26 @@ async fn accept_loop(
         };
         // Nagle's algorithm would hold small SSE frames back by up to 40 ms.
         let _ = tcp.set_nodelay(true);
-        let conn = http.serve_connection(TokioIo::new(tcp), service.clone());
-        let conn = graceful.watch(conn);
+        let conn = http
+            .serve_connection(TokioIo::new(tcp), service.clone())
+            .with_upgrades();
+        let (mut stop, alive) = (stop_rx.clone(), alive_tx.clone());
         tokio::spawn(async move {
-            let _ = conn.await;
+            let _alive = alive;
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stop.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    let _ = stop_tx.send(true);
+    drop(alive_tx);
+    let _ = alive_rx.recv().await;
     Ok(())
 }
 

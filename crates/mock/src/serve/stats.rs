@@ -15,6 +15,8 @@ const SHARDS: usize = 8;
 
 pub struct Stats {
     shards: Vec<Mutex<Histogram<u64>>>,
+    /// Audio frames' lateness (speech, Realtime deltas), apart from the text frames'.
+    audio: Vec<Mutex<Histogram<u64>>>,
     pub requests: AtomicU64,
     pub errors: AtomicU64,
     pub streams_total: AtomicU64,
@@ -47,6 +49,7 @@ impl Default for Stats {
     fn default() -> Self {
         Stats {
             shards: (0..SHARDS).map(|_| Mutex::new(new_hist())).collect(),
+            audio: (0..SHARDS).map(|_| Mutex::new(new_hist())).collect(),
             requests: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             streams_total: AtomicU64::new(0),
@@ -72,6 +75,11 @@ pub struct TimingSnapshot {
     pub streams_open: i64,
     pub prompt_tokens: u64,
     pub output_tokens: u64,
+    /// Audio frames (speech chunks, Realtime audio deltas) and their lateness.
+    pub audio_frames: u64,
+    pub audio_late_p50_ms: f64,
+    pub audio_late_p99_ms: f64,
+    pub audio_late_max_ms: f64,
 }
 
 impl Stats {
@@ -84,13 +92,27 @@ impl Stats {
         self.frames.fetch_add(1, Relaxed);
     }
 
-    pub fn snapshot(&self) -> TimingSnapshot {
+    /// Records how late one audio frame left.
+    pub fn record_audio_late(&self, late: Duration) {
+        let us = (late.as_micros() as u64).clamp(1, 3_600_000_000);
+        if let Ok(mut h) = self.audio[shard_index()].lock() {
+            let _ = h.record(us);
+        }
+    }
+
+    fn merged(shards: &[Mutex<Histogram<u64>>]) -> Histogram<u64> {
         let mut all = new_hist();
-        for s in &self.shards {
+        for s in shards {
             if let Ok(h) = s.lock() {
                 let _ = all.add(&*h);
             }
         }
+        all
+    }
+
+    pub fn snapshot(&self) -> TimingSnapshot {
+        let all = Self::merged(&self.shards);
+        let audio = Self::merged(&self.audio);
         let ms = |us: u64| us as f64 / 1000.0;
         TimingSnapshot {
             frames: all.len(),
@@ -103,12 +125,16 @@ impl Stats {
             streams_open: self.streams_open.load(Relaxed),
             prompt_tokens: self.prompt_tokens.load(Relaxed),
             output_tokens: self.output_tokens.load(Relaxed),
+            audio_frames: audio.len(),
+            audio_late_p50_ms: ms(audio.value_at_quantile(0.5)),
+            audio_late_p99_ms: ms(audio.value_at_quantile(0.99)),
+            audio_late_max_ms: ms(audio.max()),
         }
     }
 
     /// Forgets the lateness recorded so far (e.g. after a warm-up).
     pub fn reset_timing(&self) {
-        for s in &self.shards {
+        for s in self.shards.iter().chain(&self.audio) {
             if let Ok(mut h) = s.lock() {
                 h.reset();
             }

@@ -1,0 +1,140 @@
+//! `POST /v1/audio/speech`: the text spoken by the voice (so the audio carries its words),
+//! as long as the text takes to say at the scenario's speaking rate, its first byte after
+//! the time to first byte, the rest in chunks that stream faster than they play — raw
+//! `pcm` or `wav`, or SSE events. The speech is the session's whose reply holds the text.
+
+use super::stream::{body, deadlines, Paced};
+use crate::serve::app::App;
+use crate::serve::body::read_body;
+use crate::serve::errors::refuse;
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::Response;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use tokio::time::Instant;
+use wire::audio::speech::{self, SpeechFormat, SpeechRequest, RATE};
+use wire::{Api, WireError};
+
+pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
+    app.stats.requests.fetch_add(1, Relaxed);
+    let request_id = format!("req_speech_{:016x}", app.stats.requests.load(Relaxed));
+    let bytes = match read_body(&app, &headers, b).await {
+        Ok(b) => b,
+        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+    };
+    let start = Instant::now();
+    let req = match speech::parse(&bytes) {
+        Ok(r) => r,
+        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+    };
+    if app.scenario.model(&req.model).is_none() {
+        return refuse(
+            &app,
+            Api::ChatCompletions,
+            &app.unknown_model(&req.model),
+            &request_id,
+        );
+    }
+    let audio = match spoken(&app, &req).await {
+        Ok(a) => a,
+        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+    };
+    let set = app.scenario.audio;
+    let seconds = audio.len() as f64 / RATE as f64;
+    let session = super::owner_of_spoken(&app, &req.input)
+        .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
+    app.ledger.voice(&session, |v| {
+        v.tts_calls += 1;
+        v.tts_first_byte_ms += set.tts_first_byte_ms;
+        v.spoken_s += seconds;
+    });
+    let frames = frames(&req, &audio, set);
+    let mut resp = Response::new(body(Paced {
+        app: app.clone(),
+        start,
+        frames,
+    }));
+    let h = resp.headers_mut();
+    let ct = if req.sse {
+        "text/event-stream; charset=utf-8"
+    } else {
+        req.format.content_type()
+    };
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+    crate::serve::headers::add_request_id(h, Api::ChatCompletions, &request_id);
+    resp
+}
+
+/// The speech's samples at 24 kHz, lasting as long as its text takes to say (made off the
+/// runtime's threads: a long text takes milliseconds to synthesize).
+async fn spoken(app: &App, req: &SpeechRequest) -> Result<Vec<f32>, WireError> {
+    let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
+    let text = req.input.clone();
+    tokio::task::spawn_blocking(move || voice::speak_for(&text, RATE, seconds))
+        .await
+        .ok()
+        .flatten()
+        .ok_or_else(|| WireError::invalid("input", "could not be spoken"))
+}
+
+/// The body's pieces and when each leaves: chunks of `chunk_ms` of audio (a WAV header
+/// before the first), or SSE events with the done event after the last chunk.
+fn frames(
+    req: &SpeechRequest,
+    audio: &[f32],
+    set: super::settings::AudioSettings,
+) -> Vec<(std::time::Duration, Bytes)> {
+    let pcm = voice::pcm::to_s16le(audio);
+    let per = ((RATE as f64 * set.chunk_ms / 1000.0) as usize * 2).max(2);
+    let chunks: Vec<&[u8]> = pcm.chunks(per).collect();
+    let due = deadlines(
+        chunks.len().max(1),
+        set.tts_first_byte_ms,
+        set.chunk_ms,
+        set.tts_speed,
+    );
+    let mut out: Vec<(std::time::Duration, Bytes)> = Vec::with_capacity(chunks.len() + 2);
+    if req.format == SpeechFormat::Wav && !req.sse {
+        out.push((due[0], Bytes::from(wav_header(pcm.len()))));
+    }
+    for (i, c) in chunks.iter().enumerate() {
+        let piece = match (req.sse, req.format, i) {
+            (true, SpeechFormat::Wav, 0) => {
+                speech::delta_event(&[wav_header(pcm.len()), c.to_vec()].concat())
+            }
+            (true, _, _) => speech::delta_event(c),
+            (false, _, _) => c.to_vec(),
+        };
+        out.push((due[i], Bytes::from(piece)));
+    }
+    if req.sse {
+        let input = wire::count_tokens(&req.input);
+        let output = wire::audio::audio_tokens(
+            audio.len() as f64 / RATE as f64,
+            wire::audio::OUTPUT_AUDIO_TOKENS_PER_S,
+        );
+        let last = *due.last().unwrap_or(&std::time::Duration::ZERO);
+        out.push((last, Bytes::from(speech::done_event(input, output))));
+    }
+    out
+}
+
+/// A 44-byte RIFF header for `data` bytes of 16-bit mono PCM at 24 kHz.
+fn wav_header(data: usize) -> Vec<u8> {
+    let mut h = Vec::with_capacity(44);
+    let d = data as u32;
+    h.extend_from_slice(b"RIFF");
+    h.extend_from_slice(&(36 + d).to_le_bytes());
+    h.extend_from_slice(b"WAVEfmt ");
+    h.extend_from_slice(&16u32.to_le_bytes());
+    h.extend_from_slice(&1u16.to_le_bytes());
+    h.extend_from_slice(&1u16.to_le_bytes());
+    h.extend_from_slice(&RATE.to_le_bytes());
+    h.extend_from_slice(&(RATE * 2).to_le_bytes());
+    h.extend_from_slice(&2u16.to_le_bytes());
+    h.extend_from_slice(&16u16.to_le_bytes());
+    h.extend_from_slice(b"data");
+    h.extend_from_slice(&d.to_le_bytes());
+    h
+}

@@ -1,0 +1,291 @@
+"""The mock's audio APIs through the official `openai` SDK: speech (plain, streamed raw and
+as SSE), transcriptions (json, text, verbose_json, streamed), and a Realtime session that
+hears the synthetic voice, tells speech_started / speech_stopped, answers with audio and a
+transcript, and calls a function. The words the voice carries come back as the transcript;
+a call's audio spoken into another call's conversation is an isolation violation; bad input
+gets the API's error and the mock stays up.
+"""
+
+import base64
+import io
+import json
+import socket
+import time
+import urllib.request
+import wave
+
+import numpy as np
+import openai
+import pytest
+import soxr
+
+from conftest import Mock, get_json
+
+# Speech at 40 characters a second: the voice's natural pace (no stretched pauses), so the
+# mock's speech can stand in for a caller's voice.
+VOICE = """
+[defaults]
+ttft_ms = 50
+tok_ms = 1
+output_tokens = 24
+[models."gpt-4o-mini-tts"]
+[models."gpt-4o-transcribe"]
+[models."whisper-1"]
+[models."gpt-realtime"]
+[audio]
+chars_per_s = 40
+tts_first_byte_ms = 120
+tts_speed = 4
+chunk_ms = 100
+stt_ms = 80
+stt_rtf = 0.05
+"""
+
+
+def marker(session, turn=1, nonce="0123456789abcdef"):
+    return f"[[plimsoll session={session} nonce=psn{nonce} turn={turn}]] Please handle turn {turn}."
+
+
+@pytest.fixture(scope="module")
+def vm():
+    m = Mock(VOICE)
+    yield m
+    m.stop()
+
+
+@pytest.fixture
+def client(vm):
+    return openai.OpenAI(base_url=vm.base + "/v1", api_key="dummy", max_retries=0)
+
+
+def pcm_of(client, text):
+    """The mock's speech of `text`: 24 kHz 16-bit mono samples in [-1, 1]."""
+    raw = client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input=text, response_format="pcm").content
+    return np.frombuffer(raw, "<i2").astype(np.float64) / 32768.0
+
+
+def wav_bytes(x, rate):
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes())
+    return buf.getvalue()
+
+
+def ulaw(x):
+    """G.711 µ-law bytes of samples in [-1, 1] (the standard's segment formula)."""
+    s = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int32)
+    sign = np.where(s < 0, 0x80, 0)
+    v = np.minimum(np.abs(s), 32635) + 0x84
+    exp = np.floor(np.log2(v)).astype(np.int32) - 7
+    exp = np.clip(exp, 0, 7)
+    mant = (v >> (exp + 3)) & 0x0F
+    return (~(sign | (exp << 4) | mant) & 0xFF).astype(np.uint8)
+
+
+def unulaw(u):
+    u = (~u.astype(np.int32)) & 0xFF
+    sign, exp, mant = u & 0x80, (u >> 4) & 7, u & 0x0F
+    x = (((mant << 3) + 0x84) << exp) - 0x84
+    return np.where(sign != 0, -x, x).astype(np.float64) / 32768.0
+
+
+def phone(x, rate_in, rate_out):
+    """Down a phone line and back up: to 8 kHz, µ-law and back, then to `rate_out`."""
+    line = unulaw(ulaw(soxr.resample(x, rate_in, 8000)))
+    return soxr.resample(line, 8000, rate_out)
+
+
+def test_speech_lasts_as_its_text_takes_and_streams_raw_and_as_sse():
+    """At 10 characters a second (slower than the voice's own pace), 73 characters last
+    7.3 s; the first byte after 120 ms; the rest 4 times faster than it plays."""
+    m = Mock(VOICE.replace("chars_per_s = 40", "chars_per_s = 10"))
+    try:
+        speech_at_ten(openai.OpenAI(base_url=m.base + "/v1", api_key="dummy", max_retries=0))
+    finally:
+        m.stop()
+
+
+def speech_at_ten(client):
+    text = "Sure, I can help with that. Your order ships today and arrives on Friday."
+    t0 = time.monotonic()
+    with client.audio.speech.with_streaming_response.create(
+        model="gpt-4o-mini-tts", voice="alloy", input=text, response_format="pcm"
+    ) as r:
+        assert r.headers["content-type"].startswith("audio/pcm")
+        first, data = None, b""
+        for b in r.iter_bytes(4800):
+            first = first or time.monotonic() - t0
+            data += b
+    seconds = len(data) / 48000
+    assert abs(seconds - len(text) / 10) < 0.01, seconds
+    assert 0.10 <= first < 0.6, first
+    # Streamed 4 times faster than it plays.
+    assert time.monotonic() - t0 < seconds / 4 + 0.8
+    wav = client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input=text, response_format="wav").content
+    with wave.open(io.BytesIO(wav)) as w:
+        assert (w.getframerate(), w.getsampwidth(), w.getnchannels()) == (24000, 2, 1)
+        assert w.getnframes() * 2 == len(data)
+    with client.audio.speech.with_streaming_response.create(
+        model="gpt-4o-mini-tts", voice="alloy", input=text, response_format="pcm", stream_format="sse"
+    ) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
+    deltas = [e for e in events if e["type"] == "speech.audio.delta"]
+    assert events[-1]["type"] == "speech.audio.done" and events[-1]["usage"]["output_tokens"] > 0
+    assert b"".join(base64.b64decode(e["audio"]) for e in deltas) == data
+
+
+def test_a_transcription_is_the_words_the_voice_carried(client):
+    text = marker("stt-s0")
+    audio = wav_bytes(pcm_of(client, text), 24000)
+    t = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("turn.wav", audio, "audio/wav"))
+    assert t.text == text
+    assert t.usage.type == "tokens" and t.usage.input_token_details.audio_tokens > 0
+    plain = client.audio.transcriptions.create(model="whisper-1", file=("turn.wav", audio, "audio/wav"), response_format="text")
+    assert plain == text
+    v = client.audio.transcriptions.create(model="whisper-1", file=("turn.wav", audio, "audio/wav"), response_format="verbose_json")
+    assert v.text == text and v.duration > 1 and v.words[0].word == "[[plimsoll"
+    stream = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("turn.wav", audio, "audio/wav"), stream=True)
+    events = list(stream)
+    assert [e.type for e in events][-1] == "transcript.text.done"
+    assert "".join(e.delta for e in events if e.type == "transcript.text.delta") == text
+    assert events[-1].text == text
+
+
+def test_a_marker_survives_a_phone_line_round_trip(client):
+    """The mock's speech of a marked text, down a phone line (µ-law at 8 kHz) and back up
+    to 16 kHz, transcribed by the mock: the marker comes back."""
+    text = marker("phone-s3", turn=7, nonce="fedcba9876543210")
+    line = phone(pcm_of(client, text), 24000, 16000)
+    t = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("call.wav", wav_bytes(line, 16000), "audio/wav"))
+    assert t.text == text
+    # Raw µ-law at 8 kHz is read too.
+    u = ulaw(soxr.resample(pcm_of(client, text), 24000, 8000)).tobytes()
+    t = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("call.ulaw", u, "audio/basic"))
+    assert t.text == text
+
+
+def realtime_turn(conn, audio_24k):
+    """Appends the caller's audio with a second of silence either side, in 100 ms chunks."""
+    silence = np.zeros(24000)
+    x = np.concatenate([silence, audio_24k, silence])
+    pcm = np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes()
+    for i in range(0, len(pcm), 4800):
+        conn.input_audio_buffer.append(audio=base64.b64encode(pcm[i:i + 4800]).decode())
+
+
+def test_a_realtime_session_hears_the_voice_answers_with_audio_and_calls_a_function(client, vm):
+    text = marker("rt-s0")
+    voice = pcm_of(client, text)
+    seen, audio, transcript, call = [], b"", "", None
+    with client.realtime.connect(model="gpt-realtime") as conn:
+        conn.session.update(session={
+            "type": "realtime",
+            "audio": {"input": {"transcription": {"model": "gpt-4o-transcribe"}}},
+            "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}],
+        })
+        realtime_turn(conn, voice)
+        for ev in conn:
+            seen.append(ev.type)
+            if ev.type == "input_audio_buffer.speech_stopped":
+                assert ev.audio_end_ms > 1000
+            if ev.type == "conversation.item.input_audio_transcription.completed":
+                assert ev.transcript == text
+            if ev.type == "response.output_audio.delta":
+                audio += base64.b64decode(ev.delta)
+            if ev.type == "response.output_audio_transcript.done":
+                transcript = ev.transcript
+            if ev.type == "response.function_call_arguments.done":
+                call = ev
+            if ev.type == "response.done":
+                assert ev.response.status == "completed"
+                if call is not None and ev.response.output[-1].type == "function_call":
+                    conn.conversation.item.create(item={"type": "function_call_output", "call_id": call.call_id, "output": "42"})
+                    conn.response.create()
+                    continue
+                break
+    for t in ["session.created", "session.updated", "input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped",
+              "input_audio_buffer.committed", "response.created", "response.output_audio.delta", "response.done"]:
+        assert t in seen, (t, seen)
+    assert call is not None and call.name == "lookup" and json.loads(call.arguments)
+    # The reply's audio carries its transcript.
+    heard = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("r.wav", wav_bytes(np.frombuffer(audio, "<i2") / 32768.0, 24000), "audio/wav"))
+    assert transcript and heard.text == transcript
+    ledger = get_json(vm.base, "/plimsoll/ledger")
+    rt = ledger["sessions"]["rt-s0"]["voice"]
+    assert rt["realtime_responses"] == 1 and rt["heard_s"] > 1 and rt["spoken_s"] > 1
+    assert ledger["sessions"]["rt-s0"]["integrity_violations"] == 0
+
+
+def test_a_calls_audio_in_another_calls_conversation_is_an_isolation_violation(client, vm):
+    """Two calls; the second turn of call B carries call A's voice (swapped audio): the
+    oracle names the cross-session violation."""
+    a1, b1 = pcm_of(client, marker("swap-a")), pcm_of(client, marker("swap-b"))
+    a2 = pcm_of(client, marker("swap-a", turn=2))
+    before = get_json(vm.base, "/plimsoll/ledger")["totals"]["violations_by_kind"].get("isolation", 0)
+    with client.realtime.connect(model="gpt-realtime") as conn:
+        conn.session.update(session={"type": "realtime", "output_modalities": ["text"]})
+        for voice in (b1, a2):
+            realtime_turn(conn, voice)
+            for ev in conn:
+                if ev.type == "response.done":
+                    break
+    del a1
+    ledger = get_json(vm.base, "/plimsoll/ledger")
+    assert ledger["totals"]["violations_by_kind"].get("isolation", 0) > before, ledger["totals"]
+    found = [v for v in ledger["violations"] if v["kind"] == "isolation" and v["session"] == "swap-b"]
+    assert found and "swap-a" in found[0]["detail"], ledger["violations"]
+
+
+def raw_http(vm, data: bytes) -> bytes:
+    host, port = vm.base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(data)
+        try:
+            return s.recv(4096)
+        except OSError:
+            return b""
+
+
+def test_bad_input_gets_the_apis_error_and_the_mock_stays_up(client, vm):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input="hi")
+    assert "it produces \"pcm\"" in e.value.message
+    with pytest.raises(openai.BadRequestError) as e:
+        client.audio.transcriptions.create(model="whisper-1", file=("notes.txt", b"plain text, no audio", "text/plain"))
+    assert "Invalid file format" in e.value.message
+    wav = wav_bytes(pcm_of(client, "hello there"), 24000)
+    with pytest.raises(openai.BadRequestError) as e:
+        client.audio.transcriptions.create(model="whisper-1", file=("cut.wav", wav[: len(wav) // 2], "audio/wav"))
+    assert "truncated" in e.value.message
+    # A 200 MB upload is refused by its declared length, before it is read …
+    head = (b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=xx\r\n"
+            b"Content-Length: 209715200\r\n\r\n--xx\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.wav\"\r\n\r\n")
+    answer = raw_http(vm, head + b"\0" * 65536)
+    assert answer.startswith(b"HTTP/1.1 413") and b"Maximum content size limit" in answer, answer[:300]
+    # … and through the SDK (which sends it all): refused, one way or the other.
+    with pytest.raises(openai.APIError):
+        client.audio.transcriptions.create(model="whisper-1", file=("big.wav", b"\0" * (200 * 1024 * 1024), "audio/wav"))
+    # Realtime: base64 garbage is an error event; the socket stays open and works.
+    with client.realtime.connect(model="gpt-realtime") as conn:
+        conn.input_audio_buffer.append(audio="%%% not base64 %%%")
+        errs = []
+        for ev in conn:
+            if ev.type == "error":
+                errs.append(ev.error)
+                conn.session.update(session={"type": "realtime"})
+            if ev.type == "session.updated":
+                break
+        assert errs and errs[0].param == "audio" and "base64" in errs[0].message
+    # A client that never sends session.update still gets its session.
+    with client.realtime.connect(model="gpt-realtime") as conn:
+        first = conn.recv()
+        assert first.type == "session.created" and first.session.audio.input.format.rate == 24000
+    # Random bytes on /v1/realtime: an HTTP error, or a closed socket — never a dead mock.
+    assert raw_http(vm, b"GET /v1/realtime?model=x HTTP/1.1\r\nHost: x\r\n\r\n").startswith(b"HTTP/1.1 400")
+    raw_http(vm, bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8)))
+    with urllib.request.urlopen(vm.base + "/health", timeout=5) as r:
+        assert json.loads(r.read())["status"] == "ok"
+    assert client.audio.transcriptions.create(model="whisper-1", file=("ok.wav", wav, "audio/wav")).text == "hello there"
