@@ -217,6 +217,11 @@ def test_a_realtime_session_hears_the_voice_answers_with_audio_and_calls_a_funct
     rt = ledger["sessions"]["rt-s0"]["voice"]
     assert rt["realtime_responses"] == 1 and rt["heard_s"] > 1 and rt["spoken_s"] > 1
     assert ledger["sessions"]["rt-s0"]["integrity_violations"] == 0
+    with urllib.request.urlopen(vm.base + "/metrics", timeout=5) as r:
+        metrics = r.read().decode()
+    realtime = [line for line in metrics.splitlines() if line.startswith('plimsoll_mock_audio_calls_total{api="realtime"}')]
+    assert realtime and float(realtime[0].split()[-1]) >= 1, metrics
+    assert "plimsoll_mock_audio_frame_lateness_seconds_count" in metrics
 
 
 def test_a_calls_audio_in_another_calls_conversation_is_an_isolation_violation(client, vm):

@@ -46,7 +46,7 @@ pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
     let cores = b.cpu_cores?;
     (!std::ptr::eq(a, b) && cb > 0.0 && cb < ca * CHEAPER).then(|| {
         format!(
-            "; throughput still rose at the top ({} → {} turns/s from {} to {} sessions) only because each turn got cheaper ({} → {} CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at {} CPU ms a turn the {} allows about {} turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling",
+            "; throughput still rose at the top ({} → {} turns/s from {} to {} sessions) only because each turn got cheaper ({} → {} CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at {} CPU ms a turn the {}-core cap allows about {} turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling",
             num(a.turns_per_s),
             num(b.turns_per_s),
             num(a.concurrency),
@@ -54,7 +54,7 @@ pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
             num(ca),
             num(cb),
             num(cb),
-            format!("{}-core cap", num(cores)),
+            num(cores),
             num(cores * 1000.0 / cb)
         )
     })

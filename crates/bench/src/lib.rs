@@ -12,10 +12,13 @@
 //! table (machine fingerprint, each run, the median) or JSON. `plimsoll bench mock --mcp`
 //! (`mcp_bench`) puts MCP clients of either era on the mock's `/mcp` instead and reports
 //! the calls a second it serves, their latency and its CPU per call (`mcp_requests`
-//! writes the messages). Both start the mock with `mock_process`. `plimsoll bench probe`
+//! writes the messages). `plimsoll bench mock --audio` (`audio_bench`) streams speech in
+//! real time from a mock held to one core and finds how many streams it keeps on time.
+//! All start the mock with `mock_process`. `plimsoll bench probe`
 //! (`probe_bench`) times samples of a child holding N idle threads and prints its own
 //! table. It owns no production code path.
 
+mod audio_bench;
 mod mcp_bench;
 mod mcp_requests;
 mod mock_bench;
@@ -25,10 +28,11 @@ mod probe_bench;
 mod procfs;
 mod report;
 
+pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
-pub use report::{print_mcp_bench, print_mock_bench};
+pub use report::{print_audio_bench, print_mcp_bench, print_mock_bench};

@@ -31,7 +31,31 @@ pub(crate) fn start_mock(
     workers: Option<usize>,
     scenario: &Path,
 ) -> anyhow::Result<(MockProcess, SocketAddr)> {
+    start_mock_on(exe, workers, scenario, None)
+}
+
+/// The same, the mock and every thread it starts held to `core` when given.
+pub(crate) fn start_mock_on(
+    exe: &Path,
+    workers: Option<usize>,
+    scenario: &Path,
+    core: Option<usize>,
+) -> anyhow::Result<(MockProcess, SocketAddr)> {
     let mut cmd = Command::new(exe);
+    if let Some(c) = core {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec only async-signal-safe calls: sched_setaffinity.
+        unsafe {
+            cmd.pre_exec(move || {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(c, &mut set);
+                match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
+                    0 => Ok(()),
+                    _ => Err(std::io::Error::last_os_error()),
+                }
+            });
+        }
+    }
     cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
         .arg(scenario)
         .stdout(Stdio::piped())

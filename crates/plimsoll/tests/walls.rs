@@ -1,6 +1,7 @@
 //! Walls inside the process and a verdict that can be trusted, end to end with known
 //! answers: the floor serving on one event loop (its thread is the wall, at one core's
-//! worth of turns), a thread started per turn (threads grow 3 a session), a cold start
+//! worth of turns), a Node server whose libuv pool of one worker is (not its main thread), a JVM server
+//! whose fixed pool of 4 workers each waits on a provider call, a thread started per turn (threads grow 3 a session), a cold start
 //! (the rate never above what the CPU allows), a clean service (no growth finding), and
 //! the demo's agent beside a CPU burner on the SUT's core (the verdict says the machine
 //! was busy before anything else; a burner gone by the re-run gives the quiet answer). One test runs them one after the other: each pins its SUT to the same cores.
@@ -66,6 +67,61 @@ fn event_loop() {
     assert!(
         (best - allows).abs() <= 0.15 * allows,
         "plateau {best} turns/s against one core's {allows}\n{err}"
+    );
+}
+
+/// A Node server hashing off its event loop on libuv's pool of one worker
+/// (UV_THREADPOOL_SIZE=1): the worker, not the main thread, is the wall, and the verdict
+/// says which and what sets the pool's size. Skipped where Node is not installed.
+fn node_pool() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("SKIPPED node_pool: node is not on PATH");
+        return;
+    }
+    let (doc, err) = ramp(
+        "node-pool",
+        &["--cpus", "2", "--no-partition", "--ladder", "4,16,32,64"],
+    );
+    let w = &doc["analysis"]["verdict"]["wall"];
+    assert_eq!(w["kind"], "thread", "{err}");
+    let short = w["short"].as_str().unwrap_or_default();
+    assert!(
+        short.starts_with("one worker thread (`node`"),
+        "{short}\n{err}"
+    );
+    assert!(short.ends_with("the main thread idle)"), "{short}\n{err}");
+    let text = w["text"].as_str().unwrap_or_default();
+    assert!(text.contains("not the main thread"), "{text}");
+    assert!(text.contains("a pool of 1 worker"), "{text}");
+    assert!(text.contains("UV_THREADPOOL_SIZE"), "{text}");
+}
+
+/// A JVM server on `Executors.newFixedThreadPool(4)` whose turns block on their LLM call:
+/// the wall is its four `pool-1-thread-*` workers, each waiting on a provider call, named
+/// from the threads' names. Skipped where Java is not installed.
+fn jvm_pool() {
+    if Command::new("java").arg("-version").output().is_err() {
+        eprintln!("SKIPPED jvm_pool: java is not on PATH");
+        return;
+    }
+    let (doc, err) = ramp(
+        "jvm-pool",
+        &["--cpus", "2", "--no-partition", "--ladder", "2,4,8,16"],
+    );
+    let w = &doc["analysis"]["verdict"]["wall"];
+    assert_eq!(w["kind"], "pool", "{err}");
+    assert_eq!(
+        w["short"],
+        "a worker pool of 4 threads (`pool-1-thread-*`, each waiting on a provider call)",
+        "{err}"
+    );
+    // Its JIT's threads waiting for a CPU at 2 sessions moved nothing: not a finding.
+    assert!(
+        !findings(&doc)
+            .iter()
+            .any(|f| f.contains("queue for the cores")),
+        "{:?}",
+        findings(&doc)
     );
 }
 
@@ -220,6 +276,8 @@ fn busy_then_quiet(quiet: &Value) {
 #[test]
 fn walls_inside_the_process_and_a_busy_machine_are_named() {
     event_loop();
+    node_pool();
+    jvm_pool();
     thread_per_turn();
     cold_start();
     clean();

@@ -212,6 +212,55 @@ const METRICS: &[Metric] = &[
         count: None,
     },
     Metric {
+        name: "plimsoll_mock_audio_seconds_total",
+        kind: "counter",
+        help: "Seconds of audio the audio APIs heard (transcriptions, Realtime input) and spoke (speech, Realtime output).",
+        samples: |r| {
+            let v = r.l.voice;
+            Some(vec![
+                ("{direction=\"heard\"}".into(), v.heard_s),
+                ("{direction=\"spoken\"}".into(), v.spoken_s),
+            ])
+        },
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_audio_calls_total",
+        kind: "counter",
+        help: "Audio API calls: transcriptions, speech requests, Realtime responses; and audio heard with no words in it.",
+        samples: |r| {
+            let v = r.l.voice;
+            Some(vec![
+                ("{api=\"transcriptions\"}".into(), v.stt_calls as f64),
+                ("{api=\"speech\"}".into(), v.tts_calls as f64),
+                ("{api=\"realtime\"}".into(), v.realtime_responses as f64),
+                ("{api=\"unheard\"}".into(), v.unheard as f64),
+            ])
+        },
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_audio_latency_seconds_total",
+        kind: "counter",
+        help: "Summed latencies: transcriptions' scheduled latency, speech's time to first byte, Realtime responses' time to their first audio (divide by plimsoll_mock_audio_calls_total for the mean).",
+        samples: |r| {
+            let v = r.l.voice;
+            Some(vec![
+                ("{api=\"transcriptions\"}".into(), v.stt_ms / 1000.0),
+                ("{api=\"speech\"}".into(), v.tts_first_byte_ms / 1000.0),
+                ("{api=\"realtime\"}".into(), v.realtime_response_ms / 1000.0),
+            ])
+        },
+        count: None,
+    },
+    Metric {
+        name: "plimsoll_mock_audio_frame_lateness_seconds",
+        kind: "summary",
+        help: "How late audio frames (speech chunks, Realtime audio deltas) left against their deadlines.",
+        samples: |r| quantiles(r.t.audio_late_p50_ms, r.t.audio_late_p99_ms, r.t.audio_late_max_ms),
+        count: Some(|r| r.t.audio_frames),
+    },
+    Metric {
         name: "plimsoll_mock_frame_lateness_seconds",
         kind: "summary",
         help: "How late frames left against their deadlines.",

@@ -10,7 +10,7 @@ pub enum BenchCommand {
     #[command(
         after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
     )]
-    Mock(BenchMockArgs),
+    Mock(Box<BenchMockArgs>),
     /// The probe's cost: time to sample a SUT's process tree when it holds many OS threads.
     Probe {
         /// OS threads the sampled child holds.
@@ -105,6 +105,30 @@ pub struct BenchMockArgs {
     #[arg(long, value_delimiter = ',', default_value = "legacy,stateless", requires = "mcp",
         value_parser = ["legacy", "stateless"])]
     pub era: Vec<String>,
+    /// Measure the mock's audio path instead: streams of speech (24 kHz PCM at real time)
+    /// from a mock held to one core with one worker thread, a row per stream count: its
+    /// audio frames' lateness, chunks a second, CPU per chunk, and whether it kept time.
+    #[arg(long, conflicts_with_all = ["mcp", "streams", "ttft_ms", "tok_ms", "tokens",
+        "tokens_per_chunk", "api", "limits", "reasoning", "prompt_tokens", "no_cache"])]
+    pub audio: bool,
+    /// With --audio: stream counts, a row each.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "250,500,1000",
+        requires = "audio"
+    )]
+    pub audio_streams: Vec<usize>,
+    /// With --audio: audio per chunk, in ms.
+    #[arg(long, default_value_t = 20.0, requires = "audio")]
+    pub chunk_ms: f64,
+    /// With --audio: seconds of speech a request asks for.
+    #[arg(long, default_value_t = 10.0, requires = "audio")]
+    pub speech_s: f64,
+    /// With --audio: every request its own text, so every one is synthesized (default:
+    /// one text for all, the audio path alone).
+    #[arg(long, requires = "audio")]
+    pub distinct: bool,
     /// With --mcp: the tool called: echo, or kv (kv_put and kv_get in turn, each get checked).
     #[arg(long, value_delimiter = ',', default_value = "echo,kv", requires = "mcp",
         value_parser = ["echo", "kv"])]
@@ -113,7 +137,7 @@ pub struct BenchMockArgs {
 
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
     match c {
-        BenchCommand::Mock(a) => mock(a)?,
+        BenchCommand::Mock(a) => mock(*a)?,
         BenchCommand::Probe {
             threads,
             samples,
@@ -134,6 +158,9 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
     if a.mcp {
         return mcp(a);
     }
+    if a.audio {
+        return audio(a);
+    }
     let opts = bench::MockBenchOptions {
         streams: a.streams,
         ttft_ms: a.ttft_ms,
@@ -152,6 +179,29 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mock_bench(&opts, a.json)
+}
+
+fn audio(a: BenchMockArgs) -> anyhow::Result<()> {
+    if a.chunk_ms < 10.0 || a.speech_s <= 0.0 || a.audio_streams.contains(&0) {
+        anyhow::bail!("--chunk-ms must be ≥ 10, --speech-s > 0 and every stream count ≥ 1");
+    }
+    let cores = probe::affinity::available();
+    // The mock on the last core; the client (this process) on the others.
+    let mock_core = *cores.last().context("no core to run on")?;
+    if cores.len() > 1 {
+        let _ = probe::affinity::pin_current(&cores[..cores.len() - 1]);
+    }
+    let opts = bench::AudioBenchOptions {
+        streams: a.audio_streams,
+        chunk_ms: a.chunk_ms,
+        seconds: a.speech_s,
+        distinct: a.distinct,
+        warmup: std::time::Duration::from_secs_f64(a.warmup_s.unwrap_or(3.0).max(0.1)),
+        window: std::time::Duration::from_secs_f64(a.window_s.unwrap_or(5.0).max(0.5)),
+        mock_core,
+        exe: std::env::current_exe().context("locating the plimsoll executable")?,
+    };
+    bench::print_audio_bench(&opts, a.json)
 }
 
 fn mcp(a: BenchMockArgs) -> anyhow::Result<()> {

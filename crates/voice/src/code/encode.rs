@@ -3,14 +3,36 @@
 //! matches the text there is tried — dictionary words (as stored, or capitalised, with a
 //! CASE prefix when the sentence rule disagrees), the marker, punctuation, runs of
 //! digits, hex, id characters and letters, and a raw byte — with a GLUE prefix where a
-//! token that would take an automatic space has none in the text.
+//! token that would take an automatic space has none in the text. Candidates are found
+//! once per position and carry only their cost; bits are written for the chosen path
+//! alone.
 
 use super::tables::*;
 use super::{id_pack, push, Bits};
 
-/// A candidate token at a position.
+/// What a candidate token writes.
+#[derive(Clone, Copy, Debug)]
+enum Emit {
+    Word(usize),
+    Marker {
+        session: (usize, usize),
+        nonce: usize,
+        turn: (usize, u64),
+    },
+    PunctA(usize),
+    PunctB(usize),
+    Num,
+    Hex,
+    Id,
+    Letters,
+    Byte,
+}
+
+/// A candidate token at a position: its bits' count, what it writes, its span.
+#[derive(Clone, Copy, Debug)]
 struct Tok {
-    bits: Bits,
+    cost: usize,
+    emit: Emit,
     len: usize,
     cls: Class,
     /// Ends a sentence (non-word tokens).
@@ -19,10 +41,14 @@ struct Tok {
     casey: Option<Option<bool>>,
 }
 
-fn code(prefix: (u32, usize)) -> Bits {
-    let mut b = Bits::new();
-    push(&mut b, prefix.0 as u64, prefix.1);
-    b
+/// One step of the chosen path: the token at `at`, and the prefixes before it.
+#[derive(Clone, Copy)]
+struct Step {
+    from: (usize, usize),
+    at: usize,
+    tok: Tok,
+    glue: bool,
+    case: bool,
 }
 
 /// The text as bits, the cheapest way; None only for a text no token can cover (none:
@@ -31,8 +57,8 @@ pub fn encode(text: &str) -> Option<Bits> {
     let b = text.as_bytes();
     let n = b.len();
     let mut best = vec![[usize::MAX; 4]; n + 1];
-    let mut back: Vec<[Option<(usize, usize, Bits)>; 4]> =
-        (0..=n).map(|_| Default::default()).collect();
+    let mut back: Vec<[Option<Step>; 4]> = vec![[None; 4]; n + 1];
+    let mut cands: Vec<Option<Vec<Tok>>> = vec![None; n];
     best[0][1] = 0; // no space armed, at a sentence's start
     for q in 0..n {
         for st in 0..4 {
@@ -41,40 +67,42 @@ pub fn encode(text: &str) -> Option<Bits> {
                 continue;
             }
             let (a, s) = (st >> 1 == 1, st & 1 == 1);
-            let mut starts = vec![(q, false)];
+            let mut starts = [(q, false), (usize::MAX, true)];
             if a && b[q] == b' ' && q + 1 < n {
-                starts.push((q + 1, true)); // the automatic space consumed
+                starts[1].0 = q + 1; // the automatic space consumed
             }
             for (qq, spaced) in starts {
-                for tok in candidates(b, qq) {
+                if qq == usize::MAX {
+                    continue;
+                }
+                let list = cands[qq].get_or_insert_with(|| candidates(b, qq));
+                for tok in list.iter() {
                     let wants = tok.cls.space_before() && a;
                     if spaced && !wants {
                         continue;
                     }
-                    let mut bits = Bits::new();
-                    if wants && !spaced {
-                        bits.extend(code(P_GLUE));
-                    }
-                    if let Some(Some(upper)) = tok.casey {
-                        if s != upper {
-                            bits.extend(code(P_CASE));
-                        }
-                    }
-                    bits.extend(&tok.bits);
+                    let glue = wants && !spaced;
+                    let case = matches!(tok.casey, Some(Some(upper)) if s != upper);
+                    let bits = tok.cost
+                        + if glue { P_GLUE.1 } else { 0 }
+                        + if case { P_CASE.1 } else { 0 };
                     let end = qq + tok.len;
                     let na = tok.cls.space_after();
-                    let ns = if tok.cls != Class::W && tok.sent && tok.casey.is_none() {
-                        true
-                    } else if tok.cls == Class::W {
-                        false
-                    } else {
-                        s
+                    let ns = match tok.cls {
+                        Class::W => false,
+                        _ if tok.sent && tok.casey.is_none() => true,
+                        _ => s,
                     };
                     let nst = (na as usize) * 2 + ns as usize;
-                    let c = cost + bits.len();
-                    if c < best[end][nst] {
-                        best[end][nst] = c;
-                        back[end][nst] = Some((q, st, bits));
+                    if cost + bits < best[end][nst] {
+                        best[end][nst] = cost + bits;
+                        back[end][nst] = Some(Step {
+                            from: (q, st),
+                            at: qq,
+                            tok: *tok,
+                            glue,
+                            case,
+                        });
                     }
                 }
             }
@@ -84,15 +112,104 @@ pub fn encode(text: &str) -> Option<Bits> {
     if best[n][st] == usize::MAX {
         return None;
     }
-    let mut parts = Vec::new();
+    let mut path = Vec::new();
     let (mut q, mut st) = (n, st);
     while q > 0 {
-        let (pq, pst, bits) = back[q][st].clone()?;
-        parts.push(bits);
-        q = pq;
-        st = pst;
+        let step = back[q][st]?;
+        path.push(step);
+        (q, st) = step.from;
     }
-    Some(parts.into_iter().rev().flatten().collect())
+    let mut out = Bits::with_capacity(best[n].iter().copied().min().unwrap_or(0));
+    for step in path.iter().rev() {
+        if step.glue {
+            push(&mut out, P_GLUE.0 as u64, P_GLUE.1);
+        }
+        if step.case {
+            push(&mut out, P_CASE.0 as u64, P_CASE.1);
+        }
+        write(&mut out, b, step.at, &step.tok);
+    }
+    Some(out)
+}
+
+/// Writes a token's bits.
+fn write(out: &mut Bits, b: &[u8], at: usize, t: &Tok) {
+    let run = &b[at..at + t.len];
+    let pre = |out: &mut Bits, p: (u32, usize)| push(out, p.0 as u64, p.1);
+    match t.emit {
+        Emit::Word(i) if i < 256 => {
+            pre(out, P_WORD_A);
+            push(out, i as u64, 8);
+        }
+        Emit::Word(i) => {
+            pre(out, P_WORD_B);
+            push(out, (i - 256) as u64, 10);
+        }
+        Emit::Marker {
+            session,
+            nonce,
+            turn,
+        } => {
+            pre(out, P_PUNCT_A);
+            push(out, MARKER_INDEX as u64, 4);
+            push(out, (session.1 - 1) as u64, 5);
+            id_pack(out, &b[session.0..session.0 + session.1]);
+            for c in &b[nonce..nonce + 16] {
+                push(out, hex(*c), 4);
+            }
+            push(out, (turn.0 - 1) as u64, 3);
+            push(out, turn.1, num_bits(turn.0));
+        }
+        Emit::PunctA(i) => {
+            pre(out, P_PUNCT_A);
+            push(out, i as u64, 4);
+        }
+        Emit::PunctB(i) => {
+            pre(out, P_PUNCT_B);
+            push(out, i as u64, 5);
+        }
+        Emit::Num => {
+            pre(out, P_NUM);
+            push(out, (t.len - 1) as u64, 4);
+            push(out, digits(run), num_bits(t.len));
+        }
+        Emit::Hex => {
+            pre(out, P_HEX);
+            push(out, (t.len - 1) as u64, 5);
+            for c in run {
+                push(out, hex(*c), 4);
+            }
+        }
+        Emit::Id => {
+            pre(out, P_ID);
+            push(out, (t.len - 1) as u64, 5);
+            id_pack(out, run);
+        }
+        Emit::Letters => {
+            pre(out, P_LETTERS);
+            push(out, (t.len - 1) as u64, 4);
+            for c in run {
+                push(out, (c.to_ascii_lowercase() - b'a') as u64, 5);
+            }
+        }
+        Emit::Byte => {
+            pre(out, P_BYTE);
+            push(out, run[0] as u64, 8);
+        }
+    }
+}
+
+fn hex(c: u8) -> u64 {
+    HEX_ALPHABET.iter().position(|h| *h == c).unwrap_or(0) as u64
+}
+
+fn digits(run: &[u8]) -> u64 {
+    run.iter().fold(0u64, |v, c| v * 10 + (c - b'0') as u64)
+}
+
+/// The packed length of an id of `n` characters.
+fn id_bits(n: usize) -> usize {
+    16 * (n / 3) + [0, 6, 11][n % 3]
 }
 
 /// Every token whose rendering starts at byte `q`.
@@ -102,26 +219,34 @@ fn candidates(b: &[u8], q: usize) -> Vec<Tok> {
     if let Some(t) = marker_at(b, q) {
         out.push(t);
     }
-    for (table, prefix, width) in [(&PUNCT_A[..], P_PUNCT_A, 4), (&PUNCT_B[..], P_PUNCT_B, 5)] {
-        for (i, (txt, cls, sent)) in table.iter().enumerate() {
-            if !txt.is_empty() && b[q..].starts_with(txt.as_bytes()) {
-                let mut bits = code(prefix);
-                push(&mut bits, i as u64, width);
-                out.push(Tok {
-                    bits,
-                    len: txt.len(),
-                    cls: *cls,
-                    sent: *sent,
-                    casey: None,
-                });
-            }
+    for (i, (txt, cls, sent)) in PUNCT_A.iter().enumerate() {
+        if !txt.is_empty() && b[q..].starts_with(txt.as_bytes()) {
+            out.push(Tok {
+                cost: P_PUNCT_A.1 + 4,
+                emit: Emit::PunctA(i),
+                len: txt.len(),
+                cls: *cls,
+                sent: *sent,
+                casey: None,
+            });
+        }
+    }
+    for (i, (txt, cls, sent)) in PUNCT_B.iter().enumerate() {
+        if b[q..].starts_with(txt.as_bytes()) {
+            out.push(Tok {
+                cost: P_PUNCT_B.1 + 5,
+                emit: Emit::PunctB(i),
+                len: txt.len(),
+                cls: *cls,
+                sent: *sent,
+                casey: None,
+            });
         }
     }
     runs_at(b, q, &mut out);
-    let mut bits = code(P_BYTE);
-    push(&mut bits, b[q] as u64, 8);
     out.push(Tok {
-        bits,
+        cost: P_BYTE.1 + 8,
+        emit: Emit::Byte,
         len: 1,
         cls: Class::Join,
         sent: false,
@@ -133,38 +258,41 @@ fn candidates(b: &[u8], q: usize) -> Vec<Tok> {
 /// Dictionary words at `q`, as stored or with their first letter capitalised.
 fn words_at(b: &[u8], q: usize, out: &mut Vec<Tok>) {
     let w = words();
+    let mut lower = String::new();
     for len in 1..=24.min(b.len() - q) {
         let s = &b[q..q + len];
-        if !s.is_ascii() {
+        if !s[len - 1].is_ascii() {
             break;
         }
         let Ok(st) = std::str::from_utf8(s) else {
             break;
         };
-        let lower = format!("{}{}", st[..1].to_ascii_lowercase(), &st[1..]);
-        for (form, need_cap) in [(st, false), (lower.as_str(), true)] {
-            if need_cap && form == st {
-                continue;
-            }
+        let first_upper = s[0].is_ascii_uppercase();
+        lower.clear();
+        if first_upper {
+            lower.push(s[0].to_ascii_lowercase() as char);
+            lower.push_str(&st[1..]);
+        }
+        let forms: [(Option<&str>, bool); 2] = [
+            (Some(st), false),
+            (first_upper.then_some(lower.as_str()), true),
+        ];
+        for (form, need_cap) in forms {
+            let Some(form) = form else { continue };
             let Some(&i) = w.index.get(form) else {
                 continue;
             };
-            let mut bits;
-            if i < 256 {
-                bits = code(P_WORD_A);
-                push(&mut bits, i as u64, 8);
+            // A word whose first letter has no capital (an "I", a digit) is neutral.
+            let cased = form.as_bytes()[0].is_ascii_lowercase();
+            let casey = if cased { Some(need_cap) } else { None };
+            let cost = if i < 256 {
+                P_WORD_A.1 + 8
             } else {
-                bits = code(P_WORD_B);
-                push(&mut bits, (i - 256) as u64, 10);
-            }
-            let capitalised = format!("{}{}", form[..1].to_ascii_uppercase(), &form[1..]);
-            let casey = if capitalised == form {
-                None
-            } else {
-                Some(need_cap)
+                P_WORD_B.1 + 10
             };
             out.push(Tok {
-                bits,
+                cost,
+                emit: Emit::Word(i),
                 len,
                 cls: Class::W,
                 sent: false,
@@ -176,41 +304,33 @@ fn words_at(b: &[u8], q: usize, out: &mut Vec<Tok>) {
 
 /// `[[plimsoll session=ID nonce=psn<16 hex> turn=N]]` at `q`, as the marker token.
 fn marker_at(b: &[u8], q: usize) -> Option<Tok> {
-    let rest = &b[q..];
-    let rest = rest.strip_prefix(b"[[plimsoll session=")?;
+    const OPEN: &[u8] = b"[[plimsoll session=";
+    let rest = b[q..].strip_prefix(OPEN)?;
     let sl = rest.iter().take_while(|c| ID_ALPHABET.contains(c)).count();
     if sl == 0 || sl > 32 {
         return None;
     }
-    let (session, rest) = rest.split_at(sl);
-    let rest = rest.strip_prefix(b" nonce=psn")?;
+    let rest = rest[sl..].strip_prefix(b" nonce=psn")?;
     if rest.len() < 16 || !rest[..16].iter().all(|c| HEX_ALPHABET.contains(c)) {
         return None;
     }
-    let (nonce, rest) = rest.split_at(16);
-    let rest = rest.strip_prefix(b" turn=")?;
+    let rest = rest[16..].strip_prefix(b" turn=")?;
     let tl = rest.iter().take_while(|c| c.is_ascii_digit()).count();
     if tl == 0 || tl > 8 || !rest[tl..].starts_with(b"]]") {
         return None;
     }
-    let turn: u64 = std::str::from_utf8(&rest[..tl]).ok()?.parse().ok()?;
-    let mut bits = code(P_PUNCT_A);
-    push(&mut bits, MARKER_INDEX as u64, 4);
-    push(&mut bits, (sl - 1) as u64, 5);
-    id_pack(&mut bits, session);
-    for c in nonce {
-        push(
-            &mut bits,
-            HEX_ALPHABET.iter().position(|h| h == c)? as u64,
-            4,
-        );
-    }
-    push(&mut bits, (tl - 1) as u64, 3);
-    push(&mut bits, turn, num_bits(tl));
-    let len =
-        b"[[plimsoll session=".len() + sl + b" nonce=psn".len() + 16 + b" turn=".len() + tl + 2;
+    let session = (q + OPEN.len(), sl);
+    let nonce = session.0 + sl + b" nonce=psn".len();
+    let turn = (tl, digits(&rest[..tl]));
+    let len = OPEN.len() + sl + b" nonce=psn".len() + 16 + b" turn=".len() + tl + 2;
+    let cost = P_PUNCT_A.1 + 4 + 5 + id_bits(sl) + 64 + 3 + num_bits(tl);
     Some(Tok {
-        bits,
+        cost,
+        emit: Emit::Marker {
+            session,
+            nonce,
+            turn,
+        },
         len,
         cls: Class::Mark,
         sent: true,
@@ -223,51 +343,22 @@ fn runs_at(b: &[u8], q: usize, out: &mut Vec<Tok>) {
     let run = |ok: &dyn Fn(u8) -> bool, max: usize| {
         b[q..].iter().take(max).take_while(|c| ok(**c)).count()
     };
+    let word = |cost, emit, len| Tok {
+        cost,
+        emit,
+        len,
+        cls: Class::W,
+        sent: false,
+        casey: None,
+    };
     for len in 1..=run(&|c| c.is_ascii_digit(), NUM_MAX) {
-        let v: u64 = std::str::from_utf8(&b[q..q + len])
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let mut bits = code(P_NUM);
-        push(&mut bits, (len - 1) as u64, 4);
-        push(&mut bits, v, num_bits(len));
-        out.push(Tok {
-            bits,
-            len,
-            cls: Class::W,
-            sent: false,
-            casey: None,
-        });
+        out.push(word(P_NUM.1 + 4 + num_bits(len), Emit::Num, len));
     }
     for len in 1..=run(&|c| HEX_ALPHABET.contains(&c), HEX_MAX) {
-        let mut bits = code(P_HEX);
-        push(&mut bits, (len - 1) as u64, 5);
-        for c in &b[q..q + len] {
-            push(
-                &mut bits,
-                HEX_ALPHABET.iter().position(|h| h == c).unwrap_or(0) as u64,
-                4,
-            );
-        }
-        out.push(Tok {
-            bits,
-            len,
-            cls: Class::W,
-            sent: false,
-            casey: None,
-        });
+        out.push(word(P_HEX.1 + 5 + 4 * len, Emit::Hex, len));
     }
     for len in 1..=run(&|c| ID_ALPHABET.contains(&c), ID_MAX) {
-        let mut bits = code(P_ID);
-        push(&mut bits, (len - 1) as u64, 5);
-        id_pack(&mut bits, &b[q..q + len]);
-        out.push(Tok {
-            bits,
-            len,
-            cls: Class::W,
-            sent: false,
-            casey: None,
-        });
+        out.push(word(P_ID.1 + 5 + id_bits(len), Emit::Id, len));
     }
     // Letters: lowercase, the first may be upper (the capital rule or a CASE).
     let first_upper = b[q].is_ascii_uppercase();
@@ -278,13 +369,9 @@ fn runs_at(b: &[u8], q: usize, out: &mut Vec<Tok>) {
         .take_while(|(i, c)| c.is_ascii_lowercase() || (*i == 0 && first_upper))
         .count();
     for len in 1..=letters {
-        let mut bits = code(P_LETTERS);
-        push(&mut bits, (len - 1) as u64, 4);
-        for c in &b[q..q + len] {
-            push(&mut bits, (c.to_ascii_lowercase() - b'a') as u64, 5);
-        }
         out.push(Tok {
-            bits,
+            cost: P_LETTERS.1 + 4 + 5 * len,
+            emit: Emit::Letters,
             len,
             cls: Class::W,
             sent: false,

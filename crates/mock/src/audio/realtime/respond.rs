@@ -93,6 +93,9 @@ pub(crate) async fn run(job: Job, from: Instant, tell: mpsc::UnboundedSender<Upd
                 arguments,
                 ..
             } => {
+                // A call comes after the model's time to first token, as text does.
+                let due = from + Duration::from_secs_f64(decided.ttft_ms / 1000.0);
+                tokio::time::sleep_until(due).await;
                 job.send(|ev| ev.arguments_delta(&out, call_id, arguments));
                 job.send(|ev| ev.arguments_done(&out, call_id, name, arguments));
             }
