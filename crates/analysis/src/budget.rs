@@ -16,6 +16,9 @@ pub struct Figures {
     pub probe_p99_ms: Option<f64>,
     pub error_share: f64,
     pub rss_mb: f64,
+    /// Voice calls: response p95 and the share of the bot's audio that stalled.
+    pub response_p95_ms: Option<f64>,
+    pub stall_share: Option<f64>,
 }
 
 /// The budgets `f` breaks; `single` is the first level's p50 session time.
@@ -32,6 +35,8 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
         f.probe_p99_ms,
         Some(f.error_share),
         Some(f.rss_mb),
+        f.response_p95_ms,
+        f.stall_share,
     ];
     b.entries()
         .iter()
@@ -80,6 +85,26 @@ mod tests {
         assert_eq!(
             breaches(&Budget::default(), &failing, None)[0].budget,
             "error_rate"
+        );
+    }
+
+    #[test]
+    fn calls_break_the_voice_budget_not_the_text_one() {
+        let b = Budget::default().for_calls();
+        let f = Figures {
+            response_p95_ms: Some(2100.0),
+            stall_share: Some(0.004),
+            ..Figures::default()
+        };
+        let texts: Vec<String> = breaches(&b, &f, None).iter().map(Breach::text).collect();
+        assert_eq!(texts, ["response p95 ms 2100 > 1500"]);
+        let stalled = Figures {
+            stall_share: Some(0.03),
+            ..f
+        };
+        assert_eq!(
+            breaches(&b, &stalled, None)[1].text(),
+            "stall share 0.03 > 0.01"
         );
     }
 }

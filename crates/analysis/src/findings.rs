@@ -113,6 +113,10 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
 /// Levels whose rate is the whole step's because the rate of full load failed its check,
 /// said as what happened there and what to do.
 fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
+    // Calls are judged by their replies and audio, not by a rate of turns.
+    if steps.iter().any(|s| s.voice.is_some()) {
+        return None;
+    }
     let fell: Vec<&StepResult> = steps
         .iter()
         .filter(|s| s.rate_check.as_ref().is_some_and(|r| r.why.is_some()))

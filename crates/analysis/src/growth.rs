@@ -103,7 +103,11 @@ fn points(steps: &[StepResult], f: impl Fn(&StepResult) -> Option<f64>) -> Vec<(
 }
 
 /// What a slope of things held per session means, in words.
-fn held_per(slope: f64, turns: f64, what: &str) -> String {
+fn held_per(slope: f64, turns: f64, what: &str, calls: bool) -> String {
+    if calls {
+        // A call is open the whole time it lasts: what it holds, it holds while it lasts.
+        return format!("{what}s each call holds while it lasts");
+    }
     if turns > 1.5 && (slope / turns - 1.0).abs() <= 0.2 {
         format!("a {what} per request (turn) that is never released")
     } else if (slope - 1.0).abs() <= 0.2 {
@@ -181,7 +185,12 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
         num(f.slope),
         num(at_top),
         top.concurrency,
-        held_per(f.slope, turns, unit.trim_end_matches('s')),
+        held_per(
+            f.slope,
+            turns,
+            unit.trim_end_matches('s'),
+            top.voice.is_some()
+        ),
         int(ten_k.round().max(0.0) as u64)
     ))
 }

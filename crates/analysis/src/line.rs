@@ -115,6 +115,8 @@ fn crossing(
         probe_p99_ms: None,
         error_rate: None,
         rss_mb: None,
+        response_p95_ms: None,
+        stall_share: None,
     };
     let _ = probe.set(&first.budget, "0");
     let before = breaches(&probe, &fig(h), single)

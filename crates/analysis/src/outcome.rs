@@ -36,6 +36,8 @@ pub struct Evidence {
     pub sessions_failed: u64,
     /// Failed sessions over all above this: `error_rate`.
     pub error_rate: f64,
+    /// The first failure of each kind (kind, what happened), said with an error rate.
+    pub first_errors: Vec<(String, String)>,
 }
 
 /// How the SUT exited.
@@ -83,7 +85,14 @@ pub fn outcome(e: &Evidence) -> Option<Collapse> {
         .or_else(|| exited(e.exit.as_ref(), &e.tail))
         .or_else(|| timed_out(e))
         .or_else(|| integrity(e.violations, &e.violations_by_kind, &e.shared_values))
-        .or_else(|| error_rate(e.sessions_ok, e.sessions_failed, e.error_rate))
+        .or_else(|| {
+            error_rate(
+                e.sessions_ok,
+                e.sessions_failed,
+                e.error_rate,
+                &e.first_errors,
+            )
+        })
 }
 
 /// A bus's integrity failures by kind: lost and duplicated messages, and reordered ones
@@ -199,13 +208,23 @@ fn integrity(violations: u64, by_kind: &[(String, u64)], shared: &[String]) -> O
     })
 }
 
-fn error_rate(ok: u64, failed: u64, threshold: f64) -> Option<Collapse> {
+fn error_rate(
+    ok: u64,
+    failed: u64,
+    threshold: f64,
+    first: &[(String, String)],
+) -> Option<Collapse> {
     let total = ok + failed;
+    // What went wrong, where the ladder's line would otherwise say only how often.
+    let first = match first.first() {
+        Some((kind, what)) => format!("; first: {kind}: {what}"),
+        None => String::new(),
+    };
     (total > 0 && failed as f64 / total as f64 > threshold).then(|| {
         (
             Outcome::ErrorRate,
             format!(
-                "{failed} of {} failed (threshold {threshold})",
+                "{failed} of {} failed (threshold {threshold}){first}",
                 count(total, "session")
             ),
         )
@@ -250,6 +269,23 @@ pub fn harness_bound(
     let delay = late_p99_ms.max(lag_p99_ms);
     let material = p50_turn_ms.is_none_or(|t| delay > t * MATERIAL_SHARE);
     if delay > allowed_ms && material {
+        Bound::Harness
+    } else {
+        Bound::Sut
+    }
+}
+
+/// A step of calls is harness-bound when the harness sent its audio frames later than
+/// one frame's length at p99 (the bot heard a gap in the caller's audio that the bot did
+/// not cause), or the mock's frames were later than allowed — whatever a turn's length:
+/// a call's audio is judged frame by frame.
+pub fn calls_harness_bound(
+    late_p99_ms: f64,
+    frames_p99_ms: f64,
+    allowed_ms: f64,
+    frame_ms: f64,
+) -> Bound {
+    if frames_p99_ms > allowed_ms.max(frame_ms) || late_p99_ms > allowed_ms.max(frame_ms) {
         Bound::Harness
     } else {
         Bound::Sut

@@ -27,6 +27,9 @@ pub struct Sample {
     pub harness_others: Option<f64>,
     /// The SUT's CPU per turn at this level, in ms.
     pub cpu_ms_per_turn: Option<f64>,
+    /// A level of voice calls: the share of the bot's audio that stalled, and its
+    /// response p95 (ms).
+    pub call: Option<(f64, Option<f64>)>,
 }
 
 /// Per-turn CPU this much lower at the top than the level below: the turns got cheaper.

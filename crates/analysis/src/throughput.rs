@@ -5,7 +5,7 @@
 
 use crate::budget::num;
 pub use result::ladder::{Knee as ThroughputKnee, Plateau, Wall};
-use result::words::sessions;
+use result::words::{count_f, sessions};
 use result::{Confidence, WallKind};
 
 /// A knee is where one more session adds less than this share of what one session
@@ -236,10 +236,9 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     // The wall is hit where the resource first runs hot anywhere on the ladder, as long as
     // it is still hot where throughput stops growing.
     if let Some(s) = first_at(&cpu_hot) {
-        return Wall {
-            kind: WallKind::Cpu,
-            from: Some(knee.map_or(s.concurrency, |k| k.to)),
-            text: format!(
+        let text = match s.call {
+            Some(_) => calls_cpu_words(s, samples),
+            None => format!(
                 "CPU — {}the SUT's CPU reaches {} of the {} cap at {}{}{}",
                 knee.map_or(String::new(), |k| format!(
                     "throughput bends between {} and {} sessions and ",
@@ -252,6 +251,11 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
                 shared_words(s),
                 throughput_words(plateau, samples)
             ),
+        };
+        return Wall {
+            kind: WallKind::Cpu,
+            from: Some(knee.map_or(s.concurrency, |k| k.to)),
+            text,
             short: format!(
                 "CPU ({} {} at {})",
                 cores_short(s.cpu_cores),
@@ -359,6 +363,41 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             },
         },
     }
+}
+
+/// A CPU wall of voice calls: where the cap ran full, what callers heard, what a call
+/// costs (a rate of turns says nothing of calls, whose turns go at speech's pace).
+fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
+    let heard = match s.call {
+        Some((stall, p95)) => format!(
+            ", where {} of the bot's audio stalled and replies began in {} at p95",
+            pct(stall),
+            p95.map_or("?".into(), |p| format!("{} ms", num(p)))
+        ),
+        None => String::new(),
+    };
+    let below = samples
+        .iter()
+        .rfind(|x| x.concurrency < s.concurrency)
+        .unwrap_or(s);
+    let per_call =
+        |x: &Sample| Some(x.cpu_of_cap? * x.cpu_cores? * 1000.0 / x.concurrency.max(1.0));
+    let cost = match (per_call(below), s.cpu_cores) {
+        (Some(ms), Some(n)) if ms > 0.0 => format!(
+            "; each call costs about {} CPU ms a second (at {}), so {} about {} of this work — fewer CPU ms a call (its per-frame work: VAD, resampling, encoding) or more cores moves the line",
+            num(ms),
+            sessions(below.concurrency),
+            count_f(n, "core") + if n == 1.0 { " holds" } else { " hold" },
+            sessions((n * 1000.0 / ms).floor())
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "CPU — the SUT's CPU reaches {} of the {} cap at {}{heard}{cost}",
+        pct(s.cpu_of_cap.unwrap_or(0.0)),
+        cores(s.cpu_cores),
+        sessions(s.concurrency)
+    )
 }
 
 /// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.

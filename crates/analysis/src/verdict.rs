@@ -27,6 +27,7 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
             run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
             cpu_ms_per_turn: s.cpu_ms_per_turn,
             harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
+            call: s.voice.as_ref().map(|v| (v.stall_share, v.response_p95_ms)),
         })
         .collect()
 }
@@ -70,6 +71,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let own = crate::threads::refine(own, steps, plateau.as_ref());
     let own = crate::workers::refine(own, steps, plateau.as_ref());
     let own = crate::pool::refine(own, steps, plateau.as_ref());
+    let own = crate::threads::at_collapse(own, steps, collapse);
     let mut wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
     if wall.kind == WallKind::Cpu && cpu_rises {
@@ -110,7 +112,25 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     };
     v.headline = crate::headline::headline(&v, steps);
     v.lines = crate::headline::lines(&v, steps);
+    if steps.iter().any(|s| s.voice.is_some()) {
+        said_of_calls(&mut v);
+    }
     v
+}
+
+/// A ladder of voice calls says its verdict in calls: "holds 3 calls".
+fn said_of_calls(v: &mut Verdict) {
+    use result::words::as_calls;
+    v.headline = as_calls(&v.headline);
+    for l in &mut v.lines {
+        l.text = as_calls(&l.text);
+    }
+    v.wall.text = as_calls(&v.wall.text);
+    v.wall.short = as_calls(&v.wall.short);
+    for f in v.findings.iter_mut().chain(v.notes.iter_mut()) {
+        *f = as_calls(f);
+    }
+    v.first_level_cost = v.first_level_cost.as_deref().map(as_calls);
 }
 
 /// Why the CPU wall comes sooner than one session's cost predicts: each turn dearer as

@@ -99,6 +99,32 @@ pub async fn run_audio_bench(opts: &AudioBenchOptions) -> anyhow::Result<Vec<Aud
     Ok(rows)
 }
 
+/// Every stream's task, its first request spread evenly over the warm-up (over one
+/// request's length when that is shorter): the window then sees every stream speaking.
+/// Capping a longer spread at the warm-up instead started most streams at once, at the
+/// window's first instant, and measured their synthesis queue as lateness.
+fn start_streams(
+    opts: &AudioBenchOptions,
+    streams: usize,
+    addr: SocketAddr,
+    shared: &Arc<Shared>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let opts_arc = Arc::new(opts.clone());
+    let spread = opts.seconds.min(opts.warmup.as_secs_f64());
+    (0..streams)
+        .map(|i| {
+            let delay = Duration::from_secs_f64(spread * i as f64 / streams as f64);
+            tokio::spawn(stream(
+                addr,
+                i as u64,
+                delay,
+                opts_arc.clone(),
+                shared.clone(),
+            ))
+        })
+        .collect()
+}
+
 async fn one_row(
     opts: &AudioBenchOptions,
     streams: usize,
@@ -114,21 +140,7 @@ async fn one_row(
         recording: AtomicBool::new(false),
         next_text: AtomicU64::new(0),
     });
-    let opts_arc = Arc::new(opts.clone());
-    let tasks: Vec<_> = (0..streams)
-        .map(|i| {
-            // First requests spread over one request's length, as a steady load is.
-            let delay =
-                Duration::from_secs_f64(opts.seconds * i as f64 / streams as f64).min(opts.warmup);
-            tokio::spawn(stream(
-                addr,
-                i as u64,
-                delay,
-                opts_arc.clone(),
-                shared.clone(),
-            ))
-        })
-        .collect();
+    let tasks = start_streams(opts, streams, addr, &shared);
     tokio::time::sleep(opts.warmup).await;
     let mut admin = Conn::new(addr);
     admin

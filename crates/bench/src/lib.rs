@@ -1,7 +1,7 @@
 //! Benchmarks of Plimsoll's own parts, as commands that print numbers: how closely the
 //! mock keeps the timing it is asked for and what that costs, how many MCP tool calls it
-//! serves and at what cost, and what the probe pays for one sample of a process tree
-//! with many threads.
+//! serves and at what cost, what the probe pays for one sample of a process tree
+//! with many threads, and how many voice calls one harness core paces in real time.
 //!
 //! `plimsoll bench mock` (`mock_bench`) starts the mock as a separate process (so its
 //! CPU and memory are its own), opens C concurrent streaming requests against it over
@@ -14,11 +14,15 @@
 //! the calls a second it serves, their latency and its CPU per call (`mcp_requests`
 //! writes the messages). `plimsoll bench mock --audio` (`audio_bench`) streams speech in
 //! real time from a mock held to one core and finds how many streams it keeps on time.
-//! All start the mock with `mock_process`. `plimsoll bench probe`
+//! All start the mock with `mock_process`. `plimsoll bench calls` (`calls_bench`) drives
+//! voice calls against a bot that costs nothing (`echo_bot`) and finds how many one
+//! harness core keeps in real time. `plimsoll bench probe`
 //! (`probe_bench`) times samples of a child holding N idle threads and prints its own
 //! table. It owns no production code path.
 
 mod audio_bench;
+mod calls_bench;
+mod echo_bot;
 mod mcp_bench;
 mod mcp_requests;
 mod mock_bench;
@@ -29,10 +33,11 @@ mod procfs;
 mod report;
 
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
+pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
-pub use report::{print_audio_bench, print_mcp_bench, print_mock_bench};
+pub use report::{print_audio_bench, print_calls_bench, print_mcp_bench, print_mock_bench};

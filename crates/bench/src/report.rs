@@ -278,3 +278,64 @@ pub fn print_audio_bench(opts: &crate::AudioBenchOptions, json: bool) -> anyhow:
     println!("(late: how late the mock's audio frames left against their deadlines, from its own timing; holds: late p99 ≤ 5 ms with the mock below 95 % of its core; client: how late bytes arrived against when they play, the client's own lag included)");
     Ok(())
 }
+
+/// `plimsoll bench calls`: the table (or JSON), and the most calls that kept time.
+pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow::Result<()> {
+    let most = opts.calls.iter().copied().max().unwrap_or(0);
+    let nofile = crate::raise_nofile_limit();
+    if (nofile as usize) < 2 * most + 64 {
+        anyhow::bail!("--calls {most} needs twice that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower the count");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let rows = rt.block_on(crate::run_calls_bench(opts))?;
+    let held = rows.iter().filter(|r| r.kept_time).map(|r| r.calls).max();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"machine": crate::fingerprint(), "turns": opts.turns,
+            "bot_core": opts.bot_core, "rows": rows, "most_calls_in_real_time": held})
+        );
+        return Ok(());
+    }
+    println!("plimsoll bench calls — {}", crate::fingerprint());
+    println!(
+        "Twilio calls of {} turns, 20 ms µ-law frames, each reply played and decoded; the harness on the cores but {}, the bot on core {}",
+        opts.turns, opts.bot_core, opts.bot_core
+    );
+    println!(
+        "{:>6}{:>10}{:>10}{:>14}{:>18}{:>12}{:>9}{:>8}{:>8}  kept time",
+        "calls",
+        "frames/s",
+        "late p99",
+        "harness cores",
+        "ms per call-sec",
+        "resp p50",
+        "replies",
+        "turns",
+        "failed"
+    );
+    for r in &rows {
+        println!(
+            "{:>6}{:>10.0}{:>10.2}{:>14.2}{:>18.2}{:>12}{:>9}{:>8}{:>8}  {}",
+            r.calls,
+            r.frames_per_s,
+            r.late_p99_ms,
+            r.harness_cpu_cores,
+            r.harness_cpu_ms_per_call_s,
+            r.response_p50_ms.map_or("—".into(), |v| format!("{v:.0}")),
+            r.replies_read,
+            r.turns,
+            r.calls_failed,
+            if r.kept_time { "yes" } else { "no" }
+        );
+    }
+    println!("(late: how late the harness sent its frames against their 20 ms deadlines; kept time: late p99 ≤ 5 ms with the harness below 95 % of its core; replies: utterances read back from the bot's audio)");
+    match held {
+        Some(n) => println!("one harness core drives {n} calls in real time here (the most of these rows); a step's mock adds its speech and transcription to that core: see plimsoll bench mock --audio"),
+        None => println!("no row kept time: fewer calls, or a quieter machine"),
+    }
+    Ok(())
+}

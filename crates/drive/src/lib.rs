@@ -1,17 +1,19 @@
 //! Drives sessions against the system under test and records what happened to them:
 //! a session file read once into a typed spec, C sessions run over HTTP, SSE, WebSocket,
-//! a chat client or a raw socket (or a bus's publishers and subscribers), every turn,
-//! session and request timed in HDR histograms and every failure counted by kind.
+//! a chat client, a raw socket or a voice call (or a bus's publishers and subscribers),
+//! every turn, session and request timed in HDR histograms and every failure counted by
+//! kind.
 //!
 //! The data flows down this list: `spec` reads `session.toml` (with `template` for its
 //! placeholders and `pointer` for its JSON pointers); `address` says where load may go;
 //! `driver` runs request/reply sessions (over `http`, `stream`, `checks`, `framed`, and
-//! `encode` for form and multipart bodies)
-//! and `bus` runs a bus; both record into `run`, whose `DriveReport` is what a caller
+//! `encode` for form and multipart bodies), `call` places voice calls (Twilio Media
+//! Streams or raw PCM) and `bus` runs a bus; all record into `run`, whose `DriveReport` is what a caller
 //! gets back. Starting the SUT and judging the step are not this crate's business.
 
 pub mod address;
 pub mod bus;
+pub mod call;
 mod checks;
 mod driver;
 pub mod encode;

@@ -88,6 +88,13 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// The nonce of session `i` under `seed`: `psn` + 16 hex digits.
+/// A stable 64-bit hash of a text (FNV-1a), for ids and spreads derived from names.
+pub fn seed_of(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 pub fn nonce(seed: u64, i: usize) -> String {
     format!(
         "psn{:016x}",

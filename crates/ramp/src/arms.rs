@@ -7,13 +7,12 @@ use crate::ladder::{conclude, print_verdict, RampOptions, Run};
 use crate::levels::{Levels, Search};
 use anyhow::Context;
 use experiment::Config;
-use report::table::HEADER_STATE;
 use result::arms::ArmsDoc;
 use result::ladder::LadderDoc;
 
 /// The ladder table's header with the arm's column first.
-fn header() -> String {
-    let mut lines = HEADER_STATE.lines();
+fn header(calls: bool) -> String {
+    let mut lines = report::table::live_header(calls).lines();
     format!(
         "| arm          {}\n|:-------------{}",
         lines.next().unwrap_or(""),
@@ -51,7 +50,7 @@ pub async fn run_arms(
         "arms: {} — every arm at every level, interleaved",
         arm_names(arms).join(", ")
     );
-    eprintln!("{}", header());
+    eprintln!("{}", header(opts.calls));
     match climb(&mut runs, levels, opts).await {
         Ok(()) => finish(runs, opts),
         Err(e) => {

@@ -55,6 +55,7 @@ pub async fn run_demo(
         out: Some(out),
         history: None,
         replicas_axis: false,
+        calls: false,
         confirm: 1,
     };
     run_ladder(&cfg, levels, &opts).await

@@ -5,7 +5,7 @@
 use crate::levels::Levels;
 use anyhow::Context;
 use experiment::Config;
-use report::table::{header_for, row, HEADER_STATE};
+use report::table::{header_for, row};
 use result::environment::Environment;
 use result::ladder::{LadderDoc, RunAnalysis, RunEnvironment};
 use result::{Standing, StepResult};
@@ -25,6 +25,8 @@ pub struct RampOptions {
     pub budget: analysis::Budget,
     /// A replicas axis is in use (`--replicas`): each run is named with its count.
     pub replicas_axis: bool,
+    /// The sessions are voice calls (`step::Preflight`): the calls table.
+    pub calls: bool,
     /// With `--ladder auto`: how many more times the levels either side of the line run
     /// (a third time when two runs disagree); 0 runs them once.
     pub confirm: usize,
@@ -273,7 +275,7 @@ pub async fn run_ladder(
 ) -> anyhow::Result<LadderDoc> {
     let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
-    eprintln!("{HEADER_STATE}");
+    eprintln!("{}", report::table::live_header(opts.calls));
     if let Err(e) = run.climb(levels).await {
         run.fail(&e);
         return Err(e);

@@ -52,12 +52,17 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
         }
     } else if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && !before_turns {
         out.push("the SUT never called the mock: no LLM request reached it. Does your system read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (Plimsoll sets both), or is its model client configured with a URL of its own? A key in a .env file or a config can override the environment.".into());
+    } else if res.llm_calls > 0 && r.marked_sessions == 0 && res.voice.is_some() {
+        out.push("the mock was called but heard no session marker: the caller speaks it each turn, so the bot's speech-to-text must be the mock's and the transcript must reach the LLM as the user's message".into());
     } else if res.llm_calls > 0 && r.marked_sessions == 0 {
         out.push(format!(
             "the mock was called {} but no session marker reached it: keep `[[plimsoll session={{{{session}}}} nonce={{{{nonce}}}} turn={{{{turn}}}}]]` in the text your system sends the LLM as the user's message ({} sends it in the body)",
             crate::words::count(res.llm_calls, "time"),
             sent.file.display()
         ));
+    }
+    if let Some(v) = &res.voice {
+        out.extend(crate::calls::check_problems(res, v));
     }
     if !r.violations.is_empty() && !sent.shared.is_empty() {
         out.push(shared_conversation(r, sent));
@@ -159,6 +164,12 @@ pub fn busy_machine(others: f64, cores: usize) -> String {
 pub fn all_well(r: &StepReport) -> Vec<String> {
     let res = &r.result;
     let mut out = Vec::new();
+    if let Some(v) = &res.voice {
+        return vec![
+            crate::calls::all_well(res, v),
+            "Next: plimsoll ramp --cpus 1".into(),
+        ];
+    }
     out.push(format!(
         "OK: {} went through in {} side by side; the SUT called the mock {} ({:.1} a turn); p50 turn {} ms, {:.1} CPU ms a turn, {:.1} MB peak RSS.",
         crate::words::count(res.turns, "turn"),

@@ -1,16 +1,19 @@
 //! Renders the documents that ladders, soaks and comparisons produce — the terminal table and
-//! verdict, Markdown, and self-contained HTML — reading only those documents (fresh or
+//! verdict, Markdown, JUnit XML for CI, and self-contained HTML — reading only those documents (fresh or
 //! from the history), so a stored run renders the same again. It measures, analyses and
 //! writes nothing itself.
 
 pub mod arms;
 pub mod bus;
+pub mod calls;
 mod charts;
 pub mod check;
 pub mod cost;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod mcp;
+mod num;
 pub mod refusal;
 pub mod shards;
 pub mod soak;

@@ -59,7 +59,9 @@ fn head(step: &StepReport) -> Vec<String> {
         ),
         _ => crate::words::count(r.concurrency as u64, "concurrent session"),
     };
-    if let Some(b) = &r.bus {
+    if let Some(v) = &r.voice {
+        out.extend(crate::calls::step_lines(r, v, &turns_run(step)));
+    } else if let Some(b) = &r.bus {
         for line in crate::bus::lines(b) {
             out.push(line);
         }

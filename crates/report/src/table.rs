@@ -6,11 +6,22 @@ use result::{Standing, StepResult};
 
 pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
+/// The header a ramp prints before its first step: the calls table for voice calls.
+pub fn live_header(calls: bool) -> &'static str {
+    match calls {
+        true => crate::calls::HEADER,
+        false => HEADER_STATE,
+    }
+}
+
 /// The header with a state column, for runs whose steps have one.
 pub const HEADER_STATE: &str = "| sessions | outcome           | state            | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:-----------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
 /// The header for these steps: with the state column when they carry a state.
 pub fn header_for(steps: &[StepResult]) -> &'static str {
+    if steps.iter().any(|s| s.voice.is_some()) {
+        return crate::calls::HEADER;
+    }
     match steps.iter().any(|s| s.state.is_some()) {
         true => HEADER_STATE,
         false => HEADER,
@@ -28,15 +39,7 @@ fn state_cell(r: &StepResult) -> String {
     }
 }
 
-/// A number rounded for a table cell: 3 significant digits at most, whole above 100.
-pub fn cell(v: Option<f64>) -> String {
-    match v {
-        None => "—".into(),
-        Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
-        Some(x) if x.abs() >= 10.0 => format!("{x:.1}"),
-        Some(x) => format!("{x:.2}"),
-    }
-}
+pub use crate::num::cell;
 
 /// The turns per second of a stored step (older steps lack the field).
 pub fn turns_per_s(r: &StepResult) -> Option<f64> {
@@ -52,6 +55,9 @@ pub fn word(standing: Option<Standing>) -> &'static str {
 /// One table row from a RESULT (as stored, so history re-renders the same) and its
 /// standing against the budget (holds, over, collapsed; empty when not judged).
 pub fn row(r: &StepResult, standing: &str) -> String {
+    if let Some(v) = &r.voice {
+        return crate::calls::row(r, v, &state_cell(r), standing);
+    }
     let state = match r.state {
         Some(_) => format!(" {:<16} |", state_cell(r)),
         None => String::new(),

@@ -44,12 +44,22 @@ pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
             out.push(format!("note: {n}"));
         }
     }
-    out.push(knee_line(&a.knee));
-    out.extend(a.collapse.as_ref().map(collapse_line));
-    out.extend(harness_line(&a.harness_bound_steps));
-    out.extend(provider_line(doc));
-    out.push(usl_line(&a.usl));
-    out.extend(log_lines(a.log.as_deref().unwrap_or_default()));
+    // Calls are judged by their replies and audio: no knee of a rate of turns, no USL.
+    let calls = doc.steps.iter().any(|s| s.voice.is_some());
+    if !calls {
+        out.push(knee_line(&a.knee));
+    }
+    let mut tail: Vec<String> = a.collapse.as_ref().map(collapse_line).into_iter().collect();
+    tail.extend(harness_line(&a.harness_bound_steps));
+    tail.extend(provider_line(doc));
+    if !calls {
+        tail.push(usl_line(&a.usl));
+    }
+    tail.extend(log_lines(a.log.as_deref().unwrap_or_default()));
+    if calls {
+        tail = tail.iter().map(|l| result::words::as_calls(l)).collect();
+    }
+    out.extend(tail);
     if let Some(c) = &a.capacity {
         out.push("capacity projection (not a measurement):".into());
         out.extend(c.working.iter().map(|l| format!("  {l}")));

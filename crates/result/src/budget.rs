@@ -20,7 +20,18 @@ pub struct Budget {
     pub error_rate: Option<f64>,
     /// Peak RSS of the SUT's process tree.
     pub rss_mb: Option<f64>,
+    /// Voice calls: p95 of the end of the caller's speech to the bot's first audio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_p95_ms: Option<f64>,
+    /// Voice calls: stall time (the caller's playback run dry) over the bot's audio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_share: Option<f64>,
 }
+
+/// A voice budget's default: replies start within 1.5 s at p95 …
+pub const CALL_RESPONSE_P95_MS: f64 = 1500.0;
+/// … and stall for at most 1 % of the bot's audio.
+pub const CALL_STALL_SHARE: f64 = 0.01;
 
 impl Default for Budget {
     fn default() -> Self {
@@ -32,6 +43,8 @@ impl Default for Budget {
             probe_p99_ms: None,
             error_rate: Some(0.0),
             rss_mb: None,
+            response_p95_ms: None,
+            stall_share: None,
         }
     }
 }
@@ -45,12 +58,16 @@ pub const BUDGETS: &[&str] = &[
     "probe_p99_ms",
     "error_rate",
     "rss_mb",
+    "response_p95_ms",
+    "stall_share",
 ];
 
 impl Budget {
     /// Sets one budget by name; `off` (or `none`) stops judging it.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         let v = match value.trim() {
+            // A voice budget turned off stays off when `for_calls` fills in the defaults.
+            "off" | "none" if VOICE.contains(&name.trim()) => Some(f64::INFINITY),
             "off" | "none" => None,
             t => {
                 let x: f64 = t
@@ -72,6 +89,8 @@ impl Budget {
             "probe_p99_ms" => &mut self.probe_p99_ms,
             "error_rate" => &mut self.error_rate,
             "rss_mb" => &mut self.rss_mb,
+            "response_p95_ms" => &mut self.response_p95_ms,
+            "stall_share" => &mut self.stall_share,
             other => {
                 return Err(format!(
                     "budget {other:?} is not known; use one of {}",
@@ -100,7 +119,7 @@ impl Budget {
     pub fn describe(&self) -> String {
         let mut out = Vec::new();
         for (name, v) in self.entries() {
-            if let Some(v) = v {
+            if let Some(v) = v.filter(|v| v.is_finite()) {
                 out.push(format!("{} ≤ {}", words(name), num(v)));
             }
         }
@@ -111,7 +130,22 @@ impl Budget {
         }
     }
 
-    pub fn entries(&self) -> [(&'static str, Option<f64>); 7] {
+    /// The budget a run of voice calls is judged by: the voice budgets (their defaults
+    /// where unset: response p95 ≤ 1.5 s, stalls ≤ 1 % of the bot's audio) in place of
+    /// the latency budgets made for text sessions — a call's time is its speech, not the
+    /// SUT's work, so latency inflation, latency vs 1 session and TTFT say nothing of it.
+    pub fn for_calls(self) -> Budget {
+        Budget {
+            latency_inflation: None,
+            latency_vs_single: None,
+            p99_ttft_ms: None,
+            response_p95_ms: Some(self.response_p95_ms.unwrap_or(CALL_RESPONSE_P95_MS)),
+            stall_share: Some(self.stall_share.unwrap_or(CALL_STALL_SHARE)),
+            ..self
+        }
+    }
+
+    pub fn entries(&self) -> [(&'static str, Option<f64>); 9] {
         [
             ("latency_inflation", self.latency_inflation),
             ("latency_vs_single", self.latency_vs_single),
@@ -120,9 +154,14 @@ impl Budget {
             ("probe_p99_ms", self.probe_p99_ms),
             ("error_rate", self.error_rate),
             ("rss_mb", self.rss_mb),
+            ("response_p95_ms", self.response_p95_ms),
+            ("stall_share", self.stall_share),
         ]
     }
 }
+
+/// The budgets only voice calls are judged by.
+const VOICE: &[&str] = &["response_p95_ms", "stall_share"];
 
 /// A budget a step broke.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -150,6 +189,7 @@ pub fn words(name: &str) -> String {
         "p99_ttft_ms" => "p99 TTFT ms".into(),
         "probe_p99_ms" => "probe p99 ms".into(),
         "rss_mb" => "RSS MB".into(),
+        "response_p95_ms" => "response p95 ms".into(),
         other => other.replace('_', " "),
     }
 }
@@ -199,6 +239,21 @@ mod tests {
         assert_eq!(
             Budget::default().describe(),
             "latency inflation ≤ 2, error rate ≤ 0"
+        );
+    }
+
+    #[test]
+    fn calls_are_judged_by_the_voice_budget_and_off_stays_off() {
+        assert_eq!(
+            Budget::default().for_calls().describe(),
+            "error rate ≤ 0, response p95 ms ≤ 1500, stall share ≤ 0.01"
+        );
+        let mut b = Budget::default();
+        b.apply_flag("response_p95_ms=off,stall_share=0.05,rss_mb=500")
+            .unwrap();
+        assert_eq!(
+            b.for_calls().describe(),
+            "error rate ≤ 0, RSS MB ≤ 500, stall share ≤ 0.05"
         );
     }
 }

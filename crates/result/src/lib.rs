@@ -24,6 +24,7 @@ pub mod soak;
 pub mod step;
 pub mod sweep;
 pub mod trust;
+pub mod voice;
 pub mod words;
 pub mod workload;
 
@@ -37,6 +38,7 @@ pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
 pub use trust::{ColdStart, Interference, RateCheck};
+pub use voice::{VoiceCalls, VoiceStages};
 pub use workload::{Fit, Replayed};
 
 /// A document as its file holds it: keys in alphabetical order (as every document has

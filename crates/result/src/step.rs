@@ -185,6 +185,9 @@ pub struct StepResult {
     /// tool, errors, sessions, and the stdio servers it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<crate::mcp::Mcp>,
+    /// A step of voice calls: answers, broken audio, words, barge-ins, the harness's frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voice: Option<crate::voice::VoiceCalls>,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

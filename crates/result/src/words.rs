@@ -63,9 +63,53 @@ pub fn plural(noun: &str) -> String {
     }
 }
 
+/// A line about sessions said of voice calls: each `session` or `sessions` a count or
+/// a share of the load becomes `call` or `calls` (`holds 3 sessions`, `per session`,
+/// `a session's memory`); the session file, a session id and the session marker stay.
+pub fn as_calls(text: &str) -> String {
+    const KEEP: &[&str] = &[" file", ".toml", " id", " marker", " field", " value"];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("session") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let plural = from[7..].starts_with('s');
+        let word_len = if plural { 8 } else { 7 };
+        let after = &from[word_len..];
+        let starts_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let ends_word = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-');
+        let kept = KEEP.iter().any(|k| after.starts_with(k));
+        match starts_word && ends_word && !kept {
+            true => out.push_str(if plural { "calls" } else { "call" }),
+            false => out.push_str(&from[..word_len]),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_about_sessions_are_said_of_calls() {
+        assert_eq!(
+            as_calls("holds 3 sessions · wall: one thread at 4 sessions; 3 MB a session"),
+            "holds 3 calls · wall: one thread at 4 calls; 3 MB a call"
+        );
+        assert_eq!(
+            as_calls(
+                "each session's first turn; the session file session.toml; session_id; sessions_ok"
+            ),
+            "each call's first turn; the session file session.toml; session_id; sessions_ok"
+        );
+        assert_eq!(
+            as_calls("per-session RSS, 1 session"),
+            "per-call RSS, 1 call"
+        );
+    }
 
     #[test]
     fn nouns_agree_with_one_and_two() {

@@ -162,6 +162,12 @@ fn drive_options(
         start_at: None,
         name_prefix: step_tag(),
         replay: rig.replay.clone(),
+        voice_owner: Some({
+            let app = rig.mock.app.clone();
+            drive::call::Owner(std::sync::Arc::new(move |t: &str| {
+                app.ledger.owner_of_spoken(t)
+            }))
+        }),
     }
 }
 
@@ -311,7 +317,10 @@ fn measured(
         },
         think_ms_per_session: think_per_session,
         think_ms_per_turn: think_per_session / session.turns.max(1) as f64,
-        lag_p99_ms: round2(report.lag_us.value_at_quantile(0.99) as f64 / 1000.0),
+        lag_p99_ms: round2(
+            (report.lag_us.value_at_quantile(0.99) as f64 / 1000.0)
+                .max(report.voice.as_ref().map_or(0.0, |v| v.frame_jitter_p99_ms)),
+        ),
         timed_out: report.timed_out,
         first_errors: report.first_errors.clone().into_iter().collect(),
         failed_sessions: report.failed_sessions.clone(),
@@ -322,6 +331,8 @@ fn measured(
             let held = capped.cap.as_ref().is_some_and(|c| c.cpuset);
             (p, if held { "cpuset" } else { "affinity" })
         }),
+        // The harness's lag: its ticker's, or a voice call's frames sent late.
+        voice: report.voice.clone(),
         full_load: report.full_load.map(|f| (f, window.offset_s)),
         drive_window: Some((window.offset_s, window.end_s)),
         resident: opts_d.resident.map(|_| report.resident),

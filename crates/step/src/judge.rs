@@ -53,6 +53,7 @@ fn evidence(
         sessions_ok: m.sessions_ok,
         sessions_failed: m.sessions_failed,
         error_rate: cfg.error_rate,
+        first_errors: m.first_errors.clone(),
     }
 }
 
@@ -92,12 +93,7 @@ pub(crate) async fn judge(
             )
         }
     });
-    let bound = harness_bound(
-        side.late_p99_ms,
-        m.lag_p99_ms,
-        cfg.harness_lag_ms,
-        m.lat.p50_turn,
-    );
+    let bound = bound_of(cfg, &side, &m);
     let first_errors = m.first_errors.clone();
     let turns_per_session = m.session_turns;
     let mut result = assemble(
@@ -128,6 +124,25 @@ pub(crate) async fn judge(
         marked_sessions: side.marked,
         log_lines: stopped.log.kept.iter().cloned().collect(),
         turns_per_session,
+    }
+}
+
+/// Whether the harness, not the SUT, fell behind: a call's frames or the mock's
+/// timers for voice, the driver's lag or the mock's timers otherwise.
+fn bound_of(cfg: &Config, side: &MockSide, m: &Measured) -> Bound {
+    match &m.voice {
+        Some(v) => analysis::outcome::calls_harness_bound(
+            side.late_p99_ms,
+            v.frame_jitter_p99_ms,
+            cfg.harness_lag_ms,
+            v.frame_ms as f64,
+        ),
+        None => harness_bound(
+            side.late_p99_ms,
+            m.lag_p99_ms,
+            cfg.harness_lag_ms,
+            m.lat.p50_turn,
+        ),
     }
 }
 
@@ -186,6 +201,10 @@ fn assemble(
     r.requests = m.requests;
     r.bus = m.bus;
     r.slow = m.slow;
+    r.voice = m.voice.map(|mut v| {
+        v.stages = side.stages.clone();
+        v
+    });
     r
 }
 
@@ -207,6 +226,8 @@ fn sessions_side(r: &mut StepResult, m: &Measured, side: &MockSide) {
     r.p99_ttft_ms = m.lat.p99_ttft;
     r.ideal_session_ms = side.ideal_ms;
     r.latency_inflation = match (m.lat.p50_session, side.ideal_ms) {
+        // A call's time is its speech, not the SUT's work: voice is judged by its replies.
+        _ if m.voice.is_some() => None,
         _ if !m.session_ms.is_empty() => crate::replayed::inflation(&m.session_ms, &side.ideal_by),
         (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
         _ => None,

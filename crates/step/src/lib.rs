@@ -35,7 +35,7 @@ pub mod step;
 
 pub use clock::now_rfc3339;
 pub use options::StepOptions;
-pub use prepare::preflight;
+pub use prepare::{preflight, Preflight};
 pub use result::{StepReport, StepResult};
 pub use soak::{SoakPlan, SoakSample};
 pub use step::run_step;

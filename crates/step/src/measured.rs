@@ -71,6 +71,8 @@ pub struct Measured {
     /// Fields of the session file that name a conversation and carry one value in every
     /// session (`drive::spec::SharedValue`, said).
     pub shared: Vec<String>,
+    /// A step of voice calls: what the calls measured.
+    pub voice: Option<result::VoiceCalls>,
 }
 
 impl Measured {

@@ -31,6 +31,23 @@ pub(crate) struct MockSide {
     pub(crate) tokens: BTreeMap<String, result::ModelTokens>,
     /// The MCP tools called, when any MCP message arrived.
     pub(crate) mcp: Option<result::Mcp>,
+    /// What the audio APIs did, when any was called.
+    pub(crate) stages: Option<result::VoiceStages>,
+}
+
+/// What the audio APIs did, from the ledger (none when none was called).
+fn stages_of(t: &Totals) -> Option<result::VoiceStages> {
+    let v = &t.voice;
+    let mean = |sum: f64, n: u64| (n > 0).then(|| round2(sum / n as f64));
+    (!v.is_empty()).then(|| result::VoiceStages {
+        stt_calls: v.stt_calls,
+        stt_ms_mean: mean(v.stt_ms, v.stt_calls),
+        tts_calls: v.tts_calls,
+        tts_first_byte_ms_mean: mean(v.tts_first_byte_ms, v.tts_calls),
+        realtime_responses: v.realtime_responses,
+        realtime_response_ms_mean: mean(v.realtime_response_ms, v.realtime_responses),
+        unheard: v.unheard,
+    })
 }
 
 /// What reasoning cost, from the ledger (none when no reply reasoned).
@@ -131,6 +148,7 @@ impl MockSide {
             cache: crate::cost_side::cache_report(ledger),
             tokens: crate::cost_side::tokens(&t.cache),
             mcp: ledger.mcp.as_ref().map(crate::mcp_side::from_ledger),
+            stages: stages_of(t),
         }
     }
 }

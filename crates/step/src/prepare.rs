@@ -21,8 +21,28 @@ pub(crate) struct Prepared {
 /// Reads and checks every file a step of `cfg` needs (session, scenario, workload,
 /// templates) and the options, as the step will: the error a step would meet, before
 /// any step runs.
-pub fn preflight(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<()> {
-    prepare(cfg, opts).map(|_| ())
+pub fn preflight(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<Preflight> {
+    prepare(cfg, opts).map(|p| Preflight {
+        calls: p.session.as_ref().is_some_and(|s| s.voice.is_some()),
+    })
+}
+
+/// What a run of `cfg` is, as read before it starts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Preflight {
+    /// Its sessions are voice calls (`protocol = "twilio"` or `"pcm-ws"`): judged by the
+    /// voice budget (`Budget::for_calls`) and said in calls.
+    pub calls: bool,
+}
+
+impl Preflight {
+    /// The budget this run is judged by.
+    pub fn budget(&self, b: analysis::Budget) -> analysis::Budget {
+        match self.calls {
+            true => b.for_calls(),
+            false => b,
+        }
+    }
 }
 
 pub(crate) fn prepare(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<Prepared> {
@@ -102,6 +122,14 @@ fn together(
         }
         if opts.rate.or(cfg.arrival_rate).is_some() {
             anyhow::bail!("--resident and an arrival rate do not go together: residents are driven a closed model, the concurrency of them at a time");
+        }
+    }
+    if session.is_some_and(|s| s.voice.is_some()) {
+        if opts.slow.or(cfg.slow).is_some_and(|(share, _)| share > 0.0) {
+            anyhow::bail!("slow consumers and voice calls do not go together: a call's audio is already read as a phone plays it, in real time (leave out --slow)");
+        }
+        if opts.workload.is_some() {
+            anyhow::bail!("a recorded workload replays text sessions, and this session file is a voice call: drive calls without --replay");
         }
     }
     if harness && cfg.replicas > 1 {

@@ -196,6 +196,7 @@ fn drive_options(
         start_at,
         name_prefix: format!("r{:08x}-", tag as u32),
         replay: None,
+        voice_owner: None,
     }
 }
 

@@ -9,7 +9,8 @@
 //! `frame` adds the CRC and cuts the bits into 9-bit syllables; `synth` speaks syllables
 //! as a formant voice; `hear` reads syllables back out of audio; `pcm` is the plumbing
 //! (16-bit PCM, µ-law, A-law, WAV, resampling); `vad` tells speech from silence as audio
-//! streams in, as a server's voice activity detection does. The driver speaks with it and
+//! streams in, as a server's voice activity detection does; `pool` runs speaking and
+//! hearing off the clock, on threads of lowered priority. The driver speaks with it and
 //! the mock hears with it, and the other way round: one voice, not two copies.
 
 pub mod code;
@@ -17,6 +18,7 @@ mod dsp;
 pub mod frame;
 mod hear;
 pub mod pcm;
+pub mod pool;
 pub mod synth;
 pub mod vad;
 
@@ -37,8 +39,13 @@ pub fn speak(text: &str, rate: u32) -> Option<Vec<f32>> {
 /// Pipecat 800 ms), so one utterance stays one turn.
 pub const MAX_PAUSE_MS: u32 = 180;
 
-/// `text` spoken at `rate` lasting at least `seconds`: the pauses between phrases
-/// lengthened (to [`MAX_PAUSE_MS`] each), then silence after the last syllable.
+/// The most silence speech is given after its last syllable to last longer: a TTS
+/// sentence that ends in a long silence would play as a stall between sentences.
+pub const MAX_TAIL_MS: u32 = 300;
+
+/// `text` spoken at `rate` lasting `seconds` where the voice can stretch that far: its
+/// natural pace at the least; the pauses between phrases lengthened (to [`MAX_PAUSE_MS`]
+/// each), then silence after the last syllable (at most [`MAX_TAIL_MS`]).
 pub fn speak_for(text: &str, rate: u32, seconds: f64) -> Option<Vec<f32>> {
     let symbols = frame::frame(text)?;
     let natural = synth::duration_ms(&symbols, Layout::default()) as f64;
@@ -55,7 +62,7 @@ pub fn speak_for(text: &str, rate: u32, seconds: f64) -> Option<Vec<f32>> {
         };
         layout.pause_ms += (per / 2.0).floor() as u32 * 2;
         let now = synth::duration_ms(&symbols, layout) as f64;
-        layout.tail_ms = (((want - now).max(0.0) / 2.0).ceil() as u32) * 2;
+        layout.tail_ms = ((((want - now).max(0.0) / 2.0).ceil() as u32) * 2).min(MAX_TAIL_MS);
     }
     speak_symbols(&symbols, rate, layout)
 }

@@ -162,6 +162,18 @@ pub fn read_wav(bytes: &[u8]) -> Result<(Vec<f32>, u32), AudioError> {
     ))
 }
 
+/// A WAV file's channels, bits a sample and whether its samples are floats.
+pub fn wav_format(bytes: &[u8]) -> Result<(u16, u16, bool), AudioError> {
+    let r = hound::WavReader::new(std::io::Cursor::new(bytes))
+        .map_err(|e| AudioError::Wav(e.to_string()))?;
+    let s = r.spec();
+    Ok((
+        s.channels,
+        s.bits_per_sample,
+        s.sample_format == hound::SampleFormat::Float,
+    ))
+}
+
 /// The `fmt ` chunk, the data chunk's bytes present and the size it declares.
 fn chunks(b: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     let mut i = 12;

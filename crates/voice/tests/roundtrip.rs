@@ -63,14 +63,20 @@ fn sentences_spoken_one_after_another_are_heard_each() {
 }
 
 #[test]
-fn an_utterance_lasts_as_long_as_asked() {
+fn an_utterance_lasts_as_long_as_asked_as_far_as_the_voice_stretches() {
     let natural = voice::natural_seconds(REPLY).unwrap();
-    let long = voice::speak_for(REPLY, 24000, natural * 1.6).unwrap();
-    let secs = long.len() as f64 / 24000.0;
+    let secs = |want: f64| voice::speak_for(REPLY, 24000, want).unwrap().len() as f64 / 24000.0;
+    // A little longer than natural: exactly as asked.
+    assert!((secs(natural + 0.2) - (natural + 0.2)).abs() < 0.01);
+    // Much longer: the pauses at their longest and 0.3 s of silence after, no more — a
+    // long silence after a sentence would play as a stall between sentences.
+    let long = voice::speak_for(REPLY, 24000, natural * 3.0).unwrap();
+    let got = long.len() as f64 / 24000.0;
     assert!(
-        (secs - natural * 1.6).abs() < 0.01,
-        "{secs} vs {}",
-        natural * 1.6
+        got > natural + 0.3 && got < natural * 3.0,
+        "{got} vs {natural}"
     );
+    let tail = long.iter().rev().take_while(|x| x.abs() < 1e-4).count() as f64 / 24000.0;
+    assert!(tail <= 0.31, "{tail}");
     assert_eq!(voice::hear(&long, 24000).as_deref(), Some(REPLY));
 }

@@ -55,6 +55,7 @@ pub(super) fn report(
         }
     }
     DriveReport {
+        voice: None,
         think_late_us: hist(),
         session_ms: Default::default(),
         sessions_ok: ok,

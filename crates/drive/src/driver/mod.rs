@@ -19,7 +19,7 @@ mod resident;
 mod sequence;
 mod session;
 mod talk;
-mod vars;
+pub(crate) mod vars;
 mod ws;
 
 use crate::address::{self, port_of, ws_base};
@@ -48,7 +48,17 @@ pub async fn drive(
         bail!("a shard drives a slice of one step's sessions; resident sessions and a soak's churn are not sharded");
     }
     let late_start_ms = wait_for_start(opts.start_at).await;
-    let recorder = Arc::new(Recorder::new(progress, opts.churn.is_some()));
+    let mut recorder = Recorder::new(progress, opts.churn.is_some());
+    if spec.protocol.is_voice() {
+        let name = if spec.protocol == Protocol::Twilio {
+            "twilio"
+        } else {
+            "pcm-ws"
+        };
+        let frame_ms = spec.voice.as_ref().map_or(20, |v| v.frame_ms);
+        recorder.voice = Some(crate::call::VoiceTally::new(name, frame_ms));
+    }
+    let recorder = Arc::new(recorder);
     let lag = Lag::start();
     let spec = Arc::new(spec.clone());
     let interval = opts

@@ -20,11 +20,12 @@ use tokio::time::Instant;
 /// memory settles and the sampler sees it.
 const SETTLE: Duration = Duration::from_millis(600);
 
-fn ctx<'a>(recorder: &'a Recorder, spec: &SessionSpec, opts: &DriveOptions) -> Ctx<'a> {
+fn ctx<'a>(recorder: &'a Recorder, spec: &SessionSpec, opts: &'a DriveOptions) -> Ctx<'a> {
     Ctx {
         recorder,
         allow_remote: opts.allow_remote,
         timeout_ms: spec.turn_timeout_ms,
+        voice_owner: opts.voice_owner.as_ref(),
     }
 }
 

@@ -34,9 +34,11 @@ pub(super) async fn run_session(
         recorder,
         allow_remote: opts.allow_remote,
         timeout_ms: spec.turn_timeout_ms,
+        voice_owner: opts.voice_owner.as_ref(),
     };
     let outcome = match (spec.protocol, spec.wire, &spec.chat) {
         (Protocol::Http | Protocol::Sse, ..) => sequence::run(spec, &mut vars, ctx).await,
+        (Protocol::Twilio | Protocol::PcmWs, ..) => call_session(spec, &vars, &ctx, &session).await,
         (_, Some(wire), _) => talk(spec, &mut vars, &ctx, RawLink::new(wire)).await,
         (_, None, Some(chat)) => talk(spec, &mut vars, &ctx, ChatLink::new(chat)).await,
         (_, None, None) => talk(spec, &mut vars, &ctx, WsLink::default()).await,
@@ -55,6 +57,29 @@ pub(super) async fn run_session(
     }
     recorder.session_ended();
     true
+}
+
+/// A voice call: its turns' templates filled from the session's values.
+async fn call_session(
+    spec: &SessionSpec,
+    vars: &Vars,
+    ctx: &super::vars::Ctx<'_>,
+    name: &str,
+) -> Result<(), crate::run::Failure> {
+    let fill = |t: &str, turn: u32| -> Result<String, crate::run::Failure> {
+        let values = vars.filler(turn);
+        let refs: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        crate::template::fill(t, &refs).map_err(|n| {
+            (
+                "config".to_string(),
+                format!("{{{{{n}}}}} in the voice call's template has no value"),
+            )
+        })
+    };
+    crate::call::run(spec, ctx, name, super::pace::turns(spec, vars), &fill).await
 }
 
 /// Whether session `i` is one of the slow share: spread evenly, exactly that share.

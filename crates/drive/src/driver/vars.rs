@@ -81,8 +81,10 @@ pub(super) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(Stri
 }
 
 /// What every request of a session shares.
-pub(super) struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     pub recorder: &'a Recorder,
     pub allow_remote: bool,
     pub timeout_ms: u64,
+    /// Who said a text (the mock's ledger), for a voice call's words check.
+    pub voice_owner: Option<&'a crate::run::options::Owner>,
 }

@@ -7,9 +7,9 @@
 
 mod failure;
 mod load;
-mod options;
+pub(crate) mod options;
 mod progress;
-mod recorder;
+pub(crate) mod recorder;
 mod report;
 
 pub use failure::Failure;

@@ -45,6 +45,8 @@ pub struct DriveOptions {
     /// A recorded workload replayed: session `i` runs the turns, think times and prompt
     /// sizes of the recorded session the replay gives it (and, exact, starts when it did).
     pub replay: Option<Arc<workload::Replay>>,
+    /// Who said a text (the mock's ledger): a voice call's words are checked against it.
+    pub voice_owner: Option<Owner>,
 }
 
 /// Called once every resident is open, before any turn (the step reads the SUT's memory).
@@ -54,5 +56,18 @@ pub struct Hook(pub Arc<dyn Fn() + Send + Sync>);
 impl std::fmt::Debug for Hook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Hook")
+    }
+}
+
+/// Who said a text, by the mock's ledger: the session whose reply holds it.
+#[derive(Clone)]
+pub struct Owner(pub std::sync::Arc<WhoSaid>);
+
+/// The ledger's lookup: the session whose reply holds a text.
+pub type WhoSaid = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Owner")
     }
 }

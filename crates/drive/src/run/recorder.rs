@@ -42,6 +42,8 @@ pub(crate) struct Recorder {
     load: Load,
     /// Sessions end all the time under churn: only a slot's last one ends full load.
     churn: bool,
+    /// A step of voice calls: what they add up to.
+    pub(crate) voice: Option<crate::call::VoiceTally>,
 }
 
 impl Recorder {
@@ -64,6 +66,7 @@ impl Recorder {
             t0: Instant::now(),
             load: Load::default(),
             churn,
+            voice: None,
         }
     }
 
@@ -75,10 +78,22 @@ impl Recorder {
             self.progress.turns.fetch_add(1, Relaxed);
             return;
         }
-        record(&self.turn, began.elapsed());
+        self.turn_ended(turn, began, first, Instant::now());
+    }
+
+    /// A turn that ended at `end` (a call's: when the bot's reply finished playing).
+    pub(crate) fn turn_ended(
+        &self,
+        turn: u32,
+        began: Instant,
+        first: Option<Instant>,
+        end: Instant,
+    ) {
+        let took = end.saturating_duration_since(began);
+        record(&self.turn, took);
         match turn {
-            1 => record(&self.first_turn, began.elapsed()),
-            _ => record(&self.later_turn, began.elapsed()),
+            1 => record(&self.first_turn, took),
+            _ => record(&self.later_turn, took),
         }
         if let Some(f) = first {
             record(&self.ttft, f.duration_since(began));
@@ -218,6 +233,7 @@ impl Recorder {
             session_ms: std::mem::take(
                 &mut *self.session_times.lock().unwrap_or_else(|p| p.into_inner()),
             ),
+            voice: self.voice.as_ref().map(crate::call::VoiceTally::figures),
         }
     }
 }

@@ -49,6 +49,8 @@ pub struct DriveReport {
     /// A replay's session times in ms by name (empty otherwise): replayed sessions differ,
     /// so each is measured against its own ideal.
     pub session_ms: BTreeMap<String, f64>,
+    /// A step of voice calls: answers, broken audio, words, the harness's frames.
+    pub voice: Option<result::VoiceCalls>,
 }
 
 #[derive(Debug, Clone)]

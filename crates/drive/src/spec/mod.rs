@@ -121,6 +121,7 @@ mod reply;
 mod request;
 mod session;
 mod shared;
+pub mod voice;
 
 pub use axes::{unknown_axis, AXES};
 pub use bus::{is_bus, BusSpec, Count, Framing, Kind, Role, Transport};

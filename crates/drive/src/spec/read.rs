@@ -52,6 +52,7 @@ struct Raw {
     ttft_event: Option<Spanned<request::RawEvent>>,
     done_event: Option<Spanned<request::RawEvent>>,
     text_pointer: Option<Spanned<String>>,
+    voice: Option<Spanned<super::voice::RawVoice>>,
 }
 
 /// The settings of the top of the file, range-checked.
@@ -101,6 +102,12 @@ impl SessionSpec {
             sequence,
             dir: Path::new(file).parent().unwrap_or(Path::new(".")),
         };
+        let kind = match protocol {
+            Protocol::Twilio => Some(super::voice::LineKind::Twilio),
+            Protocol::PcmWs => Some(super::voice::LineKind::Pcm),
+            _ => None,
+        };
+        let voice = super::voice::read(raw.voice.take(), kind, &spans, inherited.dir)?;
         let (setup, turn, teardown) = requests(&mut raw, &inherited)?;
         let spec = SessionSpec {
             protocol,
@@ -116,10 +123,11 @@ impl SessionSpec {
             chat,
             bus: None,
             wire: wire(&raw, protocol, &spans)?,
+            voice,
         };
         spec.names_known(&spans)?;
         unique_names(&spec, &spans)?;
-        let warnings = if protocol.is_chat() || protocol == Protocol::Raw {
+        let warnings = if protocol.is_chat() || protocol == Protocol::Raw || protocol.is_voice() {
             Vec::new() // the bodies are the user's text; Plimsoll builds the JSON
         } else {
             spec.requests()
@@ -174,7 +182,7 @@ impl Inherited<'_> {
             name,
             body: None,
             span,
-            ws: self.protocol == Protocol::Ws,
+            ws: self.protocol == Protocol::Ws || self.protocol.is_voice(),
             raw: self.protocol == Protocol::Raw,
             json_content_type: self.sequence,
             dir: self.dir,
@@ -253,6 +261,8 @@ fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
         None | Some(("http", _)) => Protocol::Http,
         Some(("sse", _)) => Protocol::Sse,
         Some(("ws", s))
+        | Some(("twilio", s))
+        | Some(("pcm-ws", s))
         | Some(("openai-chat", s))
         | Some(("anthropic-messages", s))
         | Some(("tcp", s))
@@ -263,12 +273,14 @@ fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
         }
         Some(("tcp", _)) | Some(("unix", _)) => Protocol::Raw,
         Some(("ws", _)) => Protocol::Ws,
+        Some(("twilio", _)) => Protocol::Twilio,
+        Some(("pcm-ws", _)) => Protocol::PcmWs,
         Some(("openai-chat", _)) => Protocol::OpenaiChat,
         Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
         Some((other, s)) => {
             return Err(spans.err(
                 Some(s),
-                format!("protocol must be \"http\", \"sse\", \"ws\", \"tcp\", \"unix\", \"openai-chat\" or \"anthropic-messages\" (got {other:?})"),
+                format!("protocol must be \"http\", \"sse\", \"ws\", \"tcp\", \"unix\", \"openai-chat\", \"anthropic-messages\", \"twilio\" or \"pcm-ws\" (got {other:?})"),
             ))
         }
     })

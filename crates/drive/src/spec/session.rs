@@ -19,6 +19,10 @@ pub enum Protocol {
     /// A raw TCP or Unix socket per session (`tcp://host:port`, `unix:///path`): each
     /// turn writes one frame and reads one back.
     Raw,
+    /// A voice call as Twilio Media Streams places it (`[voice]`).
+    Twilio,
+    /// A voice call of raw 16-bit PCM over a WebSocket (`[voice]`).
+    PcmWs,
 }
 
 /// How a raw socket session (`protocol = "tcp"` or `"unix"`) frames and encodes.
@@ -53,6 +57,8 @@ pub struct SessionSpec {
     pub bus: Option<BusSpec>,
     /// With `protocol = "tcp"` or `"unix"`: framing and encoding.
     pub wire: Option<Wire>,
+    /// With `protocol = "twilio"` or `"pcm-ws"`: the call's voice and line.
+    pub voice: Option<super::voice::VoiceSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +73,11 @@ impl Protocol {
     /// A chat client that keeps the conversation (`openai-chat`, `anthropic-messages`).
     pub fn is_chat(self) -> bool {
         matches!(self, Protocol::OpenaiChat | Protocol::AnthropicMessages)
+    }
+
+    /// A voice call (`twilio`, `pcm-ws`).
+    pub fn is_voice(self) -> bool {
+        matches!(self, Protocol::Twilio | Protocol::PcmWs)
     }
 }
 
@@ -107,6 +118,7 @@ impl SessionSpec {
             chat: None,
             bus: Some(bus),
             wire: None,
+            voice: None,
         }
     }
 

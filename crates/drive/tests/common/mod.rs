@@ -20,6 +20,7 @@ pub fn options(base: String, c: usize) -> DriveOptions {
         start_at: None,
         name_prefix: String::new(),
         replay: None,
+        voice_owner: None,
         slow: None,
     }
 }

@@ -4,7 +4,9 @@
 //! and the Realtime API over WebSocket (`realtime`: server VAD, responses that speak).
 //! The voice itself — the words carried in the audio, heard back from it — is the `voice`
 //! crate's; the wire shapes are `wire::audio`'s; how they keep time is the scenario's
-//! `[audio]` table (`settings`). What each did goes to the ledger per session.
+//! `[audio]` table (`settings`). What each did goes to the ledger per session. Speaking
+//! and hearing run on the voice's pool (`off_clock`), at a lowered priority: beside a
+//! driver's calls, its 20 ms frames come first.
 
 pub mod realtime;
 pub mod settings;
@@ -13,6 +15,28 @@ mod stream;
 pub mod transcribe;
 
 use crate::serve::app::App;
+
+/// Threads the mock speaks and hears on, and their priority: below the threads that send
+/// and pace audio, above the caller's own reading of replies (19).
+const POOL_NICE: i32 = 10;
+
+/// The pool the mock's audio work runs on: a thread a core.
+pub(crate) fn pool() -> voice::pool::Pool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    voice::pool::Pool::new("plimsoll-mock-voice", cores, POOL_NICE)
+}
+
+/// Runs `f` on the mock's voice pool; None when the pool is gone.
+pub(crate) async fn off_clock<T: Send + 'static>(
+    app: &App,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    app.voice_pool.submit(move || {
+        let _ = done.send(f());
+    });
+    result.await.ok()
+}
 
 /// The session a text to speak belongs to: the one whose reply holds it (speech of a
 /// reply carries no marker of its own), else the one its own marker names.

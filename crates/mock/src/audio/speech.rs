@@ -71,9 +71,8 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
 async fn spoken(app: &App, req: &SpeechRequest) -> Result<Vec<f32>, WireError> {
     let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
     let text = req.input.clone();
-    tokio::task::spawn_blocking(move || voice::speak_for(&text, RATE, seconds))
+    super::off_clock(app, move || voice::speak_for(&text, RATE, seconds))
         .await
-        .ok()
         .flatten()
         .ok_or_else(|| WireError::invalid("input", "could not be spoken"))
 }

@@ -44,7 +44,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         );
     }
     let seconds = samples.len() as f64 / rate.max(1) as f64;
-    let heard = tokio::task::spawn_blocking(move || voice::hear_all(&samples, rate))
+    let heard = super::off_clock(&app, move || voice::hear_all(&samples, rate))
         .await
         .unwrap_or_default();
     let text = heard

@@ -250,12 +250,36 @@ fn tool_to_call(req: &Request) -> Option<&Tool> {
 
 /// `n` words, each one token under the mock's token rule.
 pub(crate) fn words(n: u32, rng: &mut ChaCha8Rng) -> String {
+    // Sentences, as a model writes them (a voice agent speaks each as it is done): a
+    // capital first and a full stop last, the stop one of the `n` tokens; their lengths
+    // in a fixed cycle, so the same seed draws the same words.
+    const LENGTHS: [u32; 5] = [7, 11, 9, 13, 8];
     let mut s = String::with_capacity(n as usize * 7);
-    for i in 0..n {
-        if i > 0 {
-            s.push(' ');
+    let (mut left, mut k) = (n, 0);
+    while left > 0 {
+        // The last sentence takes what is left, its stop included (one token: no stop).
+        let len = match left {
+            1 => 1,
+            r => LENGTHS[k % LENGTHS.len()].min(r - 1),
+        };
+        for i in 0..len {
+            let w = WORDS[rng.gen_range(0..WORDS.len())];
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            let mut c = w.chars();
+            match i {
+                0 => s.extend(c.next().map(|f| f.to_ascii_uppercase())),
+                _ => s.extend(c.next()),
+            }
+            s.push_str(c.as_str());
         }
-        s.push_str(WORDS[rng.gen_range(0..WORDS.len())]);
+        left -= len;
+        if left > 0 {
+            s.push('.');
+            left -= 1;
+        }
+        k += 1;
     }
     s
 }

@@ -40,6 +40,8 @@ pub struct App {
     pub epoch: tokio::time::Instant,
     /// The tools served over MCP (`/mcp`), and what they served.
     pub mcp: crate::mcp::server::McpServer,
+    /// Where speech is spoken and heard, off the runtime's threads (`audio::off_clock`).
+    pub voice_pool: voice::pool::Pool,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.

@@ -175,6 +175,7 @@ impl MockServer {
             stats: Stats::default(),
             ledger: Ledger::new(),
             failure_overrides: RwLock::new(BTreeMap::new()),
+            voice_pool: crate::audio::pool(),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let service = Aborting(TowerToHyperService::new(router(app.clone())));

@@ -11,6 +11,21 @@ pub enum BenchCommand {
         after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
     )]
     Mock(Box<BenchMockArgs>),
+    /// How many voice calls one harness core drives in real time: Twilio calls against a
+    /// bot that costs nothing, every 20 ms frame on its deadline, each reply decoded.
+    #[command(
+        after_help = "Examples:\n  plimsoll bench calls                          (10, 25, 50, 100, 200 calls)\n  plimsoll bench calls --calls 50,400 --turns 3 --json"
+    )]
+    Calls {
+        /// Call counts, a row each.
+        #[arg(long, value_delimiter = ',', default_value = "10,25,50,100,200")]
+        calls: Vec<usize>,
+        /// Turns each call speaks.
+        #[arg(long, default_value_t = 2)]
+        turns: u32,
+        #[arg(long)]
+        json: bool,
+    },
     /// The probe's cost: time to sample a SUT's process tree when it holds many OS threads.
     Probe {
         /// OS threads the sampled child holds.
@@ -138,6 +153,7 @@ pub struct BenchMockArgs {
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
     match c {
         BenchCommand::Mock(a) => mock(*a)?,
+        BenchCommand::Calls { calls, turns, json } => bench_calls(calls, turns, json)?,
         BenchCommand::Probe {
             threads,
             samples,
@@ -152,6 +168,26 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
         } => bench::hold_threads(threads, connections),
     }
     Ok(0)
+}
+
+fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> {
+    if calls.contains(&0) || turns == 0 {
+        anyhow::bail!("--calls: every count ≥ 1, and --turns ≥ 1");
+    }
+    let cores = probe::affinity::available();
+    // The bot on the last core; the harness (this process) on the others.
+    let bot_core = *cores.last().context("no core to run on")?;
+    if cores.len() > 1 {
+        let _ = probe::affinity::pin_current(&cores[..cores.len() - 1]);
+    }
+    bench::print_calls_bench(
+        &bench::CallsBenchOptions {
+            calls,
+            turns,
+            bot_core,
+        },
+        json,
+    )
 }
 
 fn mock(a: BenchMockArgs) -> anyhow::Result<()> {

@@ -32,9 +32,10 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
         session: a.session.clone(),
         ..Default::default()
     };
-    step::preflight(&cfg, &opts)?;
+    let what = step::preflight(&cfg, &opts)?;
     eprintln!(
-        "plimsoll check: two sessions side by side against {}",
+        "plimsoll check: two {} side by side against {}",
+        if what.calls { "calls" } else { "sessions" },
         cfg.command.join(" ").replace("{{port}}", "PORT")
     );
     let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;

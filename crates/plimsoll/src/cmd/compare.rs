@@ -39,6 +39,14 @@ pub struct CompareArgs {
     /// Directory for compare.json, compare.md and compare.html.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write a JUnit XML report here: each --fail-on gate at each level a test case, failed
+    /// when the gate is breached (CI systems show it as a test result).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary sized for a pull request's comment here: pass or fail, the
+    /// breaches, the table. Under GitHub Actions it is also appended to $GITHUB_STEP_SUMMARY.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     /// The history database both sides are recorded in, linked as a pair.
     #[arg(long, default_value = ".plimsoll/history.db")]
     pub history: PathBuf,
@@ -71,9 +79,9 @@ fn preflight(
     match arms {
         Some(names) => names.iter().try_for_each(|n| {
             let armed = cfg.with_arm(n).unwrap_or_else(|| cfg.clone());
-            step::preflight(&armed, step)
+            step::preflight(&armed, step).map(|_| ())
         }),
-        None => step::preflight(cfg, step),
+        None => step::preflight(cfg, step).map(|_| ()),
     }
 }
 
@@ -88,6 +96,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     };
     let cap = a.cap.spec()?;
     let fail_on = ::compare::parse_fail_on(&a.fail_on).map_err(anyhow::Error::msg)?;
+    let gates = fail_on.clone();
     let step = step::StepOptions {
         cap,
         partition: super::partition(!a.no_partition),
@@ -149,7 +158,28 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     for b in &breaches {
         eprintln!("FAIL: {b}");
     }
+    write_for_ci(&a, &doc, &gates, &breaches)?;
     Ok(if breaches.is_empty() { 0 } else { 2 })
+}
+
+/// `--junit`, `--summary` and, under GitHub Actions, the job's summary.
+fn write_for_ci(
+    a: &CompareArgs,
+    doc: &result::compare::CompareDoc,
+    gates: &[(String, f64)],
+    breaches: &[String],
+) -> anyhow::Result<()> {
+    let write = |p: &PathBuf, text: String| {
+        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))
+    };
+    if let Some(p) = &a.junit {
+        write(p, report::junit::compare(doc, gates, breaches))?;
+    }
+    let summary = report::junit::compare_summary(doc, breaches);
+    if let Some(p) = &a.summary {
+        write(p, summary.clone())?;
+    }
+    super::step_summary(&summary)
 }
 
 fn shell_join(words: &[String]) -> String {

@@ -14,8 +14,10 @@ pub struct K8sArgs {
     /// The SUT's URL inside the cluster (it is deployed already), e.g. http://agent.default.svc:8080.
     #[arg(long, value_name = "URL")]
     pub target: String,
-    /// An image with `plimsoll` on its PATH (built from this repository; see the README).
-    #[arg(long)]
+    /// An image with `plimsoll` on its PATH: by default the one the repository's
+    /// Dockerfile builds (`docker build -t plimsoll:VERSION .`); push it where the cluster
+    /// pulls from and name it here.
+    #[arg(long, default_value = DEFAULT_IMAGE)]
     pub image: String,
     /// The run's name (Kubernetes names carry it); default r-UNIX_SECONDS.
     #[arg(long, value_name = "NAME")]
@@ -35,6 +37,9 @@ pub struct K8sArgs {
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
 }
+
+/// The tag the repository's Dockerfile is built with (docs/kubernetes.md).
+pub const DEFAULT_IMAGE: &str = concat!("plimsoll:", env!("CARGO_PKG_VERSION"));
 
 pub fn run(a: K8sArgs) -> anyhow::Result<u8> {
     let cfg = experiment::Config::load(&a.config)?;
@@ -72,16 +77,23 @@ pub fn run(a: K8sArgs) -> anyhow::Result<u8> {
         timeout_s: cfg.timeout_s,
     };
     let header = format!(
-        "Plimsoll run {run}: {} driver shards against {}, one shared mock.\nPoint the SUT at the mock: OPENAI_BASE_URL=http://{}:{}/v1 (ANTHROPIC_BASE_URL without /v1).\nkubectl apply -f THIS_FILE; then kubectl logs -f job/plimsoll-{run}-merge prints the RESULT.\nAfterwards: kubectl delete all,configmap -l plimsoll.dev/run={run}",
-        plan.shards, plan.target, a.mock_service, k8s::MOCK_PORT
+        "Plimsoll run {run}: {} driver shards against {}, one shared mock.\nImage: {image}{built}\nPoint the SUT at the mock: OPENAI_BASE_URL=http://{}:{}/v1 (ANTHROPIC_BASE_URL without /v1).\nkubectl apply -f THIS_FILE; then kubectl logs -f job/plimsoll-{run}-merge prints the RESULT.\nAfterwards: kubectl delete all,configmap -l plimsoll.dev/run={run}",
+        plan.shards, plan.target, a.mock_service, k8s::MOCK_PORT,
+        image = plan.image,
+        built = if plan.image == DEFAULT_IMAGE {
+            format!(" — the repository's Dockerfile: docker build -t {DEFAULT_IMAGE} . (then tag and push it where the cluster pulls from, and pass --image)")
+        } else {
+            String::new()
+        },
     );
     let text = k8s::to_stream(&k8s::render(&plan), &header);
     match &a.out {
         Some(p) => {
             std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))?;
             eprintln!(
-                "wrote {} (run {run}); apply it with kubectl apply -f {}",
+                "wrote {} (run {run}, image {}); apply it with kubectl apply -f {}",
                 p.display(),
+                plan.image,
                 p.display()
             );
         }

@@ -163,3 +163,19 @@ pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, St
         mem_bytes: mem.map(cap::parse_mem).transpose()?.unwrap_or(d.mem_bytes),
     })
 }
+
+/// Under GitHub Actions ($GITHUB_STEP_SUMMARY set), Markdown appended to the job's
+/// summary page; elsewhere nothing.
+pub fn step_summary(markdown: &str) -> anyhow::Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| anyhow::anyhow!("GITHUB_STEP_SUMMARY {}: {e}", path.to_string_lossy()))?;
+    writeln!(f, "{markdown}")
+        .map_err(|e| anyhow::anyhow!("GITHUB_STEP_SUMMARY {}: {e}", path.to_string_lossy()))
+}

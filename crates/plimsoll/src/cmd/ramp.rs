@@ -105,7 +105,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         .apply_flag(&a.budget)
         .map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
     let cap = a.cap.spec()?;
-    let opts = ::ramp::ladder::RampOptions {
+    let mut opts = ::ramp::ladder::RampOptions {
         step: step::StepOptions {
             allow_remote: a.allow_remote,
             progress: !a.json,
@@ -131,6 +131,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         confirm: a.confirm,
         out: a.out.clone(),
         history: (!a.no_history).then(|| a.history.clone()),
+        calls: false,
     };
     let names: Vec<String> = match a.arm.as_deref() {
         None => Vec::new(),
@@ -140,9 +141,13 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     // Every file each run needs read before the budget and the table's header are
     // printed: a run that cannot start says so before it starts.
     let runs = runs_of(&a, &cfg, &names)?;
+    let mut what = step::Preflight::default();
     for c in &runs {
-        step::preflight(c, &opts.step)?;
+        what = step::preflight(c, &opts.step)?;
     }
+    // Calls are judged by the voice budget, the decision `Preflight` makes.
+    opts.budget = what.budget(opts.budget);
+    opts.calls = what.calls;
     let rt = super::runtime()?;
     if !a.sweep.is_empty() {
         return sweep(&a, &cfg, &opts, &rt);

@@ -99,7 +99,7 @@ pub(crate) async fn run(app: Arc<App>, socket: WebSocket, model: String, who: Op
         tokio::select! {
             msg = tokio::time::timeout(Duration::from_secs(super::IDLE_S), stream.next()) => {
                 match msg {
-                    Ok(Some(Ok(Message::Text(t)))) => c.client_event(t.as_str(), &done_tx),
+                    Ok(Some(Ok(Message::Text(t)))) => c.client_event(t.as_str(), &done_tx).await,
                     Ok(Some(Ok(Message::Binary(_)))) => c.error(&WireError::invalid("message", "binary frames are not read: send each client event as a JSON text message"), None),
                     Ok(Some(Ok(Message::Close(_)))) | Ok(Some(Err(_))) | Ok(None) | Err(_) => break,
                     Ok(Some(Ok(_))) => {}
@@ -117,7 +117,7 @@ pub(crate) async fn run(app: Arc<App>, socket: WebSocket, model: String, who: Op
 
 impl Conn {
     /// One client event, read and acted on (an unreadable one answered with an error).
-    fn client_event(&mut self, text: &str, done: &mpsc::UnboundedSender<Update>) {
+    async fn client_event(&mut self, text: &str, done: &mpsc::UnboundedSender<Update>) {
         let ev = match client::parse(text) {
             Ok(ev) => ev,
             Err(u) => return self.error(&u.error, u.event_id.as_deref()),
@@ -134,10 +134,10 @@ impl Conn {
             ClientEvent::Append(bytes) => {
                 let edges = self.input.append(&bytes, self.session.input_format);
                 for e in edges {
-                    self.edge(e, done);
+                    self.edge(e, done).await;
                 }
             }
-            ClientEvent::Commit => self.commit(None, false, done),
+            ClientEvent::Commit => self.commit(None, false, done).await,
             ClientEvent::Clear => {
                 self.input.clear();
                 self.send(Events::cleared);
@@ -159,7 +159,7 @@ impl Conn {
     }
 
     /// A speech edge the server VAD found.
-    fn edge(&mut self, e: Edge, done: &mpsc::UnboundedSender<Update>) {
+    async fn edge(&mut self, e: Edge, done: &mpsc::UnboundedSender<Update>) {
         match e {
             Edge::Started(ms) => {
                 let id = self.id("item");
@@ -184,14 +184,14 @@ impl Conn {
                 self.send(|ev| ev.speech_stopped(ms, &id));
                 let respond = self.session.vad.as_ref().is_some_and(|v| v.create_response);
                 let from = self.input.started_ms;
-                self.commit(from, respond, done);
+                self.commit(from, respond, done).await;
             }
         }
     }
 
     /// The input buffer committed as the caller's turn: heard, added as an item, and with
     /// `respond` answered.
-    fn commit(
+    async fn commit(
         &mut self,
         from_ms: Option<u64>,
         respond: bool,
@@ -208,7 +208,12 @@ impl Conn {
         let item_id = self.input.item_id.take().unwrap_or_else(|| self.id("item"));
         let (samples, rate) = self.input.take(from_ms);
         let seconds = samples.len() as f64 / rate.max(1) as f64;
-        let transcript = hear(&samples, rate);
+        // Heard off the runtime's threads (the voice's pool): a turn's audio takes
+        // milliseconds to read.
+        let app = self.app.clone();
+        let transcript = crate::audio::off_clock(&app, move || hear(&samples, rate))
+            .await
+            .unwrap_or_default();
         self.heard_s += seconds;
         let speaker = crate::session::markers(&transcript)
             .into_iter()

@@ -221,11 +221,12 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     let fmt = job.session.output_format;
     let text = d.text.clone();
     let seconds = set.seconds_of(&text);
-    let audio = tokio::task::spawn_blocking(move || ::voice::speak_for(&text, fmt.rate(), seconds))
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let audio = crate::audio::off_clock(&job.app, move || {
+        ::voice::speak_for(&text, fmt.rate(), seconds)
+    })
+    .await
+    .flatten()
+    .unwrap_or_default();
     let bytes = encode(&audio, fmt);
     let per = ((fmt.rate() as f64 * set.chunk_ms / 1000.0) as usize
         * if fmt == AudioFormat::Pcm24 { 2 } else { 1 })

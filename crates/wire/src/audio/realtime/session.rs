@@ -171,6 +171,12 @@ impl Session {
                 .map(String::from)
                 .or(t.is_object().then(|| "gpt-4o-transcribe".to_string()));
         }
+        self.update_tools(o);
+        Ok(())
+    }
+
+    /// The tool half of `session.update`: tools, tool choice, output cap.
+    fn update_tools(&mut self, o: &serde_json::Map<String, Value>) {
         if let Some(tools) = o.get("tools").and_then(Value::as_array) {
             self.tools = tools
                 .iter()
@@ -198,7 +204,6 @@ impl Session {
         {
             self.max_output_tokens = m.as_u64().map(|n| n as u32);
         }
-        Ok(())
     }
 
     /// The whole session as `session.created` and `session.updated` carry it.

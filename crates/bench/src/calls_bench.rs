@@ -1,0 +1,128 @@
+//! `plimsoll bench calls`: how many voice calls one harness core drives in real time. The
+//! driver a step uses places N Twilio calls, every frame of every call on its 20 ms
+//! deadline, each reply played as a phone plays it and decoded for its words, against a
+//! bot that costs almost nothing (`echo_bot`, on a core of its own). A row per call
+//! count: how late the frames left (p50, p99, max), the harness's CPU (cores, and ms per
+//! call-second), the replies' response time (what the harness adds to what a step
+//! measures), the replies it read, the calls that failed — and whether it kept time (frame
+//! lateness p99 within 5 ms, its core not full). In a step the mock's speech and
+//! transcriptions share the harness's core as well: `plimsoll bench mock --audio` prices
+//! those.
+
+use crate::echo_bot;
+use crate::procfs::cpu_seconds;
+use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+#[derive(Clone, Debug)]
+pub struct CallsBenchOptions {
+    /// Call counts, a row each.
+    pub calls: Vec<usize>,
+    /// Turns a call speaks.
+    pub turns: u32,
+    /// The core the bot runs on (the harness on the others).
+    pub bot_core: usize,
+}
+
+/// One row: a call count's figures.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CallsBenchRow {
+    pub calls: usize,
+    pub frames_per_s: f64,
+    pub late_p99_ms: f64,
+    pub harness_cpu_cores: f64,
+    pub harness_cpu_ms_per_call_s: f64,
+    pub response_p50_ms: Option<f64>,
+    pub replies_read: u64,
+    pub turns: u64,
+    pub calls_failed: u64,
+    /// Frame lateness p99 ≤ 5 ms and the harness below 95 % of its core.
+    pub kept_time: bool,
+}
+
+pub async fn run_calls_bench(opts: &CallsBenchOptions) -> anyhow::Result<Vec<CallsBenchRow>> {
+    let bot = echo_bot::start(opts.bot_core)?;
+    let dir = std::env::temp_dir().join(format!("plimsoll-bench-calls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("session.toml");
+    std::fs::write(&path, session(bot.addr, opts.turns))?;
+    let spec = drive::SessionSpec::load(&path);
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = spec?;
+    let mut rows = Vec::new();
+    for &n in &opts.calls {
+        eprintln!("bench calls: {n} calls …");
+        rows.push(one_row(&spec, &bot, n).await?);
+    }
+    Ok(rows)
+}
+
+fn session(addr: std::net::SocketAddr, turns: u32) -> String {
+    format!(
+        "protocol = \"twilio\"\nurl = \"ws://{addr}/ws\"\nturns = {turns}\nthink_ms = 300\nturn_timeout_ms = 30000\n[voice]\nanswer_timeout_ms = 5000\nreply_end_ms = 400\n"
+    )
+}
+
+async fn one_row(
+    spec: &drive::SessionSpec,
+    bot: &echo_bot::EchoBot,
+    calls: usize,
+) -> anyhow::Result<CallsBenchRow> {
+    let read = Arc::new(AtomicU64::new(0));
+    let counted = read.clone();
+    let opts = drive::DriveOptions {
+        concurrency: calls,
+        base: format!("http://{}", bot.addr),
+        replicas: Vec::new(),
+        seed: 1,
+        step_timeout: Duration::from_secs(600),
+        allow_remote: false,
+        arrival_rate: None,
+        resident: None,
+        on_resident: None,
+        slow: None,
+        churn: None,
+        shard: None,
+        start_at: None,
+        name_prefix: format!("b{calls}-"),
+        replay: None,
+        // Every reply is decoded as a step decodes it; no owner: only counted.
+        voice_owner: Some(drive::call::Owner(Arc::new(move |_| {
+            counted.fetch_add(1, Relaxed);
+            None
+        }))),
+    };
+    let cpu0 = harness_cpu(bot.tid)?;
+    let t0 = Instant::now();
+    let report = drive::drive(spec, &opts, Arc::new(drive::Progress::default())).await?;
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu = harness_cpu(bot.tid)? - cpu0;
+    let v = report.voice.unwrap_or_default();
+    let call_s = calls as f64 * secs;
+    Ok(CallsBenchRow {
+        calls,
+        frames_per_s: calls as f64 * 1000.0 / v.frame_ms.max(1) as f64,
+        late_p99_ms: v.frame_jitter_p99_ms,
+        harness_cpu_cores: cpu / secs,
+        harness_cpu_ms_per_call_s: cpu * 1000.0 / call_s.max(1e-9),
+        response_p50_ms: v.response_p50_ms,
+        replies_read: read.load(Relaxed),
+        turns: v.turns,
+        calls_failed: report.sessions_failed,
+        kept_time: v.frame_jitter_p99_ms <= 5.0 && cpu / secs < 0.95,
+    })
+}
+
+/// The harness's CPU seconds: this process's, less the bot thread's.
+fn harness_cpu(bot_tid: i32) -> anyhow::Result<f64> {
+    let (u, s) = cpu_seconds(std::process::id())?;
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{bot_tid}/stat"))?;
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    let hz = probe::tree::clock_ticks_per_sec().max(1.0);
+    Ok(u + s - (ticks(11) + ticks(12)) / hz)
+}

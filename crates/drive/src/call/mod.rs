@@ -1,0 +1,457 @@
+//! A voice call as a session (`protocol = "twilio"` or `"pcm-ws"`): one WebSocket, a
+//! frame of audio every 20 ms in real time for the whole call (the caller's words, or
+//! silence between them, as a phone line sends), the bot's audio played as a phone plays
+//! it. Each turn the caller speaks its utterance, then listens until the bot has finished
+//! (or, in a share of turns, speaks over it), then pauses. Measured per turn: the end of
+//! the caller's speech to the bot's first audio, stalls in the bot's audio, whether the
+//! words heard were this call's reply; per call: its setup; and the harness's own frame
+//! timing. The line's messages are `line`'s, the playback clock `playback`'s, the sums
+//! `tally`'s.
+
+mod background;
+pub(crate) mod line;
+pub(crate) mod playback;
+pub mod tally;
+mod words;
+
+use crate::driver::vars::Ctx;
+use crate::run::Failure;
+use crate::spec::voice::VoiceSpec;
+use crate::spec::SessionSpec;
+use futures_util::{SinkExt, StreamExt};
+use line::{Heard, LineIo};
+use playback::Playback;
+use std::collections::VecDeque;
+use std::time::Duration;
+pub use tally::Tally as VoiceTally;
+use tally::{Tally, TurnFigures};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+use words::{utterances, words};
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+pub use crate::run::options::Owner;
+
+/// After a reply starts, the caller who barges in starts talking this much later.
+const BARGE_AFTER: Duration = Duration::from_millis(600);
+/// The bot has fallen silent after a barge-in when nothing played for this long.
+const BARGE_QUIET: Duration = Duration::from_millis(250);
+
+struct Call<'a> {
+    ws: Ws,
+    io: LineIo,
+    play: Playback,
+    samples_per_frame: usize,
+    frame: Duration,
+    t0: Instant,
+    next_send: Instant,
+    /// What the caller is about to say (samples at the line's rate).
+    mouth: VecDeque<f32>,
+    /// When the last of the caller's words left, and how many samples were words.
+    spoke_until: Option<Instant>,
+    spoken: usize,
+    tally: &'a Tally,
+    /// A `clear` arrived since it was last looked at.
+    cleared: bool,
+    /// How long a reply may run once it started (the session's `turn_timeout_ms`).
+    reply_cap: Duration,
+    /// Each reply's words being read.
+    pending: Vec<background::Receiver<Vec<voice::Utterance>>>,
+}
+
+/// One call: connected, its turns spoken and listened to, hung up.
+pub(crate) async fn run(
+    spec: &SessionSpec,
+    ctx: &Ctx<'_>,
+    name: &str,
+    turns: u32,
+    fill: &(dyn Fn(&str, u32) -> Result<String, Failure> + Sync),
+) -> Result<(), Failure> {
+    let v = spec.voice.as_ref().ok_or_else(|| {
+        (
+            "config".to_string(),
+            "a voice call needs [voice]".to_string(),
+        )
+    })?;
+    let tally = ctx
+        .recorder
+        .voice
+        .as_ref()
+        .ok_or_else(|| ("config".to_string(), "no voice tally".to_string()))?;
+    let url = fill(&spec.turn[0].url, 1)?;
+    crate::address::target(&url, ctx.allow_remote)
+        .map_err(|e| ("config".to_string(), e.to_string()))?;
+    // Every turn's words spoken before the call opens, off the async threads: synthesis
+    // must not hold up any call's frames.
+    let mouths = utterances(v, fill, turns, tally).await?;
+    let began = Instant::now();
+    let ws = match tokio::time::timeout(
+        Duration::from_millis(spec.turn_timeout_ms),
+        tokio_tungstenite::connect_async(&url),
+    )
+    .await
+    {
+        Ok(Ok((ws, _))) => ws,
+        Ok(Err(e)) => {
+            tally.dropped();
+            return Err(("connect".into(), format!("{url}: {e}")));
+        }
+        Err(_) => {
+            tally.dropped();
+            return Err((
+                "timeout".into(),
+                format!("{url}: no WebSocket within {} ms", spec.turn_timeout_ms),
+            ));
+        }
+    };
+    let mut call = Call::new(ws, v, name, tally);
+    call.reply_cap = Duration::from_millis(spec.turn_timeout_ms);
+    let custom: Result<Vec<(String, String)>, Failure> = v
+        .custom
+        .iter()
+        .map(|(k, t)| Ok((k.clone(), fill(t, 1)?)))
+        .collect();
+    for m in call.io.opening(&custom?) {
+        call.send(m).await?;
+    }
+    tally.call(Some(began.elapsed()));
+    let out = call.turns(spec, v, name, turns, &mouths, ctx).await;
+    if out.as_ref().is_err_and(|(k, _)| k == "dropped") {
+        tally.dropped();
+    }
+    tally.audio(call.caller_s(), call.play.sent_s);
+    let pending = std::mem::take(&mut call.pending);
+    call.hang_up().await;
+    let mut wrong = None;
+    for h in pending {
+        if let Ok(heard) = h.await {
+            wrong = wrong.or(words(&heard, ctx, name, tally));
+        }
+    }
+    match (out, wrong) {
+        (Ok(()), Some(w)) => Err(("words".into(), w)),
+        (out, _) => out,
+    }
+}
+
+impl<'a> Call<'a> {
+    fn new(ws: Ws, v: &VoiceSpec, name: &str, tally: &'a Tally) -> Call<'a> {
+        let rate = v.line.rate();
+        let now = Instant::now();
+        let frame = Duration::from_millis(v.frame_ms as u64);
+        Call {
+            ws,
+            io: LineIo::new(v.line, crate::template::seed_of(name)),
+            play: Playback::new(rate),
+            samples_per_frame: (rate as u64 * v.frame_ms as u64 / 1000) as usize,
+            frame,
+            t0: now,
+            next_send: now,
+            mouth: VecDeque::new(),
+            spoke_until: None,
+            spoken: 0,
+            tally,
+            cleared: false,
+            reply_cap: Duration::from_secs(60),
+            pending: Vec::new(),
+        }
+    }
+
+    fn caller_s(&self) -> f64 {
+        self.spoken as f64 / self.play_rate()
+    }
+
+    async fn send(&mut self, m: Message) -> Result<(), Failure> {
+        self.ws.send(m).await.map_err(|e| {
+            (
+                "dropped".to_string(),
+                format!("the bot's socket broke while Plimsoll sent: {e}"),
+            )
+        })
+    }
+
+    /// The call's turns, after the bot's greeting when it speaks first.
+    async fn turns(
+        &mut self,
+        spec: &SessionSpec,
+        v: &VoiceSpec,
+        name: &str,
+        turns: u32,
+        mouths: &[Vec<f32>],
+        ctx: &Ctx<'_>,
+    ) -> Result<(), Failure> {
+        if v.greeting {
+            let limit = Instant::now() + Duration::from_millis(v.answer_timeout_ms);
+            self.listen_for(v, limit, "its greeting").await?;
+            self.play.take_reply();
+        }
+        let mut spoken_next = false;
+        let think = Duration::from_secs_f64(spec.think_ms / 1000.0);
+        let quiet = Duration::from_millis(v.reply_end_ms);
+        for turn in 1..=turns {
+            if !spoken_next {
+                let words = &mouths[turn as usize - 1];
+                self.say(words);
+                let limit = Instant::now()
+                    + Duration::from_secs_f64(words.len() as f64 / v.line.rate() as f64)
+                    + Duration::from_secs(5);
+                self.pump(|c, _| c.mouth.is_empty(), limit).await?;
+            }
+            let spoke = self.spoke_until.unwrap_or_else(Instant::now);
+            let limit = spoke + Duration::from_millis(v.answer_timeout_ms);
+            let barge = turn < turns && barge_turn(name, turn, v.barge_in);
+            spoken_next = match barge {
+                true => self.barge(v, limit, mouths[turn as usize].clone()).await?,
+                false => false,
+            };
+            if !barge {
+                self.listen_for(v, limit, &format!("turn {turn}")).await?;
+            }
+            if !spoken_next {
+                // The caller's pause; the reply may go on after a silence (a stall).
+                self.settle(
+                    v,
+                    if turn < turns {
+                        think.max(quiet)
+                    } else {
+                        quiet
+                    },
+                )
+                .await?;
+            }
+            let reply = self.play.take_reply();
+            let first = reply.first.unwrap_or(spoke);
+            let end = reply.loud_until.unwrap_or(first).max(first);
+            self.tally.turn(&TurnFigures {
+                response: first.saturating_duration_since(spoke),
+                stall: reply.stall,
+                longest: reply.longest,
+            });
+            ctx.recorder.turn_ended(turn, spoke, Some(first), end);
+            if ctx.voice_owner.is_some() {
+                // Read off the async threads, and checked when the call is over.
+                let (audio, rate) = (reply.audio, v.line.rate());
+                self.pending.push(
+                    self.tally
+                        .background
+                        .submit(move || voice::hear_all(&audio, rate)),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The caller's pause after a reply: `pause` of listening, begun again whenever the
+    /// bot's speech goes on (the reply had not ended: its silence was a stall).
+    async fn settle(&mut self, v: &VoiceSpec, pause: Duration) -> Result<(), Failure> {
+        let quiet = Duration::from_millis(v.reply_end_ms);
+        loop {
+            let mark = self.play.reply.loud_until;
+            let until = Instant::now() + pause;
+            match self
+                .pump(
+                    |c, now| now >= until || c.play.reply.loud_until != mark,
+                    until + self.frame,
+                )
+                .await
+            {
+                Err((k, _)) if k == "timeout" => return Ok(()),
+                other => other?,
+            }
+            if self.play.reply.loud_until == mark {
+                return Ok(());
+            }
+            let cap = Instant::now() + self.reply_cap;
+            match self.pump(|c, now| c.play.ended(now, quiet), cap).await {
+                Err((k, _)) if k == "timeout" => return Ok(()),
+                other => other?,
+            }
+        }
+    }
+
+    /// Queues the caller's words.
+    fn say(&mut self, samples: &[f32]) {
+        self.mouth.extend(samples.iter().copied());
+    }
+
+    /// Listens until the bot has answered (by `limit`, else an error) and finished (its
+    /// reply may run as long as the session's `turn_timeout_ms`).
+    async fn listen_for(
+        &mut self,
+        v: &VoiceSpec,
+        limit: Instant,
+        what: &str,
+    ) -> Result<(), Failure> {
+        match self.pump(|c, _| c.play.reply.first.is_some(), limit).await {
+            Err((k, _)) if k == "timeout" => {
+                return Err((
+                    "timeout".into(),
+                    format!(
+                    "{what}: the bot never answered within {} ms after the caller stopped speaking",
+                    v.answer_timeout_ms
+                ),
+                ))
+            }
+            other => other?,
+        }
+        let quiet = Duration::from_millis(v.reply_end_ms);
+        let cap = Instant::now() + self.reply_cap;
+        match self.pump(|c, now| c.play.ended(now, quiet), cap).await {
+            Err((k, _)) if k == "timeout" => Err((
+                "timeout".into(),
+                format!("{what}: the bot's reply went on past turn_timeout_ms ({} ms) without {} ms of silence", self.reply_cap.as_millis(), v.reply_end_ms),
+            )),
+            other => other,
+        }
+    }
+
+    /// A turn the caller speaks over: once the reply has gone on a while the next
+    /// utterance starts, and the time the bot takes to fall silent (a `clear`, or its
+    /// audio stopping) is measured. Whether the next utterance was spoken.
+    async fn barge(
+        &mut self,
+        v: &VoiceSpec,
+        limit: Instant,
+        next: Vec<f32>,
+    ) -> Result<bool, Failure> {
+        self.pump(
+            |c, now| {
+                c.play.reply.first.is_some_and(|f| now >= f + BARGE_AFTER)
+                    || c.play.ended(now, Duration::from_millis(v.reply_end_ms))
+            },
+            limit,
+        )
+        .await?;
+        if self.play.reply.first.is_none()
+            || self
+                .play
+                .ended(Instant::now(), Duration::from_millis(v.reply_end_ms))
+        {
+            return Ok(false); // no reply, or it ended before the caller could cut in
+        }
+        let start = Instant::now();
+        self.cleared = false;
+        self.say(&next);
+        let stop_limit = start + Duration::from_secs(10);
+        self.pump(
+            |c, now| c.cleared || c.play.silent_since(now, BARGE_QUIET),
+            stop_limit,
+        )
+        .await?;
+        self.tally.barge(start.elapsed());
+        let spoken = Instant::now()
+            + Duration::from_secs_f64(self.mouth.len() as f64 / self.play_rate())
+            + Duration::from_secs(5);
+        self.pump(|c, _| c.mouth.is_empty(), spoken).await?;
+        Ok(true)
+    }
+
+    fn play_rate(&self) -> f64 {
+        self.io.line.rate() as f64
+    }
+
+    /// Sends frames on time and reads the bot until `done` (checked every step), or
+    /// `limit` (a timeout).
+    async fn pump(
+        &mut self,
+        done: impl Fn(&Self, Instant) -> bool,
+        limit: Instant,
+    ) -> Result<(), Failure> {
+        loop {
+            let now = Instant::now();
+            if done(self, now) {
+                return Ok(());
+            }
+            if now >= limit {
+                return Err(("timeout".into(), "waited too long".into()));
+            }
+            tokio::select! {
+                _ = tokio::time::sleep_until(self.next_send.min(limit)) => {
+                    if Instant::now() >= self.next_send {
+                        self.send_frame().await?;
+                    }
+                }
+                msg = self.ws.next() => self.heard(msg).await?,
+            }
+            for name in self.play.played_marks(Instant::now()) {
+                if let Some(m) = self.io.mark(&name) {
+                    self.send(m).await?;
+                }
+            }
+        }
+    }
+
+    /// The next frame: the caller's words, or silence; its lateness recorded.
+    async fn send_frame(&mut self) -> Result<(), Failure> {
+        let now = Instant::now();
+        self.tally
+            .jitter(now.saturating_duration_since(self.next_send));
+        let n = self.samples_per_frame;
+        let speaking = !self.mouth.is_empty();
+        let mut frame: Vec<f32> = self.mouth.drain(..n.min(self.mouth.len())).collect();
+        self.spoken += frame.len();
+        frame.resize(n, 0.0);
+        let at_ms = now.duration_since(self.t0).as_millis() as u64;
+        let msg = self.io.frame(&frame, at_ms);
+        self.send(msg).await?;
+        if speaking {
+            self.spoke_until = Some(now + self.frame);
+        }
+        self.next_send += self.frame;
+        // Far behind (a starved harness): start again from now rather than burst.
+        if now > self.next_send + Duration::from_secs(1) {
+            self.next_send = now + self.frame;
+        }
+        Ok(())
+    }
+
+    /// One message from the bot.
+    async fn heard(
+        &mut self,
+        msg: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+    ) -> Result<(), Failure> {
+        let msg = match msg {
+            Some(Ok(Message::Close(_))) | None => {
+                return Err(("dropped".into(), "the bot closed the call's socket".into()))
+            }
+            Some(Err(e)) => {
+                return Err(("dropped".into(), format!("the call's socket broke: {e}")))
+            }
+            Some(Ok(m)) => m,
+        };
+        match self.io.read(&msg) {
+            Heard::Audio(x) => self.play.audio(&x, Instant::now()),
+            Heard::Mark(name) => self.play.mark(name),
+            Heard::Clear => {
+                self.cleared = true;
+                for name in self.play.clear(Instant::now()) {
+                    if let Some(m) = self.io.mark(&name) {
+                        self.send(m).await?;
+                    }
+                }
+            }
+            Heard::Ignored => {}
+            Heard::Bad(why) => return Err(("protocol".into(), format!("the bot sent {why}"))),
+        }
+        Ok(())
+    }
+
+    async fn hang_up(mut self) {
+        if let Some(m) = self.io.stop() {
+            let _ = self.ws.send(m).await;
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(500), self.ws.close(None)).await;
+    }
+}
+
+/// Whether the caller barges into the reply of `turn`: the share `share` of turns,
+/// spread by the call's name.
+fn barge_turn(name: &str, turn: u32, share: f64) -> bool {
+    if share <= 0.0 {
+        return false;
+    }
+    let h = crate::template::seed_of(&format!("{name}/{turn}"));
+    (h % 10_000) as f64 / 10_000.0 < share
+}

@@ -1,0 +1,154 @@
+//! The bot's audio as a phone plays it: every frame queued behind the last and played in
+//! real time from when it arrives. A reply starts with the bot's first audio that is not
+//! silence; while it lasts, a frame that arrives after the queue ran dry is a stall (the
+//! caller heard a gap the bot did not mean); the reply ends once the queue has played out
+//! and nothing came for `reply_end`. Marks are returned when the audio before them has
+//! played; `clear` drops what is queued (and returns its marks), as Twilio does.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// RMS below this (−50 dBFS) is silence: a bot's filler frames, not speech.
+const SILENT_RMS: f32 = 0.003;
+
+/// One reply as it was heard.
+#[derive(Debug, Default)]
+pub(crate) struct Reply {
+    /// The bot's first audio that was not silence.
+    pub first: Option<Instant>,
+    /// Gaps the caller heard mid-reply, their sum and the longest.
+    pub stall: Duration,
+    pub longest: Duration,
+    /// What the bot sent (samples at the line's rate), silence included.
+    pub audio: Vec<f32>,
+    /// When the reply's last audio arrived.
+    pub last: Option<Instant>,
+    /// When the reply's last audio that was not silence has played out.
+    pub loud_until: Option<Instant>,
+}
+
+pub(crate) struct Playback {
+    rate: f64,
+    /// When the audio queued so far has played out.
+    until: Instant,
+    /// Marks to return, each when the audio before it has played.
+    marks: VecDeque<(Instant, String)>,
+    pub reply: Reply,
+    /// Audio the bot sent over the whole call, seconds.
+    pub sent_s: f64,
+}
+
+impl Playback {
+    pub fn new(rate: u32) -> Playback {
+        Playback {
+            rate: rate as f64,
+            until: Instant::now(),
+            marks: VecDeque::new(),
+            reply: Reply::default(),
+            sent_s: 0.0,
+        }
+    }
+
+    /// Audio from the bot, arrived `now`.
+    pub fn audio(&mut self, samples: &[f32], now: Instant) {
+        let d = Duration::from_secs_f64(samples.len() as f64 / self.rate);
+        self.sent_s += d.as_secs_f64();
+        let loud = rms(samples) > SILENT_RMS;
+        if self.until < now {
+            // The queue ran dry: mid-reply, the caller heard a gap.
+            if self.reply.first.is_some() {
+                let gap = now - self.until;
+                self.reply.stall += gap;
+                self.reply.longest = self.reply.longest.max(gap);
+            }
+            self.until = now;
+        }
+        self.until += d;
+        if loud && self.reply.first.is_none() {
+            self.reply.first = Some(now);
+        }
+        if loud {
+            self.reply.loud_until = Some(self.until);
+        }
+        if self.reply.first.is_some() {
+            self.reply.audio.extend_from_slice(samples);
+            self.reply.last = Some(now);
+        }
+    }
+
+    /// A mark: returned once the audio queued before it has played.
+    pub fn mark(&mut self, name: String) {
+        self.marks.push_back((self.until, name));
+    }
+
+    /// Drops the queued audio; the marks of it, to return now.
+    pub fn clear(&mut self, now: Instant) -> Vec<String> {
+        self.until = self.until.min(now);
+        self.marks.drain(..).map(|(_, n)| n).collect()
+    }
+
+    /// The marks whose audio has played by `now`.
+    pub fn played_marks(&mut self, now: Instant) -> Vec<String> {
+        let mut out = Vec::new();
+        while self.marks.front().is_some_and(|(t, _)| *t <= now) {
+            out.extend(self.marks.pop_front().map(|(_, n)| n));
+        }
+        out
+    }
+
+    /// Whether the reply has ended: started, its speech played out, and `quiet` since
+    /// (silence the bot sends to keep the line open does not hold a reply open).
+    pub fn ended(&self, now: Instant, quiet: Duration) -> bool {
+        match self.reply.loud_until {
+            Some(end) => now >= end + quiet,
+            None => false,
+        }
+    }
+
+    /// Whether the bot is silent now: nothing queued, nothing for `quiet`.
+    pub fn silent_since(&self, now: Instant, quiet: Duration) -> bool {
+        now >= self.until + quiet
+    }
+
+    /// The reply heard so far, taken (the next starts empty).
+    pub fn take_reply(&mut self) -> Reply {
+        std::mem::take(&mut self.reply)
+    }
+}
+
+fn rms(x: &[f32]) -> f32 {
+    if x.is_empty() {
+        return 0.0;
+    }
+    (x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gap_mid_reply_is_a_stall_and_the_end_is_not() {
+        let mut p = Playback::new(8000);
+        let t0 = Instant::now(); // after the playback's own clock starts
+        let tone: Vec<f32> = (0..1600).map(|i| (i as f32 * 0.3).sin() * 0.3).collect(); // 200 ms
+        p.audio(&[0.0; 160], t0); // silence first: not the reply's start
+        assert!(p.reply.first.is_none());
+        p.audio(&tone, t0 + Duration::from_millis(20));
+        p.audio(&tone, t0 + Duration::from_millis(120)); // ahead of playback: no stall
+        assert_eq!(p.reply.stall, Duration::ZERO);
+        // Queued until 20 + 400 = 420 ms; the next frame comes at 500: an 80 ms stall.
+        p.audio(&tone, t0 + Duration::from_millis(500));
+        assert_eq!(p.reply.stall, Duration::from_millis(80));
+        assert_eq!(p.reply.first, Some(t0 + Duration::from_millis(20)));
+        assert!(!p.ended(t0 + Duration::from_millis(800), Duration::from_millis(500)));
+        // Silence the bot keeps sending does not hold the reply open.
+        p.audio(&[0.0; 1600], t0 + Duration::from_millis(700));
+        assert!(p.ended(t0 + Duration::from_millis(1200), Duration::from_millis(500)));
+        p.mark("m1".into());
+        // Played until 500 + 200 + 200 (the silence) = 900 ms: the mark comes back then.
+        assert!(p.played_marks(t0 + Duration::from_millis(850)).is_empty());
+        assert_eq!(p.played_marks(t0 + Duration::from_millis(901)), ["m1"]);
+    }
+}

@@ -1,0 +1,173 @@
+//! What a step's calls add up to: response latency, setup, barge-in and frame-jitter
+//! histograms, and the counts of turns, stalls, words and drops — written into RESULT's
+//! `voice` at the end.
+
+use crate::run::recorder::hist;
+use hdrhistogram::Histogram;
+use std::sync::Mutex;
+use std::time::Duration;
+
+#[derive(Default)]
+struct Inner {
+    calls: u64,
+    dropped: u64,
+    turns: u64,
+    stuttered: u64,
+    stall: Duration,
+    longest: Duration,
+    caller_s: f64,
+    bot_s: f64,
+    words_checked: u64,
+    words_wrong: u64,
+    words_unheard: u64,
+    barge_ins: u64,
+}
+
+pub struct Tally {
+    /// "twilio" or "pcm-ws".
+    protocol: &'static str,
+    frame_ms: u32,
+    inner: Mutex<Inner>,
+    response: Mutex<Histogram<u64>>,
+    setup: Mutex<Histogram<u64>>,
+    barge: Mutex<Histogram<u64>>,
+    jitter: Mutex<Histogram<u64>>,
+    /// Where the step's calls speak and read words, off their clocks.
+    pub(crate) background: super::background::Background,
+}
+
+/// What one answered turn measured.
+pub(crate) struct TurnFigures {
+    pub response: Duration,
+    pub stall: Duration,
+    pub longest: Duration,
+}
+
+/// Where the words a caller heard came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Words {
+    Own,
+    Other,
+    Unheard,
+}
+
+fn rec(h: &Mutex<Histogram<u64>>, d: Duration) {
+    if let Ok(mut h) = h.lock() {
+        let _ = h.record((d.as_micros() as u64).max(1));
+    }
+}
+
+fn q_ms(h: &Mutex<Histogram<u64>>, q: f64) -> Option<f64> {
+    let h = h.lock().ok()?;
+    (!h.is_empty()).then(|| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0)
+}
+
+impl Tally {
+    pub fn new(protocol: &'static str, frame_ms: u32) -> Self {
+        Tally {
+            protocol,
+            frame_ms,
+            inner: Mutex::default(),
+            response: Mutex::new(hist()),
+            setup: Mutex::new(hist()),
+            barge: Mutex::new(hist()),
+            jitter: Mutex::new(hist()),
+            background: super::background::Background::start(),
+        }
+    }
+}
+
+impl Tally {
+    fn with(&self, f: impl FnOnce(&mut Inner)) {
+        if let Ok(mut i) = self.inner.lock() {
+            f(&mut i);
+        }
+    }
+
+    pub(crate) fn call(&self, setup: Option<Duration>) {
+        self.with(|i| i.calls += 1);
+        if let Some(d) = setup {
+            rec(&self.setup, d);
+        }
+    }
+
+    pub(crate) fn dropped(&self) {
+        self.with(|i| i.dropped += 1);
+    }
+
+    pub(crate) fn turn(&self, t: &TurnFigures) {
+        rec(&self.response, t.response);
+        self.with(|i| {
+            i.turns += 1;
+            i.stall += t.stall;
+            i.longest = i.longest.max(t.longest);
+            i.stuttered += u64::from(t.stall >= Duration::from_millis(20));
+        });
+    }
+
+    pub(crate) fn audio(&self, caller_s: f64, bot_s: f64) {
+        self.with(|i| {
+            i.caller_s += caller_s;
+            i.bot_s += bot_s;
+        });
+    }
+
+    pub(crate) fn words(&self, w: Words) {
+        self.with(|i| match w {
+            Words::Own => i.words_checked += 1,
+            Words::Other => {
+                i.words_checked += 1;
+                i.words_wrong += 1;
+            }
+            Words::Unheard => i.words_unheard += 1,
+        });
+    }
+
+    pub(crate) fn barge(&self, stop: Duration) {
+        rec(&self.barge, stop);
+        self.with(|i| i.barge_ins += 1);
+    }
+
+    pub(crate) fn jitter(&self, late: Duration) {
+        rec(&self.jitter, late);
+    }
+
+    /// The calls as RESULT's `voice` says them (the mock's stages are the step's to add).
+    pub fn figures(&self) -> result::VoiceCalls {
+        let protocol = self.protocol;
+        let i = self
+            .inner
+            .lock()
+            .map(|mut i| std::mem::take(&mut *i))
+            .unwrap_or_default();
+        let r2 = |x: f64| (x * 100.0).round() / 100.0;
+        result::VoiceCalls {
+            protocol: protocol.into(),
+            calls: i.calls,
+            dropped: i.dropped,
+            turns: i.turns,
+            response_p50_ms: q_ms(&self.response, 0.5),
+            response_p95_ms: q_ms(&self.response, 0.95),
+            response_p99_ms: q_ms(&self.response, 0.99),
+            stall_ms_per_turn: r2(i.stall.as_secs_f64() * 1000.0 / i.turns.max(1) as f64),
+            stall_share: if i.bot_s > 0.0 {
+                (i.stall.as_secs_f64() / i.bot_s * 10_000.0).round() / 10_000.0
+            } else {
+                0.0
+            },
+            longest_gap_ms: r2(i.longest.as_secs_f64() * 1000.0),
+            stuttered_share: r2(i.stuttered as f64 / i.turns.max(1) as f64),
+            caller_audio_s: r2(i.caller_s),
+            bot_audio_s: r2(i.bot_s),
+            setup_p50_ms: q_ms(&self.setup, 0.5),
+            words_checked: i.words_checked,
+            words_wrong: i.words_wrong,
+            words_unheard: i.words_unheard,
+            barge_ins: i.barge_ins,
+            barge_stop_p50_ms: q_ms(&self.barge, 0.5),
+            frame_jitter_p99_ms: q_ms(&self.jitter, 0.99).unwrap_or(0.0),
+            frame_ms: self.frame_ms,
+            stages: None,
+        }
+    }
+}

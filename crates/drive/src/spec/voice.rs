@@ -1,0 +1,183 @@
+//! A voice call's settings (`[voice]`, with `protocol = "twilio"` or `"pcm-ws"`): what the
+//! caller says each turn (a template spoken in Plimsoll's voice, or a WAV of the user's
+//! own), the line (Twilio Media Streams: µ-law at 8 kHz in 20 ms frames; raw PCM: 16-bit
+//! at a rate and frame size of its own), how long to wait for the bot's answer and what
+//! silence ends it, whether the bot speaks first, the share of turns the caller talks over
+//! the bot, and Twilio's custom parameters. Read once; a WAV that is not 16-bit mono, or
+//! that cannot be read, is an error naming the file and the line.
+//!
+//! ```toml
+//! protocol = "twilio"                 # or "pcm-ws"
+//! url = "{{ws_base}}/ws"
+//! turns = 3
+//! think_ms = 800                      # the caller's pause before speaking again
+//! [voice]
+//! say = "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] I'd like to check my order."
+//! # wav = "caller.wav"                # the user's own utterance (16-bit mono WAV) instead
+//! rate = 16000                        # pcm-ws: the line's rate (twilio: 8000, fixed)
+//! frame_ms = 20
+//! answer_timeout_ms = 8000            # the bot's first audio after the caller stops
+//! reply_end_ms = 800                  # the bot has finished after this much silence
+//! greeting = false                    # true: the bot speaks first; its greeting is waited for
+//! barge_in = 0.0                      # share of turns the caller speaks over the bot
+//! custom = { caller = "{{session}}" } # twilio: start.customParameters
+//! ```
+
+use super::SessionError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use toml::Spanned;
+
+/// What the caller says by default: the marker and a sentence.
+pub const DEFAULT_SAY: &str =
+    "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn {{turn}}.";
+
+/// The line a call runs over.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Line {
+    /// Twilio Media Streams: JSON events, µ-law at 8 kHz.
+    Twilio,
+    /// Binary WebSocket frames of 16-bit little-endian PCM at `rate`.
+    Pcm { rate: u32 },
+}
+
+impl Line {
+    pub fn rate(self) -> u32 {
+        match self {
+            Line::Twilio => 8000,
+            Line::Pcm { rate } => rate,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct VoiceSpec {
+    pub line: Line,
+    /// The caller's words, a template filled per turn (unused with `wav`).
+    pub say: String,
+    /// The user's own utterance: mono samples at their rate.
+    pub wav: Option<Arc<(Vec<f32>, u32)>>,
+    pub frame_ms: u32,
+    pub answer_timeout_ms: u64,
+    pub reply_end_ms: u64,
+    pub greeting: bool,
+    pub barge_in: f64,
+    /// Twilio's `start.customParameters` (templates).
+    pub custom: Vec<(String, String)>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawVoice {
+    say: Option<String>,
+    wav: Option<Spanned<String>>,
+    rate: Option<Spanned<i64>>,
+    frame_ms: Option<Spanned<i64>>,
+    answer_timeout_ms: Option<Spanned<i64>>,
+    reply_end_ms: Option<Spanned<i64>>,
+    greeting: Option<bool>,
+    barge_in: Option<Spanned<f64>>,
+    #[serde(default)]
+    custom: BTreeMap<String, String>,
+}
+
+/// Which line a voice protocol places a call on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LineKind {
+    Twilio,
+    Pcm,
+}
+
+/// The `[voice]` table of a voice protocol (its defaults when absent); an error for a
+/// `[voice]` table under any other protocol (`kind` is `None`).
+pub(super) fn read(
+    raw: Option<Spanned<RawVoice>>,
+    kind: Option<LineKind>,
+    spans: &spans::Spans,
+    dir: &Path,
+) -> Result<Option<VoiceSpec>, SessionError> {
+    let Some(kind) = kind else {
+        return match raw {
+            Some(r) => Err(spans.err(
+                Some(r.span()),
+                "[voice] applies to protocol = \"twilio\" or \"pcm-ws\"",
+            )),
+            None => Ok(None),
+        };
+    };
+    let raw = raw.map(Spanned::into_inner).unwrap_or_default();
+    let int = |v: &Option<Spanned<i64>>, name: &str, lo: i64, hi: i64, default: i64| {
+        spans.int(v, &format!("voice.{name}"), (lo, hi), default)
+    };
+    let line = match kind {
+        LineKind::Twilio => {
+            if let Some(r) = &raw.rate {
+                return Err(spans.err(Some(r.span()), "voice.rate: Twilio's line is µ-law at 8000 Hz; rate applies to protocol = \"pcm-ws\""));
+            }
+            Line::Twilio
+        }
+        LineKind::Pcm => Line::Pcm {
+            rate: int(&raw.rate, "rate", 8000, 48000, 16000)? as u32,
+        },
+    };
+    let barge_in = match &raw.barge_in {
+        None => 0.0,
+        Some(b) if (0.0..=1.0).contains(b.get_ref()) => *b.get_ref(),
+        Some(b) => {
+            return Err(spans.err(
+                Some(b.span()),
+                format!(
+                    "voice.barge_in is a share of turns, 0 to 1 (got {})",
+                    b.get_ref()
+                ),
+            ))
+        }
+    };
+    let wav = match &raw.wav {
+        None => None,
+        Some(w) => Some(Arc::new(read_wav(&dir.join(w.get_ref())).map_err(|e| {
+            spans.err(Some(w.span()), format!("voice.wav {:?}: {e}", w.get_ref()))
+        })?)),
+    };
+    Ok(Some(VoiceSpec {
+        line,
+        say: raw.say.unwrap_or_else(|| DEFAULT_SAY.to_string()),
+        wav,
+        frame_ms: int(&raw.frame_ms, "frame_ms", 10, 200, 20)? as u32,
+        answer_timeout_ms: int(
+            &raw.answer_timeout_ms,
+            "answer_timeout_ms",
+            100,
+            600_000,
+            8000,
+        )? as u64,
+        reply_end_ms: int(&raw.reply_end_ms, "reply_end_ms", 100, 60_000, 800)? as u64,
+        greeting: raw.greeting.unwrap_or(false),
+        barge_in,
+        custom: raw.custom.into_iter().collect(),
+    }))
+}
+
+/// A user's utterance: a 16-bit mono WAV file.
+fn read_wav(path: &Path) -> Result<(Vec<f32>, u32), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it ({e})"))?;
+    let (channels, bits, float) = voice::pcm::wav_format(&bytes).map_err(|e| e.to_string())?;
+    if channels != 1 || bits != 16 || float {
+        return Err(format!(
+            "is {channels} channel{}, {bits}-bit {}: give a 16-bit mono WAV (e.g. sox in.wav -b 16 -c 1 out.wav)",
+            if channels == 1 { "" } else { "s" },
+            if float { "float" } else { "integer" }
+        ));
+    }
+    let (samples, rate) = voice::pcm::read_wav(&bytes).map_err(|e| e.to_string())?;
+    if samples.is_empty() {
+        return Err("holds no audio".into());
+    }
+    Ok((samples, rate))
+}
+
+#[cfg(test)]
+#[path = "voice_tests.rs"]
+mod tests;

@@ -1,0 +1,210 @@
+//! The ladder table of voice calls: one row a step, the columns a team running a voice
+//! agent reads — how soon the bot answered (response p50/p95 from the end of the caller's
+//! speech to its first audio), how its audio broke (the share of it that stalled, the
+//! longest gap), replies heard on the wrong call, the SUT's responsiveness beside the
+//! calls, the harness's own frame timing, and what a call costs.
+
+use crate::num::cell;
+use result::StepResult;
+
+/// The calls table's header (with the state column: every voice step has a state).
+pub const HEADER: &str = "| calls | outcome           | state            | budget    | resp p50 | resp p95 | stall % | gap ms | wrong | probe p99 | frames p99 | CPU % cap | RSS MB  | MB/call | threads | bound   |\n|------:|:------------------|:-----------------|:----------|---------:|---------:|--------:|-------:|------:|----------:|-----------:|----------:|--------:|--------:|--------:|:--------|";
+
+/// One row of a step of calls; `state` is its state cell.
+pub fn row(r: &StepResult, v: &result::VoiceCalls, state: &str, standing: &str) -> String {
+    format!(
+        "| {:>5} | {:<17} | {:<16} | {:<9} | {:>8} | {:>8} | {:>7} | {:>6} | {:>5} | {:>9} | {:>10} | {:>9} | {:>7} | {:>7} | {:>7} | {:<7} |",
+        r.concurrency,
+        r.outcome.as_str(),
+        state,
+        standing,
+        cell(v.response_p50_ms),
+        cell(v.response_p95_ms),
+        format!("{:.1}", v.stall_share * 100.0),
+        cell(Some(v.longest_gap_ms)),
+        v.words_wrong,
+        cell(r.probe_p99_ms),
+        cell(Some(v.frame_jitter_p99_ms)),
+        r.cpu_of_cap
+            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
+        cell(Some(r.peak_rss_mb)),
+        cell(Some(r.rss_kb_per_session / 1024.0)),
+        r.peak_threads,
+        r.harness.bound.as_str(),
+    )
+}
+
+/// A step of calls on the terminal: the step line, then the replies, the audio, the
+/// words, the calls, what the mock's audio stages did, and the harness's frame timing.
+pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<String> {
+    let call_s = r.concurrency as f64 * r.wall_ms / 1000.0;
+    let mut out = vec![format!(
+        "step: {} over {} × {turns} — {} ok, {} failed in {:.1} s; peak RSS {:.1} MB ({:.1} MB/call), {}, {} CPU ms per call-second",
+        crate::words::count(r.concurrency as u64, "concurrent call"),
+        match v.protocol.as_str() {
+            "twilio" => "Twilio Media Streams",
+            _ => "raw PCM",
+        },
+        r.sessions_ok,
+        r.sessions_failed,
+        r.wall_ms / 1000.0,
+        r.peak_rss_mb,
+        r.rss_kb_per_session / 1024.0,
+        crate::words::count(r.peak_threads, "thread"),
+        cell((call_s > 0.0).then(|| r.cpu_sec * 1000.0 / call_s)),
+    )];
+    out.push(format!(
+        "  replies: {} answered; response p50/p95/p99 {} / {} / {} ms (the end of the caller's speech to the bot's first audio)",
+        v.turns,
+        cell(v.response_p50_ms),
+        cell(v.response_p95_ms),
+        cell(v.response_p99_ms)
+    ));
+    out.push(format!(
+        "  audio: {:.1} s from the bot, {:.2} % of it stalled ({} ms a turn, the longest gap {} ms; {:.0} % of turns stuttered); the callers spoke {:.1} s",
+        v.bot_audio_s,
+        v.stall_share * 100.0,
+        cell(Some(v.stall_ms_per_turn)),
+        cell(Some(v.longest_gap_ms)),
+        v.stuttered_share * 100.0,
+        v.caller_audio_s
+    ));
+    out.push(words_line(v));
+    out.push(format!(
+        "  calls: setup p50 {} ms, {} dropped{}",
+        cell(v.setup_p50_ms),
+        v.dropped,
+        match (v.barge_ins, v.barge_stop_p50_ms) {
+            (0, _) => String::new(),
+            (n, p) => format!(
+                "; the caller talked over the bot {}: it fell silent in {} ms (p50)",
+                crate::words::count(n, "time"),
+                cell(p)
+            ),
+        }
+    ));
+    out.extend(v.stages.as_ref().map(stages_line));
+    out.push(format!(
+        "  the harness: its 20 ms frames went out late by {} ms at p99",
+        cell(Some(v.frame_jitter_p99_ms))
+    ));
+    out
+}
+
+fn words_line(v: &result::VoiceCalls) -> String {
+    let unheard = match v.words_unheard {
+        0 => String::new(),
+        n => format!(
+            "; {} not heard as the mock's voice (other audio, or damaged past reading)",
+            crate::words::count(n, "reply")
+        ),
+    };
+    match v.words_wrong {
+        0 => format!(
+            "  words: {} heard, each on its own call{unheard}",
+            crate::words::count(v.words_checked, "reply")
+        ),
+        n => format!(
+            "  words: {n} of {} replies heard were another call's{unheard}",
+            v.words_checked
+        ),
+    }
+}
+
+fn stages_line(s: &result::VoiceStages) -> String {
+    format!(
+        "  the mock: {} (mean {} ms), {} (first byte mean {} ms), {} (first audio mean {} ms){}",
+        crate::words::count(s.stt_calls, "transcription"),
+        cell(s.stt_ms_mean),
+        crate::words::count(s.tts_calls, "speech request"),
+        cell(s.tts_first_byte_ms_mean),
+        crate::words::count(s.realtime_responses, "Realtime response"),
+        cell(s.realtime_response_ms_mean),
+        match s.unheard {
+            0 => String::new(),
+            n => format!(
+                "; it heard no words in {}",
+                crate::words::count(n, "upload")
+            ),
+        }
+    )
+}
+
+/// What `plimsoll check` says is wrong with a check's calls, beyond the failures each
+/// call met: the bot's STT, LLM or TTS that did not reach the mock, replies whose words
+/// were not the mock's voice, or another call's.
+pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
+    let mut out = Vec::new();
+    let st = v.stages.clone().unwrap_or_default();
+    let realtime = st.realtime_responses > 0;
+    if v.turns > 0 && st.stt_calls == 0 && !realtime {
+        out.push("the bot answered without asking the mock to transcribe the caller: its speech-to-text is not the mock's, so the mock cannot hear which call spoke (point its STT at OPENAI_BASE_URL, which Plimsoll sets)".into());
+    }
+    if v.turns > 0 && st.tts_calls == 0 && !realtime {
+        out.push("the bot spoke, but not with the mock's text-to-speech: replies cannot be checked against their calls (point its TTS at OPENAI_BASE_URL)".into());
+    }
+    if v.words_wrong > 0 {
+        out.push(format!(
+            "{} of {} replies were heard on another call than the one that asked: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls)",
+            v.words_wrong, v.words_checked
+        ));
+    }
+    if v.turns > 0 && v.words_checked == 0 && (st.tts_calls > 0 || realtime) {
+        out.push(format!(
+            "none of the {} replies carried words the mock spoke for the call: the bot's audio reached the caller changed past reading (resampled to another rate than the line's, or mixed with other audio?)",
+            v.turns
+        ));
+    }
+    if r.sessions_ok > 0 && v.turns == 0 {
+        out.push("the calls ended without one answered turn".into());
+    }
+    out
+}
+
+/// `plimsoll check`'s line for calls that went well.
+pub fn all_well(r: &StepResult, v: &result::VoiceCalls) -> String {
+    let st = v.stages.clone().unwrap_or_default();
+    format!(
+        "OK: {} answered in {} side by side, each reply heard on its own call ({} of {}); response p50 {} ms, p95 {} ms; {:.2} % of the bot's audio stalled; the mock transcribed {}, answered {} and spoke {}; {:.1} MB peak RSS.",
+        crate::words::count(v.turns, "turn"),
+        crate::words::count(v.calls, "call"),
+        v.words_checked,
+        v.turns,
+        cell(v.response_p50_ms),
+        cell(v.response_p95_ms),
+        v.stall_share * 100.0,
+        crate::words::count(st.stt_calls, "time"),
+        crate::words::count(r.llm_calls, "LLM call"),
+        crate::words::count(st.tts_calls + st.realtime_responses, "time"),
+        r.peak_rss_mb
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::tests::step;
+
+    #[test]
+    fn a_call_row_lines_up_with_its_header() {
+        let r = step(
+            serde_json::json!({"concurrency": 4, "outcome": "ok", "state": "stable",
+            "cpu_of_cap": 0.41, "peak_rss_mb": 212.0, "rss_kb_per_session": 30720.0, "peak_threads": 41,
+            "harness": {"bound": "sut"},
+            "voice": {"protocol": "twilio", "calls": 4, "dropped": 0, "turns": 8, "response_p50_ms": 912.0,
+              "response_p95_ms": 1240.5, "response_p99_ms": 1300.0, "stall_ms_per_turn": 3.0, "stall_share": 0.0042,
+              "longest_gap_ms": 40.0, "stuttered_share": 0.12, "caller_audio_s": 20.0, "bot_audio_s": 30.0,
+              "setup_p50_ms": 12.0, "words_checked": 8, "words_wrong": 1, "words_unheard": 0, "barge_ins": 0,
+              "barge_stop_p50_ms": null, "frame_jitter_p99_ms": 0.8}}),
+        );
+        let line = crate::table::row(&r, "holds");
+        let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
+        assert_eq!(widths(&line), widths(HEADER.lines().next().unwrap()));
+        for cell in [
+            " 912 ", " 1240 ", " 0.4 ", " 40.0 ", " 1 ", " 0.80 ", " 41 % ", " 30.0 ",
+        ] {
+            assert!(line.contains(cell), "{cell:?} in {line}");
+        }
+        assert_eq!(crate::table::header_for(&[r]), HEADER);
+    }
+}

@@ -1,0 +1,201 @@
+//! JUnit XML, the test report CI systems display: a comparison's gates, each gate at each
+//! level a test case that fails exactly when `compare` exits 2 for it, with its figures.
+
+use result::compare::CompareDoc;
+
+/// One test case: its name, what it measured, and why it failed (if it did).
+struct Case {
+    name: String,
+    out: String,
+    failure: Option<String>,
+}
+
+/// The JUnit document of a comparison: a case per `--fail-on` gate and level (or the
+/// ceiling's one), a failing case for a gate no level had, and a passing case per level
+/// that says its outcomes when no gate was given.
+pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -> String {
+    let mut cases = Vec::new();
+    for (g, limit) in gates {
+        let bound = format!("≤ +{} %", result::budget::num(limit * 100.0));
+        if g == "ceiling" {
+            let b = breaches.iter().find(|b| b.starts_with("ceiling "));
+            cases.push(Case {
+                name: format!("ceiling may drop {bound}"),
+                out: format!(
+                    "base {}, branch {}",
+                    opt(doc.ceiling.base),
+                    opt(doc.ceiling.branch)
+                ),
+                failure: b.cloned(),
+            });
+            continue;
+        }
+        let missing = breaches
+            .iter()
+            .find(|b| b.starts_with(&format!("--fail-on {g}:")));
+        if let Some(m) = missing {
+            cases.push(Case {
+                name: format!("{g} {bound}"),
+                out: String::new(),
+                failure: Some(m.clone()),
+            });
+            continue;
+        }
+        for l in &doc.levels {
+            let Some(v) = l.metrics.get(g) else { continue };
+            let head = format!("{} sessions: {g} ", l.concurrency);
+            cases.push(Case {
+                name: format!("{g} at {} sessions {bound}", l.concurrency),
+                out: format!(
+                    "base {}, branch {}, ratio {}, verdict {}",
+                    num(v.base),
+                    num(v.branch),
+                    num(v.ratio),
+                    v.verdict
+                ),
+                failure: breaches.iter().find(|b| b.starts_with(&head)).cloned(),
+            });
+        }
+    }
+    if gates.is_empty() {
+        for l in &doc.levels {
+            cases.push(Case {
+                name: format!("{} sessions (no gate)", l.concurrency),
+                out: format!(
+                    "base outcomes {:?}, branch outcomes {:?}",
+                    l.base_outcomes, l.branch_outcomes
+                ),
+                failure: None,
+            });
+        }
+    }
+    suite("plimsoll compare", &cases)
+}
+
+fn suite(name: &str, cases: &[Case]) -> String {
+    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    let mut s = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{n}\" tests=\"{t}\" failures=\"{failures}\" errors=\"0\">\n  <testsuite name=\"{n}\" tests=\"{t}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
+        n = esc(name),
+        t = cases.len()
+    );
+    for c in cases {
+        s.push_str(&format!(
+            "    <testcase classname=\"plimsoll\" name=\"{}\">\n",
+            esc(&c.name)
+        ));
+        if let Some(f) = &c.failure {
+            s.push_str(&format!(
+                "      <failure message=\"{m}\" type=\"gate\">{m}</failure>\n",
+                m = esc(f)
+            ));
+        }
+        if !c.out.is_empty() {
+            s.push_str(&format!("      <system-out>{}</system-out>\n", esc(&c.out)));
+        }
+        s.push_str("    </testcase>\n");
+    }
+    s.push_str("  </testsuite>\n</testsuites>\n");
+    s
+}
+
+fn opt(x: Option<usize>) -> String {
+    x.map_or("none".into(), |n| n.to_string())
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| crate::num::cell(Some(v)))
+}
+
+/// Text as XML character data or an attribute value.
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            // Control characters XML 1.0 cannot carry.
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => o.push(' '),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// The Markdown a CI job summary or a pull request's comment shows: pass or fail and
+/// why, then the comparison's table.
+pub fn compare_summary(doc: &CompareDoc, breaches: &[String]) -> String {
+    let head = match breaches.is_empty() {
+        true => "**Plimsoll compare: pass** — no gate breached\n\n".to_string(),
+        false => format!(
+            "**Plimsoll compare: FAIL** — {}\n\n{}\n\n",
+            crate::words::count(breaches.len() as u64, "gate") + " breached",
+            breaches
+                .iter()
+                .map(|b| format!("- {b}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    };
+    head + &crate::markdown::compare(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::compare::{CompareLevel, MetricVerdict, Sides};
+
+    fn doc() -> CompareDoc {
+        let mut metrics = std::collections::BTreeMap::new();
+        metrics.insert(
+            "p99_session_ms".to_string(),
+            MetricVerdict {
+                base: Some(100.0),
+                branch: Some(130.0),
+                ratio: Some(1.3),
+                verdict: "worse".into(),
+                ..Default::default()
+            },
+        );
+        CompareDoc {
+            levels: vec![CompareLevel {
+                concurrency: 4,
+                metrics,
+                ..Default::default()
+            }],
+            ceiling: Sides {
+                base: Some(4),
+                branch: Some(4),
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_breached_gate_is_a_failure_with_its_figures_and_text_is_escaped() {
+        let gates = vec![
+            ("p99_session_ms".to_string(), 0.1),
+            ("ceiling".to_string(), 0.0),
+        ];
+        let breaches = vec!["4 sessions: p99_session_ms +30.0 % (limit +10.0 %) <&>".to_string()];
+        let x = compare(&doc(), &gates, &breaches);
+        assert!(x.contains("tests=\"2\" failures=\"1\""), "{x}");
+        assert!(
+            x.contains("name=\"p99_session_ms at 4 sessions ≤ +10 %\""),
+            "{x}"
+        );
+        assert!(x.contains("(limit +10.0 %) &lt;&amp;&gt;"), "{x}");
+        assert!(
+            x.contains("base 100, branch 130, ratio 1.30, verdict worse"),
+            "{x}"
+        );
+        assert!(x.contains("name=\"ceiling may drop ≤ +0 %\""), "{x}");
+        let clean = compare(&doc(), &gates, &[]);
+        assert!(clean.contains("failures=\"0\""), "{clean}");
+        assert!(compare_summary(&doc(), &breaches)
+            .starts_with("**Plimsoll compare: FAIL** — 1 gate breached"));
+    }
+}

@@ -1,0 +1,102 @@
+//! A ladder of voice calls, told as a team running a voice agent reads it: the steps of a
+//! real run (examples/pipecat-voice, Pipecat 1.14 under a 1-core cap, calls of 2 turns,
+//! ladder 4, 8, 16, 24, 32: stalls from 16, the cap full at 24, every call failing at 32)
+//! analysed afresh. Known answers: it holds 8 calls; the wall is the CPU, said with what
+//! callers heard there and what a call costs; every count is in calls; nothing speaks of
+//! a rate of turns, a knee or a USL fit.
+
+use analysis::ladder::{analyse, Projection};
+use analysis::Budget;
+use result::ladder::{LadderDoc, RunAnalysis};
+use result::StepResult;
+
+fn doc() -> LadderDoc {
+    doc_with(|_| {})
+}
+
+/// The fixture's steps, changed by `f` before they are analysed.
+fn doc_with(f: impl Fn(&mut StepResult)) -> LadderDoc {
+    let text = include_str!("fixtures/calls/steps.json");
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let mut steps: Vec<StepResult> = serde_json::from_value(v["steps"].clone()).unwrap();
+    steps.iter_mut().for_each(f);
+    let mut budget = Budget::default();
+    budget.apply_flag("response_p95_ms=2000").unwrap();
+    let budget = budget.for_calls();
+    let causes = vec![None; steps.len()];
+    let a = analyse(&steps, &[], &causes, &budget, Projection::default(), false);
+    LadderDoc {
+        steps,
+        analysis: Some(RunAnalysis::Ladder(Box::new(a))),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_ladder_of_calls_holds_calls_and_names_its_wall_in_calls() {
+    let lines = report::verdict::verdict_lines(&doc());
+    let all = lines.join("\n");
+    assert_eq!(
+        lines[0], "verdict: holds 8 calls · wall: CPU (1-core cap full at 24) · collapse at 32",
+        "{all}"
+    );
+    assert!(
+        all.contains("budget: error rate ≤ 0, response p95 ms ≤ 2000, stall share ≤ 0.01; over from 16 (stall share 0.0114 > 0.01)"),
+        "{all}"
+    );
+    let wall = lines.iter().find(|l| l.starts_with("wall: ")).unwrap();
+    assert!(
+        wall.starts_with("wall: CPU — the SUT's CPU reaches 99 % of the 1-core cap at 24 calls, where 33 % of the bot's audio stalled and replies began in 5808 ms at p95; each call costs about"),
+        "{wall}"
+    );
+    assert!(wall.contains("CPU ms a second (at 16 calls)"), "{wall}");
+    assert!(all.contains("memory grows 13.9 MB a call"), "{all}");
+    for never in [
+        "turns/s",
+        "knee",
+        "USL",
+        " sessions",
+        "a session",
+        "widen the ladder",
+    ] {
+        assert!(!all.contains(never), "{never:?} in\n{all}");
+    }
+}
+
+#[test]
+fn the_table_of_calls_shows_what_callers_heard() {
+    let d = doc();
+    let md = report::markdown::ladder(&d);
+    assert!(md.contains("| calls | outcome"), "{md}");
+    let row24 = md.lines().find(|l| l.starts_with("|    24 |")).unwrap();
+    assert!(
+        row24.contains(" 33.4 ") && row24.contains(" 99 % "),
+        "{row24}"
+    );
+}
+
+#[test]
+fn a_harness_that_fell_behind_its_frames_is_the_wall_not_the_bot() {
+    // The same ladder as if the harness had been given more calls than its core paces:
+    // from 16 calls its frames left 45 ms late at p99 (over one 20 ms frame), which
+    // `calls_harness_bound` calls harness-bound. The stalls there are Plimsoll's doing.
+    let d = doc_with(|s| {
+        if s.concurrency >= 16 {
+            let v = s.voice.as_mut().unwrap();
+            v.frame_jitter_p99_ms = 45.0;
+            s.harness.bound = analysis::outcome::calls_harness_bound(0.5, 45.0, 10.0, 20.0);
+        }
+    });
+    let lines = report::verdict::verdict_lines(&d);
+    let all = lines.join("\n");
+    assert!(
+        lines[0].contains("wall: Plimsoll itself (harness-bound from 16)"),
+        "{all}"
+    );
+    assert!(!all.contains("wall: CPU"), "{all}");
+    assert_eq!(
+        analysis::outcome::calls_harness_bound(0.5, 12.0, 10.0, 20.0),
+        result::Bound::Sut,
+        "frames late by less than one frame are the bot's to bear"
+    );
+}

@@ -1,0 +1,69 @@
+//! What a step of voice calls measured (`protocol = "twilio"` or `"pcm-ws"`): the calls
+//! and their turns, how long the bot took to answer (the end of the caller's speech to
+//! the bot's first audio), how its audio broke as a phone plays it (stalls: the playback
+//! buffer run dry before the reply ended), whether the words a call heard were the reply
+//! to that call, barge-ins, the call setup, calls dropped, how closely the harness kept its
+//! 20 ms frames, and what the mock's audio stages did (transcriptions, speech, Realtime).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct VoiceCalls {
+    /// "twilio" or "pcm-ws".
+    pub protocol: String,
+    pub calls: u64,
+    /// Calls whose socket closed before they ended, or that never opened.
+    pub dropped: u64,
+    /// Turns the bot answered.
+    pub turns: u64,
+    /// The end of the caller's speech to the bot's first audio, in ms.
+    pub response_p50_ms: Option<f64>,
+    pub response_p95_ms: Option<f64>,
+    pub response_p99_ms: Option<f64>,
+    /// Stall time (the buffer run dry before the reply ended) per turn, and as a share of
+    /// the bot's audio; the longest gap; the share of turns with any stall.
+    pub stall_ms_per_turn: f64,
+    pub stall_share: f64,
+    pub longest_gap_ms: f64,
+    pub stuttered_share: f64,
+    /// Seconds of audio the callers spoke and the bot sent.
+    pub caller_audio_s: f64,
+    pub bot_audio_s: f64,
+    /// Connect (and the opening messages) to ready, p50, ms.
+    pub setup_p50_ms: Option<f64>,
+    /// Replies whose words were heard and attributed: to this call, to another call, or
+    /// to none (audio that is not the mock's voice, or damaged past reading).
+    pub words_checked: u64,
+    pub words_wrong: u64,
+    pub words_unheard: u64,
+    /// Barge-ins: turns the caller spoke over the bot, and how long the bot took to fall
+    /// silent (a `clear`, or its audio stopping), p50 ms.
+    pub barge_ins: u64,
+    pub barge_stop_p50_ms: Option<f64>,
+    /// How late the harness sent its frames against their deadlines, p99 ms, and the
+    /// frames' length.
+    pub frame_jitter_p99_ms: f64,
+    #[serde(default = "twenty")]
+    pub frame_ms: u32,
+    /// What the mock's audio APIs did: transcriptions, speech requests, Realtime responses,
+    /// and their mean latencies (transcription, speech's first byte, a Realtime response's
+    /// first audio), in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stages: Option<VoiceStages>,
+}
+
+fn twenty() -> u32 {
+    20
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct VoiceStages {
+    pub stt_calls: u64,
+    pub stt_ms_mean: Option<f64>,
+    pub tts_calls: u64,
+    pub tts_first_byte_ms_mean: Option<f64>,
+    pub realtime_responses: u64,
+    pub realtime_response_ms_mean: Option<f64>,
+    /// Audio the mock heard no words in.
+    pub unheard: u64,
+}

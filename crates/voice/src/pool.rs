@@ -1,0 +1,74 @@
+//! Where the voice's heavy work runs off the clock: a few threads of their own, at a
+//! lowered priority, one job at a time each. Speaking and hearing take milliseconds of
+//! CPU a second of audio; on the threads that send audio frames every 20 ms they would
+//! make those frames late. At a lowered priority the scheduler lets frame senders run
+//! first whenever both want a core. The threads end when the pool is dropped.
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+type Job = Box<dyn FnOnce() + Send>;
+
+pub struct Pool {
+    tx: Mutex<Option<mpsc::Sender<Job>>>,
+}
+
+impl Pool {
+    /// `threads` threads at `nice` (0 normal, 19 lowest; raised only, never lowered).
+    pub fn new(name: &str, threads: usize, nice: i32) -> Pool {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let mut any = false;
+        for i in 0..threads.max(1) {
+            let rx = rx.clone();
+            let started = std::thread::Builder::new()
+                .name(format!("{name}-{i}"))
+                .spawn(move || {
+                    // SAFETY: setpriority on this thread (who 0) has no preconditions.
+                    unsafe {
+                        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+                    }
+                    loop {
+                        let job = match rx.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => break,
+                        }
+                    }
+                });
+            any |= started.is_ok();
+        }
+        Pool {
+            tx: Mutex::new(any.then_some(tx)),
+        }
+    }
+
+    /// Queues `job`; false when the pool's threads are gone (the job is dropped).
+    pub fn submit(&self, job: impl FnOnce() + Send + 'static) -> bool {
+        match self.tx.lock() {
+            Ok(tx) => tx.as_ref().is_some_and(|tx| tx.send(Box::new(job)).is_ok()),
+            Err(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_run_and_answer() {
+        let pool = Pool::new("t", 2, 10);
+        let (tx, rx) = mpsc::channel();
+        for i in 0..8 {
+            let tx = tx.clone();
+            assert!(pool.submit(move || tx.send(i * i).unwrap()));
+        }
+        let mut got: Vec<i32> = (0..8).map(|_| rx.recv().unwrap()).collect();
+        got.sort();
+        assert_eq!(got, [0, 1, 4, 9, 16, 25, 36, 49]);
+    }
+}

@@ -1,0 +1,213 @@
+"""A small phone agent that takes Twilio Media Streams over a WebSocket, as hand-written
+voice bots do: each call's µ-law frames are gathered until the caller falls silent (an
+energy VAD), transcribed (the official openai SDK against OPENAI_BASE_URL), answered by the
+LLM with the call's history, spoken (speech, 24 kHz PCM) and streamed back as µ-law media
+at twice real time. One process, many calls, one asyncio event loop.
+
+The same bot takes raw PCM on /pcm: binary frames of 16-bit little-endian samples at
+16 kHz both ways. When the caller speaks over a reply, the reply stops and a `clear` goes
+out (Twilio), as a barge-in should.
+
+Planted bugs, by AGENT_BUG:
+  cross    each call's reply is spoken on the next call's line (a reply routed by the wrong
+           id: every caller hears an answer to another caller's words)
+  block    the event loop computes, blocking, for BLOCK_MS (8) on every inbound frame:
+           two calls fill most of a core, three more than one
+  hangup   the socket is closed as the first reply starts
+  garbage  a text message that is not JSON follows the caller's first words
+  rate     replies go out at 16 kHz labelled as Twilio's 8 kHz µ-law (twice as slow, an
+           octave down)
+  mute     the bot hears, transcribes and thinks, but never speaks
+GET /health answers on the same port (the responsiveness probe).
+"""
+
+import asyncio
+import base64
+import io
+import json
+import os
+import time
+import wave
+from http import HTTPStatus
+
+import numpy as np
+import openai
+import soxr
+from websockets.asyncio.server import serve
+from websockets.http11 import Response
+from websockets.datastructures import Headers
+
+BUG = os.environ.get("AGENT_BUG", "")
+BLOCK_MS = float(os.environ.get("BLOCK_MS", "8"))
+client = openai.AsyncOpenAI(max_retries=0)
+histories: dict[str, list] = {}
+calls: list[str] = []
+lines: dict[str, "Line"] = {}
+
+
+def ulaw_to_float(b: bytes) -> np.ndarray:
+    u = (~np.frombuffer(b, np.uint8).astype(np.int32)) & 0xFF
+    sign, exp, mant = u & 0x80, (u >> 4) & 7, u & 0x0F
+    x = (((mant << 3) + 0x84) << exp) - 0x84
+    return np.where(sign != 0, -x, x).astype(np.float64) / 32768.0
+
+
+def float_to_ulaw(x: np.ndarray) -> bytes:
+    s = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int32)
+    sign = np.where(s < 0, 0x80, 0)
+    v = np.minimum(np.abs(s), 32635) + 0x84
+    exp = np.clip(np.floor(np.log2(v)).astype(np.int32) - 7, 0, 7)
+    mant = (v >> (exp + 3)) & 0x0F
+    return (~(sign | (exp << 4) | mant) & 0xFF).astype(np.uint8).tobytes()
+
+
+def wav(x: np.ndarray, rate: int) -> bytes:
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes())
+    return buf.getvalue()
+
+
+class Line:
+    """One call's end: Twilio's JSON events of µ-law at 8 kHz, or raw PCM at 16 kHz. What
+    the bot says is queued and sent 40 ms a message every 20 ms (twice real time, as
+    Pipecat sends it) by a sender of the call's own."""
+
+    def __init__(self, ws, twilio: bool):
+        self.ws, self.twilio = ws, twilio
+        self.rate = 8000 if twilio else 16000
+        self.stream_sid = ""
+        self.out: asyncio.Queue = asyncio.Queue()
+        self.sender = asyncio.create_task(self.send_loop())
+
+    def audio_in(self, raw) -> np.ndarray | str | None:
+        if not self.twilio:
+            return np.frombuffer(raw, "<i2").astype(np.float64) / 32768.0
+        m = json.loads(raw)
+        if m["event"] == "start":
+            self.stream_sid = m["start"]["streamSid"]
+            return m["start"]["callSid"]
+        if m["event"] == "media":
+            return ulaw_to_float(base64.b64decode(m["media"]["payload"]))
+        if m["event"] == "stop":
+            raise EOFError
+        return None
+
+    def say(self, x: np.ndarray):
+        step = self.rate * 40 // 1000
+        for i in range(0, len(x), step):
+            self.out.put_nowait(x[i:i + step])
+
+    async def send_loop(self):
+        while True:
+            part = await self.out.get()
+            if self.twilio:
+                body = json.dumps({"event": "media", "streamSid": self.stream_sid, "media": {"payload": base64.b64encode(float_to_ulaw(part)).decode()}})
+            else:
+                body = np.clip(np.round(part * 32767), -32768, 32767).astype("<i2").tobytes()
+            try:
+                await self.ws.send(body)
+            except Exception:
+                return
+            await asyncio.sleep(0.02)
+
+    async def clear(self):
+        while not self.out.empty():
+            self.out.get_nowait()
+        if self.twilio:
+            await self.ws.send(json.dumps({"event": "clear", "streamSid": self.stream_sid}))
+
+
+async def answer(line: Line, call: str, audio: np.ndarray):
+    text = (await client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("turn.wav", wav(audio, line.rate), "audio/wav"))).text
+    history = histories.setdefault(call, [])
+    history.append({"role": "user", "content": text})
+    r = await client.chat.completions.create(model="gpt-4o-mini", messages=history)
+    reply = r.choices[0].message.content or ""
+    history.append({"role": "assistant", "content": reply})
+    if BUG == "mute":
+        return
+    if BUG == "hangup":
+        await line.ws.close()
+        return
+    to = line
+    if BUG == "cross" and len(calls) > 1:
+        to = lines.get(calls[(calls.index(call) + 1) % len(calls)], line)
+    out_rate = 16000 if BUG == "rate" else to.rate
+    resampler = soxr.ResampleStream(24000, out_rate, 1, dtype="float64")
+    async with client.audio.speech.with_streaming_response.create(model="gpt-4o-mini-tts", voice="alloy", input=reply, response_format="pcm") as r:
+        rest = b""
+        async for chunk in r.iter_bytes(4800):
+            rest += chunk
+            whole, rest = rest[:len(rest) // 2 * 2], rest[len(rest) // 2 * 2:]
+            x = np.frombuffer(whole, "<i2").astype(np.float64) / 32768.0
+            to.say(resampler.resample_chunk(x))
+    to.say(resampler.resample_chunk(np.zeros(0), last=True))
+
+
+def burn(ms: float):
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        pass
+
+
+async def call(ws):
+    line = Line(ws, ws.request.path != "/pcm")
+    name = "" if line.twilio else f"pcm-{id(ws)}"
+    if name:
+        calls.append(name)
+        lines[name] = line
+    heard, quiet, speaking = [], 0, False
+    reply = None
+    try:
+        async for raw in ws:
+            try:
+                x = line.audio_in(raw)
+            except EOFError:
+                break
+            if isinstance(x, str):
+                name = x
+                calls.append(name)
+                lines[name] = line
+                continue
+            if x is None:
+                continue
+            if BUG == "block":
+                burn(BLOCK_MS)
+            loud = np.sqrt(np.mean(x * x)) > 0.01
+            if loud and not speaking and reply is not None and not reply.done():
+                reply.cancel()  # the caller talks over the reply: stop, and say so
+                await line.clear()
+            elif loud and not speaking and not line.out.empty():
+                await line.clear()
+            if loud:
+                speaking, quiet = True, 0
+            elif speaking:
+                quiet += 1
+            if speaking:
+                heard.append(x)
+            if speaking and quiet >= 25:  # 500 ms of silence ends the caller's turn
+                audio, heard, speaking, quiet = np.concatenate(heard), [], False, 0
+                if BUG == "garbage":
+                    await ws.send("this is not JSON")
+                reply = asyncio.create_task(answer(line, name, audio))
+    finally:
+        line.sender.cancel()
+
+
+def health(connection, request):
+    if request.path == "/health":
+        return Response(HTTPStatus.OK, "OK", Headers([("Content-Type", "text/plain")]), b"ok\n")
+    return None
+
+
+async def main():
+    async with serve(call, "127.0.0.1", int(os.environ["PORT"]), process_request=health, max_size=None):
+        await asyncio.Future()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

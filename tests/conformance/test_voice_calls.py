@@ -1,0 +1,195 @@
+"""Voice calls as sessions, end to end: Plimsoll plays Twilio Media Streams (and raw PCM)
+to real voice agents and judges them by what a caller hears.
+
+- examples/pipecat-voice (Pipecat 1.14 from PyPI, Silero VAD, OpenAI STT/LLM/TTS against
+  the mock) answers two calls side by side, each reply heard on its own call;
+- apps/voice_bot.py, a hand-written bot with planted bugs: a transcript routed into
+  another call's conversation is caught by the words check; an event loop blocked by
+  per-frame work shows stalls and lag, and the ramp's verdict names its thread; a bot
+  that hangs up, sends non-JSON, sends audio at the wrong rate or never speaks gets one
+  clear line each; a WAV that is not 16-bit mono is refused before anything starts;
+- raw PCM over WebSocket, and a barge-in the bot obeys with `clear`.
+"""
+
+import json
+import pathlib
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from conftest import BIN, ROOT
+
+APPS = ROOT / "tests" / "conformance" / "apps"
+VENV = pathlib.Path(sys.prefix)
+
+SCENARIO = """
+seed = 1
+[defaults]
+ttft_ms = 150
+tok_ms = 5
+output_tokens = [14, 20]
+[audio]
+stt_ms = 60
+stt_rtf = 0.02
+tts_first_byte_ms = 80
+"""
+
+
+def bot_dir(tmp, *, turns=2, protocol="twilio", voice_extra="", bug="", block_ms=8):
+    """A config for apps/voice_bot.py in a directory of its own."""
+    d = pathlib.Path(tmp)
+    (d / "scenario.toml").write_text(SCENARIO)
+    path = "/pcm" if protocol == "pcm-ws" else "/ws"
+    (d / "session.toml").write_text(f"""
+protocol = "{protocol}"
+url = "{{{{ws_base}}}}{path}"
+turns = {turns}
+think_ms = 300
+turn_timeout_ms = 30000
+[voice]
+answer_timeout_ms = 6000
+reply_end_ms = 700
+{voice_extra}
+""")
+    env = f'env = {{ AGENT_BUG = "{bug}", BLOCK_MS = "{block_ms}" }}' if bug else ""
+    (d / "plimsoll.toml").write_text(f"""
+[sut]
+command = ["{sys.executable}", "{APPS / 'voice_bot.py'}"]
+ready = "http"
+ready_path = "/health"
+ready_timeout_s = 30
+{env}
+[mock]
+scenario = "scenario.toml"
+[session]
+file = "session.toml"
+[step]
+concurrency = 2
+timeout_s = 120
+probe_path = "/health"
+""")
+    return d
+
+
+def run(d, *args):
+    p = subprocess.run([BIN, *args], cwd=d, capture_output=True, text=True, timeout=900)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
+    doc = json.loads(lines[-1][7:]) if lines else None
+    if doc is None and p.stdout.strip().startswith("{"):
+        doc = json.loads(p.stdout)
+    return p, doc
+
+
+@pytest.fixture
+def tmp():
+    d = tempfile.mkdtemp(prefix="plimsoll-voice-")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_the_pipecat_example_answers_two_calls_each_with_its_own_words(tmp):
+    pytest.importorskip("pipecat")
+    d = pathlib.Path(tmp)
+    for f in ["bot.py", "plimsoll.toml", "session.toml", "scenario.toml"]:
+        shutil.copy(ROOT / "examples" / "pipecat-voice" / f, d / f)
+    (d / ".venv").symlink_to(VENV)
+    p, _ = run(d, "check")
+    assert p.returncode == 0, p.stderr
+    assert "two calls side by side" in p.stderr
+    assert "each reply heard on its own call (4 of 4)" in p.stderr, p.stderr
+
+
+def test_a_clean_bot_over_twilio_and_over_raw_pcm(tmp):
+    for protocol in ["twilio", "pcm-ws"]:
+        (pathlib.Path(tmp) / protocol).mkdir()
+        d = bot_dir(pathlib.Path(tmp) / protocol, protocol=protocol)
+        p, r = run(d, "run")
+        assert p.returncode == 0, p.stderr
+        v = r["voice"]
+        assert v["protocol"] == protocol and v["calls"] == 2 and v["dropped"] == 0
+        assert v["turns"] == 4 and v["words_checked"] == 4 and v["words_wrong"] == 0, v
+        # Replies answer within the mock's own time and a little: STT, LLM, TTS and VAD.
+        assert 300 < v["response_p50_ms"] < 2500, v
+        assert v["stall_share"] < 0.01, v
+        assert v["stages"]["stt_calls"] == 4 and v["stages"]["tts_calls"] == 4, v
+        assert r["latency_inflation"] is None
+        assert "replies: 4 answered" in p.stderr and "each on its own call" in p.stderr
+
+
+def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
+    d = bot_dir(tmp, bug="cross")
+    p, r = run(d, "run")
+    assert p.returncode == 3, p.stderr
+    v = r["voice"]
+    assert v["words_wrong"] >= 1, v
+    assert "heard the reply to call" in p.stderr, p.stderr
+    assert "replies heard were another call's" in p.stderr
+
+
+def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
+    d = bot_dir(tmp, turns=2, bug="block", block_ms=10)
+    p, doc = run(d, "ramp", "--ladder", "1,2,3", "--cpus", "2", "--no-partition", "--no-history", "--json")
+    assert doc, p.stderr
+    steps = {s["concurrency"]: s for s in doc["steps"]}
+    # 10 ms a frame is half the loop for one call: it holds. Two calls fill the loop: the
+    # bot falls behind — its replies stutter and come late, or (when it falls far enough
+    # behind) the calls fail. Either way callers hear it, and the thread is the wall.
+    assert steps[1]["outcome"] == "ok" and steps[1]["voice"]["stall_share"] <= 0.01, steps[1]["voice"]
+    two = steps[2]
+    heard = two["outcome"] != "ok" or two["voice"]["stall_share"] > 0.01 or (two["voice"]["response_p95_ms"] or 0) > 1500
+    assert heard, (two["outcome"], two["voice"])
+    assert max(s.get("probe_p99_ms") or 0 for s in doc["steps"]) > 50
+    w = doc["analysis"]["verdict"]["wall"]
+    assert w["kind"] == "thread", (w, p.stderr)
+    headline = doc["analysis"]["verdict"]["headline"]
+    assert headline.startswith("holds 1 call ·") and "session" not in headline, headline
+    assert "budget: error rate ≤ 0, response p95 ms ≤ 1500, stall share ≤ 0.01" in p.stderr
+
+
+@pytest.mark.parametrize(
+    "bug, words",
+    [
+        ("hangup", "the bot closed the call's socket"),
+        ("garbage", "the bot sent"),
+        ("mute", "the bot never answered within 6000 ms"),
+    ],
+)
+def test_a_broken_bot_gets_one_clear_line(tmp, bug, words):
+    d = bot_dir(tmp, turns=1, bug=bug)
+    p, r = run(d, "check")
+    assert p.returncode == 3, p.stderr
+    assert words in p.stderr, p.stderr
+    assert "panicked" not in p.stderr
+
+
+def test_audio_at_the_wrong_rate_is_named(tmp):
+    d = bot_dir(tmp, turns=1, bug="rate")
+    p, r = run(d, "check")
+    assert p.returncode == 3, p.stderr
+    assert "changed past reading" in p.stderr, p.stderr
+
+
+def test_a_wav_that_is_not_16_bit_mono_is_refused_before_anything_starts(tmp):
+    d = bot_dir(tmp, voice_extra='wav = "caller.wav"')
+    # A stereo 16-bit WAV header with a little audio.
+    data = b"\0\0" * 2 * 800
+    header = b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 2, 8000, 32000, 4, 16)
+    (d / "caller.wav").write_bytes(header + b"data" + struct.pack("<I", len(data)) + data)
+    p, _ = run(d, "check")
+    assert p.returncode != 0
+    assert "session.toml" in p.stderr and "voice.wav" in p.stderr and "2 channels" in p.stderr, p.stderr
+    assert "16-bit mono" in p.stderr
+    assert "plimsoll check: two calls" not in p.stderr  # nothing started
+
+
+def test_the_caller_talks_over_the_bot_and_it_falls_silent(tmp):
+    d = bot_dir(tmp, turns=3, voice_extra="barge_in = 1.0")
+    p, r = run(d, "run", "-c", "1")
+    assert p.returncode == 0, p.stderr
+    v = r["voice"]
+    assert v["barge_ins"] >= 1, v
+    assert v["barge_stop_p50_ms"] is not None and v["barge_stop_p50_ms"] < 600, v
