@@ -120,7 +120,7 @@ func TestOpenAIChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(strings.Fields(r.Choices[0].Message.Content)); n != 12 || r.Usage.CompletionTokens != 12 {
+	if n := tokens(r.Choices[0].Message.Content); n != 12 || r.Usage.CompletionTokens != 12 {
 		t.Fatalf("12 words and tokens expected, got %d words, %d tokens", n, r.Usage.CompletionTokens)
 	}
 	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
@@ -135,7 +135,7 @@ func TestOpenAIChat(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(strings.Fields(acc.Choices[0].Message.Content)); n != 12 || acc.Usage.CompletionTokens != 12 {
+	if n := tokens(acc.Choices[0].Message.Content); n != 12 || acc.Usage.CompletionTokens != 12 {
 		t.Fatalf("streamed: %d words, usage %d", n, acc.Usage.CompletionTokens)
 	}
 	tools := []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
@@ -189,7 +189,7 @@ func TestOpenAIResponses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(strings.Fields(r.OutputText())); n != 12 || r.Usage.OutputTokens != 12 {
+	if n := tokens(r.OutputText()); n != 12 || r.Usage.OutputTokens != 12 {
 		t.Fatalf("%d words, usage %d", n, r.Usage.OutputTokens)
 	}
 }
@@ -292,4 +292,17 @@ func TestAnthropic(t *testing.T) {
 	if s := session(t, "go-a-retry"); s["attempts_per_call"] != 3.0 {
 		t.Fatalf("3 attempts expected: %v", s)
 	}
+}
+
+// tokens counts by the mock's rule: each word is one, and so is each sentence's full stop
+// (its replies are sentences, as a model writes them).
+func tokens(text string) int {
+	n := 0
+	for _, w := range strings.Fields(text) {
+		n += strings.Count(w, ".")
+		if strings.Trim(w, ".") != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -6,6 +6,7 @@ Each mock listens on 127.0.0.1 with a port the OS picks; its first stdout line i
 """
 
 import os
+import re
 import pathlib
 import subprocess
 import tempfile
@@ -16,6 +17,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("PLIMSOLL_BIN", str(ROOT / "target" / "release" / "plimsoll"))
+
+
+def tokens(text):
+    """Tokens by the mock's rule: each word is one, and so is each sentence's full stop
+    (its replies are sentences, as a model writes them)."""
+    return len(re.findall(r"[^\s.]+|\.", text))
+
 
 FAST = """
 unknown_model = "error"

@@ -1,5 +1,6 @@
 """Anthropic Messages through the official `anthropic` SDK."""
 
+from conftest import tokens
 import time
 
 import anthropic
@@ -26,7 +27,7 @@ def test_plain_message(ant):
     assert m.type == "message" and m.role == "assistant" and m.model == MODEL
     assert m.stop_reason == "end_turn"
     assert m.content[0].type == "text"
-    assert len(m.content[0].text.split()) == 12
+    assert tokens(m.content[0].text) == 12
     assert m.usage.output_tokens == 12 and m.usage.input_tokens > 0
 
 

@@ -6,7 +6,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from conftest import Mock, get_json
+from conftest import Mock, get_json, tokens
 
 SCENARIO = """
 unknown_model = "error"
@@ -67,14 +67,14 @@ def violations_of(m, session):
 def test_plain_and_streamed_text_with_usage(gmock):
     c = client(gmock)
     r = c.models.generate_content(model="gemini-plain", contents=[user("g-plain", "hi")])
-    assert len(r.text.split()) == 12
+    assert tokens(r.text) == 12
     assert r.candidates[0].finish_reason == types.FinishReason.STOP
     u = r.usage_metadata
     assert u.candidates_token_count == 12 and u.prompt_token_count > 0
     assert u.total_token_count == u.prompt_token_count + 12
     chunks = list(c.models.generate_content_stream(model="gemini-plain", contents=[user("g-stream", "hi")]))
     assert len(chunks) == 12
-    assert "".join(ch.text for ch in chunks).split() == r.text.split() or len("".join(ch.text for ch in chunks).split()) == 12
+    assert "".join(ch.text for ch in chunks).split() == r.text.split() or tokens("".join(ch.text for ch in chunks)) == 12
     assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
     assert chunks[-1].usage_metadata.candidates_token_count == 12
 
@@ -139,7 +139,7 @@ def test_thoughts_are_shown_when_asked_and_off_with_a_zero_budget(gmock):
         config=types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True)))
     kinds = [bool(p.thought) for p in shown.candidates[0].content.parts]
     assert kinds == [True, False]
-    assert len(shown.candidates[0].content.parts[0].text.split()) == 16
+    assert tokens(shown.candidates[0].content.parts[0].text) == 16
     off = c.models.generate_content(
         model="gemini-think", contents=[user("g-nothink", "hi")],
         config=types.GenerateContentConfig(thinking_config=types.ThinkingConfig(thinking_budget=0)))

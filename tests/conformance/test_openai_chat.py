@@ -6,7 +6,7 @@ import time
 import openai
 import pytest
 
-from conftest import BIN  # noqa: F401  (documents where the binary comes from)
+from conftest import BIN, tokens  # noqa: F401  (BIN documents where the binary comes from)
 
 TOOLS = [
     {
@@ -34,7 +34,7 @@ def test_plain_completion_has_every_field(oai):
     choice = r.choices[0]
     assert choice.finish_reason == "stop"
     assert choice.message.role == "assistant"
-    assert len(choice.message.content.split()) == 12
+    assert tokens(choice.message.content) == 12
     assert r.usage.completion_tokens == 12
     assert r.usage.prompt_tokens > 0
     assert r.usage.total_tokens == r.usage.prompt_tokens + 12
@@ -70,7 +70,7 @@ def test_stream_helper_final_completion(oai):
     # 30 tokens at 4 per chunk: 8 delta events.
     assert len(deltas) == 8
     assert final.choices[0].message.content == "".join(deltas)
-    assert len(final.choices[0].message.content.split()) == 30
+    assert tokens(final.choices[0].message.content) == 30
 
 
 def test_tool_call_round_trip_plain_and_streamed(oai):
@@ -163,4 +163,4 @@ async def test_async_stream(aoai):
     async for c in stream:
         if c.choices:
             text += c.choices[0].delta.content or ""
-    assert len(text.split()) == 12
+    assert tokens(text) == 12

@@ -1,5 +1,6 @@
 """OpenAI Responses through the official `openai` SDK."""
 
+from conftest import tokens
 import json
 
 import openai
@@ -23,7 +24,7 @@ def test_plain_response(oai):
     r = oai.responses.create(model="fast", input="hello", instructions="be brief")
     assert r.id.startswith("resp_")
     assert r.status == "completed"
-    assert len(r.output_text.split()) == 12
+    assert tokens(r.output_text) == 12
     assert r.usage.output_tokens == 12
     assert r.usage.input_tokens > 0
     assert r.usage.total_tokens == r.usage.input_tokens + 12
@@ -98,4 +99,4 @@ async def test_async_stream_helper(aoai):
         async for _ in stream:
             pass
         final = await stream.get_final_response()
-    assert len(final.output_text.split()) == 12
+    assert tokens(final.output_text) == 12

@@ -8,7 +8,7 @@ import anthropic
 import openai
 import pytest
 
-from conftest import Mock, get_json
+from conftest import Mock, get_json, tokens
 from conftest import anthropic_client as ant
 from conftest import openai_client as oai
 
@@ -86,7 +86,7 @@ def test_anthropic_tool_loop_with_thinking_passes_when_blocks_come_back(rmock, s
     msg, kinds = first_round(c, session, stream=stream)
     assert [b.type for b in msg.content] == ["thinking", "tool_use"]
     thinking = msg.content[0]
-    assert len(thinking.thinking.split()) == 30 and len(thinking.signature) > 60
+    assert tokens(thinking.thinking) == 30 and len(thinking.signature) > 60
     assert msg.usage.output_tokens > 30  # thinking counts in the output
     if stream:
         assert "thinking" in kinds and "signature" in kinds, kinds
@@ -200,7 +200,7 @@ def test_openai_chat_reports_reasoning_tokens(rmock):
                                             stream_options={"include_usage": True}))
     assert chunks[-1].usage.completion_tokens_details.reasoning_tokens == 40
     text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
-    assert len(text.split()) == 10
+    assert tokens(text) == 10
 
 
 def responses_round(c, session, stream=False, **extra):
