@@ -19,6 +19,7 @@ import openai
 import pytest
 import soxr
 
+from apps.g711 import ulaw, unulaw, wav_bytes
 from conftest import Mock, get_json
 
 # Speech at 40 characters a second: the voice's natural pace (no stretched pauses), so the
@@ -62,34 +63,6 @@ def pcm_of(client, text):
     """The mock's speech of `text`: 24 kHz 16-bit mono samples in [-1, 1]."""
     raw = client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input=text, response_format="pcm").content
     return np.frombuffer(raw, "<i2").astype(np.float64) / 32768.0
-
-
-def wav_bytes(x, rate):
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes())
-    return buf.getvalue()
-
-
-def ulaw(x):
-    """G.711 µ-law bytes of samples in [-1, 1] (the standard's segment formula)."""
-    s = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int32)
-    sign = np.where(s < 0, 0x80, 0)
-    v = np.minimum(np.abs(s), 32635) + 0x84
-    exp = np.floor(np.log2(v)).astype(np.int32) - 7
-    exp = np.clip(exp, 0, 7)
-    mant = (v >> (exp + 3)) & 0x0F
-    return (~(sign | (exp << 4) | mant) & 0xFF).astype(np.uint8)
-
-
-def unulaw(u):
-    u = (~u.astype(np.int32)) & 0xFF
-    sign, exp, mant = u & 0x80, (u >> 4) & 7, u & 0x0F
-    x = (((mant << 3) + 0x84) << exp) - 0x84
-    return np.where(sign != 0, -x, x).astype(np.float64) / 32768.0
 
 
 def phone(x, rate_in, rate_out):

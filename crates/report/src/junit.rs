@@ -1,6 +1,7 @@
 //! JUnit XML, the test report CI systems display: a comparison's gates, each gate at each
 //! level a test case that fails exactly when `compare` exits 2 for it, with its figures.
 
+use crate::num::cell;
 use result::compare::CompareDoc;
 
 /// One test case: its name, what it measured, and why it failed (if it did).
@@ -48,9 +49,9 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 name: format!("{g} at {} sessions {bound}", l.concurrency),
                 out: format!(
                     "base {}, branch {}, ratio {}, verdict {}",
-                    num(v.base),
-                    num(v.branch),
-                    num(v.ratio),
+                    cell(v.base),
+                    cell(v.branch),
+                    cell(v.ratio),
                     v.verdict
                 ),
                 failure: breaches.iter().find(|b| b.starts_with(&head)).cloned(),
@@ -101,10 +102,6 @@ fn suite(name: &str, cases: &[Case]) -> String {
 
 fn opt(x: Option<usize>) -> String {
     x.map_or("none".into(), |n| n.to_string())
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| crate::num::cell(Some(v)))
 }
 
 /// Text as XML character data or an attribute value.

@@ -23,11 +23,9 @@ GET /health answers on the same port (the responsiveness probe).
 
 import asyncio
 import base64
-import io
 import json
 import os
 import time
-import wave
 from http import HTTPStatus
 
 import numpy as np
@@ -37,38 +35,14 @@ from websockets.asyncio.server import serve
 from websockets.http11 import Response
 from websockets.datastructures import Headers
 
+from g711 import ulaw, unulaw, wav_bytes  # beside this file
+
 BUG = os.environ.get("AGENT_BUG", "")
 BLOCK_MS = float(os.environ.get("BLOCK_MS", "8"))
 client = openai.AsyncOpenAI(max_retries=0)
 histories: dict[str, list] = {}
 calls: list[str] = []
 lines: dict[str, "Line"] = {}
-
-
-def ulaw_to_float(b: bytes) -> np.ndarray:
-    u = (~np.frombuffer(b, np.uint8).astype(np.int32)) & 0xFF
-    sign, exp, mant = u & 0x80, (u >> 4) & 7, u & 0x0F
-    x = (((mant << 3) + 0x84) << exp) - 0x84
-    return np.where(sign != 0, -x, x).astype(np.float64) / 32768.0
-
-
-def float_to_ulaw(x: np.ndarray) -> bytes:
-    s = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int32)
-    sign = np.where(s < 0, 0x80, 0)
-    v = np.minimum(np.abs(s), 32635) + 0x84
-    exp = np.clip(np.floor(np.log2(v)).astype(np.int32) - 7, 0, 7)
-    mant = (v >> (exp + 3)) & 0x0F
-    return (~(sign | (exp << 4) | mant) & 0xFF).astype(np.uint8).tobytes()
-
-
-def wav(x: np.ndarray, rate: int) -> bytes:
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(np.clip(np.round(x * 32767), -32768, 32767).astype("<i2").tobytes())
-    return buf.getvalue()
 
 
 class Line:
@@ -91,7 +65,7 @@ class Line:
             self.stream_sid = m["start"]["streamSid"]
             return m["start"]["callSid"]
         if m["event"] == "media":
-            return ulaw_to_float(base64.b64decode(m["media"]["payload"]))
+            return unulaw(base64.b64decode(m["media"]["payload"]))
         if m["event"] == "stop":
             raise EOFError
         return None
@@ -105,7 +79,7 @@ class Line:
         while True:
             part = await self.out.get()
             if self.twilio:
-                body = json.dumps({"event": "media", "streamSid": self.stream_sid, "media": {"payload": base64.b64encode(float_to_ulaw(part)).decode()}})
+                body = json.dumps({"event": "media", "streamSid": self.stream_sid, "media": {"payload": base64.b64encode(ulaw(part).tobytes()).decode()}})
             else:
                 body = np.clip(np.round(part * 32767), -32768, 32767).astype("<i2").tobytes()
             try:
@@ -122,7 +96,7 @@ class Line:
 
 
 async def answer(line: Line, call: str, audio: np.ndarray):
-    text = (await client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("turn.wav", wav(audio, line.rate), "audio/wav"))).text
+    text = (await client.audio.transcriptions.create(model="gpt-4o-transcribe", file=("turn.wav", wav_bytes(audio, line.rate), "audio/wav"))).text
     history = histories.setdefault(call, [])
     history.append({"role": "user", "content": text})
     r = await client.chat.completions.create(model="gpt-4o-mini", messages=history)

@@ -165,16 +165,20 @@ pub(crate) fn plan(symbols: &[Symbol]) -> Vec<Planned> {
 
 /// The length in ms of the symbols spoken with this layout (preamble included).
 pub fn duration_ms(symbols: &[Symbol], layout: Layout) -> u32 {
-    plan(symbols)
-        .iter()
+    planned_ms(&plan(symbols), layout)
+}
+
+/// The length in ms of planned syllables: each consonant and vowel, the pause after a
+/// phrase (none after the last), and the tail.
+pub(crate) fn planned_ms(plan: &[Planned], layout: Layout) -> u32 {
+    plan.iter()
         .map(|s| {
-            CONS_MS[s.c as usize]
-                + VOWEL_MS
-                + if s.pause_after && !s.end {
-                    layout.pause_ms
-                } else {
-                    0
-                }
+            let pause = if s.pause_after && !s.end {
+                layout.pause_ms
+            } else {
+                0
+            };
+            CONS_MS[s.c as usize] + VOWEL_MS + pause
         })
         .sum::<u32>()
         + layout.tail_ms

@@ -69,19 +69,7 @@ const LOCUS: [[f64; 3]; 4] = [
 ];
 
 pub(crate) fn build(plan: &[Planned], fs: u32, layout: Layout) -> Tracks {
-    let total: u32 = plan
-        .iter()
-        .map(|s| {
-            CONS_MS[s.c as usize]
-                + VOWEL_MS
-                + if s.pause_after && !s.end {
-                    layout.pause_ms
-                } else {
-                    0
-                }
-        })
-        .sum::<u32>()
-        + layout.tail_ms;
+    let total = super::planned_ms(plan, layout);
     let n = ms(total) + 1;
     let mut tr = Tracks {
         n,
