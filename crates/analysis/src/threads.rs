@@ -133,17 +133,47 @@ pub fn at_collapse(own: Wall, steps: &[StepResult], collapse: Option<usize>) -> 
         return own;
     };
     let below_cap = at.cpu_of_cap.is_none_or(|c| c < CPU_WALL);
-    if own.kind != WallKind::None || !below_cap || !at_limit(at) {
+    let stalled = stalled_alone(at);
+    if own.kind != WallKind::None || !below_cap || !(at_limit(at) || stalled) {
         return own;
     }
     match thread_wall(&[at], None) {
         Some(mut w) => {
+            if stalled && !at_limit(at) {
+                let lag = at.probe_p99_ms.unwrap_or_default();
+                w.text.push_str(&format!(
+                    "; the responsiveness probe waited {} ms at p99",
+                    result::words::int(lag.round() as u64)
+                ));
+            }
             w.text
                 .push_str(" — it held the step until the collapse there");
             w
         }
         None => own,
     }
+}
+
+/// A probe kept waiting this long (p99, ms) while one thread did the process's work:
+/// that thread could not answer for a second or more.
+const STALLED_MS: f64 = 1000.0;
+
+/// Whether one thread did (nearly) all of the process's work, busy at least half the
+/// time, while the responsiveness probe waited [`STALLED_MS`] or more: a loop blocked
+/// so long its calls failed, its share read over a span that ran on after they did.
+fn stalled_alone(s: &StepResult) -> bool {
+    let Some((share, _)) = hot(s) else {
+        return false;
+    };
+    let process = s.cpu_of_cap.zip(s.cpu_cores).map(|(c, k)| c * k);
+    let core = s
+        .thread_cpu
+        .as_ref()
+        .and_then(|t| t.busiest.first())
+        .map_or(0.0, |b| b.core_share);
+    share >= 0.5
+        && process.is_some_and(|p| p > 0.0 && core / p >= ALONE_SHARE)
+        && s.probe_p99_ms.is_some_and(|l| l >= STALLED_MS)
 }
 
 /// A main thread at less than this share of a core beside a saturated worker is idle.

@@ -257,4 +257,23 @@ fn a_thread_that_holds_a_collapse_is_the_wall_there() {
     steps[1].cpu_of_cap = Some(0.99);
     let v = verdict(&steps, &crate::Budget::default());
     assert_ne!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    // A run where the calls failed early: the thread's share, read over a span that ran on
+    // after they did, is 73 % of a core, all of the process's work (36 % of a 2-core
+    // cap), while the probe waited 2,353 ms at p99: the loop is still the wall.
+    steps[1].cpu_of_cap = Some(0.363);
+    steps[1].thread_cpu.as_mut().unwrap().busiest[0].core_share = 0.726;
+    steps[1].thread_cpu.as_mut().unwrap().busiest[1].core_share = 0.0;
+    steps[1].thread_cpu.as_mut().unwrap().saturated = 0;
+    steps[1].probe_p99_ms = Some(2353.15);
+    let v = verdict(&steps, &crate::Budget::default());
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert!(
+        v.wall.text.contains("probe waited 2,353 ms"),
+        "{}",
+        v.wall.text
+    );
+    // Without the probe's wait, 73 % of a core is not a thread at its limit.
+    steps[1].probe_p99_ms = Some(30.0);
+    let v = verdict(&steps, &crate::Budget::default());
+    assert_ne!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
 }
