@@ -64,6 +64,7 @@ impl<'a> Spans<'a> {
     /// The `toml` crate's own parse error, at its line, with `hint` after it when given.
     pub fn toml(&self, e: &toml::de::Error, hint: &str) -> FileError {
         let m = e.message().trim();
+        let m = &with_nearest(m);
         self.err(
             e.span(),
             if hint.is_empty() {
@@ -73,6 +74,59 @@ impl<'a> Spans<'a> {
             },
         )
     }
+}
+
+/// serde's "unknown field `ttft`, expected one of `seed`, `ttft_ms`, …" (or an unknown
+/// variant) with the nearest valid name said first: "unknown field `ttft` — did you mean
+/// `ttft_ms`? (expected one of …)". Other messages are returned as they are.
+pub fn with_nearest(message: &str) -> String {
+    let Some((head, expected)) = message.split_once(", expected ") else {
+        return message.to_string();
+    };
+    let Some(given) = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))
+        .and_then(|r| r.strip_suffix('`'))
+    else {
+        return message.to_string();
+    };
+    let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match nearest(given, &names) {
+        Some(n) => format!("{head} — did you mean `{n}`? (expected {expected})"),
+        None => message.to_string(),
+    }
+}
+
+/// The name closest to `given`: one it begins or ends (`ttft` → `ttft_ms`), or within a
+/// third of its length in edits (`turms` → `turns`); none when nothing is that close.
+pub fn nearest<'n>(given: &str, names: &[&'n str]) -> Option<&'n str> {
+    let g = given.to_lowercase();
+    let near = |n: &&str| {
+        let d = edits(&g, &n.to_lowercase());
+        let affix = g.len() >= 3 && (n.starts_with(&g) || n.ends_with(&g) || g.starts_with(*n));
+        (d <= (g.chars().count() / 3).max(1) || affix).then_some(d)
+    };
+    names
+        .iter()
+        .filter_map(|n| near(n).map(|d| (d, *n)))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance in characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// A file that could not be read at all.
@@ -97,6 +151,38 @@ mod tests {
         let s = Spans::new(t, "x.toml");
         assert_eq!(s.err(Some(6..7), "bad").to_string(), "x.toml:2: bad");
         assert_eq!(s.err(None, "bad").to_string(), "x.toml: bad");
+    }
+
+    #[test]
+    fn a_misspelt_key_gains_the_nearest_valid_one() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct S {
+            turns: Option<i64>,
+            think_ms: Option<i64>,
+            ttft_ms: Option<i64>,
+        }
+        let said = |t: &str| {
+            let e = toml::from_str::<S>(t).unwrap_err();
+            Spans::new(t, "session.toml").toml(&e, "").to_string()
+        };
+        let got = said("think_ms = 1\nturms = 3\n");
+        assert!(
+            got.starts_with("session.toml:2: unknown field `turms` — did you mean `turns`? (expected one of `turns`"),
+            "{got}"
+        );
+        assert!(said("ttft = 3").contains("did you mean `ttft_ms`?"));
+        // Nothing close: the list alone, as before.
+        let got = said("colour = 3");
+        assert!(!got.contains("did you mean"), "{got}");
+        assert!(
+            got.contains("unknown field `colour`, expected one of"),
+            "{got}"
+        );
+        assert_eq!(nearest("Turns", &["turns", "think_ms"]), Some("turns"));
+        assert_eq!(nearest("x", &["turns"]), None);
+        assert_eq!(with_nearest("invalid type: string"), "invalid type: string");
     }
 
     #[test]
