@@ -1,7 +1,10 @@
 """Plimsoll as CI reads it: the GitHub Actions workflow docs/ci.md shows is linted by
 actionlint and passes only flags `plimsoll compare --help` lists; `compare --junit`
-writes JUnit XML whose cases are the gates (a breached gate a failure, with its figures);
-`--summary` and $GITHUB_STEP_SUMMARY get the pull-request-sized Markdown."""
+writes JUnit XML whose cases are the gates (a breached gate a failure, with its figures),
+`run --junit` the checks its exit code is made of, `ramp --junit` a suite per level with
+a case per budget check; every report is valid against a JUnit XML schema
+(data/junit.xsd, read by xmlschema) and its counts add up; `--summary` and
+$GITHUB_STEP_SUMMARY get the pull-request-sized Markdown."""
 
 import os
 import pathlib
@@ -11,6 +14,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
+import xmlschema
 import yaml
 
 from conftest import BIN, ROOT
@@ -55,6 +59,82 @@ def test_the_documented_workflow_lints_and_uses_only_real_flags(tmp_path):
         assert re.search(rf"\s{f}[\s=<]", helptext), f"{f} is not a flag of plimsoll compare"
 
 
+JUNIT = xmlschema.XMLSchema(str(pathlib.Path(__file__).parent / "data" / "junit.xsd"))
+
+
+def junit(path):
+    """The report at `path`, valid against the schema, its counts those of its cases."""
+    JUNIT.validate(str(path))
+    root = ET.parse(path).getroot()
+    suites = root.findall("testsuite")
+    for s in suites:
+        assert int(s.get("tests")) == len(s.findall("testcase")), s.get("name")
+        assert int(s.get("failures")) == len(s.findall("testcase/failure")), s.get("name")
+    assert int(root.get("tests")) == sum(int(s.get("tests")) for s in suites)
+    assert int(root.get("failures")) == sum(int(s.get("failures")) for s in suites)
+    return root
+
+
+def test_the_schema_refuses_what_a_ci_system_would_misread(tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<testsuites><testsuite name="x" tests="two" failures="0" errors="0"/></testsuites>')
+    assert not JUNIT.is_valid(str(bad))
+    bad.write_text('<testsuites><testsuite name="x" tests="1" failures="0" errors="0"><testcase/></testsuite></testsuites>')
+    assert not JUNIT.is_valid(str(bad))
+
+
+def test_run_writes_junit_cases_for_what_its_exit_code_is_made_of(tmp_path):
+    floor = ROOT / "examples" / "floor"
+    text = (floor / "plimsoll.toml").read_text()
+    text = text.replace("../../scenarios/", f"{ROOT}/scenarios/").replace('"session.toml"', f'"{floor}/session.toml"')
+    for limit, code in [(0, 0), (100, 2)]:
+        cfg = tmp_path / f"plimsoll-{limit}.toml"
+        cfg.write_text(text + f"\n[thresholds]\np99_session_ms = {limit}\n")
+        p = subprocess.run([BIN, "run", "--config", str(cfg), "-c", "2", "--no-partition",
+                            "--junit", str(tmp_path / "run.xml"), "--summary", str(tmp_path / "run.md")],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert p.returncode == code, p.stderr
+        root = junit(tmp_path / "run.xml")
+        cases = {c.get("name"): c for c in root.iter("testcase")}
+        assert {"the step ran to its end", "every session completed",
+                "every reply went to its own session", "the harness kept up"} <= set(cases)
+        summary = (tmp_path / "run.md").read_text()
+        if code == 0:
+            assert root.get("failures") == "0" and "p99_session_ms ≤ 100" not in cases
+            assert summary.startswith("**Plimsoll run: pass** — 2 sessions"), summary
+        else:
+            failure = cases["p99_session_ms ≤ 100"].find("failure")
+            assert failure.get("message").startswith("p99_session_ms 18"), failure.get("message")
+            assert root.get("failures") == "1"
+            assert summary.startswith("**Plimsoll run: FAIL** — 2 sessions\n\n- p99_session_ms 18"), summary
+        assert "```text\nstep: 2 concurrent sessions" in summary
+
+
+def test_ramp_writes_a_suite_per_level_with_a_case_per_budget_check(tmp_path):
+    floor = ROOT / "examples" / "floor"
+    # A floor turn takes ~630 ms (the memory scenario's own time): within 2,000 ms, not 600.
+    p = subprocess.run([BIN, "ramp", "--config", str(floor / "plimsoll.toml"), "--ladder", "1,2",
+                        "--budget", "p99_turn_ms=2000", "--no-history", "--no-partition",
+                        "--junit", str(tmp_path / "a.xml"), "--summary", str(tmp_path / "a.md")],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    root = junit(tmp_path / "a.xml")
+    assert [s.get("name") for s in root.findall("testsuite")] == ["1 session", "2 sessions"]
+    names = [c.get("name") for c in root.find("testsuite").findall("testcase")]
+    assert names[0] == "the level ran to its end" and "p99 turn ms ≤ 2000" in names, names
+    assert root.get("failures") == "0"
+    assert (tmp_path / "a.md").read_text().startswith("**Plimsoll ramp: holds 2 sessions")
+    p = subprocess.run([BIN, "ramp", "--config", str(floor / "plimsoll.toml"), "--ladder", "1",
+                        "--budget", "p99_turn_ms=600", "--no-history", "--no-partition",
+                        "--junit", str(tmp_path / "b.xml")],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    root = junit(tmp_path / "b.xml")
+    failure = root.find("testsuite/testcase/failure")
+    assert failure is not None and failure.get("type") == "budget"
+    assert re.fullmatch(r"p99 turn ms 6\d\d > 600", failure.get("message")), failure.get("message")
+
+
 def compare(tmp, fail_on, branch_cpu_ms):
     floor = ROOT / "examples" / "floor"
     cmd = f"{BIN} floor --listen 127.0.0.1:{{{{port}}}} --model memory"
@@ -69,7 +149,7 @@ def compare(tmp, fail_on, branch_cpu_ms):
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary_env)},
     )
-    return p, ET.parse(pathlib.Path(tmp) / "junit.xml").getroot(), summary_env
+    return p, junit(pathlib.Path(tmp) / "junit.xml"), summary_env
 
 
 def test_compare_writes_junit_cases_for_its_gates_and_the_job_summary(tmp_path):

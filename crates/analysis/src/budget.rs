@@ -21,8 +21,18 @@ pub struct Figures {
     pub stall_share: Option<f64>,
 }
 
-/// The budgets `f` breaks; `single` is the first level's p50 session time.
-pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
+/// One budget judged at one step: its limit, the step's figure (none where the step has
+/// no such figure) and whether the figure is over the limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub budget: &'static str,
+    pub limit: f64,
+    pub value: Option<f64>,
+    pub over: bool,
+}
+
+/// Every budget in force, judged on `f`; `single` is the first level's p50 session time.
+pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
     let vs_single = match (f.p50_session_ms, single) {
         (Some(p), Some(s)) if s > 0.0 => Some(p / s),
         _ => None,
@@ -42,12 +52,26 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
         .iter()
         .zip(measured)
         .filter_map(|(&(budget, limit), value)| {
-            let (limit, value) = (limit?, value?);
-            (value > limit + 1e-9).then_some(Breach {
-                budget: budget.to_string(),
-                value,
+            let limit = limit?;
+            Some(Check {
+                budget,
                 limit,
+                value,
+                over: value.is_some_and(|v| v > limit + 1e-9),
             })
+        })
+        .collect()
+}
+
+/// The budgets `f` breaks; `single` is the first level's p50 session time.
+pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
+    checks(b, f, single)
+        .into_iter()
+        .filter(|c| c.over)
+        .map(|c| Breach {
+            budget: c.budget.to_string(),
+            value: c.value.unwrap_or_default(),
+            limit: c.limit,
         })
         .collect()
 }

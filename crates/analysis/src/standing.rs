@@ -34,6 +34,16 @@ pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
     standing_of(s, b, None).breaches
 }
 
+/// Every budget in force judged at each of a ladder's steps (the first step's p50
+/// session time is what `latency_vs_single` divides by), as the verdict judges them.
+pub fn checks(steps: &[StepResult], b: &Budget) -> Vec<Vec<crate::budget::Check>> {
+    let single = steps.first().and_then(single_ms);
+    steps
+        .iter()
+        .map(|s| crate::budget::checks(b, &figures_of(s), single))
+        .collect()
+}
+
 /// One step against the budget: holds, over or collapsed. `single` is the p50 session
 /// time at the ladder's first level.
 pub fn standing(s: &StepResult, b: &Budget, single: Option<f64>) -> Standing {

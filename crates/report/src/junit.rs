@@ -1,14 +1,21 @@
 //! JUnit XML, the test report CI systems display: a comparison's gates, each gate at each
-//! level a test case that fails exactly when `compare` exits 2 for it, with its figures.
+//! level a test case that fails exactly when `compare` exits 2 for it, with its figures
+//! (a step's and a ladder's budget checks are in [`steps`]).
 
 use crate::num::cell;
 use result::compare::CompareDoc;
 
-/// One test case: its name, what it measured, and why it failed (if it did).
+#[path = "junit_steps.rs"]
+pub mod steps;
+
+/// One test case: its name, what it measured, and why it failed (if it did): a `gate`,
+/// a `budget` or an `outcome`.
+#[derive(Clone)]
 struct Case {
     name: String,
     out: String,
     failure: Option<String>,
+    kind: &'static str,
 }
 
 /// The JUnit document of a comparison: a case per `--fail-on` gate and level (or the
@@ -28,6 +35,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                     opt(doc.ceiling.branch)
                 ),
                 failure: b.cloned(),
+                kind: "gate",
             });
             continue;
         }
@@ -39,6 +47,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 name: format!("{g} {bound}"),
                 out: String::new(),
                 failure: Some(m.clone()),
+                kind: "gate",
             });
             continue;
         }
@@ -55,6 +64,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                     v.verdict
                 ),
                 failure: breaches.iter().find(|b| b.starts_with(&head)).cloned(),
+                kind: "gate",
             });
         }
     }
@@ -67,6 +77,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                     l.base_outcomes, l.branch_outcomes
                 ),
                 failure: None,
+                kind: "gate",
             });
         }
     }
@@ -74,29 +85,52 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
 }
 
 fn suite(name: &str, cases: &[Case]) -> String {
-    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    document(name, &[(name.to_string(), cases.to_vec())])
+}
+
+/// The XML of test suites under one name: each suite's cases, a failure where one failed.
+fn document(name: &str, suites: &[(String, Vec<Case>)]) -> String {
+    let count = |f: &dyn Fn(&Case) -> bool| -> usize {
+        suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count()
+    };
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{n}\" tests=\"{t}\" failures=\"{failures}\" errors=\"0\">\n  <testsuite name=\"{n}\" tests=\"{t}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
-        n = esc(name),
-        t = cases.len()
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+        esc(name),
+        count(&|_| true),
+        count(&|c| c.failure.is_some())
     );
-    for c in cases {
+    for (suite, cases) in suites {
+        let failures = cases.iter().filter(|c| c.failure.is_some()).count();
         s.push_str(&format!(
-            "    <testcase classname=\"plimsoll\" name=\"{}\">\n",
-            esc(&c.name)
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
+            esc(suite),
+            cases.len()
         ));
-        if let Some(f) = &c.failure {
-            s.push_str(&format!(
-                "      <failure message=\"{m}\" type=\"gate\">{m}</failure>\n",
-                m = esc(f)
-            ));
+        for c in cases {
+            s.push_str(&case(c));
         }
-        if !c.out.is_empty() {
-            s.push_str(&format!("      <system-out>{}</system-out>\n", esc(&c.out)));
-        }
-        s.push_str("    </testcase>\n");
+        s.push_str("  </testsuite>\n");
     }
-    s.push_str("  </testsuite>\n</testsuites>\n");
+    s.push_str("</testsuites>\n");
+    s
+}
+
+fn case(c: &Case) -> String {
+    let mut s = format!(
+        "    <testcase classname=\"plimsoll\" name=\"{}\">\n",
+        esc(&c.name)
+    );
+    if let Some(f) = &c.failure {
+        s.push_str(&format!(
+            "      <failure message=\"{m}\" type=\"{}\">{m}</failure>\n",
+            c.kind,
+            m = esc(f)
+        ));
+    }
+    if !c.out.is_empty() {
+        s.push_str(&format!("      <system-out>{}</system-out>\n", esc(&c.out)));
+    }
+    s.push_str("    </testcase>\n");
     s
 }
 

@@ -158,28 +158,23 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     for b in &breaches {
         eprintln!("FAIL: {b}");
     }
-    write_for_ci(&a, &doc, &gates, &breaches)?;
+    for_ci(&a, &doc, &gates, &breaches)?;
     Ok(if breaches.is_empty() { 0 } else { 2 })
 }
 
 /// `--junit`, `--summary` and, under GitHub Actions, the job's summary.
-fn write_for_ci(
+fn for_ci(
     a: &CompareArgs,
     doc: &result::compare::CompareDoc,
     gates: &[(String, f64)],
     breaches: &[String],
 ) -> anyhow::Result<()> {
-    let write = |p: &PathBuf, text: String| {
-        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))
-    };
-    if let Some(p) = &a.junit {
-        write(p, report::junit::compare(doc, gates, breaches))?;
-    }
-    let summary = report::junit::compare_summary(doc, breaches);
-    if let Some(p) = &a.summary {
-        write(p, summary.clone())?;
-    }
-    super::step_summary(&summary)
+    super::write_for_ci(
+        a.junit.as_deref(),
+        a.summary.as_deref(),
+        || report::junit::compare(doc, gates, breaches),
+        report::junit::compare_summary(doc, breaches),
+    )
 }
 
 fn shell_join(words: &[String]) -> String {

@@ -164,6 +164,26 @@ pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, St
     })
 }
 
+/// `--junit FILE` and `--summary FILE` written, and under GitHub Actions the summary
+/// appended to the job's summary page: what `run`, `ramp` and `compare` give CI.
+pub fn write_for_ci(
+    junit: Option<&std::path::Path>,
+    summary: Option<&std::path::Path>,
+    xml: impl FnOnce() -> String,
+    markdown: String,
+) -> anyhow::Result<()> {
+    let write = |p: &std::path::Path, text: String| {
+        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))
+    };
+    if let Some(p) = junit {
+        write(p, xml())?;
+    }
+    if let Some(p) = summary {
+        write(p, markdown.clone())?;
+    }
+    step_summary(&markdown)
+}
+
 /// Under GitHub Actions ($GITHUB_STEP_SUMMARY set), Markdown appended to the job's
 /// summary page; elsewhere nothing.
 pub fn step_summary(markdown: &str) -> anyhow::Result<()> {

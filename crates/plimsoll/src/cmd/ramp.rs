@@ -43,6 +43,16 @@ pub struct RampArgs {
     /// Print the whole result document (what --out writes as result.json) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write a JUnit XML report here: a test suite per level, a case for its outcome and
+    /// one per budget check, failed with the figures where the level is over budget or
+    /// collapsed (levels above the line fail by design; gate a change with `compare`).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary sized for a pull request's comment here: the verdict, the
+    /// lines that back it, the ladder's table. Under GitHub Actions it is also appended to
+    /// $GITHUB_STEP_SUMMARY.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     /// Arms to run, e.g. held,command: the config's [[arm]] tables, every one at every
     /// level (interleaved), one report. Default: every arm the config has; `none` runs [sut]
     /// alone.
@@ -150,18 +160,44 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     opts.calls = what.calls;
     let rt = super::runtime()?;
     if !a.sweep.is_empty() {
+        if a.junit.is_some() || a.summary.is_some() {
+            anyhow::bail!("--junit and --summary judge a ladder's levels against the budget; a --sweep has no line to judge (run a ladder, or gate with `compare`)");
+        }
         return sweep(&a, &cfg, &opts, &rt);
     }
-    let json = match runs.as_slice() {
-        [one] if a.replicas.is_none() && one.arm.is_none() => {
-            result::to_line_json(&rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?)
-        }
-        _ => result::to_line_json(&rt.block_on(::ramp::arms::run_arms(&runs, levels, &opts))?),
-    };
+    let json = ladders(&a, &runs, levels, &opts, &rt)?;
     if a.json {
         println!("{json}");
     }
     Ok(0)
+}
+
+/// The ladder (or each arm's), its document as JSON, and what CI reads written.
+fn ladders(
+    a: &RampArgs,
+    runs: &[experiment::Config],
+    levels: ::ramp::levels::Levels,
+    opts: &::ramp::ladder::RampOptions,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<String> {
+    let (json, docs) = match runs {
+        [one] if a.replicas.is_none() && one.arm.is_none() => {
+            let doc = rt.block_on(::ramp::ladder::run_ladder(one, levels, opts))?;
+            (result::to_line_json(&doc), vec![doc])
+        }
+        _ => {
+            let doc = rt.block_on(::ramp::arms::run_arms(runs, levels, opts))?;
+            (result::to_line_json(&doc), doc.arms)
+        }
+    };
+    let config = a.config.display().to_string();
+    super::write_for_ci(
+        a.junit.as_deref(),
+        a.summary.as_deref(),
+        || report::junit::steps::ramp(&config, &docs),
+        report::junit::steps::ramp_summary(&docs),
+    )?;
+    Ok(json)
 }
 
 /// The runs a ramp makes: the config alone, or each arm, times each replica count.

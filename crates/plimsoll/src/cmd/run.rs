@@ -38,6 +38,16 @@ pub struct RunArgs {
     /// Run this [[arm]] of the config: its command and env over [sut]'s.
     #[arg(long, value_name = "NAME")]
     pub arm: Option<String>,
+    /// Write a JUnit XML report here: a test case for each check the exit code is made of
+    /// (the outcome, every session completing, integrity, [thresholds], the harness keeping
+    /// up), failed with its figures exactly when `run` exits non-zero for it.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary sized for a pull request's comment here: pass or fail and
+    /// why, then the step's lines. Under GitHub Actions it is also appended to
+    /// $GITHUB_STEP_SUMMARY.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub load: super::LoadArgs,
     /// Drive a SUT that is already running at this base URL (http://host:port): no SUT and no mock are started; the shards' files are merged into the RESULT (its process figures are not sampled).
@@ -149,7 +159,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     };
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;
     match (shard, &a.target) {
-        (None, None) => one_step(&a.config, opts, a.json),
+        (None, None) => one_step(&a, opts),
+        _ if a.junit.is_some() || a.summary.is_some() => anyhow::bail!(
+            "--junit and --summary judge a step Plimsoll runs itself; with --target or --shard, write them from `plimsoll merge`'s RESULT or run the step without --target"
+        ),
         (Some(_), None) => anyhow::bail!("--shard drives a SUT that is already running: give its base URL with --target http://HOST:PORT (and the mock it talks to with --mock)"),
         (Some((i, n)), Some(t)) if n > 1 && a.start_at.is_none() && !a.barrier => anyhow::bail!(
             "--shard {i}/{n} needs --start-at, the start every shard shares, in Unix seconds (e.g. --start-at $(( $(date +%s) + 10 ))), or --barrier with --mock: without one the shards' schedules would not line up against {t}"
@@ -163,7 +176,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
 
 /// One step: the SUT and a mock started for it; the step's lines and its RESULT printed,
 /// the exit code chosen. Ctrl-C stops the SUT before exiting.
-fn one_step(config: &std::path::Path, opts: step::StepOptions, json: bool) -> anyhow::Result<u8> {
+fn one_step(a: &RunArgs, opts: step::StepOptions) -> anyhow::Result<u8> {
+    let (config, json) = (&a.config, a.json);
     let cfg = experiment::Config::load(config)?;
     step::preflight(&cfg, &opts)?;
     if opts.arm.is_none() && !cfg.arms.is_empty() {
@@ -190,6 +204,16 @@ fn one_step(config: &std::path::Path, opts: step::StepOptions, json: bool) -> an
         }
     }
     println!("{}", step.result.line());
+    let t = report::junit::steps::Thresholds {
+        p99_session_ms: cfg.p99_session_ms,
+        peak_rss_mb: cfg.peak_rss_mb,
+    };
+    super::write_for_ci(
+        a.junit.as_deref(),
+        a.summary.as_deref(),
+        || report::junit::steps::run(&step, &crossed, t),
+        report::junit::steps::run_summary(&step, &crossed, t),
+    )?;
     Ok(step.result.exit_code(&crossed))
 }
 
