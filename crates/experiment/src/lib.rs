@@ -13,4 +13,5 @@ pub mod replay;
 
 pub use config::{Config, ConfigError, ReadyKind};
 pub use parts::{Arm, Service, Watch};
+pub use raw::schema;
 pub use replay::WorkloadSettings;

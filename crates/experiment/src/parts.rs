@@ -64,36 +64,61 @@ pub struct Arm {
     pub env: Vec<(String, String)>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawService {
+    /// The service's name (letters, digits, - and _), unique.
+    #[schemars(with = "String")]
     name: Spanned<String>,
+    /// Its command, as argv.
+    #[schemars(with = "Vec<String>")]
     command: Spanned<Vec<String>>,
+    /// How Plimsoll knows it is ready: "http", "port" or "log", as [sut]'s.
+    #[schemars(with = "Option<String>")]
     ready: Option<Spanned<String>>,
+    /// With ready = "http": the path that answers 2xx.
     ready_path: Option<String>,
+    /// With ready = "log": a line of output containing this.
     ready_log: Option<String>,
+    /// Seconds to wait for it to be ready.
+    #[schemars(with = "Option<f64>")]
     ready_timeout_s: Option<Spanned<f64>>,
+    /// The directory it starts in.
     cwd: Option<String>,
+    /// Environment variables for it.
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Template values it gives the SUT and later services, e.g. { redis_url =
+    /// "redis://127.0.0.1:{{port}}" }.
     #[serde(default)]
     export: BTreeMap<String, String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawProbe {
+    /// The process's name in the report (letters, digits, - and _), unique.
+    #[schemars(with = "String")]
     name: Spanned<String>,
+    /// A file holding its pid.
     pid_file: Option<String>,
+    /// A regex matched against running processes' command lines.
+    #[schemars(with = "Option<String>")]
     pattern: Option<Spanned<String>>,
+    /// A cgroup whose processes are sampled together.
     cgroup: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawArm {
+    /// The arm's name (letters, digits, - and _), unique; `--arm NAME` picks it.
+    #[schemars(with = "String")]
     name: Spanned<String>,
+    /// Its command, over [sut]'s.
+    #[schemars(with = "Option<Vec<String>>")]
     command: Option<Spanned<Vec<String>>>,
+    /// Its environment, over [sut]'s.
     #[serde(default)]
     env: BTreeMap<String, String>,
 }

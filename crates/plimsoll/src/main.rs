@@ -45,6 +45,16 @@ enum Command {
 
 Every RESULT's `cost` says what the step's LLM calls cost at these prices: per turn, per session, per 1,000 sessions, by kind of token, and with perfect caching.")]
     Prices,
+    /// Print the JSON Schema of a config file (plimsoll, session, bus, scenario), made from the types that read it, for editors and CI.
+    #[command(after_help = "Examples:
+  plimsoll schema session > session.schema.json
+  plimsoll schema --out .plimsoll/schemas      every schema, as NAME.schema.json
+  plimsoll schema --reference                  every key, as Markdown (docs/config.md)
+
+Editors built on Taplo (VS Code's Even Better TOML, Zed, Helix) complete, document and check keys from a schema named on the file's first line:
+  #:schema ./.plimsoll/schemas/session.schema.json
+`plimsoll init` writes that line and the schemas.")]
+    Schema(cmd::schema::SchemaArgs),
     /// Run one step: start the SUT fresh against the mock, drive C sessions, print one RESULT line.
     #[command(
         after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
@@ -140,6 +150,7 @@ fn main() -> ExitCode {
         Command::Init(a) => cmd::init::init(a),
         Command::Check(a) => cmd::check::check(a),
         Command::Prices => cmd::prices::run(),
+        Command::Schema(a) => cmd::schema::run(a),
         Command::Floor(a) => cmd::floor::run(a),
         Command::Ramp(a) => cmd::ramp::run(a),
         Command::Soak(a) => cmd::soak::run(a),

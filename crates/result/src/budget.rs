@@ -4,15 +4,17 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The limits a step must stay within. `None` is "not judged".
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The limits a step must stay within to hold; a key left out is not judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Budget {
     /// p50 session time over the mock's own time.
     pub latency_inflation: Option<f64>,
     /// p50 session time over the same SUT's at the ladder's first level.
     pub latency_vs_single: Option<f64>,
+    /// p99 of a turn's time, in ms.
     pub p99_turn_ms: Option<f64>,
+    /// p99 of the time to the first streamed token, in ms.
     pub p99_ttft_ms: Option<f64>,
     /// p99 of the responsiveness probe (a small request beside the load, `[step] probe_path`).
     pub probe_p99_ms: Option<f64>,

@@ -84,31 +84,75 @@ pub struct BusSpec {
     pub roles: Vec<Role>,
 }
 
-#[derive(Deserialize)]
+/// A bus session file: [[role]] tables of publishers and subscribers instead of requests,
+/// with the transport, address, framing, mode and message pace around them.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Raw {
+pub(super) struct Raw {
+    /// How roles connect: "tcp" | "unix" | "ws". Required.
+    #[schemars(with = "Option<String>")]
     transport: Option<Spanned<String>>,
+    /// Where to connect: host:port (tcp), a socket path (unix) or a URL (ws). Default
+    /// "127.0.0.1:{{port}}" (tcp) or "{{ws_base}}/" (ws); required for unix.
     address: Option<String>,
+    /// tcp or unix: how frames are cut: "line" (default; sending adds \r\n) | "u32"
+    /// (big-endian length prefix) | "nul" (STOMP). A WebSocket frames its own.
+    #[schemars(with = "Option<String>")]
     framing: Option<Spanned<String>>,
+    /// "fanout" (default: every subscriber gets every message) | "queue" (each message goes
+    /// to exactly one consumer).
+    #[schemars(with = "Option<String>")]
     mode: Option<Spanned<String>>,
+    /// Messages each publisher sends, 1 to 10000000. Default 100.
+    #[schemars(with = "Option<i64>")]
     messages: Option<Spanned<i64>>,
+    /// Messages a second per publisher, 0 or more; 0 (default) is as fast as the bus takes
+    /// them.
+    #[schemars(with = "Option<f64>")]
     rate: Option<Spanned<f64>>,
+    /// How long subscribers keep reading after the last publish for messages still missing,
+    /// 0 to 3600000 ms. Default 2000.
+    #[schemars(with = "Option<i64>")]
     settle_ms: Option<Spanned<i64>>,
+    /// How long a subscriber may wait after connecting for its ready frame, 1 to 3600000
+    /// ms. Default 10000.
+    #[schemars(with = "Option<i64>")]
     ready_timeout_ms: Option<Spanned<i64>>,
+    /// true (default): each publisher's messages must arrive in order, and reordering is an
+    /// integrity violation; false: out-of-order messages do not fail the step.
     ordered: Option<bool>,
+    /// [[role]] tables: the publishers and subscribers; at least one of each.
+    #[schemars(with = "Vec<RawRole>")]
     role: Vec<Spanned<RawRole>>,
 }
 
-#[derive(Deserialize)]
+/// A [[role]] of a bus: one kind of connection (publisher or subscriber), how many of it
+/// open, and what it sends.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawRole {
+    /// "publisher" | "subscriber" (or "consumer", the same, in a queue). Required.
+    #[schemars(with = "String")]
     kind: Spanned<String>,
+    /// The role's name in reports and as {{role}}. Default: its kind.
     name: Option<String>,
+    /// A fixed number of connections, at least 1. Give count or share, not both.
+    #[schemars(with = "Option<i64>")]
     count: Option<Spanned<i64>>,
+    /// Connections as a share of --concurrency, above 0 and at most 1 (at least one
+    /// connection). Give count or share, not both.
+    #[schemars(with = "Option<f64>")]
     share: Option<Spanned<f64>>,
+    /// Frames sent once on connect, e.g. ["SUBSCRIBE news"]; may use {{session}},
+    /// {{index}}, {{port}}, {{role}} and {{pad N}}.
     #[serde(default)]
     hello: Vec<String>,
+    /// Subscribers only: ready once a frame containing this text arrives (within
+    /// ready_timeout_ms). Default: ready once connected and hello is sent.
     ready: Option<String>,
+    /// Publishers only, required: the message published, which must contain {{stamp}};
+    /// {{pad N}} adds N bytes of filler.
+    #[schemars(with = "Option<String>")]
     send: Option<Spanned<String>>,
 }
 

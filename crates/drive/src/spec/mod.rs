@@ -119,6 +119,7 @@ mod lint;
 mod read;
 mod reply;
 mod request;
+mod schema;
 mod session;
 mod shared;
 pub mod voice;
@@ -128,6 +129,7 @@ pub use bus::{is_bus, BusSpec, Count, Framing, Kind, Role, Transport};
 pub use form::{Fields, Part, PartValue, BOUNDARY};
 pub use reply::{Check, Extract, Source};
 pub use request::{Request, Until};
+pub use schema::{bus as bus_schema, session as session_schema};
 pub use session::{Chat, Protocol, SessionSpec, Wire, CHAT_TEXT, DEFAULT_BODY};
 pub use shared::{is_an_id, names_a_conversation, SharedValue};
 

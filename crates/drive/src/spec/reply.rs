@@ -33,28 +33,46 @@ pub struct Extract {
     pub default: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum RawExtract {
     Pointer(String),
     Table(RawExtractTable),
 }
 
-#[derive(Deserialize)]
+/// The table form of an extract: a value from the JSON reply or a reply header, optional
+/// when it has a default.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawExtractTable {
+    /// A JSON pointer into the JSON reply (or a stream's last JSON event), e.g. "/id"; a
+    /// negative index counts from the end. Give pointer or header, not both.
     pointer: Option<String>,
+    /// The name of a reply header to take, e.g. "location" (case-insensitive). Give pointer
+    /// or header, not both.
     header: Option<String>,
+    /// The value used when the reply lacks it, which makes the extract optional; without it
+    /// a missing value fails the request.
     default: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// A [[check]]: a test the reply must pass, on a JSON pointer (with exactly one of equals,
+/// contains or present = true) or, on a stream, text_contains.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCheck {
+    /// A JSON pointer into the reply (the JSON body, a stream's last JSON event, a
+    /// WebSocket message), e.g. "/reply"; "/messages/-1" is the last element.
     pointer: Option<String>,
+    /// The value (any TOML value) at pointer must equal this.
+    #[schemars(with = "Option<serde_json::Value>")]
     equals: Option<toml::Value>,
+    /// The string at pointer must contain this text.
     contains: Option<String>,
+    /// true: the pointer must be present in the reply.
     present: Option<bool>,
+    /// protocol = "sse" only, without pointer: the stream's text deltas joined must contain
+    /// this text.
     text_contains: Option<String>,
 }
 

@@ -72,57 +72,121 @@ impl Request {
     }
 }
 
-#[derive(Deserialize, Default)]
+/// A [[turn]] (or [[setup]], [[teardown]]) request: one HTTP call of a session's sequence,
+/// with its body, the values it extracts, its checks and optional polling.
+#[derive(Deserialize, schemars::JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRequest {
+    /// The request's name in errors and in RESULT's per-request latency; must be unique.
+    /// Default: the section ("setup", "turn", "teardown"), numbered when there are several
+    /// (turn1, turn2 …).
     pub name: Option<String>,
+    /// "http" (one reply) | "sse" (the reply is a stream). Default: the file's protocol.
+    #[schemars(with = "Option<String>")]
     pub protocol: Option<Spanned<String>>,
+    /// The HTTP method. Default "POST".
     pub method: Option<String>,
+    /// The request's URL template, starting with http:// or {{base}}; may use {{session}},
+    /// {{uuid}} and names extracted earlier.
+    #[schemars(with = "Option<String>")]
     pub url: Option<Spanned<String>>,
+    /// Headers of this request, added to the file's [headers] (a same-named one replaces
+    /// it).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// The body template, sent as written; a JSON body without a content-type gets
+    /// application/json. Without body, bodies, form or multipart the request sends no body.
+    #[schemars(with = "Option<String>")]
     pub body: Option<Spanned<String>>,
+    /// One body template per turn instead of body, the last repeating for later turns. Must
+    /// not be empty; give body or bodies, not both.
+    #[schemars(with = "Option<Vec<String>>")]
     pub bodies: Option<Spanned<Vec<String>>>,
+    /// URL-encoded form fields sent as the body instead of body: name = template, number or
+    /// boolean; an array repeats the name. Sets the content-type.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     pub form: Option<RawFields>,
+    /// multipart/form-data fields sent as the body instead of body: text, or a file part {
+    /// path = "…" } (relative to the session file) or { bytes = N }, with optional
+    /// filename, content_type.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     pub multipart: Option<RawFields>,
+    /// Values taken from the reply, usable as {{name}} in later requests: name =
+    /// "/json/pointer", or { pointer = "…" } or { header = "…" }, with default = "…" to
+    /// make it optional.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RawExtract>")]
     pub extract: BTreeMap<String, Spanned<RawExtract>>,
+    /// [[…check]] tests the reply must pass; a reply that fails one fails the session.
     #[serde(default)]
+    #[schemars(with = "Vec<RawCheck>")]
     pub check: Vec<Spanned<RawCheck>>,
+    /// The HTTP status the reply must have, 100 to 599. Default: the file's expect_status,
+    /// else any 2xx.
+    #[schemars(with = "Option<i64>")]
     pub expect_status: Option<Spanned<i64>>,
+    /// Poll: repeat the request until a JSON pointer in the reply has a value, e.g. {
+    /// pointer = "/status", equals = "success", interval_ms = 100, timeout_ms = 60000 }.
+    #[schemars(with = "Option<RawUntil>")]
     pub until: Option<Spanned<RawUntil>>,
+    /// protocol = "sse" only: the event that marks the first token: an event name, or {
+    /// event, pointer, equals, text }. Default: the first event with the model's text, else
+    /// the first event.
+    #[schemars(with = "Option<RawEvent>")]
     pub ttft_event: Option<Spanned<RawEvent>>,
+    /// protocol = "sse" only: the event that ends the request's reply, as an event name or
+    /// { event, pointer, equals, text }. Default: the end of the stream.
+    #[schemars(with = "Option<RawEvent>")]
     pub done_event: Option<Spanned<RawEvent>>,
+    /// A JSON pointer to the text delta in each stream event, for an API Plimsoll does not
+    /// know; [[check]] text_contains reads these deltas joined.
+    #[schemars(with = "Option<String>")]
     pub text_pointer: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+/// Polling of an asynchronous API: the request is sent again every interval_ms until its
+/// reply's pointer has a value (or the given one), for at most timeout_ms.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawUntil {
+    /// The JSON pointer to watch in the reply, e.g. "/status". Required.
     pointer: String,
+    /// The value (any TOML value) the pointer must reach. Without it, any non-null value
+    /// ends the polling.
+    #[schemars(with = "Option<serde_json::Value>")]
     equals: Option<toml::Value>,
+    /// Wait between polls in ms, 1 to 86400000. Default 100.
     interval_ms: Option<i64>,
+    /// How long to keep polling before the request fails as a timeout, 1 to 86400000 ms.
+    /// Default 60000.
     timeout_ms: Option<i64>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum RawEvent {
     Name(String),
     Table(RawEventTable),
 }
 
-#[derive(Deserialize)]
+/// The table form of ttft_event or done_event: an SSE event matches when every key given
+/// holds; give at least event, pointer or text.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawEventTable {
+    /// The event's name (its SSE event: field), e.g. "end" or "messages".
     event: Option<String>,
+    /// A JSON pointer into the event's data, e.g. "/type"; without equals it must hold a
+    /// non-null value.
     pointer: Option<String>,
+    /// The value (any TOML value) the data at pointer must equal. Needs pointer.
+    #[schemars(with = "Option<serde_json::Value>")]
     equals: Option<toml::Value>,
     /// The event must carry the model's text (true), or text at this pointer.
     text: Option<RawText>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum RawText {
     Yes(bool),

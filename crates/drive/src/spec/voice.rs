@@ -68,17 +68,44 @@ pub struct VoiceSpec {
     pub custom: Vec<(String, String)>,
 }
 
-#[derive(Deserialize, Default)]
+/// [voice]: a voice call's settings (protocol = "twilio" or "pcm-ws"): what the caller
+/// says, the line's audio, and how the bot's replies are waited for.
+#[derive(Deserialize, schemars::JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawVoice {
+    /// The caller's words each turn, a template spoken in Plimsoll's voice. Default:
+    /// "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]] Please handle turn
+    /// {{turn}}."
     say: Option<String>,
+    /// A 16-bit mono WAV of the user's own utterance, sent each turn instead of say
+    /// (resampled to the line); the path counts from the session file. Its words are not
+    /// checked.
+    #[schemars(with = "Option<String>")]
     wav: Option<Spanned<String>>,
+    /// pcm-ws only: the line's sample rate in Hz, 8000 to 48000. Default 16000. Twilio's
+    /// line is fixed at µ-law 8000 Hz.
+    #[schemars(with = "Option<i64>")]
     rate: Option<Spanned<i64>>,
+    /// Audio per frame in ms, each frame sent on its deadline; 10 to 200. Default 20.
+    #[schemars(with = "Option<i64>")]
     frame_ms: Option<Spanned<i64>>,
+    /// How long to wait for the bot's first audio after the caller stops speaking, 100 to
+    /// 600000 ms. Default 8000.
+    #[schemars(with = "Option<i64>")]
     answer_timeout_ms: Option<Spanned<i64>>,
+    /// Silence in ms after which the bot's reply counts as finished, 100 to 60000. Default
+    /// 800.
+    #[schemars(with = "Option<i64>")]
     reply_end_ms: Option<Spanned<i64>>,
+    /// true: the bot speaks first, and its greeting is waited for before the caller's first
+    /// turn. Default false.
     greeting: Option<bool>,
+    /// The share of turns, 0 to 1, in which the caller talks over the bot's reply. Default
+    /// 0.
+    #[schemars(with = "Option<f64>")]
     barge_in: Option<Spanned<f64>>,
+    /// twilio only: start.customParameters sent to the bot, name = template, e.g. { caller
+    /// = "{{session}}" }.
     #[serde(default)]
     custom: BTreeMap<String, String>,
 }

@@ -12,14 +12,24 @@
 
 use serde::Deserialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+/// The [audio] table: how speech, transcriptions and the Realtime API keep time.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct AudioSettings {
+    /// Speaking rate in characters per second (> 0): speech lasts as long as its text takes
+    /// to say. Default 15.
     pub chars_per_s: f64,
+    /// Time from a speech request to its first audio byte, in ms (≥ 0). Default 150.
     pub tts_first_byte_ms: f64,
+    /// How many times faster than real time the rest of the speech streams (> 0), for
+    /// speech and Realtime audio. Default 2.0.
     pub tts_speed: f64,
+    /// Audio per streamed chunk (speech, a Realtime delta), in ms (≥ 10). Default 100.
     pub chunk_ms: f64,
+    /// A transcription's fixed latency, in ms (≥ 0). Default 120.
     pub stt_ms: f64,
+    /// A transcription's added latency as a share of the audio's duration (≥ 0; 0.1 = 100
+    /// ms per second of audio). Default 0.1.
     pub stt_rtf: f64,
 }
 

@@ -22,9 +22,11 @@ use wire::{CacheAsk, CacheRules, CacheUsage, Steps, Ttl};
 
 /// The scenario's `[cache]`: whether the provider caches prompts, how many prefixes it
 /// holds, and how long an automatic cache keeps one.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CacheSettings {
+    /// Whether the provider caches prompts; false: nothing is ever cached and usage reports
+    /// 0 cached tokens. Default true.
     pub enabled: bool,
     /// Cached prefixes the provider holds at most; the least recently used goes first.
     pub capacity: usize,

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// Failure rates (0..=1) and their parameters for one model.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Failures {
     /// 429 with `retry-after` and the provider's rate-limit headers.
@@ -30,7 +30,10 @@ pub struct Failures {
     pub spike: f64,
     /// What `retry-after` / `retry-after-ms` announce on a 429.
     pub retry_after_ms: u64,
+    /// Length of an injected stall, in ms (≥ 0). Default 2000.
     pub stall_ms: f64,
+    /// Time an injected latency spike adds to the time to first token, in ms (≥ 0). Default
+    /// 3000.
     pub spike_ms: f64,
 }
 

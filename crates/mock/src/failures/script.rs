@@ -40,12 +40,18 @@ pub enum When {
 }
 
 /// A rule as written in the scenario.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRule {
+    /// Fail the first N attempts (≥ 1) of each call, a call being one conversation sent by
+    /// one session; attempt N+1 succeeds.
     attempts: Option<u32>,
+    /// Fail every Mth request (≥ 1) to this model over the run, retries included.
     every: Option<u64>,
+    /// How the request fails: "rate_limit" (429), "server_error" (500), "overloaded"
+    /// (503/529), "reset" (connection dropped) or "cut" (stream cut mid-way).
     with: String,
+    /// For with = "cut" only: output tokens sent before the cut. Default: half-way.
     at_token: Option<u32>,
 }
 

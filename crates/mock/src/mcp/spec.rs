@@ -130,45 +130,80 @@ impl McpSpec {
 }
 
 /// `[mcp]` as written.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawMcp {
+    /// How answers are sent over Streamable HTTP: "json" (one JSON-RPC response body, the
+    /// default) or "sse" (an SSE response stream).
     reply: Option<String>,
+    /// Server name reported in the initialize result. Default "plimsoll-mcp".
     server_name: Option<String>,
+    /// Instructions text the server returns in its initialize result. Default: none.
     instructions: Option<String>,
+    /// The tools served, [[mcp.tools]], each with a unique name.
     #[serde(default)]
+    #[schemars(with = "Vec<RawTool>")]
     tools: Vec<Spanned<RawTool>>,
 }
 
-#[derive(Deserialize)]
+/// One MCP tool, [[mcp.tools]]: what it answers, how long it takes and how it fails.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawTool {
+    /// The tool's name, unique: 1 to 128 of A-Z a-z 0-9 _ - . Required.
     name: String,
+    /// Description the tool is listed with. Default: one from its result kind, e.g. "Stores
+    /// a value under a key".
     description: Option<String>,
+    /// JSON Schema of the arguments, as a table. Default: its result kind's (kv_put: key
+    /// and value; kv_get: key; others: any object).
+    #[schemars(with = "Option<serde_json::Value>")]
     input_schema: Option<toml::Value>,
+    /// What the tool answers: "echo" (its arguments, the default), "kv_put", "kv_get",
+    /// "payload" (payload_bytes bytes) or "text" (the `text`).
     result: Option<String>,
+    /// Size in bytes (1 to 67108864) of a payload tool's answer, the same for the same
+    /// arguments. Required with, and only for, result = "payload".
     payload_bytes: Option<i64>,
+    /// The fixed answer of a text tool. Required with, and only for, result = "text".
     text: Option<String>,
+    /// The tool's median time per call, in ms (0 to 3600000). Default 0.
     latency_ms: Option<f64>,
+    /// The tool's p99 time in ms (≥ latency_ms > 0), giving a lognormal tail. Unset: every
+    /// call takes latency_ms.
     latency_p99_ms: Option<f64>,
+    /// Seeded per-call failure rates of this tool; none by default.
     failures: Option<RawRates>,
+    /// Failure rules, [[mcp.tools.fail]]: calls that fail by rule, the same way every run.
     #[serde(default)]
     fail: Vec<RawFail>,
 }
 
-#[derive(Deserialize, Default)]
+/// Seeded per-call failure rates of an MCP tool (shares 0..1 adding up to at most 1).
+#[derive(Deserialize, schemars::JsonSchema, Default)]
 #[serde(deny_unknown_fields, default)]
 struct RawRates {
+    /// Share (0..1) of calls answered with a JSON-RPC error (-32603): the protocol fails.
+    /// Default 0.
     rpc_error: f64,
+    /// Share (0..1) of calls answered with an isError result: the tool fails and the model
+    /// is told. Default 0.
     tool_error: f64,
 }
 
-#[derive(Deserialize)]
+/// An MCP tool's failure rule: exactly one of first, every or attempts, and `with`.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawFail {
+    /// Fail the tool's first N calls (≥ 1).
     first: Option<u64>,
+    /// Fail every Mth call of the tool (≥ 1).
     every: Option<u64>,
+    /// Fail the first N attempts (≥ 1) of each call, an attempt being the same arguments
+    /// sent again.
     attempts: Option<u64>,
+    /// How the call fails: "rpc_error" (a JSON-RPC error) or "tool_error" (an isError
+    /// result).
     with: String,
 }
 

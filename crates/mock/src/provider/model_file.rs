@@ -9,53 +9,112 @@ use serde::Deserialize;
 use std::sync::Arc;
 use toml::Spanned;
 
-#[derive(Deserialize)]
+/// A model's timing and behaviour: [defaults] for every model, [models.NAME] for one (unset
+/// fields keep the defaults').
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawModel {
+    /// Time to first token in ms, 0 to 3600000. Default 200.
+    #[schemars(with = "Option<f64>")]
     ttft_ms: Option<Spanned<f64>>,
+    /// Time per further output token in ms, 0 to 3600000. Default 5.
+    #[schemars(with = "Option<f64>")]
     tok_ms: Option<Spanned<f64>>,
+    /// Reply length in tokens: a count, or [min, max] drawn uniformly per request (1 ≤ min
+    /// ≤ max ≤ 1000000). Default 50.
+    #[schemars(with = "Option<RawRange>")]
     output_tokens: Option<Spanned<RawRange>>,
+    /// Output tokens per streamed delta event, 1 to 10000. Default 1.
+    #[schemars(with = "Option<i64>")]
     tokens_per_chunk: Option<Spanned<i64>>,
+    /// How durations vary per chunk: "fixed" (default), { dist = "uniform", spread = S }
+    /// with S in [0, 1), or { dist = "lognormal", sigma = S } with S in (0, 3].
+    #[schemars(with = "Option<RawJitter>")]
     jitter: Option<Spanned<RawJitter>>,
+    /// Seeded per-request failure rates (shares 0..1) and their parameters; none by
+    /// default. PLIMSOLL_FAIL_* environment variables override them.
+    #[schemars(with = "Option<Failures>")]
     failures: Option<Spanned<Failures>>,
+    /// This model's own per-API-key quotas per minute (each key has its own buckets per
+    /// model), on top of [provider]'s.
+    #[schemars(with = "Option<Quota>")]
     quota: Option<Spanned<Quota>>,
+    /// Failure rules, [[models.NAME.fail]]: requests that fail by rule, the same way every
+    /// run. The first matching rule wins and replaces the seeded draw.
+    #[schemars(with = "Option<Vec<crate::failures::script::RawRule>>")]
     fail: Option<Vec<Spanned<crate::failures::script::RawRule>>>,
+    /// This model's own generation slots and queue, on top of [provider]'s.
+    #[schemars(with = "Option<Capacity>")]
     capacity: Option<Spanned<Capacity>>,
+    /// When the model reasons before answering, for how many tokens and how fast. Default:
+    /// mode "auto", 200 tokens, at tok_ms.
+    #[schemars(with = "Option<RawReasoning>")]
     reasoning: Option<Spanned<RawReasoning>>,
+    /// Length of this model's vectors from POST /v1/embeddings, 1 to 16384; a request's
+    /// `dimensions` may ask for fewer. Default 1536.
+    #[schemars(with = "Option<i64>")]
     embedding_dim: Option<Spanned<i64>>,
+    /// Time to read the prompt, in ms per 1,000 input tokens the prompt cache did not hold,
+    /// added to the time to first token. Default 0.
+    #[schemars(with = "Option<f64>")]
     prefill_ms_per_1k_tokens: Option<Spanned<f64>>,
+    /// Shortest prompt prefix, in tokens (1 to 10000000), the prompt cache holds for this
+    /// model. Default: the API's own minimum (OpenAI 1024).
+    #[schemars(with = "Option<i64>")]
     cache_min_tokens: Option<Spanned<i64>>,
+    /// Where the script counts tool results to pick its step: "turn" (since the last user
+    /// message, the default) or "conversation" (the whole conversation).
+    #[schemars(with = "Option<String>")]
     script_scope: Option<Spanned<String>>,
+    /// Scripted steps, [[models.NAME.script]]: step N answers a request holding N tool
+    /// results in scope; past the last step the model answers with drawn text.
+    #[schemars(with = "Option<Vec<RawStep>>")]
     script: Option<Vec<Spanned<RawStep>>>,
 }
 
-#[derive(Deserialize)]
+/// One script step: exactly one of `call` (ask for a tool) or `say` (answer in text).
+/// Templates: {{session}}, {{nonce}}, {{turn}}, {{step}}, {{result.N}}, {{result.last}}.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawStep {
+    /// Name of the tool this step asks the agent to call. Excludes `say`.
     call: Option<String>,
+    /// The tool call's arguments as a table; strings in it are templates, e.g. { key =
+    /// "k{{turn}}" }. Call steps only; default {}.
+    #[schemars(with = "Option<serde_json::Value>")]
     args: Option<toml::Value>,
+    /// Text the matching tool result must contain (templated), checked by the integrity
+    /// oracle's echo check. Call steps only.
     expect: Option<String>,
+    /// The text answer of this step (templated). Excludes `call`, `args` and `expect`.
     say: Option<String>,
 }
 
 /// `reasoning = { mode = "auto", tokens = [200, 400], redacted_share = 0.1, tok_ms = 2 }`
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawReasoning {
+    /// When the model reasons: "auto" (when the request asks, the default), "always" (every
+    /// OpenAI request too) or "off" (never; nothing is checked).
     mode: Option<String>,
+    /// Reasoning length in tokens, a count or [min, max] drawn per reply (1 to 60000);
+    /// scaled by OpenAI's effort, capped by Anthropic's budget. Default 200.
     tokens: Option<RawRange>,
+    /// Share (0..1) of Anthropic replies whose thinking comes as a `redacted_thinking`
+    /// block. Default 0.
     redacted_share: Option<f64>,
+    /// Time per reasoning token in ms, 0 to 60000. Default: the model's tok_ms.
     tok_ms: Option<f64>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 enum RawRange {
     One(i64),
     Range(Vec<i64>),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 enum RawJitter {
     Name(String),

@@ -70,11 +70,18 @@ use toml::Spanned;
 pub use crate::provider::model::{Jitter, ModelSpec};
 
 /// Which integrity checks the oracle runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Integrity {
+    /// Check that a scripted call's `expect` value comes back intact in the matching tool
+    /// result (what was stored is read back unchanged). Default true.
     pub echo: bool,
+    /// Check that nothing of another session appears: no other session's marker or psn
+    /// nonce, no tool call or answer the mock gave another session. Default true.
     pub isolation: bool,
+    /// Check history is complete, in order and unaltered: user turns without gaps or
+    /// repeats, every tool call answered once, arguments and answers as the mock sent them.
+    /// Default true.
     pub history: bool,
     /// Reasoning sent back as the model gave it (`integrity/reasoning.rs`).
     pub reasoning: bool,
@@ -281,20 +288,57 @@ impl Scenario {
 /// A scenario file that cannot be used, with where and why.
 pub type ScenarioError = spans::FileError;
 
-#[derive(Deserialize)]
+/// A mock provider scenario: which models the mock serves, how each behaves in time and
+/// fails, and the provider's pushback, prompt cache, integrity checks, MCP tools and audio
+/// timing.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
+    /// Seed of the mock's RNG (replies, jitter, failure draws); the same seed and request
+    /// give the same reply. Default 0; `--seed` overrides it.
     seed: Option<u64>,
+    /// What a model name the scenario does not define gets: "default" serves it with
+    /// [defaults] (the default), "error" answers the API's 404 model_not_found.
+    #[schemars(with = "Option<String>")]
     unknown_model: Option<Spanned<String>>,
+    /// Which checks the integrity oracle runs on every conversation sent back to the mock;
+    /// all are on by default.
     integrity: Option<Integrity>,
+    /// A fixed `created` timestamp (Unix seconds) put in replies so replays are
+    /// byte-identical; unset: the current time. `--fixed-created` overrides it.
     created: Option<u64>,
+    /// Pushback shared by every model: per-API-key quotas and generation slots with their
+    /// queue. Unset: no limits.
+    #[schemars(with = "Option<Limits>")]
     provider: Option<Spanned<Limits>>,
+    /// The provider's prompt cache, shared across sessions within one API key and model; on
+    /// by default.
+    #[schemars(with = "Option<CacheSettings>")]
     cache: Option<Spanned<CacheSettings>>,
+    /// Timing and behaviour every model starts from (200 ms to first token, 5 ms per token,
+    /// 50 output tokens unless set); each [models.NAME] overrides fields of it.
     defaults: Option<RawModel>,
+    /// One table per model name, [models."NAME"], overriding [defaults] for that model.
+    /// NAME-stable is served as NAME with every failure removed.
     #[serde(default)]
     models: BTreeMap<String, RawModel>,
+    /// Tools the mock serves over the Model Context Protocol (/mcp, or `plimsoll mcp
+    /// --stdio`); none without this table.
+    #[schemars(with = "Option<crate::mcp::spec::RawMcp>")]
     mcp: Option<Spanned<crate::mcp::spec::RawMcp>>,
+    /// How speech, transcriptions and the Realtime API keep time: speaking rate, latencies
+    /// and chunk size.
+    #[schemars(with = "Option<crate::audio::settings::AudioSettings>")]
     audio: Option<Spanned<crate::audio::settings::AudioSettings>>,
+}
+
+/// The JSON Schema of a scenario file, made from the types that read it.
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<RawScenario>();
+    s.insert("title".into(), "scenario.toml".into());
+    s
 }
 
 #[cfg(test)]

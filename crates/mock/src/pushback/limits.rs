@@ -24,15 +24,19 @@
 use serde::{Deserialize, Serialize};
 
 /// Per-key quotas, per minute.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Quota {
+    /// Requests per minute per API key (positive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rpm: Option<f64>,
+    /// Input plus output tokens per minute per API key (positive; OpenAI's kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpm: Option<f64>,
+    /// Input tokens per minute per API key (positive; Anthropic's kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub itpm: Option<f64>,
+    /// Output tokens per minute per API key (positive; Anthropic's kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub otpm: Option<f64>,
     /// Seconds of quota a full bucket holds.
@@ -45,13 +49,16 @@ fn minute() -> f64 {
 }
 
 /// Generation slots and their queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Capacity {
+    /// Replies generated at once, 1 to 1000000. Required.
     pub max_in_flight: u32,
     /// Requests that may wait for a slot; none: the queue is unbounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_queue: Option<u32>,
+    /// Factor on the time per token when every slot is busy, rising linearly from 1.0 with
+    /// one reply in flight; 1.0 to 100. Default 1.0.
     #[serde(default = "one")]
     pub slowdown_at_full: f64,
     /// What `retry-after` / `retry-after-ms` announce when the queue is full.
@@ -68,11 +75,14 @@ fn second() -> u64 {
 }
 
 /// A provider's or one model's pushback.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
+    /// Per-API-key quotas per minute, as token buckets; a request over one gets the API's
+    /// 429 with retry-after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota: Option<Quota>,
+    /// The provider's generation slots and their queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
 }

@@ -23,6 +23,9 @@ pub struct InitOptions {
     pub session: Option<String>,
 }
 
+/// Where `init` writes the schemas its files name on their first line.
+pub const SCHEMAS: &str = ".plimsoll/schemas";
+
 const MARKER: &str = "[[plimsoll session={{session}} nonce={{nonce}} turn={{turn}}]]";
 
 fn config(o: &InitOptions, words: &[String]) -> String {
@@ -33,7 +36,8 @@ fn config(o: &InitOptions, words: &[String]) -> String {
         .join(", ");
     let mock = "# scenario = \"scenario.toml\" # the models the mock serves (default: any name, 200 ms to first token, 5 ms a token)";
     format!(
-        r#"# Written by `plimsoll init`. Every field is documented at the top of crates/experiment/src/config.rs.
+        r#"# Written by `plimsoll init`. Every key is in docs/config.md; an editor that reads the
+# schema on the first line (Taplo: VS Code's Even Better TOML, Zed, Helix) completes them.
 # Next: `plimsoll check` (one session, every failure explained), then `plimsoll ramp --cpus 1`.
 
 [sut]
@@ -86,7 +90,7 @@ fn session(o: &InitOptions) -> String {
         return format!(
             r#"# Written by `plimsoll init --openai`: Plimsoll is a chat client of your endpoint. Each
 # turn sends the whole conversation so far and appends the reply, so the mock's history
-# check holds. Fields: the top of crates/drive/src/spec/mod.rs ("openai-chat").
+# check holds. Every key: docs/config.md.
 # A gateway that wants a key (LiteLLM's master key, a proxy's virtual keys): set it for
 # the SUT under [sut] env in plimsoll.toml (e.g. LITELLM_MASTER_KEY = "sk-plimsoll") and
 # send it as `authorization = "Bearer sk-plimsoll"` under [headers] below.
@@ -114,8 +118,9 @@ present = true
         )
     });
     format!(
-        r#"# Written by `plimsoll init`: how one session talks to your system. Every field is
-# documented at the top of crates/drive/src/spec/mod.rs. Top-level keys go above [headers].
+        r#"# Written by `plimsoll init`: how one session talks to your system. Every key is in
+# docs/config.md (and completed from the schema on the first line). Top-level keys go
+# above [headers].
 protocol = "http"          # or "sse" (a stream per turn), "ws", or "openai-chat"
 method = "POST"
 url = "{url}"
@@ -139,8 +144,7 @@ fn form_session(o: &InitOptions) -> String {
     let url = o.url.clone().unwrap_or_else(|| "{{base}}/chat".into());
     format!(
         r#"# Written by `plimsoll init --form`: one session, its turns sent as form fields. Every
-# field is documented at the top of crates/drive/src/spec/mod.rs. Top-level keys go above
-# any [table].
+# key is in docs/config.md. Top-level keys go above any [table].
 protocol = "http"          # or "sse" (a stream per turn)
 method = "POST"
 url = "{url}"
@@ -169,9 +173,14 @@ pub fn init(dir: &Path, o: &InitOptions) -> anyhow::Result<Vec<PathBuf>> {
                 o.command
             )
         })?;
+    // The first line names the schema editors complete and check the keys from (Taplo).
+    let schema_line = |name: &str| format!("#:schema ./{SCHEMAS}/{name}.schema.json\n");
     let files = vec![
-        ("plimsoll.toml", config(o, &words)),
-        ("session.toml", session(o)),
+        (
+            "plimsoll.toml",
+            schema_line("plimsoll") + &config(o, &words),
+        ),
+        ("session.toml", schema_line("session") + &session(o)),
     ];
     if let Some((name, _)) = files.iter().find(|(n, _)| dir.join(n).exists()) {
         anyhow::bail!(
@@ -186,6 +195,8 @@ pub fn init(dir: &Path, o: &InitOptions) -> anyhow::Result<Vec<PathBuf>> {
         std::fs::write(&p, text)?;
         written.push(p);
     }
+    super::schema::write_all(&dir.join(SCHEMAS))?;
+    written.push(dir.join(SCHEMAS));
     // What was written must load: the same readers as every other command.
     experiment::Config::load(&dir.join("plimsoll.toml"))?;
     drive::SessionSpec::load(&dir.join("session.toml"))?;
@@ -207,7 +218,17 @@ mod tests {
             ..InitOptions::default()
         };
         let files = init(&dir, &o).unwrap();
-        assert_eq!(files.len(), 2);
+        assert_eq!(files.len(), 3);
+        // Each file names its schema on its first line, and the schema is there.
+        for name in ["plimsoll", "session"] {
+            let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+            let line = format!("#:schema ./.plimsoll/schemas/{name}.schema.json\n");
+            assert!(text.starts_with(&line), "{text}");
+            assert!(dir
+                .join(SCHEMAS)
+                .join(format!("{name}.schema.json"))
+                .is_file());
+        }
         let cfg = experiment::Config::load(&dir.join("plimsoll.toml")).unwrap();
         assert_eq!(cfg.command, ["python", "app.py", "--port", "{{port}}"]);
         let s = drive::SessionSpec::load(&dir.join("session.toml")).unwrap();

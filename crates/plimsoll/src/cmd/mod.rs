@@ -16,6 +16,8 @@ pub mod mock;
 pub mod prices;
 pub mod ramp;
 pub mod run;
+pub mod schema;
+pub mod schema_reference;
 pub mod soak;
 pub mod workload;
 

@@ -43,7 +43,7 @@ pub fn session(doc: &Doc, op: &Operation) -> anyhow::Result<String> {
     );
     let body = op.body.as_ref().map(|(enc, _)| body_lines(*enc, &fields));
     let mut out = format!(
-        "# Written by `plimsoll init --from-openapi` for {}.\n# {}\n# Every field is documented at the top of crates/drive/src/spec/mod.rs.\nturns = 3\nturn_timeout_ms = 60000\n",
+        "# Written by `plimsoll init --from-openapi` for {}.\n# {}\n# Every key is in docs/config.md.\nturns = 3\nturn_timeout_ms = 60000\n",
         op.label(),
         if fields.iter().any(|(_, v)| v.to_string().contains("[[plimsoll")) {
             "The [[plimsoll …]] marker is in the field that looked like the user's message: keep it in the text your system sends the LLM."
