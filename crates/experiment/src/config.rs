@@ -122,7 +122,7 @@ impl Config {
             spans::unreadable(
                 path,
                 &e,
-                " (write one with the [sut] and [session] tables; see examples/floor/plimsoll.toml)",
+                "; write one for your system with `plimsoll init --command '…'` (docs/your-system.md), or name another with --config FILE",
             )
         })?;
         Config::parse(&text, path)

@@ -53,10 +53,7 @@ fn a_missing_session_file_is_refused_before_the_first_step() {
     .unwrap();
     let (code, err) = ramp(&d);
     assert_ne!(code, 0, "{err}");
-    assert!(
-        err.contains("../leaky/session.toml: cannot read it"),
-        "{err}"
-    );
+    assert!(err.contains("../leaky/session.toml: not found"), "{err}");
     assert!(
         !err.contains("budget:") && !err.contains("| sessions |"),
         "the table began before the error:\n{err}"
@@ -75,7 +72,7 @@ fn a_missing_session_file_is_refused_before_the_first_step() {
             .unwrap();
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(
-            e.contains("../leaky/session.toml: cannot read it"),
+            e.contains("../leaky/session.toml: not found"),
             "{cmd:?}: {e}"
         );
         assert!(!e.contains("plimsoll check: two sessions"), "{cmd:?}: {e}");
@@ -114,4 +111,49 @@ fn a_run_whose_sut_cannot_start_is_recorded_as_failed_with_its_reason() {
         e.contains("run 1 failed: step at 2 sessions: starting the SUT"),
         "{e}"
     );
+}
+
+#[test]
+fn a_new_user_without_files_is_told_where_it_looked_and_what_writes_them() {
+    let d = dir("first-hour");
+    let said = |cmd: &str| {
+        let o = Command::new(BIN).arg(cmd).current_dir(&d).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let here = d.canonicalize().unwrap();
+    for cmd in ["run", "ramp", "check"] {
+        let (code, err) = said(cmd);
+        assert_eq!(code, Some(1), "{err}");
+        let looked = format!(
+            "plimsoll.toml: not found (looked for {}",
+            here.join("plimsoll.toml").display()
+        );
+        assert!(
+            err.contains(&looked) && err.contains("plimsoll init --command"),
+            "{cmd}: {err}"
+        );
+    }
+    std::fs::write(d.join("plimsoll.toml"), "[sut]\ncommand = [\"true\"]\n").unwrap();
+    let (code, err) = said("check");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("session.toml: not found") && err.contains("[session] file names it"),
+        "{err}"
+    );
+    std::fs::write(d.join("session.toml"), "url = \"{{base}}/chat\"\n").unwrap();
+    std::fs::write(
+        d.join("plimsoll.toml"),
+        "[sut]\ncommand = [\"true\"]\n[mock]\nscenario = \"s.toml\"\n",
+    )
+    .unwrap();
+    let (code, err) = said("check");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("s.toml: not found") && err.contains("built-in defaults"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }

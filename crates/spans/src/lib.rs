@@ -129,12 +129,23 @@ fn edits(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// A file that could not be read at all.
+/// A file that could not be read at all: one that is not there says where it was looked
+/// for (a relative path counts from the current directory, which a user may not expect).
 pub fn unreadable(path: &std::path::Path, e: &std::io::Error, hint: &str) -> FileError {
+    let message = match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            let looked = std::path::absolute(path)
+                .ok()
+                .filter(|_| path.is_relative())
+                .map_or(String::new(), |a| format!(" (looked for {})", a.display()));
+            format!("not found{looked}{hint}")
+        }
+        _ => format!("cannot read it: {e}{hint}"),
+    };
     FileError {
         file: path.display().to_string(),
         line: None,
-        message: format!("cannot read it: {e}{hint}"),
+        message,
     }
 }
 
@@ -183,6 +194,23 @@ mod tests {
         assert_eq!(nearest("Turns", &["turns", "think_ms"]), Some("turns"));
         assert_eq!(nearest("x", &["turns"]), None);
         assert_eq!(with_nearest("invalid type: string"), "invalid type: string");
+    }
+
+    #[test]
+    fn a_missing_file_says_where_it_was_looked_for() {
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let got = unreadable(std::path::Path::new("session.toml"), &e, "; write one").to_string();
+        let here = std::env::current_dir().unwrap().join("session.toml");
+        assert_eq!(
+            got,
+            format!(
+                "session.toml: not found (looked for {}); write one",
+                here.display()
+            )
+        );
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let got = unreadable(std::path::Path::new("/x.toml"), &denied, "").to_string();
+        assert!(got.starts_with("/x.toml: cannot read it: "), "{got}");
     }
 
     #[test]

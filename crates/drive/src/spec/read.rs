@@ -162,7 +162,10 @@ struct Inherited<'a> {
 
 impl SessionSpec {
     pub fn load(path: &Path) -> Res<SessionSpec> {
-        let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let hint = "; plimsoll.toml's [session] file names it (default session.toml, counted from plimsoll.toml's directory); `plimsoll init` writes one";
+            spans::unreadable(path, &e, hint)
+        })?;
         SessionSpec::parse(&text, &path.display().to_string())
     }
 

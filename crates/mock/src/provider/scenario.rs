@@ -198,7 +198,10 @@ impl Scenario {
     }
 
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| spans::unreadable(path, &e, ""))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let hint = "; name one that exists ([mock] scenario in plimsoll.toml counts from its directory; --scenario from here; the shipped ones are in scenarios/), or leave it out for the built-in defaults";
+            spans::unreadable(path, &e, hint)
+        })?;
         Scenario::parse(&text, &path.display().to_string())
     }
 
