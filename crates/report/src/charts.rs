@@ -1,4 +1,5 @@
-//! The charts of a ladder's report, each a measure against concurrency: throughput (with
+//! The charts of a ladder's report, each a measure against concurrency (a ladder of voice
+//! calls has its own: response latency, broken audio, the loop's lag): throughput (with
 //! the USL fit), latency inflation (with the budget), CPU of its cap, session latency,
 //! memory, memory per session, threads, CPU per turn; connections and the provider's
 //! pushback when there are any; open files, other processes on the SUT's cores and the
@@ -42,7 +43,11 @@ pub(crate) fn ladder(
         .and_then(|e| e.budget.as_ref())
         .and_then(|b| b.latency_inflation)
         .map(|v| (v, "budget"));
-    let mut charts = vec![
+    let calls = steps.iter().any(|s| s.voice.is_some());
+    let mut charts = if calls {
+        call_charts(doc)
+    } else {
+        vec![
         Chart { title: "Throughput", unit: "turns/s", how: "Completed turns per second. Where it stops growing is the wall; the dashed line is the Universal Scalability Law fit (4 or more steps).", series: vec![Series { name: "measured", color: "#36c", values: throughput }], curve: usl_curve, limit: None },
         Chart { title: "Latency inflation", unit: "× ideal", how: "1.0 means sessions took as long as the mock's own generation time; the red line is the budget.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.latency_inflation) }], curve: None, limit: budget },
         Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
@@ -51,7 +56,8 @@ pub(crate) fn ladder(
         Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline RSS) / sessions: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get(|s| Some(s.rss_kb_per_session)) }], curve: fitted(a, "kb_per_session", &xs), limit: None },
         Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: fitted(a, "threads", &xs), limit: None },
         Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get(|s| s.cpu_ms_per_turn) }], curve: fitted(a, "cpu_ms_per_turn", &xs), limit: None },
-    ];
+    ]
+    };
     let peers = peers(steps);
     if !peers.is_empty() {
         let series = peers
@@ -82,6 +88,34 @@ pub(crate) fn ladder(
         let _ = write!(body, "<section>{}</section>", chart(c, &xs, counts, marks));
     }
     body
+}
+
+/// A ladder of voice calls, charted as callers hear it: how soon replies begin against
+/// the budget, how much of the bot's audio stalled, the event loop's lag beside the
+/// calls; then the CPU, memory and threads every ladder shows, per call.
+fn call_charts(doc: &LadderDoc) -> Vec<Chart<'_>> {
+    let steps = &doc.steps;
+    let voice = |f: fn(&result::VoiceCalls) -> Option<f64>| -> Vec<Option<f64>> {
+        steps.iter().map(|s| s.voice.as_ref().and_then(f)).collect()
+    };
+    let budget = doc.environment.run().and_then(|e| e.budget.as_ref());
+    let response = budget
+        .and_then(|b| b.response_p95_ms)
+        .map(|v| (v, "budget"));
+    let stalls = budget
+        .and_then(|b| b.stall_share)
+        .map(|v| (v * 100.0, "budget"));
+    let get =
+        |f: fn(&StepResult) -> Option<f64>| -> Vec<Option<f64>> { steps.iter().map(f).collect() };
+    vec![
+        Chart { title: "Response latency", unit: "ms", how: "From the end of the caller's speech to the bot's first audio, median and 95th percentile; the red line is the budget on the p95.", series: vec![Series { name: "p50", color: "#36c", values: voice(|v| v.response_p50_ms) }, Series { name: "p95", color: "#c33", values: voice(|v| v.response_p95_ms) }], curve: None, limit: response },
+        Chart { title: "Broken audio", unit: "%", how: "Stalls: the caller's playback ran dry before the reply ended, as a share of the bot's audio; and the share of turns that stuttered at all. The red line is the budget on stalls.", series: vec![Series { name: "stalled audio", color: "#c33", values: voice(|v| Some(v.stall_share * 100.0)) }, Series { name: "turns that stuttered", color: "#e70", values: voice(|v| Some(v.stuttered_share * 100.0)) }], curve: None, limit: stalls },
+        Chart { title: "Event-loop lag", unit: "ms", how: "The responsiveness probe's p99 beside the calls: how long a small request waited for the bot's loop. A loop that falls behind its frames shows here first.", series: vec![Series { name: "probe p99", color: "#639", values: get(|s| s.probe_p99_ms) }], curve: None, limit: None },
+        Chart { title: "CPU of its cap", unit: "%", how: "The bot's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: get(|s| s.cpu_of_cap.map(|c| c * 100.0)) }], curve: None, limit: Some((100.0, "cap")) },
+        Chart { title: "Peak RSS", unit: "MB", how: "The bot's whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get(|s| Some(s.peak_rss_mb)) }], curve: None, limit: None },
+        Chart { title: "Memory per call", unit: "MB", how: "(peak − baseline RSS) / calls: what one more call costs; flat is healthy.", series: vec![Series { name: "MB/call", color: "#963", values: get(|s| Some(s.rss_kb_per_session / 1024.0)) }], curve: None, limit: None },
+        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads; growth with calls means a thread per call.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: None, limit: None },
+    ]
 }
 
 /// Charts of figures only newer runs measure: open files (when they grew), other

@@ -19,6 +19,8 @@ fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
             None => a.ceiling.map(|c| (c as f64, "ceiling")),
         },
         knee: match &a.knee {
+            // Calls are judged by what callers hear, not by a rate of turns.
+            _ if steps.iter().any(|s| s.voice.is_some()) => None,
             KneeReading::Found(k)
                 if matches!(k.confidence, Confidence::Clear | Confidence::Weak) =>
             {

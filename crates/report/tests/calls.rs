@@ -100,3 +100,29 @@ fn a_harness_that_fell_behind_its_frames_is_the_wall_not_the_bot() {
         "frames late by less than one frame are the bot's to bear"
     );
 }
+
+#[test]
+fn the_html_report_of_calls_charts_what_callers_heard() {
+    let d = doc();
+    let html = report::html::render(&d);
+    if let Some(out) = std::env::var_os("PLIMSOLL_CALLS_HTML") {
+        std::fs::write(out, &html).unwrap();
+    }
+    for chart in [
+        "Response latency",
+        "Broken audio",
+        "Event-loop lag",
+        "Memory per call",
+    ] {
+        assert!(html.contains(&format!(">{chart} (")), "{chart} missing");
+    }
+    for never in [
+        ">Throughput<",
+        ">Latency inflation<",
+        "turns/s",
+        "knee",
+        "USL",
+    ] {
+        assert!(!html.contains(never), "{never:?} in the calls report");
+    }
+}
