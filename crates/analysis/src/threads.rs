@@ -27,14 +27,18 @@ fn at_limit(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
+    share >= SATURATED || (share >= ALONE && does_the_work(s))
+}
+
+/// Whether the busiest thread did [`ALONE_SHARE`] or more of its process's CPU.
+fn does_the_work(s: &StepResult) -> bool {
     let process = s.cpu_of_cap.zip(s.cpu_cores).map(|(c, k)| c * k);
     let core = s
         .thread_cpu
         .as_ref()
         .and_then(|t| t.busiest.first())
         .map_or(0.0, |b| b.core_share);
-    share >= SATURATED
-        || (share >= ALONE && process.is_some_and(|p| p > 0.0 && core / p >= ALONE_SHARE))
+    process.is_some_and(|p| p > 0.0 && core / p >= ALONE_SHARE)
 }
 
 /// The busiest thread's runnable share at a step, and how many were saturated.
@@ -165,15 +169,7 @@ fn stalled_alone(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
-    let process = s.cpu_of_cap.zip(s.cpu_cores).map(|(c, k)| c * k);
-    let core = s
-        .thread_cpu
-        .as_ref()
-        .and_then(|t| t.busiest.first())
-        .map_or(0.0, |b| b.core_share);
-    share >= 0.5
-        && process.is_some_and(|p| p > 0.0 && core / p >= ALONE_SHARE)
-        && s.probe_p99_ms.is_some_and(|l| l >= STALLED_MS)
+    share >= 0.5 && does_the_work(s) && s.probe_p99_ms.is_some_and(|l| l >= STALLED_MS)
 }
 
 /// A main thread at less than this share of a core beside a saturated worker is idle.
