@@ -92,6 +92,7 @@ Editors built on Taplo (VS Code's Even Better TOML, Zed, Helix) complete, docume
     K8s(cmd::k8s::K8sArgs),
     /// List the recorded runs (ramps and soaks).
     History {
+        /// The history database.
         #[arg(long, default_value = ".plimsoll/history.db")]
         db: PathBuf,
         /// How many runs, newest first.
@@ -102,8 +103,10 @@ Editors built on Taplo (VS Code's Even Better TOML, Zed, Helix) complete, docume
     Report {
         /// The run's id (see `plimsoll history`).
         run: i64,
+        /// The history database.
         #[arg(long, default_value = ".plimsoll/history.db")]
         db: PathBuf,
+        /// Directory to write result.json, report.md and report.html into (without it: the table and verdict on the terminal).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -173,5 +176,31 @@ fn main() -> ExitCode {
             eprintln!("plimsoll: error: {e:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every command a user can see, named by its path.
+    fn undocumented(c: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for a in c.get_arguments() {
+            let shown = !a.is_hide_set() && !["help", "version"].contains(&a.get_id().as_str());
+            if shown && a.get_help().is_none() && a.get_long_help().is_none() {
+                out.push(format!("{path} --{}", a.get_id()));
+            }
+        }
+        for s in c.get_subcommands().filter(|s| !s.is_hide_set()) {
+            undocumented(s, &format!("{path} {}", s.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_flag_a_user_can_see_says_what_it_does() {
+        let mut missing = Vec::new();
+        undocumented(&Cli::command(), "plimsoll", &mut missing);
+        assert!(missing.is_empty(), "flags without help: {missing:?}");
     }
 }

@@ -23,6 +23,7 @@ pub enum BenchCommand {
         /// Turns each call speaks.
         #[arg(long, default_value_t = 2)]
         turns: u32,
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -31,6 +32,7 @@ pub enum BenchCommand {
         /// OS threads the sampled child holds.
         #[arg(long, default_value_t = 10_000)]
         threads: usize,
+        /// Samples taken, each timed.
         #[arg(long, default_value_t = 200)]
         samples: usize,
         /// TCP connections the child also holds (to itself: each one an outbound and an
@@ -53,13 +55,16 @@ pub struct BenchMockArgs {
     /// Concurrent open streams (closed loop: each stream starts a new request when one ends).
     #[arg(long, default_value_t = 1000)]
     pub streams: usize,
+    /// The mock's time to first token, in ms (every model of its scenario).
     #[arg(long, default_value_t = 200.0)]
     pub ttft_ms: f64,
+    /// The mock's time per further token, in ms.
     #[arg(long, default_value_t = 5.0)]
     pub tok_ms: f64,
     /// Output tokens per reply.
     #[arg(long, default_value_t = 50)]
     pub tokens: u32,
+    /// Output tokens per streamed chunk (an SSE event).
     #[arg(long, default_value_t = 1)]
     pub tokens_per_chunk: u32,
     /// chat, responses or messages.

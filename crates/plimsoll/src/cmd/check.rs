@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CheckArgs {
+    /// The experiment file (paths in it count from its directory).
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
     /// The session file (overrides [session] file), e.g. a streamed variant.

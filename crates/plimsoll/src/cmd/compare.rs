@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CompareArgs {
+    /// The experiment file (paths in it count from its directory).
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
     /// The base build as a ready command (run with sh -c; {{port}} is filled in).
@@ -28,6 +29,7 @@ pub struct CompareArgs {
     /// Build command run in each worktree (with --base/--branch).
     #[arg(long)]
     pub build: Option<String>,
+    /// Concurrency levels both sides run, e.g. 10,20,40 (every level, both sides, each repetition).
     #[arg(long, default_value = "10,20")]
     pub ladder: String,
     /// Repetitions per level and side, interleaved base, branch, base, branch … (6 or more for a verdict).
@@ -50,6 +52,7 @@ pub struct CompareArgs {
     /// The history database both sides are recorded in, linked as a pair.
     #[arg(long, default_value = ".plimsoll/history.db")]
     pub history: PathBuf,
+    /// Do not record this comparison.
     #[arg(long)]
     pub no_history: bool,
     /// Let Plimsoll and the SUT share every core (by default Plimsoll takes one core, the SUT the rest).

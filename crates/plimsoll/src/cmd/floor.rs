@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 
 #[derive(Args)]
 pub struct FloorArgs {
+    /// Address to serve on ({{port}} in a config: 127.0.0.1:{{port}}).
     #[arg(long, default_value = "127.0.0.1:8800")]
     pub listen: SocketAddr,
     /// Model to ask (the scenario decides its script).

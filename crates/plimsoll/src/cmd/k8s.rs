@@ -22,6 +22,7 @@ pub struct K8sArgs {
     /// The run's name (Kubernetes names carry it); default r-UNIX_SECONDS.
     #[arg(long, value_name = "NAME")]
     pub run_id: Option<String>,
+    /// The namespace every manifest is put in (default: none, i.e. kubectl's current one).
     #[arg(long)]
     pub namespace: Option<String>,
     /// The Service the SUT reaches the mock by: its OPENAI_BASE_URL is http://SERVICE:8700/v1.

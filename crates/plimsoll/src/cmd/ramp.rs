@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct RampArgs {
+    /// The experiment file (paths in it count from its directory).
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
     /// Resident sessions: open this many first (their [[setup]] run, their state held in the SUT), then keep --concurrency of them active at a time; memory is reported per resident and per active session (overrides [step] resident).
@@ -32,6 +33,7 @@ pub struct RampArgs {
     /// Directory for result.json and report.md.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Allow session URLs that are not loopback (load goes only to 127.0.0.1 otherwise).
     #[arg(long)]
     pub allow_remote: bool,
     /// The history database every run and step is recorded in.

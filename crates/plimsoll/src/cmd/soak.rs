@@ -7,6 +7,7 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct SoakArgs {
+    /// The experiment file (paths in it count from its directory).
     #[arg(long, default_value = "plimsoll.toml")]
     pub config: PathBuf,
     /// Sessions at a time (overrides [step] concurrency); each slot starts a new session as soon as its last ends.
@@ -36,6 +37,7 @@ pub struct SoakArgs {
     /// Directory for soak.json, soak.md and soak.html.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Allow session URLs that are not loopback (load goes only to 127.0.0.1 otherwise).
     #[arg(long)]
     pub allow_remote: bool,
     /// The history database the soak and its series are recorded in (as it goes).
