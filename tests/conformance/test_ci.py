@@ -70,8 +70,12 @@ def junit(path):
     for s in suites:
         assert int(s.get("tests")) == len(s.findall("testcase")), s.get("name")
         assert int(s.get("failures")) == len(s.findall("testcase/failure")), s.get("name")
+        assert int(s.get("skipped")) == len(s.findall("testcase/skipped")), s.get("name")
+        for c in s.findall("testcase"):
+            assert c.get("classname") == s.get("name"), "a case's class is its suite"
     assert int(root.get("tests")) == sum(int(s.get("tests")) for s in suites)
     assert int(root.get("failures")) == sum(int(s.get("failures")) for s in suites)
+    assert int(root.get("skipped")) == sum(int(s.get("skipped")) for s in suites)
     return root
 
 

@@ -73,7 +73,8 @@ pub(crate) struct RawService {
     /// Its command, as argv.
     #[schemars(with = "Vec<String>")]
     command: Spanned<Vec<String>>,
-    /// How Plimsoll knows it is ready: "http", "port" or "log", as [sut]'s.
+    /// How Plimsoll knows it is ready: "port" (the default: its port accepts), "http"
+    /// (ready_path answers 2xx) or "log" (a line of output contains ready_log).
     #[schemars(with = "Option<String>")]
     ready: Option<Spanned<String>>,
     /// With ready = "http": the path that answers 2xx.

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// plimsoll.toml: a whole experiment — the system under test, the mock it talks to, the
-/// session file that drives it, a step's settings and the budget a ramp judges it by. Every
-/// key has a default; paths count from the file's directory.
+/// session file that drives it, a step's settings and the budget a ramp judges it by. A key
+/// left out takes its default; paths count from the file's directory.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Raw {
@@ -141,7 +141,7 @@ pub(crate) struct RawMock {
     /// The mock's scenario file (default: the built-in chat defaults; see scenarios/).
     pub(crate) scenario: Option<String>,
     /// The seed of the mock's choices (reply lengths, tool calls, jitter): the same seed,
-    /// the same replies.
+    /// the same replies. Default 1; it replaces the scenario's own seed.
     pub(crate) seed: Option<u64>,
 }
 
@@ -155,7 +155,7 @@ pub(crate) struct RawSession {
 #[derive(Deserialize, schemars::JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawStep {
-    /// Concurrent sessions (default 20; `--concurrency` overrides).
+    /// Concurrent sessions (default 10; `--concurrency` overrides).
     #[schemars(with = "Option<i64>")]
     pub(crate) concurrency: Option<Spanned<i64>>,
     /// Seconds a step may take before it stops with outcome "timeout" (default 300).

@@ -204,3 +204,36 @@ fn a_misspelt_key_is_named_at_its_line_with_the_nearest_valid_one() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_key_an_editor_completes_has_a_description() {
+    fn walk(v: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        if let Some(props) = v.get("properties").and_then(|p| p.as_object()) {
+            for (k, p) in props {
+                if p.get("description").is_none() {
+                    out.push(format!("{at}.{k}"));
+                }
+            }
+        }
+        if let Some(m) = v.as_object() {
+            for (k, x) in m {
+                if !["default", "enum", "const"].contains(&k.as_str()) {
+                    walk(x, &format!("{at}/{k}"), out);
+                }
+            }
+        } else if let Some(a) = v.as_array() {
+            a.iter().for_each(|x| walk(x, at, out));
+        }
+    }
+    let mut missing = Vec::new();
+    for name in ["plimsoll", "session", "bus", "scenario"] {
+        let text =
+            std::fs::read_to_string(root().join("schemas").join(format!("{name}.schema.json")))
+                .unwrap();
+        walk(&serde_json::from_str(&text).unwrap(), name, &mut missing);
+    }
+    assert!(
+        missing.is_empty(),
+        "keys without a description: {missing:?}"
+    );
+}

@@ -16,6 +16,8 @@ struct Case {
     out: String,
     failure: Option<String>,
     kind: &'static str,
+    /// Why the case was not judged (a collapsed level's budgets, a figure not measured).
+    skipped: Option<String>,
 }
 
 /// The JUnit document of a comparison: a case per `--fail-on` gate and level (or the
@@ -36,6 +38,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 ),
                 failure: b.cloned(),
                 kind: "gate",
+                skipped: None,
             });
             continue;
         }
@@ -48,6 +51,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 out: String::new(),
                 failure: Some(m.clone()),
                 kind: "gate",
+                skipped: None,
             });
             continue;
         }
@@ -65,6 +69,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 ),
                 failure: breaches.iter().find(|b| b.starts_with(&head)).cloned(),
                 kind: "gate",
+                skipped: None,
             });
         }
     }
@@ -78,6 +83,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                 ),
                 failure: None,
                 kind: "gate",
+                skipped: None,
             });
         }
     }
@@ -94,20 +100,22 @@ fn document(name: &str, suites: &[(String, Vec<Case>)]) -> String {
         suites.iter().flat_map(|(_, c)| c).filter(|c| f(c)).count()
     };
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
         esc(name),
         count(&|_| true),
-        count(&|c| c.failure.is_some())
+        count(&|c| c.failure.is_some()),
+        count(&|c| c.skipped.is_some())
     );
     for (suite, cases) in suites {
         let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+        let skipped = cases.iter().filter(|c| c.skipped.is_some()).count();
         s.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n",
             esc(suite),
             cases.len()
         ));
         for c in cases {
-            s.push_str(&case(c));
+            s.push_str(&case(c, suite));
         }
         s.push_str("  </testsuite>\n");
     }
@@ -115,11 +123,17 @@ fn document(name: &str, suites: &[(String, Vec<Case>)]) -> String {
     s
 }
 
-fn case(c: &Case) -> String {
+/// A case, its class its suite's name: CI systems tell tests apart by class and name,
+/// and a ladder's levels share their cases' names.
+fn case(c: &Case, suite: &str) -> String {
     let mut s = format!(
-        "    <testcase classname=\"plimsoll\" name=\"{}\">\n",
+        "    <testcase classname=\"{}\" name=\"{}\">\n",
+        esc(suite),
         esc(&c.name)
     );
+    if let Some(why) = &c.skipped {
+        s.push_str(&format!("      <skipped message=\"{}\"/>\n", esc(why)));
+    }
     if let Some(f) = &c.failure {
         s.push_str(&format!(
             "      <failure message=\"{m}\" type=\"{}\">{m}</failure>\n",

@@ -26,6 +26,7 @@ fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case>
         out,
         failure,
         kind,
+        skipped: None,
     };
     let total = r.sessions_ok + r.sessions_failed;
     let first = step
@@ -72,12 +73,16 @@ fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case>
         ("peak_rss_mb", t.peak_rss_mb, Some(r.peak_rss_mb)),
     ];
     for (name, limit, value) in thresholds.into_iter().filter(|x| x.1 > 0.0) {
-        cases.push(case(
+        let mut c = case(
             format!("{name} ≤ {}", num(limit)),
             format!("{name} {}", cell(value)),
             crossed.iter().find(|c| c.starts_with(name)).cloned(),
             "budget",
-        ));
+        );
+        c.skipped = value
+            .is_none()
+            .then(|| "not measured in this step".to_string());
+        cases.push(c);
     }
     cases.push(case(
         "the harness kept up".into(),
@@ -153,19 +158,33 @@ fn level_suites(doc: &LadderDoc) -> Vec<(String, Vec<Case>)> {
                 out: format!("outcome {}", s.outcome),
                 failure: (s.outcome != Outcome::Ok).then(|| format!("outcome {}", s.outcome)),
                 kind: "outcome",
+                skipped: None,
             }];
-            // A collapsed level's figures are not judged (the verdict does not judge them).
+            // A collapsed level's figures are not judged (the verdict does not judge them),
+            // nor a figure the level did not measure: both are skipped, not passed.
             let judged = s.outcome == Outcome::Ok;
             cases.extend(checks.into_iter().map(|c| {
-                let said = format!("{} {}", words(c.budget), cell(c.value));
+                // The figure as the verdict says it (0.0114, not a cell's 0.01).
+                let figure = c.value.map_or("—".to_string(), num);
+                let said = format!("{} {figure}", words(c.budget));
+                let skipped = match (judged, c.value) {
+                    (false, _) => Some("not judged: the level collapsed".to_string()),
+                    (true, None) => Some("not measured at this level".to_string()),
+                    _ => None,
+                };
                 Case {
                     name: format!("{} ≤ {}", words(c.budget), num(c.limit)),
                     failure: (judged && c.over).then(|| format!("{said} > {}", num(c.limit))),
                     out: said,
                     kind: "budget",
+                    skipped,
                 }
             }));
-            (format!("{arm}{}", sessions(s.concurrency as f64)), cases)
+            let level = format!("{arm}{}", sessions(s.concurrency as f64));
+            match s.voice.is_some() {
+                true => (result::words::as_calls(&level), cases),
+                false => (level, cases),
+            }
         })
         .collect()
 }

@@ -25,8 +25,15 @@ fn doc_with(f: impl Fn(&mut StepResult)) -> LadderDoc {
     let budget = budget.for_calls();
     let causes = vec![None; steps.len()];
     let a = analyse(&steps, &[], &causes, &budget, Projection::default(), false);
+    // The budget in force, as a run records it.
+    let environment =
+        result::ladder::RunEnvironment::Run(Box::new(result::environment::Environment {
+            budget: Some(budget),
+            ..Default::default()
+        }));
     LadderDoc {
         steps,
+        environment,
         analysis: Some(RunAnalysis::Ladder(Box::new(a))),
         ..Default::default()
     }
@@ -125,4 +132,29 @@ fn the_html_report_of_calls_charts_what_callers_heard() {
     ] {
         assert!(!html.contains(never), "{never:?} in the calls report");
     }
+}
+
+#[test]
+fn the_junit_report_of_calls_names_levels_in_calls_and_skips_what_a_collapse_left_unjudged() {
+    let xml = report::junit::steps::ramp("plimsoll.toml", &[doc()]);
+    assert!(xml.contains("<testsuite name=\"8 calls\""), "{xml}");
+    assert!(!xml.contains("sessions\""), "{xml}");
+    // 16 calls: over budget on stalls, a failure with the figures.
+    let at16 = xml.split("<testsuite name=\"16 calls\"").nth(1).unwrap();
+    let at16 = at16.split("</testsuite>").next().unwrap();
+    assert!(
+        at16.contains("<failure message=\"stall share 0.0114 &gt; 0.01\""),
+        "{at16}"
+    );
+    // 32 calls collapsed: its outcome fails, its budgets are skipped, not passed.
+    let at32 = xml.split("<testsuite name=\"32 calls\"").nth(1).unwrap();
+    let at32 = at32.split("</testsuite>").next().unwrap();
+    assert!(
+        at32.contains("failures=\"1\"") && at32.contains("skipped=\"3\""),
+        "{at32}"
+    );
+    assert!(
+        at32.contains("<skipped message=\"not judged: the level collapsed\"/>"),
+        "{at32}"
+    );
 }

@@ -39,7 +39,8 @@ pub enum When {
     Every(u64),
 }
 
-/// A rule as written in the scenario.
+/// A failure rule: which requests fail and how — exactly one of `attempts` or `every`,
+/// and `with`, the failure.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRule {

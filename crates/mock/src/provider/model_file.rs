@@ -119,8 +119,12 @@ enum RawRange {
 enum RawJitter {
     Name(String),
     Table {
+        /// "uniform" (with spread) or "lognormal" (with sigma).
         dist: String,
+        /// With dist = "uniform": each duration varies by up to this share either way, in
+        /// [0, 1).
         spread: Option<f64>,
+        /// With dist = "lognormal": the spread of the log-normal, in (0, 3].
         sigma: Option<f64>,
     },
 }

@@ -83,7 +83,8 @@ pub struct Integrity {
     /// repeats, every tool call answered once, arguments and answers as the mock sent them.
     /// Default true.
     pub history: bool,
-    /// Reasoning sent back as the model gave it (`integrity/reasoning.rs`).
+    /// Check that thinking blocks and reasoning items come back as the model gave them
+    /// (default true; false stops recording the violation, the API's 400 stays).
     pub reasoning: bool,
 }
 
@@ -297,8 +298,8 @@ pub type ScenarioError = spans::FileError;
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
-    /// Seed of the mock's RNG (replies, jitter, failure draws); the same seed and request
-    /// give the same reply. Default 0; `--seed` overrides it.
+    /// The RNG's seed (replies, jitter, failure draws; same seed, same reply). Default 0;
+    /// `plimsoll mock --seed` and, in every step, plimsoll.toml's [mock] seed replace it.
     seed: Option<u64>,
     /// What a model name the scenario does not define gets: "default" serves it with
     /// [defaults] (the default), "error" answers the API's 404 model_not_found.
@@ -337,9 +338,8 @@ struct RawScenario {
 
 /// The JSON Schema of a scenario file, made from the types that read it.
 pub fn schema() -> schemars::Schema {
-    let mut s = schemars::generate::SchemaSettings::draft07()
-        .into_generator()
-        .into_root_schema_for::<RawScenario>();
+    let g = schemars::generate::SchemaSettings::draft07().into_generator();
+    let mut s = g.into_root_schema_for::<RawScenario>();
     s.insert("title".into(), "scenario.toml".into());
     s
 }

@@ -172,9 +172,12 @@ fn for_ci(
     gates: &[(String, f64)],
     breaches: &[String],
 ) -> anyhow::Result<()> {
-    super::write_for_ci(
-        a.junit.as_deref(),
-        a.summary.as_deref(),
+    let ci = super::ForCi {
+        junit: a.junit.as_deref(),
+        summary: a.summary.as_deref(),
+        job_summary_always: true,
+    };
+    ci.write(
         || report::junit::compare(doc, gates, breaches),
         report::junit::compare_summary(doc, breaches),
     )

@@ -166,24 +166,35 @@ pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, St
     })
 }
 
-/// `--junit FILE` and `--summary FILE` written, and under GitHub Actions the summary
-/// appended to the job's summary page: what `run`, `ramp` and `compare` give CI.
-pub fn write_for_ci(
-    junit: Option<&std::path::Path>,
-    summary: Option<&std::path::Path>,
-    xml: impl FnOnce() -> String,
-    markdown: String,
-) -> anyhow::Result<()> {
-    let write = |p: &std::path::Path, text: String| {
-        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))
-    };
-    if let Some(p) = junit {
-        write(p, xml())?;
+/// What a command gives CI: `--junit FILE`, `--summary FILE`, and under GitHub Actions the
+/// summary appended to the job's summary page — by `compare` (a CI gate) always, by `run`
+/// and `ramp` when either file was asked for (a job may run many steps). A summary page
+/// that cannot be written is a warning: the command's own exit code stands.
+pub struct ForCi<'a> {
+    pub junit: Option<&'a std::path::Path>,
+    pub summary: Option<&'a std::path::Path>,
+    pub job_summary_always: bool,
+}
+
+impl ForCi<'_> {
+    pub fn write(&self, xml: impl FnOnce() -> String, markdown: String) -> anyhow::Result<()> {
+        let write = |p: &std::path::Path, text: String| {
+            std::fs::write(p, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))
+        };
+        if let Some(p) = self.junit {
+            write(p, xml())?;
+        }
+        if let Some(p) = self.summary {
+            write(p, markdown.clone())?;
+        }
+        let asked = self.junit.is_some() || self.summary.is_some();
+        if self.job_summary_always || asked {
+            if let Err(e) = step_summary(&markdown) {
+                eprintln!("warning: {e}; the job summary was not written");
+            }
+        }
+        Ok(())
     }
-    if let Some(p) = summary {
-        write(p, markdown.clone())?;
-    }
-    step_summary(&markdown)
 }
 
 /// Under GitHub Actions ($GITHUB_STEP_SUMMARY set), Markdown appended to the job's

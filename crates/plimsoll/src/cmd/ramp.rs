@@ -193,9 +193,12 @@ fn ladders(
         }
     };
     let config = a.config.display().to_string();
-    super::write_for_ci(
-        a.junit.as_deref(),
-        a.summary.as_deref(),
+    let ci = super::ForCi {
+        junit: a.junit.as_deref(),
+        summary: a.summary.as_deref(),
+        job_summary_always: false,
+    };
+    ci.write(
         || report::junit::steps::ramp(&config, &docs),
         report::junit::steps::ramp_summary(&docs),
     )?;

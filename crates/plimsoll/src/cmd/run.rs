@@ -208,9 +208,12 @@ fn one_step(a: &RunArgs, opts: step::StepOptions) -> anyhow::Result<u8> {
         p99_session_ms: cfg.p99_session_ms,
         peak_rss_mb: cfg.peak_rss_mb,
     };
-    super::write_for_ci(
-        a.junit.as_deref(),
-        a.summary.as_deref(),
+    let ci = super::ForCi {
+        junit: a.junit.as_deref(),
+        summary: a.summary.as_deref(),
+        job_summary_always: false,
+    };
+    ci.write(
         || report::junit::steps::run(&step, &crossed, t),
         report::junit::steps::run_summary(&step, &crossed, t),
     )?;

@@ -14,7 +14,17 @@ pub fn tidy(v: &mut Value) {
                 *d = one_line(d);
             }
             drop_null(m);
-            m.values_mut().for_each(tidy);
+            // Values (a default, an enum's members) are data, not schemas; under
+            // `properties` and `definitions` the keys are names, each holding a schema.
+            for (k, x) in m.iter_mut() {
+                match (k.as_str(), x) {
+                    ("properties" | "definitions", Value::Object(named)) => {
+                        named.values_mut().for_each(tidy)
+                    }
+                    ("default" | "enum" | "const" | "examples", _) => {}
+                    (_, x) => tidy(x),
+                }
+            }
         }
         Value::Array(a) => a.iter_mut().for_each(tidy),
         _ => {}
@@ -36,6 +46,7 @@ fn drop_null(m: &mut Map<String, Value>) {
         if kept.len() < any.len() {
             m.remove("anyOf");
             match kept.as_slice() {
+                [] => {}
                 [one] => {
                     m.insert("allOf".into(), Value::Array(vec![one.clone()]));
                 }
@@ -72,7 +83,7 @@ fn drop_null(m: &mut Map<String, Value>) {
 /// The page: each file's section in turn.
 pub fn page(schemas: &[(&str, Value)]) -> String {
     let mut s = String::from(
-        "# Config reference\n\nEvery key of Plimsoll's files, written by `plimsoll schema --reference` from the JSON\nSchemas under `schemas/`, which are made from the types that read the files: a key's\ndescription here is the one an editor shows. Every key has a default; a key left out\ntakes it. A misspelt key is an error that names its line and the nearest valid key.\n\nEditors built on Taplo complete and check these keys from the schema named on a file's\nfirst line (`plimsoll init` writes it): `#:schema ./.plimsoll/schemas/session.schema.json`.\n",
+        "# Config reference\n\nEvery key of Plimsoll's files, written by `plimsoll schema --reference` from the JSON\nSchemas under `schemas/`, which are made from the types that read the files: a key's\ndescription here is the one an editor shows. A key left out takes its default; a key\nmarked *required* must be given whenever its table is. A misspelt key is an error that\nnames its line and the nearest valid key.\n\nEditors built on Taplo complete and check these keys from the schema named on a file's\nfirst line (`plimsoll init` writes it): `#:schema ./.plimsoll/schemas/session.schema.json`.\n",
     );
     for (file, schema) in schemas {
         s.push_str(&format!("\n## {file}\n\n"));
@@ -120,6 +131,10 @@ fn table(s: &mut String, tables: &mut Vec<(String, Value)>, at: &str, t: &Value,
         .trim_end_matches(']')
         .trim_start_matches('[');
     let inner = inner.trim_end_matches(']');
+    let required: Vec<&str> = t
+        .get("required")
+        .and_then(Value::as_array)
+        .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).collect());
     for (key, p) in props {
         let p = resolve(p, defs);
         let path = if inner.is_empty() {
@@ -131,10 +146,11 @@ fn table(s: &mut String, tables: &mut Vec<(String, Value)>, at: &str, t: &Value,
         if let Some((kind, sub)) = sub {
             tables.push((kind.wrap(&path), sub));
         }
-        let default = p
-            .get("default")
-            .filter(|d| !d.is_object())
-            .map_or(String::new(), |d| format!("`{d}`"));
+        let default = match p.get("default").filter(|d| !d.is_object()) {
+            _ if required.contains(&key.as_str()) => "*required*".to_string(),
+            Some(d) => format!("`{d}`"),
+            None => String::new(),
+        };
         let desc = p.get("description").and_then(Value::as_str).unwrap_or("");
         s.push_str(&format!(
             "| `{key}` | {ty} | {default} | {} |\n",
@@ -204,7 +220,14 @@ fn type_of(p: &Value, defs: &Value) -> (String, Option<(Kind, Value)>) {
         "object" if is_table(p) => ("table".into(), Some((Kind::Table, p.clone()))),
         "object" => match p.get("additionalProperties").map(|a| resolve(a, defs)) {
             Some(a) if is_table(&a) => ("table of tables".into(), Some((Kind::Map, a))),
-            Some(a) if a.is_object() => (format!("table of {}", type_of(&a, defs).0), None),
+            Some(a) if a.is_object() => {
+                // A map whose values may be tables ("string or table"): its table is shown.
+                let (words, sub) = type_of(&a, defs);
+                (
+                    format!("table of {words}"),
+                    sub.map(|(_, t)| (Kind::Map, t)),
+                )
+            }
             _ => ("table".into(), None),
         },
         "" => ("any".into(), None),
