@@ -202,11 +202,7 @@ pub(crate) struct RawThresholds {
     pub(crate) harness_lag_ms: Option<Spanned<f64>>,
 }
 
-/// The JSON Schema of plimsoll.toml, made from the types that read it.
-pub fn schema() -> schemars::Schema {
-    let mut s = schemars::generate::SchemaSettings::draft07()
-        .into_generator()
-        .into_root_schema_for::<Raw>();
-    s.insert("title".into(), "plimsoll.toml".into());
-    s
+/// The JSON Schema of plimsoll.toml, made by `g` from the types that read it.
+pub fn schema(g: schemars::SchemaGenerator) -> schemars::Schema {
+    g.into_root_schema_for::<Raw>()
 }

@@ -38,9 +38,7 @@ pub(crate) fn ladder(
     let cpu = get(|s| s.cpu_of_cap.map(|c| c * 100.0));
     let usl_curve = usl_curve(&a.usl, &xs);
     let budget = doc
-        .environment
-        .run()
-        .and_then(|e| e.budget.as_ref())
+        .budget()
         .and_then(|b| b.latency_inflation)
         .map(|v| (v, "budget"));
     let calls = steps.iter().any(|s| s.voice.is_some());
@@ -98,7 +96,7 @@ fn call_charts(doc: &LadderDoc) -> Vec<Chart<'_>> {
     let voice = |f: fn(&result::VoiceCalls) -> Option<f64>| -> Vec<Option<f64>> {
         steps.iter().map(|s| s.voice.as_ref().and_then(f)).collect()
     };
-    let budget = doc.environment.run().and_then(|e| e.budget.as_ref());
+    let budget = doc.budget();
     let response = budget
         .and_then(|b| b.response_p95_ms)
         .map(|v| (v, "budget"));

@@ -142,11 +142,7 @@ pub fn ramp(config: &str, docs: &[LadderDoc]) -> String {
 }
 
 fn level_suites(doc: &LadderDoc) -> Vec<(String, Vec<Case>)> {
-    let budget = doc
-        .environment
-        .run()
-        .and_then(|e| e.budget.clone())
-        .unwrap_or_default();
+    let budget = doc.budget().cloned().unwrap_or_default();
     let arm = doc.arm.as_ref().map_or(String::new(), |a| format!("{a}: "));
     let checks = analysis::standing::checks(&doc.steps, &budget);
     doc.steps

@@ -53,6 +53,12 @@ impl LadderDoc {
         }
     }
 
+    /// The budget the run was judged by (None: a run recorded before budgets, or one side
+    /// of a comparison).
+    pub fn budget(&self) -> Option<&crate::budget::Budget> {
+        self.environment.run()?.budget.as_ref()
+    }
+
     /// A step's standing as the run's verdict recorded it (None for runs from before
     /// budgets).
     pub fn standing_of(&self, step: &StepResult) -> Option<Standing> {

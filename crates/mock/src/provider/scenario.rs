@@ -336,12 +336,9 @@ struct RawScenario {
     audio: Option<Spanned<crate::audio::settings::AudioSettings>>,
 }
 
-/// The JSON Schema of a scenario file, made from the types that read it.
-pub fn schema() -> schemars::Schema {
-    let g = schemars::generate::SchemaSettings::draft07().into_generator();
-    let mut s = g.into_root_schema_for::<RawScenario>();
-    s.insert("title".into(), "scenario.toml".into());
-    s
+/// The JSON Schema of a scenario file, made by `g` from the types that read it.
+pub fn schema(g: schemars::SchemaGenerator) -> schemars::Schema {
+    g.into_root_schema_for::<RawScenario>()
 }
 
 #[cfg(test)]

@@ -19,8 +19,9 @@ pub struct SchemaArgs {
     pub reference: bool,
 }
 
-/// A config file's schema, made from the types that read the file.
-type Make = fn() -> schemars::Schema;
+/// A config file's schema, made by the generator it is given from the types that read
+/// the file.
+type Make = fn(schemars::SchemaGenerator) -> schemars::Schema;
 
 /// Each config file: its schema's name, the file it describes, and its schema.
 pub const FILES: &[(&str, &str, Make)] = &[
@@ -34,35 +35,35 @@ pub const FILES: &[(&str, &str, Make)] = &[
     ),
 ];
 
-/// A schema fit for TOML (see `schema_reference::tidy`).
-pub fn value(schema: schemars::Schema) -> serde_json::Value {
-    let mut v = schema.to_value();
+/// A file's schema as every one is made: JSON Schema draft 7 (what Taplo reads), titled
+/// with the file it describes, fit for TOML (see `schema_reference::tidy`).
+fn made((_, file, make): &(&str, &str, Make)) -> serde_json::Value {
+    let mut s = make(schemars::generate::SchemaSettings::draft07().into_generator());
+    s.insert("title".into(), (*file).into());
+    let mut v = s.to_value();
     super::schema_reference::tidy(&mut v);
     v
 }
 
 /// A schema as the file `schemas/NAME.schema.json` holds it.
-pub fn text(schema: schemars::Schema) -> String {
-    serde_json::to_string_pretty(&value(schema)).unwrap_or_default() + "\n"
+fn text(file: &(&str, &str, Make)) -> String {
+    serde_json::to_string_pretty(&made(file)).unwrap_or_default() + "\n"
 }
 
 /// Every schema written into `dir` as NAME.schema.json.
 pub fn write_all(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
-    for (name, _, schema) in FILES {
-        let p = dir.join(format!("{name}.schema.json"));
-        std::fs::write(&p, text(schema()))
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))?;
+    for f in FILES {
+        let p = dir.join(format!("{}.schema.json", f.0));
+        std::fs::write(&p, text(f)).map_err(|e| anyhow::anyhow!("writing {}: {e}", p.display()))?;
     }
     Ok(())
 }
 
 pub fn run(a: SchemaArgs) -> anyhow::Result<u8> {
     if a.reference {
-        let schemas: Vec<(&str, serde_json::Value)> = FILES
-            .iter()
-            .map(|(_, file, s)| (*file, value(s())))
-            .collect();
+        let schemas: Vec<(&str, serde_json::Value)> =
+            FILES.iter().map(|f| (f.1, made(f))).collect();
         print!("{}", super::schema_reference::page(&schemas));
         return Ok(0);
     }
@@ -73,8 +74,8 @@ pub fn run(a: SchemaArgs) -> anyhow::Result<u8> {
     }
     let name = a.name.unwrap_or_default();
     match FILES.iter().find(|(n, _, _)| *n == name) {
-        Some((_, _, schema)) => {
-            print!("{}", text(schema()));
+        Some(f) => {
+            print!("{}", text(f));
             Ok(0)
         }
         None => {
