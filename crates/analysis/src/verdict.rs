@@ -190,6 +190,7 @@ pub(crate) mod tests {
                 driver_lag_p99_ms: 1.0,
                 cpu_share: 0.02,
                 bound: Bound::Sut,
+                parts: None,
             },
             turns_per_s: Some(x),
             cpu_cores: Some(1.0),

@@ -8,7 +8,10 @@
 //! loopback in a closed loop, and reports how closely the achieved timing follows the
 //! requested one, the chunk rate, the mock's CPU per chunk and per request (with a long
 //! shared system prompt and the prompt cache on or off, what caching costs the mock) and
-//! its memory per open stream (`mock_requests` writes the requests); `report` prints its
+//! its memory per open stream (`mock_requests` writes the requests: bare questions, or an
+//! agent's history of tool calls with `--history`); with `--burst` (`burst_bench`) each
+//! stream is one request on a new connection, all started over a few seconds, with the
+//! client's own CPU beside the mock's; `report` prints its
 //! table (machine fingerprint, each run, the median) or JSON. `plimsoll bench mock --mcp`
 //! (`mcp_bench`) puts MCP clients of either era on the mock's `/mcp` instead and reports
 //! the calls a second it serves, their latency and its CPU per call (`mcp_requests`
@@ -21,6 +24,7 @@
 //! table. It owns no production code path.
 
 mod audio_bench;
+mod burst_bench;
 mod calls_bench;
 mod echo_bot;
 mod mcp_bench;
@@ -33,6 +37,7 @@ mod procfs;
 mod report;
 
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
+pub use burst_bench::{run_burst_bench, BurstResult};
 pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
@@ -40,4 +45,6 @@ pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
-pub use report::{print_audio_bench, print_calls_bench, print_mcp_bench, print_mock_bench};
+pub use report::{
+    print_audio_bench, print_burst_bench, print_calls_bench, print_mcp_bench, print_mock_bench,
+};

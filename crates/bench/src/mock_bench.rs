@@ -1,7 +1,7 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
 use crate::mock_process::start_mock;
-use crate::mock_requests::{api_parts, system_prompt};
+use crate::mock_requests::{agent_body, api_parts, system_prompt};
 use crate::procfs::{cpu_seconds, rss_kb};
 use anyhow::bail;
 use bytes::Bytes;
@@ -39,6 +39,8 @@ pub struct MockBenchOptions {
     pub prompt_tokens: u32,
     /// The mock's prompt cache on (as in every scenario by default) or off.
     pub cache: bool,
+    /// Turns of an agent's tool-calling history in every request (0: a bare question).
+    pub history: usize,
     /// The `plimsoll` executable that serves the mock.
     pub exe: PathBuf,
 }
@@ -70,6 +72,12 @@ pub struct MockBenchResult {
     pub mock_peak_rss_mb: f64,
     pub mock_late_p99_ms: f64,
     pub mock_late_max_ms: f64,
+    /// The mock's own account of its integrity oracle and prompt cache, CPU µs per
+    /// request it took over the window.
+    pub oracle_us_per_request: f64,
+    pub cache_us_per_request: f64,
+    /// The size of one request's body.
+    pub request_bytes: usize,
 }
 
 struct Shared {
@@ -82,7 +90,7 @@ struct Shared {
     stop: AtomicBool,
 }
 
-fn hist() -> Histogram<u64> {
+pub(crate) fn hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 600_000_000, 3).expect("static bounds")
 }
 
@@ -91,12 +99,25 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
     }
     api_parts(&opts.api, 0, false, "")?;
+    if opts.history > 0 {
+        agent_body(&opts.api, 0, opts.history, "")?;
+    }
     let dir = std::env::temp_dir().join(format!("plimsoll-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let scenario = dir.join("scenario.toml");
-    std::fs::write(
-        &scenario,
-        format!(
+    std::fs::write(&scenario, scenario_text(opts))?;
+    let mut out = Vec::new();
+    for i in 0..opts.repeat.max(1) {
+        eprintln!("bench mock: run {}/{} …", i + 1, opts.repeat.max(1));
+        out.push(one_run(opts, &scenario).await?);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(out)
+}
+
+/// The bench's scenario: the timing asked for, and the options that add to it.
+pub(crate) fn scenario_text(opts: &MockBenchOptions) -> String {
+    format!(
             "[defaults]\nttft_ms = {}\ntok_ms = {}\noutput_tokens = {}\ntokens_per_chunk = {}\njitter = \"fixed\"\n",
             opts.ttft_ms, opts.tok_ms, opts.tokens, opts.tokens_per_chunk
         ) + &if opts.reasoning > 0 {
@@ -112,15 +133,7 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
             ""
         } else {
             "[cache]\nenabled = false\n"
-        },
-    )?;
-    let mut out = Vec::new();
-    for i in 0..opts.repeat.max(1) {
-        eprintln!("bench mock: run {}/{} …", i + 1, opts.repeat.max(1));
-        out.push(one_run(opts, &scenario).await?);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(out)
+        }
 }
 
 /// Nominal arrival of delta event `j` after the request was sent. Anthropic thinking
@@ -166,19 +179,47 @@ async fn one_run(
     admin
         .simple("POST", "/plimsoll/timing/reset", Bytes::new())
         .await?;
+    let before = timing_of(&mut admin).await?;
     let w = window(pid, opts, &shared, idle_rss).await?;
-    let timing: serde_json::Value = serde_json::from_slice(
-        &admin
-            .simple("GET", "/plimsoll/timing", Bytes::new())
-            .await?
-            .1,
-    )?;
+    let mut timing = timing_of(&mut admin).await?;
+    timing["before"] = before;
     shared.stop.store(true, Relaxed);
     for t in tasks {
         t.abort();
     }
     drop(mock);
     Ok(result(opts, &shared, &w, &timing))
+}
+
+/// The mock's own figures (`GET /plimsoll/timing`).
+pub(crate) async fn timing_of(admin: &mut Conn) -> anyhow::Result<serde_json::Value> {
+    let (_, body) = admin
+        .simple("GET", "/plimsoll/timing", Bytes::new())
+        .await?;
+    Ok(serde_json::from_slice(&body)?)
+}
+
+/// The CPU µs per request a counter of the mock's timing figures (`oracle_cpu_us`,
+/// `cache_cpu_us`) grew by between `before` and `after`; NaN where the mock has none.
+pub(crate) fn per_request(before: &serde_json::Value, after: &serde_json::Value, key: &str) -> f64 {
+    let spent = after[key].as_f64().unwrap_or(f64::NAN) - before[key].as_f64().unwrap_or(f64::NAN);
+    let n = after["requests"].as_f64().unwrap_or(0.0) - before["requests"].as_f64().unwrap_or(0.0);
+    spent / n.max(1.0)
+}
+
+/// The body of stream `n`'s request `seq`: a bare question, or an agent's history.
+pub(crate) fn body_of(
+    opts: &MockBenchOptions,
+    n: usize,
+    seq: usize,
+    system: &str,
+) -> (&'static str, &'static [u8], String) {
+    let id = n * 1_000_000 + seq;
+    match opts.history {
+        0 => api_parts(&opts.api, id, opts.reasoning > 0, system),
+        h => agent_body(&opts.api, id, h, system),
+    }
+    .expect("checked before")
 }
 
 /// C streams, their first requests spread over one nominal stream length, as a steady
@@ -285,18 +326,23 @@ fn result(
         mock_peak_rss_mb: w.peak_rss as f64 / 1024.0,
         mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
         mock_late_max_ms: timing["late_max_ms"].as_f64().unwrap_or(f64::NAN),
+        oracle_us_per_request: per_request(&timing["before"], timing, "oracle_cpu_us"),
+        cache_us_per_request: per_request(&timing["before"], timing, "cache_cpu_us"),
+        request_bytes: body_of(opts, 0, 0, &system_prompt(opts.prompt_tokens))
+            .2
+            .len(),
     }
 }
 
 /// What one request saw: when it was sent, and when each read arrived with how
 /// many delta events it held.
-struct Seen {
+pub(crate) struct Seen {
     sent: Instant,
-    status: u16,
+    pub(crate) status: u16,
     reads: Vec<(Instant, u32)>,
 }
 
-const HEADERS: [(&str, &str); 4] = [
+pub(crate) const HEADERS: [(&str, &str); 4] = [
     ("content-type", "application/json"),
     ("authorization", "Bearer bench"),
     ("x-api-key", "bench"),
@@ -305,7 +351,12 @@ const HEADERS: [(&str, &str); 4] = [
 
 /// POSTs `body` and counts occurrences of `pattern` (the API's delta-event marker) in
 /// each read as it arrives.
-async fn post(conn: &mut Conn, path: &str, body: Bytes, pattern: &[u8]) -> anyhow::Result<Seen> {
+pub(crate) async fn post(
+    conn: &mut Conn,
+    path: &str,
+    body: Bytes,
+    pattern: &[u8],
+) -> anyhow::Result<Seen> {
     let headers: Vec<(String, String)> = HEADERS
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -332,6 +383,34 @@ fn count(hay: &[u8], needle: &[u8]) -> u32 {
     hay.windows(needle.len()).filter(|w| *w == needle).count() as u32
 }
 
+/// How late the first delta event came and how far each gap strayed from its nominal
+/// one, µs, into `ttft` and `gaps`; returns the delta events seen.
+pub(crate) fn errors(
+    opts: &MockBenchOptions,
+    seen: &Seen,
+    ttft: &mut Vec<u64>,
+    gaps: &mut Vec<u64>,
+) -> u64 {
+    let mut j = 0u32;
+    let mut prev: Option<Instant> = None;
+    for (at, count) in &seen.reads {
+        for _ in 0..*count {
+            let since = at.duration_since(seen.sent).as_secs_f64() * 1000.0;
+            let err = since - due_ms(opts, j);
+            if j == 0 {
+                ttft.push((err.max(0.0) * 1000.0) as u64);
+            } else if let Some(p) = prev {
+                let gap = at.duration_since(p).as_secs_f64() * 1000.0;
+                let nominal = due_ms(opts, j) - due_ms(opts, j - 1);
+                gaps.push(((gap - nominal).abs() * 1000.0) as u64);
+            }
+            prev = Some(*at);
+            j += 1;
+        }
+    }
+    j as u64
+}
+
 async fn stream_loop(
     addr: SocketAddr,
     n: usize,
@@ -346,9 +425,7 @@ async fn stream_loop(
     let mut gap_errs = Vec::with_capacity(64);
     let system = system_prompt(opts.prompt_tokens);
     while !shared.stop.load(Relaxed) {
-        let (path, pattern, body) =
-            api_parts(&opts.api, n * 1_000_000 + seq, opts.reasoning > 0, &system)
-                .expect("checked before");
+        let (path, pattern, body) = body_of(&opts, n, seq, &system);
         seq += 1;
         let recording_at_send = shared.recording.load(Relaxed);
         let seen = match post(&mut conn, path, Bytes::from(body), pattern).await {
@@ -362,25 +439,7 @@ async fn stream_loop(
             }
         };
         let recording = shared.recording.load(Relaxed);
-        let mut j = 0u32;
-        let mut prev: Option<Instant> = None;
-        let mut in_window = 0u64;
-        for (at, count) in &seen.reads {
-            for _ in 0..*count {
-                let since = at.duration_since(seen.sent).as_secs_f64() * 1000.0;
-                let err = since - due_ms(&opts, j);
-                if j == 0 {
-                    ttft_errs.push((err.max(0.0) * 1000.0) as u64);
-                } else if let Some(p) = prev {
-                    let gap = at.duration_since(p).as_secs_f64() * 1000.0;
-                    let nominal = due_ms(&opts, j) - due_ms(&opts, j - 1);
-                    gap_errs.push(((gap - nominal).abs() * 1000.0) as u64);
-                }
-                prev = Some(*at);
-                j += 1;
-                in_window += 1;
-            }
-        }
+        let in_window = errors(&opts, &seen, &mut ttft_errs, &mut gap_errs);
         if recording {
             shared.chunks.fetch_add(in_window, Relaxed);
             shared.ok.fetch_add(1, Relaxed);

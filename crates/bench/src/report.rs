@@ -15,7 +15,25 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-type Row = (&'static str, fn(&MockBenchResult) -> f64, &'static str);
+/// A table row: its name, how to read it from a run, its unit.
+type RowOf<R> = (&'static str, fn(&R) -> f64, &'static str);
+type Row = RowOf<MockBenchResult>;
+
+/// A column per run and the median, a line per row.
+fn print_runs<R>(rows: &[RowOf<R>], runs: &[R]) {
+    print!("{:<34}", "");
+    for i in 0..runs.len() {
+        print!("{:>12}", format!("run {}", i + 1));
+    }
+    println!("{:>12}", "median");
+    for (name, get, unit) in rows {
+        print!("{:<34}", format!("{name} ({unit})").replace(" ()", ""));
+        for r in runs {
+            print!("{:>12}", fmt(get(r)));
+        }
+        println!("{:>12}", fmt(median(runs.iter().map(get).collect())));
+    }
+}
 
 const ROWS: &[Row] = &[
     ("TTFT error p50", |r| r.ttft_err_p50_ms, "ms"),
@@ -32,6 +50,12 @@ const ROWS: &[Row] = &[
     ("chunks/s", |r| r.chunks_per_s, ""),
     ("mock CPU per chunk", |r| r.mock_cpu_us_per_chunk, "µs"),
     ("mock CPU per request", |r| r.mock_cpu_us_per_request, "µs"),
+    ("  of which its oracle", |r| r.oracle_us_per_request, "µs"),
+    (
+        "  of which its prompt cache",
+        |r| r.cache_us_per_request,
+        "µs",
+    ),
     (
         "  of which user (mock code)",
         |r| r.mock_user_us_per_chunk,
@@ -92,6 +116,13 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
         opts.window.as_secs_f64(),
         runs.len()
     );
+    if opts.history > 0 {
+        println!(
+            "an agent's history in every request: {} turns of tool calls and their JSON results, 4 tools declared ({} bytes a request)",
+            opts.history,
+            runs.first().map_or(0, |r| r.request_bytes)
+        );
+    }
     if opts.prompt_tokens > 0 || !opts.cache {
         println!(
             "a {}-token system prompt shared by every request; the mock's prompt cache {}",
@@ -99,18 +130,7 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
             if opts.cache { "on" } else { "off" }
         );
     }
-    print!("{:<34}", "");
-    for i in 0..runs.len() {
-        print!("{:>12}", format!("run {}", i + 1));
-    }
-    println!("{:>12}", "median");
-    for (name, get, unit) in ROWS {
-        print!("{:<34}", format!("{name} ({unit})").replace(" ()", ""));
-        for r in &runs {
-            print!("{:>12}", fmt(get(r)));
-        }
-        println!("{:>12}", fmt(median(runs.iter().map(get).collect())));
-    }
+    print_runs(ROWS, &runs);
     let idle = median(runs.iter().map(|r| r.mock_idle_rss_mb).collect());
     println!("(mock idle RSS {idle:.1} MB; interval error compares each gap between delta events with its nominal gap; \
               a coalesced write shows as a gap of 0)");
@@ -337,5 +357,67 @@ pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow:
         Some(n) => println!("one harness core drives {n} calls in real time here (the most of these rows); a step's mock adds its speech and transcription to that core: see plimsoll bench mock --audio"),
         None => println!("no row kept time: fewer calls, or a quieter machine"),
     }
+    Ok(())
+}
+
+const BURST_ROWS: &[RowOf<crate::BurstResult>] = &[
+    ("TTFT error p50", |r| r.ttft_err_p50_ms, "ms"),
+    ("TTFT error p99", |r| r.ttft_err_p99_ms, "ms"),
+    ("TTFT error max", |r| r.ttft_err_max_ms, "ms"),
+    ("interval error p50", |r| r.interval_err_p50_ms, "ms"),
+    ("interval error p99", |r| r.interval_err_p99_ms, "ms"),
+    (
+        "mock lateness p99 (server side)",
+        |r| r.mock_late_p99_ms,
+        "ms",
+    ),
+    ("mock CPU per chunk", |r| r.mock_cpu_us_per_chunk, "µs"),
+    ("mock CPU per request", |r| r.mock_cpu_us_per_request, "µs"),
+    ("mock CPU", |r| r.mock_cpu_cores, "cores"),
+    ("client CPU (this process)", |r| r.client_cpu_cores, "cores"),
+    ("client CPU per chunk", |r| r.client_cpu_us_per_chunk, "µs"),
+    ("requests completed", |r| r.requests_ok as f64, ""),
+    ("requests failed", |r| r.requests_failed as f64, ""),
+];
+
+/// `plimsoll bench mock --burst`: each burst and the median, or JSON.
+pub fn print_burst_bench(
+    opts: &MockBenchOptions,
+    over: std::time::Duration,
+    json: bool,
+) -> anyhow::Result<()> {
+    let nofile = crate::raise_nofile_limit();
+    if (nofile as usize) < opts.streams + 64 {
+        anyhow::bail!(
+            "--streams {} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower --streams",
+            opts.streams
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let runs = rt.block_on(crate::run_burst_bench(opts, over))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"machine": crate::fingerprint(), "burst": true, "streams": opts.streams,
+                "over_s": over.as_secs_f64(), "ttft_ms": opts.ttft_ms, "tok_ms": opts.tok_ms,
+                "tokens": opts.tokens, "api": opts.api, "history": opts.history, "runs": runs})
+        );
+        return Ok(());
+    }
+    println!("plimsoll bench mock --burst — {}", crate::fingerprint());
+    println!(
+        "{} streams started over {:.1} s, one request each on a new connection; api {}, ttft {} ms, {} tokens at {} ms; {} bursts",
+        opts.streams,
+        over.as_secs_f64(),
+        opts.api,
+        opts.ttft_ms,
+        opts.tokens,
+        opts.tok_ms,
+        runs.len()
+    );
+    print_runs(BURST_ROWS, &runs);
     Ok(())
 }

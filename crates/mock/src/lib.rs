@@ -34,7 +34,7 @@ pub use serve::app::App;
 pub use serve::routes::router;
 /// `mock::run::{run, raise_nofile_limit}`: `plimsoll mock` as a foreground command.
 pub use serve::run;
-pub use serve::server::{MockOptions, MockServer};
+pub use serve::server::{MockOptions, MockServer, THREAD_NAME};
 pub use serve::stats::TimingSnapshot;
 /// Wall-clock times as the providers write them (RFC 3339, UTC).
 pub use wire::rfc3339;

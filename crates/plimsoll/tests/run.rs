@@ -33,6 +33,48 @@ fn floor_step_is_ok_and_the_result_matches_the_schema() {
     assert!(v["peak_rss_mb"].as_f64().unwrap() > 1.0);
     assert_eq!(r.code == 4, v["harness"]["bound"] == "harness");
     assert!(r.stderr.contains("outcome: ok"), "{}", r.stderr);
+    the_harness_cpu_is_told_by_part(&v, &r.stderr);
+}
+
+/// The parts add up to the total, each part that surely worked shows CPU, the total
+/// agrees with the share RESULT gives, and the step line names the largest.
+fn the_harness_cpu_is_told_by_part(v: &serde_json::Value, stderr: &str) {
+    let p = &v["harness"]["parts"];
+    let sec = |k: &str| {
+        p[k]["cpu_sec"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k}: {p}"))
+    };
+    let named = result::harness::HarnessParts::default()
+        .named()
+        .map(|(name, _)| name);
+    let sum: f64 = named.iter().map(|k| sec(k)).sum();
+    assert!((sum - sec("total")).abs() < 0.001, "{sum} vs {p}");
+    for k in ["driver", "mock_serving", "mock_oracle", "probe_sampling"] {
+        assert!(sec(k) > 0.0, "{k} took no CPU: {p}");
+    }
+    let turns = v["turns"].as_f64().unwrap();
+    let per_turn = p["total"]["ms_per_turn"].as_f64().unwrap();
+    assert!(
+        (per_turn - sec("total") * 1000.0 / turns).abs() < 0.01,
+        "{p}"
+    );
+    // The share of the machine is of the cores Plimsoll ran on (it may be pinned to one).
+    let share = sec("total") / (v["wall_ms"].as_f64().unwrap() / 1000.0);
+    let said = v["harness"]["cpu_share"].as_f64().unwrap();
+    assert!(
+        said <= share + 0.006 && said >= share / 2.0 - 0.006,
+        "{share} {v}"
+    );
+    let largest = named
+        .iter()
+        .max_by(|a, b| sec(a).total_cmp(&sec(b)))
+        .unwrap();
+    let said = report::harness::words(largest);
+    assert!(
+        stderr.contains(&format!("; most in {said} (")),
+        "{largest}: {stderr}"
+    );
 }
 
 #[test]

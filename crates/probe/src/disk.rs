@@ -100,7 +100,7 @@ impl DiskWatch {
         let stop = Arc::new(AtomicBool::new(false));
         let summary = Arc::new(Mutex::new(DiskSummary::default()));
         let (s, sum, d) = (stop.clone(), summary.clone(), dir.to_path_buf());
-        let thread = std::thread::spawn(move || {
+        let watching = move || {
             while !s.load(Relaxed) {
                 let seen = (usage(&d), room(&d));
                 sum.lock()
@@ -111,7 +111,12 @@ impl DiskWatch {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
-        });
+        };
+        // Named as the probe's, so a step counts its CPU there.
+        let thread = std::thread::Builder::new()
+            .name(format!("{}-disk", crate::own::THREAD_NAME))
+            .spawn(watching)
+            .expect("spawning the disk watch thread");
         DiskWatch {
             stop,
             summary,

@@ -12,7 +12,8 @@
 //! its scratch directory's size and room; `log` reads its stdout and stderr for warnings
 //! and errors; `external` finds processes Plimsoll did not start (a database, a broker);
 //! `affinity` pins Plimsoll and the SUT to cores of their own; `machine` fingerprints the
-//! host. Driving load and judging results are not this crate's business.
+//! host; `own` reads Plimsoll's own CPU by thread. Driving load and judging results are
+//! not this crate's business.
 
 pub mod affinity;
 pub mod cgroup;
@@ -25,6 +26,7 @@ pub mod limits;
 pub mod log;
 pub mod machine;
 pub mod net;
+pub mod own;
 pub mod pressure;
 pub mod sampler;
 pub mod sut;

@@ -90,8 +90,15 @@ pub struct Series {
     pub points: Vec<(f64, u32)>,
 }
 
-/// Counting connections takes at most 1 / this of the sampler's time.
-const NET_SHARE_INVERSE: u32 = 50;
+/// Counting connections takes at most 1 / this of a core (0.4 %): the kernel's TCP table
+/// is read whole, 2–3 ms a read on a machine that has run a few ramps (its TIME_WAIT
+/// sockets), which at every full sample was half of the probe's CPU.
+const NET_SHARE_INVERSE: u32 = 250;
+
+/// The process list is read again every this many full samples (every 400 ms at the
+/// default 50 ms): reading every process's stat to find the SUT's children was a
+/// quarter of the probe's CPU when done at every full sample.
+const PIDS_EVERY_FULL: u64 = 2;
 
 /// Which processes a sampler reads: asked again at every full sample (a SUT's tree
 /// grows and shrinks; a pattern or a cgroup gains members).
@@ -275,7 +282,7 @@ impl Sampler {
             hz: clock_ticks_per_sec(),
         };
         let thread = std::thread::Builder::new()
-            .name("plimsoll-probe".into())
+            .name(crate::own::THREAD_NAME.into())
             .spawn(move || watch.run())
             .expect("spawning the probe thread");
         Sampler {
@@ -401,10 +408,10 @@ impl Watch {
         while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(self.interval);
             n += 1;
-            // RSS and threads every sample; the costlier figures (the process
-            // list, CPU time summed over threads, descriptor counts) every 4th.
+            // RSS and threads every sample; the costlier figures (CPU time summed
+            // over threads, descriptor counts) every 4th, the process list every 8th.
             let full = n.is_multiple_of(4);
-            if full {
+            if n.is_multiple_of(4 * PIDS_EVERY_FULL) {
                 pids = (self.find)();
             }
             let (s, each) = sample_each(&pids, full, full);
@@ -438,7 +445,8 @@ impl Watch {
     fn full(&mut self, m: &mut Summary, net: Option<Connections>, pids: &[u32]) {
         m.cpu_sec = self.cpu.lock().unwrap_or_else(|p| p.into_inner()).total() as f64 / self.hz;
         let t = self.started.elapsed().as_secs_f64();
-        if let Some(iv) = self.threads.read(pids, t) {
+        let read = crate::own::reading_threads(|| self.threads.read(pids, t));
+        if let Some(iv) = read {
             crate::threads::push(&mut m.thread_intervals, iv);
         }
         let point = (t, m.cpu_sec);

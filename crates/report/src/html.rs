@@ -144,6 +144,14 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
             html_table(&t)
         );
     }
+    if let Some(t) = crate::harness::table(steps) {
+        let _ = write!(
+            out,
+            "<h2>What the harness cost</h2><p class=\"how\">{}</p>{}",
+            crate::harness::HOW,
+            html_table(&t)
+        );
+    }
     if let Some(t) = crate::cost::table(steps) {
         let _ = write!(
             out,

@@ -87,6 +87,12 @@ fn sections(steps: &[result::StepResult], capacity: &[&String]) -> String {
     if let Some(t) = crate::cost::markdown(steps) {
         s.push_str(&t);
     }
+    if let Some(t) = crate::harness::table(steps) {
+        s.push_str(&format!(
+            "\n## What the harness cost\n\n{}\n\n{t}",
+            crate::harness::HOW
+        ));
+    }
     if let Some(t) = crate::mcp::stdio_table(steps) {
         s.push_str("\n## MCP stdio servers\n\nThe stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.\n\n");
         s.push_str(&t);

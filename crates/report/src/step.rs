@@ -105,6 +105,9 @@ fn parts(r: &StepResult) -> Vec<String> {
     out.extend(around_the_sut(r));
     out.extend(requests_and_log(r));
     out.extend(crate::mcp::step_lines(r));
+    if let Some(p) = &r.harness.parts {
+        out.push(format!("  {}", crate::harness::line(p)));
+    }
     out
 }
 

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod cost;
 pub mod environment;
 pub mod findings;
+pub mod harness;
 pub mod kinds;
 pub mod ladder;
 pub mod mcp;

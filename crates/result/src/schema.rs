@@ -143,5 +143,41 @@ mod tests {
     }
 
     /// A real RESULT line (`plimsoll run` on the floor agent).
+    #[test]
+    fn the_harness_parts_are_checked_when_present() {
+        let mut v: Value = serde_json::from_str(EXAMPLE).unwrap();
+        let part = json!({"cpu_sec": 0.1, "ms_per_turn": 1.5});
+        let names = [
+            "total",
+            "driver",
+            "mock_serving",
+            "mock_oracle",
+            "mock_cache",
+            "probe_sampling",
+            "probe_threads",
+            "orchestration",
+        ];
+        let parts: serde_json::Map<String, Value> = names
+            .iter()
+            .map(|n| (n.to_string(), part.clone()))
+            .collect();
+        v["harness"]["parts"] = Value::Object(parts);
+        assert!(check(&v).is_ok(), "{:?}", check(&v));
+        let typed: crate::StepResult = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(
+            typed.harness.parts.unwrap().mock_oracle.ms_per_turn,
+            Some(1.5)
+        );
+        v["harness"]["parts"]["driver"]["cpu_sec"] = json!(-1);
+        assert!(check(&v)
+            .unwrap_err()
+            .starts_with("harness.parts.driver.cpu_sec"));
+        v["harness"]["parts"]
+            .as_object_mut()
+            .unwrap()
+            .remove("driver");
+        assert!(check(&v).is_err());
+    }
+
     const EXAMPLE: &str = r#"{"schema_version":1,"concurrency":4,"sessions_ok":4,"sessions_failed":0,"turns":12,"wall_ms":2027.67,"p50_session_ms":1973.25,"p99_session_ms":2025.47,"p50_turn_ms":645.12,"p99_turn_ms":715.78,"p50_ttft_ms":null,"p99_ttft_ms":null,"ideal_session_ms":1866.75,"latency_inflation":1.06,"peak_rss_mb":0.0,"rss_kb_per_session":0.0,"baseline_rss_mb":0.0,"peak_threads":0,"peak_fds":0,"cpu_ms_per_turn":null,"cpu_sec":0.0,"llm_calls":36,"llm_tokens_out":552,"injected_failures":0,"integrity_violations":0,"errors_by_kind":{},"files_created":0,"harness":{"mock_timing_error_p99_ms":7.04,"driver_lag_p99_ms":7.14,"cpu_share":0.01,"bound":"sut"},"outcome":"ok","turns_per_s":6.24}"#;
 }

@@ -19,6 +19,9 @@ pub struct Harness {
     pub cpu_share: f64,
     /// "sut" or "harness": which side saturated.
     pub bound: Bound,
+    /// Plimsoll's CPU over the step, part by part (absent from shards and older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<crate::harness::HarnessParts>,
 }
 
 /// Field order and names follow schemas/result.v1.json.

@@ -271,6 +271,8 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
             driver_lag_p99_ms: round2(sum.lag_p99_ms),
             cpu_share: round2(sum.cpu_share),
             bound: result::Bound::Sut,
+            // Each shard's driver is its own process; the parts are not sent back.
+            parts: None,
         },
         outcome,
         arrival_rate_per_s: open,

@@ -7,7 +7,8 @@ use crate::fleet::Fleet;
 use crate::judge::judge;
 use crate::measured::{Latencies, Measured};
 use crate::options::StepOptions;
-use crate::rig::{own_cpu_sec, Rig};
+use crate::own_cpu::Snapshot;
+use crate::rig::Rig;
 use anyhow::Context;
 use drive::{drive, DriveOptions, DriveReport, Progress, SessionSpec};
 use experiment::{Config, ReadyKind};
@@ -207,7 +208,7 @@ pub(crate) async fn run(
     let sampler = Arc::new(Sampler::start_on(sut.pid(), sut.pids(), sample_every));
     rig.deps.sample(cfg, sample_every, sampler.started());
     let stdio = crate::mcp_side::watch_stdio(&rig.mock.app, sut.pids(), sut.pid(), sample_every);
-    let cpu0 = own_cpu_sec();
+    let own0 = Snapshot::take(&rig.mock.app);
     let w = watch(opts, cfg, &rig, &sut, &sampler);
     let _stop_series = crate::soak::StopOnDrop(w.soak.1.clone());
     let mut opts_d = drive_options(cfg, opts, &rig, &sut, &sampler);
@@ -233,7 +234,7 @@ pub(crate) async fn run(
         )),
         _ => None,
     };
-    let harness_cpu = own_cpu_sec() - cpu0;
+    let own = Snapshot::take(&rig.mock.app);
     let probe = Arc::try_unwrap(sampler)
         .map(Sampler::finish)
         .unwrap_or_else(|s| s.summary());
@@ -247,7 +248,8 @@ pub(crate) async fn run(
     let report = driven?;
     let think_late = report.think_late_us.clone();
     let mut m = measured(report, session, &opts_d, opts, &capped, window);
-    m.harness_cpu_sec = harness_cpu;
+    m.harness_cpu_sec = own0.total_since(&own);
+    m.harness_parts = Some(own0.parts(&own, m.turns));
     m.throttled = throttled;
     m.pressure = pressure;
     m.probe = probe_answers;

@@ -9,7 +9,8 @@
 
 use crate::judge::judge;
 use crate::measured::{Latencies, Measured};
-use crate::rig::{own_cpu_sec, Rig};
+use crate::own_cpu::Snapshot;
+use crate::rig::Rig;
 use anyhow::{bail, Context};
 use experiment::Config;
 use probe::{Ready, Sampler, Sut, SutSpec};
@@ -42,7 +43,7 @@ pub(crate) async fn run(
     let sampler = Sampler::start(h.pid, Duration::from_millis(cfg.sample_ms));
     rig.deps
         .sample(cfg, Duration::from_millis(cfg.sample_ms), sampler.started());
-    let cpu0 = own_cpu_sec();
+    let own0 = Snapshot::take(&rig.mock.app);
     let t0 = tokio::time::Instant::now();
     let status = wait(
         &mut h,
@@ -51,7 +52,7 @@ pub(crate) async fn run(
     )
     .await;
     let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    let harness_cpu = own_cpu_sec() - cpu0;
+    let own = Snapshot::take(&rig.mock.app);
     let probe = sampler.finish();
     tokio::time::sleep(Duration::from_millis(50)).await; // let the output readers catch up
     let stopped = h.stop().await;
@@ -59,7 +60,8 @@ pub(crate) async fn run(
     rig.concurrency = (v["concurrency"].as_u64().unwrap_or(0) as usize).max(1);
     let mut m = measured(&v, wall_ms);
     m.timed_out = status.is_none();
-    m.harness_cpu_sec = harness_cpu;
+    m.harness_cpu_sec = own0.total_since(&own);
+    m.harness_parts = Some(own0.parts(&own, m.turns));
     m.partition = opts.partition.clone().map(|p| (p, "affinity"));
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, m).await)

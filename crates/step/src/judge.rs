@@ -176,6 +176,7 @@ fn assemble(
         driver_lag_p99_ms: m.lag_p99_ms,
         cpu_share: round2(m.harness_cpu_sec / (m.wall_ms / 1000.0).max(1e-3) / machine_cores()),
         bound,
+        parts: m.harness_parts.clone(),
     };
     r.sessions = m.open_model.map(|_| sessions as u64);
     r.resident = m.resident.map(|n| resident(probe, n, sessions));

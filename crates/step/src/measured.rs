@@ -33,6 +33,8 @@ pub struct Measured {
     pub errors_by_kind: BTreeMap<String, u64>,
     pub first_errors: Vec<(String, String)>,
     pub harness_cpu_sec: f64,
+    /// The same, part by part (driver, mock, probe, orchestration).
+    pub harness_parts: Option<result::harness::HarnessParts>,
     /// Open model: (arrival rate per second, most sessions in flight).
     pub open_model: Option<(f64, u64)>,
     /// The cap the SUT ran under: method and size.

@@ -1,4 +1,4 @@
-//! The fixtures every step has: a fresh mock (seeded, in-process), the SUT's
+//! The fixtures every step has: a fresh mock (seeded, in-process, on threads of its own), the SUT's
 //! dependencies (`[[service]]`, `[[probe]]`), the SUT's port, and the environment that
 //! points the SUT at the mock and at its services.
 
@@ -24,14 +24,17 @@ impl Rig {
         replay: Option<std::sync::Arc<workload::Replay>>,
         scenario: mock::Scenario,
     ) -> anyhow::Result<Rig> {
-        let mock = mock::MockServer::start(mock::MockOptions {
+        let opts = mock::MockOptions {
             scenario,
             seed: Some(cfg.seed),
             replay: replay.clone(),
             ..Default::default()
-        })
-        .await
-        .context("starting the mock")?;
+        };
+        // On threads of its own, so its CPU is told apart from the driver's.
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mock = mock::MockServer::start_apart(opts, workers)
+            .await
+            .context("starting the mock")?;
         let port = match cfg.port {
             0 => {
                 let l = std::net::TcpListener::bind("127.0.0.1:0")
@@ -97,9 +100,4 @@ impl Rig {
     pub fn base(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
-}
-
-pub(crate) fn own_cpu_sec() -> f64 {
-    // Plimsoll's own CPU (mock and driver), not the SUT it started.
-    probe::tree::process_cpu_ticks(std::process::id()) as f64 / probe::tree::clock_ticks_per_sec()
 }

@@ -214,7 +214,7 @@ pub async fn run_shard(
         wait_for_mock(m, opts.allow_remote).await?;
     }
     let (run, start_at) = run_and_start(plan, opts.allow_remote).await?;
-    let cpu0 = crate::rig::own_cpu_sec();
+    let cpu0 = probe::own::process_cpu_ns() as f64 / 1e9;
     let d = drive_options(cfg, opts, plan, (&run, start_at));
     let r = drive(&session, &d, Arc::new(Progress::default())).await?;
     let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
@@ -244,7 +244,7 @@ pub async fn run_shard(
     let seen = Seen {
         think_per_turn: think_per_session / session.turns.max(1) as f64,
         think_per_session,
-        harness_cpu_sec: round2(crate::rig::own_cpu_sec() - cpu0),
+        harness_cpu_sec: round2((probe::own::process_cpu_ns() as f64 / 1e9) - cpu0),
     };
     let counters = counters(cfg, plan, (run, start_at), &d, &r, mock, seen);
     let file = shard::write(&plan.dir, &counters, &histograms(&r, ideal))?;

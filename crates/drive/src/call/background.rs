@@ -11,7 +11,11 @@ pub(crate) struct Background(voice::pool::Pool);
 
 impl Background {
     pub fn start() -> Background {
-        Background(voice::pool::Pool::new("plimsoll-caller", 1, 19))
+        Background(voice::pool::Pool::new(
+            &format!("{}-caller", crate::THREAD_NAME),
+            1,
+            19,
+        ))
     }
 
     /// Queues `f`; its result comes on the receiver.

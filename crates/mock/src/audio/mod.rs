@@ -23,7 +23,7 @@ const POOL_NICE: i32 = 10;
 /// The pool the mock's audio work runs on: a thread a core.
 pub(crate) fn pool() -> voice::pool::Pool {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    voice::pool::Pool::new("plimsoll-mock-voice", cores, POOL_NICE)
+    voice::pool::Pool::new(&format!("{}-voice", crate::THREAD_NAME), cores, POOL_NICE)
 }
 
 /// Runs `f` on the mock's voice pool; None when the pool is gone.

@@ -23,6 +23,7 @@ use crate::serve::deliver::{self, Plan};
 use crate::serve::errors::{early, over_quota, queue_full, refuse};
 use crate::serve::headers::{header, key_of};
 use crate::serve::prompt_cache;
+use crate::serve::stats::charged;
 use crate::session::{self, Session};
 use axum::body::Body;
 use axum::http::HeaderMap;
@@ -135,7 +136,7 @@ impl<'a> Call<'a> {
         start: Instant,
     ) -> Result<(Plan, Option<usize>, bool), Refusal> {
         let (req, spec) = self.read(bytes, url)?;
-        let seen = self.inspect(&req, &spec)?;
+        let seen = charged(&self.app.stats.oracle_cpu_ns, || self.inspect(&req, &spec))?;
         let admitted = self.admit(&req, &spec, &seen)?;
         let slot = self.take_slot(&admitted.scopes, &seen, start).await?;
         let (plan, cut_at) = self.plan(&req, &spec, &seen, admitted, slot);
@@ -335,7 +336,9 @@ impl<'a> Call<'a> {
                 &mut rng,
             ),
         };
-        let cached = prompt_cache::account(app, self.api, req, spec, &seen.session, self.headers);
+        let cached = charged(&app.stats.cache_cpu_ns, || {
+            prompt_cache::account(app, self.api, req, spec, &seen.session, self.headers)
+        });
         reply.cache = cached.usage;
         record_said(app, seen.session.key(), &reply);
         app.chains.keep(req, &reply);

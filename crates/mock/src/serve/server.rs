@@ -134,12 +134,18 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Aborting
     }
 }
 
+/// The name of the mock's threads when it runs apart ([`MockServer::start_apart`]): what
+/// a step counts as the mock's CPU. Its voice pool's threads begin with it too.
+pub const THREAD_NAME: &str = "plimsoll-mock";
+
 /// A running mock. Dropping it does not stop it; call [`MockServer::shutdown`].
 pub struct MockServer {
     pub addr: SocketAddr,
     pub app: Arc<App>,
     stop: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// The mock's own runtime when it runs apart from its caller's.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl MockServer {
@@ -185,7 +191,23 @@ impl MockServer {
             app,
             stop,
             task,
+            runtime: None,
         })
+    }
+
+    /// Starts the mock on a runtime of its own, `workers` threads named
+    /// [`THREAD_NAME`]: its CPU can then be told apart from its caller's (a step's
+    /// driver), and a busy driver does not hold its frames back in one queue.
+    pub async fn start_apart(opts: MockOptions, workers: usize) -> std::io::Result<MockServer> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers.max(1))
+            .thread_name(THREAD_NAME)
+            .enable_all()
+            .build()?;
+        let started = rt.spawn(MockServer::start(opts)).await;
+        let mut server = started.map_err(std::io::Error::other)??;
+        server.runtime = Some(rt);
+        Ok(server)
     }
 
     /// `http://ADDR` — the Anthropic base URL; OpenAI's is this plus `/v1`.
@@ -196,14 +218,27 @@ impl MockServer {
     /// Stops accepting, lets open responses finish, and waits.
     pub async fn shutdown(self) -> std::io::Result<()> {
         let _ = self.stop.send(());
-        self.task.await.unwrap_or(Ok(()))
+        let result = self.task.await.unwrap_or(Ok(()));
+        if let Some(rt) = self.runtime {
+            // Dropping a runtime inside another one's task would block it.
+            rt.shutdown_background();
+        }
+        result
     }
 
     /// Waits until the server task ends (it ends only on error or shutdown).
     pub async fn wait(self) -> std::io::Result<()> {
-        let MockServer { stop, task, .. } = self;
+        let MockServer {
+            stop,
+            task,
+            runtime,
+            ..
+        } = self;
         let result = task.await.unwrap_or(Ok(()));
         drop(stop);
+        if let Some(rt) = runtime {
+            rt.shutdown_background();
+        }
         result
     }
 }

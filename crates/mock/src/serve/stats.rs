@@ -24,6 +24,34 @@ pub struct Stats {
     pub frames: AtomicU64,
     pub output_tokens: AtomicU64,
     pub prompt_tokens: AtomicU64,
+    /// CPU time (ns, on the serving thread's own clock) spent in the integrity oracle:
+    /// identifying the session, its ledger entry and every check of its conversation.
+    pub oracle_cpu_ns: AtomicU64,
+    /// CPU time (ns) spent serving the provider's prompt cache.
+    pub cache_cpu_ns: AtomicU64,
+}
+
+/// This thread's CPU time so far, in ns (`CLOCK_THREAD_CPUTIME_ID`: what the kernel
+/// charged this thread, not the wall clock, so a preempted call costs nothing extra).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only into `ts`, a valid timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Runs `f` and adds the CPU time it took on this thread to `spent`.
+pub fn charged<T>(spent: &AtomicU64, f: impl FnOnce() -> T) -> T {
+    let t0 = thread_cpu_ns();
+    let out = f();
+    spent.fetch_add(thread_cpu_ns().saturating_sub(t0), Relaxed);
+    out
 }
 
 fn new_hist() -> Histogram<u64> {
@@ -57,6 +85,8 @@ impl Default for Stats {
             frames: AtomicU64::new(0),
             output_tokens: AtomicU64::new(0),
             prompt_tokens: AtomicU64::new(0),
+            oracle_cpu_ns: AtomicU64::new(0),
+            cache_cpu_ns: AtomicU64::new(0),
         }
     }
 }
@@ -80,6 +110,9 @@ pub struct TimingSnapshot {
     pub audio_late_p50_ms: f64,
     pub audio_late_p99_ms: f64,
     pub audio_late_max_ms: f64,
+    /// CPU the integrity oracle and the prompt cache took so far, µs.
+    pub oracle_cpu_us: f64,
+    pub cache_cpu_us: f64,
 }
 
 impl Stats {
@@ -129,6 +162,8 @@ impl Stats {
             audio_late_p50_ms: ms(audio.value_at_quantile(0.5)),
             audio_late_p99_ms: ms(audio.value_at_quantile(0.99)),
             audio_late_max_ms: ms(audio.max()),
+            oracle_cpu_us: self.oracle_cpu_ns.load(Relaxed) as f64 / 1000.0,
+            cache_cpu_us: self.cache_cpu_ns.load(Relaxed) as f64 / 1000.0,
         }
     }
 

@@ -8,7 +8,7 @@ pub enum BenchCommand {
     /// C concurrent streams against the mock: timing error, chunks/s, CPU per chunk, RSS per
     /// stream; with --mcp, MCP tools/call against its /mcp: calls/s, latency, CPU per call.
     #[command(
-        after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
+        after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --streams 200 --history 10 --api chat   (agent-like calls: µs a call, the oracle's and the cache's share)\n  plimsoll bench mock --burst --streams 2000 --burst-s 2   (2,000 new connections over 2 s, the client's CPU beside the mock's)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
     )]
     Mock(Box<BenchMockArgs>),
     /// How many voice calls one harness core drives in real time: Twilio calls against a
@@ -98,6 +98,23 @@ pub struct BenchMockArgs {
     /// Turn the mock's prompt cache off (it is on in every scenario by default).
     #[arg(long)]
     pub no_cache: bool,
+    /// An agent's history in every request: this many turns of a user's question, the
+    /// model's tool call, the tool's JSON result (~1 KB) and the answer, with 4 tools
+    /// declared (10 turns: ~15 KB a request). --api chat or messages.
+    #[arg(long, default_value_t = 0, value_name = "TURNS")]
+    pub history: usize,
+    /// An open burst instead of a closed loop: each of the --streams is one request on a
+    /// new connection, all started evenly over --burst-s seconds and all measured; the
+    /// client's own CPU is shown beside the mock's.
+    #[arg(long)]
+    pub burst: bool,
+    /// With --burst: the seconds over which the streams start.
+    #[arg(long, default_value_t = 2.0, requires = "burst")]
+    pub burst_s: f64,
+    /// Serve the mock from this plimsoll executable instead of this one (an older build,
+    /// to compare before and after a change under the same load).
+    #[arg(long, value_name = "PATH")]
+    pub mock_exe: Option<std::path::PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -106,7 +123,8 @@ pub struct BenchMockArgs {
     /// with a fresh mock: calls/s, p50/p99 latency, the mock's CPU µs per call. One run
     /// per row: run it again to see the spread.
     #[arg(long, conflicts_with_all = ["streams", "ttft_ms", "tok_ms", "tokens",
-        "tokens_per_chunk", "api", "repeat", "limits", "reasoning", "prompt_tokens", "no_cache"])]
+        "tokens_per_chunk", "api", "repeat", "limits", "reasoning", "prompt_tokens", "no_cache",
+        "history", "burst"])]
     pub mcp: bool,
     /// With --mcp: client counts, a row each (each client: one connection, one MCP session).
     #[arg(
@@ -217,8 +235,19 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
         reasoning: a.reasoning,
         prompt_tokens: a.prompt_tokens,
         cache: !a.no_cache,
-        exe: std::env::current_exe().context("locating the plimsoll executable")?,
+        history: a.history,
+        exe: match a.mock_exe {
+            Some(p) => p,
+            None => std::env::current_exe().context("locating the plimsoll executable")?,
+        },
     };
+    if a.burst {
+        if a.burst_s.is_nan() || a.burst_s <= 0.0 {
+            anyhow::bail!("--burst-s must be more than 0 (got {})", a.burst_s);
+        }
+        let over = std::time::Duration::from_secs_f64(a.burst_s);
+        return bench::print_burst_bench(&opts, over, a.json);
+    }
     bench::print_mock_bench(&opts, a.json)
 }
 

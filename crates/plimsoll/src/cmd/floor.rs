@@ -50,7 +50,10 @@ pub fn run(a: FloorArgs) -> anyhow::Result<u8> {
                 .enable_all()
                 .build()?
         }
-        false => super::runtime()?,
+        // Not the driver's runtime: the floor is a SUT, and its threads keep tokio's names.
+        false => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
     };
     rt.block_on(floor::serve(
         a.listen,

@@ -77,9 +77,11 @@ pub fn guard_up() {
     }
 }
 
-/// A multi-threaded tokio runtime for a subcommand.
+/// A multi-threaded tokio runtime for a subcommand, its threads named as the driver's
+/// (a step's sessions run on them; a step's mock has a runtime of its own).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
+        .thread_name(drive::THREAD_NAME)
         .enable_all()
         .build()
 }

@@ -256,9 +256,7 @@ fn sharded(
             eprintln!("shard {index}/{count}: waiting {wait:.1} s for the shared start");
         }
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = super::runtime()?;
     let done = rt.block_on(step::sharded::run_shard(&cfg, &opts, &plan));
     if alone {
         let merged =
