@@ -145,7 +145,21 @@ pub struct MockServer {
     stop: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
     /// The mock's own runtime when it runs apart from its caller's.
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Apart,
+}
+
+/// A runtime of the mock's own, shut down without waiting when dropped: it is dropped
+/// inside its caller's runtime (a step that ends, or fails before it started), where a
+/// blocking drop would panic.
+#[derive(Default)]
+struct Apart(Option<tokio::runtime::Runtime>);
+
+impl Drop for Apart {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl MockServer {
@@ -191,7 +205,7 @@ impl MockServer {
             app,
             stop,
             task,
-            runtime: None,
+            runtime: Apart::default(),
         })
     }
 
@@ -204,9 +218,11 @@ impl MockServer {
             .thread_name(THREAD_NAME)
             .enable_all()
             .build()?;
-        let started = rt.spawn(MockServer::start(opts)).await;
-        let mut server = started.map_err(std::io::Error::other)??;
-        server.runtime = Some(rt);
+        let started = rt.spawn(MockServer::start(opts));
+        // Held as Apart from here on: a failed start drops it without blocking.
+        let rt = Apart(Some(rt));
+        let mut server = started.await.map_err(std::io::Error::other)??;
+        server.runtime = rt;
         Ok(server)
     }
 
@@ -218,27 +234,14 @@ impl MockServer {
     /// Stops accepting, lets open responses finish, and waits.
     pub async fn shutdown(self) -> std::io::Result<()> {
         let _ = self.stop.send(());
-        let result = self.task.await.unwrap_or(Ok(()));
-        if let Some(rt) = self.runtime {
-            // Dropping a runtime inside another one's task would block it.
-            rt.shutdown_background();
-        }
-        result
+        self.task.await.unwrap_or(Ok(()))
     }
 
     /// Waits until the server task ends (it ends only on error or shutdown).
     pub async fn wait(self) -> std::io::Result<()> {
-        let MockServer {
-            stop,
-            task,
-            runtime,
-            ..
-        } = self;
+        let MockServer { stop, task, .. } = self;
         let result = task.await.unwrap_or(Ok(()));
         drop(stop);
-        if let Some(rt) = runtime {
-            rt.shutdown_background();
-        }
         result
     }
 }
