@@ -95,11 +95,6 @@ pub struct Series {
 /// sockets), which at every full sample was half of the probe's CPU.
 const NET_SHARE_INVERSE: u32 = 250;
 
-/// The process list is read again every this many full samples (every 400 ms at the
-/// default 50 ms): reading every process's stat to find the SUT's children was a
-/// quarter of the probe's CPU when done at every full sample.
-const PIDS_EVERY_FULL: u64 = 2;
-
 /// Which processes a sampler reads: asked again at every full sample (a SUT's tree
 /// grows and shrinks; a pattern or a cgroup gains members).
 pub type Pids = Arc<dyn Fn() -> Vec<u32> + Send + Sync>;
@@ -408,10 +403,10 @@ impl Watch {
         while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(self.interval);
             n += 1;
-            // RSS and threads every sample; the costlier figures (CPU time summed
-            // over threads, descriptor counts) every 4th, the process list every 8th.
+            // RSS and threads every sample; the costlier figures (the process
+            // list, CPU time summed over threads, descriptor counts) every 4th.
             let full = n.is_multiple_of(4);
-            if n.is_multiple_of(4 * PIDS_EVERY_FULL) {
+            if full {
                 pids = (self.find)();
             }
             let (s, each) = sample_each(&pids, full, full);
