@@ -4,7 +4,7 @@
 //! spent, and what the client itself spent on the same cores (a late frame is the mock's
 //! only when the client had room to read it).
 
-use crate::mock_bench::{body_of, errors, hist, post, timing_of, MockBenchOptions};
+use crate::mock_bench::{body_of, errors, hist, post, prepare, timing_of, MockBenchOptions};
 use crate::mock_process::start_mock;
 use crate::mock_requests::system_prompt;
 use crate::procfs::cpu_seconds;
@@ -47,20 +47,12 @@ pub async fn run_burst_bench(
     opts: &MockBenchOptions,
     over: Duration,
 ) -> anyhow::Result<Vec<BurstResult>> {
-    let dir = std::env::temp_dir().join(format!("plimsoll-burst-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let scenario = dir.join("scenario.toml");
-    std::fs::write(&scenario, crate::mock_bench::scenario_text(opts))?;
+    let prepared = prepare(opts, "burst")?;
     let mut out = Vec::new();
     for i in 0..opts.repeat.max(1) {
         eprintln!("bench mock --burst: run {}/{} …", i + 1, opts.repeat.max(1));
-        let r = one_burst(opts, over, &scenario).await;
-        if r.is_err() {
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-        out.push(r?);
+        out.push(one_burst(opts, over, &prepared.scenario).await?);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(out)
 }
 
@@ -72,7 +64,6 @@ async fn one_burst(
     let (mock, addr) = start_mock(&opts.exe, opts.mock_workers, scenario)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut admin = Conn::new(addr);
-    let before = timing_of(&mut admin).await?;
     let (mock0, me0) = (cpu_seconds(mock.pid())?, cpu_seconds(std::process::id())?);
     let t0 = Instant::now() + Duration::from_millis(50);
     let opts_arc = Arc::new(opts.clone());
@@ -90,8 +81,7 @@ async fn one_burst(
     }
     let secs = t0.elapsed().as_secs_f64();
     let (mock1, me1) = (cpu_seconds(mock.pid())?, cpu_seconds(std::process::id())?);
-    let mut after = timing_of(&mut admin).await?;
-    after["before"] = before;
+    let after = timing_of(&mut admin).await?;
     drop(mock);
     let cpu = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) + (b.1 - a.1);
     Ok(figures(

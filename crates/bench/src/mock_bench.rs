@@ -95,6 +95,31 @@ pub(crate) fn hist() -> Histogram<u64> {
 }
 
 pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockBenchResult>> {
+    let prepared = prepare(opts, "bench")?;
+    let mut out = Vec::new();
+    for i in 0..opts.repeat.max(1) {
+        eprintln!("bench mock: run {}/{} …", i + 1, opts.repeat.max(1));
+        out.push(one_run(opts, &prepared.scenario).await?);
+    }
+    Ok(out)
+}
+
+/// A bench's scratch directory with its scenario, removed when dropped: after the
+/// runs, or when one of them fails.
+pub(crate) struct Prepared {
+    dir: PathBuf,
+    pub scenario: PathBuf,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Checks the options (a clear error before any mock starts: a stream's requests are
+/// built from them) and writes the bench's scenario into `plimsoll-NAME-PID`.
+pub(crate) fn prepare(opts: &MockBenchOptions, name: &str) -> anyhow::Result<Prepared> {
     if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
     }
@@ -102,21 +127,18 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
     if opts.history > 0 {
         agent_body(&opts.api, 0, opts.history, "")?;
     }
-    let dir = std::env::temp_dir().join(format!("plimsoll-bench-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("plimsoll-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let scenario = dir.join("scenario.toml");
-    std::fs::write(&scenario, scenario_text(opts))?;
-    let mut out = Vec::new();
-    for i in 0..opts.repeat.max(1) {
-        eprintln!("bench mock: run {}/{} …", i + 1, opts.repeat.max(1));
-        out.push(one_run(opts, &scenario).await?);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(out)
+    let prepared = Prepared {
+        scenario: dir.join("scenario.toml"),
+        dir,
+    };
+    std::fs::write(&prepared.scenario, scenario_text(opts))?;
+    Ok(prepared)
 }
 
 /// The bench's scenario: the timing asked for, and the options that add to it.
-pub(crate) fn scenario_text(opts: &MockBenchOptions) -> String {
+fn scenario_text(opts: &MockBenchOptions) -> String {
     format!(
             "[defaults]\nttft_ms = {}\ntok_ms = {}\noutput_tokens = {}\ntokens_per_chunk = {}\njitter = \"fixed\"\n",
             opts.ttft_ms, opts.tok_ms, opts.tokens, opts.tokens_per_chunk
@@ -181,14 +203,13 @@ async fn one_run(
         .await?;
     let before = timing_of(&mut admin).await?;
     let w = window(pid, opts, &shared, idle_rss).await?;
-    let mut timing = timing_of(&mut admin).await?;
-    timing["before"] = before;
+    let after = timing_of(&mut admin).await?;
     shared.stop.store(true, Relaxed);
     for t in tasks {
         t.abort();
     }
     drop(mock);
-    Ok(result(opts, &shared, &w, &timing))
+    Ok(result(opts, &shared, &w, (&before, &after)))
 }
 
 /// The mock's own figures (`GET /plimsoll/timing`).
@@ -286,7 +307,7 @@ fn result(
     opts: &MockBenchOptions,
     shared: &Shared,
     w: &Window,
-    timing: &serde_json::Value,
+    (before, timing): (&serde_json::Value, &serde_json::Value),
 ) -> MockBenchResult {
     let (user, sys, secs) = (w.user, w.sys, w.secs);
     let cpu = user + sys;
@@ -326,8 +347,8 @@ fn result(
         mock_peak_rss_mb: w.peak_rss as f64 / 1024.0,
         mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
         mock_late_max_ms: timing["late_max_ms"].as_f64().unwrap_or(f64::NAN),
-        oracle_us_per_request: per_request(&timing["before"], timing, "oracle_cpu_us"),
-        cache_us_per_request: per_request(&timing["before"], timing, "cache_cpu_us"),
+        oracle_us_per_request: per_request(before, timing, "oracle_cpu_us"),
+        cache_us_per_request: per_request(before, timing, "cache_cpu_us"),
         request_bytes: body_of(opts, 0, 0, &system_prompt(opts.prompt_tokens))
             .2
             .len(),

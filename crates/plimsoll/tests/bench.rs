@@ -1,5 +1,5 @@
-//! `plimsoll bench mock --mcp` runs end to end for a fraction of a second a row and
-//! prints its table, so the benchmark cannot rot. It asserts what the table holds, never
+//! `plimsoll bench mock` (--mcp, --history, --burst) runs end to end for a fraction of a
+//! second and prints its table or JSON, so the benchmark cannot rot. It asserts what the table holds, never
 //! how fast anything was: the numbers themselves are docs/benchmarks.md's.
 
 mod common;
@@ -54,4 +54,66 @@ fn the_mcp_bench_refuses_flags_of_the_streaming_bench() {
         .output()
         .unwrap();
     assert!(!out.status.success(), "--clients without --mcp");
+}
+
+fn bench_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(common::BIN)
+        .args(["bench", "mock", "--repeat", "1", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn agent_shaped_calls_report_what_the_oracle_and_the_cache_took() {
+    let v = bench_json(&[
+        "--streams",
+        "10",
+        "--history",
+        "10",
+        "--warmup-s",
+        "0.5",
+        "--window-s",
+        "1",
+    ]);
+    let r = &v["runs"][0];
+    assert!(r["request_bytes"].as_u64().unwrap() > 4_000, "{r}");
+    assert!(r["requests_ok"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["requests_failed"], 0, "{r}");
+    // Text, not a tool call: the delta events counted are the reply's tokens.
+    assert!(r["chunks_per_s"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["oracle_us_per_request"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["cache_us_per_request"].as_f64().unwrap() > 0.0, "{r}");
+    let out = Command::new(common::BIN)
+        .args([
+            "bench",
+            "mock",
+            "--burst",
+            "--history",
+            "2",
+            "--api",
+            "responses",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("--history needs --api chat or messages"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_burst_measures_every_stream_once_with_the_clients_cpu() {
+    let v = bench_json(&["--burst", "--streams", "40", "--burst-s", "0.5"]);
+    let r = &v["runs"][0];
+    assert_eq!(r["requests_ok"], 40, "{r}");
+    assert_eq!(r["requests_failed"], 0, "{r}");
+    // 50 tokens a reply, one a chunk.
+    assert_eq!(r["chunks"], 40 * 50, "{r}");
+    assert!(r["client_cpu_cores"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["mock_cpu_us_per_chunk"].as_f64().unwrap() > 0.0, "{r}");
 }
