@@ -248,8 +248,7 @@ pub(crate) async fn run(
     let report = driven?;
     let think_late = report.think_late_us.clone();
     let mut m = measured(report, session, &opts_d, opts, &capped, window);
-    m.harness_cpu_sec = own0.total_since(&own);
-    m.harness_parts = Some(own0.parts(&own, m.turns));
+    own0.charge(&own, &mut m);
     m.throttled = throttled;
     m.pressure = pressure;
     m.probe = probe_answers;

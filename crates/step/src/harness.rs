@@ -60,8 +60,7 @@ pub(crate) async fn run(
     rig.concurrency = (v["concurrency"].as_u64().unwrap_or(0) as usize).max(1);
     let mut m = measured(&v, wall_ms);
     m.timed_out = status.is_none();
-    m.harness_cpu_sec = own0.total_since(&own);
-    m.harness_parts = Some(own0.parts(&own, m.turns));
+    own0.charge(&own, &mut m);
     m.partition = opts.partition.clone().map(|p| (p, "affinity"));
     let died = status.filter(|s| !s.success());
     Ok(judge(cfg, rig, probe, died, stopped, m).await)

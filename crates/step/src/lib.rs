@@ -6,7 +6,8 @@
 //! instead; `judge` puts the measurements together (the outcome is `analysis::outcome`'s
 //! to decide); `soak` holds a step for a long time with session churn and samples the SUT
 //! into a series; `sharded` drives one shard of a step against a SUT and mock already
-//! running; `own_cpu` splits Plimsoll's own CPU over a step by part. Reading plimsoll.toml is `experiment`'s; printing is `report`'s; ladders,
+//! running; `own_cpu` splits Plimsoll's own CPU over a step by part. Reading
+//! plimsoll.toml is `experiment`'s; printing is `report`'s; ladders,
 //! comparisons and curves are `ramp`'s, `compare`'s and `analysis`'s.
 
 pub mod clock;

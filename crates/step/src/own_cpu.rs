@@ -39,9 +39,10 @@ impl Snapshot {
         s
     }
 
-    /// Plimsoll's CPU seconds since `self`.
-    pub fn total_since(&self, now: &Snapshot) -> f64 {
-        now.process_ns.saturating_sub(self.process_ns) as f64 / 1e9
+    /// Plimsoll's CPU from `self` to `now` into `m`: the total and its parts per turn.
+    pub fn charge(&self, now: &Snapshot, m: &mut crate::measured::Measured) {
+        m.harness_cpu_sec = now.process_ns.saturating_sub(self.process_ns) as f64 / 1e9;
+        m.harness_parts = Some(self.parts(now, m.turns));
     }
 
     /// The parts from `self` to `now`, per turn over `turns`. A thread that ended between
