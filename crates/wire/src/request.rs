@@ -101,6 +101,20 @@ pub struct Tool {
     pub name: String,
     /// The JSON Schema of the arguments (`parameters` / `input_schema`).
     pub schema: serde_json::Value,
+    /// The schema as compact JSON, written once: what its tokens are counted and its
+    /// cache prefix hashed over.
+    pub schema_text: String,
+}
+
+impl Tool {
+    pub fn new(name: String, schema: serde_json::Value) -> Tool {
+        let schema_text = schema.to_string();
+        Tool {
+            name,
+            schema,
+            schema_text,
+        }
+    }
 }
 
 /// What the client allows regarding tools.
@@ -197,7 +211,7 @@ fn prompt_tokens(r: &Request) -> u32 {
         }
     }
     for t in &r.tools {
-        n += count_tokens(&t.name) + count_tokens(&t.schema.to_string());
+        n += count_tokens(&t.name) + count_tokens(&t.schema_text);
     }
     n.max(1)
 }

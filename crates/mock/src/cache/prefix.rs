@@ -9,7 +9,7 @@
 //! Which prefixes are in the cache is `store.rs`'s; what a prompt lost against the
 //! session's previous one is the oracle's (`integrity/cache_breaks.rs`).
 
-use crate::hash::fnv1a;
+use crate::hash::{fnv1a, Running};
 use wire::{Role, Spot, Steps};
 
 /// What a part of the prompt is, in words a reader finds it by.
@@ -83,10 +83,13 @@ pub struct Prefix {
     pub marks: Vec<Option<Point>>,
 }
 
-/// Feeds tokens into the running hashes and takes the points asked for.
+/// Feeds tokens into the part's hash and takes the points asked for. One hash runs over
+/// each byte: the prefix's hash at a point is the hash of everything before the part
+/// (`base`) mixed with the part's own hash so far, so a point's hash depends only on the
+/// bytes before it, wherever other points fell.
 struct Feeder<'a> {
-    hash: u64,
-    own: u64,
+    base: u64,
+    own: Running,
     tokens: u32,
     part: usize,
     next_step: Option<u32>,
@@ -101,18 +104,25 @@ impl Feeder<'_> {
     fn point(&self) -> Point {
         Point {
             tokens: self.tokens,
-            hash: self.hash,
+            hash: fnv1a(self.base, &self.own.get().to_le_bytes()),
             part: self.part,
         }
     }
 
-    fn bytes(&mut self, b: &[u8]) {
-        self.hash = fnv1a(self.hash, b);
-        self.own = fnv1a(self.own, b);
+    /// A field that is not text (a role, an id, a seal), closed by a byte no UTF-8 text
+    /// holds, so "ab" + "c" and "a" + "bc" hash apart.
+    fn field(&mut self, b: &[u8]) {
+        self.own.feed(b);
+        self.own.feed(&[0xff]);
     }
 
     fn token(&mut self, b: &[u8]) {
-        self.bytes(b);
+        self.own.feed(b);
+        self.count();
+    }
+
+    /// One token more; a step's point is taken when one falls here (its bytes fed).
+    fn count(&mut self) {
         self.tokens += 1;
         if self.next_step == Some(self.tokens) {
             self.steps.push(self.point());
@@ -121,8 +131,9 @@ impl Feeder<'_> {
     }
 
     /// Feeds `s` token by token; `cut` marks are taken once their byte end is passed.
+    /// Bytes are fed in runs, up to where a point is taken, not a token at a time.
     fn text(&mut self, s: &str, cut: bool) {
-        let mut last = 0;
+        let mut fed = 0;
         let mut pending: Vec<(usize, usize)> = if cut {
             self.cuts
                 .iter()
@@ -133,19 +144,28 @@ impl Feeder<'_> {
             Vec::new()
         };
         for_each_token(s, |end| {
-            self.token(&s.as_bytes()[last..end]);
-            last = end;
-            pending.retain(|&(at, mark)| {
-                let passed = end >= at;
-                if passed {
-                    self.marks[mark] = Some(self.point());
-                }
-                !passed
-            });
+            let step = self.next_step == Some(self.tokens + 1);
+            let marked = pending.iter().any(|&(at, _)| end >= at);
+            if step || marked {
+                self.own.feed(&s.as_bytes()[fed..end]);
+                fed = end;
+            }
+            self.count();
+            if marked {
+                pending.retain(|&(at, mark)| {
+                    let passed = end >= at;
+                    if passed {
+                        self.marks[mark] = Some(self.point());
+                    }
+                    !passed
+                });
+            }
         });
+        self.own.feed(&s.as_bytes()[fed..]);
         for (_, mark) in pending {
             self.marks[mark] = Some(self.point());
         }
+        self.own.feed(&[0xfe]);
     }
 
     /// Ends the current part: its whole-part marks, its end point, its own hash.
@@ -157,17 +177,26 @@ impl Feeder<'_> {
         {
             self.marks[c.2] = Some(self.point());
         }
-        out.ends.push(self.point());
+        let end = self.point();
+        out.ends.push(end);
         out.parts.push(Part {
             label,
             tokens: self.tokens - start,
-            own: self.own,
+            own: self.own.get(),
             text,
         });
-        // A separator, so "ab" + "c" and "a" + "bc" hash apart.
-        self.hash = fnv1a(self.hash, &[0xff]);
-        self.own = 0;
+        self.base = end.hash;
+        self.own = Running::new();
         self.part += 1;
+    }
+}
+
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::System => "System",
+        Role::User => "User",
+        Role::Assistant => "Assistant",
+        Role::Tool => "Tool",
     }
 }
 
@@ -210,8 +239,8 @@ pub fn build(req: &wire::Request, steps: Steps, spots: &[Spot]) -> Prefix {
         _ => (None, 0),
     };
     let mut f = Feeder {
-        hash: 0,
-        own: 0,
+        base: 0,
+        own: Running::new(),
         tokens: 0,
         part: 0,
         next_step,
@@ -229,9 +258,9 @@ pub fn build(req: &wire::Request, steps: Steps, spots: &[Spot]) -> Prefix {
     };
     for (index, t) in req.tools.iter().enumerate() {
         let start = f.tokens;
-        let schema = t.schema.to_string();
+        let schema = &t.schema_text;
         f.text(&t.name, false);
-        f.text(&schema, false);
+        f.text(schema, false);
         let label = Label::Tool {
             index,
             name: t.name.clone(),
@@ -256,19 +285,19 @@ pub fn build(req: &wire::Request, steps: Steps, spots: &[Spot]) -> Prefix {
 /// reasoning, its tool calls.
 fn message(f: &mut Feeder, out: &mut Prefix, index: usize, m: &wire::Message) {
     let start = f.tokens;
-    f.token(format!("{:?}", m.role).as_bytes());
-    f.bytes(m.tool_call_id.as_deref().unwrap_or("").as_bytes());
+    f.token(role_name(m.role).as_bytes());
+    f.field(m.tool_call_id.as_deref().unwrap_or("").as_bytes());
     for _ in 0..3 {
         f.token(b"");
     }
     f.text(&m.text, true);
     for t in &m.thoughts {
-        f.bytes(t.seal.as_bytes());
+        f.field(t.seal.as_bytes());
         f.text(&t.text, false);
     }
     let mut text = m.text.clone();
     for c in &m.tool_calls {
-        f.bytes(c.id.as_bytes());
+        f.field(c.id.as_bytes());
         f.text(&c.name, false);
         f.text(&c.arguments, false);
         text.push_str(&format!(" {}({})", c.name, c.arguments));

@@ -135,10 +135,10 @@ fn tools(root: &Obj) -> Result<Vec<Tool>, WireError> {
             let f = opt_obj(t, "function", &tp)?
                 .ok_or_else(|| WireError::invalid(join(&tp, "function"), "is required"))?;
             let fp = join(&tp, "function");
-            tools.push(Tool {
-                name: non_empty_name(f, &fp)?,
-                schema: schema(f, "parameters", &fp)?,
-            });
+            tools.push(Tool::new(
+                non_empty_name(f, &fp)?,
+                schema(f, "parameters", &fp)?,
+            ));
         }
     }
     Ok(tools)

@@ -259,10 +259,10 @@ fn tools(root: &Obj) -> Result<(Vec<Tool>, ToolChoice), WireError> {
             } else {
                 "parameters"
             };
-            tools.push(Tool {
-                name: non_empty_name(d, &dp)?,
-                schema: lower_types(schema(d, key, &dp)?),
-            });
+            tools.push(Tool::new(
+                non_empty_name(d, &dp)?,
+                lower_types(schema(d, key, &dp)?),
+            ));
         }
     }
     let mut choice = ToolChoice::Auto;

@@ -164,10 +164,10 @@ fn tools(root: &Obj) -> Result<Vec<Tool>, WireError> {
             // Server tools (web_search_…, bash_…) carry a versioned type; only custom
             // tools are ever called by the mock.
             match opt_str(t, "type", &tp)? {
-                None | Some("custom") => tools.push(Tool {
-                    name: non_empty_name(t, &tp)?,
-                    schema: schema(t, "input_schema", &tp)?,
-                }),
+                None | Some("custom") => tools.push(Tool::new(
+                    non_empty_name(t, &tp)?,
+                    schema(t, "input_schema", &tp)?,
+                )),
                 Some(_) => {}
             }
         }

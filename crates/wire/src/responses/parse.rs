@@ -123,10 +123,10 @@ fn tools(root: &Obj) -> Result<Vec<Tool>, WireError> {
             let t = as_obj(t, &tp)?;
             // Built-in tools (web_search, file_search …) are accepted and never called.
             if req_str(t, "type", &tp)? == "function" {
-                tools.push(Tool {
-                    name: non_empty_name(t, &tp)?,
-                    schema: schema(t, "parameters", &tp)?,
-                });
+                tools.push(Tool::new(
+                    non_empty_name(t, &tp)?,
+                    schema(t, "parameters", &tp)?,
+                ));
             }
         }
     }

@@ -181,12 +181,13 @@ impl Session {
             self.tools = tools
                 .iter()
                 .filter(|t| t["type"] == "function")
-                .map(|t| Tool {
-                    name: t["name"].as_str().unwrap_or_default().to_string(),
-                    schema: t
-                        .get("parameters")
-                        .cloned()
-                        .unwrap_or(json!({"type": "object"})),
+                .map(|t| {
+                    Tool::new(
+                        t["name"].as_str().unwrap_or_default().to_string(),
+                        t.get("parameters")
+                            .cloned()
+                            .unwrap_or(json!({"type": "object"})),
+                    )
                 })
                 .collect();
         }
