@@ -30,6 +30,13 @@ pub struct BurstResult {
     pub interval_err_max_ms: f64,
     /// The mock's own account of how late its frames left, p99.
     pub mock_late_p99_ms: f64,
+    /// Where a late first token's time went, p99 of each: the client's timer waking a
+    /// stream after its start time (not in the TTFT error), its connect, the mock's wait
+    /// from accept to the request's head, and the first token after connect.
+    pub client_wake_late_p99_ms: f64,
+    pub connect_p99_ms: f64,
+    pub mock_accept_wait_p99_ms: f64,
+    pub ttft_err_after_connect_p99_ms: f64,
     pub chunks: u64,
     pub mock_cpu_us_per_chunk: f64,
     pub mock_cpu_us_per_request: f64,
@@ -39,8 +46,10 @@ pub struct BurstResult {
     pub client_cpu_us_per_chunk: f64,
 }
 
-/// What one stream saw: its first token's and its gaps' errors (µs) and its chunks.
-type Seen = Option<(Vec<u64>, Vec<u64>, u64)>;
+/// What one stream saw: its first token's error from the connect's start and its gaps'
+/// (µs), its chunks, and (µs) how late its timer woke it, its connect, and its first
+/// token's error after the connect.
+type Seen = Option<(Vec<u64>, Vec<u64>, u64, [u64; 3])>;
 
 /// `opts.repeat` bursts, each against a fresh mock.
 pub async fn run_burst_bench(
@@ -102,15 +111,26 @@ async fn one_stream(
     system: &str,
 ) -> Seen {
     tokio::time::sleep_until(at).await;
+    let woke = Instant::now();
     let (path, pattern, body) = body_of(opts, n, 0, system);
     let mut conn = Conn::new(addr);
+    conn.connect().await.ok()?;
+    let connect = woke.elapsed();
     let seen = match post(&mut conn, path, Bytes::from(body), pattern).await {
         Ok(s) if s.status == 200 => s,
         _ => return None,
     };
     let (mut ttft, mut gaps) = (Vec::with_capacity(1), Vec::with_capacity(64));
     let chunks = errors(opts, &seen, &mut ttft, &mut gaps);
-    Some((ttft, gaps, chunks))
+    let us = |d: Duration| d.as_micros() as u64;
+    let after_connect = ttft.first().copied().unwrap_or(0);
+    let parts = [us(woke.duration_since(at)), us(connect), after_connect];
+    // The TTFT error counts from the connect's start, as a client that connects per
+    // request sees it.
+    for t in &mut ttft {
+        *t += us(connect);
+    }
+    Some((ttft, gaps, chunks, parts))
 }
 
 /// The burst's figures: (mock CPU s, client CPU s, wall s) in `cpu`.
@@ -122,13 +142,17 @@ fn figures(
     timing: &serde_json::Value,
 ) -> BurstResult {
     let (mut ttft, mut gaps) = (hist(), hist());
+    let mut parts = [hist(), hist(), hist()];
     let mut chunks = 0u64;
-    for (t, g, c) in seen.iter().flatten() {
+    for (t, g, c, p) in seen.iter().flatten() {
         for e in t {
             let _ = ttft.record((*e).max(1));
         }
         for e in g {
             let _ = gaps.record((*e).max(1));
+        }
+        for (h, v) in parts.iter_mut().zip(p) {
+            let _ = h.record((*v).max(1));
         }
         chunks += c;
     }
@@ -147,6 +171,10 @@ fn figures(
         interval_err_p99_ms: ms(gaps.value_at_quantile(0.99)),
         interval_err_max_ms: ms(gaps.max()),
         mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
+        client_wake_late_p99_ms: ms(parts[0].value_at_quantile(0.99)),
+        connect_p99_ms: ms(parts[1].value_at_quantile(0.99)),
+        mock_accept_wait_p99_ms: timing["accept_wait_p99_ms"].as_f64().unwrap_or(f64::NAN),
+        ttft_err_after_connect_p99_ms: ms(parts[2].value_at_quantile(0.99)),
         chunks,
         mock_cpu_us_per_chunk: per_chunk(mock_cpu),
         mock_cpu_us_per_request: mock_cpu * 1e6 / ok.max(1) as f64,

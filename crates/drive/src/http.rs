@@ -92,6 +92,12 @@ impl Conn {
         Ok(self.sender.as_mut().expect("still set"))
     }
 
+    /// Opens the connection now (a request opens it when needed otherwise): a
+    /// benchmark times the connect apart from the reply.
+    pub async fn connect(&mut self) -> Result<(), HttpError> {
+        self.sender().await.map(|_| ())
+    }
+
     /// Sends a request and hands each read of the body to `on_read` with its arrival
     /// time; `on_read` returning false stops reading (the connection is then dropped).
     /// Returns the status and the headers.

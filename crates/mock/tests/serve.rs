@@ -180,6 +180,10 @@ async fn concurrent_streams_keep_their_schedule() {
     // Client and server share this test's runtime and the other tests run beside it:
     // allow scheduling noise, not drift (a drifting schedule would be late by far more).
     assert!(timing.late_p99_ms < 25.0, "{timing:?}");
+    // Each connection's wait from accept to its first request was timed, once.
+    assert_eq!(timing.connections, 201, "{timing:?}");
+    assert!(timing.accept_wait_p99_ms > 0.0, "{timing:?}");
+    assert!(timing.accept_wait_max_ms < 1000.0, "{timing:?}");
     server.shutdown().await.unwrap();
 }
 

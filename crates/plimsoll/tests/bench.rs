@@ -116,4 +116,20 @@ fn a_burst_measures_every_stream_once_with_the_clients_cpu() {
     assert_eq!(r["chunks"], 40 * 50, "{r}");
     assert!(r["client_cpu_cores"].as_f64().unwrap() > 0.0, "{r}");
     assert!(r["mock_cpu_us_per_chunk"].as_f64().unwrap() > 0.0, "{r}");
+    // Where a first token's time went: each part measured (the mock's accept-to-request
+    // wait comes from its own /plimsoll/timing), and no part above the whole.
+    let ms = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+    for k in [
+        "connect_p99_ms",
+        "ttft_err_after_connect_p99_ms",
+        "mock_accept_wait_p99_ms",
+        "client_wake_late_p99_ms",
+    ] {
+        assert!(ms(k) > 0.0, "{k}: {r}");
+    }
+    assert!(ms("connect_p99_ms") <= ms("ttft_err_max_ms"), "{r}");
+    assert!(
+        ms("ttft_err_after_connect_p99_ms") <= ms("ttft_err_max_ms"),
+        "{r}"
+    );
 }

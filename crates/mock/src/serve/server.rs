@@ -14,8 +14,10 @@ use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::sync::RwLock;
+use std::time::Instant;
 use tokio::net::TcpListener;
 
 /// How to start the mock.
@@ -77,7 +79,7 @@ async fn accept_loop(
         // Nagle's algorithm would hold small SSE frames back by up to 40 ms.
         let _ = tcp.set_nodelay(true);
         let conn = http
-            .serve_connection(TokioIo::new(tcp), service.clone())
+            .serve_connection(TokioIo::new(tcp), service.accepted_now())
             .with_upgrades();
         let (mut stop, alive) = (stop_rx.clone(), alive_tx.clone());
         tokio::spawn(async move {
@@ -101,8 +103,32 @@ async fn accept_loop(
 
 /// The router as a hyper service that turns a response marked [`Abort`] into a
 /// closed connection: hyper drops a connection whose service returns an error.
+/// It also times each connection's wait from accept to its first request (into the
+/// mock's stats): one service a connection, `accepted` set when it was accepted.
 #[derive(Clone)]
-struct Aborting(TowerToHyperService<Router>);
+struct Aborting {
+    router: TowerToHyperService<Router>,
+    app: Arc<App>,
+    accepted: Option<(Instant, Arc<AtomicBool>)>,
+}
+
+impl Aborting {
+    fn new(app: Arc<App>) -> Aborting {
+        Aborting {
+            router: TowerToHyperService::new(router(app.clone())),
+            app,
+            accepted: None,
+        }
+    }
+
+    /// The service for a connection accepted now.
+    fn accepted_now(&self) -> Aborting {
+        Aborting {
+            accepted: Some((Instant::now(), Arc::new(AtomicBool::new(true)))),
+            ..self.clone()
+        }
+    }
+}
 
 #[derive(Debug)]
 struct Aborted;
@@ -122,7 +148,12 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Aborting
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Aborted>> + Send>>;
 
     fn call(&self, req: hyper::Request<hyper::body::Incoming>) -> Self::Future {
-        let fut = self.0.call(req);
+        if let Some((at, first)) = &self.accepted {
+            if first.swap(false, Relaxed) {
+                self.app.stats.record_accept_wait(at.elapsed());
+            }
+        }
+        let fut = self.router.call(req);
         Box::pin(async move {
             let resp = fut.await.unwrap_or_else(|never| match never {});
             if resp.extensions().get::<Abort>().is_some() {
@@ -198,7 +229,7 @@ impl MockServer {
             voice_pool: crate::audio::pool(),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let service = Aborting(TowerToHyperService::new(router(app.clone())));
+        let service = Aborting::new(app.clone());
         let task = tokio::spawn(accept_loop(listener, service, stopped));
         Ok(MockServer {
             addr,

@@ -29,6 +29,10 @@ pub struct Stats {
     pub oracle_cpu_ns: AtomicU64,
     /// CPU time (ns) spent serving the provider's prompt cache.
     pub cache_cpu_ns: AtomicU64,
+    /// How long a new connection's first request head took to reach the router after
+    /// the connection was accepted (the mock's share of a first token's delay before
+    /// its clock starts).
+    accept_wait: Mutex<Histogram<u64>>,
 }
 
 /// This thread's CPU time so far, in ns (`CLOCK_THREAD_CPUTIME_ID`: what the kernel
@@ -87,6 +91,7 @@ impl Default for Stats {
             prompt_tokens: AtomicU64::new(0),
             oracle_cpu_ns: AtomicU64::new(0),
             cache_cpu_ns: AtomicU64::new(0),
+            accept_wait: Mutex::new(new_hist()),
         }
     }
 }
@@ -113,6 +118,10 @@ pub struct TimingSnapshot {
     /// CPU the integrity oracle and the prompt cache took so far, µs.
     pub oracle_cpu_us: f64,
     pub cache_cpu_us: f64,
+    /// New connections whose first request came in, and how long it took from accept.
+    pub connections: u64,
+    pub accept_wait_p99_ms: f64,
+    pub accept_wait_max_ms: f64,
 }
 
 impl Stats {
@@ -133,6 +142,14 @@ impl Stats {
         }
     }
 
+    /// Records how long a new connection's first request took to come in after accept.
+    pub fn record_accept_wait(&self, wait: Duration) {
+        let us = (wait.as_micros() as u64).clamp(1, 3_600_000_000);
+        if let Ok(mut h) = self.accept_wait.lock() {
+            let _ = h.record(us);
+        }
+    }
+
     fn merged(shards: &[Mutex<Histogram<u64>>]) -> Histogram<u64> {
         let mut all = new_hist();
         for s in shards {
@@ -147,6 +164,11 @@ impl Stats {
         let all = Self::merged(&self.shards);
         let audio = Self::merged(&self.audio);
         let ms = |us: u64| us as f64 / 1000.0;
+        let accept = self
+            .accept_wait
+            .lock()
+            .map(|h| h.clone())
+            .unwrap_or_else(|_| new_hist());
         TimingSnapshot {
             frames: all.len(),
             late_p50_ms: ms(all.value_at_quantile(0.5)),
@@ -164,12 +186,16 @@ impl Stats {
             audio_late_max_ms: ms(audio.max()),
             oracle_cpu_us: self.oracle_cpu_ns.load(Relaxed) as f64 / 1000.0,
             cache_cpu_us: self.cache_cpu_ns.load(Relaxed) as f64 / 1000.0,
+            connections: accept.len(),
+            accept_wait_p99_ms: ms(accept.value_at_quantile(0.99)),
+            accept_wait_max_ms: ms(accept.max()),
         }
     }
 
     /// Forgets the lateness recorded so far (e.g. after a warm-up).
     pub fn reset_timing(&self) {
-        for s in self.shards.iter().chain(&self.audio) {
+        let all = self.shards.iter().chain(&self.audio);
+        for s in all.chain(std::iter::once(&self.accept_wait)) {
             if let Ok(mut h) = s.lock() {
                 h.reset();
             }
