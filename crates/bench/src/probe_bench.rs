@@ -154,10 +154,12 @@ fn print(t: &Timed, samples: usize) {
     println!("at the default 50 ms interval the probe costs {:.2} % of one core (mean {mean:.0} µs per sample)", mean / 50_000.0 * 100.0);
     let out: u32 = t.held.by_port.values().sum();
     let net = us(t.net_times[t.net_times.len() / 2]);
+    let inverse = f64::from(probe::sampler::NET_SHARE_INVERSE);
     println!(
-        "connections by remote port ({out} out, {} accepted): median {net:.0} µs a count (the sampler counts them at most 2 % of the time: every {:.0} ms at this cost)",
+        "connections by remote port ({out} out, {} accepted): median {net:.0} µs a count (the sampler counts them at most {:.1} % of the time: every {:.0} ms at this cost)",
         t.held.inbound,
-        (net * 50.0 / 1000.0).max(200.0)
+        100.0 / inverse,
+        (net * inverse / 1000.0).max(200.0)
     );
     let read = us(t.thread_times[t.thread_times.len() / 2]);
     let every_ms = (read / 1000.0 / probe::threads::COST_SHARE).max(200.0);
@@ -166,9 +168,10 @@ fn print(t: &Timed, samples: usize) {
         probe::threads::COST_SHARE * 100.0
     );
     println!(
-        "samples and threads together: {:.2} % of one core ({:.2} % + {:.2} %); counting connections adds at most 2 %",
+        "samples and threads together: {:.2} % of one core ({:.2} % + {:.2} %); counting connections adds at most {:.1} %",
         mean / 50_000.0 * 100.0 + read / 1000.0 / every_ms * 100.0,
         mean / 50_000.0 * 100.0,
-        read / 1000.0 / every_ms * 100.0
+        read / 1000.0 / every_ms * 100.0,
+        100.0 / inverse
     );
 }

@@ -3,6 +3,7 @@
 //! cgroup every fourth, adding them up into a [`Summary`] (peaks, the baseline, a CPU
 //! series, connections by port). Reading one sample from /proc is `tree`'s business.
 
+use crate::listing::ProcessList;
 use crate::net::Connections;
 use crate::tree::{
     clock_ticks_per_sec, sample_each, sample_pids, tree_pids, CpuAccount, TreeSample,
@@ -90,13 +91,14 @@ pub struct Series {
     pub points: Vec<(f64, u32)>,
 }
 
-/// Counting connections takes at most 1 / this of a core (0.4 %): the kernel's TCP table
-/// is read whole, 2–3 ms a read on a machine that has run a few ramps (its TIME_WAIT
-/// sockets), which at every full sample was half of the probe's CPU.
-const NET_SHARE_INVERSE: u32 = 250;
+/// Counting connections takes at most 1 / this of a core (0.4 %): it lists the tree's
+/// descriptors and asks the kernel for its sockets (when the text table was read whole,
+/// 2–9 ms a read on a machine that has run a few ramps, it was half the probe's CPU).
+pub const NET_SHARE_INVERSE: u32 = 250;
 
-/// Which processes a sampler reads: asked again at every full sample (a SUT's tree
-/// grows and shrinks; a pattern or a cgroup gains members).
+/// Which processes a sampler reads: asked again at a full sample when the list may have
+/// changed (`listing.rs`: a SUT's tree grows and shrinks; a pattern or a cgroup gains
+/// members).
 pub type Pids = Arc<dyn Fn() -> Vec<u32> + Send + Sync>;
 
 impl Summary {
@@ -398,25 +400,28 @@ struct Watch {
 impl Watch {
     fn run(mut self) {
         let mut n = 0u64;
-        let mut pids = (self.find)();
+        let mut list = ProcessList::read(&*self.find);
         let mut net_due = std::time::Instant::now();
         while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(self.interval);
             n += 1;
             // RSS and threads every sample; the costlier figures (the process
-            // list, CPU time summed over threads, descriptor counts) every 4th.
+            // list when it may have changed, CPU time summed over threads, descriptor
+            // counts) every 4th.
             let full = n.is_multiple_of(4);
             if full {
-                pids = (self.find)();
+                list.refresh(&*self.find);
             }
+            let pids = list.pids.clone();
             let (s, each) = sample_each(&pids, full, full);
+            list.lost = (s.processes as usize) < pids.len();
             if s.processes == 0 {
                 continue;
             }
-            // The kernel's TCP table is read whole (TIME_WAIT sockets of the whole
-            // machine included: ~20 ms at 6,000 of them), so connections are counted
-            // at most 2 % of the time: every full sample while that is cheap, less
-            // often when it is not.
+            // Counting connections lists every descriptor of the tree and asks the
+            // kernel for its sockets (a SUT of thousands of sockets: ms), so they are
+            // counted at most 1/NET_SHARE_INVERSE of the time: every full sample while
+            // that is cheap, less often when it is not.
             let net = (full && std::time::Instant::now() >= net_due).then(|| {
                 let t = std::time::Instant::now();
                 let c = crate::net::connections(&pids);
