@@ -105,7 +105,8 @@ pub struct BenchMockArgs {
     pub history: usize,
     /// An open burst instead of a closed loop: each of the --streams is one request on a
     /// new connection, all started evenly over --burst-s seconds and all measured; the
-    /// client's own CPU is shown beside the mock's.
+    /// client's own CPU is shown beside the mock's, and a first token's delay is split into
+    /// the connect, the mock's wait from accept to the request and its frames' lateness.
     #[arg(long)]
     pub burst: bool,
     /// With --burst: the seconds over which the streams start.
