@@ -110,9 +110,9 @@ async fn one_stream(
     opts: &MockBenchOptions,
     system: &str,
 ) -> Seen {
+    let (path, pattern, body) = body_of(opts, n, 0, system);
     tokio::time::sleep_until(at).await;
     let woke = Instant::now();
-    let (path, pattern, body) = body_of(opts, n, 0, system);
     let mut conn = Conn::new(addr);
     conn.connect().await.ok()?;
     let connect = woke.elapsed();

@@ -1,13 +1,16 @@
 //! Which processes are the SUT's, for the sampler: the list is read again only when it
-//! may have changed — a process (or thread) was created somewhere since (the kernel's
-//! newest PID moved), one of ours was gone at the last sample (its children are someone
-//! else's now), or 2 s passed (a process matched by name after an exec, one moved into
-//! a cgroup). Reading the list costs one `stat` read per process on the machine.
+//! may have changed — a process (or thread) was created since in this PID namespace
+//! (the kernel's newest PID moved), one of ours was gone at the last sample (its children
+//! are someone else's now), or 1 s passed. The last catches what makes no new PID: a
+//! process matched by its command line after an exec (an MCP stdio server), a PID file
+//! written late, a process moved into a cgroup, children left by a parent not yet reaped,
+//! and a child read in the microseconds between its PID and its /proc entry. Reading the
+//! list costs one `stat` read per process on the machine.
 
 use std::time::{Duration, Instant};
 
 /// The newest PID the kernel handed out (`/proc/loadavg`'s last field): while it stays
-/// the same, no process (nor thread) was created anywhere on the machine.
+/// the same, no process (nor thread) was created in this PID namespace.
 pub fn newest_pid() -> Option<u32> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().last()?.parse().ok()
@@ -23,7 +26,7 @@ pub struct ProcessList {
 }
 
 impl ProcessList {
-    pub const AT_LEAST_EVERY: Duration = Duration::from_secs(2);
+    pub const AT_LEAST_EVERY: Duration = Duration::from_secs(1);
 
     pub fn read(find: &dyn Fn() -> Vec<u32>) -> ProcessList {
         // The newest PID first: a process made while the list is read moves it again.
@@ -64,7 +67,7 @@ mod tests {
         assert!(!l.stale(newest, soon), "nothing new");
         assert!(l.stale(newest.map(|p| p + 1), soon), "a process was made");
         assert!(l.stale(None, soon), "the newest PID unreadable");
-        assert!(l.stale(newest, at + ProcessList::AT_LEAST_EVERY), "2 s on");
+        assert!(l.stale(newest, at + ProcessList::AT_LEAST_EVERY), "1 s on");
         l.lost = true;
         assert!(l.stale(newest, soon), "one of ours went");
     }

@@ -109,11 +109,13 @@ impl Feeder<'_> {
         }
     }
 
-    /// A field that is not text (a role, an id, a seal), closed by a byte no UTF-8 text
-    /// holds, so "ab" + "c" and "a" + "bc" hash apart.
+    /// A field that is not text (a role, an id, a seal), opened by a byte no UTF-8 text
+    /// holds, so "ab" + "c" and "a" + "bc" hash apart. Separators open a field rather
+    /// than close it: a breakpoint at a text's end then hashes as its part's end does
+    /// when nothing follows (Anthropic's lookback finds the last call's breakpoint there).
     fn field(&mut self, b: &[u8]) {
-        self.own.feed(b);
         self.own.feed(&[0xff]);
+        self.own.feed(b);
     }
 
     fn token(&mut self, b: &[u8]) {
@@ -133,6 +135,7 @@ impl Feeder<'_> {
     /// Feeds `s` token by token; `cut` marks are taken once their byte end is passed.
     /// Bytes are fed in runs, up to where a point is taken, not a token at a time.
     fn text(&mut self, s: &str, cut: bool) {
+        self.own.feed(&[0xfe]);
         let mut fed = 0;
         let mut pending: Vec<(usize, usize)> = if cut {
             self.cuts
@@ -165,7 +168,6 @@ impl Feeder<'_> {
         for (_, mark) in pending {
             self.marks[mark] = Some(self.point());
         }
-        self.own.feed(&[0xfe]);
     }
 
     /// Ends the current part: its whole-part marks, its end point, its own hash.
@@ -335,6 +337,24 @@ mod tests {
         let q = build(&chat(&"word ".repeat(600), "other"), Steps::Blocks, &[]);
         assert_eq!(p.ends[1], q.ends[1]);
         assert_ne!(p.ends[2].hash, q.ends[2].hash);
+    }
+
+    #[test]
+    fn a_mark_at_a_texts_end_is_its_parts_end_and_fields_hash_apart() {
+        let r = chat("sys", "hello there");
+        // The last message's text, marked at its byte end: the point is the part's end.
+        let p = build(&r, Steps::Blocks, &[Spot::Message { index: 0, end: 11 }]);
+        assert_eq!(p.marks[0], Some(*p.ends.last().unwrap()));
+        // The same bytes cut between a tool result's id and its text hash apart.
+        let tool = |id: &str, text: &str| {
+            let mut m = wire::Message::new(Role::Tool, text.into());
+            m.tool_call_id = Some(id.into());
+            let mut q = r.clone();
+            q.messages = vec![m];
+            build(&q, Steps::Blocks, &[]).parts.last().unwrap().own
+        };
+        assert_ne!(tool("ab", "c"), tool("a", "bc"));
+        assert_eq!(tool("ab", "c"), tool("ab", "c"));
     }
 
     #[test]

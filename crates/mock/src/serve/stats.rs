@@ -30,8 +30,8 @@ pub struct Stats {
     /// CPU time (ns) spent serving the provider's prompt cache.
     pub cache_cpu_ns: AtomicU64,
     /// How long a new connection's first request head took to reach the router after
-    /// the connection was accepted (the mock's share of a first token's delay before
-    /// its clock starts).
+    /// the connection was accepted: the mock's accept path and read, with whatever the
+    /// client took to send the request after connecting (before the mock's clock starts).
     accept_wait: Mutex<Histogram<u64>>,
 }
 
