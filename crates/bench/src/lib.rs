@@ -19,13 +19,15 @@
 //! real time from a mock held to one core and finds how many streams it keeps on time.
 //! All start the mock with `mock_process`. `plimsoll bench calls` (`calls_bench`) drives
 //! voice calls against a bot that costs nothing (`echo_bot`) and finds how many one
-//! harness core keeps in real time. `plimsoll bench probe`
+//! harness core keeps in real time. `plimsoll bench driver` (`driver_bench`) drives HTTP
+//! sessions against a null SUT and reports the driver's CPU a turn. `plimsoll bench probe`
 //! (`probe_bench`) times samples of a child holding N idle threads and prints its own
 //! table. It owns no production code path.
 
 mod audio_bench;
 mod burst_bench;
 mod calls_bench;
+mod driver_bench;
 mod echo_bot;
 mod mcp_bench;
 mod mcp_requests;
@@ -39,6 +41,7 @@ mod report;
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use burst_bench::{run_burst_bench, BurstResult};
 pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow};
+pub use driver_bench::{run_driver_bench, DriverBenchOptions, DriverBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;
@@ -46,5 +49,6 @@ pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
 pub use report::{
-    print_audio_bench, print_burst_bench, print_calls_bench, print_mcp_bench, print_mock_bench,
+    print_audio_bench, print_burst_bench, print_calls_bench, print_driver_bench, print_mcp_bench,
+    print_mock_bench,
 };

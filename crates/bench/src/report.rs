@@ -434,3 +434,54 @@ pub fn print_burst_bench(
     println!("(TTFT error: from the connect's start to the first delta event, less the nominal TTFT; after connect: the same from the request's send; the mock's figures are its own clocks: from accepting a connection to its first request's head, and each frame's lateness against its deadline)");
     Ok(())
 }
+
+/// `plimsoll bench driver`: a row per session count, or JSON.
+pub fn print_driver_bench(opts: &crate::DriverBenchOptions, json: bool) -> anyhow::Result<()> {
+    let most = opts.sessions.iter().copied().max().unwrap_or(0);
+    let nofile = crate::raise_nofile_limit();
+    if (nofile as usize) < 2 * most + 64 {
+        anyhow::bail!("--sessions {most} needs twice that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower the count");
+    }
+    let rows = crate::run_driver_bench(opts)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"machine": crate::fingerprint(), "turns": opts.turns,
+                "body_bytes": opts.body_bytes, "window_s": opts.window.as_secs_f64(), "rows": rows})
+        );
+        return Ok(());
+    }
+    println!("plimsoll bench driver — {}", crate::fingerprint());
+    println!(
+        "HTTP sessions of {} turns, {} bytes of JSON a turn, against a null SUT that answers at once; {:.1} s a row",
+        opts.turns,
+        opts.body_bytes,
+        opts.window.as_secs_f64()
+    );
+    println!(
+        "{:>9}{:>10}{:>10}{:>18}{:>14}{:>19}{:>12}{:>10}",
+        "sessions",
+        "turns",
+        "turns/s",
+        "driver µs/turn",
+        "driver cores",
+        "null SUT µs/turn",
+        "lag p99 ms",
+        "failed"
+    );
+    for r in &rows {
+        println!(
+            "{:>9}{:>10}{:>10.0}{:>18.1}{:>14.2}{:>19.1}{:>12.2}{:>10}",
+            r.sessions,
+            r.turns,
+            r.turns_per_s,
+            r.driver_us_per_turn,
+            r.driver_cores,
+            r.sut_us_per_turn,
+            r.lag_p99_ms,
+            r.failed_sessions
+        );
+    }
+    println!("(driver: the CPU of its threads, plimsoll-drive, by the kernel's count — a step's `driver` part; each turn one request and its reply, timed and recorded; lag: how late the driver's own ticker woke)");
+    Ok(())
+}

@@ -133,3 +133,36 @@ fn a_burst_measures_every_stream_once_with_the_clients_cpu() {
         "{r}"
     );
 }
+
+#[test]
+fn the_driver_bench_drives_sessions_and_charges_its_own_threads() {
+    let out = Command::new(common::BIN)
+        .args(["bench", "driver", "--sessions", "1,4", "--turns", "3"])
+        .args(["--window-s", "0.5", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    for r in rows {
+        // A closed loop for half a second against a SUT that answers at once: many turns,
+        // none failed, and both the driver's threads and the null SUT's charged.
+        assert!(r["turns"].as_u64().unwrap() >= 10, "{r}");
+        assert_eq!(r["failed_sessions"], 0, "{r}");
+        assert!(r["driver_us_per_turn"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["sut_us_per_turn"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert_eq!(rows[1]["sessions"], 4);
+    // Bad input is refused with the fix.
+    let out = Command::new(common::BIN)
+        .args(["bench", "driver", "--sessions", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("every count ≥ 1"),
+        "{stderr}"
+    );
+}

@@ -27,6 +27,28 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The driver's cost alone: HTTP sessions against a null SUT that answers at once, in
+    /// a closed loop; the driver's CPU a turn (a step's `driver` part) and turns a second.
+    #[command(
+        after_help = "Examples:\n  plimsoll bench driver                                  (1, 16, 64, 256 sessions)\n  plimsoll bench driver --sessions 64 --body-bytes 16000 --json"
+    )]
+    Driver {
+        /// Concurrent sessions, a row each.
+        #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
+        sessions: Vec<usize>,
+        /// Turns of each session (a new session starts when one ends).
+        #[arg(long, default_value_t = 10)]
+        turns: u32,
+        /// Bytes of JSON each turn sends.
+        #[arg(long, default_value_t = 1000)]
+        body_bytes: usize,
+        /// Seconds each row drives.
+        #[arg(long, default_value_t = 5.0)]
+        window_s: f64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The probe's cost: time to sample a SUT's process tree when it holds many OS threads.
     Probe {
         /// OS threads the sampled child holds.
@@ -178,6 +200,13 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
     match c {
         BenchCommand::Mock(a) => mock(*a)?,
         BenchCommand::Calls { calls, turns, json } => bench_calls(calls, turns, json)?,
+        BenchCommand::Driver {
+            sessions,
+            turns,
+            body_bytes,
+            window_s,
+            json,
+        } => bench_driver(sessions, turns, body_bytes, window_s, json)?,
         BenchCommand::Probe {
             threads,
             samples,
@@ -192,6 +221,33 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
         } => bench::hold_threads(threads, connections),
     }
     Ok(0)
+}
+
+fn bench_driver(
+    sessions: Vec<usize>,
+    turns: u32,
+    body_bytes: usize,
+    window_s: f64,
+    json: bool,
+) -> anyhow::Result<()> {
+    if sessions.contains(&0) || turns == 0 {
+        anyhow::bail!("--sessions: every count ≥ 1, and --turns ≥ 1");
+    }
+    if !(window_s.is_finite() && (0.2..=3600.0).contains(&window_s)) {
+        anyhow::bail!("--window-s {window_s}: between 0.2 and 3600 seconds");
+    }
+    if body_bytes > 10_000_000 {
+        anyhow::bail!("--body-bytes {body_bytes}: at most 10000000");
+    }
+    bench::print_driver_bench(
+        &bench::DriverBenchOptions {
+            sessions,
+            turns,
+            body_bytes,
+            window: std::time::Duration::from_secs_f64(window_s),
+        },
+        json,
+    )
 }
 
 fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> {
