@@ -8,6 +8,7 @@ use crate::mock_bench::{body_of, errors, hist, post, prepare, timing_of, MockBen
 use crate::mock_process::start_mock;
 use crate::mock_requests::system_prompt;
 use crate::procfs::cpu_seconds;
+use crate::timing_errors::TimingErrors;
 use bytes::Bytes;
 use drive::http::Conn;
 use serde::Serialize;
@@ -22,12 +23,8 @@ pub struct BurstResult {
     pub over_s: f64,
     pub requests_ok: u64,
     pub requests_failed: u64,
-    pub ttft_err_p50_ms: f64,
-    pub ttft_err_p99_ms: f64,
-    pub ttft_err_max_ms: f64,
-    pub interval_err_p50_ms: f64,
-    pub interval_err_p99_ms: f64,
-    pub interval_err_max_ms: f64,
+    #[serde(flatten)]
+    pub errors: TimingErrors,
     /// The mock's own account of how late its frames left, p99.
     pub mock_late_p99_ms: f64,
     /// Where a late first token's time went, p99 of each: the client's timer waking a
@@ -164,12 +161,7 @@ fn figures(
         over_s: over.as_secs_f64(),
         requests_ok: ok,
         requests_failed: seen.len() as u64 - ok,
-        ttft_err_p50_ms: ms(ttft.value_at_quantile(0.5)),
-        ttft_err_p99_ms: ms(ttft.value_at_quantile(0.99)),
-        ttft_err_max_ms: ms(ttft.max()),
-        interval_err_p50_ms: ms(gaps.value_at_quantile(0.5)),
-        interval_err_p99_ms: ms(gaps.value_at_quantile(0.99)),
-        interval_err_max_ms: ms(gaps.max()),
+        errors: TimingErrors::of(&ttft, &gaps),
         mock_late_p99_ms: timing["late_p99_ms"].as_f64().unwrap_or(f64::NAN),
         client_wake_late_p99_ms: ms(parts[0].value_at_quantile(0.99)),
         connect_p99_ms: ms(parts[1].value_at_quantile(0.99)),

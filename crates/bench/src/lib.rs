@@ -11,7 +11,7 @@
 //! its memory per open stream (`mock_requests` writes the requests: bare questions, or an
 //! agent's history of tool calls with `--history`); with `--burst` (`burst_bench`) each
 //! stream is one request on a new connection, all started over a few seconds, with the
-//! client's own CPU beside the mock's; `report` prints its
+//! client's own CPU beside the mock's (both report `timing_errors`); `report` prints its
 //! table (machine fingerprint, each run, the median) or JSON. `plimsoll bench mock --mcp`
 //! (`mcp_bench`) puts MCP clients of either era on the mock's `/mcp` instead and reports
 //! the calls a second it serves, their latency and its CPU per call (`mcp_requests`
@@ -37,6 +37,7 @@ mod mock_requests;
 mod probe_bench;
 mod procfs;
 mod report;
+mod timing_errors;
 
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use burst_bench::{run_burst_bench, BurstResult};
@@ -52,3 +53,4 @@ pub use report::{
     print_audio_bench, print_burst_bench, print_calls_bench, print_driver_bench, print_mcp_bench,
     print_mock_bench,
 };
+pub use timing_errors::TimingErrors;

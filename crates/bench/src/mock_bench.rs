@@ -3,6 +3,7 @@
 use crate::mock_process::start_mock;
 use crate::mock_requests::{agent_body, api_parts, system_prompt};
 use crate::procfs::{cpu_seconds, rss_kb};
+use crate::timing_errors::TimingErrors;
 use anyhow::bail;
 use bytes::Bytes;
 use drive::http::Conn;
@@ -51,12 +52,8 @@ pub struct MockBenchResult {
     pub streams: usize,
     pub requests_ok: u64,
     pub requests_failed: u64,
-    pub ttft_err_p50_ms: f64,
-    pub ttft_err_p99_ms: f64,
-    pub ttft_err_max_ms: f64,
-    pub interval_err_p50_ms: f64,
-    pub interval_err_p99_ms: f64,
-    pub interval_err_max_ms: f64,
+    #[serde(flatten)]
+    pub errors: TimingErrors,
     pub chunks_per_s: f64,
     pub mock_cpu_us_per_chunk: f64,
     /// The mock's CPU per completed request (what a request's parsing, prompt cache and
@@ -318,7 +315,6 @@ fn result(
         .lock()
         .expect("no panics while held")
         .clone();
-    let ms = |us: u64| us as f64 / 1000.0;
     let per_chunk = |secs: f64| {
         if chunks > 0.0 {
             secs * 1e6 / chunks
@@ -330,12 +326,7 @@ fn result(
         streams: opts.streams,
         requests_ok: shared.ok.load(Relaxed),
         requests_failed: shared.failed.load(Relaxed),
-        ttft_err_p50_ms: ms(ttft.value_at_quantile(0.5)),
-        ttft_err_p99_ms: ms(ttft.value_at_quantile(0.99)),
-        ttft_err_max_ms: ms(ttft.max()),
-        interval_err_p50_ms: ms(interval.value_at_quantile(0.5)),
-        interval_err_p99_ms: ms(interval.value_at_quantile(0.99)),
-        interval_err_max_ms: ms(interval.max()),
+        errors: TimingErrors::of(&ttft, &interval),
         chunks_per_s: chunks / secs,
         mock_cpu_us_per_chunk: per_chunk(cpu),
         mock_cpu_us_per_request: cpu * 1e6 / (shared.ok.load(Relaxed).max(1) as f64),

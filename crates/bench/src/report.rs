@@ -15,6 +15,29 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// Raises the open-files limit, then refuses a run before anything starts when `flag` at
+/// `count` needs more sockets than it allows (`per` each, and 64 to spare).
+fn sockets_for(flag: &str, count: usize, per: usize, lower: &str) -> anyhow::Result<()> {
+    let nofile = crate::raise_nofile_limit();
+    if (nofile as usize) < per * count + 64 {
+        let many = if per == 1 {
+            "that many"
+        } else {
+            "twice that many"
+        };
+        anyhow::bail!("{flag} {count} needs {many} sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower {lower}");
+    }
+    Ok(())
+}
+
+/// The runtime a bench's client runs on.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")
+}
+
 /// A table row: its name, how to read it from a run, its unit.
 type RowOf<R> = (&'static str, fn(&R) -> f64, &'static str);
 type Row = RowOf<MockBenchResult>;
@@ -36,12 +59,12 @@ fn print_runs<R>(rows: &[RowOf<R>], runs: &[R]) {
 }
 
 const ROWS: &[Row] = &[
-    ("TTFT error p50", |r| r.ttft_err_p50_ms, "ms"),
-    ("TTFT error p99", |r| r.ttft_err_p99_ms, "ms"),
-    ("TTFT error max", |r| r.ttft_err_max_ms, "ms"),
-    ("interval error p50", |r| r.interval_err_p50_ms, "ms"),
-    ("interval error p99", |r| r.interval_err_p99_ms, "ms"),
-    ("interval error max", |r| r.interval_err_max_ms, "ms"),
+    ("TTFT error p50", |r| r.errors.ttft_err_p50_ms, "ms"),
+    ("TTFT error p99", |r| r.errors.ttft_err_p99_ms, "ms"),
+    ("TTFT error max", |r| r.errors.ttft_err_max_ms, "ms"),
+    ("interval error p50", |r| r.errors.interval_err_p50_ms, "ms"),
+    ("interval error p99", |r| r.errors.interval_err_p99_ms, "ms"),
+    ("interval error max", |r| r.errors.interval_err_max_ms, "ms"),
     (
         "mock lateness p99 (server side)",
         |r| r.mock_late_p99_ms,
@@ -78,17 +101,8 @@ const ROWS: &[Row] = &[
 ];
 
 pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<()> {
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < opts.streams + 64 {
-        anyhow::bail!(
-            "--streams {} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower --streams",
-            opts.streams
-        );
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+    sockets_for("--streams", opts.streams, 1, "--streams")?;
+    let rt = runtime()?;
     let runs = rt.block_on(run_mock_bench(opts))?;
     if json {
         println!(
@@ -150,16 +164,8 @@ fn fmt(x: f64) -> String {
 /// `plimsoll bench mock --mcp`: a line per row as it is measured, or JSON at the end.
 pub fn print_mcp_bench(opts: &McpBenchOptions, json: bool) -> anyhow::Result<()> {
     let most = opts.clients.iter().copied().max().unwrap_or(0);
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < most + 64 {
-        anyhow::bail!(
-            "--clients {most} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower --clients"
-        );
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+    sockets_for("--clients", most, 1, "--clients")?;
+    let rt = runtime()?;
     if json {
         let rows = rt.block_on(run_mcp_bench(opts, |_| {}))?;
         println!(
@@ -236,16 +242,8 @@ fn print_mcp_row(r: &McpBenchRow) {
 /// `plimsoll bench mock --audio`: a table of the rows (or JSON), with the machine.
 pub fn print_audio_bench(opts: &crate::AudioBenchOptions, json: bool) -> anyhow::Result<()> {
     let most = opts.streams.iter().copied().max().unwrap_or(0);
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < most + 64 {
-        anyhow::bail!(
-            "--audio-streams {most} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower the count"
-        );
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+    sockets_for("--audio-streams", most, 1, "the count")?;
+    let rt = runtime()?;
     let rows = rt.block_on(crate::run_audio_bench(opts))?;
     if json {
         println!(
@@ -302,14 +300,8 @@ pub fn print_audio_bench(opts: &crate::AudioBenchOptions, json: bool) -> anyhow:
 /// `plimsoll bench calls`: the table (or JSON), and the most calls that kept time.
 pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow::Result<()> {
     let most = opts.calls.iter().copied().max().unwrap_or(0);
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < 2 * most + 64 {
-        anyhow::bail!("--calls {most} needs twice that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower the count");
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+    sockets_for("--calls", most, 2, "the count")?;
+    let rt = runtime()?;
     let rows = rt.block_on(crate::run_calls_bench(opts))?;
     let held = rows.iter().filter(|r| r.kept_time).map(|r| r.calls).max();
     if json {
@@ -361,11 +353,11 @@ pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow:
 }
 
 const BURST_ROWS: &[RowOf<crate::BurstResult>] = &[
-    ("TTFT error p50", |r| r.ttft_err_p50_ms, "ms"),
-    ("TTFT error p99", |r| r.ttft_err_p99_ms, "ms"),
-    ("TTFT error max", |r| r.ttft_err_max_ms, "ms"),
-    ("interval error p50", |r| r.interval_err_p50_ms, "ms"),
-    ("interval error p99", |r| r.interval_err_p99_ms, "ms"),
+    ("TTFT error p50", |r| r.errors.ttft_err_p50_ms, "ms"),
+    ("TTFT error p99", |r| r.errors.ttft_err_p99_ms, "ms"),
+    ("TTFT error max", |r| r.errors.ttft_err_max_ms, "ms"),
+    ("interval error p50", |r| r.errors.interval_err_p50_ms, "ms"),
+    ("interval error p99", |r| r.errors.interval_err_p99_ms, "ms"),
     ("  of which connect p99", |r| r.connect_p99_ms, "ms"),
     (
         "  after connect p99",
@@ -398,17 +390,8 @@ pub fn print_burst_bench(
     over: std::time::Duration,
     json: bool,
 ) -> anyhow::Result<()> {
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < opts.streams + 64 {
-        anyhow::bail!(
-            "--streams {} needs that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower --streams",
-            opts.streams
-        );
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+    sockets_for("--streams", opts.streams, 1, "--streams")?;
+    let rt = runtime()?;
     let runs = rt.block_on(crate::run_burst_bench(opts, over))?;
     if json {
         println!(
@@ -438,10 +421,7 @@ pub fn print_burst_bench(
 /// `plimsoll bench driver`: a row per session count, or JSON.
 pub fn print_driver_bench(opts: &crate::DriverBenchOptions, json: bool) -> anyhow::Result<()> {
     let most = opts.sessions.iter().copied().max().unwrap_or(0);
-    let nofile = crate::raise_nofile_limit();
-    if (nofile as usize) < 2 * most + 64 {
-        anyhow::bail!("--sessions {most} needs twice that many sockets but the open-files limit is {nofile}; raise it (ulimit -n) or lower the count");
-    }
+    sockets_for("--sessions", most, 2, "the count")?;
     let rows = crate::run_driver_bench(opts)?;
     if json {
         println!(

@@ -412,9 +412,9 @@ impl Watch {
             if full {
                 list.refresh(&*self.find);
             }
-            let pids = list.pids.clone();
-            let (s, each) = sample_each(&pids, full, full);
-            list.lost = (s.processes as usize) < pids.len();
+            let (s, each) = sample_each(&list.pids, full, full);
+            list.lost = (s.processes as usize) < list.pids.len();
+            let pids = &list.pids;
             if s.processes == 0 {
                 continue;
             }
@@ -424,7 +424,7 @@ impl Watch {
             // that is cheap, less often when it is not.
             let net = (full && std::time::Instant::now() >= net_due).then(|| {
                 let t = std::time::Instant::now();
-                let c = crate::net::connections(&pids);
+                let c = crate::net::connections(pids);
                 net_due = t + t.elapsed() * NET_SHARE_INVERSE;
                 c
             });
@@ -436,7 +436,7 @@ impl Watch {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .update(&each);
-                self.full(&mut m, net, &pids);
+                self.full(&mut m, net, pids);
             }
         }
     }

@@ -42,10 +42,10 @@ pub fn tcp_sockets(states: &[u8]) -> Option<Vec<Sock>> {
     }
     // SAFETY: `raw` is a new descriptor nothing else owns.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-    let mut out = Vec::new();
+    let (mut out, mut buf) = (Vec::new(), vec![0u8; 64 * 1024]);
     for family in [libc::AF_INET as u8, libc::AF_INET6 as u8] {
         ask(&fd, family, mask)?;
-        read_all(&fd, &mut out)?;
+        read_all(&fd, &mut buf, &mut out)?;
     }
     Some(out)
 }
@@ -79,8 +79,7 @@ fn ask(fd: &OwnedFd, family: u8, mask: u32) -> Option<()> {
 }
 
 /// Reads the dump's replies into `out` until the kernel says it is done.
-fn read_all(fd: &OwnedFd, out: &mut Vec<Sock>) -> Option<()> {
-    let mut buf = vec![0u8; 64 * 1024];
+fn read_all(fd: &OwnedFd, buf: &mut [u8], out: &mut Vec<Sock>) -> Option<()> {
     loop {
         // SAFETY: receives at most `buf.len()` bytes into a live buffer.
         let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
