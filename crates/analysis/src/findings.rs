@@ -92,14 +92,26 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
         let below = s
             .cpu_of_cap
             .is_some_and(|c| c < crate::throughput::CPU_WALL);
+        // Under a quota that throttled it, the wait is the cap's: said as such, full or not.
+        let throttled = crate::quota::throttled(s).is_some();
         let rate = s.turns_per_s.filter(|r| *r > 0.0)?;
         let per_session =
             (s.turns as f64 / (s.sessions_ok + s.sessions_failed).max(1) as f64).max(1.0);
         let beyond = (s.p50_session_ms? - s.ideal_session_ms?) / per_session;
         let wait = d / rate;
-        (below && !s.contaminated() && over(s) && beyond > 0.0 && wait >= MATERIAL_WAIT * beyond)
+        let clean = !crate::quota::contaminated(s);
+        ((below || throttled) && clean && over(s) && beyond > 0.0 && wait >= MATERIAL_WAIT * beyond)
             .then_some((s, wait, beyond))
     })?;
+    if let Some(t) = crate::quota::throttle_words(s) {
+        return Some(format!(
+            "its cap shapes its latency: at {} it was {t}, its threads runnable {} ms a second while the quota was spent (about {} ms a turn, of the {} ms a turn took beyond the mock's time) — the cap at work, neither a busy machine nor threads queueing for a core; a bigger cap or less CPU a turn would cut it",
+            sessions(s.concurrency as f64),
+            num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
+            num(wait.min(beyond)),
+            num(beyond),
+        ));
+    }
     Some(format!(
         "its threads queue for the cores it has: at {} they waited {} ms a second for a CPU (about {} ms a turn, of the {} ms a turn took beyond the mock's time) while its CPU was at {} of its cap and nothing else used its cores — more threads runnable at once than cores, so that wait is part of its latency; fewer threads doing the work (a smaller pool) or more cores would cut it",
         sessions(s.concurrency as f64),

@@ -169,10 +169,25 @@ fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
                     num(w)
                 ))
         ),
-        (false, _) => format!(
-            "quiet: other processes took at most {} of the SUT's cores{reran}",
-            pct(b.share)
-        ),
+        (false, _) => {
+            // Under a quota over more cores than it, others' time on the spare cores is
+            // not the SUT's loss: said so, with how the cap was held.
+            let spread = steps
+                .iter()
+                .find(|s| s.concurrency == level)
+                .filter(|s| crate::quota::may_use(s) > s.cap.as_ref().map(|c| c.cpus.ceil()))
+                .and_then(crate::quota::how);
+            match spread {
+                Some(how) => format!(
+                    "quiet: other processes took at most {} of the CPU the SUT could have used (their time on the spare cores of {how} is not its loss){reran}",
+                    pct(b.share)
+                ),
+                None => format!(
+                    "quiet: other processes took at most {} of the SUT's cores{reran}",
+                    pct(b.share)
+                ),
+            }
+        }
     })
 }
 
@@ -187,7 +202,7 @@ mod tests {
             others_share: share,
             steal_share: 0.0,
             cores: 1.0,
-            contaminated: crate::trust::contaminated(share, 0.0, None, false),
+            contaminated: crate::trust::contaminated_by(share, 0.0, None, false),
             rerun: share >= crate::trust::CONTAMINATED,
             harness_share: None,
         });
@@ -271,6 +286,7 @@ mod tests {
         let mut i = steps[4].interference.clone().unwrap();
         (i.harness_share, i.contaminated) = (Some(0.5), true);
         steps[4].interference = Some(i);
+        steps[4].harness.bound = result::Bound::Harness;
         let v = verdict_with(&steps, &[], &b);
         assert!(
             v.headline

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod outcome;
 pub mod pool;
 pub mod provider;
+pub mod quota;
 pub mod replicas;
 pub mod sample;
 pub mod scaling;

@@ -105,6 +105,7 @@ mod tests {
                     method: "cgroup-v2".into(),
                     cpus: 1.0,
                     mem_mb: 1024.0,
+                    ..Default::default()
                 }),
                 ..Default::default()
             })

@@ -19,8 +19,11 @@ pub struct Sample {
     /// The SUT's cgroup memory peak over its memory cap.
     pub mem_of_cap: Option<f64>,
     pub harness_bound: bool,
-    /// What other processes and the hypervisor took of the SUT's cores, when measured.
+    /// What other processes and the hypervisor took of the CPU the SUT could have used
+    /// (`quota::denied`), when measured.
     pub others: Option<f64>,
+    /// How its CPU cap was held ("a 1-core quota over 14 cores"), when it had one.
+    pub cap_how: Option<String>,
     /// The SUT's time waiting in a run queue for a core, in seconds a second.
     pub run_wait: Option<f64>,
     /// What other processes took of Plimsoll's own cores, when it had cores of its own.

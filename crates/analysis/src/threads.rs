@@ -68,12 +68,16 @@ fn figures(higher: Option<usize>, parts: &[&str]) -> String {
 }
 
 /// "at 97 % of a core", or when it waited for one: "runnable 96 % of the time (57 % on a
-/// core, 39 % waiting for one)".
-fn how_busy(b: &result::BusyThread) -> (String, String) {
+/// core, 39 % waiting for one)" — "waiting out its quota" where the quota throttled it.
+fn how_busy(b: &result::BusyThread, throttled: bool) -> (String, String) {
+    let waiting = match throttled {
+        true => "waiting out its quota",
+        false => "waiting for one",
+    };
     match b.wait_share {
         Some(w) if w >= 0.05 => (
             format!(
-                "runnable {} of the time ({} on a core, {} waiting for one)",
+                "runnable {} of the time ({} on a core, {} {waiting})",
                 pct(b.runnable()),
                 pct(b.core_share),
                 pct(w)
@@ -123,7 +127,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     };
     // Over a CPU wall that others filled, only a thread seen saturated on a clean step:
     // on a busy one its time waiting for a core is the neighbours' doing.
-    if others_cpu && ok.last().is_none_or(|s| s.contaminated()) {
+    if others_cpu && ok.last().is_none_or(|s| crate::quota::contaminated(s)) {
         return own;
     }
     thread_wall(&ok[first..], plateau).unwrap_or(own)
@@ -203,7 +207,7 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
         .max(1);
     let names: Vec<String> = t.busiest.iter().take(n as usize).map(named).collect();
     let from = on[0].concurrency;
-    let (busy, busy_short) = how_busy(&t.busiest[0]);
+    let (busy, busy_short) = how_busy(&t.busiest[0], crate::quota::throttled(top).is_some());
     let process = match (top.cpu_of_cap, top.cpu_cores) {
         (Some(c), Some(k)) => format!("the process at {} of its {}-core cap", pct(c), num(k)),
         _ => String::new(),

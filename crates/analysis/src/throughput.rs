@@ -239,15 +239,13 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
         let text = match s.call {
             Some(_) => calls_cpu_words(s, samples),
             None => format!(
-                "CPU — {}the SUT's CPU reaches {} of the {} cap at {}{}{}",
+                "CPU — {}{}{}{}",
                 knee.map_or(String::new(), |k| format!(
                     "throughput bends between {} and {} sessions and ",
                     num(k.from),
                     num(k.to)
                 )),
-                pct(s.cpu_of_cap.unwrap_or(0.0)),
-                cores(s.cpu_cores),
-                sessions(s.concurrency),
+                crate::quota::reach_words(s, CPU_WALL),
                 shared_words(s),
                 throughput_words(plateau, samples)
             ),

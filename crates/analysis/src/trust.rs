@@ -11,8 +11,7 @@ pub const CPU_MARGIN: f64 = 1.10;
 /// A full-load rate more than this many times the step's turns over its wall time left
 /// out work the step did (slow first turns before the span, say).
 pub const WALL_MARGIN: f64 = 1.5;
-/// Other processes at this share of the SUT's cores or more: the step is contaminated.
-pub const CONTAMINATED: f64 = 0.10;
+pub use crate::quota::{contaminated_by, CONTAMINATED};
 /// The last third of the span of load this much slower than the first: backlogged.
 pub const BACKLOG: f64 = 1.5;
 
@@ -91,20 +90,6 @@ pub fn busy_before(others: f64, cores: usize) -> bool {
     cores > 0 && others / cores as f64 >= CONTAMINATED
 }
 
-/// Whether other processes (or the hypervisor) took a material share of the SUT's cores,
-/// or of Plimsoll's own cores in a step where Plimsoll fell behind (`harness_bound`): a
-/// harness starved by neighbours measures the machine, not itself.
-pub fn contaminated(
-    others_share: f64,
-    steal_share: f64,
-    harness_share: Option<f64>,
-    harness_bound: bool,
-) -> bool {
-    others_share >= CONTAMINATED
-        || steal_share >= CONTAMINATED
-        || (harness_bound && harness_share.is_some_and(|h| h >= CONTAMINATED))
-}
-
 /// What others took of Plimsoll's own cores when that, and not a share of the SUT's
 /// cores, is what made a step busy (`sut_share`: others' and the hypervisor's share of
 /// the SUT's cores): a starved harness beside quiet SUT cores.
@@ -146,10 +131,13 @@ pub fn busiest(steps: &[StepResult], near: Option<usize>) -> Option<Busy> {
         let i = s.interference.as_ref()?;
         Some(Busy {
             level: s.concurrency,
-            share: i.sut_share(),
+            share: crate::quota::denied(s)?,
             harness: i.harness_share,
-            wait_ms: s.sched_delay_ms_per_s,
-            contaminated: i.contaminated,
+            // Time runnable while its quota was spent is the cap's, not the neighbours'.
+            wait_ms: s
+                .sched_delay_ms_per_s
+                .filter(|_| crate::quota::throttled(s).is_none()),
+            contaminated: crate::quota::contaminated(s),
         })
     });
     // How far from the line, in doublings; no line, no preference.
@@ -205,16 +193,19 @@ mod tests {
     #[test]
     fn a_starved_harness_is_a_busy_machine_only_when_it_fell_behind() {
         assert!(
-            !contaminated(0.02, 0.0, Some(0.4), false),
+            !contaminated_by(0.02, 0.0, Some(0.4), false),
             "Plimsoll kept up"
         );
-        assert!(contaminated(0.02, 0.0, Some(0.4), true));
+        assert!(contaminated_by(0.02, 0.0, Some(0.4), true));
         assert!(
-            !contaminated(0.02, 0.0, Some(0.05), true),
+            !contaminated_by(0.02, 0.0, Some(0.05), true),
             "a trace of others"
         );
-        assert!(!contaminated(0.02, 0.0, None, true), "no cores of its own");
-        assert!(contaminated(0.35, 0.0, None, false) && contaminated(0.0, 0.12, None, false));
+        assert!(
+            !contaminated_by(0.02, 0.0, None, true),
+            "no cores of its own"
+        );
+        assert!(contaminated_by(0.35, 0.0, None, false) && contaminated_by(0.0, 0.12, None, false));
     }
 
     #[test]
@@ -268,7 +259,7 @@ mod tests {
         assert_eq!(state(0, false, Some(2.0)), StepState::Backlogged);
         assert_eq!(state(1, false, Some(1.0)), StepState::Overloaded);
         assert_eq!(state(0, true, None), StepState::Overloaded);
-        assert!(contaminated(0.35, 0.0, None, false) && contaminated(0.0, 0.12, None, false));
-        assert!(!contaminated(0.05, 0.02, None, false));
+        assert!(contaminated_by(0.35, 0.0, None, false) && contaminated_by(0.0, 0.12, None, false));
+        assert!(!contaminated_by(0.05, 0.02, None, false));
     }
 }

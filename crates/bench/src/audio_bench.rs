@@ -130,7 +130,7 @@ async fn one_row(
     streams: usize,
     scenario: &std::path::Path,
 ) -> anyhow::Result<AudioBenchRow> {
-    let (mock, addr) = start_mock_on(&opts.exe, Some(1), scenario, Some(opts.mock_core))?;
+    let (mock, addr) = start_mock_on(&opts.exe, Some(1), scenario, &[opts.mock_core])?;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let shared = Arc::new(Shared {
         behind: Mutex::new(Histogram::new_with_bounds(1, 600_000_000, 3)?),

@@ -5,7 +5,7 @@
 //! only when the client had room to read it).
 
 use crate::mock_bench::{body_of, errors, hist, post, prepare, timing_of, MockBenchOptions};
-use crate::mock_process::start_mock;
+use crate::mock_process::start_mock_on;
 use crate::mock_requests::system_prompt;
 use crate::procfs::cpu_seconds;
 use crate::timing_errors::TimingErrors;
@@ -67,7 +67,7 @@ async fn one_burst(
     over: Duration,
     scenario: &std::path::Path,
 ) -> anyhow::Result<BurstResult> {
-    let (mock, addr) = start_mock(&opts.exe, opts.mock_workers, scenario)?;
+    let (mock, addr) = start_mock_on(&opts.exe, opts.mock_workers, scenario, &opts.mock_cores)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut admin = Conn::new(addr);
     let (mock0, me0) = (cpu_seconds(mock.pid())?, cpu_seconds(std::process::id())?);

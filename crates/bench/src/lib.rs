@@ -27,6 +27,7 @@
 mod audio_bench;
 mod burst_bench;
 mod calls_bench;
+mod calls_report;
 mod driver_bench;
 mod echo_bot;
 mod mcp_bench;
@@ -42,15 +43,16 @@ mod timing_errors;
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use burst_bench::{run_burst_bench, BurstResult};
 pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow};
+pub use calls_report::print_calls_bench;
 pub use driver_bench::{run_driver_bench, DriverBenchOptions, DriverBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
+pub use mock_process::partition_client_and_mock;
 pub use probe::machine::fingerprint;
 pub use probe_bench::{hold_threads, run_probe_bench};
 pub use report::{
-    print_audio_bench, print_burst_bench, print_calls_bench, print_driver_bench, print_mcp_bench,
-    print_mock_bench,
+    print_audio_bench, print_burst_bench, print_driver_bench, print_mcp_bench, print_mock_bench,
 };
 pub use timing_errors::TimingErrors;

@@ -1,6 +1,6 @@
 //! `plimsoll bench mock`: C concurrent streams against a mock in its own process.
 
-use crate::mock_process::start_mock;
+use crate::mock_process::start_mock_on;
 use crate::mock_requests::{agent_body, api_parts, system_prompt};
 use crate::procfs::{cpu_seconds, rss_kb};
 use crate::timing_errors::TimingErrors;
@@ -44,6 +44,10 @@ pub struct MockBenchOptions {
     pub history: usize,
     /// The `plimsoll` executable that serves the mock.
     pub exe: PathBuf,
+    /// The cores the mock runs on, apart from the client's (empty: they share every core).
+    pub mock_cores: Vec<usize>,
+    /// The cores the client (this process) runs on, when apart from the mock's.
+    pub client_cores: Vec<usize>,
 }
 
 /// Figures of one measured window.
@@ -179,7 +183,7 @@ async fn one_run(
     opts: &MockBenchOptions,
     scenario: &std::path::Path,
 ) -> anyhow::Result<MockBenchResult> {
-    let (mock, addr) = start_mock(&opts.exe, opts.mock_workers, scenario)?;
+    let (mock, addr) = start_mock_on(&opts.exe, opts.mock_workers, scenario, &opts.mock_cores)?;
     let pid = mock.pid();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let idle_rss = rss_kb(pid)?;

@@ -31,24 +31,28 @@ pub(crate) fn start_mock(
     workers: Option<usize>,
     scenario: &Path,
 ) -> anyhow::Result<(MockProcess, SocketAddr)> {
-    start_mock_on(exe, workers, scenario, None)
+    start_mock_on(exe, workers, scenario, &[])
 }
 
-/// The same, the mock and every thread it starts held to `core` when given.
+/// The same, the mock and every thread it starts held to `cores` (empty: any core).
 pub(crate) fn start_mock_on(
     exe: &Path,
     workers: Option<usize>,
     scenario: &Path,
-    core: Option<usize>,
+    cores: &[usize],
 ) -> anyhow::Result<(MockProcess, SocketAddr)> {
     let mut cmd = Command::new(exe);
-    if let Some(c) = core {
+    if !cores.is_empty() {
         use std::os::unix::process::CommandExt;
-        // SAFETY: between fork and exec only async-signal-safe calls: sched_setaffinity.
+        let cores = cores.to_vec();
+        // SAFETY: between fork and exec only async-signal-safe calls: sched_setaffinity
+        // on a set built on the stack (the list was copied before the fork).
         unsafe {
             cmd.pre_exec(move || {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(c, &mut set);
+                for &c in &cores {
+                    libc::CPU_SET(c, &mut set);
+                }
                 match libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) {
                     0 => Ok(()),
                     _ => Err(std::io::Error::last_os_error()),
@@ -75,4 +79,18 @@ pub(crate) fn start_mock_on(
         .strip_prefix("listening http://")
         .with_context(|| format!("unexpected first line from the mock: {line:?}"))?;
     Ok((proc, url.parse()?))
+}
+
+/// Client and mock on cores of their own, so neither makes the other late: the mock on
+/// the upper half of the cores this process may use, this thread (and so the client's
+/// runtime, built after it) on the lower half. Returns the mock's cores and the client's;
+/// with one core, none (they share it).
+pub fn partition_client_and_mock() -> Option<(Vec<usize>, Vec<usize>)> {
+    let cores = probe::affinity::available();
+    if cores.len() < 2 {
+        return None;
+    }
+    let (client, mock) = cores.split_at(cores.len() / 2);
+    probe::affinity::pin_current(client).ok()?;
+    Some((mock.to_vec(), client.to_vec()))
 }

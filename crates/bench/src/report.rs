@@ -17,7 +17,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Raises the open-files limit, then refuses a run before anything starts when `flag` at
 /// `count` needs more sockets than it allows (`per` each, and 64 to spare).
-fn sockets_for(flag: &str, count: usize, per: usize, lower: &str) -> anyhow::Result<()> {
+pub(crate) fn sockets_for(flag: &str, count: usize, per: usize, lower: &str) -> anyhow::Result<()> {
     let nofile = crate::raise_nofile_limit();
     if (nofile as usize) < per * count + 64 {
         let many = if per == 1 {
@@ -31,7 +31,7 @@ fn sockets_for(flag: &str, count: usize, per: usize, lower: &str) -> anyhow::Res
 }
 
 /// The runtime a bench's client runs on.
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -144,11 +144,28 @@ pub fn print_mock_bench(opts: &MockBenchOptions, json: bool) -> anyhow::Result<(
             if opts.cache { "on" } else { "off" }
         );
     }
+    println!("{}", cores_line(opts));
     print_runs(ROWS, &runs);
     let idle = median(runs.iter().map(|r| r.mock_idle_rss_mb).collect());
     println!("(mock idle RSS {idle:.1} MB; interval error compares each gap between delta events with its nominal gap; \
               a coalesced write shows as a gap of 0)");
     Ok(())
+}
+
+/// Where client and mock ran: "the mock on cores 1, the client on core 0 (apart)".
+fn cores_line(opts: &MockBenchOptions) -> String {
+    let on = |c: &[usize]| match c.len() {
+        1 => format!("core {}", probe::affinity::list(c)),
+        _ => format!("cores {}", probe::affinity::list(c)),
+    };
+    match opts.mock_cores.is_empty() {
+        true => "the mock and the client share every core (one core here)".into(),
+        false => format!(
+            "the mock on {}, the client on {}: apart, so neither makes the other late",
+            on(&opts.mock_cores),
+            on(&opts.client_cores)
+        ),
+    }
 }
 
 fn fmt(x: f64) -> String {
@@ -297,61 +314,6 @@ pub fn print_audio_bench(opts: &crate::AudioBenchOptions, json: bool) -> anyhow:
     Ok(())
 }
 
-/// `plimsoll bench calls`: the table (or JSON), and the most calls that kept time.
-pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow::Result<()> {
-    let most = opts.calls.iter().copied().max().unwrap_or(0);
-    sockets_for("--calls", most, 2, "the count")?;
-    let rt = runtime()?;
-    let rows = rt.block_on(crate::run_calls_bench(opts))?;
-    let held = rows.iter().filter(|r| r.kept_time).map(|r| r.calls).max();
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({"machine": crate::fingerprint(), "turns": opts.turns,
-            "bot_core": opts.bot_core, "rows": rows, "most_calls_in_real_time": held})
-        );
-        return Ok(());
-    }
-    println!("plimsoll bench calls — {}", crate::fingerprint());
-    println!(
-        "Twilio calls of {} turns, 20 ms µ-law frames, each reply played and decoded; the harness on the cores but {}, the bot on core {}",
-        opts.turns, opts.bot_core, opts.bot_core
-    );
-    println!(
-        "{:>6}{:>10}{:>10}{:>14}{:>18}{:>12}{:>9}{:>8}{:>8}  kept time",
-        "calls",
-        "frames/s",
-        "late p99",
-        "harness cores",
-        "ms per call-sec",
-        "resp p50",
-        "replies",
-        "turns",
-        "failed"
-    );
-    for r in &rows {
-        println!(
-            "{:>6}{:>10.0}{:>10.2}{:>14.2}{:>18.2}{:>12}{:>9}{:>8}{:>8}  {}",
-            r.calls,
-            r.frames_per_s,
-            r.late_p99_ms,
-            r.harness_cpu_cores,
-            r.harness_cpu_ms_per_call_s,
-            r.response_p50_ms.map_or("—".into(), |v| format!("{v:.0}")),
-            r.replies_read,
-            r.turns,
-            r.calls_failed,
-            if r.kept_time { "yes" } else { "no" }
-        );
-    }
-    println!("(late: how late the harness sent its frames against their 20 ms deadlines; kept time: late p99 ≤ 5 ms with the harness below 95 % of its core; replies: utterances read back from the bot's audio)");
-    match held {
-        Some(n) => println!("one harness core drives {n} calls in real time here (the most of these rows); a step's mock adds its speech and transcription to that core: see plimsoll bench mock --audio"),
-        None => println!("no row kept time: fewer calls, or a quieter machine"),
-    }
-    Ok(())
-}
-
 const BURST_ROWS: &[RowOf<crate::BurstResult>] = &[
     ("TTFT error p50", |r| r.errors.ttft_err_p50_ms, "ms"),
     ("TTFT error p99", |r| r.errors.ttft_err_p99_ms, "ms"),
@@ -413,6 +375,7 @@ pub fn print_burst_bench(
         opts.tok_ms,
         runs.len()
     );
+    println!("{}", cores_line(opts));
     print_runs(BURST_ROWS, &runs);
     println!("(TTFT error: from the connect's start to the first delta event, less the nominal TTFT; after connect: the same from the request's send; the mock's figures are its own clocks: from accepting a connection to its first request's head, and each frame's lateness against its deadline)");
     Ok(())

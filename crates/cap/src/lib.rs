@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct CapSpec {
     pub cpus: f64,
     pub mem_bytes: u64,
+    /// How the CPU cap is held on a machine with more cores than the cap.
+    pub by: CpuBy,
 }
 
 impl Default for CapSpec {
@@ -23,6 +25,55 @@ impl Default for CapSpec {
         CapSpec {
             cpus: 2.0,
             mem_bytes: 2 << 30,
+            by: CpuBy::Cpuset,
+        }
+    }
+}
+
+/// How a CPU cap of `cpus` cores is held where the SUT could run on more cores than that.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuBy {
+    /// A small box: the SUT runs on ceil(cpus) cores of its own (a cpuset), with a quota
+    /// only for a fraction of a core. Its threads queue for those cores as on a machine
+    /// of that size, so the line does not move with the size of the machine it ran on.
+    #[default]
+    Cpuset,
+    /// A quota (`cpu.max`) over every core the SUT may use, as `docker run --cpus` and
+    /// Kubernetes CPU limits do: its threads run on many cores at once in bursts, then
+    /// wait out the rest of each 100 ms period throttled.
+    Quota,
+}
+
+impl CpuBy {
+    /// "cpuset" or "quota": the name RESULT and `--cpu-by` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuBy::Cpuset => "cpuset",
+            CpuBy::Quota => "quota",
+        }
+    }
+
+    /// From its name; the error says which names there are.
+    pub fn parse(s: &str) -> Result<CpuBy, String> {
+        match s {
+            "cpuset" => Ok(CpuBy::Cpuset),
+            "quota" => Ok(CpuBy::Quota),
+            _ => Err(format!(
+                "--cpu-by {s:?}: write cpuset (ceil(--cpus) cores of its own, a small box) or quota (a quota over every core it may use, as docker --cpus and Kubernetes limits)"
+            )),
+        }
+    }
+}
+
+/// The cores a cap holds the SUT to, out of the cores it may use (`cores`, in order): the
+/// first ceil(cpus) of them for a cpuset, every one for a quota. Empty `cores` (the SUT
+/// shares the machine with Plimsoll, no partition) stays empty: any core.
+pub fn cores_for(spec: &CapSpec, cores: &[usize]) -> Vec<usize> {
+    match spec.by {
+        CpuBy::Quota => cores.to_vec(),
+        CpuBy::Cpuset => {
+            let n = (spec.cpus.ceil() as usize).max(1);
+            cores[..n.min(cores.len())].to_vec()
         }
     }
 }
@@ -108,29 +159,54 @@ impl Cap {
     /// Creates a fresh cgroup named after this process and `tag`; falls back as the
     /// module says. Never fails: the weakest fallback is "no cap" with a warning.
     pub fn create(spec: CapSpec, tag: &str) -> Cap {
-        Cap::create_on(spec, tag, "")
+        Cap::create_on(spec, tag, &[])
     }
 
-    /// As `create`, and with `cores` (a kernel core list such as "1-3"; empty for any) the
-    /// cgroup also holds the SUT to those cores with a cpuset, where the kernel offers one.
-    pub fn create_on(spec: CapSpec, tag: &str, cores: &str) -> Cap {
+    /// As `create`, and with `cores` (empty for any) the SUT is held to the cores the cap
+    /// gives it out of them ([`cores_for`]): by a cpuset, where the kernel offers one,
+    /// and by its affinity.
+    pub fn create_on(spec: CapSpec, tag: &str, cores: &[usize]) -> Cap {
+        let on = cores_for(&spec, cores);
+        let list = on
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
         let name = format!("plimsoll-{}-{tag}", std::process::id());
         let quota = (spec.cpus * 100_000.0).round().max(1_000.0) as u64;
-        if let Some(cap) = Cap::cgroup_v2(spec, &name, quota, cores) {
+        if let Some(cap) = Cap::cgroup_v2(spec, &name, quota, &list) {
             return cap;
         }
         if let Some(user) = systemd_scope() {
-            let mut cap = Cap::plain("systemd-run", spec, Vec::new(), cores);
+            let mut cap = Cap::plain("systemd-run", spec, Vec::new(), &list);
             cap.systemd_user = Some(user);
             return cap;
         }
-        if let Some(cap) = Cap::cgroup_v1(spec, &name, quota, cores) {
+        if let Some(cap) = Cap::cgroup_v1(spec, &name, quota, &list) {
             return cap;
         }
+        // Affinity alone holds no quota: pin to ceil(cpus) cores, whichever way was asked.
+        let small = cores_for(
+            &CapSpec {
+                by: CpuBy::Cpuset,
+                ..spec
+            },
+            cores,
+        );
         let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut cap = Cap::plain("affinity", spec, Vec::new(), cores);
+        let list = small
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut cap = Cap::plain("affinity", spec, Vec::new(), &list);
         cap.cores = Some((spec.cpus.ceil() as usize).clamp(1, online));
         cap
+    }
+
+    /// The cores the cap holds the SUT to (a kernel core list; empty: any).
+    pub fn on(&self) -> &str {
+        &self.on
     }
 
     /// A cap by `method` joining `dirs`, with no affinity, scope or cpuset (yet).
@@ -335,6 +411,7 @@ fn systemd_scope() -> Option<bool> {
             cmd.args(systemd_props(CapSpec {
                 cpus: 1.0,
                 mem_bytes: 64 << 20,
+                by: CpuBy::Quota,
             }))
             .arg("true")
             .stdin(std::process::Stdio::null())
@@ -375,90 +452,4 @@ fn which(program: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_the_throttled_share_of_periods() {
-        let v1 = "nr_periods 200\nnr_throttled 150\nthrottled_time 9000000\n";
-        assert_eq!(throttled_share(v1), Some(0.75));
-        let v2 = "usage_usec 1\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n";
-        assert_eq!(throttled_share(v2), None);
-        assert_eq!(throttled_share(""), None);
-    }
-
-    #[test]
-    fn parses_sizes() {
-        assert_eq!(parse_mem("2G").unwrap(), 2 << 30);
-        assert_eq!(parse_mem("512m").unwrap(), 512 << 20);
-        assert_eq!(parse_mem("1.5G").unwrap(), 3 << 29);
-        assert_eq!(parse_mem("100").unwrap(), 100 << 20);
-        assert!(parse_mem("lots").unwrap_err().contains("2G"));
-        assert!(parse_mem("0").is_err());
-    }
-
-    #[test]
-    fn systemd_scope_is_used_only_when_a_trial_run_works() {
-        let wrapped = Cap {
-            method: "systemd-run",
-            spec: CapSpec {
-                cpus: 1.5,
-                mem_bytes: 1 << 30,
-            },
-            dirs: vec![],
-            cores: None,
-            systemd_user: Some(true),
-            cpuset: false,
-            on: String::new(),
-        }
-        .wrap(&["agent".to_string(), "--x".to_string()]);
-        assert_eq!(
-            wrapped,
-            [
-                "systemd-run",
-                "--user",
-                "--scope",
-                "--quiet",
-                "-p",
-                "MemoryMax=1073741824",
-                "-p",
-                "CPUQuota=150%",
-                "--",
-                "agent",
-                "--x"
-            ]
-        );
-        // Where the trial fails (no systemd as init, as on these machines), the next method is taken.
-        if systemd_scope().is_none() {
-            assert_ne!(
-                Cap::create(CapSpec::default(), "probe").method,
-                "systemd-run"
-            );
-        }
-    }
-
-    #[test]
-    fn creates_and_removes_its_cgroups() {
-        let mut cap = Cap::create(
-            CapSpec {
-                cpus: 1.0,
-                mem_bytes: 256 << 20,
-            },
-            "unit",
-        );
-        let dirs = cap.dirs.clone();
-        if cap.method == "affinity" {
-            assert!(cap.warning().unwrap().contains("MEMORY IS NOT CAPPED"));
-            return;
-        }
-        assert!(dirs.iter().all(|d| d.exists()));
-        let wrapped = cap.wrap(&["true".to_string()]);
-        let st = std::process::Command::new(&wrapped[0])
-            .args(&wrapped[1..])
-            .status()
-            .unwrap();
-        assert!(st.success());
-        cap.remove();
-        assert!(dirs.iter().all(|d| !d.exists()));
-    }
-}
+mod tests;

@@ -26,6 +26,7 @@ mod stream;
 pub mod template;
 
 pub use driver::drive;
+pub use voice::pool::cores;
 
 /// The name of the threads that drive the sessions (the runtime a load command runs
 /// on, and the calls' background thread): what a step counts as the driver's CPU.

@@ -21,17 +21,12 @@ fn others(r: &StepReport) -> f64 {
 /// One step, run again once when the first run was contaminated; the cleaner is kept.
 pub async fn run_clean(cfg: &Config, opts: &StepOptions, what: &str) -> anyhow::Result<StepReport> {
     let first = run_step(cfg, opts).await?;
-    let Some(i) = first
-        .result
-        .interference
-        .as_ref()
-        .filter(|i| i.contaminated)
-    else {
+    if !first.result.contaminated() {
         return Ok(first);
-    };
+    }
     eprintln!(
         "  the machine was busy during the step at {what}: {}; running it again in {} s",
-        report::step::busy_words(i),
+        report::step::busy_words(&first.result),
         PAUSE.as_secs()
     );
     tokio::time::sleep(PAUSE).await;

@@ -14,10 +14,13 @@ pub fn ladder(doc: &LadderDoc) -> String {
         .and_then(|e| e.cap.as_ref())
         .map_or("none".to_string(), |c| {
             format!(
-                "{} cores, {} MB ({})",
+                "{} cores, {} MB ({}{})",
                 crate::json_num(c.cpus),
                 c.mem_bytes as f64 / 1048576.0,
-                c.method
+                c.method,
+                c.cpu_by
+                    .as_deref()
+                    .map_or(String::new(), |b| format!(", held by {b}"))
             )
         });
     let partition = env.and_then(|e| e.partition.as_ref()).map_or(

@@ -324,9 +324,13 @@ fn provider_line(p: &result::Provider, calls: u64) -> String {
 }
 
 /// What made a step contaminated, in words: whose cores other processes took, and how
-/// much ("other processes took 35 % of the SUT's 1 core").
-pub fn busy_words(i: &result::Interference) -> String {
-    let sut = i.sut_share();
+/// much of the CPU the SUT could have used ("other processes took 35 % of the SUT's 1
+/// core"; a quota's spare cores are not the SUT's to lose).
+pub fn busy_words(s: &result::StepResult) -> String {
+    let Some(i) = s.interference.as_ref() else {
+        return String::new();
+    };
+    let sut = analysis::quota::denied(s).unwrap_or(0.0);
     match analysis::trust::starved_harness(sut, i.harness_share) {
         Some(h) => format!(
             "other processes took {:.0} % of Plimsoll's own cores and it fell behind",

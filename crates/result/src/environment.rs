@@ -49,6 +49,9 @@ pub struct EnvCap {
     pub cpus: f64,
     pub mem_bytes: u64,
     pub method: String,
+    /// "cpuset" or "quota" (see the step's `cap.cpu_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_by: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -243,6 +243,14 @@ pub struct CapInfo {
     pub method: String,
     pub cpus: f64,
     pub mem_mb: f64,
+    /// How the CPU cap was held: "cpuset" (ceil(cpus) cores of its own, a quota for a
+    /// fraction) or "quota" (a quota over every core in `on`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_by: Option<String>,
+    /// The cores the SUT could run on under the cap (a kernel core list), when it was held
+    /// to some: the cores a quota is spread over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
 }
 
 /// The SUT's threads by their CPU over the span of load: the busiest, each with its

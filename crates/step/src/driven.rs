@@ -36,7 +36,7 @@ fn capped(opts: &StepOptions, concurrency: usize) -> Capped {
     let sut_cores = opts
         .partition
         .as_ref()
-        .map_or(String::new(), |p| probe::affinity::list(&p.sut));
+        .map_or(Vec::new(), |p| p.sut.clone());
     let cap = opts
         .cap
         .map(|c| cap::Cap::create_on(c, &format!("c{concurrency}"), &sut_cores));
@@ -68,10 +68,17 @@ fn sut_spec(cfg: &Config, opts: &StepOptions, rig: &Rig, cap: Option<&cap::Cap>)
         },
         ready_timeout: Duration::from_secs_f64(cfg.ready_timeout_s),
         stop_grace: Duration::from_secs_f64(cfg.stop_grace_s),
-        cores: opts
-            .partition
-            .as_ref()
-            .map_or(Vec::new(), |p| p.sut.clone()),
+        // The cores its cap holds it to (ceil(cpus) of its own for a cpuset), else its part.
+        cores: {
+            let part = opts
+                .partition
+                .as_ref()
+                .map_or(Vec::new(), |p| p.sut.clone());
+            match opts.cap {
+                Some(c) => cap::cores_for(&c, &part),
+                None => part,
+            }
+        },
         log_pattern: cfg.log_pattern.clone(),
     }
 }
@@ -327,7 +334,10 @@ fn measured(
         failed_sessions: report.failed_sessions.clone(),
         session_ms: report.session_ms.clone(),
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),
-        cap: capped.cap.as_ref().map(|c| (c.method, c.spec)),
+        cap: capped
+            .cap
+            .as_ref()
+            .map(|c| (c.method, c.spec, c.on().to_string())),
         partition: opts.partition.clone().map(|p| {
             let held = capped.cap.as_ref().is_some_and(|c| c.cpuset);
             (p, if held { "cpuset" } else { "affinity" })

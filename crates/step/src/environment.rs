@@ -35,6 +35,7 @@ pub fn describe(cfg: &Config, opts: &StepOptions) -> Environment {
             cpus: c.cpus,
             mem_bytes: c.mem_bytes,
             method: cap::Cap::create(c, "probe").method.to_string(),
+            cpu_by: Some(c.by.name().into()),
         }),
         sut_git_commit: git,
         partition: opts.partition.as_ref().map(|p| EnvPartition {

@@ -105,7 +105,12 @@ pub(crate) async fn judge(
         (outcome, bound),
     );
     result.connections = connections;
-    result.interference = interference(&probe, result.cpu_cores, deps_cpu_s, bound);
+    result.interference = interference(&probe, result.cpu_cores, deps_cpu_s);
+    // Busy only where others took CPU the SUT could have used: judged with its cap's spare.
+    let busy = analysis::quota::contaminated(&result);
+    if let Some(i) = result.interference.as_mut() {
+        i.contaminated = busy;
+    }
     result.dependencies = dependencies;
     result.cache = side.cache.clone();
     let sessions = (result.sessions_ok + result.sessions_failed).max(side.marked as u64);
@@ -210,7 +215,7 @@ fn assemble(
 }
 
 fn machine_cores() -> f64 {
-    std::thread::available_parallelism().map_or(1, |n| n.get()) as f64
+    drive::cores() as f64
 }
 
 /// Sessions, turns, latencies, and what the mock saw of them.
@@ -274,16 +279,18 @@ fn resources(r: &mut StepResult, probe: &Summary, m: &Measured) {
     r.cpu_cores = Some(sut_cores);
     r.cpu_of_cap = Some(round3(l.cpu_busy / sut_cores));
     r.cpu_throttled = m.throttled.map(round3);
-    r.mem_of_cap = match (&probe.cgroup, m.cap) {
-        (Some(cg), Some((_, c))) if c.mem_bytes > 0 => {
+    r.mem_of_cap = match (&probe.cgroup, &m.cap) {
+        (Some(cg), Some((_, c, _))) if c.mem_bytes > 0 => {
             Some(round3(cg.peak_kb as f64 * 1024.0 / c.mem_bytes as f64))
         }
         _ => None,
     };
-    r.cap = m.cap.map(|(method, c)| result::CapInfo {
-        method: method.into(),
+    r.cap = m.cap.as_ref().map(|(method, c, on)| result::CapInfo {
+        method: (*method).into(),
         cpus: c.cpus,
         mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
+        cpu_by: Some(c.by.name().into()),
+        on: (!on.is_empty()).then(|| on.clone()),
     });
     r.partition = m.partition.as_ref().map(|(p, method)| result::Partition {
         harness: probe::affinity::list(&p.harness),
@@ -301,7 +308,6 @@ fn interference(
     probe: &Summary,
     cores: Option<f64>,
     deps_cpu_s: f64,
-    bound: Bound,
 ) -> Option<result::Interference> {
     let (a, b) = probe.window?;
     let span = b - a;
@@ -323,12 +329,8 @@ fn interference(
         others_share: round3(others_share),
         steal_share: round3(steal_share),
         cores,
-        contaminated: analysis::trust::contaminated(
-            others_share,
-            steal_share,
-            harness_share,
-            bound == Bound::Harness,
-        ),
+        // Judged with the whole step in hand (`analysis::quota::contaminated`).
+        contaminated: false,
         rerun: false,
         harness_share: harness_share.map(round3),
     })

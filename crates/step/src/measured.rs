@@ -37,8 +37,9 @@ pub struct Measured {
     pub harness_parts: Option<result::harness::HarnessParts>,
     /// Open model: (arrival rate per second, most sessions in flight).
     pub open_model: Option<(f64, u64)>,
-    /// The cap the SUT ran under: method and size.
-    pub cap: Option<(&'static str, cap::CapSpec)>,
+    /// The cap the SUT ran under: method, size and the cores it held the SUT to (a
+    /// kernel core list; empty: any).
+    pub cap: Option<(&'static str, cap::CapSpec, String)>,
     /// The cores Plimsoll and the SUT ran on, and how the SUT was held to its own
     /// (cpuset or affinity).
     pub partition: Option<(probe::affinity::Partition, &'static str)>,

@@ -57,7 +57,7 @@ pub(crate) fn round3(x: f64) -> f64 {
 pub(crate) fn sut_cores(m: &Measured) -> f64 {
     let online = probe::machine::online_cores() as f64;
     let part = m.partition.as_ref().map(|(p, _)| p.sut.len() as f64);
-    let cap = m.cap.map(|(_, c)| c.cpus);
+    let cap = m.cap.as_ref().map(|(_, c, _)| c.cpus);
     match (cap, part) {
         (Some(c), Some(p)) => c.min(p),
         (Some(c), None) => c.min(online),

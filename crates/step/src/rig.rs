@@ -31,7 +31,7 @@ impl Rig {
             ..Default::default()
         };
         // On threads of its own, so its CPU is told apart from the driver's.
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = drive::cores();
         let mock = mock::MockServer::start_apart(opts, workers)
             .await
             .context("starting the mock")?;

@@ -303,7 +303,7 @@ fn counters(
         think_ms_per_session: seen.think_per_session,
         driver_lag_p99_ms: lag_p99,
         harness_cpu_sec: seen.harness_cpu_sec,
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cores: drive::cores(),
         bound: analysis::outcome::harness_bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn),
         request_errors: r
             .requests

@@ -9,6 +9,14 @@ use std::sync::{Arc, Mutex};
 
 type Job = Box<dyn FnOnce() + Send>;
 
+/// The cores this process may run on: its CPU affinity and its cgroup's CPU quota, as the
+/// standard library reads them from inside those limits — never the machine's count.
+/// Every pool Plimsoll sizes by cores (the mock's workers and voice, the driver's callers,
+/// a step's count of its own cores) asks this, from the thread whose limits apply.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub struct Pool {
     tx: Mutex<Option<mpsc::Sender<Job>>>,
 }
@@ -58,6 +66,21 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pinned_process_has_the_cores_it_was_given() {
+        // On a thread pinned to one core, one core; the machine's count is not asked.
+        let got = std::thread::spawn(|| {
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            unsafe { libc::CPU_SET(0, &mut set) };
+            let pinned =
+                unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+            (pinned == 0).then(cores)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got.unwrap_or(1), 1);
+    }
 
     #[test]
     fn jobs_run_and_answer() {

@@ -1,6 +1,7 @@
 //! The call's heavy work off its clock: speaking a caller's words and reading the words
-//! of a bot's reply run on one thread of the voice's pool at the lowest priority (19),
-//! one job at a time. A call's frames go out on the async threads every 20 ms; were fifty
+//! of a bot's reply run on the voice's pool at the lowest priority (19), a thread for
+//! each core the harness may use (one reader for a thousand calls on sixteen cores was
+//! a queue), one job at a time each. A call's frames go out on the async threads every 20 ms; were fifty
 //! replies read at once beside them, the frames would wait for a core — the harness's
 //! lag, blamed on nobody.
 
@@ -13,7 +14,7 @@ impl Background {
     pub fn start() -> Background {
         Background(voice::pool::Pool::new(
             &format!("{}-caller", crate::THREAD_NAME),
-            1,
+            voice::pool::cores(),
             19,
         ))
     }

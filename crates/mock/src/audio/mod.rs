@@ -9,6 +9,7 @@
 //! driver's calls, its 20 ms frames come first.
 
 pub mod realtime;
+pub mod said;
 pub mod settings;
 pub mod speech;
 mod stream;
@@ -20,9 +21,10 @@ use crate::serve::app::App;
 /// and pace audio, above the caller's own reading of replies (19).
 const POOL_NICE: i32 = 10;
 
-/// The pool the mock's audio work runs on: a thread a core.
+/// The pool the mock's audio work runs on: a thread for each core the mock may use (its
+/// affinity and quota: one when it is held to one core).
 pub(crate) fn pool() -> voice::pool::Pool {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = voice::pool::cores();
     voice::pool::Pool::new(&format!("{}-voice", crate::THREAD_NAME), cores, POOL_NICE)
 }
 

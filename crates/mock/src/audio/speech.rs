@@ -66,15 +66,22 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     resp
 }
 
-/// The speech's samples at 24 kHz, lasting as long as its text takes to say (made off the
-/// runtime's threads: a long text takes milliseconds to synthesize).
-async fn spoken(app: &App, req: &SpeechRequest) -> Result<Vec<f32>, WireError> {
+/// The speech's samples at 24 kHz, lasting as long as its text takes to say: made off the
+/// runtime's threads (a long text takes milliseconds to synthesize), or kept from a
+/// request for the same a moment ago.
+async fn spoken(app: &App, req: &SpeechRequest) -> Result<Arc<Vec<f32>>, WireError> {
     let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
+    if let Some(kept) = app.said.get(&req.input, seconds) {
+        return Ok(kept);
+    }
     let text = req.input.clone();
-    super::off_clock(app, move || voice::speak_for(&text, RATE, seconds))
+    let audio = super::off_clock(app, move || voice::speak_for(&text, RATE, seconds))
         .await
         .flatten()
-        .ok_or_else(|| WireError::invalid("input", "could not be spoken"))
+        .map(Arc::new)
+        .ok_or_else(|| WireError::invalid("input", "could not be spoken"))?;
+    app.said.put(&req.input, seconds, audio.clone());
+    Ok(audio)
 }
 
 /// The body's pieces and when each leaves: chunks of `chunk_ms` of audio (a WAV header

@@ -42,6 +42,8 @@ pub struct App {
     pub mcp: crate::mcp::server::McpServer,
     /// Where speech is spoken and heard, off the runtime's threads (`audio::off_clock`).
     pub voice_pool: voice::pool::Pool,
+    /// Speech made lately, kept for the next request for the same.
+    pub said: crate::audio::said::Said,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.

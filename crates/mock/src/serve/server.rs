@@ -227,6 +227,7 @@ impl MockServer {
             ledger: Ledger::new(),
             failure_overrides: RwLock::new(BTreeMap::new()),
             voice_pool: crate::audio::pool(),
+            said: Default::default(),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let service = Aborting::new(app.clone());

@@ -187,7 +187,7 @@ pub struct BenchMockArgs {
     #[arg(long, default_value_t = 10.0, requires = "audio")]
     pub speech_s: f64,
     /// With --audio: every request its own text, so every one is synthesized (default:
-    /// one text for all, the audio path alone).
+    /// one text for all, spoken once and kept by the mock: the audio path alone).
     #[arg(long, requires = "audio")]
     pub distinct: bool,
     /// With --mcp: the tool called: echo, or kv (kv_put and kv_get in turn, each get checked).
@@ -265,6 +265,7 @@ fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> 
             calls,
             turns,
             bot_core,
+            harness_cores: probe::affinity::available().len(),
         },
         json,
     )
@@ -277,6 +278,8 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
     if a.audio {
         return audio(a);
     }
+    // Client and mock on cores of their own (before the client's runtime is built).
+    let (mock_cores, client_cores) = bench::partition_client_and_mock().unwrap_or_default();
     let opts = bench::MockBenchOptions {
         streams: a.streams,
         ttft_ms: a.ttft_ms,
@@ -297,6 +300,8 @@ fn mock(a: BenchMockArgs) -> anyhow::Result<()> {
             Some(p) => p,
             None => std::env::current_exe().context("locating the plimsoll executable")?,
         },
+        mock_cores,
+        client_cores,
     };
     if a.burst {
         if a.burst_s.is_nan() || a.burst_s <= 0.0 {

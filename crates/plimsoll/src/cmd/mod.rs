@@ -133,11 +133,14 @@ pub struct CapArgs {
     /// Run without a cap.
     #[arg(long)]
     pub no_cap: bool,
+    /// How the CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, a quota only for a fraction, so it runs as on a box of that size) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits: bursts on many cores, then throttled).
+    #[arg(long, value_name = "HOW", default_value = "cpuset", value_parser = cap::CpuBy::parse)]
+    pub cpu_by: cap::CpuBy,
 }
 
 impl CapArgs {
     pub fn spec(&self) -> anyhow::Result<Option<cap::CapSpec>> {
-        cap_unless(self.no_cap, self.cpus, Some(&self.mem))
+        cap_unless(self.no_cap, self.cpus, Some(&self.mem), self.cpu_by)
     }
 }
 
@@ -146,17 +149,22 @@ pub fn cap_unless(
     no_cap: bool,
     cpus: f64,
     mem: Option<&str>,
+    by: cap::CpuBy,
 ) -> anyhow::Result<Option<cap::CapSpec>> {
     if no_cap {
         return Ok(None);
     }
-    cap_spec(Some(cpus), mem)
+    cap_spec(Some(cpus), mem, by)
         .map(Some)
         .map_err(anyhow::Error::msg)
 }
 
 /// `--cpus` and `--mem` as a cap, defaults filled in.
-pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, String> {
+pub fn cap_spec(
+    cpus: Option<f64>,
+    mem: Option<&str>,
+    by: cap::CpuBy,
+) -> Result<cap::CapSpec, String> {
     let d = cap::CapSpec::default();
     let cpus = cpus.unwrap_or(d.cpus);
     if cpus.is_nan() || cpus <= 0.0 {
@@ -165,6 +173,7 @@ pub fn cap_spec(cpus: Option<f64>, mem: Option<&str>) -> Result<cap::CapSpec, St
     Ok(cap::CapSpec {
         cpus,
         mem_bytes: mem.map(cap::parse_mem).transpose()?.unwrap_or(d.mem_bytes),
+        by,
     })
 }
 

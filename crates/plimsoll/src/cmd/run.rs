@@ -29,6 +29,9 @@ pub struct RunArgs {
     /// Cap the SUT's memory (e.g. 2G, 512M) in a cgroup made for the step.
     #[arg(long)]
     pub mem: Option<String>,
+    /// How a CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, a quota only for a fraction) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits).
+    #[arg(long, value_name = "HOW", default_value = "cpuset", value_parser = cap::CpuBy::parse)]
+    pub cpu_by: cap::CpuBy,
     /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
     #[arg(long)]
     pub harness: Option<String>,
@@ -138,7 +141,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cap = match (a.cpus, &a.mem) {
         (None, None) => None,
-        (cpus, mem) => Some(super::cap_spec(cpus, mem.as_deref()).map_err(anyhow::Error::msg)?),
+        (cpus, mem) => {
+            Some(super::cap_spec(cpus, mem.as_deref(), a.cpu_by).map_err(anyhow::Error::msg)?)
+        }
     };
     let opts = step::StepOptions {
         concurrency: a.concurrency,

@@ -1,0 +1,176 @@
+//! The cap told from the machine: how the SUT's CPU cap was held (a cpuset of N cores,
+//! or a quota over N cores), what its throttling explains — the time its threads spent
+//! runnable while the quota was spent is the cap at work, not a queue for a CPU — and
+//! what other processes took of the CPU the SUT could have used: only that makes a
+//! machine busy. Pure: a step's figures in, decisions out.
+
+use crate::budget::num;
+use crate::sample::Sample;
+use result::words::{count_f, sessions};
+use result::StepResult;
+
+/// Other processes at this share of the CPU the SUT could have used, or more: the step
+/// is contaminated.
+pub const CONTAMINATED: f64 = 0.10;
+
+/// Throttled in this share of its periods or more: the quota shaped the step, and the
+/// threads' time runnable without a core is mostly the quota's doing.
+pub const THROTTLING: f64 = 0.1;
+/// Throttled in this share of its periods or more: the cap is full, whatever share of it
+/// the step's average reads (a quota is spent in bursts early in each period).
+pub const FULL: f64 = 0.5;
+
+/// The cores the SUT's threads could run on: the cores its cap held it to, else its part
+/// of a partitioned machine. None when not recorded (the whole machine, unknown here).
+pub fn may_use(s: &StepResult) -> Option<f64> {
+    let listed = s
+        .cap
+        .as_ref()
+        .and_then(|c| c.on.as_deref())
+        .or(s.partition.as_ref().map(|p| p.sut.as_str()))?;
+    let n = count_list(listed);
+    (n > 0).then_some(n as f64)
+}
+
+/// How many cores a kernel core list names: "2-15" → 14, "0,3-4" → 3.
+fn count_list(list: &str) -> usize {
+    list.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) => match (a.parse::<usize>(), b.parse::<usize>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 0,
+            },
+            None => usize::from(p.parse::<usize>().is_ok()),
+        })
+        .sum()
+}
+
+/// The cores of the CPU cap, when the SUT had one.
+fn cap_cores(s: &StepResult) -> Option<f64> {
+    s.cap.as_ref().map(|c| c.cpus).filter(|c| *c > 0.0)
+}
+
+/// What other processes and the hypervisor took of the CPU the SUT could have used, as a
+/// share of its cores (`interference.cores`): under a cap smaller than the cores it may
+/// run on, others first take those cores' spare time, and only what passes the spare is
+/// the SUT's loss. A tenth of a core on fourteen cores is nothing to a 1-core quota.
+pub fn denied(s: &StepResult) -> Option<f64> {
+    let i = s.interference.as_ref()?;
+    let cores = i.cores.max(1e-9);
+    let spare = match (may_use(s), cap_cores(s)) {
+        (Some(m), Some(c)) => (m - c).max(0.0),
+        _ => 0.0,
+    };
+    let others = (i.others_share * cores - spare).max(0.0) / cores;
+    Some(others + i.steal_share)
+}
+
+/// Whether a step measured a busy machine: others took a material share of the CPU the
+/// SUT could have used ([`denied`]), or of Plimsoll's own cores where it fell behind.
+pub fn contaminated(s: &StepResult) -> bool {
+    let Some(i) = s.interference.as_ref() else {
+        return false;
+    };
+    let others = denied(s).unwrap_or(0.0) - i.steal_share;
+    contaminated_by(
+        others.max(0.0),
+        i.steal_share,
+        i.harness_share,
+        s.harness.bound == result::Bound::Harness,
+    )
+}
+
+/// Whether other processes (or the hypervisor) took a material share of the SUT's cores,
+/// or of Plimsoll's own cores in a step where Plimsoll fell behind (`harness_bound`): a
+/// harness starved by neighbours measures the machine, not itself.
+pub fn contaminated_by(
+    others_share: f64,
+    steal_share: f64,
+    harness_share: Option<f64>,
+    harness_bound: bool,
+) -> bool {
+    others_share >= CONTAMINATED
+        || steal_share >= CONTAMINATED
+        || (harness_bound && harness_share.is_some_and(|h| h >= CONTAMINATED))
+}
+
+/// The share of its periods in which the quota throttled the SUT, when material: then its
+/// threads' run-queue time is the cap's doing, not a queue for a CPU.
+pub fn throttled(s: &StepResult) -> Option<f64> {
+    s.cpu_throttled.filter(|t| *t >= THROTTLING)
+}
+
+/// Whether the cap was full at this step: its CPU at the wall share of the cap, or the
+/// quota throttling it in most of its periods.
+pub fn full(s: &StepResult, wall: f64) -> bool {
+    s.cpu_of_cap.is_some_and(|c| c >= wall) || s.cpu_throttled.is_some_and(|t| t >= FULL)
+}
+
+/// How the cap was held, in words: "a 1-core quota over 14 cores", "a cpuset of 1 core",
+/// "a 0.5-core quota on a cpuset of 1 core". None without a cap.
+pub fn how(s: &StepResult) -> Option<String> {
+    let cap = cap_cores(s)?;
+    let on = may_use(s);
+    let cores = |n: f64| count_f(n, "core");
+    Some(match on {
+        Some(m) if m > cap.ceil() => format!("a {}-core quota over {}", num(cap), cores(m)),
+        Some(m) if m > cap => format!("a {}-core quota on a cpuset of {}", num(cap), cores(m)),
+        Some(m) => format!("a cpuset of {}", cores(m)),
+        None => format!("a {}-core quota", num(cap)),
+    })
+}
+
+/// "throttled in 93 % of its periods by a 1-core quota over 14 cores", where the quota
+/// throttled the step materially.
+pub fn throttle_words(s: &StepResult) -> Option<String> {
+    let t = throttled(s)?;
+    let how = how(s).unwrap_or_else(|| "its quota".into());
+    Some(format!("throttled in {} of its periods by {how}", pct(t)))
+}
+
+/// Where the SUT's CPU met its cap, and how the cap held it there: "the SUT's CPU reaches
+/// 99 % of the 1-core cap at 16 sessions, throttled in 78 % of its periods by a 1-core
+/// quota over 14 cores"; a quota that throttled most periods is a full cap, whatever
+/// share of it the step's average reads.
+pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
+    let throttled = s.throttled.filter(|t| *t >= THROTTLING).map(|t| {
+        let how = s.cap_how.as_deref().unwrap_or("its quota");
+        format!("throttled in {} of its periods by {how}", pct(t))
+    });
+    let read = s.cpu_of_cap.unwrap_or(0.0);
+    match throttled {
+        Some(t) if read < wall && s.throttled.is_some_and(|x| x >= FULL) => {
+            format!(
+                "the SUT's {} cap is full at {}: {t} (its CPU averaged {} of the cap over the step: a quota is spent in bursts, then waited out)",
+                cap_words(s.cpu_cores),
+                sessions(s.concurrency),
+                pct(read)
+            )
+        }
+        t => format!(
+            "the SUT's CPU reaches {} of the {} cap at {}{}",
+            pct(read),
+            cap_words(s.cpu_cores),
+            sessions(s.concurrency),
+            t.map_or(String::new(), |t| format!(", {t}"))
+        ),
+    }
+}
+
+/// "1-core", "0.5-core", "machine's".
+fn cap_words(c: Option<f64>) -> String {
+    match c {
+        Some(c) => format!("{}-core", num(c)),
+        None => "machine's".into(),
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+#[cfg(test)]
+#[path = "quota_tests.rs"]
+mod tests;
