@@ -175,11 +175,10 @@ fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
             let spread = steps
                 .iter()
                 .find(|s| s.concurrency == level)
-                .filter(|s| crate::quota::may_use(s) > s.cap.as_ref().map(|c| c.cpus.ceil()))
-                .and_then(crate::quota::how);
+                .and_then(crate::quota::quota_how);
             match spread {
                 Some(how) => format!(
-                    "quiet: other processes took at most {} of the CPU the SUT could have used (their time on the spare cores of {how} is not its loss){reran}",
+                    "quiet: other processes took at most {} of the CPU the SUT could have used (under {how}, their time on what the quota leaves idle is not its loss){reran}",
                     pct(b.share)
                 ),
                 None => format!(

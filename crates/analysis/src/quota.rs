@@ -16,9 +16,7 @@ pub const CONTAMINATED: f64 = 0.10;
 /// Throttled in this share of its periods or more: the quota shaped the step, and the
 /// threads' time runnable without a core is mostly the quota's doing.
 pub const THROTTLING: f64 = 0.1;
-/// Throttled in this share of its periods or more: the cap is full, whatever share of it
-/// the step's average reads (a quota is spent in bursts early in each period).
-pub const FULL: f64 = 0.5;
+pub use crate::sample::FULL;
 
 /// The cores the SUT's threads could run on: the cores its cap held it to, else its part
 /// of a partitioned machine. None when not recorded (the whole machine, unknown here).
@@ -52,6 +50,23 @@ fn cap_cores(s: &StepResult) -> Option<f64> {
     s.cap.as_ref().map(|c| c.cpus).filter(|c| *c > 0.0)
 }
 
+/// The cores of a CPU quota, when the cap had one (CPU affinity alone holds none: the
+/// SUT may use all of the cores it is pinned to).
+fn quota_cores(s: &StepResult) -> Option<f64> {
+    cap_cores(s).filter(|_| s.cap.as_ref().is_some_and(|c| c.method != "affinity"))
+}
+
+/// Whether the SUT's quota is smaller than the cores it may run on: then the quota, not
+/// the cores, is what holds it back, and it can be throttled with cores idle. On a cpuset
+/// as large as its quota the cores themselves are the limit (its threads queue for them).
+fn quota_below_cores(s: &StepResult) -> bool {
+    match (quota_cores(s), may_use(s)) {
+        (Some(q), Some(m)) => m > q + 1e-9,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
 /// What other processes and the hypervisor took of the CPU the SUT could have used, as a
 /// share of its cores (`interference.cores`): under a cap smaller than the cores it may
 /// run on, others first take those cores' spare time, and only what passes the spare is
@@ -59,7 +74,7 @@ fn cap_cores(s: &StepResult) -> Option<f64> {
 pub fn denied(s: &StepResult) -> Option<f64> {
     let i = s.interference.as_ref()?;
     let cores = i.cores.max(1e-9);
-    let spare = match (may_use(s), cap_cores(s)) {
+    let spare = match (may_use(s), quota_cores(s)) {
         (Some(m), Some(c)) => (m - c).max(0.0),
         _ => 0.0,
     };
@@ -96,16 +111,19 @@ pub fn contaminated_by(
         || (harness_bound && harness_share.is_some_and(|h| h >= CONTAMINATED))
 }
 
-/// The share of its periods in which the quota throttled the SUT, when material: then its
-/// threads' run-queue time is the cap's doing, not a queue for a CPU.
+/// The share of its periods in which a quota smaller than the SUT's cores throttled it,
+/// when material: then its threads' run-queue time is the cap's doing, not a queue for a
+/// CPU. (On a cpuset as large as its quota a throttled period is a full core: a queue.)
 pub fn throttled(s: &StepResult) -> Option<f64> {
-    s.cpu_throttled.filter(|t| *t >= THROTTLING)
+    s.cpu_throttled
+        .filter(|t| *t >= THROTTLING)
+        .filter(|_| quota_below_cores(s))
 }
 
-/// Whether the cap was full at this step: its CPU at the wall share of the cap, or the
-/// quota throttling it in most of its periods.
-pub fn full(s: &StepResult, wall: f64) -> bool {
-    s.cpu_of_cap.is_some_and(|c| c >= wall) || s.cpu_throttled.is_some_and(|t| t >= FULL)
+/// How a quota smaller than the SUT's cores held it, for the words that name its
+/// throttling ([`how`]); None where the quota is not below its cores.
+pub fn quota_how(s: &StepResult) -> Option<String> {
+    quota_below_cores(s).then(|| how(s)).flatten()
 }
 
 /// How the cap was held, in words: "a 1-core quota over 14 cores", "a cpuset of 1 core",
@@ -126,7 +144,7 @@ pub fn how(s: &StepResult) -> Option<String> {
 /// throttled the step materially.
 pub fn throttle_words(s: &StepResult) -> Option<String> {
     let t = throttled(s)?;
-    let how = how(s).unwrap_or_else(|| "its quota".into());
+    let how = quota_how(s).unwrap_or_else(|| "its quota".into());
     Some(format!("throttled in {} of its periods by {how}", pct(t)))
 }
 
@@ -135,9 +153,9 @@ pub fn throttle_words(s: &StepResult) -> Option<String> {
 /// quota over 14 cores"; a quota that throttled most periods is a full cap, whatever
 /// share of it the step's average reads.
 pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
-    let throttled = s.throttled.filter(|t| *t >= THROTTLING).map(|t| {
-        let how = s.cap_how.as_deref().unwrap_or("its quota");
-        format!("throttled in {} of its periods by {how}", pct(t))
+    let throttled = s.throttled.filter(|t| *t >= THROTTLING).and_then(|t| {
+        let how = s.quota_how.as_deref()?;
+        Some(format!("throttled in {} of its periods by {how}", pct(t)))
     });
     let read = s.cpu_of_cap.unwrap_or(0.0);
     match throttled {

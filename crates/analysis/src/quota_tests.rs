@@ -71,3 +71,21 @@ fn others_count_only_past_the_spare_cores() {
     assert!(!contaminated(&s));
     assert!(throttled(&step(1.0, None, "2-15", 0.0, 0.02)).is_none());
 }
+
+#[test]
+fn a_quota_as_large_as_its_cpuset_throttles_nothing_the_cores_do_not() {
+    // A 1-core quota on a cpuset of one core: a throttled period is a full core, its
+    // threads queue for it — the run queue's words stand, not the quota's.
+    let s = step(1.0, Some("1"), "1", 0.0, 0.3);
+    assert!(throttled(&s).is_none() && quota_how(&s).is_none());
+    // Affinity alone holds no quota: no spare to subtract, nothing throttles.
+    let mut a = step(0.5, Some("1"), "1", 0.3, 0.0);
+    a.cap.as_mut().unwrap().method = "affinity".into();
+    assert!((denied(&a).unwrap() - 0.3).abs() < 1e-9);
+    // A 0.5-core quota on one core is a quota below its cores.
+    let half = step(0.5, Some("1"), "1", 0.0, 0.6);
+    assert_eq!(
+        throttle_words(&half).unwrap(),
+        "throttled in 60 % of its periods by a 0.5-core quota on a cpuset of 1 core"
+    );
+}

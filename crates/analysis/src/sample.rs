@@ -22,8 +22,9 @@ pub struct Sample {
     /// What other processes and the hypervisor took of the CPU the SUT could have used
     /// (`quota::denied`), when measured.
     pub others: Option<f64>,
-    /// How its CPU cap was held ("a 1-core quota over 14 cores"), when it had one.
-    pub cap_how: Option<String>,
+    /// How a quota smaller than its cores held it ("a 1-core quota over 14 cores"), when
+    /// it had one: its throttling is then the quota's, said so.
+    pub quota_how: Option<String>,
     /// The SUT's time waiting in a run queue for a core, in seconds a second.
     pub run_wait: Option<f64>,
     /// What other processes took of Plimsoll's own cores, when it had cores of its own.
@@ -35,6 +36,10 @@ pub struct Sample {
     pub call: Option<(f64, Option<f64>)>,
 }
 
+/// Throttled in this share of its periods or more: the cap is full, whatever share of it
+/// the step's average reads (a quota is spent in bursts early in each period).
+pub const FULL: f64 = 0.5;
+
 /// Per-turn CPU this much lower at the top than the level below: the turns got cheaper.
 const CHEAPER: f64 = 0.85;
 
@@ -43,7 +48,7 @@ const CHEAPER: f64 = 0.85;
 /// find more, and the steady-state ceiling is what the top level's CPU per turn allows.
 pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
     let full = |s: &Sample| {
-        s.cpu_of_cap.is_some_and(|c| c >= wall) || s.throttled.is_some_and(|t| t >= 0.5)
+        s.cpu_of_cap.is_some_and(|c| c >= wall) || s.throttled.is_some_and(|t| t >= FULL)
     };
     // From the first level of the run of full levels that ends the ladder.
     let from = samples.iter().rposition(|s| !full(s)).map_or(0, |i| i + 1);

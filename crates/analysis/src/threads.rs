@@ -99,7 +99,8 @@ fn how_busy(b: &result::BusyThread, throttled: bool) -> (String, String) {
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
     let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
     let below_cap = |s: &&StepResult| {
-        s.cpu_of_cap.is_none_or(|c| c < CPU_WALL) && s.cpu_throttled.is_none_or(|t| t < 0.5)
+        s.cpu_of_cap.is_none_or(|c| c < CPU_WALL)
+            && s.cpu_throttled.is_none_or(|t| t < crate::quota::FULL)
     };
     let others_cpu = own.kind == WallKind::Cpu && ok.iter().all(below_cap);
     let (true, Some(start)) = (

@@ -230,7 +230,7 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     }
     let cpu_hot = |s: &Sample| {
         s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL)
-            || s.throttled.is_some_and(|t| t >= 0.5)
+            || s.throttled.is_some_and(|t| t >= crate::quota::FULL)
             || shared_full(s)
     };
     // The wall is hit where the resource first runs hot anywhere on the ladder, as long as

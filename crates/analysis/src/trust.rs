@@ -97,11 +97,12 @@ pub fn starved_harness(sut_share: f64, harness_share: Option<f64>) -> Option<f64
     harness_share.filter(|_| sut_share < CONTAMINATED)
 }
 
-/// How much of the cores a step ran on went to others: the SUT's cores (and the
-/// hypervisor's steal), plus Plimsoll's own when it had some. The cleaner of two runs
-/// is the one with less.
-pub fn taken(i: &result::Interference) -> f64 {
-    i.sut_share() + i.harness_share.unwrap_or(0.0)
+/// How much of the cores a step ran on went to others: of the CPU the SUT could have
+/// used (and the hypervisor's steal), plus Plimsoll's own cores when it had some; 0 when
+/// not measured. The cleaner of two runs is the one with less.
+pub fn taken(s: &StepResult) -> f64 {
+    let harness = s.interference.as_ref().and_then(|i| i.harness_share);
+    crate::quota::denied(s).unwrap_or(0.0) + harness.unwrap_or(0.0)
 }
 
 /// A run-queue wait below this (ms a second) is not the harm a busy machine is quoted by.

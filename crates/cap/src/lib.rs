@@ -33,8 +33,8 @@ impl Default for CapSpec {
 /// How a CPU cap of `cpus` cores is held where the SUT could run on more cores than that.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuBy {
-    /// A small box: the SUT runs on ceil(cpus) cores of its own (a cpuset), with a quota
-    /// only for a fraction of a core. Its threads queue for those cores as on a machine
+    /// A small box: the SUT runs on ceil(cpus) cores of its own (a cpuset), under a quota
+    /// of `cpus` too, which binds only where `cpus` is a fraction of a core. Its threads queue for those cores as on a machine
     /// of that size, so the line does not move with the size of the machine it ran on.
     #[default]
     Cpuset,
@@ -63,6 +63,15 @@ impl CpuBy {
             )),
         }
     }
+}
+
+/// Cores as the kernel reads them in cpuset.cpus and taskset: "2,3,4".
+fn joined(cores: &[usize]) -> String {
+    cores
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The cores a cap holds the SUT to, out of the cores it may use (`cores`, in order): the
@@ -166,12 +175,7 @@ impl Cap {
     /// gives it out of them ([`cores_for`]): by a cpuset, where the kernel offers one,
     /// and by its affinity.
     pub fn create_on(spec: CapSpec, tag: &str, cores: &[usize]) -> Cap {
-        let on = cores_for(&spec, cores);
-        let list = on
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let list = joined(&cores_for(&spec, cores));
         let name = format!("plimsoll-{}-{tag}", std::process::id());
         let quota = (spec.cpus * 100_000.0).round().max(1_000.0) as u64;
         if let Some(cap) = Cap::cgroup_v2(spec, &name, quota, &list) {
@@ -194,13 +198,11 @@ impl Cap {
             cores,
         );
         let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let list = small
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
-        let mut cap = Cap::plain("affinity", spec, Vec::new(), &list);
-        cap.cores = Some((spec.cpus.ceil() as usize).clamp(1, online));
+        let mut cap = Cap::plain("affinity", spec, Vec::new(), &joined(&small));
+        cap.cores = Some(match small.len() {
+            0 => (spec.cpus.ceil() as usize).clamp(1, online),
+            n => n,
+        });
         cap
     }
 

@@ -12,10 +12,7 @@ pub const PAUSE: Duration = Duration::from_secs(5);
 
 /// What other processes took of the cores a step ran on (0 when not measured).
 fn others(r: &StepReport) -> f64 {
-    r.result
-        .interference
-        .as_ref()
-        .map_or(0.0, analysis::trust::taken)
+    analysis::trust::taken(&r.result)
 }
 
 /// One step, run again once when the first run was contaminated; the cleaner is kept.

@@ -127,7 +127,7 @@ fn measured_since<'a>(doc: &'a LadderDoc, a: &LadderAnalysis, xs: &[f64]) -> Vec
     if steps.iter().any(|s| s.interference.is_some()) {
         let others = steps
             .iter()
-            .map(|s| s.interference.as_ref().map(|i| i.sut_share() * 100.0))
+            .map(|s| analysis::quota::denied(s).map(|d| d * 100.0))
             .collect();
         out.push(Chart { title: "Other processes on the SUT's cores", unit: "% of its cores", how: "CPU that processes other than the SUT, its services and Plimsoll (and a hypervisor's steal) took on the SUT's cores during the span of load. From 10 % the step measured the machine as much as the SUT: it is run again and the verdict says so.", series: vec![Series { name: "others", color: "#c33", values: others }], curve: None, limit: Some((10.0, "busy")) });
         let wait = steps.iter().map(|s| s.sched_delay_ms_per_s).collect();

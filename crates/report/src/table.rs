@@ -29,9 +29,9 @@ pub fn header_for(steps: &[StepResult]) -> &'static str {
 }
 
 /// A step's state as its table cell: stable, backlogged or overloaded, and "busy" when
-/// other processes took a material share of its cores.
+/// other processes took a material share of the CPU it could have used.
 fn state_cell(r: &StepResult) -> String {
-    match (r.state, r.contaminated()) {
+    match (r.state, analysis::quota::contaminated(r)) {
         (Some(s), true) => format!("{s} busy"),
         (Some(s), false) => s.to_string(),
         (None, true) => "busy".into(),

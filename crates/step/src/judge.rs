@@ -179,7 +179,7 @@ fn assemble(
     r.harness = Harness {
         mock_timing_error_p99_ms: round2(side.late_p99_ms),
         driver_lag_p99_ms: m.lag_p99_ms,
-        cpu_share: round2(m.harness_cpu_sec / (m.wall_ms / 1000.0).max(1e-3) / machine_cores()),
+        cpu_share: round2(m.harness_cpu_sec / (m.wall_ms / 1000.0).max(1e-3) / own_cores()),
         bound,
         parts: m.harness_parts.clone(),
     };
@@ -214,7 +214,8 @@ fn assemble(
     r
 }
 
-fn machine_cores() -> f64 {
+/// The cores Plimsoll itself may use (its affinity and quota), what its share is of.
+fn own_cores() -> f64 {
     drive::cores() as f64
 }
 
@@ -285,12 +286,25 @@ fn resources(r: &mut StepResult, probe: &Summary, m: &Measured) {
         }
         _ => None,
     };
-    r.cap = m.cap.as_ref().map(|(method, c, on)| result::CapInfo {
-        method: (*method).into(),
-        cpus: c.cpus,
-        mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
-        cpu_by: Some(c.by.name().into()),
-        on: (!on.is_empty()).then(|| on.clone()),
+    r.cap = m.cap.as_ref().map(|(method, c, on)| {
+        // The cores it was held to; none given (no partition): the cores the sampler saw
+        // it may use, its quota spread over all of them whatever was asked.
+        let held = probe::cpustat::parse_list(on);
+        let on = match held.is_empty() {
+            true => probe.sut_cores.clone(),
+            false => held.clone(),
+        };
+        let by = match held.is_empty() {
+            true => cap::CpuBy::Quota,
+            false => c.by,
+        };
+        result::CapInfo {
+            method: (*method).into(),
+            cpus: c.cpus,
+            mem_mb: round2(c.mem_bytes as f64 / (1 << 20) as f64),
+            cpu_by: Some(by.name().into()),
+            on: (!on.is_empty()).then(|| probe::affinity::list(&on)),
+        }
     });
     r.partition = m.partition.as_ref().map(|(p, method)| result::Partition {
         harness: probe::affinity::list(&p.harness),
