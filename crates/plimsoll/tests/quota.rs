@@ -33,7 +33,15 @@ fn a_throttled_sut_is_the_cap_at_work_not_a_busy_machine() {
     // At 16 sessions the floor agent wants far more than half a core: throttled.
     let top = steps.last().unwrap();
     assert!(top["cpu_throttled"].as_f64().unwrap() >= 0.5, "{top}");
-    for s in steps {
+    // A hypervisor that stole a tenth of the VM's cores made a step busy for real: then
+    // only the throttling's words are checked, not the absence of "busy".
+    let stolen = steps
+        .iter()
+        .any(|s| s["interference"]["steal_share"].as_f64().unwrap_or(0.0) >= 0.1);
+    if stolen {
+        eprintln!("the hypervisor stole ≥ 10 % of the cores in a step: busy for real, not checked");
+    }
+    for s in steps.iter().filter(|_| !stolen) {
         assert_eq!(s["interference"]["contaminated"], false, "{s}");
     }
     let verdict = stdout
@@ -41,7 +49,7 @@ fn a_throttled_sut_is_the_cap_at_work_not_a_busy_machine() {
         .find(|l| l.starts_with("verdict: "))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(verdict.contains("wall: CPU (0.5-core cap"), "{verdict}");
-    assert!(!verdict.contains("busy"), "{verdict}");
+    assert!(stolen || !verdict.contains("busy"), "{verdict}");
     let told: String = stdout
         .lines()
         .skip_while(|l| !l.starts_with("verdict: "))
@@ -52,7 +60,11 @@ fn a_throttled_sut_is_the_cap_at_work_not_a_busy_machine() {
         told.contains("by a 0.5-core quota on a cpuset of 1 core"),
         "{told}"
     );
-    for wrong in ["machine busy", "busy:", "for a CPU", "queue for the cores"] {
-        assert!(!told.contains(wrong), "{wrong:?} in:\n{told}");
+    let wrong: &[&str] = match stolen {
+        false => &["machine busy", "busy:", "for a CPU", "queue for the cores"],
+        true => &["queue for the cores"],
+    };
+    for w in wrong {
+        assert!(!told.contains(w), "{w:?} in:\n{told}");
     }
 }
