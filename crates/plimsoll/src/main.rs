@@ -72,7 +72,7 @@ Editors built on Taplo (VS Code's Even Better TOML, Zed, Helix) complete, docume
     Soak(cmd::soak::SoakArgs),
     /// The whole job with nothing to set up: ramp the built-in floor agent and write the reports.
     #[command(
-        after_help = "Example:\n  plimsoll demo                 ladder 16..512 under a 2 CPU / 2 GB cap, reports in ./plimsoll-demo"
+        after_help = "Examples:\n  plimsoll demo                          auto ladder, 1-core cap; reports in ./plimsoll-demo\n  plimsoll demo --cpus 0.5               half a core of quota on one core: throttled\n  plimsoll demo --cpus 1 --cpu-by quota  a quota over every core, as docker --cpus"
     )]
     Demo(cmd::demo::DemoArgs),
     /// Compare two builds of the SUT on the same ladder, interleaved and repeated, with statistics.

@@ -17,7 +17,7 @@ pub struct DemoArgs {
     /// Run without a cap.
     #[arg(long)]
     pub no_cap: bool,
-    /// How the CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, a quota only for a fraction, so it runs as on a box of that size) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits: bursts on many cores, then throttled).
+    /// How the CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, under a quota that binds only for a fraction of a core, so it runs as on a box of that size) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits: bursts on many cores, then throttled).
     #[arg(long, value_name = "HOW", default_value = "cpuset", value_parser = cap::CpuBy::parse)]
     pub cpu_by: cap::CpuBy,
     /// Let Plimsoll and the agent share every core.

@@ -29,7 +29,7 @@ pub struct RunArgs {
     /// Cap the SUT's memory (e.g. 2G, 512M) in a cgroup made for the step.
     #[arg(long)]
     pub mem: Option<String>,
-    /// How a CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, a quota only for a fraction) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits).
+    /// How a CPU cap is held where the SUT could run on more cores than --cpus: cpuset (the default: ceil(--cpus) cores of its own, under a quota that binds only for a fraction of a core) or quota (a quota over every core it may use, as docker run --cpus and Kubernetes limits).
     #[arg(long, value_name = "HOW", default_value = "cpuset", value_parser = cap::CpuBy::parse)]
     pub cpu_by: cap::CpuBy,
     /// Harness mode: this command (run with sh -c) drives its own sessions against the mock and prints `RESULT {json}`; Plimsoll probes it and merges its figures in.
