@@ -18,6 +18,7 @@ mod checks;
 mod driver;
 pub mod encode;
 mod framed;
+mod hist;
 pub mod http;
 pub mod pointer;
 pub mod run;

@@ -6,7 +6,8 @@
 
 use super::tally::{self, Seen};
 use crate::framed::{self, Reader, Writer};
-use crate::run::{hist, Failure, Progress};
+use crate::hist::hist;
+use crate::run::{Failure, Progress};
 use crate::spec::{BusSpec, Role};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -5,7 +5,8 @@
 
 use super::peer::{Ctx, Done};
 use super::tally::{self, Seen};
-use crate::run::{hist, DriveReport};
+use crate::hist::hist;
+use crate::run::DriveReport;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -2,7 +2,7 @@
 //! histograms, and the counts of turns, stalls, words and drops — written into RESULT's
 //! `voice` at the end.
 
-use crate::run::recorder::hist;
+use crate::hist::hist;
 use hdrhistogram::Histogram;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -17,5 +17,5 @@ pub use load::FullLoad;
 pub use options::{DriveOptions, Hook};
 pub(crate) use progress::InFlight;
 pub use progress::Progress;
-pub(crate) use recorder::{hist, measure_lag, Lag, Recorder};
+pub(crate) use recorder::{measure_lag, Lag, Recorder};
 pub use report::{DriveReport, RequestStats};

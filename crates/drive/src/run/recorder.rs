@@ -8,17 +8,13 @@
 use super::load::Load;
 use super::progress::Progress;
 use super::report::{DriveReport, RequestStats};
+use crate::hist::hist;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// An empty latency histogram: 1 µs to a day, three significant digits.
-pub(crate) fn hist() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 24 * 3_600_000_000, 3).expect("static bounds")
-}
 
 /// Everything the sessions of one run record, shared by all of them.
 pub(crate) struct Recorder {
