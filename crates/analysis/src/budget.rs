@@ -6,6 +6,19 @@
 
 pub use result::budget::{num, words, Breach, Budget, BUDGETS};
 
+/// A share as a percentage: 0.93 → "93 %".
+pub(crate) fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+/// A cap's size as an adjective: "1-core", "0.5-core"; the machine's without a cap.
+pub(crate) fn cap_size(c: Option<f64>) -> String {
+    match c {
+        Some(c) => format!("{}-core", num(c)),
+        None => "machine's".into(),
+    }
+}
+
 /// The figures of one step a budget can judge.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {

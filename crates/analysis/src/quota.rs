@@ -4,7 +4,7 @@
 //! what other processes took of the CPU the SUT could have used: only that makes a
 //! machine busy. Pure: a step's figures in, decisions out.
 
-use crate::budget::num;
+use crate::budget::{cap_size, num, pct};
 use crate::sample::Sample;
 use result::words::{count_f, sessions};
 use result::StepResult;
@@ -73,13 +73,17 @@ fn quota_below_cores(s: &StepResult) -> bool {
 /// the SUT's loss. A tenth of a core on fourteen cores is nothing to a 1-core quota.
 pub fn denied(s: &StepResult) -> Option<f64> {
     let i = s.interference.as_ref()?;
+    Some(others_denied(s, i) + i.steal_share)
+}
+
+/// Other processes' part of [`denied`]: what passed the quota's spare cores.
+fn others_denied(s: &StepResult, i: &result::Interference) -> f64 {
     let cores = i.cores.max(1e-9);
     let spare = match (may_use(s), quota_cores(s)) {
         (Some(m), Some(c)) => (m - c).max(0.0),
         _ => 0.0,
     };
-    let others = (i.others_share * cores - spare).max(0.0) / cores;
-    Some(others + i.steal_share)
+    (i.others_share * cores - spare).max(0.0) / cores
 }
 
 /// Whether a step measured a busy machine: others took a material share of the CPU the
@@ -88,9 +92,8 @@ pub fn contaminated(s: &StepResult) -> bool {
     let Some(i) = s.interference.as_ref() else {
         return false;
     };
-    let others = denied(s).unwrap_or(0.0) - i.steal_share;
     contaminated_by(
-        others.max(0.0),
+        others_denied(s, i),
         i.steal_share,
         i.harness_share,
         s.harness.bound == result::Bound::Harness,
@@ -162,7 +165,7 @@ pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
         Some(t) if read < wall && s.throttled.is_some_and(|x| x >= FULL) => {
             format!(
                 "the SUT's {} cap is full at {}: {t} (its CPU averaged {} of the cap over the step: a quota is spent in bursts, then waited out)",
-                cap_words(s.cpu_cores),
+                cap_size(s.cpu_cores),
                 sessions(s.concurrency),
                 pct(read)
             )
@@ -170,23 +173,11 @@ pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
         t => format!(
             "the SUT's CPU reaches {} of the {} cap at {}{}",
             pct(read),
-            cap_words(s.cpu_cores),
+            cap_size(s.cpu_cores),
             sessions(s.concurrency),
             t.map_or(String::new(), |t| format!(", {t}"))
         ),
     }
-}
-
-/// "1-core", "0.5-core", "machine's".
-fn cap_words(c: Option<f64>) -> String {
-    match c {
-        Some(c) => format!("{}-core", num(c)),
-        None => "machine's".into(),
-    }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
 }
 
 #[cfg(test)]

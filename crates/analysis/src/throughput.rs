@@ -172,23 +172,14 @@ fn spread(samples: &[Sample]) -> Vec<usize> {
     kept
 }
 
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
-}
+use crate::budget::cap_size;
+pub(crate) use crate::budget::pct;
 
 /// "1-core cap", "2-core cap", "the machine".
 fn cores_short(c: Option<f64>) -> String {
     match c {
         Some(c) => format!("{}-core cap", num(c)),
         None => "the machine".into(),
-    }
-}
-
-fn cores(c: Option<f64>) -> String {
-    match c {
-        Some(c) if (c - 1.0).abs() < 1e-9 => "1-core".into(),
-        Some(c) => format!("{}-core", num(c)),
-        None => "machine's".into(),
     }
 }
 
@@ -393,7 +384,7 @@ fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
     format!(
         "CPU — the SUT's CPU reaches {} of the {} cap at {}{heard}{cost}",
         pct(s.cpu_of_cap.unwrap_or(0.0)),
-        cores(s.cpu_cores),
+        cap_size(s.cpu_cores),
         sessions(s.concurrency)
     )
 }

@@ -34,8 +34,9 @@ impl Default for CapSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuBy {
     /// A small box: the SUT runs on ceil(cpus) cores of its own (a cpuset), under a quota
-    /// of `cpus` too, which binds only where `cpus` is a fraction of a core. Its threads queue for those cores as on a machine
-    /// of that size, so the line does not move with the size of the machine it ran on.
+    /// of `cpus` too, which binds only where `cpus` is a fraction of a core. Its threads
+    /// queue for those cores as on a machine of that size, so the line does not move with
+    /// the size of the machine it ran on.
     #[default]
     Cpuset,
     /// A quota (`cpu.max`) over every core the SUT may use, as `docker run --cpus` and
