@@ -87,7 +87,12 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     ) else {
         return own;
     };
-    let found = flats(steps, start);
+    // The knee may lie a level below the plateau (a bend from 2, flat from 4): a pool
+    // fills at the plateau, so its connections are flat from there, not from the knee.
+    let found = match (flats(steps, start), plateau) {
+        (f, Some(p)) if f.is_empty() && p.from > start => flats(steps, p.from),
+        (f, _) => f,
+    };
     let mock = found.iter().find(|f| f.peer == "mock");
     let pool = found
         .iter()
@@ -338,6 +343,33 @@ mod tests {
                 .contains("wall: a pool of 4 connections to redis"),
             "{}",
             v.headline
+        );
+    }
+
+    #[test]
+    fn a_pool_is_found_from_the_plateau_when_the_knee_lies_below_it() {
+        // CI's run of the held arm: the knee between 2 and 4, the plateau from 4, and the
+        // CPU at 52 % at 4 (not quiet): the wall read 'bends from 2 with no resource
+        // full', where the connections to redis were 2 and then 4 from 4 on.
+        let steps = vec![
+            with(step(2, 3.03, 1.11, 0.18), &[("redis", 2), ("mock", 2)]),
+            with(step(4, 5.73, 1.17, 0.52), &[("redis", 4), ("mock", 4)]),
+            with(step(8, 5.96, 1.91, 0.41), &[("redis", 4), ("mock", 4)]),
+            with(step(16, 5.97, 3.68, 0.45), &[("redis", 4), ("mock", 4)]),
+        ];
+        let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        assert!(
+            v.wall.text.starts_with(
+                "a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat"
+            ),
+            "{}",
+            v.wall.text
+        );
+        assert!(
+            v.wall.text.contains("CPU at most 52 % of its cap"),
+            "{}",
+            v.wall.text
         );
     }
 
