@@ -5,6 +5,7 @@
 
 pub mod map;
 pub mod modules;
+pub mod paths;
 pub mod source;
 
 use serde::Deserialize;

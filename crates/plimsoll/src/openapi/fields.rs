@@ -48,7 +48,7 @@ pub fn message_field(schema: &Value) -> Option<String> {
 
 /// The types a schema allows (`type`, or those of `anyOf` / `oneOf`); empty: any.
 fn types(raw: &Value, s: &Value) -> Vec<String> {
-    let s = super::resolve(raw, s, 0);
+    let s = super::refs::resolve(raw, s, 0);
     if let Some(t) = s.get("type").and_then(Value::as_str) {
         return vec![t.to_string()];
     }
@@ -91,7 +91,7 @@ pub fn fill(raw: &Value, schema: &Value) -> (Vec<(String, Value)>, Vec<String>) 
     let message = message_field(schema);
     for (name, s) in props {
         let allowed = types(raw, s);
-        let s = super::resolve(raw, s, 0);
+        let s = super::refs::resolve(raw, s, 0);
         let value = if message.as_deref() == Some(name) {
             message_value(name, &allowed)
         } else if drive::spec::names_a_conversation(name) && allowed_text(&allowed) {

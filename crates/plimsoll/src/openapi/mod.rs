@@ -5,6 +5,7 @@
 //! are `cmd::init`'s business.
 
 mod fields;
+mod refs;
 mod write;
 
 pub use write::session;
@@ -109,7 +110,7 @@ impl Doc {
 
     /// Follows `$ref`s (and merges `allOf`) until a schema with content.
     pub fn resolve(&self, s: &Value) -> Value {
-        resolve(&self.raw, s, 0)
+        refs::resolve(&self.raw, s, 0)
     }
 }
 
@@ -118,35 +119,6 @@ fn params(path: &str) -> Vec<String> {
         .skip(1)
         .filter_map(|r| r.split_once('}').map(|(n, _)| n.to_string()))
         .collect()
-}
-
-pub(crate) fn resolve(raw: &Value, s: &Value, depth: usize) -> Value {
-    if depth > 16 {
-        return Value::Null;
-    }
-    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        let target = r
-            .strip_prefix('#')
-            .and_then(|p| raw.pointer(p))
-            .cloned()
-            .unwrap_or(Value::Null);
-        return resolve(raw, &target, depth + 1);
-    }
-    if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-        let mut merged = serde_json::Map::new();
-        let mut required = Vec::new();
-        for part in all {
-            let p = resolve(raw, part, depth + 1);
-            if let Some(props) = p.get("properties").and_then(Value::as_object) {
-                merged.extend(props.clone());
-            }
-            if let Some(r) = p.get("required").and_then(Value::as_array) {
-                required.extend(r.clone());
-            }
-        }
-        return serde_json::json!({"type": "object", "properties": merged, "required": required});
-    }
-    s.clone()
 }
 
 /// The request body's encoding and schema: JSON first, then form, then multipart.
@@ -163,7 +135,7 @@ fn body(raw: &Value, op: &Value) -> Option<(Encoding, Value)> {
             .get("schema")
             .cloned()
             .unwrap_or(Value::Null);
-        Some((*enc, resolve(raw, &schema, 0)))
+        Some((*enc, refs::resolve(raw, &schema, 0)))
     })
 }
 

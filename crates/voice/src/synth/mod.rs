@@ -3,11 +3,14 @@
 //! four kinds (`sh`, `f`, `m`, `t`), formant transitions between them, a pitch contour
 //! per vowel on a falling phrase line — at 8, 16 or 24 kHz, every filter run at the
 //! output rate itself. `tracks` plans the control values per 2 ms block; `render` turns
-//! them into samples. The layout (phrase pauses, trailing silence) may be stretched so an
-//! utterance lasts as long as its text takes to say.
+//! them into samples; `speak` runs the two. The layout (phrase pauses, trailing silence)
+//! may be stretched so an utterance lasts as long as its text takes to say.
 
 mod render;
+mod speak;
 mod tracks;
+
+pub use speak::symbols;
 
 use crate::dsp::{noise_gain, voiced_gain};
 
@@ -190,14 +193,6 @@ pub fn pauses(symbols: &[Symbol]) -> usize {
         .iter()
         .filter(|s| s.pause_after && !s.end)
         .count()
-}
-
-/// Speaks the symbols at `fs` (8000, 16000 or 24000) with this layout: samples in
-/// [−1, 1].
-pub fn symbols(symbols: &[Symbol], fs: u32, layout: Layout) -> Vec<f32> {
-    let p = plan(symbols);
-    let t = tracks::build(&p, fs, layout);
-    render::render(&t, fs)
 }
 
 /// The gains a rate needs, computed once per rate.

@@ -16,6 +16,9 @@ use wire::audio::realtime::server::Events;
 use wire::audio::realtime::{client, ClientEvent, Content, Item, Session};
 use wire::{Role, WireError};
 
+/// A client gone quiet this long is closed (the API closes idle sessions too).
+pub const IDLE_S: u64 = 600;
+
 /// A response under way: its id and its task.
 struct Running {
     id: String,
@@ -97,7 +100,7 @@ pub(crate) async fn run(app: Arc<App>, socket: WebSocket, model: String, who: Op
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Update>();
     loop {
         tokio::select! {
-            msg = tokio::time::timeout(Duration::from_secs(super::IDLE_S), stream.next()) => {
+            msg = tokio::time::timeout(Duration::from_secs(IDLE_S), stream.next()) => {
                 match msg {
                     Ok(Some(Ok(Message::Text(t)))) => c.client_event(t.as_str(), &done_tx).await,
                     Ok(Some(Ok(Message::Binary(_)))) => c.error(&WireError::invalid("message", "binary frames are not read: send each client event as a JSON text message"), None),

@@ -17,9 +17,6 @@ use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
-/// A client gone quiet this long is closed (the API closes idle sessions too).
-pub const IDLE_S: u64 = 600;
-
 /// `GET /v1/realtime?model=…` upgraded to a WebSocket; anything else is the API's 400.
 pub async fn upgrade(
     State(app): State<Arc<App>>,
