@@ -9,8 +9,10 @@
 //! documents give the same answer.
 
 pub mod budget;
+pub mod calls;
 pub mod compare;
 pub mod cost;
+pub mod executor;
 pub mod findings;
 pub mod growth;
 pub mod headline;

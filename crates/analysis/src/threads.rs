@@ -23,7 +23,7 @@ const ALONE_SHARE: f64 = 0.9;
 
 /// Whether the busiest thread at a step is at its limit: saturated, or alone in doing
 /// the process's work and runnable most of the time.
-fn at_limit(s: &StepResult) -> bool {
+pub(crate) fn at_limit(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
@@ -170,7 +170,7 @@ const STALLED_MS: f64 = 1000.0;
 /// Whether one thread did (nearly) all of the process's work, busy at least half the
 /// time, while the responsiveness probe waited [`STALLED_MS`] or more: a loop blocked
 /// so long its calls failed, its share read over a span that ran on after they did.
-fn stalled_alone(s: &StepResult) -> bool {
+pub(crate) fn stalled_alone(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
@@ -197,7 +197,7 @@ fn pool_size_hint(name: &str) -> &'static str {
 }
 
 /// The wall in words, from the levels where the thread (or the threads) sat at its limit.
-fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+pub(crate) fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
     let top = on.last()?;
     let t = top.thread_cpu.as_ref()?;
     let n = on

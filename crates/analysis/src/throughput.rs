@@ -185,7 +185,7 @@ fn cores_short(c: Option<f64>) -> String {
 
 /// Plimsoll fell behind from `s` on: by its own cost, or because other processes took
 /// its cores (then the machine is the wall, not the harness).
-fn harness_wall(s: &Sample) -> Wall {
+pub(crate) fn harness_wall(s: &Sample) -> Wall {
     let n = num(s.concurrency);
     let at = sessions(s.concurrency);
     match s.harness_others.filter(|h| *h >= crate::trust::CONTAMINATED) {
@@ -356,7 +356,7 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
 
 /// A CPU wall of voice calls: where the cap ran full, what callers heard, what a call
 /// costs (a rate of turns says nothing of calls, whose turns go at speech's pace).
-fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
+pub(crate) fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
     let heard = match s.call {
         Some((stall, p95)) => format!(
             ", where {} of the bot's audio stalled and replies began in {} at p95",

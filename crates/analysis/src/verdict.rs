@@ -15,22 +15,27 @@ pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
     steps
         .iter()
         .filter(|s| s.outcome == Outcome::Ok)
-        .map(|s| Sample {
-            concurrency: s.concurrency as f64,
-            turns_per_s: turns_per_s(s),
-            cpu_of_cap: s.cpu_of_cap,
-            cpu_cores: s.cpu_cores,
-            throttled: s.cpu_throttled,
-            mem_of_cap: s.mem_of_cap,
-            harness_bound: s.harness.bound == Bound::Harness,
-            others: crate::quota::denied(s),
-            quota_how: crate::quota::quota_how(s),
-            run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
-            cpu_ms_per_turn: s.cpu_ms_per_turn,
-            harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
-            call: s.voice.as_ref().map(|v| (v.stall_share, v.response_p95_ms)),
-        })
+        .map(sample)
         .collect()
+}
+
+/// What the wall reads of one step.
+pub(crate) fn sample(s: &StepResult) -> Sample {
+    Sample {
+        concurrency: s.concurrency as f64,
+        turns_per_s: turns_per_s(s),
+        cpu_of_cap: s.cpu_of_cap,
+        cpu_cores: s.cpu_cores,
+        throttled: s.cpu_throttled,
+        mem_of_cap: s.mem_of_cap,
+        harness_bound: s.harness.bound == Bound::Harness,
+        others: crate::quota::denied(s),
+        quota_how: crate::quota::quota_how(s),
+        run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
+        cpu_ms_per_turn: s.cpu_ms_per_turn,
+        harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
+        call: s.voice.as_ref().map(|v| (v.stall_share, v.response_p95_ms)),
+    }
 }
 
 /// The verdict of a ladder whose steps are sorted by concurrency.
@@ -65,15 +70,11 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
-    let mut own = throughput::wall(&sm, knee.as_ref(), plateau.as_ref());
-    if let (Some(c), WallKind::None, None) = (collapse, own.kind, own.from) {
-        own = throughput::before_collapse(&sm, c);
-    }
-    let own = crate::threads::refine(own, steps, plateau.as_ref());
-    let own = crate::workers::refine(own, steps, plateau.as_ref());
-    let own = crate::pool::refine(own, steps, plateau.as_ref());
-    let own = crate::threads::at_collapse(own, steps, collapse);
-    let mut wall = with_provider(own, crate::provider::wall(steps, plateau.as_ref()));
+    let mut wall = match steps.iter().any(|s| s.voice.is_some()) {
+        // Calls go at speech's pace: judged from what was full where they went over.
+        true => crate::calls::wall(steps, &st),
+        false => text_wall(steps, &sm, knee.as_ref(), plateau.as_ref(), collapse),
+    };
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
     if wall.kind == WallKind::Cpu && cpu_rises {
         wall.text.push_str(&dearer_turns(steps));
@@ -117,6 +118,28 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
         said_of_calls(&mut v);
     }
     v
+}
+
+/// The wall of a ladder of text sessions: what stopped throughput, read from the knee or
+/// the plateau on, then named more closely (a thread, a worker pool, a connection pool,
+/// a pool seen by its threads' count), or the provider when it pushed back first.
+fn text_wall(
+    steps: &[StepResult],
+    sm: &[Sample],
+    knee: Option<&result::ladder::Knee>,
+    plateau: Option<&result::ladder::Plateau>,
+    collapse: Option<usize>,
+) -> Wall {
+    let mut own = throughput::wall(sm, knee, plateau);
+    if let (Some(c), WallKind::None, None) = (collapse, own.kind, own.from) {
+        own = throughput::before_collapse(sm, c);
+    }
+    let own = crate::threads::refine(own, steps, plateau);
+    let own = crate::workers::refine(own, steps, plateau);
+    let own = crate::pool::refine(own, steps, plateau);
+    let own = crate::executor::refine(own, steps, plateau);
+    let own = crate::threads::at_collapse(own, steps, collapse);
+    with_provider(own, crate::provider::wall(steps, plateau))
 }
 
 /// A ladder of voice calls says its verdict in calls: "holds 3 calls".

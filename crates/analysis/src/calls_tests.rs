@@ -1,0 +1,218 @@
+use crate::verdict::tests::step;
+use crate::verdict::verdict;
+use crate::Budget;
+use result::{BusyThread, Outcome, StepResult, ThreadCpu, VoiceCalls, WallKind};
+
+/// A level of calls: stalls, response p95 (ms), CPU of a 1-core cap.
+fn call(n: usize, stall: f64, p95: f64, cpu: f64) -> StepResult {
+    let mut s = step(n, n as f64 * 0.06, 1.0, cpu);
+    s.voice = Some(VoiceCalls {
+        protocol: "twilio".into(),
+        calls: n as u64,
+        stall_share: stall,
+        response_p95_ms: Some(p95),
+        ..Default::default()
+    });
+    s
+}
+
+/// The busiest thread: the main thread of `python` at this share of a core.
+fn main_thread(mut s: StepResult, share: f64, probe_ms: f64) -> StepResult {
+    s.thread_cpu = Some(ThreadCpu {
+        busiest: vec![BusyThread {
+            name: "python".into(),
+            tid: 1,
+            core_share: share,
+            wait_share: Some(0.0),
+            main: true,
+            ..Default::default()
+        }],
+        busy: 1,
+        saturated: (share >= 0.9) as u32,
+        ..Default::default()
+    });
+    s.probe_p99_ms = Some(probe_ms);
+    s
+}
+
+fn collapsed(mut s: StepResult) -> StepResult {
+    s.outcome = Outcome::ErrorRate;
+    s.sessions_failed = s.concurrency as u64;
+    s.sessions_ok = 0;
+    s
+}
+
+/// Issue 50's phone bot (Twilio Media Streams to the Realtime API) spending 4 ms of its
+/// event loop on every inbound frame, `ramp --cpus 1 --ladder 2,4,8,16,32`.
+fn phone_bot() -> Vec<StepResult> {
+    vec![
+        main_thread(call(2, 0.0, 891.0, 0.55), 0.55, 19.0),
+        main_thread(call(4, 0.017, 3301.0, 0.96), 0.96, 1444.0),
+        collapsed(main_thread(call(8, 0.0, 0.0, 0.99), 0.95, 8495.0)),
+    ]
+}
+
+#[test]
+fn the_phone_bot_is_held_by_its_main_thread_and_its_one_core_cap_alike() {
+    let v = verdict(&phone_bot(), &Budget::default().for_calls());
+    assert_eq!(v.holds, Some(2));
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_eq!(v.wall.from, Some(4.0));
+    assert_eq!(
+        v.wall.short,
+        "one thread (the main thread of `python` at 96 % of a core; the 1-core cap full with it; the probe waited 1.4 s at p99)"
+    );
+    let t = &v.wall.text;
+    assert!(
+        t.starts_with("one thread — the main thread of `python` at 96 % of a core from 4 calls"),
+        "{t}"
+    );
+    assert!(
+        t.contains("on a 1-core cap, the same wall: the cap is full with it (96 % of the cap)"),
+        "{t}"
+    );
+    assert!(
+        v.headline
+            .starts_with("holds 2 calls · wall: one thread (the main thread of `python`"),
+        "{}",
+        v.headline
+    );
+    // Never judged from turns a second: throughput grew up to 4 calls, as speech paces it.
+    assert!(
+        !t.contains("turns/s") && !v.headline.contains("none before"),
+        "{}",
+        v.headline
+    );
+}
+
+/// The project's Pipecat example under the default auto ladder, its own budget: CPU
+/// 27 / 48 / 71 / 82 / 84 / 97 % of the cap at 2 / 4 / 6 / 7 / 8 / 16 calls, stalls
+/// from 8, everything failing at 16; no thread at its limit.
+fn pipecat() -> Vec<StepResult> {
+    let mut steps = vec![
+        call(2, 0.0, 1700.0, 0.27),
+        call(4, 0.0, 1800.0, 0.48),
+        call(6, 0.0, 1900.0, 0.71),
+        call(7, 0.0, 2000.0, 0.82),
+        call(8, 0.034, 2200.0, 0.84),
+        collapsed(call(16, 0.0, 0.0, 0.97)),
+    ];
+    for s in &mut steps {
+        *s = main_thread(s.clone(), s.cpu_of_cap.unwrap() * 0.6, 20.0);
+    }
+    steps
+}
+
+fn pipecat_budget() -> Budget {
+    Budget {
+        response_p95_ms: Some(2500.0),
+        ..Budget::default()
+    }
+    .for_calls()
+}
+
+#[test]
+fn the_pipecat_example_names_its_cpu_where_its_calls_went_over() {
+    let v = verdict(&pipecat(), &pipecat_budget());
+    assert_eq!(v.holds, Some(7));
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+    assert_eq!(v.wall.short, "CPU (1-core cap nearly full at 8)");
+    let t = &v.wall.text;
+    assert!(t.starts_with("CPU — the SUT's CPU reaches 84 % of the 1-core cap at 8 calls, where 3 % of the bot's audio stalled"), "{t}");
+    assert!(
+        t.contains("a call's frames are due every 20 ms: at 84 % of the cap they already wait"),
+        "{t}"
+    );
+    assert!(!t.contains("no resource"), "{t}");
+}
+
+#[test]
+fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
+    let b = Budget::default().for_calls();
+    let over = |mut steps: Vec<StepResult>| {
+        steps[2].voice.as_mut().unwrap().stall_share = 0.05;
+        steps
+    };
+    let base = || {
+        over(vec![
+            call(2, 0.0, 900.0, 0.2),
+            call(4, 0.0, 950.0, 0.3),
+            call(8, 0.0, 990.0, 0.35),
+        ])
+    };
+    // Nothing full: a limit inside the bot.
+    let v = verdict(&base(), &b);
+    assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    assert!(
+        v.wall.text.starts_with(
+            "nothing full at 8 calls, the first level over budget (stall share 0.05 > 0.01)"
+        ),
+        "{}",
+        v.wall.text
+    );
+    // Memory per call.
+    let mut steps = base();
+    steps[2].mem_of_cap = Some(0.95);
+    assert_eq!(verdict(&steps, &b).wall.kind, WallKind::Memory);
+    // Harness-bound.
+    let mut steps = base();
+    steps[2].harness.bound = result::Bound::Harness;
+    assert_eq!(verdict(&steps, &b).wall.kind, WallKind::Harness);
+    // The provider's quota, refusing from 8.
+    let mut steps = base();
+    steps[2].provider = Some(result::Provider {
+        limits: "provider: 60 requests/min per key".into(),
+        answered: 100,
+        refused_share: 0.3,
+        binding: Some("the 60 requests/min quota per key".into()),
+        ..Default::default()
+    });
+    let v = verdict(&steps, &b);
+    assert_eq!(v.wall.kind, WallKind::Provider, "{}", v.wall.text);
+    // A pool of connections to a dependency, flat at 4 from 4 calls.
+    let mut steps = base();
+    for (s, n) in steps.iter_mut().zip([2u32, 4, 4]) {
+        s.connections = vec![result::Connection {
+            port: 6379,
+            peer: Some("redis".into()),
+            peak: n,
+            mean: n as f64,
+            series: Vec::new(),
+        }];
+    }
+    let v = verdict(&steps, &b);
+    assert_eq!(
+        v.wall.short, "a pool of 4 connections to redis",
+        "{}",
+        v.wall.text
+    );
+    // A pool of worker threads seen by their count.
+    let mut steps = over(vec![
+        call(2, 0.0, 900.0, 0.2),
+        call(4, 0.0, 950.0, 0.3),
+        call(8, 0.0, 990.0, 0.35),
+    ]);
+    steps.insert(2, call(6, 0.0, 960.0, 0.32));
+    steps[3].voice.as_mut().unwrap().stall_share = 0.05;
+    for (s, t) in steps.iter_mut().zip([3u64, 5, 7, 7]) {
+        s.peak_threads = t;
+    }
+    let v = verdict(&steps, &b);
+    assert!(
+        v.wall.short.starts_with("a pool of about 6 worker threads"),
+        "{}",
+        v.wall.text
+    );
+    // Every level held: the wall lies above the ladder.
+    let mut steps = base();
+    steps[2].voice.as_mut().unwrap().stall_share = 0.0;
+    let v = verdict(&steps, &b);
+    assert_eq!(v.wall.kind, WallKind::None);
+    assert!(
+        v.wall
+            .text
+            .starts_with("none within the ladder: every level held its budget up to 8 calls"),
+        "{}",
+        v.wall.text
+    );
+}

@@ -1,0 +1,162 @@
+//! A pool seen by its count: when throughput bends with no resource at its wall and no
+//! connection count explains it, a process whose threads grew with the sessions and then
+//! stopped at one count from the level where throughput bends has a pool of about that
+//! many workers (less the threads it had besides). Every Python thread is named `python`,
+//! so the count is what shows it, whatever the threads are called; what sizes the pool is
+//! said for the runtimes Plimsoll can tell by their threads' names.
+
+use crate::throughput::{flat_words, pct, Plateau, Wall};
+use result::words::count;
+use result::{Outcome, StepResult, WallKind};
+
+/// Thread counts within this share of each other (or one thread) are one count.
+const SAME: f64 = 0.10;
+
+/// The levels read: those that ended well and counted the SUT's threads.
+fn read(steps: &[StepResult]) -> Vec<&StepResult> {
+    steps
+        .iter()
+        .filter(|s| s.outcome == Outcome::Ok && s.peak_threads > 0)
+        .collect()
+}
+
+/// A pool that stopped growing: its threads from `from` on, the workers among them, and
+/// the levels below where the threads grew.
+struct Stopped<'a> {
+    threads: u64,
+    workers: u64,
+    below: Vec<&'a StepResult>,
+    on: Vec<&'a StepResult>,
+}
+
+fn stopped<'a>(ok: &[&'a StepResult], start: f64) -> Option<Stopped<'a>> {
+    let (below, on): (Vec<&StepResult>, Vec<&StepResult>) =
+        ok.iter().partition(|s| (s.concurrency as f64) < start);
+    let t: Vec<u64> = on.iter().map(|s| s.peak_threads).collect();
+    let (lo, hi) = (*t.iter().min()?, *t.iter().max()?);
+    let flat = on.len() >= 2 && (hi - lo) as f64 <= (lo as f64 * SAME).max(1.0);
+    // The threads grew with the sessions right up to where throughput bends: the level
+    // just below it had fewer, and so did the first.
+    let grew = below.last().is_some_and(|s| s.peak_threads < lo)
+        && below.first().is_some_and(|s| s.peak_threads + 1 < lo);
+    let past = on.last().is_some_and(|s| s.concurrency as u64 > hi);
+    if !(flat && grew && past) {
+        return None;
+    }
+    // The threads a process has besides its workers: what it had over its sessions
+    // where every session had a worker of its own (never below none).
+    let besides = below
+        .iter()
+        .map(|s| s.peak_threads.saturating_sub(s.concurrency as u64))
+        .min()
+        .unwrap_or(0);
+    let workers = hi.saturating_sub(besides);
+    (workers >= 2).then_some(Stopped {
+        threads: hi,
+        workers,
+        below,
+        on,
+    })
+}
+
+/// The wall named by a pool of worker threads seen by their count, when the SUT's own
+/// reading found no resource at its wall.
+pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
+    let (true, Some(start)) = (
+        matches!(own.kind, WallKind::Internal | WallKind::None),
+        own.from,
+    ) else {
+        return own;
+    };
+    let ok = read(steps);
+    let starts = [Some(start), plateau.map(|p| p.from)];
+    let Some((from, p)) = starts
+        .into_iter()
+        .flatten()
+        .find_map(|s| stopped(&ok, s).map(|p| (s, p)))
+    else {
+        return own;
+    };
+    wall(&p, from, plateau)
+}
+
+fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
+    let grew: Vec<String> = p
+        .below
+        .iter()
+        .map(|s| format!("{} at {}", s.peak_threads, s.concurrency))
+        .collect();
+    let (first, top) = (p.on[0], p.on[p.on.len() - 1]);
+    let throughput = match plateau {
+        Some(pl) => format!("throughput {}", flat_words(pl)),
+        None => format!(
+            "throughput bends ({} → {} turns/s from {} to {} sessions)",
+            crate::budget::num(first.turns_per_s.unwrap_or(0.0)),
+            crate::budget::num(top.turns_per_s.unwrap_or(0.0)),
+            first.concurrency,
+            top.concurrency
+        ),
+    };
+    let cpu =
+        p.on.iter()
+            .filter_map(|s| s.cpu_of_cap)
+            .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))))
+            .map_or(String::new(), |c| {
+                format!(" and its CPU is at most {} of its cap", pct(c))
+            });
+    let w = p.workers;
+    Wall {
+        kind: WallKind::Pool,
+        from: Some(from),
+        text: format!(
+            "a pool of about {} — the process stops adding threads at {} from {} sessions ({}) while {throughput}{cpu}: about {w} turns run at once and the rest wait for a worker{}",
+            count(w, "worker thread"),
+            p.threads,
+            first.concurrency,
+            grew.join(", "),
+            sized_by(top, w)
+        ),
+        short: format!(
+            "a pool of about {} (threads stop at {} from {})",
+            count(w, "worker thread"),
+            p.threads,
+            first.concurrency
+        ),
+    }
+}
+
+/// What sizes such a pool in the runtime the threads' names show, when they show one.
+fn sized_by(s: &StepResult, workers: u64) -> String {
+    let names: Vec<&str> = s
+        .thread_cpu
+        .iter()
+        .flat_map(|t| t.groups.iter().map(|g| g.name.as_str()))
+        .collect();
+    let has = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
+    if has(&|n| n.starts_with("python")) {
+        let cores = match workers.checked_sub(4) {
+            Some(c @ 1..=28) => format!(", {workers} when Python counts {}", count(c, "core")),
+            _ => String::new(),
+        };
+        return format!(
+            "; Python's default executor (asyncio's run_in_executor, a ThreadPoolExecutor without max_workers) has min(32, cores + 4) workers{cores}: give it more (loop.set_default_executor), or make the blocking calls async"
+        );
+    }
+    if has(&|n| n.starts_with("pool-") && n.contains("-thread")) {
+        return "; a JVM executor's threads (Executors.newFixedThreadPool): its size is the limit"
+            .into();
+    }
+    if has(&|n| n.contains("-exec-")) {
+        return "; Tomcat's request threads (server.tomcat.threads.max): its size is the limit"
+            .into();
+    }
+    if has(&|n| n.starts_with("libuv-worker")) {
+        return "; libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default): its size is the limit"
+            .into();
+    }
+    String::new()
+}
+
+#[cfg(test)]
+#[path = "executor_tests.rs"]
+mod tests;
