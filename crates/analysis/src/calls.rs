@@ -32,7 +32,7 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
         .filter(|s| s.concurrency < at.concurrency)
         .last()
         .unwrap_or(at);
-    let s = crate::verdict::sample(at);
+    let s = crate::reading::sample(at);
     if s.harness_bound {
         return crate::throughput::harness_wall(&s);
     }
@@ -49,7 +49,7 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
     let cpu = at.cpu_of_cap.unwrap_or(0.0);
     let throttled = at.cpu_throttled.unwrap_or(0.0);
     if cpu >= CALL_CPU || throttled >= crate::sample::FULL {
-        let all = crate::verdict::samples(steps);
+        let all = crate::reading::samples(steps);
         return Wall {
             kind: WallKind::Cpu,
             from: Some(at.concurrency as f64),

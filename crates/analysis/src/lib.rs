@@ -26,6 +26,7 @@ pub mod outcome;
 pub mod pool;
 pub mod provider;
 pub mod quota;
+pub mod reading;
 pub mod replicas;
 pub mod sample;
 pub mod scaling;

@@ -8,35 +8,9 @@ use crate::standing::standings;
 pub use crate::standing::{standing, standing_among, step_breaches, turns_per_s};
 use crate::throughput::{self, Sample, Wall};
 pub use result::ladder::{LevelStanding, Verdict};
-use result::{Bound, Outcome, Standing, StepResult, WallKind};
+use result::{Outcome, Standing, StepResult, WallKind};
 
-/// The throughput samples of the levels that did not collapse.
-pub fn samples(steps: &[StepResult]) -> Vec<Sample> {
-    steps
-        .iter()
-        .filter(|s| s.outcome == Outcome::Ok)
-        .map(sample)
-        .collect()
-}
-
-/// What the wall reads of one step.
-pub(crate) fn sample(s: &StepResult) -> Sample {
-    Sample {
-        concurrency: s.concurrency as f64,
-        turns_per_s: turns_per_s(s),
-        cpu_of_cap: s.cpu_of_cap,
-        cpu_cores: s.cpu_cores,
-        throttled: s.cpu_throttled,
-        mem_of_cap: s.mem_of_cap,
-        harness_bound: s.harness.bound == Bound::Harness,
-        others: crate::quota::denied(s),
-        quota_how: crate::quota::quota_how(s),
-        run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
-        cpu_ms_per_turn: s.cpu_ms_per_turn,
-        harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
-        call: s.voice.as_ref().map(|v| (v.stall_share, v.response_p95_ms)),
-    }
-}
+pub use crate::reading::samples;
 
 /// The verdict of a ladder whose steps are sorted by concurrency.
 pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
@@ -213,7 +187,7 @@ pub(crate) mod tests {
                 mock_timing_error_p99_ms: 1.0,
                 driver_lag_p99_ms: 1.0,
                 cpu_share: 0.02,
-                bound: Bound::Sut,
+                bound: result::Bound::Sut,
                 parts: None,
             },
             turns_per_s: Some(x),
