@@ -3,7 +3,7 @@
 //! 8 kHz, resampling, a gain change and any chunking — so the integrity oracle covers
 //! voice: the words a call spoke must reach that call's LLM request, and the audio a call
 //! hears must be the reply to that call. Nothing here needs a model installed; the
-//! encoding is Plimsoll's own (`docs/voice.md`), fast and deterministic.
+//! encoding is Plimsoll's own (`docs/voice-encoding.md`), fast and deterministic.
 //!
 //! `code` turns text into bits (a dictionary code, ~2 bits a character) and back;
 //! `frame` adds the CRC and cuts the bits into 9-bit syllables; `synth` speaks syllables
