@@ -107,10 +107,14 @@ def test_run_writes_junit_cases_for_what_its_exit_code_is_made_of(tmp_path):
             assert root.get("failures") == "0" and "p99_session_ms ≤ 100" not in cases
             assert summary.startswith("**Plimsoll run: pass** — 2 sessions"), summary
         else:
+            # The figure is the step's own: ~1,870 ms on a quiet machine (three turns of the
+            # memory scenario's ~630 ms), more on a busy one. What is checked is that the
+            # message carries it, above the limit; never less than the turns' own time.
             failure = cases["p99_session_ms ≤ 100"].find("failure")
-            assert failure.get("message").startswith("p99_session_ms 18"), failure.get("message")
+            said = re.match(r"p99_session_ms (\d+(?:\.\d+)?) ", failure.get("message"))
+            assert said and float(said.group(1)) >= 1000, failure.get("message")
             assert root.get("failures") == "1"
-            assert summary.startswith("**Plimsoll run: FAIL** — 2 sessions\n\n- p99_session_ms 18"), summary
+            assert re.match(r"\*\*Plimsoll run: FAIL\*\* — 2 sessions\n\n- p99_session_ms \d", summary), summary
         assert "```text\nstep: 2 concurrent sessions" in summary
 
 
@@ -136,7 +140,9 @@ def test_ramp_writes_a_suite_per_level_with_a_case_per_budget_check(tmp_path):
     root = junit(tmp_path / "b.xml")
     failure = root.find("testsuite/testcase/failure")
     assert failure is not None and failure.get("type") == "budget"
-    assert re.fullmatch(r"p99 turn ms 6\d\d > 600", failure.get("message")), failure.get("message")
+    # ~630 ms on a quiet machine, more on a busy one: the message carries the figure.
+    said = re.fullmatch(r"p99 turn ms (\d+(?:\.\d+)?) > 600", failure.get("message"))
+    assert said and float(said.group(1)) > 600, failure.get("message")
 
 
 def compare(tmp, fail_on, branch_cpu_ms):

@@ -34,7 +34,10 @@ def test_vectors_are_deterministic_unit_vectors_of_the_models_size(emock):
     t0 = time.perf_counter()
     r = c.embeddings.create(model="text-embedding-3-small", input=["the harbor", "the ship", "the harbor"])
     elapsed = time.perf_counter() - t0
-    assert 0.11 <= elapsed < 0.5, elapsed  # the model's 120 ms
+    # The model's 120 ms, never less (exact). The ceiling leaves the first call's client
+    # set-up on a busy machine (imports, a connection) its time; a wait per token or per
+    # dimension runs to seconds.
+    assert 0.11 <= elapsed < 1.0, elapsed
     assert [d.index for d in r.data] == [0, 1, 2]
     a, b, a2 = (d.embedding for d in r.data)
     assert len(a) == 1536

@@ -120,8 +120,11 @@ def test_timing_follows_the_model(oai):
     end = time.perf_counter()
     ttft_ms = (first - t0) * 1000
     total_ms = (end - t0) * 1000
-    assert 195 <= ttft_ms <= 260, ttft_ms
-    assert 390 <= total_ms <= 480, total_ms  # 200 + 39 × 5
+    # Never sooner than the model's times (exact). The ceilings are what a mock that counts
+    # the TTFT twice (400 ms) or the token time twice (~590 ms in all) crosses; a busy
+    # machine's client adds tens of ms, not 190.
+    assert 195 <= ttft_ms < 390, ttft_ms
+    assert 390 <= total_ms < 580, total_ms  # 200 + 39 × 5
 
 
 def test_bad_requests_raise_bad_request_naming_the_field(oai):

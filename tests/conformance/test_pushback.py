@@ -99,7 +99,10 @@ def test_the_sdks_own_retry_waits_as_long_as_the_quota_says(pmock, sdk):
     t0 = time.perf_counter()
     call(f"second-{sdk}")  # refused once with retry-after-ms ≈ 500, then let through
     elapsed = time.perf_counter() - t0
-    assert 0.45 <= elapsed <= 1.2, elapsed
+    # ~1 s on a quiet machine. The counts below are the exact check (refused once, retried
+    # once); the ceiling catches a retry-after of the quota's whole window (the SDK would
+    # wait up to a minute), not a busy machine's few hundred ms.
+    assert 0.45 <= elapsed <= 3.0, elapsed
     s = get_json(pmock.base, "/plimsoll/ledger")["sessions"][f"second-{sdk}"]
     assert (s["llm_calls"], s["refused"], s["retries"]) == (2, 1, 1), s
 
@@ -123,8 +126,9 @@ def test_a_token_quota_refuses_with_the_tokens_type(pmock):
     with pytest.raises(openai.RateLimitError) as e:
         b.chat.completions.create(model="itpm", messages=USER)
     # The debt (~1,000 tokens) takes a second to refill, less what refilled while the
-    # client sent its next request (a few ms; more on a loaded machine).
-    assert 900 <= int(e.value.response.headers["retry-after-ms"]) <= 1100
+    # client sent its next request (a few ms; hundreds on a loaded machine). Never more
+    # (exact); a debt forgotten would let the call through or ask for ~0.
+    assert 500 <= int(e.value.response.headers["retry-after-ms"]) <= 1100
     # More than the whole minute's quota can never pass.
     huge = [{"role": "user", "content": "word " * 70000}]
     with pytest.raises(openai.RateLimitError) as e:
@@ -148,12 +152,20 @@ def test_slots_queue_and_the_wait_counts_in_time_to_first_token(pmock):
         return sorted(await asyncio.gather(*(one(c) for _ in range(6))))
 
     ttft = asyncio.run(main())
-    # Two slots, a reply holds one for 600 ms: waves at 600, 1200 and 1800 ms (the
-    # Python client adds 10-30 ms of its own to six concurrent streams).
-    for got, want in zip(ttft, [600, 600, 1200, 1200, 1800, 1800]):
-        assert abs(got - want) <= want * 0.10, (ttft, want)
+    # Two slots, a reply holds one for 600 ms: waves at 600, 1200 and 1800 ms. The claim
+    # is the waves: the Python client adds 10-30 ms of its own to six concurrent streams
+    # on a quiet machine, and a loaded one can add a delay common to all of them, so the
+    # first is held to a floor and a loose ceiling, the others to their distance from it
+    # (no slots: all six at 600, gaps 0; one slot: waves six deep).
+    wants = [600, 600, 1200, 1200, 1800, 1800]
+    assert wants[0] * 0.9 <= ttft[0] <= wants[0] + 400, ttft
+    for got, want in zip(ttft[1:], wants[1:]):
+        assert abs((got - ttft[0]) - (want - wants[0])) <= want * 0.10, (ttft, want)
+    # The last wave waited two holds (1,200 ms), less the spread of the client's starts;
+    # one hold's wait (600) or none is a queue that was not there, one slot's (3,000) a
+    # queue too deep.
     w = get_json(pmock.base, "/plimsoll/ledger")["provider"]["queue_wait_ms"]
-    assert 1080 <= w["max"] <= 1320, w
+    assert 900 <= w["max"] <= 1800, w
 
 
 def test_a_full_queue_answers_overloaded_with_retry_after(pmock):

@@ -181,8 +181,12 @@ def test_thinking_streams_first_and_the_answer_waits_for_it(rmock):
             if e.type == "text" and first_text is None:
                 first_text = now
     assert first_thought is not None and first_text is not None
-    assert 0.09 <= first_thought < 0.2, first_thought
-    assert 0.55 <= first_text < 0.75, first_text
+    # Never sooner than the 100 ms first token and the 100 × 5 ms of thinking (exact). The
+    # ceilings are what a bug crosses, not a busy day: thinking held back until it ends
+    # puts its first delta at ~0.6 s; thinking at twice its pace puts the text ~1 s after
+    # it. The gap is measured against this run's own first thought.
+    assert 0.09 <= first_thought < 0.5, first_thought
+    assert 0.55 <= first_text and first_text - first_thought < 0.85, (first_thought, first_text)
     r = ledger(rmock)["sessions"]["slow"]
     assert r["llm_calls"] == 1
     totals = ledger(rmock)["totals"]["reasoning"]

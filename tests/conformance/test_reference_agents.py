@@ -44,7 +44,10 @@ def test_clean_step(example):
     assert r["integrity_violations"] == 0
     assert r["llm_calls"] == 225  # memory scenario: set, get, answer per turn
     assert r["p50_ttft_ms"] is not None and r["p50_ttft_ms"] > 0
-    assert 1.0 <= r["latency_inflation"] < 3.0
+    # Never under 1 (exact). The ceiling holds where the step measured the SUT: a
+    # harness-bound step (exit 4, a busy 2-core machine) says its latency is Plimsoll's own.
+    assert r["latency_inflation"] >= 1.0
+    assert code == 4 or r["latency_inflation"] < 3.0, r["latency_inflation"]
     assert r["peak_rss_mb"] > 20  # a Python process
     assert r["cpu_ms_per_turn"] > 0
 

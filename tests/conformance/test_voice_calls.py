@@ -114,7 +114,9 @@ def test_a_clean_bot_over_twilio_and_over_raw_pcm(tmp):
         assert v["turns"] == 4 and v["words_checked"] == 4 and v["words_wrong"] == 0, v
         # Replies answer within the mock's own time and a little: STT, LLM, TTS and VAD.
         assert 300 < v["response_p50_ms"] < 2500, v
-        assert v["stall_share"] < 0.01, v
+        # A clean bot does not stutter: ~0 on a quiet machine. A busy one may cost it a few
+        # late frames; a stall measure that read the 20 ms frame spacing as gaps is near 1.
+        assert v["stall_share"] < 0.05, v
         assert v["stages"]["stt_calls"] == 4 and v["stages"]["tts_calls"] == 4, v
         assert r["latency_inflation"] is None
         assert "replies: 4 answered" in p.stderr and "each on its own call" in p.stderr
@@ -192,4 +194,7 @@ def test_the_caller_talks_over_the_bot_and_it_falls_silent(tmp):
     assert p.returncode == 0, p.stderr
     v = r["voice"]
     assert v["barge_ins"] >= 1, v
-    assert v["barge_stop_p50_ms"] is not None and v["barge_stop_p50_ms"] < 600, v
+    # The bot falls silent within a few hundred ms of the caller's voice on a quiet machine
+    # (250 ms of quiet counts as stopped); one that talked on through the rest of its reply
+    # (14-20 tokens, 0.6 s in: seconds of speech left) would take seconds.
+    assert v["barge_stop_p50_ms"] is not None and v["barge_stop_p50_ms"] < 1500, v

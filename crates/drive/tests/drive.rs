@@ -119,8 +119,11 @@ async fn open_model_spreads_arrivals() {
         .unwrap();
     assert_eq!(r.sessions_ok, 30);
     assert!(r.wall_ms >= 290.0 + 40.0, "{}", r.wall_ms);
+    // ~4 in flight on a quiet machine (40 ms turns, 10 ms apart). A driver that ignores the
+    // rate starts all 30 at once; a slow day only stretches each session (and a stall
+    // bunches a few arrivals), so the ceiling sits between the two, not at a busy 10.
     assert!(
-        r.peak_in_flight >= 3 && r.peak_in_flight <= 10,
+        r.peak_in_flight >= 3 && r.peak_in_flight <= 20,
         "{}",
         r.peak_in_flight
     );
@@ -157,13 +160,16 @@ async fn slow_websocket_readers_are_paced_and_kept_apart() {
         "{}",
         r.session_slow_us.min()
     );
+    // The others take ~40 ms; a slow reader's session is held to >= 350 ms above. The
+    // ceiling is that floor: a slow session counted among the others crosses it, a busy
+    // machine's ~40 ms session would have to be 9 times slower.
     assert!(
-        r.session_others_us.max() < 200_000,
+        r.session_others_us.max() < 350_000,
         "{}",
         r.session_others_us.max()
     );
     assert!(
-        r.session_us.max() < 200_000,
+        r.session_us.max() < 350_000,
         "the slow ones stay out of the step's own times"
     );
 }

@@ -134,8 +134,11 @@ fn fanout_over_websocket_and_a_slow_subscriber_stalls_the_others() {
     );
     let stalled = slow.result["bus"]["p99_delivery_ms"].as_f64().unwrap();
     assert_eq!(n(&slow.result, "lost"), 0, "stalled, not lost");
+    // The 250 ms is the slow subscriber's sleeps: a floor no machine lowers. Against the
+    // quick run measured here, twice is enough: a delivery time that missed the stall
+    // reads about the same as the quick one, while a busy machine slows both runs.
     assert!(
-        stalled > 200.0 && stalled > 4.0 * quick,
+        stalled > 200.0 && stalled > 2.0 * quick,
         "p99 {stalled} ms vs {quick} ms"
     );
 }

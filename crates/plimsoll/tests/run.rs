@@ -143,9 +143,10 @@ fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the SUT is up (a child process of plimsoll), then interrupt mid-step.
+    // Wait until the SUT is up (a child process of plimsoll), then interrupt mid-step: up
+    // to 10 s, as a busy machine may take seconds to start it (the loop ends once it is).
     let mut sut = Vec::new();
-    for _ in 0..100 {
+    for _ in 0..500 {
         std::thread::sleep(std::time::Duration::from_millis(20));
         sut = sut_children(child.id());
         if !sut.is_empty() {
@@ -163,9 +164,9 @@ fn ctrl_c_stops_the_sut_and_leaves_no_orphans() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Gone within 5 s (a quiet machine: at once); one that survived Ctrl-C never goes.
     for p in sut {
-        assert!(!alive(p), "SUT process {p} survived Ctrl-C");
+        assert!(within(5.0, || !alive(p)), "SUT process {p} survived Ctrl-C");
     }
 }
 
@@ -461,21 +462,20 @@ fn the_probe_rises_when_the_sut_saturates() {
         serde_json::from_str(line.trim().strip_prefix("RESULT ").unwrap()).unwrap()
     };
     let p99 = |r: &serde_json::Value| r["probe_p99_ms"].as_f64().unwrap();
+    let wait = |r: &serde_json::Value| r["sched_delay_ms_per_s"].as_f64().unwrap();
     // Alone on the machine: idle p99 ~3 ms, saturated 16-24 ms. Beside the other tests
     // of this file (run in parallel) one pair read 5.2 against 10.1: a timing figure on a
-    // shared machine gets a second pair before it is called a failure.
-    let (idle, busy) = (0..2)
+    // shared machine gets a second pair before it is called a failure. Both rises are
+    // judged on the same pair, each against the idle run measured beside it.
+    let (idle, _busy) = (0..2)
         .map(|_| (probe("1"), probe("24")))
-        .find(|(idle, busy)| p99(busy) > 3.0 * p99(idle).max(2.0))
-        .unwrap_or_else(|| panic!("the probe's p99 did not rise with saturation, twice"));
+        .find(|(idle, busy)| {
+            p99(busy) > 3.0 * p99(idle).max(2.0) && wait(busy) > 10.0 * wait(idle).max(1.0)
+        })
+        .unwrap_or_else(|| {
+            panic!("the probe's p99 or the run-queue wait did not rise with saturation, twice")
+        });
     // Idle, the probe answers within a scheduler's wake-up (~1 ms here); the bound is
     // one a busy machine's noise cannot cross, the rise above is the check that matters.
     assert!(idle["probe_p50_ms"].as_f64().unwrap() < 20.0, "{idle}");
-    let wait = |r: &serde_json::Value| r["sched_delay_ms_per_s"].as_f64().unwrap();
-    assert!(
-        wait(&busy) > 10.0 * wait(&idle).max(1.0),
-        "{} {}",
-        wait(&idle),
-        wait(&busy)
-    );
 }

@@ -45,13 +45,17 @@ fn a_threads_server_runs_its_own_sequence_with_history_on() {
     assert_eq!(count("start"), (Some(24), Some(0)), "{q}");
     assert_eq!(count("wait"), (Some(24), Some(0)), "{q}");
     assert_eq!(count("delete"), (Some(8), Some(0)), "{q}");
-    // Starting a run is quick; waiting for it holds the model's time.
+    // Starting a run is quick; waiting for it holds the model's time (~200 ms or more).
+    // A start that ran the model itself would take that time and leave the wait one poll
+    // (ratio under 1); a busy machine slows the start's few ms, not to half the wait.
     let p50 = |n: &str| q[n]["p50_ms"].as_f64().unwrap();
-    assert!(p50("wait") > 10.0 * p50("start"), "{q}");
-    // The turn runs from its first request to its last reply: start plus wait.
+    assert!(p50("wait") > 2.0 * p50("start"), "{q}");
+    // The turn runs from its first request to its last reply: start plus wait, under
+    // 1.5 waits (the start is under half a wait, above). A turn clock that ran on from
+    // the session's start would read ~2 waits at the median turn of 3.
     let turn = r["p50_turn_ms"].as_f64().unwrap();
     assert!(
-        turn >= p50("wait") && turn < p50("wait") + 100.0,
+        turn >= p50("wait") && turn < 1.5 * p50("wait"),
         "{turn} {q}"
     );
 
@@ -332,9 +336,11 @@ fn slow_consumers_show_the_memory_a_buffering_sut_holds_for_them() {
         (Some(2), Some(0.1)),
         "{s}"
     );
-    // 8 MB at 2 MB/s: the slow ones take about 4 s; the others well under that.
+    // 8 MB at 2 MB/s: the slow ones take about 4 s (never much less: the pace is the
+    // driver's); the others well under that. The ceiling leaves a busy machine 3 s over
+    // the 4 and still fails a rate read as half (8 s) or in bits (32 s).
     let slow_p50 = s["p50_session_ms"].as_f64().unwrap();
-    assert!((3600.0..5500.0).contains(&slow_p50), "{s}");
+    assert!((3600.0..7000.0).contains(&slow_p50), "{s}");
     assert!(
         s["others_p50_session_ms"].as_f64().unwrap() < slow_p50 / 2.0,
         "{s}"

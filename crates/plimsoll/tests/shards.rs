@@ -112,9 +112,11 @@ fn now_s() -> f64 {
         .as_secs_f64()
 }
 
-/// N shards started together against the rig, into `dir`.
+/// N shards started together against the rig, into `dir`. The shared start is 3 s ahead:
+/// a shard that begins over a second after it is called late (the merge's tolerance), and
+/// four processes starting at once on a busy 2-core machine can take a second or two.
 fn shards(target: &str, mock: &str, n: usize, dir: &Path, extra: &[&str]) {
-    let at = format!("{:.3}", now_s() + 1.5);
+    let at = format!("{:.3}", now_s() + 3.0);
     let kids: Vec<Child> = (0..n)
         .map(|i| {
             shard_cmd(target, mock, extra)
@@ -160,7 +162,10 @@ fn close(a: &Value, b: &Value, key: &str, within: f64) {
 }
 
 /// The merged shards against one driver on the same schedule: counters equal, the
-/// percentiles as near as two runs of the one driver are to each other.
+/// percentiles as near as two runs of the one driver are to each other on a busy machine.
+/// A merge that reads one shard's figures or adds the shards' is off by 4× (or by a
+/// quarter for a shard left out): that is what the tolerances still catch. The mock's own
+/// time (`ideal_session_ms`) is the same schedule on both sides, so it stays close.
 fn same_run(merged: &Value, one: &Value, sessions: u64) {
     for key in [
         "sessions_ok",
@@ -177,15 +182,15 @@ fn same_run(merged: &Value, one: &Value, sessions: u64) {
         Some(sessions * 9),
         "3 turns × 3 LLM calls"
     );
-    for key in [
-        "p50_session_ms",
-        "p99_session_ms",
-        "p50_turn_ms",
-        "ideal_session_ms",
+    for (key, tolerance) in [
+        ("p50_session_ms", 0.2),
+        ("p99_session_ms", 0.5),
+        ("p50_turn_ms", 0.2),
+        ("ideal_session_ms", 0.05),
+        ("turns_per_s", 0.2),
     ] {
-        close(merged, one, key, 0.05);
+        close(merged, one, key, tolerance);
     }
-    close(merged, one, "turns_per_s", 0.1);
     assert_eq!(merged["outcome"], "ok");
     assert_eq!(merged["shards"]["merged"], 4);
 }

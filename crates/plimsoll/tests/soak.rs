@@ -71,9 +71,11 @@ fn a_planted_leak_is_found_with_its_slope_and_a_clean_floor_is_not() {
         "{}",
         doc["analysis"]
     );
-    // The series was sampled all along, the drain after the load.
+    // The series was sampled all along, the drain after the load: 48 samples at 0.5 s
+    // over 24 s on a quiet machine. A sampler at half its rate gives 24 and one stopped
+    // with the load 40; a busy machine's late samples cost a few, not 18.
     let series = doc["series"].as_array().unwrap();
-    assert!(series.len() >= 40, "{}", series.len());
+    assert!(series.len() >= 30, "{}", series.len());
     assert_eq!(series.last().unwrap()["phase"], "drain");
     let md = std::fs::read_to_string(dir.join("leaky/soak.md")).unwrap();
     assert!(
@@ -104,8 +106,10 @@ fn a_planted_leak_is_found_with_its_slope_and_a_clean_floor_is_not() {
             leak(&doc, r)
         );
     }
+    // ~400 sessions in 20 s on a quiet machine; a teardown that never runs counts 0. The
+    // count is the machine's speed, so the bound is far below it.
     assert!(
-        doc["result"]["requests"]["end"]["count"].as_u64().unwrap() > 100,
+        doc["result"]["requests"]["end"]["count"].as_u64().unwrap() > 10,
         "every session ended with its teardown: {}",
         doc["result"]
     );
@@ -147,8 +151,10 @@ fn a_killed_soak_keeps_its_series() {
     assert!(out.status.success(), "{err}");
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/soak.json")).unwrap()).unwrap();
+    // ~12 samples in 6 s on a quiet machine, fewer where the SUT was slow to start. A
+    // series kept only at the end is empty here, one written once holds one sample.
     assert!(
-        doc["series"].as_array().unwrap().len() >= 6,
+        doc["series"].as_array().unwrap().len() >= 2,
         "{}",
         doc["series"]
     );
@@ -203,8 +209,10 @@ fn ctrl_c_ends_a_soak_with_its_series_judged() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/soak.json")).unwrap()).unwrap();
     assert_eq!(doc["status"], "interrupted");
+    // ~12 samples in 6 s on a quiet machine, fewer where the SUT was slow to start; a
+    // soak that dropped its series at Ctrl-C has none, one written once holds one.
     assert!(
-        doc["series"].as_array().unwrap().len() >= 8,
+        doc["series"].as_array().unwrap().len() >= 2,
         "{}",
         doc["series"]
     );

@@ -51,8 +51,13 @@ fn cpu_bound() {
     );
     let predicted = 1000.0 / cpu_ms;
     let plateau = v["plateau"]["turns_per_s"].as_f64().expect(&err);
+    // Both sides are this run's own measures, so a slower machine moves them together.
+    // What does not cancel is another process taking the SUT's core: the verdict then
+    // says "machine busy" (the run measured the others' share), and the plateau may sit
+    // lower than its CPU predicts, never higher (a core cannot give more than itself).
+    let busy = v["headline"].as_str().unwrap().starts_with("machine busy");
     assert!(
-        (plateau / predicted - 1.0).abs() <= 0.15,
+        (plateau / predicted - 1.0).abs() <= 0.15 || (busy && plateau <= predicted * 1.15),
         "plateau {plateau} turns/s, predicted {predicted}\n{err}"
     );
     // The budget line: the last level within inflation 2.0 and the first over it, within
@@ -81,13 +86,12 @@ fn cpu_bound() {
     );
     assert!(v["headline"].as_str().unwrap().contains("wall: CPU"), "{v}");
     // The line with its spread (the levels either side of it ran again): on a quiet
-    // machine it holds 11 or 12 (three runs in a row: 11, 11, 12; docs/benchmarks.md).
+    // machine it holds 11 or 12 (three runs in a row: 11, 11, 12; docs/benchmarks/demo.md).
     // The boundary is smooth (latency inflation creeps past 2 between 12 and 14), so the
     // repeats may spread it: a CI runner said 11–14, with 12, 13 and 14 each held in 1 of
     // 3 runs at inflation 1.89–2.21. The range starts within two levels of 11–12, spans
     // at most four, and its ends are what its runs say. A busy machine may pull it lower
-    // only while its first words say so.
-    let busy = v["headline"].as_str().unwrap().starts_with("machine busy");
+    // only while its first words say so (`busy`, above).
     let (low, high) = (
         v["line"]["low"].as_u64().expect(&err),
         v["line"]["high"].as_u64().expect(&err),

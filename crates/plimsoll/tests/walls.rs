@@ -63,9 +63,17 @@ fn event_loop() {
     // Each session waits ~0.75 s on the mock between its loop's turns of work, so the
     // loop is busy ~84 % of the time at 24 sessions and ~92 % at 48 (a quiet run:
     // 9.66 turns/s against 10.08 allowed): the ladder goes to 48 to reach the plateau.
+    // Both are this run's own measures: a slower machine moves them together. Another
+    // process on the SUT's cores does not cancel; the verdict then says "machine busy"
+    // (the run measured the others' share) and the loop may get less than its core, so
+    // the plateau may sit lower, never above what one core allows.
     let allows = 1000.0 / cpu_ms;
+    let busy = v["headline"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("machine busy");
     assert!(
-        (best - allows).abs() <= 0.15 * allows,
+        (best - allows).abs() <= 0.15 * allows || (busy && best <= 1.15 * allows),
         "plateau {best} turns/s against one core's {allows}\n{err}"
     );
 }

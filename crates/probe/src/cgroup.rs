@@ -146,8 +146,14 @@ mod tests {
             .args(["-c", &script])
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let got = sut_cgroup(sut.id(), &[sut.id()]);
+        // Read until sh has joined the cgroup: at once on a quiet machine, maybe not within
+        // a fixed 200 ms on a busy one; a cgroup never read fails at 10 s.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut got = sut_cgroup(sut.id(), &[sut.id()]);
+        while got.is_none() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            got = sut_cgroup(sut.id(), &[sut.id()]);
+        }
         let _ = sut.kill();
         let _ = sut.wait();
         std::thread::sleep(std::time::Duration::from_millis(50));

@@ -193,8 +193,14 @@ mod tests {
             .args(["-c", "sleep 5 & sleep 5 & wait"])
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let s = sample_tree(child.id(), true);
+        // Sampled until sh has forked both sleeps: at once on a quiet machine, maybe not
+        // within a fixed 200 ms on a busy one; a tree that never shows them fails at 10 s.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut s = sample_tree(child.id(), true);
+        while s.processes < 3 && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            s = sample_tree(child.id(), true);
+        }
         let _ = child.kill();
         let _ = child.wait();
         assert_eq!(s.processes, 3, "sh and two sleeps: {s:?}");
@@ -204,12 +210,19 @@ mod tests {
     #[test]
     fn counts_this_process_threads() {
         let me = std::process::id();
+        // The four threads live until the sample is taken (a barrier, not a 300 ms sleep
+        // that a busy machine could outlast before sampling).
+        let gate = std::sync::Arc::new(std::sync::Barrier::new(5));
         let handles: Vec<_> = (0..4)
             .map(|_| {
-                std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(300)))
+                let gate = gate.clone();
+                std::thread::spawn(move || {
+                    gate.wait();
+                })
             })
             .collect();
         let s = sample_tree(me, false);
+        gate.wait();
         assert!(s.threads >= 5, "{s:?}");
         for h in handles {
             h.join().unwrap();
