@@ -3,34 +3,40 @@
 //! and never from turns a second: a call's turns go at speech's pace, so more turns a
 //! second with more calls says nothing of the headroom left.
 
-use crate::budget::{num, pct};
+use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL, MEM_WALL};
 use result::ladder::LevelStanding;
-use result::words::{int, sessions};
+use result::words::sessions;
 use result::{Standing, StepResult, WallKind};
 
 /// A call's audio is paced in real time: a cap this full already holds frames back, so
 /// the cap is the wall from here where the level is over its budget.
 pub const CALL_CPU: f64 = 0.75;
 
-/// A responsiveness probe kept waiting this long (p99, ms) is worth saying beside a
-/// thread at its limit: the loop the calls share could not answer for that long.
-const PROBE_SAID_MS: f64 = 100.0;
-
-/// The wall of a ladder of calls.
+/// The wall of a ladder of calls: judged at the first level over budget (or collapsed)
+/// above the highest that held — one below it that was over (a cold start's stalls) is
+/// noise near the line, as the verdict says.
 pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
-    let first = st
+    let holds = st
         .iter()
-        .find(|l| matches!(l.standing, Standing::Over | Standing::Collapsed));
+        .filter(|l| l.standing == Standing::Holds)
+        .map(|l| l.concurrency)
+        .max();
+    let first = st.iter().find(|l| {
+        matches!(l.standing, Standing::Over | Standing::Collapsed)
+            && holds.is_none_or(|h| l.concurrency > h)
+    });
     let Some((first, at)) =
         first.and_then(|l| Some((l, steps.iter().find(|s| s.concurrency == l.concurrency)?)))
     else {
         return held(steps);
     };
+    if first.standing == Standing::Collapsed {
+        return crate::calls_collapse::wall(steps, at);
+    }
     let before = steps
         .iter()
-        .filter(|s| s.concurrency < at.concurrency)
-        .last()
+        .rfind(|s| s.concurrency < at.concurrency)
         .unwrap_or(at);
     let s = crate::reading::sample(at);
     if s.harness_bound {
@@ -42,26 +48,26 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
         }
     }
     if crate::threads::at_limit(at) || crate::threads::stalled_alone(at) {
-        if let Some(w) = thread(at) {
+        if let Some(w) = crate::threads::of_calls(at) {
             return w;
         }
     }
     let cpu = at.cpu_of_cap.unwrap_or(0.0);
     let throttled = at.cpu_throttled.unwrap_or(0.0);
     if cpu >= CALL_CPU || throttled >= crate::sample::FULL {
+        let state = match (cpu >= CPU_WALL, cpu >= CALL_CPU) {
+            (true, _) => "full",
+            (false, true) => "nearly full",
+            (false, false) => "throttled",
+        };
         let all = crate::reading::samples(steps);
         return Wall {
             kind: WallKind::Cpu,
             from: Some(at.concurrency as f64),
-            text: crate::throughput::calls_cpu_words(&s, &all) + &headroom(cpu),
+            text: crate::throughput::calls_cpu_words(&s, &all) + &headroom(cpu, throttled),
             short: format!(
-                "CPU ({} cap {} at {})",
+                "CPU ({} cap {state} at {})",
                 crate::budget::cap_size(at.cpu_cores),
-                if cpu >= CPU_WALL {
-                    "full"
-                } else {
-                    "nearly full"
-                },
                 at.concurrency
             ),
         };
@@ -78,47 +84,24 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
             short: format!("memory ({} of its cap at {})", pct(m), at.concurrency),
         };
     }
-    pool(steps, before).unwrap_or_else(|| nothing_full(first, at))
-}
-
-/// One thread at its limit where the calls went over: said with the cap when the cap
-/// is one core and full with it — the same wall either way.
-fn thread(at: &StepResult) -> Option<Wall> {
-    let mut w = crate::threads::thread_wall(&[at], None)?;
-    let mut also = Vec::new();
-    let one_core = at.cpu_cores.is_some_and(|c| c <= 1.0);
-    if let (true, Some(c)) = (one_core, at.cpu_of_cap.filter(|c| *c >= CPU_WALL)) {
-        w.text.push_str(&format!(
-            " — on a 1-core cap, the same wall: the cap is full with it ({} of the cap)",
-            pct(c)
-        ));
-        also.push("the 1-core cap full with it".to_string());
-    }
-    if let Some(p) = at.probe_p99_ms.filter(|p| *p >= PROBE_SAID_MS) {
-        let waited = match p >= 1000.0 {
-            true => format!("{} s", num((p / 100.0).round() / 10.0)),
-            false => format!("{} ms", int(p.round() as u64)),
-        };
-        w.text.push_str(&format!(
-            "; the responsiveness probe waited {waited} at p99"
-        ));
-        also.push(format!("the probe waited {waited} at p99"));
-    }
-    if !also.is_empty() {
-        w.short = format!("{}; {})", w.short.trim_end_matches(')'), also.join("; "));
-    }
-    Some(w)
+    pool(steps, before)
+        .or_else(|| pool(steps, at))
+        .unwrap_or_else(|| nothing_full(first, at))
 }
 
 /// A cap not yet at its wall whose calls already went over: real-time audio needs room.
-fn headroom(cpu: f64) -> String {
-    match cpu < CPU_WALL {
-        true => format!(
+fn headroom(cpu: f64, throttled: f64) -> String {
+    match (cpu >= CPU_WALL, cpu >= CALL_CPU) {
+        (true, _) => String::new(),
+        (false, true) => format!(
             " — below {} a cap still has room for text turns, but a call's frames are due every 20 ms: at {} of the cap they already wait",
             pct(CPU_WALL),
             pct(cpu)
         ),
-        false => String::new(),
+        (false, false) => format!(
+            " — its quota throttled it in {} of its periods: a call's frames, due every 20 ms, wait out each one",
+            pct(throttled)
+        ),
     }
 }
 
@@ -171,14 +154,16 @@ fn held(steps: &[StepResult]) -> Wall {
     let cpu = steps
         .iter()
         .filter_map(|s| s.cpu_of_cap)
-        .fold(0.0, f64::max);
+        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))))
+        .map_or(String::new(), |c| {
+            format!(" (CPU at most {} of its cap)", pct(c))
+        });
     Wall {
         kind: WallKind::None,
         from: None,
         text: format!(
-            "none within the ladder: every level held its budget up to {} (CPU at most {} of its cap) — widen the ladder",
+            "none within the ladder: every level held its budget up to {}{cpu} — widen the ladder",
             sessions(top as f64),
-            pct(cpu)
         ),
         short: format!("none within the ladder (held at {top})"),
     }

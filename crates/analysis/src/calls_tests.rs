@@ -25,7 +25,6 @@ fn main_thread(mut s: StepResult, share: f64, probe_ms: f64) -> StepResult {
             core_share: share,
             wait_share: Some(0.0),
             main: true,
-            ..Default::default()
         }],
         busy: 1,
         saturated: (share >= 0.9) as u32,
@@ -68,7 +67,9 @@ fn the_phone_bot_is_held_by_its_main_thread_and_its_one_core_cap_alike() {
         "{t}"
     );
     assert!(
-        t.contains("on a 1-core cap, the same wall: the cap is full with it (96 % of the cap)"),
+        t.contains(
+            "; the 1-core cap is full with it, the same wall: more processes need cores to run on"
+        ),
         "{t}"
     );
     assert!(
@@ -215,4 +216,80 @@ fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
         "{}",
         v.wall.text
     );
+}
+
+#[test]
+fn a_level_over_below_one_that_holds_is_noise_not_the_wall() {
+    // A cold start's stalls at 2 calls; 4 and 8 hold; 16 over with the cap full.
+    let steps = vec![
+        call(2, 0.02, 900.0, 0.2),
+        call(4, 0.0, 950.0, 0.4),
+        call(8, 0.0, 990.0, 0.7),
+        call(16, 0.04, 1400.0, 0.92),
+    ];
+    let v = verdict(&steps, &Budget::default().for_calls());
+    assert_eq!(v.holds, Some(8));
+    assert_eq!(
+        v.wall.short, "CPU (1-core cap full at 16)",
+        "{}",
+        v.wall.text
+    );
+}
+
+#[test]
+fn a_collapse_past_the_line_is_judged_by_what_the_collapse_shows() {
+    let b = Budget::default().for_calls();
+    let ladder = |last: StepResult| vec![call(2, 0.0, 900.0, 0.2), call(4, 0.0, 950.0, 0.3), last];
+    // No figures at all: nothing is said to be full, nor what callers heard.
+    let mut bare = collapsed(call(8, 0.0, 0.0, 0.0));
+    bare.cpu_of_cap = None;
+    let v = verdict(&ladder(bare), &b);
+    assert_eq!(v.wall.kind, WallKind::None, "{}", v.wall.text);
+    assert_eq!(v.wall.short, "none before the collapse at 8");
+    assert!(
+        !v.wall.text.contains("over budget") && !v.wall.text.contains("stalled"),
+        "{}",
+        v.wall.text
+    );
+    // Killed for memory.
+    let mut oom = collapsed(call(8, 0.0, 0.0, 0.5));
+    oom.outcome = Outcome::OomKilled;
+    let v = verdict(&ladder(oom), &b);
+    assert_eq!(v.wall.kind, WallKind::Memory, "{}", v.wall.text);
+    // The cap full where the calls failed: the CPU, with no word of what callers heard.
+    let v = verdict(&ladder(collapsed(call(8, 0.0, 0.0, 0.97))), &b);
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+    assert!(
+        v.wall.text.ends_with(", where the calls failed"),
+        "{}",
+        v.wall.text
+    );
+    assert!(!v.wall.text.contains("stalled"), "{}", v.wall.text);
+}
+
+#[test]
+fn a_pool_that_fills_at_the_first_level_over_is_found() {
+    let b = Budget::default().for_calls();
+    let mut steps = vec![
+        call(2, 0.0, 900.0, 0.2),
+        call(4, 0.0, 950.0, 0.3),
+        call(8, 0.05, 990.0, 0.35),
+        call(16, 0.2, 1900.0, 0.36),
+    ];
+    for (s, n) in steps.iter_mut().zip([2u32, 4, 8, 8]) {
+        s.connections = vec![result::Connection {
+            port: 5432,
+            peer: Some("postgres".into()),
+            peak: n,
+            mean: n as f64,
+            series: Vec::new(),
+        }];
+    }
+    let v = verdict(&steps, &b);
+    assert_eq!(
+        v.wall.short, "a pool of 8 connections to postgres",
+        "{}",
+        v.wall.text
+    );
+    assert!(!v.wall.text.contains("turns/s"), "{}", v.wall.text);
 }

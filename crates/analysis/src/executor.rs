@@ -51,7 +51,15 @@ fn stopped<'a>(ok: &[&'a StepResult], start: f64) -> Option<Stopped<'a>> {
         .min()
         .unwrap_or(0);
     let workers = hi.saturating_sub(besides);
-    (workers >= 2).then_some(Stopped {
+    // A pool of workers: a thread a session below it (the same threads besides at every
+    // level, give or take one), and every worker busy where the count stopped. Threads a
+    // runtime adds as load grows (a JIT's, a collector's) do not go one a session.
+    let one_a_session = below.iter().all(|s| {
+        s.peak_threads.saturating_sub(s.concurrency as u64) <= besides + 1
+            && s.peak_threads + 1 >= s.concurrency as u64 + besides
+    });
+    let full = on[0].concurrency as u64 >= workers;
+    (workers >= 2 && one_a_session && full).then_some(Stopped {
         threads: hi,
         workers,
         below,
@@ -87,8 +95,11 @@ fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
         .map(|s| format!("{} at {}", s.peak_threads, s.concurrency))
         .collect();
     let (first, top) = (p.on[0], p.on[p.on.len() - 1]);
+    let calls = p.on.iter().any(|s| s.voice.is_some());
     let throughput = match plateau {
         Some(pl) => format!("throughput {}", flat_words(pl)),
+        // Calls go at speech's pace: their rate of turns says nothing of the pool.
+        None if calls => "the calls go over their budget".to_string(),
         None => format!(
             "throughput bends ({} → {} turns/s from {} to {} sessions)",
             crate::budget::num(first.turns_per_s.unwrap_or(0.0)),
@@ -134,19 +145,14 @@ fn sized_by(s: &StepResult, workers: u64) -> String {
         .collect();
     let has = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
     if has(&|n| n.starts_with("python")) {
-        let cores = match workers.checked_sub(4) {
-            Some(c @ 1..=28) => format!(", {workers} when Python counts {}", count(c, "core")),
-            _ => String::new(),
-        };
-        return format!(
-            "; Python's default executor (asyncio's run_in_executor, a ThreadPoolExecutor without max_workers) has min(32, cores + 4) workers{cores}: give it more (loop.set_default_executor), or make the blocking calls async"
-        );
+        return python(workers);
     }
     if has(&|n| n.starts_with("pool-") && n.contains("-thread")) {
         return "; a JVM executor's threads (Executors.newFixedThreadPool): its size is the limit"
             .into();
     }
-    if has(&|n| n.contains("-exec-")) {
+    // Linux keeps 15 characters of a name: `http-nio-8080-exec-1` reads `http-nio-8080-e`.
+    if has(&|n| n.starts_with("http-nio-") || n.starts_with("http-bio-")) {
         return "; Tomcat's request threads (server.tomcat.threads.max): its size is the limit"
             .into();
     }
@@ -155,6 +161,20 @@ fn sized_by(s: &StepResult, workers: u64) -> String {
             .into();
     }
     String::new()
+}
+
+/// The Python pools a count can be: the default executor (min(32, cores + 4)), anyio's
+/// thread limiter (40: FastAPI's and Starlette's sync routes), or one sized in the code.
+fn python(workers: u64) -> String {
+    match workers {
+        5..=31 => format!(
+            "; Python's default executor (asyncio's run_in_executor, a ThreadPoolExecutor without max_workers) has min(32, cores + 4) workers, {workers} when Python counts {}: give it more (loop.set_default_executor), or make the blocking calls async",
+            count(workers - 4, "core")
+        ),
+        32 => "; Python's default executor stops at 32 workers (min(32, cores + 4)) however many cores there are: give it more (loop.set_default_executor), or make the blocking calls async".into(),
+        40 => "; anyio's default thread limiter holds 40 threads (FastAPI's and Starlette's sync routes run there): raise its total_tokens, or make the routes async".into(),
+        _ => "; a Python thread pool of that size (a ThreadPoolExecutor's max_workers): its size is the limit".into(),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ fn threads(mut steps: Vec<StepResult>, t: &[u64], name: &str) -> Vec<StepResult>
                 name: name.into(),
                 threads: n as u32,
                 core_share: 0.1,
-                ..Default::default()
             }],
             ..Default::default()
         });
@@ -93,6 +92,42 @@ fn the_runtime_that_sizes_the_pool_is_named_where_its_threads_show_it() {
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
     assert!(
         v.wall.text.ends_with("the rest wait for a worker"),
+        "{}",
+        v.wall.text
+    );
+}
+
+#[test]
+fn threads_a_runtime_adds_with_load_are_no_pool() {
+    // A JVM whose compiler and collector threads start as load grows: 30, 34, 38, 38, 38
+    // at 2 … 32 sessions, more threads than sessions from the first level.
+    let steps = threads(executor(), &[30, 34, 38, 38, 38], "java");
+    let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+    assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+    // Python's other pools are told by their size: anyio's 40 threads.
+    let steps = threads(
+        vec![
+            step(8, 5.0, 1.0, 0.2),
+            step(16, 10.0, 1.0, 0.3),
+            step(32, 20.0, 1.1, 0.45),
+            step(64, 24.0, 2.2, 0.5),
+            step(128, 24.5, 4.4, 0.5),
+        ],
+        &[9, 17, 33, 41, 41],
+        "python3",
+    );
+    let v = crate::verdict::verdict(&steps, &crate::Budget::default());
+    assert!(
+        v.wall
+            .short
+            .starts_with("a pool of about 40 worker threads"),
+        "{}",
+        v.wall.text
+    );
+    assert!(
+        v.wall
+            .text
+            .contains("anyio's default thread limiter holds 40 threads"),
         "{}",
         v.wall.text
     );

@@ -10,6 +10,7 @@
 
 pub mod budget;
 pub mod calls;
+pub mod calls_collapse;
 pub mod compare;
 pub mod cost;
 pub mod executor;

@@ -131,6 +131,8 @@ fn pool_wall(
         .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
     let throughput = match plateau {
         Some(pl) => format!("throughput {}", flat_words(pl)),
+        // Calls go at speech's pace: their rate of turns says nothing of the pool.
+        None if steps.iter().any(|s| s.voice.is_some()) => "the calls go over their budget".into(),
         None => "throughput stops growing".into(),
     };
     let cpu = cpu.map_or(String::new(), |c| {

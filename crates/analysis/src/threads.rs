@@ -257,6 +257,39 @@ pub(crate) fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Opti
     })
 }
 
+/// A responsiveness probe kept waiting this long (p99, ms) is worth saying beside a
+/// thread at its limit: the loop the calls share could not answer for that long.
+const PROBE_SAID_MS: f64 = 100.0;
+
+/// One thread at its limit where the calls went over: said with the cap when the cap
+/// is one core or less and full with it — the same wall either way.
+pub(crate) fn of_calls(at: &StepResult) -> Option<Wall> {
+    let mut w = thread_wall(&[at], None)?;
+    let mut also = Vec::new();
+    let one_core = at.cpu_cores.is_some_and(|c| c <= 1.0);
+    if let (true, Some(_)) = (one_core, at.cpu_of_cap.filter(|c| *c >= CPU_WALL)) {
+        let cap = format!("the {} cap", crate::budget::cap_size(at.cpu_cores));
+        w.text.push_str(&format!(
+            "; {cap} is full with it, the same wall: more processes need cores to run on"
+        ));
+        also.push(format!("{cap} full with it"));
+    }
+    if let Some(p) = at.probe_p99_ms.filter(|p| *p >= PROBE_SAID_MS) {
+        let waited = match p >= 1000.0 {
+            true => format!("{} s", num((p / 100.0).round() / 10.0)),
+            false => format!("{} ms", result::words::int(p.round() as u64)),
+        };
+        w.text.push_str(&format!(
+            "; the responsiveness probe waited {waited} at p99"
+        ));
+        also.push(format!("the probe waited {waited} at p99"));
+    }
+    if !also.is_empty() {
+        w.short = format!("{}; {})", w.short.trim_end_matches(')'), also.join("; "));
+    }
+    Some(w)
+}
+
 #[cfg(test)]
 #[path = "threads_tests.rs"]
 mod tests;

@@ -71,7 +71,16 @@ impl Crate {
                 best = Some(i);
             }
         }
-        let n = best?;
+        // An item the crate root re-exports (`crate::Budget` from `pub use budget::Budget`)
+        // is traced through the root's import.
+        let Some(n) = best else {
+            let i = self
+                .import("", abs.first()?)
+                .filter(|i| i.public && depth < 8)?;
+            let mut p = i.path.clone();
+            p.extend(abs[1..].iter().cloned());
+            return self.resolve("", &p, depth + 1);
+        };
         let module = abs[..n].join("::");
         if let (Some(next), true) = (abs.get(n), depth < 8) {
             if let Some(i) = self.import(&module, next).filter(|i| i.public) {
@@ -296,5 +305,15 @@ mod tests {
             ),
         ];
         assert_eq!(circles(&files), vec![vec!["call", "call::tally"]]);
+    }
+
+    #[test]
+    fn an_item_the_crate_root_re_exports_is_traced_to_its_module() {
+        let files = vec![
+            file("", "mod budget;\nmod verdict;\npub use budget::Budget;"),
+            file("budget", "use crate::verdict::Line;\npub struct Budget;"),
+            file("verdict", "pub struct Line;\nfn f(b: crate::Budget) {}"),
+        ];
+        assert_eq!(circles(&files), vec![vec!["budget", "verdict"]]);
     }
 }

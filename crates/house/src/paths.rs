@@ -109,7 +109,12 @@ fn tree(t: &[Tok], mut i: usize, prefix: &[String], public: bool, out: &mut Vec<
         Some(Tok::Punct('{')) => {
             i += 1;
             while i < t.len() && t[i] != Tok::Punct('}') {
+                let was = i;
                 i = tree(t, i, &path, public, out);
+                // A token no tree starts with (`$name` in a macro, `r#type`): step past it.
+                if i == was {
+                    i += 1;
+                }
                 if t.get(i) == Some(&Tok::Punct(',')) {
                     i += 1;
                 }
@@ -155,6 +160,25 @@ fn named_item(t: &[Tok], i: usize) -> bool {
     upper || matches!(t.get(i + 1), Some(Tok::Punct('(' | '!')))
 }
 
+/// The index of the token that closes the group opened at `i`.
+fn skip_group(t: &[Tok], mut i: usize, open: char, close: char) -> usize {
+    let mut depth = 0usize;
+    while i < t.len() {
+        match &t[i] {
+            Tok::Punct(c) if *c == open => depth += 1,
+            Tok::Punct(c) if *c == close => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Everything `code` names.
 pub fn names(code: &str) -> Names {
     let t = tokens(code);
@@ -170,8 +194,19 @@ pub fn names(code: &str) -> Names {
                     i += 1;
                 }
             }
-            // `mod tally;` declares a module; it names nothing to import.
-            Some("mod") if !after_colons => i += 1,
+            // `mod tally;` declares a module; it names nothing to import. An inline
+            // `mod x { … }` is a module of its own, whose `super` is not this one's: its
+            // body is left out.
+            Some("mod") if !after_colons => {
+                i += 1;
+                if t.get(i + 1) == Some(&Tok::Punct('{')) {
+                    i = skip_group(&t, i + 1, '{', '}');
+                }
+            }
+            // `pub(in crate::a)` names where an item is seen, not an import.
+            Some("pub") if t.get(i + 1) == Some(&Tok::Punct('(')) => {
+                i = skip_group(&t, i + 1, '(', ')');
+            }
             Some(s) if !after_colons => {
                 let mut path = vec![s.to_string()];
                 let mut j = i + 1;
@@ -230,6 +265,16 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(n.paths.is_empty(), "{n:?}");
+    }
+
+    #[test]
+    fn odd_tokens_inline_modules_and_visibility_paths_are_no_imports() {
+        let n = names("use crate::kw::{r#type, x, $name};\npub(in crate::a) fn f() {}\nmod imp {\n    use super::Thing;\n}\nuse crate::b;");
+        let got: Vec<String> = n.imports.iter().map(|i| i.path.join("::")).collect();
+        assert!(got.contains(&"crate::kw::x".to_string()), "{got:?}");
+        assert!(got.contains(&"crate::b".to_string()), "{got:?}");
+        assert!(!got.iter().any(|p| p.contains("Thing")), "{got:?}");
+        assert!(!n.paths.iter().any(|p| p.join("::") == "crate::a"), "{n:?}");
     }
 
     #[test]

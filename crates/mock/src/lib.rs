@@ -26,6 +26,7 @@ pub mod provider;
 pub mod pushback;
 pub mod serve;
 pub mod session;
+pub mod spec;
 
 pub use failures::{Failures, Injected};
 pub use hash::fnv1a;

@@ -276,9 +276,9 @@ fn resources(r: &mut StepResult, probe: &Summary, m: &Measured) {
         cores: sut_cores,
     });
     r.turns_per_s = Some(round2(rate));
-    r.rate_check = Some(check);
     r.cpu_cores = Some(sut_cores);
-    r.cpu_of_cap = Some(round3(l.cpu_busy / sut_cores));
+    r.cpu_of_cap = Some(round3(l.cpu_for(&check.used) / sut_cores));
+    r.rate_check = Some(check);
     r.cpu_throttled = m.throttled.map(round3);
     r.mem_of_cap = match (&probe.cgroup, &m.cap) {
         (Some(cg), Some((_, c, _))) if c.mem_bytes > 0 => {

@@ -17,6 +17,20 @@ pub(crate) struct Loaded {
     pub wall: f64,
     /// The SUT's CPU (cores busy) over the span of full load, else over the wall time.
     pub cpu_busy: f64,
+    /// The SUT's CPU over the wall time.
+    pub cpu_wall: f64,
+}
+
+impl Loaded {
+    /// The SUT's CPU over the span the step's rate was read from (`used`: "full_load" or
+    /// "wall"), so that its share of the cap and its rate describe the same turns: slow
+    /// first turns left out of the span of full load are in the wall time's CPU and rate.
+    pub(crate) fn cpu_for(&self, used: &str) -> f64 {
+        match used {
+            "full_load" => self.cpu_busy,
+            _ => self.cpu_wall,
+        }
+    }
 }
 
 pub(crate) fn loaded(m: &Measured, probe: &Summary, concurrency: usize) -> Loaded {
@@ -38,12 +52,14 @@ pub(crate) fn loaded(m: &Measured, probe: &Summary, concurrency: usize) -> Loade
                 full_load: Some(rate),
                 wall,
                 cpu_busy,
+                cpu_wall: probe.cpu_sec / wall_s,
             }
         }
         _ => Loaded {
             full_load: None,
             wall,
             cpu_busy: probe.cpu_sec / wall_s,
+            cpu_wall: probe.cpu_sec / wall_s,
         },
     }
 }

@@ -4,13 +4,12 @@
 //! and the Realtime API over WebSocket (`realtime`: server VAD, responses that speak).
 //! The voice itself — the words carried in the audio, heard back from it — is the `voice`
 //! crate's; the wire shapes are `wire::audio`'s; how they keep time is the scenario's
-//! `[audio]` table (`settings`). What each did goes to the ledger per session. Speaking
+//! `[audio]` table (`crate::spec::audio`). What each did goes to the ledger per session. Speaking
 //! and hearing run on the voice's pool (`off_clock`), at a lowered priority: beside a
 //! driver's calls, its 20 ms frames come first.
 
 pub mod realtime;
 pub mod said;
-pub mod settings;
 pub mod speech;
 mod stream;
 pub mod transcribe;
@@ -21,11 +20,12 @@ use crate::serve::app::App;
 /// and pace audio, above the caller's own reading of replies (19).
 const POOL_NICE: i32 = 10;
 
-/// The pool the mock's audio work runs on: a thread for each core the mock may use (its
-/// affinity and quota: one when it is held to one core).
-pub(crate) fn pool() -> voice::pool::Pool {
+/// The pool the mock's audio work runs on, its threads named after the mock's (`name`):
+/// a thread for each core the mock may use (its affinity and quota: one when it is held
+/// to one core).
+pub(crate) fn pool(name: &str) -> voice::pool::Pool {
     let cores = voice::pool::cores();
-    voice::pool::Pool::new(&format!("{}-voice", crate::THREAD_NAME), cores, POOL_NICE)
+    voice::pool::Pool::new(&format!("{name}-voice"), cores, POOL_NICE)
 }
 
 /// Runs `f` on the mock's voice pool; None when the pool is gone.

@@ -89,7 +89,7 @@ async fn spoken(app: &App, req: &SpeechRequest) -> Result<Arc<Vec<f32>>, WireErr
 fn frames(
     req: &SpeechRequest,
     audio: &[f32],
-    set: super::settings::AudioSettings,
+    set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
     let pcm = voice::pcm::to_s16le(audio);
     let per = ((RATE as f64 * set.chunk_ms / 1000.0) as usize * 2).max(2);

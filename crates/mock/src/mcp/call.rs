@@ -8,9 +8,9 @@
 
 use crate::mcp::ledger::{Answered, Call};
 use crate::mcp::server::{kind_of, Answer, McpServer, Via};
-use crate::mcp::spec::{FailWith, ToolSpec, When};
 use crate::mcp::tools;
 use crate::provider::model::Jitter;
+use crate::spec::mcp::{FailWith, ToolSpec, When};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};

@@ -9,8 +9,8 @@
 //! process is known.
 
 use crate::mcp::server::{Answer, Mirrored, Transport, Via};
-use crate::mcp::spec::ReplyForm;
 use crate::serve::app::App;
+use crate::spec::mcp::ReplyForm;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

@@ -1,5 +1,5 @@
 //! Tools served over the Model Context Protocol: the scenario's `[mcp]` section
-//! (`spec.rs`), what each tool answers (`tools.rs`), the server that answers one
+//! (`crate::spec::mcp`), what each tool answers (`tools.rs`), the server that answers one
 //! JSON-RPC message of either era of the protocol (`server.rs`) and runs one tool call
 //! with its latency and failures (`call.rs`), what it served to whom (`ledger.rs`,
 //! reported as `summary.rs`), and its transports: Streamable HTTP at `/mcp` (`http.rs`)
@@ -14,7 +14,6 @@ pub mod ledger;
 pub mod lines;
 pub mod relay;
 pub mod server;
-pub mod spec;
 pub mod stdio;
 pub mod summary;
 pub mod tools;

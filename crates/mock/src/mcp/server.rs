@@ -9,8 +9,8 @@
 //! `call.rs`'s; HTTP and stdio are `http.rs`'s and `stdio.rs`'s.
 
 use crate::mcp::ledger::McpLedger;
-use crate::mcp::spec::McpSpec;
 use crate::mcp::tools::Kv;
+use crate::spec::mcp::McpSpec;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -4,7 +4,7 @@
 //! Arguments that miss what the tool's schema requires get a tool error, as MCP asks of
 //! input errors. When and whether a call fails on purpose is `call.rs`'s business.
 
-use crate::mcp::spec::{ResultKind, ToolSpec};
+use crate::spec::mcp::{ResultKind, ToolSpec};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -48,8 +48,8 @@
 //! history = true
 //! reasoning = true           # thinking blocks / reasoning items come back intact
 //! [audio]                    # how speech, transcriptions and the Realtime API keep time
-//! chars_per_s = 15           # (see audio/settings.rs)
-//! [[mcp.tools]]              # tools served over MCP (/mcp, plimsoll mcp --stdio): see mcp/spec.rs
+//! chars_per_s = 15           # (see spec/audio.rs)
+//! [[mcp.tools]]              # tools served over MCP (/mcp, plimsoll mcp --stdio): see spec/mcp.rs
 //! name = "kv_get"
 //! result = "kv_get"
 //! ```
@@ -123,9 +123,9 @@ pub struct Scenario {
     pub defaults: ModelSpec,
     pub models: BTreeMap<String, ModelSpec>,
     /// The tools served over MCP (none without an `[mcp]` section).
-    pub mcp: crate::mcp::spec::McpSpec,
+    pub mcp: crate::spec::mcp::McpSpec,
     /// How the audio APIs speak and hear in time.
-    pub audio: crate::audio::settings::AudioSettings,
+    pub audio: crate::spec::audio::AudioSettings,
 }
 
 impl Default for Scenario {
@@ -328,12 +328,12 @@ struct RawScenario {
     models: BTreeMap<String, RawModel>,
     /// Tools the mock serves over the Model Context Protocol (/mcp, or `plimsoll mcp
     /// --stdio`); none without this table.
-    #[schemars(with = "Option<crate::mcp::spec::RawMcp>")]
-    mcp: Option<Spanned<crate::mcp::spec::RawMcp>>,
+    #[schemars(with = "Option<crate::spec::mcp::RawMcp>")]
+    mcp: Option<Spanned<crate::spec::mcp::RawMcp>>,
     /// How speech, transcriptions and the Realtime API keep time: speaking rate, latencies
     /// and chunk size.
-    #[schemars(with = "Option<crate::audio::settings::AudioSettings>")]
-    audio: Option<Spanned<crate::audio::settings::AudioSettings>>,
+    #[schemars(with = "Option<crate::spec::audio::AudioSettings>")]
+    audio: Option<Spanned<crate::spec::audio::AudioSettings>>,
 }
 
 /// The JSON Schema of a scenario file, made by `g` from the types that read it.
