@@ -86,7 +86,49 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
     }
     pool(steps, before)
         .or_else(|| pool(steps, at))
+        .or_else(|| rising(steps, at))
         .unwrap_or_else(|| nothing_full(first, at))
+}
+
+/// A cap this full (below [`CALL_CPU`]) is the wall too where its share rose with every
+/// level up to the first over and nothing else was near a limit: a call's work comes in
+/// bursts (VAD, decoding, encoding), so replies queue for the core before the average
+/// fills it.
+pub const CALL_CPU_RISING: f64 = 0.6;
+
+/// The CPU as the wall of calls whose cap was [`CALL_CPU_RISING`] full or more and rose
+/// with every level (within 2 points) over three levels or more up to `at`.
+fn rising(steps: &[StepResult], at: &StepResult) -> Option<Wall> {
+    let cpu: Vec<(usize, f64)> = steps
+        .iter()
+        .filter(|s| s.outcome == result::Outcome::Ok && s.concurrency <= at.concurrency)
+        .map(|s| Some((s.concurrency, s.cpu_of_cap?)))
+        .collect::<Option<_>>()?;
+    let (first, last) = (cpu.first()?, cpu.last()?);
+    let rose = cpu.windows(2).all(|w| w[1].1 >= w[0].1 - 0.02);
+    if cpu.len() < 3 || !rose || last.1 < CALL_CPU_RISING || last.0 != at.concurrency {
+        return None;
+    }
+    let all = crate::reading::samples(steps);
+    let s = crate::reading::sample(at);
+    Some(Wall {
+        kind: WallKind::Cpu,
+        from: Some(at.concurrency as f64),
+        text: format!(
+            "{} — its share rose with every level ({} → {} from {} to {}) and nothing else was near its limit: a call's work comes in bursts (VAD, decoding, encoding), so replies queue for the core before the average fills it",
+            crate::throughput::calls_cpu_words(&s, &all),
+            pct(first.1),
+            pct(last.1),
+            first.0,
+            sessions(last.0 as f64)
+        ),
+        short: format!(
+            "CPU ({} cap at {} at {}, rising with each call)",
+            crate::budget::cap_size(at.cpu_cores),
+            pct(last.1),
+            at.concurrency
+        ),
+    })
 }
 
 /// A cap not yet at its wall whose calls already went over: real-time audio needs room.

@@ -293,3 +293,49 @@ fn a_pool_that_fills_at_the_first_level_over_is_found() {
     );
     assert!(!v.wall.text.contains("turns/s"), "{}", v.wall.text);
 }
+
+/// The Pipecat example under the default auto ladder on the 2-core box (2026-11-27): over
+/// at 6 calls by response p95 (2122 > 2000 ms) with the cap 69 % full, its share rising
+/// from 37 % at 2; no thread at its limit, no pool. It read "inside the bot (over at 6,
+/// nothing full)"; the CPU is the one thing that rose with the calls.
+#[test]
+fn a_cap_that_rose_with_every_call_is_the_wall_before_it_is_full() {
+    let mut steps = vec![
+        call(2, 0.001, 1661.0, 0.37),
+        call(4, 0.0, 1892.0, 0.62),
+        call(5, 0.0, 1870.0, 0.67),
+        call(6, 0.0, 2122.0, 0.69),
+        call(8, 0.032, 2363.0, 0.83),
+        collapsed(call(16, 0.0, 0.0, 0.77)),
+    ];
+    for s in &mut steps {
+        let cpu = s.cpu_of_cap.unwrap();
+        *s = main_thread(s.clone(), cpu * 0.75, 40.0);
+    }
+    let v = verdict(&steps, &pipecat_budget_of(2000.0));
+    assert_eq!(v.holds, Some(5));
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+    assert_eq!(
+        v.wall.short,
+        "CPU (1-core cap at 69 % at 6, rising with each call)"
+    );
+    assert!(
+        v.wall
+            .text
+            .contains("its share rose with every level (37 % → 69 % from 2 to 6 calls)"),
+        "{}",
+        v.wall.text
+    );
+    // A share that fell on the way is no such wall: nothing full.
+    steps[2].cpu_of_cap = Some(0.3);
+    let v = verdict(&steps, &pipecat_budget_of(2000.0));
+    assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+}
+
+fn pipecat_budget_of(p95: f64) -> Budget {
+    Budget {
+        response_p95_ms: Some(p95),
+        ..Budget::default()
+    }
+    .for_calls()
+}

@@ -157,15 +157,16 @@ fn cold_start() {
         if let Some(allows) = s["rate_check"]["cpu_allows_turns_per_s"].as_f64() {
             assert!(rate <= allows * 1.1, "{rate} > {allows}\n{err}");
         }
-        // Read from the wall time, share × cores / rate is the CPU per turn itself
-        // (rounding apart); from the span of full load, the span's own turns.
+        // Read from the wall time, share × cores / rate is the CPU per turn itself (the
+        // floor's start, a few ms, and rounding apart); from the span of full load, the
+        // span's own turns.
         if s["rate_check"]["used"] == "wall" {
             let per_turn =
                 s["cpu_of_cap"].as_f64().unwrap() * s["cpu_cores"].as_f64().unwrap() * 1000.0
                     / rate;
             let said = s["cpu_ms_per_turn"].as_f64().unwrap();
             assert!(
-                (per_turn / said - 1.0).abs() < 0.05,
+                (per_turn / said - 1.0).abs() < 0.15,
                 "{per_turn} against {said}\n{err}"
             );
         }

@@ -17,7 +17,8 @@ pub(crate) struct Loaded {
     pub wall: f64,
     /// The SUT's CPU (cores busy) over the span of full load, else over the wall time.
     pub cpu_busy: f64,
-    /// The SUT's CPU over the wall time.
+    /// The SUT's CPU while sessions were driven (the wall time's turns), not over its
+    /// start: a Python bot's imports before the first call are no call's work.
     pub cpu_wall: f64,
 }
 
@@ -36,6 +37,10 @@ impl Loaded {
 pub(crate) fn loaded(m: &Measured, probe: &Summary, concurrency: usize) -> Loaded {
     let wall_s = (m.wall_ms / 1000.0).max(1e-3);
     let wall = m.turns as f64 / wall_s;
+    let cpu_wall = m
+        .drive_window
+        .and_then(|(a, b)| Some(probe.cpu_between(a, b)? / (b - a).max(1e-3)))
+        .unwrap_or(probe.cpu_sec / wall_s);
     match (m.open_model, m.full_load) {
         (None, Some((f, offset_s))) if f.to_ms > f.from_ms && f.mean_turn_ms > 0.0 => {
             let going = concurrency
@@ -52,14 +57,14 @@ pub(crate) fn loaded(m: &Measured, probe: &Summary, concurrency: usize) -> Loade
                 full_load: Some(rate),
                 wall,
                 cpu_busy,
-                cpu_wall: probe.cpu_sec / wall_s,
+                cpu_wall,
             }
         }
         _ => Loaded {
             full_load: None,
             wall,
-            cpu_busy: probe.cpu_sec / wall_s,
-            cpu_wall: probe.cpu_sec / wall_s,
+            cpu_busy: cpu_wall,
+            cpu_wall,
         },
     }
 }
