@@ -152,6 +152,29 @@ def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
     assert "budget: error rate ≤ 0, response p95 ms ≤ 1500, stall share ≤ 0.01" in p.stderr
 
 
+def test_a_loop_full_at_four_calls_is_named_where_the_calls_went_over(tmp):
+    """Issue 50's phone bot, planted: 4 ms of event-loop work on every inbound frame
+    under a 1-core cap. Two calls hold; four go over (stalls, late replies) without
+    failing; eight collapse (2026-11-27 here: 'holds 2 calls · wall: one thread (the main
+    thread of `python` at 95 % of a core; the 1-core cap full with it; the probe waited
+    333 ms at p99) · collapse at 8'). The wall is judged where the calls went over, from
+    what was full there — never 'none before the collapse' read from turns a second."""
+    d = bot_dir(tmp, turns=2, bug="block", block_ms=4)
+    p, doc = run(d, "ramp", "--cpus", "1", "--ladder", "2,4,8", "--no-history", "--json")
+    assert doc, p.stderr
+    v = doc["analysis"]["verdict"]
+    if v["holds"] is None:
+        pytest.skip(f"not even 2 calls held (a busy machine): {v['headline']}")
+    assert "none before" not in v["headline"], v["headline"]
+    assert v["headline"].startswith(f"holds {v['holds']} call"), v["headline"]
+    w = v["wall"]
+    assert w["kind"] == "thread", (w, p.stderr)
+    assert w["short"].startswith("one thread (the main thread of"), w
+    # The wall's level is the first past the line: over there, or collapsed there.
+    first = v["over_from"] if v["over_from"] is not None else v["collapse"]
+    assert w["from"] == first, (w, v["over_from"], v["collapse"])
+
+
 @pytest.mark.parametrize(
     "bug, words",
     [
