@@ -70,10 +70,7 @@ fn stopped<'a>(ok: &[&'a StepResult], start: f64) -> Option<Stopped<'a>> {
 /// The wall named by a pool of worker threads seen by their count, when the SUT's own
 /// reading found no resource at its wall.
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
-    let (true, Some(start)) = (
-        matches!(own.kind, WallKind::Internal | WallKind::None),
-        own.from,
-    ) else {
+    let Some(start) = crate::throughput::unexplained(&own) else {
         return own;
     };
     let ok = read(steps);

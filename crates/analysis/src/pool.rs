@@ -81,10 +81,7 @@ fn who(peer: &str) -> String {
 /// wall (`internal` or `none` from a level): a pool to a dependency becomes the wall;
 /// connections to the provider alone are added to the words as evidence.
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
-    let (true, Some(start)) = (
-        matches!(own.kind, WallKind::Internal | WallKind::None),
-        own.from,
-    ) else {
+    let Some(start) = crate::throughput::unexplained(&own) else {
         return own;
     };
     // The knee may lie a level below the plateau (a bend from 2, flat from 4): a pool

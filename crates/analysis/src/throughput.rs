@@ -389,6 +389,16 @@ pub(crate) fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
     )
 }
 
+/// Where a wall that names no resource (a limit inside the SUT, or none, from a level)
+/// begins: the level a closer reading (a pool, a pool of workers, one counted by its
+/// threads) looks from. None when the wall already names what was full.
+pub(crate) fn unexplained(own: &Wall) -> Option<f64> {
+    match own.kind {
+        WallKind::Internal | WallKind::None => own.from,
+        _ => None,
+    }
+}
+
 /// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
 pub fn flat_words(p: &Plateau) -> String {
     let peak = if p.peak.1 > p.turns_per_s * (1.0 + FLAT) {

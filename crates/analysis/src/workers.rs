@@ -17,10 +17,7 @@ const WAITING: f64 = 0.5;
 /// resource at its wall and only the connections to the provider stay flat (a flat pool
 /// to a dependency is `pool`'s to name).
 pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wall {
-    let (true, Some(start)) = (
-        matches!(own.kind, WallKind::Internal | WallKind::None),
-        own.from,
-    ) else {
+    let Some(start) = crate::throughput::unexplained(&own) else {
         return own;
     };
     let found = flats(steps, start);
