@@ -28,6 +28,9 @@ pub struct CallsBenchOptions {
     /// The cores the harness (this process) may run on: what "kept time" is judged
     /// against, so a many-core machine is not read as one core.
     pub harness_cores: usize,
+    /// Whether the harness runs apart from the bot's core (false on a 1-core box, or
+    /// where pinning was refused: they share).
+    pub apart: bool,
 }
 
 /// One row: a call count's figures.

@@ -51,13 +51,27 @@ fn count_cores(n: usize) -> String {
 
 fn calls_header(opts: &crate::CallsBenchOptions) {
     println!("plimsoll bench calls — {}", crate::fingerprint());
-    println!(
-        "Twilio calls of {}, 20 ms µ-law frames, each reply played and decoded; the harness on {} (every core but {}), the bot on core {}",
-        if opts.turns == 1 { "1 turn".to_string() } else { format!("{} turns", opts.turns) },
-        count_cores(opts.harness_cores),
-        opts.bot_core,
-        opts.bot_core
-    );
+    let turns = match opts.turns {
+        1 => "1 turn".to_string(),
+        n => format!("{n} turns"),
+    };
+    let cores = match (opts.apart, opts.harness_cores) {
+        (true, _) => format!(
+            "the harness on {} (every core but {}), the bot on core {}",
+            count_cores(opts.harness_cores),
+            opts.bot_core,
+            opts.bot_core
+        ),
+        (false, 1) => format!(
+            "the harness and the bot share core {} (one core here): calls per core counts both",
+            opts.bot_core
+        ),
+        (false, n) => format!(
+            "the harness and the bot share {} (the harness could not be pinned apart): calls per core counts both",
+            count_cores(n)
+        ),
+    };
+    println!("Twilio calls of {turns}, 20 ms µ-law frames, each reply played and decoded; {cores}");
     println!(
         "{:>6}{:>10}{:>10}{:>14}{:>18}{:>11}{:>12}{:>9}{:>8}{:>8}  kept time",
         "calls",

@@ -159,7 +159,12 @@ fn cores_line(opts: &MockBenchOptions) -> String {
         _ => format!("cores {}", probe::affinity::list(c)),
     };
     match opts.mock_cores.is_empty() {
-        true => "the mock and the client share every core (one core here)".into(),
+        true => match probe::affinity::available().len() {
+            1 => "the mock and the client share the one core here".into(),
+            n => format!(
+                "the mock and the client share all {n} cores (pinning them apart was refused)"
+            ),
+        },
         false => format!(
             "the mock on {}, the client on {}: apart, so neither makes the other late",
             on(&opts.mock_cores),

@@ -260,12 +260,14 @@ fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> 
     if cores.len() > 1 {
         let _ = probe::affinity::pin_current(&cores[..cores.len() - 1]);
     }
+    let mine = probe::affinity::available();
     bench::print_calls_bench(
         &bench::CallsBenchOptions {
             calls,
             turns,
             bot_core,
-            harness_cores: probe::affinity::available().len(),
+            harness_cores: mine.len(),
+            apart: !mine.contains(&bot_core),
         },
         json,
     )
