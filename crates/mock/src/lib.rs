@@ -15,7 +15,6 @@
 //! Protocol, on `/mcp` and over stdio), `audio/` (speech, transcriptions and the Realtime
 //! API, with the voice that carries words in its audio).
 
-pub mod audio;
 pub mod cache;
 pub mod failures;
 mod hash;

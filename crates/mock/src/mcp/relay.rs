@@ -5,7 +5,6 @@
 //! client carries it. Requests run side by side over a small pool of keep-alive
 //! connections, so concurrent calls are not queued behind one another.
 
-use crate::mcp::http::STDIO_HEADER;
 use crate::mcp::lines::{next_line, writer};
 use anyhow::Context;
 use bytes::Bytes;
@@ -15,6 +14,9 @@ use hyper_util::rt::TokioIo;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use wire::mcp::jsonrpc::{self, code, RpcError};
+
+/// The header a relaying stdio server sends with its process id.
+pub const STDIO_HEADER: &str = "x-plimsoll-mcp-stdio";
 
 struct Upstream {
     addr: String,

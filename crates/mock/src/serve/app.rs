@@ -43,7 +43,7 @@ pub struct App {
     /// Where speech is spoken and heard, off the runtime's threads (`audio::off_clock`).
     pub voice_pool: voice::pool::Pool,
     /// Speech made lately, kept for the next request for the same.
-    pub said: crate::audio::said::Said,
+    pub said: crate::serve::audio::said::Said,
 }
 
 /// The rendezvous endpoints take only the rendezvous from the router's state.

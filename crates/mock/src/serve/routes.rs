@@ -3,10 +3,10 @@
 //! shares (`GET /v1/models`, an unknown path) answer in the dialect of the client's API,
 //! told by its headers.
 
-use crate::mcp::http as mcp;
 use crate::serve::app::App;
 use crate::serve::call::{self, Target};
 use crate::serve::errors::error_response;
+use crate::serve::mcp_http as mcp;
 use crate::serve::{admin, embeddings, metrics, rendezvous};
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -38,8 +38,8 @@ pub fn router(app: Arc<App>) -> Router {
             "/v1/audio/transcriptions",
             post(transcriptions).layer(axum::extract::DefaultBodyLimit::disable()),
         )
-        .route("/v1/realtime", get(crate::audio::realtime::upgrade))
-        .route("/realtime", get(crate::audio::realtime::upgrade))
+        .route("/v1/realtime", get(crate::serve::audio::realtime::upgrade))
+        .route("/realtime", get(crate::serve::audio::realtime::upgrade))
         .route("/v1/models", get(models))
         .route("/v1/models/{id}", get(model).post(gemini))
         .route("/v1beta/models/{id}", post(gemini))
@@ -92,11 +92,11 @@ async fn gemini(
 }
 
 async fn speech(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
-    crate::audio::speech::handle(app, headers, body).await
+    crate::serve::audio::speech::handle(app, headers, body).await
 }
 
 async fn transcriptions(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
-    crate::audio::transcribe::handle(app, headers, body).await
+    crate::serve::audio::transcribe::handle(app, headers, body).await
 }
 
 async fn embeddings(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {

@@ -22,7 +22,7 @@ pub fn run(opts: MockOptions, workers: Option<usize>, allow_remote: bool) -> any
         rt.worker_threads(w.max(1));
     }
     let rt = rt
-        .thread_name(crate::THREAD_NAME)
+        .thread_name(super::server::THREAD_NAME)
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;

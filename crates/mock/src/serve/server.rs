@@ -226,7 +226,7 @@ impl MockServer {
             stats: Stats::default(),
             ledger: Ledger::new(),
             failure_overrides: RwLock::new(BTreeMap::new()),
-            voice_pool: crate::audio::pool(THREAD_NAME),
+            voice_pool: crate::serve::audio::pool(THREAD_NAME),
             said: Default::default(),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

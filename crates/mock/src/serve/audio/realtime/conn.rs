@@ -214,7 +214,7 @@ impl Conn {
         // Heard off the runtime's threads (the voice's pool): a turn's audio takes
         // milliseconds to read.
         let app = self.app.clone();
-        let transcript = crate::audio::off_clock(&app, move || hear(&samples, rate))
+        let transcript = crate::serve::audio::off_clock(&app, move || hear(&samples, rate))
             .await
             .unwrap_or_default();
         self.heard_s += seconds;

@@ -221,7 +221,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     let fmt = job.session.output_format;
     let text = d.text.clone();
     let seconds = set.seconds_of(&text);
-    let audio = crate::audio::off_clock(&job.app, move || {
+    let audio = crate::serve::audio::off_clock(&job.app, move || {
         ::voice::speak_for(&text, fmt.rate(), seconds)
     })
     .await

@@ -8,6 +8,7 @@
 //! endpoint says so (`x-plimsoll-mcp-stdio: PID`): its calls count as stdio, and its
 //! process is known.
 
+use crate::mcp::relay::STDIO_HEADER;
 use crate::mcp::server::{Answer, Mirrored, Transport, Via};
 use crate::serve::app::App;
 use crate::spec::mcp::ReplyForm;
@@ -18,9 +19,6 @@ use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use wire::mcp::jsonrpc::{self, code, RpcError};
 use wire::mcp::protocol;
-
-/// The header a relaying stdio server sends with its process id.
-pub const STDIO_HEADER: &str = "x-plimsoll-mcp-stdio";
 
 fn get<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
