@@ -47,10 +47,8 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
             return w;
         }
     }
-    if crate::threads::at_limit(at) || crate::threads::stalled_alone(at) {
-        if let Some(w) = crate::threads::of_calls(at) {
-            return w;
-        }
+    if let Some(w) = crate::threads::of_calls(at) {
+        return w;
     }
     let cpu = at.cpu_of_cap.unwrap_or(0.0);
     let throttled = at.cpu_throttled.unwrap_or(0.0);
@@ -148,20 +146,10 @@ fn headroom(cpu: f64, throttled: f64) -> String {
 }
 
 /// A pool that held the calls in flight at one count (connections, or worker threads
-/// seen by their count), read from the last level that held on.
-fn pool(steps: &[StepResult], before: &StepResult) -> Option<Wall> {
-    let own = Wall {
-        kind: WallKind::None,
-        from: Some(before.concurrency as f64),
-        text: String::new(),
-        short: String::new(),
-    };
-    let w = crate::pool::refine(own.clone(), steps, None);
-    let w = match w.kind {
-        WallKind::Pool => w,
-        _ => crate::executor::refine(own, steps, None),
-    };
-    (w.kind == WallKind::Pool).then_some(w)
+/// seen by their count), read from level `from` on.
+fn pool(steps: &[StepResult], from: &StepResult) -> Option<Wall> {
+    let start = from.concurrency as f64;
+    crate::pool::named(steps, start, None).or_else(|| crate::executor::named(steps, start, None))
 }
 
 /// Over budget with nothing full: what was measured there, and where to look.
@@ -193,10 +181,7 @@ fn nothing_full(first: &LevelStanding, at: &StepResult) -> Wall {
 /// Every level held: the wall lies above the ladder.
 fn held(steps: &[StepResult]) -> Wall {
     let top = steps.last().map_or(0, |s| s.concurrency);
-    let cpu = steps
-        .iter()
-        .filter_map(|s| s.cpu_of_cap)
-        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))))
+    let cpu = crate::throughput::peak(steps.iter().filter_map(|s| s.cpu_of_cap))
         .map_or(String::new(), |c| {
             format!(" (CPU at most {} of its cap)", pct(c))
         });

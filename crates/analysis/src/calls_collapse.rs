@@ -30,12 +30,10 @@ pub fn wall(steps: &[StepResult], at: &StepResult) -> Wall {
         }
         _ => {}
     }
-    if crate::threads::at_limit(at) || crate::threads::stalled_alone(at) {
-        if let Some(mut w) = crate::threads::of_calls(at) {
-            w.text
-                .push_str(" — it held the calls until the collapse there");
-            return w;
-        }
+    if let Some(mut w) = crate::threads::of_calls(at) {
+        w.text
+            .push_str(" — it held the calls until the collapse there");
+        return w;
     }
     if let Some(c) = at.cpu_of_cap.filter(|c| *c >= CPU_WALL) {
         let mut s = crate::reading::sample(at);

@@ -1,3 +1,4 @@
+use crate::pool::tests::with;
 use crate::verdict::tests::step;
 use crate::verdict::verdict;
 use crate::Budget;
@@ -127,22 +128,20 @@ fn the_pipecat_example_names_its_cpu_where_its_calls_went_over() {
     assert!(!t.contains("no resource"), "{t}");
 }
 
+/// Calls at 2, 4 and 8 with nothing full: 8 over budget by its stalls.
+fn over_at_8() -> Vec<StepResult> {
+    let mut steps = vec![
+        call(2, 0.0, 900.0, 0.2),
+        call(4, 0.0, 950.0, 0.3),
+        call(8, 0.0, 990.0, 0.35),
+    ];
+    steps[2].voice.as_mut().unwrap().stall_share = 0.05;
+    steps
+}
+
 #[test]
-fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
-    let b = Budget::default().for_calls();
-    let over = |mut steps: Vec<StepResult>| {
-        steps[2].voice.as_mut().unwrap().stall_share = 0.05;
-        steps
-    };
-    let base = || {
-        over(vec![
-            call(2, 0.0, 900.0, 0.2),
-            call(4, 0.0, 950.0, 0.3),
-            call(8, 0.0, 990.0, 0.35),
-        ])
-    };
-    // Nothing full: a limit inside the bot.
-    let v = verdict(&base(), &b);
+fn over_budget_with_nothing_full_is_a_limit_inside_the_bot() {
+    let v = verdict(&over_at_8(), &Budget::default().for_calls());
     assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
     assert!(
         v.wall.text.starts_with(
@@ -151,16 +150,21 @@ fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
         "{}",
         v.wall.text
     );
+}
+
+#[test]
+fn memory_the_harness_and_the_provider_are_named_for_calls_too() {
+    let b = Budget::default().for_calls();
     // Memory per call.
-    let mut steps = base();
+    let mut steps = over_at_8();
     steps[2].mem_of_cap = Some(0.95);
     assert_eq!(verdict(&steps, &b).wall.kind, WallKind::Memory);
     // Harness-bound.
-    let mut steps = base();
+    let mut steps = over_at_8();
     steps[2].harness.bound = result::Bound::Harness;
     assert_eq!(verdict(&steps, &b).wall.kind, WallKind::Harness);
     // The provider's quota, refusing from 8.
-    let mut steps = base();
+    let mut steps = over_at_8();
     steps[2].provider = Some(result::Provider {
         limits: "provider: 60 requests/min per key".into(),
         answered: 100,
@@ -170,17 +174,17 @@ fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
     });
     let v = verdict(&steps, &b);
     assert_eq!(v.wall.kind, WallKind::Provider, "{}", v.wall.text);
+}
+
+#[test]
+fn pools_of_connections_and_of_threads_are_named_for_calls_too() {
+    let b = Budget::default().for_calls();
     // A pool of connections to a dependency, flat at 4 from 4 calls.
-    let mut steps = base();
-    for (s, n) in steps.iter_mut().zip([2u32, 4, 4]) {
-        s.connections = vec![result::Connection {
-            port: 6379,
-            peer: Some("redis".into()),
-            peak: n,
-            mean: n as f64,
-            series: Vec::new(),
-        }];
-    }
+    let steps: Vec<StepResult> = over_at_8()
+        .into_iter()
+        .zip([2u32, 4, 4])
+        .map(|(s, n)| with(s, &[("redis", n)]))
+        .collect();
     let v = verdict(&steps, &b);
     assert_eq!(
         v.wall.short, "a pool of 4 connections to redis",
@@ -188,13 +192,8 @@ fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
         v.wall.text
     );
     // A pool of worker threads seen by their count.
-    let mut steps = over(vec![
-        call(2, 0.0, 900.0, 0.2),
-        call(4, 0.0, 950.0, 0.3),
-        call(8, 0.0, 990.0, 0.35),
-    ]);
+    let mut steps = over_at_8();
     steps.insert(2, call(6, 0.0, 960.0, 0.32));
-    steps[3].voice.as_mut().unwrap().stall_share = 0.05;
     for (s, t) in steps.iter_mut().zip([3u64, 5, 7, 7]) {
         s.peak_threads = t;
     }
@@ -204,10 +203,13 @@ fn every_wall_a_text_ladder_names_is_named_for_calls_too() {
         "{}",
         v.wall.text
     );
-    // Every level held: the wall lies above the ladder.
-    let mut steps = base();
+}
+
+#[test]
+fn every_level_held_puts_the_wall_above_the_ladder() {
+    let mut steps = over_at_8();
     steps[2].voice.as_mut().unwrap().stall_share = 0.0;
-    let v = verdict(&steps, &b);
+    let v = verdict(&steps, &Budget::default().for_calls());
     assert_eq!(v.wall.kind, WallKind::None);
     assert!(
         v.wall
@@ -277,13 +279,7 @@ fn a_pool_that_fills_at_the_first_level_over_is_found() {
         call(16, 0.2, 1900.0, 0.36),
     ];
     for (s, n) in steps.iter_mut().zip([2u32, 4, 8, 8]) {
-        s.connections = vec![result::Connection {
-            port: 5432,
-            peer: Some("postgres".into()),
-            peak: n,
-            mean: n as f64,
-            series: Vec::new(),
-        }];
+        *s = with(s.clone(), &[("postgres", n)]);
     }
     let v = verdict(&steps, &b);
     assert_eq!(

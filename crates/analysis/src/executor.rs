@@ -73,16 +73,19 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     let Some(start) = crate::throughput::unexplained(&own) else {
         return own;
     };
+    named(steps, start, plateau).unwrap_or(own)
+}
+
+/// A pool of workers whose threads stopped at one count from `start` (or from the
+/// plateau) on, as the wall.
+pub fn named(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Option<Wall> {
     let ok = read(steps);
     let starts = [Some(start), plateau.map(|p| p.from)];
-    let Some((from, p)) = starts
+    let (from, p) = starts
         .into_iter()
         .flatten()
-        .find_map(|s| stopped(&ok, s).map(|p| (s, p)))
-    else {
-        return own;
-    };
-    wall(&p, from, plateau)
+        .find_map(|s| stopped(&ok, s).map(|p| (s, p)))?;
+    Some(wall(&p, from, plateau))
 }
 
 fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
@@ -105,13 +108,10 @@ fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
             top.concurrency
         ),
     };
-    let cpu =
-        p.on.iter()
-            .filter_map(|s| s.cpu_of_cap)
-            .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))))
-            .map_or(String::new(), |c| {
-                format!(" and its CPU is at most {} of its cap", pct(c))
-            });
+    let cpu = crate::throughput::peak(p.on.iter().filter_map(|s| s.cpu_of_cap))
+        .map_or(String::new(), |c| {
+            format!(" and its CPU is at most {} of its cap", pct(c))
+        });
     let w = p.workers;
     Wall {
         kind: WallKind::Pool,

@@ -84,19 +84,9 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     let Some(start) = crate::throughput::unexplained(&own) else {
         return own;
     };
-    // The knee may lie a level below the plateau (a bend from 2, flat from 4): a pool
-    // fills at the plateau, so its connections are flat from there, not from the knee.
-    let found = match (flats(steps, start), plateau) {
-        (f, Some(p)) if f.is_empty() && p.from > start => flats(steps, p.from),
-        (f, _) => f,
-    };
-    let mock = found.iter().find(|f| f.peer == "mock");
-    let pool = found
-        .iter()
-        .filter(|f| f.peer != "mock" && mock.is_none_or(|m| f.count <= m.count))
-        .min_by_key(|f| f.count);
-    match (pool, mock) {
-        (Some(p), _) => pool_wall(p, mock, steps, plateau),
+    let found = found(steps, start, plateau);
+    match chosen(&found) {
+        (Some(p), mock) => pool_wall(p, mock, steps, plateau),
         (None, Some(m)) => Wall {
             text: format!(
                 "{}; connections to {} stay at {} from {} to {} sessions: at most {} in flight (a client pool of {}, or a limit of {} inside the SUT)",
@@ -115,17 +105,48 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     }
 }
 
+/// A pool to a dependency that held the turns in flight from `start` on, as the wall.
+pub fn named(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Option<Wall> {
+    let found = found(steps, start, plateau);
+    match chosen(&found) {
+        (Some(p), mock) => Some(pool_wall(p, mock, steps, plateau)),
+        _ => None,
+    }
+}
+
+/// The peers flat from `start` on. The knee may lie a level below the plateau (a bend
+/// from 2, flat from 4): a pool fills at the plateau, so its connections are flat from
+/// there, not from the knee.
+fn found(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Vec<Flat> {
+    match (flats(steps, start), plateau) {
+        (f, Some(p)) if f.is_empty() && p.from > start => flats(steps, p.from),
+        (f, _) => f,
+    }
+}
+
+/// Of the flat peers: the pool to a dependency (at most as many as the calls to the
+/// provider, the fewest), and the connections to the provider.
+fn chosen(found: &[Flat]) -> (Option<&Flat>, Option<&Flat>) {
+    let mock = found.iter().find(|f| f.peer == "mock");
+    let pool = found
+        .iter()
+        .filter(|f| f.peer != "mock" && mock.is_none_or(|m| f.count <= m.count))
+        .min_by_key(|f| f.count);
+    (pool, mock)
+}
+
 fn pool_wall(
     p: &Flat,
     mock: Option<&Flat>,
     steps: &[StepResult],
     plateau: Option<&Plateau>,
 ) -> Wall {
-    let cpu = steps
-        .iter()
-        .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
-        .filter_map(|s| s.cpu_of_cap)
-        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
+    let cpu = crate::throughput::peak(
+        steps
+            .iter()
+            .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
+            .filter_map(|s| s.cpu_of_cap),
+    );
     let throughput = match plateau {
         Some(pl) => format!("throughput {}", flat_words(pl)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
@@ -222,11 +243,12 @@ fn flat_threads(steps: &[StepResult], from: usize) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::verdict::tests::step;
 
-    fn with(mut s: StepResult, conns: &[(&str, u32)]) -> StepResult {
+    /// A step with these peak connections, by peer ("redis", "mock", or ":5432").
+    pub(crate) fn with(mut s: StepResult, conns: &[(&str, u32)]) -> StepResult {
         s.connections = conns
             .iter()
             .enumerate()

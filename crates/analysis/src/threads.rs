@@ -23,7 +23,7 @@ const ALONE_SHARE: f64 = 0.9;
 
 /// Whether the busiest thread at a step is at its limit: saturated, or alone in doing
 /// the process's work and runnable most of the time.
-pub(crate) fn at_limit(s: &StepResult) -> bool {
+fn at_limit(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
@@ -170,7 +170,7 @@ const STALLED_MS: f64 = 1000.0;
 /// Whether one thread did (nearly) all of the process's work, busy at least half the
 /// time, while the responsiveness probe waited [`STALLED_MS`] or more: a loop blocked
 /// so long its calls failed, its share read over a span that ran on after they did.
-pub(crate) fn stalled_alone(s: &StepResult) -> bool {
+fn stalled_alone(s: &StepResult) -> bool {
     let Some((share, _)) = hot(s) else {
         return false;
     };
@@ -197,7 +197,7 @@ fn pool_size_hint(name: &str) -> &'static str {
 }
 
 /// The wall in words, from the levels where the thread (or the threads) sat at its limit.
-pub(crate) fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
     let top = on.last()?;
     let t = top.thread_cpu.as_ref()?;
     let n = on
@@ -261,9 +261,13 @@ pub(crate) fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Opti
 /// thread at its limit: the loop the calls share could not answer for that long.
 const PROBE_SAID_MS: f64 = 100.0;
 
-/// One thread at its limit where the calls went over: said with the cap when the cap
-/// is one core or less and full with it — the same wall either way.
+/// One thread at its limit where the calls went over (or doing all the work while the
+/// probe waited): said with the cap when the cap is one core or less and full with it —
+/// the same wall either way. None when no thread was at its limit there.
 pub(crate) fn of_calls(at: &StepResult) -> Option<Wall> {
+    if !(at_limit(at) || stalled_alone(at)) {
+        return None;
+    }
     let mut w = thread_wall(&[at], None)?;
     let mut also = Vec::new();
     let one_core = at.cpu_cores.is_some_and(|c| c <= 1.0);

@@ -305,10 +305,7 @@ fn shared_words(s: &Sample) -> String {
 }
 
 fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wall {
-    let cpu_max = from_start
-        .iter()
-        .filter_map(|s| s.cpu_of_cap)
-        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
+    let cpu_max = peak(from_start.iter().filter_map(|s| s.cpu_of_cap));
     let cpu_words = match cpu_max {
         Some(c) => format!("CPU at most {} of its cap", pct(c)),
         None => "CPU not measured against a cap".into(),
@@ -387,6 +384,11 @@ pub(crate) fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
         cap_size(s.cpu_cores),
         sessions(s.concurrency)
     )
+}
+
+/// The highest of some figures, None when there are none (a CPU never read against a cap).
+pub(crate) fn peak(figures: impl Iterator<Item = f64>) -> Option<f64> {
+    figures.fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))))
 }
 
 /// Where a wall that names no resource (a limit inside the SUT, or none, from a level)

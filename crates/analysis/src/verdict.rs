@@ -44,7 +44,8 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
-    let mut wall = match steps.iter().any(|s| s.voice.is_some()) {
+    let calls = steps.iter().any(|s| s.voice.is_some());
+    let mut wall = match calls {
         // Calls go at speech's pace: judged from what was full where they went over.
         true => crate::calls::wall(steps, &st),
         false => text_wall(steps, &sm, knee.as_ref(), plateau.as_ref(), collapse),
@@ -88,7 +89,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     };
     v.headline = crate::headline::headline(&v, steps);
     v.lines = crate::headline::lines(&v, steps);
-    if steps.iter().any(|s| s.voice.is_some()) {
+    if calls {
         said_of_calls(&mut v);
     }
     v
