@@ -6,9 +6,15 @@
 
 pub use result::budget::{num, words, Breach, Budget, BUDGETS};
 
-/// A share as a percentage: 0.93 → "93 %".
+/// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that
+/// a small share is not said as none ("0.3 %", "< 0.1 %").
 pub(crate) fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
+    let p = x * 100.0;
+    match p {
+        p if p > 0.0 && p < 0.05 => "< 0.1 %".into(),
+        p if p > 0.0 && p < 0.95 => format!("{p:.1} %"),
+        p => format!("{p:.0} %"),
+    }
 }
 
 /// A cap's size as an adjective: "1-core", "0.5-core"; the machine's without a cap.
@@ -93,6 +99,28 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
 mod tests {
     use super::*;
     use result::Budget;
+
+    #[test]
+    fn a_small_share_is_not_said_as_none() {
+        assert_eq!(
+            (
+                pct(0.0),
+                pct(0.0003),
+                pct(0.003),
+                pct(0.0094),
+                pct(0.0096),
+                pct(0.35)
+            ),
+            (
+                "0 %".into(),
+                "< 0.1 %".into(),
+                "0.3 %".into(),
+                "0.9 %".into(),
+                "1 %".into(),
+                "35 %".into()
+            )
+        );
+    }
 
     #[test]
     fn breaches_name_the_budget_and_the_amount() {

@@ -6,7 +6,7 @@
 use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL, MEM_WALL};
 use result::ladder::LevelStanding;
-use result::words::sessions;
+use result::words::Unit;
 use result::{Standing, StepResult, WallKind};
 
 /// A call's audio is paced in real time: a cap this full already holds frames back, so
@@ -62,7 +62,7 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
         return Wall {
             kind: WallKind::Cpu,
             from: Some(at.concurrency as f64),
-            text: crate::throughput::calls_cpu_words(&s, &all) + &headroom(cpu, throttled),
+            text: crate::call_cpu::words(&s, &all) + &headroom(cpu, throttled),
             short: format!(
                 "CPU ({} cap {state} at {})",
                 crate::budget::cap_size(at.cpu_cores),
@@ -77,7 +77,7 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
             text: format!(
                 "memory — {} of its cap at {}, the first level over budget",
                 pct(m),
-                sessions(at.concurrency as f64)
+                Unit::Call.level(at.concurrency)
             ),
             short: format!("memory ({} of its cap at {})", pct(m), at.concurrency),
         };
@@ -114,11 +114,11 @@ fn rising(steps: &[StepResult], at: &StepResult) -> Option<Wall> {
         from: Some(at.concurrency as f64),
         text: format!(
             "{} — its share rose with every level ({} → {} from {} to {}) and nothing else was near its limit: a call's work comes in bursts (VAD, decoding, encoding), so replies queue for the core before the average fills it",
-            crate::throughput::calls_cpu_words(&s, &all),
+            crate::call_cpu::words(&s, &all),
             pct(first.1),
             pct(last.1),
             first.0,
-            sessions(last.0 as f64)
+            Unit::Call.level(last.0)
         ),
         short: format!(
             "CPU ({} cap at {} at {}, rising with each call)",
@@ -167,7 +167,7 @@ fn nothing_full(first: &LevelStanding, at: &StepResult) -> Wall {
         from: Some(at.concurrency as f64),
         text: format!(
             "nothing full at {}, the first level over budget{}: CPU {} of its cap{thread} — a limit inside the bot (a queue, a lock held while it waits, a fixed number of calls it serves at once), or a budget tighter than its pace",
-            sessions(at.concurrency as f64),
+            Unit::Call.level(at.concurrency),
             match why.is_empty() {
                 true => String::new(),
                 false => format!(" ({})", why.join("; ")),
@@ -190,7 +190,7 @@ fn held(steps: &[StepResult]) -> Wall {
         from: None,
         text: format!(
             "none within the ladder: every level held its budget up to {}{cpu} — widen the ladder",
-            sessions(top as f64),
+            Unit::Call.level(top),
         ),
         short: format!("none within the ladder (held at {top})"),
     }

@@ -4,13 +4,13 @@
 
 use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL};
-use result::words::sessions;
+use result::words::Unit;
 use result::{Outcome, StepResult, WallKind};
 
 /// The wall at `at`, a collapsed level of calls.
 pub fn wall(steps: &[StepResult], at: &StepResult) -> Wall {
     let n = at.concurrency;
-    let calls = sessions(n as f64);
+    let calls = Unit::Call.level(n);
     match at.outcome {
         Outcome::OomKilled => {
             return Wall {
@@ -42,7 +42,7 @@ pub fn wall(steps: &[StepResult], at: &StepResult) -> Wall {
         return Wall {
             kind: WallKind::Cpu,
             from: Some(n as f64),
-            text: crate::throughput::calls_cpu_words(&s, &all) + ", where the calls failed",
+            text: crate::call_cpu::words(&s, &all) + ", where the calls failed",
             short: format!(
                 "CPU ({} cap at {} at {n}, the collapse)",
                 crate::budget::cap_size(at.cpu_cores),

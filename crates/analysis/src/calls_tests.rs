@@ -335,3 +335,46 @@ fn pipecat_budget_of(p95: f64) -> Budget {
     }
     .for_calls()
 }
+
+/// Every sentence of a calls verdict says its levels in calls, made so where it is worded
+/// (the verdict carries its unit), not rewritten after: no "session" anywhere in it.
+#[test]
+fn a_calls_verdict_is_worded_in_calls_throughout() {
+    let b = Budget::default().for_calls();
+    let mut found = over_at_8();
+    // A cold start, memory and threads that grow with each call: findings said too.
+    found[0].cold_start = Some(result::ColdStart {
+        first_turn_p50_ms: 2400.0,
+        later_turn_p50_ms: 800.0,
+    });
+    for (s, mb) in found.iter_mut().zip([100.0, 200.0, 400.0]) {
+        s.peak_rss_mb = mb;
+        s.peak_threads = 2 * s.concurrency as u64;
+    }
+    let mut provider = over_at_8();
+    provider[2].provider = Some(result::Provider {
+        limits: "provider: 60 requests/min per key".into(),
+        answered: 100,
+        refused_share: 0.3,
+        binding: Some("the 60 requests/min quota per key".into()),
+        ..Default::default()
+    });
+    let mut busy = phone_bot();
+    busy[1].interference = Some(result::Interference {
+        others_share: 0.4,
+        cores: 1.0,
+        contaminated: true,
+        ..Default::default()
+    });
+    for steps in [phone_bot(), pipecat(), over_at_8(), found, provider, busy] {
+        let v = verdict(&steps, &b);
+        assert_eq!(v.unit, result::words::Unit::Call);
+        let said = std::iter::once(v.headline.clone())
+            .chain(v.lines.iter().map(|l| l.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(said.contains(" call"), "{said}");
+        assert!(!said.contains("session"), "{said}");
+    }
+    assert!(verdict(&over_at_8(), &b).lines.len() >= 2);
+}

@@ -74,6 +74,7 @@ pub fn summarise(
         let mut metrics = BTreeMap::new();
         let names = metric_names(&samples[li]);
         let alpha = alpha_among(names.len());
+        let at = result::words::Unit::of(&samples[li][0]).level(level);
         for m in &names {
             let vals = |side: usize| -> Vec<f64> {
                 samples[li][side]
@@ -86,12 +87,12 @@ pub fn summarise(
                 gated.push(m.clone());
                 if !vals(0).is_empty() && vals(1).is_empty() {
                     // The worst regression: the branch never produced the figure at all.
-                    breaches.push(format!("{level} sessions: {m} has a base value but none on the branch (every such request failed?)"));
+                    breaches.push(format!("{at}: {m} has a base value but none on the branch (every such request failed?)"));
                 }
                 if let Some(r) = v.ratio.filter(|r| r.is_finite()) {
                     if r > 1.0 + limit + 1e-12 {
                         breaches.push(format!(
-                            "{level} sessions: {m} {:+.1} % (limit +{:.1} %)",
+                            "{at}: {m} {:+.1} % (limit +{:.1} %)",
                             (r - 1.0) * 100.0,
                             limit * 100.0
                         ));

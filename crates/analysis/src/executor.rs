@@ -6,7 +6,7 @@
 //! said for the runtimes Plimsoll can tell by their threads' names.
 
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::count;
+use result::words::{count, Unit};
 use result::{Outcome, StepResult, WallKind};
 
 /// Thread counts within this share of each other (or one thread) are one count.
@@ -85,21 +85,20 @@ pub fn named(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Opt
         .into_iter()
         .flatten()
         .find_map(|s| stopped(&ok, s).map(|p| (s, p)))?;
-    Some(wall(&p, from, plateau))
+    Some(wall(&p, from, plateau, Unit::of(steps)))
 }
 
-fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
+fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>, u: Unit) -> Wall {
     let grew: Vec<String> = p
         .below
         .iter()
         .map(|s| format!("{} at {}", s.peak_threads, s.concurrency))
         .collect();
     let (first, top) = (p.on[0], p.on[p.on.len() - 1]);
-    let calls = p.on.iter().any(|s| s.voice.is_some());
     let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl)),
+        Some(pl) => format!("throughput {}", flat_words(pl, u)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
-        None if calls => "the calls go over their budget".to_string(),
+        None if u.is_calls() => "the calls go over their budget".to_string(),
         None => format!(
             "throughput bends ({} → {} turns/s from {} to {} sessions)",
             crate::budget::num(first.turns_per_s.unwrap_or(0.0)),
@@ -117,10 +116,10 @@ fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>) -> Wall {
         kind: WallKind::Pool,
         from: Some(from),
         text: format!(
-            "a pool of about {} — the process stops adding threads at {} from {} sessions ({}) while {throughput}{cpu}: about {w} turns run at once and the rest wait for a worker{}",
+            "a pool of about {} — the process stops adding threads at {} from {} ({}) while {throughput}{cpu}: about {w} turns run at once and the rest wait for a worker{}",
             count(w, "worker thread"),
             p.threads,
-            first.concurrency,
+            u.level(first.concurrency),
             grew.join(", "),
             sized_by(top, w)
         ),

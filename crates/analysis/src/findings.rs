@@ -8,7 +8,7 @@
 
 use crate::budget::{num, Budget};
 use result::ladder::LevelStanding;
-use result::words::{count, sessions};
+use result::words::{count, Unit};
 use result::{Standing, StepResult};
 
 /// A first turn this many times slower than the others is a cold start.
@@ -48,10 +48,12 @@ fn cold_start(steps: &[StepResult]) -> Option<String> {
         return None;
     }
     let s = first;
+    let u = Unit::of(steps);
     let turns = s.turns / (s.sessions_ok + s.sessions_failed).max(1);
     let advice = if turns <= SHORT_SESSIONS {
         format!(
-            "; sessions of {} are too short to reach a steady state — run longer ones (--set turns=10)",
+            "; {} of {} are too short to reach a steady state — run longer ones (--set turns=10)",
+            u.many(),
             count(turns, "turn")
         )
     } else {
@@ -59,16 +61,18 @@ fn cold_start(steps: &[StepResult]) -> Option<String> {
     };
     let doubt = match s.concurrency > UNQUEUED {
         true => format!(
-            " — with {} starting at once this may be their first turns queueing, not a cold process: a level of 1 or 2 sessions tells them apart",
-            sessions(s.concurrency as f64)
+            " — with {} starting at once this may be their first turns queueing, not a cold process: a level of 1 or 2 {} tells them apart",
+            u.level(s.concurrency),
+            u.many()
         ),
         false => String::new(),
     };
     Some(format!(
-        "a cold start: each session's first turn takes {} ms against {} ms for the turns after (median, at {}){doubt}{advice}",
+        "a cold start: each {}'s first turn takes {} ms against {} ms for the turns after (median, at {}){doubt}{advice}",
+        u.one(),
         num(c.first_turn_p50_ms),
         num(c.later_turn_p50_ms),
-        sessions(s.concurrency as f64)
+        u.level(s.concurrency)
     ))
 }
 
@@ -103,10 +107,11 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
         ((below || throttled) && clean && over(s) && beyond > 0.0 && wait >= MATERIAL_WAIT * beyond)
             .then_some((s, wait, beyond))
     })?;
+    let at = Unit::of(steps).level(s.concurrency);
     if let Some(t) = crate::quota::throttle_words(s) {
         return Some(format!(
             "its cap shapes its latency: at {} it was {t}, its threads runnable {} ms a second while the quota was spent (about {} ms a turn, of the {} ms a turn took beyond the mock's time) — the cap at work, neither a busy machine nor threads queueing for a core; a bigger cap or less CPU a turn would cut it",
-            sessions(s.concurrency as f64),
+            at,
             num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
             num(wait.min(beyond)),
             num(beyond),
@@ -114,7 +119,7 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
     }
     Some(format!(
         "its threads queue for the cores it has: at {} they waited {} ms a second for a CPU (about {} ms a turn, of the {} ms a turn took beyond the mock's time) while its CPU was at {} of its cap and nothing else used its cores — more threads runnable at once than cores, so that wait is part of its latency; fewer threads doing the work (a smaller pool) or more cores would cut it",
-        sessions(s.concurrency as f64),
+        at,
         num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
         num(wait.min(beyond)),
         num(beyond),
@@ -126,7 +131,7 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
 /// said as what happened there and what to do.
 fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
     // Calls are judged by their replies and audio, not by a rate of turns.
-    if steps.iter().any(|s| s.voice.is_some()) {
+    if Unit::of(steps).is_calls() {
         return None;
     }
     let fell: Vec<&StepResult> = steps
@@ -137,7 +142,7 @@ fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
     let r = first.rate_check.as_ref()?;
     let levels: Vec<String> = fell.iter().map(|s| s.concurrency.to_string()).collect();
     let at = match levels.as_slice() {
-        [_] => format!("at {}", sessions(first.concurrency as f64)),
+        [_] => format!("at {}", Unit::Session.level(first.concurrency)),
         [rest @ .., last] => format!("at {} and {last} sessions", rest.join(", ")),
         [] => return None,
     };
@@ -165,6 +170,7 @@ fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
 /// full load, not counting the SUT's start-up).
 pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
     let infl = s.latency_inflation?;
+    let u = Unit::of_step(s);
     let per_session = (s.turns as f64 / (s.sessions_ok + s.sessions_failed).max(1) as f64).max(1.0);
     let own = match (s.p50_session_ms, s.ideal_session_ms) {
         (Some(p), Some(i)) if p > i => format!(
@@ -172,7 +178,7 @@ pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
             num((p - i) / per_session),
             num(infl)
         ),
-        _ => format!("a session takes {}× the mock's own time", num(infl)),
+        _ => format!("a {} takes {}× the mock's own time", u.one(), num(infl)),
     };
     let cpu = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
         (Some(c), Some(n), Some(x)) if x > 0.0 => {
@@ -189,13 +195,16 @@ pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
     // At one or two sessions the time is the SUT's own; above, queueing is in it.
     if s.concurrency > 2 {
         return Some(format!(
-            "at {} {own}{cpu}, queueing between sessions included (run a level of 1 or 2 sessions to see what one session costs alone){advice}",
-            sessions(s.concurrency as f64)
+            "at {} {own}{cpu}, queueing between {many} included (run a level of 1 or 2 {many} to see what one {} costs alone){advice}",
+            u.level(s.concurrency),
+            u.one(),
+            many = u.many()
         ));
     }
     Some(format!(
-        "at {} {own}{cpu}: the SUT's own time per turn, before any queueing between sessions{advice}",
-        sessions(s.concurrency as f64),
+        "at {} {own}{cpu}: the SUT's own time per turn, before any queueing between {}{advice}",
+        u.level(s.concurrency),
+        u.many()
     ))
 }
 

@@ -7,7 +7,7 @@
 //! has a limit (threads, open files) the slope says at how many sessions it runs out.
 
 use crate::budget::num;
-use result::words::{int, many};
+use result::words::{int, many, Unit};
 use result::{BoxLimits, StepResult};
 
 /// A slope this many times the lower levels' over the upper ones: super-linear.
@@ -103,8 +103,8 @@ fn points(steps: &[StepResult], f: impl Fn(&StepResult) -> Option<f64>) -> Vec<(
 }
 
 /// What a slope of things held per session means, in words.
-fn held_per(slope: f64, turns: f64, what: &str, calls: bool) -> String {
-    if calls {
+fn held_per(slope: f64, turns: f64, what: &str, u: Unit) -> String {
+    if u.is_calls() {
         // A call is open the whole time it lasts: what it holds, it holds while it lasts.
         return format!("{what}s each call holds while it lasts");
     }
@@ -169,6 +169,7 @@ fn material<'s>(steps: &'s [StepResult], c: &Count) -> Option<(Fit, &'s StepResu
 fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
     let (name, unit, limit, get) = (c.name, c.unit, c.limit, c.get);
     let (f, top) = material(steps, c)?;
+    let u = Unit::of(steps);
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
     let ten_k = f.intercept + f.slope * 10_000.0;
@@ -176,21 +177,18 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
         Some(n) => format!(
             "; the box allows {} — they run out near {}",
             int(limit.unwrap_or(0)),
-            many(n.max(0.0).round() as u64, "session")
+            many(n.max(0.0).round() as u64, u.one())
         ),
         None => String::new(),
     };
     Some(format!(
-        "{name} grow {} per session ({} at {}): {} — 10,000 sessions would need {} {unit}{out}",
+        "{name} grow {} per {} ({} at {}): {} — 10,000 {} would need {} {unit}{out}",
         num(f.slope),
+        u.one(),
         num(at_top),
         top.concurrency,
-        held_per(
-            f.slope,
-            turns,
-            unit.trim_end_matches('s'),
-            top.voice.is_some()
-        ),
+        held_per(f.slope, turns, unit.trim_end_matches('s'), u),
+        u.many(),
         int(ten_k.round().max(0.0) as u64)
     ))
 }
@@ -208,7 +206,8 @@ fn rising(
     // Material: the fitted growth over the ladder is at least 30 % of where it began.
     rising_fit(steps, &get).map(|_| {
         format!(
-            "{what} rises with sessions ({} {unit} at {} → {} {unit} at {}): {why}",
+            "{what} rises with {} ({} {unit} at {} → {} {unit} at {}): {why}",
+            Unit::of(steps).many(),
             num(first.1),
             first.0,
             num(last.1),
@@ -258,22 +257,29 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
         .find_map(|s| s.limits.clone())
         .unwrap_or(BoxLimits::default());
     let [threads, files, conns] = counts(&limits);
+    let u = Unit::of(steps);
     [
         count_finding(steps, &threads),
         count_finding(steps, &files),
         count_finding(steps, &conns),
         rising(
             steps,
-            "memory per session",
+            &format!("memory per {}", u.one()),
             "KB",
-            "what a session holds grows with load (queues, buffers, caches)",
+            &format!(
+                "what a {} holds grows with load (queues, buffers, caches)",
+                u.one()
+            ),
             |s| Some(s.rss_kb_per_session).filter(|k| *k > 0.0),
         ),
         rising(
             steps,
             "CPU per turn",
             "ms",
-            "each turn costs more as sessions are added (more threads to switch, locks, garbage collection)",
+            &format!(
+                "each turn costs more as {} are added (more threads to switch, locks, garbage collection)",
+                u.many()
+            ),
             |s| s.cpu_ms_per_turn,
         ),
     ]

@@ -7,7 +7,7 @@ use crate::budget::num;
 use crate::throughput::{flat_words, pct};
 use crate::trust::WAIT_WORTH_SAYING;
 use result::ladder::{Labelled, Verdict};
-use result::words::{count, sessions};
+use result::words::count;
 use result::StepResult;
 
 /// The first line: what holds, the wall, the collapse; a busy machine first when one
@@ -15,8 +15,8 @@ use result::StepResult;
 pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
     let busy = crate::trust::busiest(steps, near(v)).filter(|b| b.contaminated);
     let holds = match (&v.line, v.holds) {
-        (Some(l), _) if l.high > l.low => format!("{}–{} sessions", l.low, l.high),
-        (_, Some(h)) => sessions(h as f64),
+        (Some(l), _) if l.high > l.low => format!("{}–{} {}", l.low, l.high, v.unit.many()),
+        (_, Some(h)) => v.unit.level(h),
         (_, None) => String::new(),
     };
     let holds = match (holds.is_empty(), busy.is_some()) {
@@ -80,7 +80,7 @@ pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
             "plateau",
             format!(
                 "throughput {} over {} levels ({}){}",
-                flat_words(p),
+                flat_words(p, v.unit),
                 p.levels,
                 p.confidence,
                 if p.retrograde {
@@ -156,12 +156,12 @@ fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
         (true, Some(h)) => format!(
             "busy: other processes took {} of Plimsoll's own cores at {} and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
             pct(h),
-            sessions(level as f64)
+            v.unit.level(level)
         ),
         (true, None) => format!(
             "busy: other processes took {} of the SUT's cores at {}{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
             pct(b.share),
-            sessions(level as f64),
+            v.unit.level(level),
             b.wait_ms
                 .filter(|w| *w >= WAIT_WORTH_SAYING)
                 .map_or(String::new(), |w| format!(

@@ -9,6 +9,7 @@
 //! documents give the same answer.
 
 pub mod budget;
+pub mod call_cpu;
 pub mod calls;
 pub mod calls_collapse;
 pub mod compare;

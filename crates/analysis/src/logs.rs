@@ -1,32 +1,11 @@
 //! What the SUT's own log says across a ladder: each kind of warning or error line, the
 //! lowest level where it appeared and how often there, so a message that only comes
 //! under load ("10 × `heartbeat failed` at 80 sessions, none below") stands apart from
-//! the noise every level prints.
+//! the noise every level prints. The report words them.
 
-use result::words::sessions;
 use result::StepResult;
 
 pub use result::ladder::LogFinding;
-
-/// One line for the report.
-pub fn line(f: &LogFinding) -> String {
-    let below = if f.at_lowest {
-        "at every level from the lowest".to_string()
-    } else if f.below_cut {
-        "not among the kinds kept below (the lower levels logged more kinds than RESULT keeps)"
-            .to_string()
-    } else {
-        "none below".to_string()
-    };
-    format!(
-        "{} × {} `{}` at {}, {below} (e.g. `{}`)",
-        f.count_at_first,
-        f.level,
-        f.message,
-        sessions(f.first_at as f64),
-        f.example
-    )
-}
 
 /// The kinds of warning and error the SUT logged, those that came only under load
 /// first (by the level where they began), then those present from the lowest level.
@@ -122,11 +101,7 @@ mod tests {
             ("heartbeat failed", 16, 10, false)
         );
         assert_eq!(f[0].levels, vec![(16, 10), (32, 4)]);
-        assert_eq!(
-            line(&f[0]),
-            "10 × warning `heartbeat failed` at 16 sessions, none below (e.g. `heartbeat failed (example)`)"
-        );
-        assert!(f[1].at_lowest && line(&f[1]).contains("at every level from the lowest"));
+        assert!(f[1].at_lowest && f[1].message == "deprecated flag");
         assert!(findings(&[]).is_empty());
     }
 }

@@ -6,7 +6,7 @@
 use crate::budget::num;
 use crate::growth::{fit, Shape};
 use result::ladder::Wall;
-use result::words::{int, sessions};
+use result::words::{int, Unit};
 use result::{StepResult, WallKind};
 
 /// A session holding less than this (MB) is not worth a sentence.
@@ -30,16 +30,18 @@ pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
         .filter(|f| matches!(f.shape, Shape::Linear | Shape::SuperLinear))?;
     let (first, top) = (ok.first()?, ok.last()?);
     let held = f.slope * top.concurrency as f64;
+    let u = Unit::of(steps);
     if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * top.peak_rss_mb {
         return None;
     }
     let mut out = format!(
-        "memory grows {} MB a session (RSS {} → {} MB from {} to {})",
+        "memory grows {} MB a {} (RSS {} → {} MB from {} to {})",
         num(f.slope),
+        u.one(),
         num(first.peak_rss_mb),
         num(top.peak_rss_mb),
         first.concurrency,
-        sessions(top.concurrency as f64)
+        u.level(top.concurrency)
     );
     let cap = ok
         .iter()
@@ -52,11 +54,12 @@ pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
             out.push_str(&format!(
                 ": the {} MB cap would hold about {}",
                 int(mb.round() as u64),
-                sessions(round_to_two(holds))
+                u.count(round_to_two(holds))
             ));
         }
         None => out.push_str(&format!(
-            ": 1,000 sessions would need about {} MB",
+            ": 1,000 {} would need about {} MB",
+            u.many(),
             int((f.intercept + f.slope * 1000.0).round().max(0.0) as u64)
         )),
     }

@@ -38,6 +38,8 @@ pub struct Evidence {
     pub error_rate: f64,
     /// The first failure of each kind (kind, what happened), said with an error rate.
     pub first_errors: Vec<(String, String)>,
+    /// What the step ran, sessions or calls: its causes say so.
+    pub unit: result::words::Unit,
 }
 
 /// How the SUT exited.
@@ -85,14 +87,7 @@ pub fn outcome(e: &Evidence) -> Option<Collapse> {
         .or_else(|| exited(e.exit.as_ref(), &e.tail))
         .or_else(|| timed_out(e))
         .or_else(|| integrity(e.violations, &e.violations_by_kind, &e.shared_values))
-        .or_else(|| {
-            error_rate(
-                e.sessions_ok,
-                e.sessions_failed,
-                e.error_rate,
-                &e.first_errors,
-            )
-        })
+        .or_else(|| error_rate(e))
 }
 
 /// A bus's integrity failures by kind: lost and duplicated messages, and reordered ones
@@ -163,7 +158,10 @@ fn timed_out(e: &Evidence) -> Option<Collapse> {
             .map_or(String::new(), |w| format!(" ({w})"));
         (
             Outcome::Timeout,
-            format!("sessions were still running after the step timeout{after}{at}"),
+            format!(
+                "{} were still running after the step timeout{after}{at}",
+                e.unit.many()
+            ),
         )
     })
 }
@@ -208,15 +206,11 @@ fn integrity(violations: u64, by_kind: &[(String, u64)], shared: &[String]) -> O
     })
 }
 
-fn error_rate(
-    ok: u64,
-    failed: u64,
-    threshold: f64,
-    first: &[(String, String)],
-) -> Option<Collapse> {
-    let total = ok + failed;
+fn error_rate(e: &Evidence) -> Option<Collapse> {
+    let (failed, threshold) = (e.sessions_failed, e.error_rate);
+    let total = e.sessions_ok + failed;
     // What went wrong, where the ladder's line would otherwise say only how often.
-    let first = match first.first() {
+    let first = match e.first_errors.first() {
         Some((kind, what)) => format!("; first: {kind}: {what}"),
         None => String::new(),
     };
@@ -225,7 +219,7 @@ fn error_rate(
             Outcome::ErrorRate,
             format!(
                 "{failed} of {} failed (threshold {threshold}){first}",
-                count(total, "session")
+                count(total, e.unit.one())
             ),
         )
     })

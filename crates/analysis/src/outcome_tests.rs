@@ -150,15 +150,24 @@ fn timeouts_integrity_and_errors_in_that_order() {
     assert_eq!(e.0, Outcome::ErrorRate);
     assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
     assert_eq!(outcome(&sessions(2, 0)), None);
-    assert_eq!(error_rate(0, 0, 0.0, &[]), None, "no sessions, no rate");
-    assert_eq!(error_rate(9, 1, 0.2, &[]), None, "within the threshold");
-    let why = [(
-        "timeout".to_string(),
-        "call c1 turn 1: never answered".to_string(),
-    )];
-    let said = error_rate(0, 2, 0.0, &why).unwrap().1;
+    assert_eq!(error_rate(&sessions(0, 0)), None, "no sessions, no rate");
+    let within = Evidence {
+        error_rate: 0.2,
+        ..sessions(9, 1)
+    };
+    assert_eq!(error_rate(&within), None, "within the threshold");
+    let calls = Evidence {
+        first_errors: vec![(
+            "timeout".to_string(),
+            "call c1 turn 1: never answered".to_string(),
+        )],
+        unit: result::words::Unit::Call,
+        ..sessions(0, 2)
+    };
+    let said = error_rate(&calls).unwrap().1;
     assert!(
-        said.ends_with("(threshold 0); first: timeout: call c1 turn 1: never answered"),
+        said.starts_with("2 of 2 calls failed")
+            && said.ends_with("(threshold 0); first: timeout: call c1 turn 1: never answered"),
         "{said}"
     );
 }

@@ -11,7 +11,7 @@
 //! named as evidence, not as the cause.
 
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::count;
+use result::words::{count, Unit};
 use result::{Outcome, StepResult, WallKind};
 use std::collections::BTreeMap;
 
@@ -89,12 +89,12 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
         (Some(p), mock) => pool_wall(p, mock, steps, plateau),
         (None, Some(m)) => Wall {
             text: format!(
-                "{}; connections to {} stay at {} from {} to {} sessions: at most {} in flight (a client pool of {}, or a limit of {} inside the SUT)",
+                "{}; connections to {} stay at {} from {} to {}: at most {} in flight (a client pool of {}, or a limit of {} inside the SUT)",
                 own.text,
                 who(&m.peer),
                 m.count,
                 m.from,
-                m.to,
+                Unit::of(steps).level(m.to),
                 count(m.count as u64, "call"),
                 m.count,
                 m.count
@@ -147,10 +147,11 @@ fn pool_wall(
             .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
             .filter_map(|s| s.cpu_of_cap),
     );
+    let u = Unit::of(steps);
     let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl)),
+        Some(pl) => format!("throughput {}", flat_words(pl, u)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
-        None if steps.iter().any(|s| s.voice.is_some()) => "the calls go over their budget".into(),
+        None if u.is_calls() => "the calls go over their budget".into(),
         None => "throughput stops growing".into(),
     };
     let cpu = cpu.map_or(String::new(), |c| {
@@ -176,11 +177,11 @@ fn pool_wall(
             kind: WallKind::Pool,
             from: Some(p.from as f64),
             text: format!(
-                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} sessions while {throughput}{cpu}: each worker holds one connection, so the {} the wall, not the connection pool (more workers would open more connections){turns}",
+                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} while {throughput}{cpu}: each worker holds one connection, so the {} the wall, not the connection pool (more workers would open more connections){turns}",
                 who(&p.peer),
                 p.count,
                 p.from,
-                p.to,
+                u.level(p.to),
                 match p.count {
                     1 => "1 worker is".to_string(),
                     n => format!("{n} workers are"),
@@ -197,11 +198,11 @@ fn pool_wall(
         kind: WallKind::Pool,
         from: Some(p.from as f64),
         text: format!(
-            "a pool — connections to {} stay at {} from {} to {} sessions while {throughput}{cpu}: a client pool of {conns} to {} is the wall{turns}",
+            "a pool — connections to {} stay at {} from {} to {} while {throughput}{cpu}: a client pool of {conns} to {} is the wall{turns}",
             who(&p.peer),
             p.count,
             p.from,
-            p.to,
+            u.level(p.to),
             who(&p.peer),
         ),
         short: format!("a pool of {conns} to {}", who(&p.peer)),

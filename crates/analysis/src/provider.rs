@@ -4,7 +4,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::{count, sessions};
+use result::words::{count, Unit};
 use result::{Outcome, StepResult, WallKind};
 
 /// Refused calls above this share of all LLM calls: the provider is pushing back.
@@ -49,6 +49,7 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
         .map_or(s.concurrency, |x| x.concurrency.min(s.concurrency));
     let who = p.binding.clone().unwrap_or_else(|| "its limits".into());
+    let u = Unit::of(steps);
     let mut text = if refusing {
         let retries = if p.retried > 0 {
             format!("retry amplification {}×", num(p.amplification))
@@ -57,14 +58,14 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         };
         format!(
             "the provider from {} — {who} refused {} of LLM calls at {} ({retries})",
-            sessions(from as f64),
+            u.level(from),
             pct(p.refused_share),
             s.concurrency,
         )
     } else {
         format!(
             "the provider from {} — {who} kept calls waiting ({} of the provider's time at {}, p99 wait {} ms)",
-            sessions(from as f64),
+            u.level(from),
             pct(p.queue_share),
             s.concurrency,
             num(p.queue_wait_p99_ms)
@@ -82,13 +83,13 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
             text.push_str(&format!(
                 "; {why} ({} of {} failed)",
                 s.sessions_failed,
-                count(n, "session")
+                count(n, u.one())
             ));
         }
         other => text.push_str(&format!("; the step there ended in {other}")),
     }
     if let Some(pl) = plateau {
-        text.push_str(&format!("; throughput {}", flat_words(pl)));
+        text.push_str(&format!("; throughput {}", flat_words(pl, u)));
     }
     let wall = Wall {
         kind: WallKind::Provider,

@@ -6,7 +6,7 @@
 
 use crate::budget::{cap_size, num, pct};
 use crate::sample::Sample;
-use result::words::{count_f, sessions};
+use result::words::count_f;
 use result::StepResult;
 
 /// Other processes at this share of the CPU the SUT could have used, or more: the step
@@ -166,7 +166,7 @@ pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
             format!(
                 "the SUT's {} cap is full at {}: {t} (its CPU averaged {} of the cap over the step: a quota is spent in bursts, then waited out)",
                 cap_size(s.cpu_cores),
-                sessions(s.concurrency),
+                s.unit.count(s.concurrency),
                 pct(read)
             )
         }
@@ -174,7 +174,7 @@ pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
             "the SUT's CPU reaches {} of the {} cap at {}{}",
             pct(read),
             cap_size(s.cpu_cores),
-            sessions(s.concurrency),
+            s.unit.count(s.concurrency),
             t.map_or(String::new(), |t| format!(", {t}"))
         ),
     }

@@ -31,5 +31,6 @@ pub(crate) fn sample(s: &StepResult) -> Sample {
         cpu_ms_per_turn: s.cpu_ms_per_turn,
         harness_others: s.interference.as_ref().and_then(|i| i.harness_share),
         call: s.voice.as_ref().map(|v| (v.stall_share, v.response_p95_ms)),
+        unit: result::words::Unit::of_step(s),
     }
 }

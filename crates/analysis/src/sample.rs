@@ -34,6 +34,8 @@ pub struct Sample {
     /// A level of voice calls: the share of the bot's audio that stalled, and its
     /// response p95 (ms).
     pub call: Option<(f64, Option<f64>)>,
+    /// What the ladder counts: its levels are said in sessions, or in calls.
+    pub unit: result::words::Unit,
 }
 
 /// Throttled in this share of its periods or more: the cap is full, whatever share of it
@@ -57,16 +59,17 @@ pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
     let cores = b.cpu_cores?;
     (!std::ptr::eq(a, b) && cb > 0.0 && cb < ca * CHEAPER).then(|| {
         format!(
-            "; throughput still rose at the top ({} → {} turns/s from {} to {} sessions) only because each turn got cheaper ({} → {} CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at {} CPU ms a turn the {}-core cap allows about {} turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling",
+            "; throughput still rose at the top ({} → {} turns/s from {} to {}) only because each turn got cheaper ({} → {} CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at {} CPU ms a turn the {}-core cap allows about {} turns/s in a steady state; longer {} (--set turns=10) will show that ceiling",
             num(a.turns_per_s),
             num(b.turns_per_s),
             num(a.concurrency),
-            num(b.concurrency),
+            b.unit.count(b.concurrency),
             num(ca),
             num(cb),
             num(cb),
             num(cores),
-            num(cores * 1000.0 / cb)
+            num(cores * 1000.0 / cb),
+            b.unit.many()
         )
     })
 }

@@ -6,7 +6,7 @@
 
 use crate::budget::num;
 use crate::throughput::{flat_words, pct, Plateau, Wall, CPU_WALL};
-use result::words::sessions;
+use result::words::Unit;
 use result::{StepResult, WallKind};
 
 /// A thread runnable (on a core or waiting for one) this share of the time or more is
@@ -58,12 +58,12 @@ fn named(b: &result::BusyThread) -> String {
 
 /// The figures a wall's sentence gives in brackets: " (the process at 48 % …)", or when
 /// they are a higher level's than the one the wall began at, " (at 64 sessions: …)".
-fn figures(higher: Option<usize>, parts: &[&str]) -> String {
+fn figures(higher: Option<usize>, parts: &[&str], u: Unit) -> String {
     let said: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
     match (said.is_empty(), higher) {
         (true, _) => String::new(),
         (false, None) => format!(" ({})", said.join(", ")),
-        (false, Some(l)) => format!(" (at {}: {})", sessions(l as f64), said.join(", ")),
+        (false, Some(l)) => format!(" (at {}: {})", u.level(l), said.join(", ")),
     }
 }
 
@@ -131,7 +131,7 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     if others_cpu && ok.last().is_none_or(|s| crate::quota::contaminated(s)) {
         return own;
     }
-    thread_wall(&ok[first..], plateau).unwrap_or(own)
+    thread_wall(&ok[first..], plateau, Unit::of(steps)).unwrap_or(own)
 }
 
 /// A collapse with no wall before it, where one thread sat at its limit at the collapse
@@ -146,7 +146,7 @@ pub fn at_collapse(own: Wall, steps: &[StepResult], collapse: Option<usize>) -> 
     if own.kind != WallKind::None || !below_cap || !(at_limit(at) || stalled) {
         return own;
     }
-    match thread_wall(&[at], None) {
+    match thread_wall(&[at], None, Unit::of(steps)) {
         Some(mut w) => {
             if stalled && !at_limit(at) {
                 let lag = at.probe_p99_ms.unwrap_or_default();
@@ -197,7 +197,7 @@ fn pool_size_hint(name: &str) -> &'static str {
 }
 
 /// The wall in words, from the levels where the thread (or the threads) sat at its limit.
-fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
+fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, u: Unit) -> Option<Wall> {
     let top = on.last()?;
     let t = top.thread_cpu.as_ref()?;
     let n = on
@@ -216,10 +216,12 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
     // The figures are the top level's: said with that level when the wall began lower.
     let higher = (top.concurrency != from).then_some(top.concurrency);
     let (one_busy, one_figures) = match higher {
-        None => (busy.as_str(), figures(None, &[&process])),
-        Some(_) => ("at its limit", figures(higher, &[&busy, &process])),
+        None => (busy.as_str(), figures(None, &[&process], u)),
+        Some(_) => ("at its limit", figures(higher, &[&busy, &process], u)),
     };
-    let throughput = plateau.map_or(String::new(), |p| format!("; throughput {}", flat_words(p)));
+    let throughput = plateau.map_or(String::new(), |p| {
+        format!("; throughput {}", flat_words(p, u))
+    });
     if n == 1 {
         if let Some(idle) = beside_an_idle_main(t) {
             let name = &t.busiest[0].name;
@@ -229,7 +231,7 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
                 text: format!(
                     "one thread — a worker thread of `{name}`, not the main thread (the main thread at {} of a core), {one_busy} from {}{one_figures}: one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will{}{throughput}",
                     pct(idle),
-                    sessions(from as f64),
+                    u.level(from),
                     pool_size_hint(name)
                 ),
                 short: format!("one worker thread (`{name}` {busy_short}; the main thread idle)"),
@@ -238,13 +240,13 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>) -> Option<Wall> {
     }
     let (what, why, short) = if n == 1 {
         (
-            format!("one thread — {} {one_busy} from {}{one_figures}", names[0], sessions(from as f64)),
+            format!("one thread — {} {one_busy} from {}{one_figures}", names[0], u.level(from)),
             "an event loop or a lock held by one thread; more cores will not help, more processes will",
             format!("one thread ({} {busy_short})", names[0]),
         )
     } else {
         (
-            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), sessions(from as f64), figures(higher, &[&process])),
+            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), u.level(from), figures(higher, &[&process], u)),
             "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
             format!("{n} threads ({} full)", names.join(", ")),
         )
@@ -268,7 +270,7 @@ pub(crate) fn of_calls(at: &StepResult) -> Option<Wall> {
     if !(at_limit(at) || stalled_alone(at)) {
         return None;
     }
-    let mut w = thread_wall(&[at], None)?;
+    let mut w = thread_wall(&[at], None, Unit::of_step(at))?;
     let mut also = Vec::new();
     let one_core = at.cpu_cores.is_some_and(|c| c <= 1.0);
     if let (true, Some(_)) = (one_core, at.cpu_of_cap.filter(|c| *c >= CPU_WALL)) {

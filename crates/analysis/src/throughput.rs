@@ -5,7 +5,7 @@
 
 use crate::budget::num;
 pub use result::ladder::{Knee as ThroughputKnee, Plateau, Wall};
-use result::words::{count_f, sessions};
+use result::words::Unit;
 use result::{Confidence, WallKind};
 
 /// A knee is where one more session adds less than this share of what one session
@@ -172,7 +172,6 @@ fn spread(samples: &[Sample]) -> Vec<usize> {
     kept
 }
 
-use crate::budget::cap_size;
 pub(crate) use crate::budget::pct;
 
 /// "1-core cap", "2-core cap", "the machine".
@@ -187,7 +186,7 @@ fn cores_short(c: Option<f64>) -> String {
 /// its cores (then the machine is the wall, not the harness).
 pub(crate) fn harness_wall(s: &Sample) -> Wall {
     let n = num(s.concurrency);
-    let at = sessions(s.concurrency);
+    let at = s.unit.count(s.concurrency);
     match s.harness_others.filter(|h| *h >= crate::trust::CONTAMINATED) {
         Some(h) => Wall {
             kind: WallKind::Harness,
@@ -227,20 +226,17 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     // The wall is hit where the resource first runs hot anywhere on the ladder, as long as
     // it is still hot where throughput stops growing.
     if let Some(s) = first_at(&cpu_hot) {
-        let text = match s.call {
-            Some(_) => calls_cpu_words(s, samples),
-            None => format!(
-                "CPU — {}{}{}{}",
-                knee.map_or(String::new(), |k| format!(
-                    "throughput bends between {} and {} sessions and ",
-                    num(k.from),
-                    num(k.to)
-                )),
-                crate::quota::reach_words(s, CPU_WALL),
-                shared_words(s),
-                throughput_words(plateau, samples)
-            ),
-        };
+        let text = format!(
+            "CPU — {}{}{}{}",
+            knee.map_or(String::new(), |k| format!(
+                "throughput bends between {} and {} and ",
+                num(k.from),
+                s.unit.count(k.to)
+            )),
+            crate::quota::reach_words(s, CPU_WALL),
+            shared_words(s),
+            throughput_words(plateau, samples, s.unit)
+        );
         return Wall {
             kind: WallKind::Cpu,
             from: Some(knee.map_or(s.concurrency, |k| k.to)),
@@ -266,8 +262,8 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
             text: format!(
                 "memory — {} of its cap from {}{}",
                 pct(s.mem_of_cap.unwrap_or(0.0)),
-                sessions(s.concurrency),
-                throughput_words(plateau, samples)
+                s.unit.count(s.concurrency),
+                throughput_words(plateau, samples, s.unit)
             ),
             short: format!(
                 "memory ({} of its cap at {})",
@@ -305,6 +301,7 @@ fn shared_words(s: &Sample) -> String {
 }
 
 fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wall {
+    let u = from_start.first().map_or(Unit::Session, |s| s.unit);
     let cpu_max = peak(from_start.iter().filter_map(|s| s.cpu_of_cap));
     let cpu_words = match cpu_max {
         Some(c) => format!("CPU at most {} of its cap", pct(c)),
@@ -317,7 +314,7 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             from: Some(p.from),
             text: format!(
                 "no resource saturated — the limit is inside the SUT (queueing): throughput {} while {cpu_words}",
-                flat_words(p)
+                flat_words(p, u)
             ),
             short: format!(
                 "inside the SUT (flat at {} turns/s from {}, no resource full)",
@@ -333,8 +330,9 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             },
             from: Some(start),
             text: format!(
-                "throughput bends from {} (a session added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
-                sessions(start),
+                "throughput bends from {} (a {} added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
+                u.count(start),
+                u.one(),
                 if quiet { ": a limit inside the SUT (queueing)" } else { "" }
             ),
             short: match quiet {
@@ -349,41 +347,6 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
             },
         },
     }
-}
-
-/// A CPU wall of voice calls: where the cap ran full, what callers heard, what a call
-/// costs (a rate of turns says nothing of calls, whose turns go at speech's pace).
-pub(crate) fn calls_cpu_words(s: &Sample, samples: &[Sample]) -> String {
-    let heard = match s.call {
-        Some((stall, p95)) => format!(
-            ", where {} of the bot's audio stalled and replies began in {} at p95",
-            pct(stall),
-            p95.map_or("?".into(), |p| format!("{} ms", num(p)))
-        ),
-        None => String::new(),
-    };
-    let below = samples
-        .iter()
-        .rfind(|x| x.concurrency < s.concurrency)
-        .unwrap_or(s);
-    let per_call =
-        |x: &Sample| Some(x.cpu_of_cap? * x.cpu_cores? * 1000.0 / x.concurrency.max(1.0));
-    let cost = match (per_call(below), s.cpu_cores) {
-        (Some(ms), Some(n)) if ms > 0.0 => format!(
-            "; each call costs about {} CPU ms a second (at {}), so {} about {} of this work — fewer CPU ms a call (its per-frame work: VAD, resampling, encoding) or more cores moves the line",
-            num(ms),
-            sessions(below.concurrency),
-            count_f(n, "core") + if n == 1.0 { " holds" } else { " hold" },
-            sessions((n * 1000.0 / ms).floor())
-        ),
-        _ => String::new(),
-    };
-    format!(
-        "CPU — the SUT's CPU reaches {} of the {} cap at {}{heard}{cost}",
-        pct(s.cpu_of_cap.unwrap_or(0.0)),
-        cap_size(s.cpu_cores),
-        sessions(s.concurrency)
-    )
 }
 
 /// The highest of some figures, None when there are none (a CPU never read against a cap).
@@ -402,7 +365,7 @@ pub(crate) fn unexplained(own: &Wall) -> Option<f64> {
 }
 
 /// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
-pub fn flat_words(p: &Plateau) -> String {
+pub fn flat_words(p: &Plateau, u: Unit) -> String {
     let peak = if p.peak.1 > p.turns_per_s * (1.0 + FLAT) {
         format!(" (peak {} at {})", num(p.peak.1), num(p.peak.0))
     } else {
@@ -411,30 +374,30 @@ pub fn flat_words(p: &Plateau) -> String {
     format!(
         "flat at {} turns/s{peak} from {}",
         num(p.turns_per_s),
-        sessions(p.from)
+        u.count(p.from)
     )
 }
 
-fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
+fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample], u: Unit) -> String {
     match plateau {
-        Some(p) => format!("; throughput {}", flat_words(p)),
+        Some(p) => format!("; throughput {}", flat_words(p, u)),
         None => match samples {
             [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) && crate::sample::cheaper(samples, CPU_WALL).is_some() => {
                 crate::sample::cheaper(samples, CPU_WALL).unwrap_or_default()
             }
             [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => format!(
-                "; throughput still rising at the top ({} → {} turns/s from {} to {} sessions): widen the ladder to see where it stops",
+                "; throughput still rising at the top ({} → {} turns/s from {} to {}): widen the ladder to see where it stops",
                 num(a.turns_per_s),
                 num(b.turns_per_s),
                 num(a.concurrency),
-                num(b.concurrency)
+                u.count(b.concurrency)
             ),
             [a, .., b] => format!(
-                "; throughput {} → {} turns/s from {} to {} sessions",
+                "; throughput {} → {} turns/s from {} to {}",
                 num(a.turns_per_s),
                 num(b.turns_per_s),
                 num(a.concurrency),
-                num(b.concurrency)
+                u.count(b.concurrency)
             ),
             _ => String::new(),
         },
@@ -446,8 +409,8 @@ fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample]) -> String {
 pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
     let grew = match samples {
         [.., a, b] => format!(
-            ": throughput still grew up to {} sessions ({} → {} turns/s from {})",
-            num(b.concurrency),
+            ": throughput still grew up to {} ({} → {} turns/s from {})",
+            b.unit.count(b.concurrency),
             num(a.turns_per_s),
             num(b.turns_per_s),
             num(a.concurrency)
@@ -459,7 +422,10 @@ pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
         from: None,
         text: format!(
             "none before the collapse at {}{grew}",
-            sessions(collapse as f64)
+            samples
+                .first()
+                .map_or(Unit::Session, |s| s.unit)
+                .level(collapse)
         ),
         short: format!("none before the collapse at {collapse}"),
     }
@@ -469,8 +435,8 @@ pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
 fn not_reached(samples: &[Sample]) -> Wall {
     let text = match samples {
         [.., a, b] => format!(
-            "none within the ladder: throughput still grows at {} sessions ({} → {} turns/s from {}) — widen the ladder",
-            num(b.concurrency),
+            "none within the ladder: throughput still grows at {} ({} → {} turns/s from {}) — widen the ladder",
+            b.unit.count(b.concurrency),
             num(a.turns_per_s),
             num(b.turns_per_s),
             num(a.concurrency)

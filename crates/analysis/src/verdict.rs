@@ -44,15 +44,15 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let inflation: Vec<Option<f64>> = ok.iter().map(|s| s.latency_inflation).collect();
     let plateau = throughput::plateau(&sm);
     let knee = throughput::knee(&sm, &inflation, plateau.as_ref());
-    let calls = steps.iter().any(|s| s.voice.is_some());
-    let mut wall = match calls {
+    let unit = result::words::Unit::of(steps);
+    let mut wall = match unit.is_calls() {
         // Calls go at speech's pace: judged from what was full where they went over.
         true => crate::calls::wall(steps, &st),
         false => text_wall(steps, &sm, knee.as_ref(), plateau.as_ref(), collapse),
     };
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
     if wall.kind == WallKind::Cpu && cpu_rises {
-        wall.text.push_str(&dearer_turns(steps));
+        wall.text.push_str(&dearer_turns(steps, unit));
     }
     let first_over = st.first().is_some_and(|s| s.standing == Standing::Over);
     let first_level_cost = (first_over && holds.is_none())
@@ -63,6 +63,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     findings.extend(crate::findings::of(steps, &st));
     let mut v = Verdict {
         headline: String::new(),
+        unit,
         budget: b.describe(),
         holds,
         over_from: over.map(|s| s.concurrency),
@@ -89,9 +90,6 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     };
     v.headline = crate::headline::headline(&v, steps);
     v.lines = crate::headline::lines(&v, steps);
-    if calls {
-        said_of_calls(&mut v);
-    }
     v
 }
 
@@ -117,30 +115,20 @@ fn text_wall(
     with_provider(own, crate::provider::wall(steps, plateau))
 }
 
-/// A ladder of voice calls says its verdict in calls: "holds 3 calls".
-fn said_of_calls(v: &mut Verdict) {
-    use result::words::as_calls;
-    v.headline = as_calls(&v.headline);
-    for l in &mut v.lines {
-        l.text = as_calls(&l.text);
-    }
-    v.wall.text = as_calls(&v.wall.text);
-    v.wall.short = as_calls(&v.wall.short);
-    for f in v.findings.iter_mut().chain(v.notes.iter_mut()) {
-        *f = as_calls(f);
-    }
-    v.first_level_cost = v.first_level_cost.as_deref().map(as_calls);
-}
-
 /// Why the CPU wall comes sooner than one session's cost predicts: each turn dearer as
 /// sessions are added — with the threads that grow per session, when they do.
-fn dearer_turns(steps: &[StepResult]) -> String {
+fn dearer_turns(steps: &[StepResult], u: result::words::Unit) -> String {
     match crate::growth::threads_per_session(steps) {
         Some(k) => format!(
-            "; its CPU per turn rises as its threads grow ({} per session): more threads to schedule and switch between, so the wall comes sooner than one session's cost predicts",
-            crate::budget::num(k)
+            "; its CPU per turn rises as its threads grow ({} per {one}): more threads to schedule and switch between, so the wall comes sooner than one {one}'s cost predicts",
+            crate::budget::num(k),
+            one = u.one()
         ),
-        None => "; its CPU per turn rises with sessions, so the wall comes sooner than one session's cost predicts".into(),
+        None => format!(
+            "; its CPU per turn rises with {}, so the wall comes sooner than one {}'s cost predicts",
+            u.many(),
+            u.one()
+        ),
     }
 }
 

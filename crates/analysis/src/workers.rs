@@ -7,7 +7,7 @@
 
 use crate::pool::{flats, Flat};
 use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::count;
+use result::words::{count, Unit};
 use result::{Outcome, StepResult, WallKind};
 
 /// Threads of one name that wait rather than work: each under this share of a core.
@@ -66,19 +66,20 @@ fn wall(m: &Flat, name: &str, steps: &[StepResult], plateau: Option<&Plateau>) -
         .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= m.from)
         .filter_map(|s| s.cpu_of_cap)
         .fold(0.0, f64::max);
+    let u = Unit::of(steps);
     let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl)),
+        Some(pl) => format!("throughput {}", flat_words(pl, u)),
         None => "throughput stops growing".into(),
     };
     Wall {
         kind: WallKind::Pool,
         from: Some(m.from as f64),
         text: format!(
-            "a pool of worker threads — {} threads `{name}`, each waiting on a provider call: the same {} from {} to {} sessions, and connections to the provider stay at {} too, while {throughput}, CPU at most {} of its cap: a worker pool of {} is the wall; more workers (or handlers that do not hold a thread while they wait) would run more turns at once",
+            "a pool of worker threads — {} threads `{name}`, each waiting on a provider call: the same {} from {} to {}, and connections to the provider stay at {} too, while {throughput}, CPU at most {} of its cap: a worker pool of {} is the wall; more workers (or handlers that do not hold a thread while they wait) would run more turns at once",
             m.count,
             m.count,
             m.from,
-            m.to,
+            u.level(m.to),
             m.count,
             pct(cpu),
             m.count

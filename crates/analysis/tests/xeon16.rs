@@ -93,7 +93,7 @@ fn an_idle_sixteen_core_machine_is_not_busy_and_the_quota_is_named() {
     assert!(finding.contains("neither a busy machine"), "{finding}");
     let machine = line(&lines, "machine");
     assert!(
-        machine.starts_with("quiet: other processes took at most 0 % of the CPU the SUT could have used (under a 1-core quota over 14 cores, their time on what the quota leaves idle is not its loss)"),
+        machine.starts_with("quiet: other processes took at most 0.1 % of the CPU the SUT could have used (under a 1-core quota over 14 cores, their time on what the quota leaves idle is not its loss)"),
         "{machine}"
     );
 }

@@ -105,7 +105,7 @@ pub async fn run_compare(
                 eprintln!(
                     "  rep {} · {} · {:<6} → {} (p99 {} ms, {})",
                     rep + 1,
-                    result::words::sessions(level as f64),
+                    result::words::Unit::of_step(&step.result).level(level),
                     if side == 0 { "base" } else { "branch" },
                     step.result.outcome,
                     step.result

@@ -32,5 +32,5 @@ pub use voice::pool::cores;
 /// The name of the threads that drive the sessions (the runtime a load command runs
 /// on, and the calls' background thread): what a step counts as the driver's CPU.
 pub const THREAD_NAME: &str = "plimsoll-drive";
-pub use run::{DriveOptions, DriveReport, FullLoad, Hook, Progress, RequestStats};
+pub use run::{DriveOptions, DriveReport, FullLoad, Hook, Progress, RequestStats, TURN_BUCKETS_S};
 pub use spec::{Chat, SessionError, SessionSpec};

@@ -8,9 +8,38 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_plimsoll");
 
+/// Seconds of CPU the whole machine spent busy so far (/proc/stat: every state but idle
+/// and iowait), and what this test's waited-for children used (the demo and its SUT).
+fn busy_and_ours() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let busy: f64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !matches!(i, 3 | 4 | 8 | 9)) // idle, iowait; guest is in user
+        .map(|(_, t)| t)
+        .sum::<f64>()
+        / hz;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (busy, secs(ru.ru_utime) + secs(ru.ru_stime))
+}
+
 #[test]
 fn a_throttled_sut_is_the_cap_at_work_not_a_busy_machine() {
     let out = std::env::temp_dir().join(format!("plimsoll-quota-test-{}", std::process::id()));
+    // What else ran on the machine meanwhile, measured here: a machine that really was
+    // busy (another build, another test) makes "busy" the right verdict, not a wrong one.
+    let ((busy0, ours0), t0) = (busy_and_ours(), std::time::Instant::now());
     let o = Command::new(BIN)
         .args(["demo", "--cpus", "0.5", "--ladder", "4,8,16", "--out"])
         .arg(&out)
@@ -35,11 +64,20 @@ fn a_throttled_sut_is_the_cap_at_work_not_a_busy_machine() {
     assert!(top["cpu_throttled"].as_f64().unwrap() >= 0.5, "{top}");
     // A hypervisor that stole a tenth of the VM's cores made a step busy for real: then
     // only the throttling's words are checked, not the absence of "busy".
+    let (busy1, ours1) = busy_and_ours();
+    let others = (busy1 - busy0 - (ours1 - ours0)).max(0.0) / t0.elapsed().as_secs_f64();
     let stolen = steps
         .iter()
         .any(|s| s["interference"]["steal_share"].as_f64().unwrap_or(0.0) >= 0.1);
     if stolen {
         eprintln!("the hypervisor stole ≥ 10 % of the cores in a step: busy for real, not checked");
+    }
+    // Others used a quarter of a core or more on average over the run: busy for real.
+    let stolen = stolen || others >= 0.25;
+    if others >= 0.25 {
+        eprintln!(
+            "other processes used {others:.2} cores during the run: busy for real, not checked"
+        );
     }
     for s in steps.iter().filter(|_| !stolen) {
         assert_eq!(s["interference"]["contaminated"], false, "{s}");

@@ -320,6 +320,13 @@ impl Sampler {
         (m.last_rss_kb, m.peak_threads)
     }
 
+    /// CPU seconds the tree used since sampling began, as of the latest full sample (for
+    /// a live view).
+    pub fn latest_cpu_sec(&self) -> f64 {
+        let m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        m.cpu_series.last().map_or(0.0, |p| p.1)
+    }
+
     /// The figures so far.
     pub fn summary(&self) -> Summary {
         self.summary

@@ -11,8 +11,8 @@ use result::arms::ArmsDoc;
 use result::ladder::LadderDoc;
 
 /// The ladder table's header with the arm's column first.
-fn header(calls: bool) -> String {
-    let mut lines = report::table::live_header(calls).lines();
+fn header(unit: result::words::Unit) -> String {
+    let mut lines = report::table::live_header(unit).lines();
     format!(
         "| arm          {}\n|:-------------{}",
         lines.next().unwrap_or(""),
@@ -50,7 +50,7 @@ pub async fn run_arms(
         "arms: {} — every arm at every level, interleaved",
         arm_names(arms).join(", ")
     );
-    eprintln!("{}", header(opts.calls));
+    eprintln!("{}", header(opts.unit));
     match climb(&mut runs, levels, opts).await {
         Ok(()) => finish(runs, opts),
         Err(e) => {

@@ -65,7 +65,7 @@ impl Run<'_> {
             }
             eprintln!(
                 "the runs moved the line: {}; bisecting again",
-                between(search)
+                between(search, self.opts.unit)
             );
             if !self.bisect(search, resolution).await? {
                 return Ok(false);
@@ -89,11 +89,12 @@ impl Run<'_> {
             return Ok(true);
         }
         eprintln!(
-            "confirming the line: {} sessions again ({more} more run{} each, a third when they disagree)",
+            "confirming the line: {} {} again ({more} more run{} each, a third when they disagree)",
             todo.iter()
                 .map(|l| l.to_string())
                 .collect::<Vec<_>>()
                 .join(" and "),
+            self.opts.unit.many(),
             if more == 1 { "" } else { "s" }
         );
         for level in todo {
@@ -115,11 +116,11 @@ impl Run<'_> {
 
 /// Where the line lies now, in words: "it lies between 8 and 12 sessions", "it lies below
 /// 8 sessions", "it lies above 64 sessions".
-fn between(search: &Search) -> String {
+fn between(search: &Search, u: result::words::Unit) -> String {
     match (search.holds, search.fails) {
-        (Some(h), Some(f)) => format!("it lies between {h} and {f} sessions"),
-        (None, Some(f)) => format!("it lies below {}", result::words::sessions(f as f64)),
-        (Some(h), None) => format!("it lies above {}", result::words::sessions(h as f64)),
+        (Some(h), Some(f)) => format!("it lies between {h} and {f} {}", u.many()),
+        (None, Some(f)) => format!("it lies below {}", u.level(f)),
+        (Some(h), None) => format!("it lies above {}", u.level(h)),
         (None, None) => "it is not bracketed yet".into(),
     }
 }

@@ -55,7 +55,8 @@ pub async fn run_demo(
         out: Some(out),
         history: None,
         replicas_axis: false,
-        calls: false,
+        unit: Default::default(),
+        live: None,
         confirm: 1,
     };
     run_ladder(&cfg, levels, &opts).await

@@ -25,8 +25,11 @@ pub struct RampOptions {
     pub budget: analysis::Budget,
     /// A replicas axis is in use (`--replicas`): each run is named with its count.
     pub replicas_axis: bool,
-    /// The sessions are voice calls (`step::Preflight`): the calls table.
-    pub calls: bool,
+    /// A live view's board: each level, each second of it and each finished step.
+    pub live: Option<live::Board>,
+    /// What the ladder counts, sessions or voice calls (`step::Preflight`): the calls
+    /// table, and its progress said in calls.
+    pub unit: result::words::Unit,
     /// With `--ladder auto`: how many more times the levels either side of the line run
     /// (a third time when two runs disagree); 0 runs them once.
     pub confirm: usize,
@@ -135,7 +138,15 @@ impl<'a> Run<'a> {
     async fn step_at(&mut self, level: usize, again: bool) -> anyhow::Result<Option<Standing>> {
         let mut o = self.opts.step.clone();
         o.concurrency = Some(level);
-        let what = result::words::sessions(level as f64);
+        let what = self.opts.unit.level(level);
+        if let Some(b) = &self.opts.live {
+            b.arm(self.label.as_deref());
+            b.level(level, again);
+            let board = b.clone();
+            o.on_tick = Some(step::options::OnTick(std::sync::Arc::new(move |t| {
+                board.tick(t)
+            })));
+        }
         let step = tokio::select! {
             r = crate::clean::run_clean(self.cfg, &o, &what) => r.with_context(|| format!("step at {what}"))?,
             _ = tokio::signal::ctrl_c() => {
@@ -147,10 +158,16 @@ impl<'a> Run<'a> {
         let value = serde_json::to_value(&step.result)?;
         // Nothing reaches the history or result.json that the schema would refuse.
         result::schema::check(&value).map_err(|e| {
-            anyhow::anyhow!("step at {level} sessions produced a RESULT the schema refuses: {e}")
+            anyhow::anyhow!(
+                "step at {} produced a RESULT the schema refuses: {e}",
+                self.opts.unit.level(level)
+            )
         })?;
         let standing =
             analysis::verdict::standing_among(&self.steps, &step.result, &self.opts.budget);
+        if let Some(b) = &self.opts.live {
+            b.step(&step.result, standing.as_str());
+        }
         let cells = row(&step.result, standing.as_str());
         let again_mark = if again { " again" } else { "" };
         match &self.label {
@@ -258,7 +275,8 @@ impl<'a> Run<'a> {
             self.repeats.len(),
             match (search.holds, search.fails) {
                 (Some(h), Some(f)) => format!(
-                    "; the line lies between {h} and {f} sessions (resolution {:.0} %)",
+                    "; the line lies between {h} and {f} {} (resolution {:.0} %)",
+                    self.opts.unit.many(),
                     resolution * 100.0
                 ),
                 _ => String::new(),
@@ -275,7 +293,7 @@ pub async fn run_ladder(
 ) -> anyhow::Result<LadderDoc> {
     let mut run = Run::start(cfg, opts)?;
     eprintln!("budget: {}", opts.budget.describe());
-    eprintln!("{}", report::table::live_header(opts.calls));
+    eprintln!("{}", report::table::live_header(opts.unit));
     if let Err(e) = run.climb(levels).await {
         run.fail(&e);
         return Err(e);

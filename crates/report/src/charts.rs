@@ -41,8 +41,7 @@ pub(crate) fn ladder(
         .budget()
         .and_then(|b| b.latency_inflation)
         .map(|v| (v, "budget"));
-    let calls = steps.iter().any(|s| s.voice.is_some());
-    let mut charts = if calls {
+    let mut charts = if result::words::Unit::of(steps).is_calls() {
         call_charts(doc)
     } else {
         vec![

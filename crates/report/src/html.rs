@@ -20,7 +20,7 @@ fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
         },
         knee: match &a.knee {
             // Calls are judged by what callers hear, not by a rate of turns.
-            _ if steps.iter().any(|s| s.voice.is_some()) => None,
+            _ if result::words::Unit::of(steps).is_calls() => None,
             KneeReading::Found(k)
                 if matches!(k.confidence, Confidence::Clear | Confidence::Weak) =>
             {
@@ -98,25 +98,38 @@ fn step_table(doc: &LadderDoc, steps: &[StepResult]) -> String {
 /// The whole report for a ladder document (fresh or from the history): the verdict on
 /// top, the charts, then the steps as a table.
 pub fn render(doc: &LadderDoc) -> String {
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll report</title><style>{}</style></head><body>{}</body></html>
+"#,
+        style(),
+        body(doc)
+    )
+}
+
+/// The report's style sheet, for a page that shows its body (the live view).
+pub fn style() -> String {
+    STYLE.replace("{W}", &W.to_string())
+}
+
+/// What the report's page holds: the verdict and its lines, the charts, the steps.
+pub fn body(doc: &LadderDoc) -> String {
     let steps = &doc.steps;
     let xs: Vec<f64> = steps.iter().map(|s| s.concurrency as f64).collect();
     let counts: Vec<u64> = steps.iter().map(|s| s.sessions_ok).collect();
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
     let marks = marks(steps, a);
-    let body = crate::charts::ladder(doc, a, (&xs, &counts), &marks);
+    let charts = crate::charts::ladder(doc, a, (&xs, &counts), &marks);
     let details: String = crate::verdict::detail_lines(doc)
         .iter()
         .map(|l| format!("<li>{}</li>", esc(l.trim())))
         .collect();
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll report</title><style>{}</style></head><body><h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}{}</body></html>
-"#,
-        STYLE.replace("{W}", &W.to_string()),
+        r#"<h1>Plimsoll ramp</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><ul>{}</ul>{}{}"#,
         esc(&crate::verdict::headline(doc)),
         esc(&doc.config),
         details,
-        body,
+        charts,
         steps_and_dependencies(doc),
     )
 }

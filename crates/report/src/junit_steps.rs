@@ -8,7 +8,7 @@ use super::{document, Case};
 use crate::num::cell;
 use result::budget::{num, words};
 use result::ladder::LadderDoc;
-use result::words::{count, sessions};
+use result::words::{count, Unit};
 use result::{Bound, Outcome, StepReport};
 
 /// The thresholds `run` judges a step by (`[thresholds]`; 0 judges nothing).
@@ -102,7 +102,10 @@ fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case>
 
 /// The JUnit document of one `plimsoll run` step.
 pub fn run(step: &StepReport, crossed: &[String], t: Thresholds) -> String {
-    let name = format!("plimsoll run: {}", sessions(step.result.concurrency as f64));
+    let name = format!(
+        "plimsoll run: {}",
+        Unit::of_step(&step.result).level(step.result.concurrency)
+    );
     document("plimsoll run", &[(name, step_cases(step, crossed, t))])
 }
 
@@ -116,11 +119,11 @@ pub fn run_summary(step: &StepReport, crossed: &[String], t: Thresholds) -> Stri
     let head = match failed.is_empty() {
         true => format!(
             "**Plimsoll run: pass** — {}, every check held\n\n",
-            sessions(step.result.concurrency as f64)
+            Unit::of_step(&step.result).level(step.result.concurrency)
         ),
         false => format!(
             "**Plimsoll run: FAIL** — {}\n\n{}\n\n",
-            sessions(step.result.concurrency as f64),
+            Unit::of_step(&step.result).level(step.result.concurrency),
             failed
                 .iter()
                 .map(|f| format!("- {f}"))
@@ -176,11 +179,8 @@ fn level_suites(doc: &LadderDoc) -> Vec<(String, Vec<Case>)> {
                     skipped,
                 }
             }));
-            let level = format!("{arm}{}", sessions(s.concurrency as f64));
-            match s.voice.is_some() {
-                true => (result::words::as_calls(&level), cases),
-                false => (level, cases),
-            }
+            let level = format!("{arm}{}", Unit::of_step(s).level(s.concurrency));
+            (level, cases)
         })
         .collect()
 }

@@ -7,8 +7,8 @@ use result::{Standing, StepResult};
 pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
 
 /// The header a ramp prints before its first step: the calls table for voice calls.
-pub fn live_header(calls: bool) -> &'static str {
-    match calls {
+pub fn live_header(unit: result::words::Unit) -> &'static str {
+    match unit.is_calls() {
         true => crate::calls::HEADER,
         false => HEADER_STATE,
     }
@@ -19,7 +19,7 @@ pub const HEADER_STATE: &str = "| sessions | outcome           | state          
 
 /// The header for these steps: with the state column when they carry a state.
 pub fn header_for(steps: &[StepResult]) -> &'static str {
-    if steps.iter().any(|s| s.voice.is_some()) {
+    if result::words::Unit::of(steps).is_calls() {
         return crate::calls::HEADER;
     }
     match steps.iter().any(|s| s.state.is_some()) {

@@ -5,7 +5,7 @@ use analysis::budget::num;
 use result::ladder::{
     Collapse, KneeReading, LadderAnalysis, LadderDoc, LogFinding, Plateau, UslReading,
 };
-use result::words::{count, sessions};
+use result::words::{count, sessions, Unit};
 use result::Confidence;
 
 /// The headline: what the system holds, where it is over budget, its wall, collapse.
@@ -45,20 +45,18 @@ pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
         }
     }
     // Calls are judged by their replies and audio: no knee of a rate of turns, no USL.
-    let calls = doc.steps.iter().any(|s| s.voice.is_some());
+    let u = Unit::of(&doc.steps);
+    let calls = u.is_calls();
     if !calls {
         out.push(knee_line(&a.knee));
     }
-    let mut tail: Vec<String> = a.collapse.as_ref().map(collapse_line).into_iter().collect();
+    let mut tail: Vec<String> = a.collapse.iter().map(|c| collapse_line(c, u)).collect();
     tail.extend(harness_line(&a.harness_bound_steps));
     tail.extend(provider_line(doc));
     if !calls {
         tail.push(usl_line(&a.usl));
     }
-    tail.extend(log_lines(a.log.as_deref().unwrap_or_default()));
-    if calls {
-        tail = tail.iter().map(|l| result::words::as_calls(l)).collect();
-    }
+    tail.extend(log_lines(a.log.as_deref().unwrap_or_default(), u));
     out.extend(tail);
     if let Some(c) = &a.capacity {
         out.push("capacity projection (not a measurement):".into());
@@ -114,7 +112,7 @@ fn provider_line(doc: &LadderDoc) -> Option<String> {
 
 /// The SUT's own log: kinds that began under load, each with its level; the noise every
 /// level printed summed in one line.
-fn log_lines(all: &[LogFinding]) -> Vec<String> {
+fn log_lines(all: &[LogFinding], u: Unit) -> Vec<String> {
     let (noise, load): (Vec<&LogFinding>, Vec<&LogFinding>) = all.iter().partition(|f| f.at_lowest);
     let mut out: Vec<String> = load
         .iter()
@@ -125,7 +123,7 @@ fn log_lines(all: &[LogFinding]) -> Vec<String> {
                 f.count_at_first,
                 f.level,
                 f.message,
-                sessions(f.first_at as f64),
+                u.level(f.first_at),
                 if f.below_cut {
                     "not among the kinds kept below"
                 } else {
@@ -177,10 +175,10 @@ fn plateau_line(p: &Plateau) -> String {
     )
 }
 
-fn collapse_line(c: &Collapse) -> String {
+fn collapse_line(c: &Collapse, u: Unit) -> String {
     format!(
         "collapse at {}: {} — {}",
-        sessions(c.concurrency as f64),
+        u.level(c.concurrency),
         c.outcome,
         c.cause.as_deref().unwrap_or("")
     )

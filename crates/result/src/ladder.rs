@@ -225,6 +225,10 @@ pub struct Usl {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub headline: String,
+    /// What the ladder counts, sessions or calls: every sentence here says its levels so
+    /// (written only for calls: a run recorded before it counted sessions).
+    #[serde(default, skip_serializing_if = "crate::words::Unit::is_sessions")]
+    pub unit: crate::words::Unit,
     /// The budgets in force, in words.
     pub budget: String,
     /// The highest level within budget below the first level that is not.

@@ -3,7 +3,8 @@
 //! what a step found besides (`findings`), what its LLM calls did with the prompt cache
 //! and cost at a price table's prices (`cost`), the documents built from steps — a ladder
 //! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
-//! comparison (`compare`) and where each ran (`environment`) — and the check of a RESULT
+//! comparison (`compare`) and where each ran (`environment`), a running level's second
+//! for a live view (`live`) — and the check of a RESULT
 //! line against `schemas/result.v1.json` (`schema`), and the words every message counts with
 //! (`words`: 1 connection, 2 connections, 10,002). Types, a check and word forms only:
 //! nothing here runs, measures, decides or prints.
@@ -17,6 +18,7 @@ pub mod findings;
 pub mod harness;
 pub mod kinds;
 pub mod ladder;
+pub mod live;
 pub mod mcp;
 pub mod parts;
 pub mod schema;

@@ -63,30 +63,72 @@ pub fn plural(noun: &str) -> String {
     }
 }
 
-/// A line about sessions said of voice calls: each `session` or `sessions` a count or
-/// a share of the load becomes `call` or `calls` (`holds 3 sessions`, `per session`,
-/// `a session's memory`); the session file, a session id and the session marker stay.
-pub fn as_calls(text: &str) -> String {
-    const KEEP: &[&str] = &[" file", ".toml", " id", " marker", " field", " value"];
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("session") {
-        let (before, from) = rest.split_at(at);
-        out.push_str(before);
-        let plural = from[7..].starts_with('s');
-        let word_len = if plural { 8 } else { 7 };
-        let after = &from[word_len..];
-        let starts_word = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_');
-        let ends_word = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-');
-        let kept = KEEP.iter().any(|k| after.starts_with(k));
-        match starts_word && ends_word && !kept {
-            true => out.push_str(if plural { "calls" } else { "call" }),
-            false => out.push_str(&from[..word_len]),
+/// What a ladder counts: sessions of text turns, or voice calls. Decided once for a run
+/// ([`Unit::of`], or from the session file before it runs), carried in the verdict, and
+/// worded here wherever a sentence puts a level before its noun.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    #[default]
+    Session,
+    Call,
+}
+
+impl Unit {
+    /// The unit of a run: calls when any step carried a voice call's figures.
+    pub fn of(steps: &[crate::StepResult]) -> Unit {
+        match steps.iter().any(|s| s.voice.is_some()) {
+            true => Unit::Call,
+            false => Unit::Session,
         }
-        rest = after;
     }
-    out.push_str(rest);
-    out
+
+    /// The unit of one step's run.
+    pub fn of_step(step: &crate::StepResult) -> Unit {
+        Unit::of(std::slice::from_ref(step))
+    }
+
+    /// Calls when `calls`, else sessions: what a session file with a voice section runs.
+    pub fn calls_when(calls: bool) -> Unit {
+        match calls {
+            true => Unit::Call,
+            false => Unit::Session,
+        }
+    }
+
+    pub fn is_calls(self) -> bool {
+        self == Unit::Call
+    }
+
+    pub fn is_sessions(&self) -> bool {
+        *self == Unit::Session
+    }
+
+    /// The noun for one: `session`, `call`.
+    pub fn one(self) -> &'static str {
+        match self {
+            Unit::Session => "session",
+            Unit::Call => "call",
+        }
+    }
+
+    /// The noun for many: `sessions`, `calls`.
+    pub fn many(self) -> &'static str {
+        match self {
+            Unit::Session => "sessions",
+            Unit::Call => "calls",
+        }
+    }
+
+    /// A level with its noun agreeing: `1 call`, `16 sessions`, `2.5 calls`.
+    pub fn count(self, n: f64) -> String {
+        count_f(n, self.one())
+    }
+
+    /// A whole level with its noun: `1 session`, `8 calls`.
+    pub fn level(self, n: usize) -> String {
+        self.count(n as f64)
+    }
 }
 
 #[cfg(test)]
@@ -94,21 +136,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_about_sessions_are_said_of_calls() {
+    fn a_level_is_said_in_its_unit() {
+        assert_eq!(Unit::Call.level(1), "1 call");
+        assert_eq!(Unit::Call.level(16), "16 calls");
+        assert_eq!(Unit::Session.count(2.5), "2.5 sessions");
         assert_eq!(
-            as_calls("holds 3 sessions · wall: one thread at 4 sessions; 3 MB a session"),
-            "holds 3 calls · wall: one thread at 4 calls; 3 MB a call"
+            (Unit::Call.one(), Unit::Session.many()),
+            ("call", "sessions")
         );
-        assert_eq!(
-            as_calls(
-                "each session's first turn; the session file session.toml; session_id; sessions_ok"
-            ),
-            "each call's first turn; the session file session.toml; session_id; sessions_ok"
-        );
-        assert_eq!(
-            as_calls("per-session RSS, 1 session"),
-            "per-call RSS, 1 call"
-        );
+        let voice = crate::StepResult {
+            voice: Some(Default::default()),
+            ..Default::default()
+        };
+        assert_eq!(Unit::of(&[crate::StepResult::default(), voice]), Unit::Call);
+        assert_eq!(Unit::of(&[crate::StepResult::default()]), Unit::Session);
+        assert_eq!(Unit::default(), Unit::Session);
     }
 
     #[test]

@@ -91,6 +91,7 @@ struct Watchers {
     /// (draining, stop) for a soak's series.
     soak: (Arc<AtomicBool>, Arc<AtomicBool>),
     live: Option<crate::live::Live>,
+    board: Option<tokio::task::JoinHandle<()>>,
 }
 
 fn watch(
@@ -125,12 +126,24 @@ fn watch(
         progress.clone(),
         sampler.clone(),
     );
+    let board = opts.on_tick.clone().map(|on_tick| {
+        crate::feed::start(crate::feed::Sources {
+            on_tick,
+            progress: progress.clone(),
+            sampler: sampler.clone(),
+            // A soak's series takes the probe's slowest answer itself: the view only reads it.
+            probe: responsive
+                .as_ref()
+                .map(|p| (p.window(), opts.soak.is_none())),
+        })
+    });
     Watchers {
         progress,
         responsive,
         series,
         soak,
         live,
+        board,
     }
 }
 
@@ -293,6 +306,9 @@ async fn wind_down(opts: &StepOptions, w: Watchers) -> Option<(f64, f64, u64)> {
     };
     if let Some(l) = w.live {
         l.finish();
+    }
+    if let Some(b) = w.board {
+        b.abort();
     }
     answers
 }

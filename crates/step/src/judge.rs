@@ -54,6 +54,7 @@ fn evidence(
         sessions_failed: m.sessions_failed,
         error_rate: cfg.error_rate,
         first_errors: m.first_errors.clone(),
+        unit: result::words::Unit::calls_when(m.voice.is_some()),
     }
 }
 

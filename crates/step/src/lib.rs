@@ -16,6 +16,7 @@ mod cost_side;
 mod deps;
 mod driven;
 pub mod environment;
+mod feed;
 mod fleet;
 mod harness;
 mod judge;

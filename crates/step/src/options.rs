@@ -38,4 +38,16 @@ pub struct StepOptions {
     pub set: Vec<(String, f64)>,
     /// A recorded workload to replay (overrides `[workload]`).
     pub workload: Option<experiment::WorkloadSettings>,
+    /// Called every second with the running level's figures so far (a live view's feed).
+    pub on_tick: Option<OnTick>,
+}
+
+/// What a step calls every second while its sessions run, with the figures so far.
+#[derive(Clone)]
+pub struct OnTick(pub std::sync::Arc<dyn Fn(result::live::Tick) + Send + Sync>);
+
+impl std::fmt::Debug for OnTick {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnTick")
+    }
 }

@@ -23,7 +23,9 @@ pub(crate) struct Prepared {
 /// any step runs.
 pub fn preflight(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<Preflight> {
     prepare(cfg, opts).map(|p| Preflight {
-        calls: p.session.as_ref().is_some_and(|s| s.voice.is_some()),
+        unit: result::words::Unit::calls_when(
+            p.session.as_ref().is_some_and(|s| s.voice.is_some()),
+        ),
     })
 }
 
@@ -32,13 +34,13 @@ pub fn preflight(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<Pref
 pub struct Preflight {
     /// Its sessions are voice calls (`protocol = "twilio"` or `"pcm-ws"`): judged by the
     /// voice budget (`Budget::for_calls`) and said in calls.
-    pub calls: bool,
+    pub unit: result::words::Unit,
 }
 
 impl Preflight {
     /// The budget this run is judged by.
     pub fn budget(&self, b: analysis::Budget) -> analysis::Budget {
-        match self.calls {
+        match self.unit.is_calls() {
             true => b.for_calls(),
             false => b,
         }

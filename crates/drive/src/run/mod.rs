@@ -16,6 +16,6 @@ pub use failure::Failure;
 pub use load::FullLoad;
 pub use options::{DriveOptions, Hook};
 pub(crate) use progress::InFlight;
-pub use progress::Progress;
+pub use progress::{Progress, TURN_BUCKETS_S};
 pub(crate) use recorder::{measure_lag, Lag, Recorder};
 pub use report::{DriveReport, RequestStats};

@@ -95,6 +95,7 @@ impl Recorder {
             record(&self.ttft, f.duration_since(began));
         }
         self.progress.turns.fetch_add(1, Relaxed);
+        self.progress.turn_timed(took);
         self.load.turn_done(began - self.t0, self.t0.elapsed());
     }
 

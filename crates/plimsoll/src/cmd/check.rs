@@ -36,7 +36,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
     let what = step::preflight(&cfg, &opts)?;
     eprintln!(
         "plimsoll check: two {} side by side against {}",
-        if what.calls { "calls" } else { "sessions" },
+        what.unit.many(),
         cfg.command.join(" ").replace("{{port}}", "PORT")
     );
     let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;

@@ -10,6 +10,7 @@ pub mod history;
 pub mod init;
 pub mod init_files;
 pub mod k8s;
+pub mod live;
 pub mod mcp;
 pub mod merge;
 pub mod mock;

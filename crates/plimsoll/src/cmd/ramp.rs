@@ -82,6 +82,8 @@ pub struct RampArgs {
     pub load: super::LoadArgs,
     #[command(flatten)]
     pub cap: super::CapArgs,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// The ladder the flags ask for, checked against the residents (when there are some).
@@ -143,7 +145,8 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         confirm: a.confirm,
         out: a.out.clone(),
         history: (!a.no_history).then(|| a.history.clone()),
-        calls: false,
+        unit: Default::default(),
+        live: None,
     };
     let names: Vec<String> = match a.arm.as_deref() {
         None => Vec::new(),
@@ -159,7 +162,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
     }
     // Calls are judged by the voice budget, the decision `Preflight` makes.
     opts.budget = what.budget(opts.budget);
-    opts.calls = what.calls;
+    opts.unit = what.unit;
     let rt = super::runtime()?;
     if !a.sweep.is_empty() {
         if a.junit.is_some() || a.summary.is_some() {
@@ -182,17 +185,32 @@ fn ladders(
     opts: &::ramp::ladder::RampOptions,
     rt: &tokio::runtime::Runtime,
 ) -> anyhow::Result<String> {
+    let config = a.config.display().to_string();
+    let live = a.live.start(
+        rt,
+        super::live::Named {
+            run: &config,
+            config: &config,
+            unit: opts.unit,
+            budget: &opts.budget,
+            cap: opts.step.cap.as_ref().map(|c| c.cpus),
+        },
+    )?;
+    let mut opts = opts.clone();
+    opts.live = live.as_ref().map(|l| l.board.clone());
     let (json, docs) = match runs {
         [one] if a.replicas.is_none() && one.arm.is_none() => {
-            let doc = rt.block_on(::ramp::ladder::run_ladder(one, levels, opts))?;
+            let doc = rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?;
             (result::to_line_json(&doc), vec![doc])
         }
         _ => {
-            let doc = rt.block_on(::ramp::arms::run_arms(runs, levels, opts))?;
+            let doc = rt.block_on(::ramp::arms::run_arms(runs, levels, &opts))?;
             (result::to_line_json(&doc), doc.arms)
         }
     };
-    let config = a.config.display().to_string();
+    if let Some(l) = live {
+        l.finish(rt, &docs);
+    }
     let ci = super::ForCi {
         junit: a.junit.as_deref(),
         summary: a.summary.as_deref(),

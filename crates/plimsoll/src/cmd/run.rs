@@ -53,6 +53,8 @@ pub struct RunArgs {
     pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub load: super::LoadArgs,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
     /// Drive a SUT that is already running at this base URL (http://host:port): no SUT and no mock are started; the shards' files are merged into the RESULT (its process figures are not sampled).
     #[arg(
         long,
@@ -181,17 +183,32 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
 
 /// One step: the SUT and a mock started for it; the step's lines and its RESULT printed,
 /// the exit code chosen. Ctrl-C stops the SUT before exiting.
-fn one_step(a: &RunArgs, opts: step::StepOptions) -> anyhow::Result<u8> {
+fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     let (config, json) = (&a.config, a.json);
     let cfg = experiment::Config::load(config)?;
-    step::preflight(&cfg, &opts)?;
+    let what = step::preflight(&cfg, &opts)?;
     if opts.arm.is_none() && !cfg.arms.is_empty() {
         eprintln!(
             "note: {}; this step runs [sut] as written (pick one with --arm NAME; `plimsoll ramp` runs them all)",
             cfg.arm_names()
         );
     }
-    let step = super::runtime()?.block_on(async {
+    let rt = super::runtime()?;
+    let name = config.display().to_string();
+    let live = a.live.start(
+        &rt,
+        super::live::Named {
+            run: &name,
+            config: &name,
+            unit: what.unit,
+            budget: &what.budget(cfg.budget.clone()),
+            cap: opts.cap.as_ref().map(|c| c.cpus),
+        },
+    )?;
+    if let Some(l) = &live {
+        opts.on_tick = Some(l.begin(opts.concurrency.unwrap_or(cfg.concurrency)));
+    }
+    let step = rt.block_on(async {
         tokio::select! {
             r = step::run_step(&cfg, &opts) => r.map(Some),
             // The step's futures are dropped here; the SUT's Drop kills its process group.
@@ -202,6 +219,11 @@ fn one_step(a: &RunArgs, opts: step::StepOptions) -> anyhow::Result<u8> {
         eprintln!("plimsoll run: interrupted; the SUT was stopped");
         return Ok(130);
     };
+    if let Some(l) = live {
+        l.board.step(&step.result, step.result.outcome.as_str());
+        let docs = l.board.state().so_far();
+        l.finish(&rt, &docs);
+    }
     let crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
     if !json {
         for line in report::step::lines(&step, &crossed) {

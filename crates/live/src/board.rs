@@ -1,0 +1,262 @@
+//! What the live view shows, as the run writes it: the run, the level it is at with each
+//! second's figures (a [`Tick`]), the steps it finished and the final document. Written
+//! by the run, read by the page and the metrics; every read is a copy taken under a lock
+//! held for no longer than the copy.
+
+use result::ladder::LadderDoc;
+pub use result::live::Tick;
+use result::words::Unit;
+use result::StepResult;
+use std::sync::{Arc, Mutex};
+
+/// The level a run is at.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Level {
+    pub concurrency: usize,
+    /// Run again (the line confirmed, or a busy machine's level).
+    pub again: bool,
+    pub ticks: Vec<Tick>,
+}
+
+/// The whole of what the view shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    /// The run's name on the page and in every metric's `run` label.
+    pub run: String,
+    pub unit: Unit,
+    /// The arm being run, when the config has arms.
+    pub arm: Option<String>,
+    /// The cores the SUT may use (its cap), when known.
+    pub cap_cores: Option<f64>,
+    /// The config file, as the report names it.
+    pub config: String,
+    /// What "holds" means: the verdict so far is judged by it.
+    pub budget: analysis::Budget,
+    pub level: Option<Level>,
+    /// Finished steps, in the order they ran, with their standing and arm.
+    pub steps: Vec<Finished>,
+    /// The documents of the whole run once it ended (one, or one an arm).
+    pub done: Option<Vec<LadderDoc>>,
+}
+
+/// A finished step as the view keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    pub result: StepResult,
+    pub standing: String,
+    pub arm: Option<String>,
+    pub again: bool,
+}
+
+/// The board: shared by the run that writes it and the server that reads it.
+#[derive(Clone, Debug, Default)]
+pub struct Board(Arc<Mutex<State>>);
+
+impl Board {
+    pub fn new(run: &str, config: &str, unit: Unit, budget: &analysis::Budget) -> Board {
+        Board(Arc::new(Mutex::new(State {
+            run: run.into(),
+            config: config.into(),
+            unit,
+            budget: budget.clone(),
+            ..State::default()
+        })))
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// A copy of what the view shows now.
+    pub fn state(&self) -> State {
+        self.with(|s| s.clone())
+    }
+
+    /// The cores the SUT may use, once the cap is made.
+    pub fn cap(&self, cores: Option<f64>) {
+        self.with(|s| s.cap_cores = cores);
+    }
+
+    /// The arm the next levels belong to (None: no arms).
+    pub fn arm(&self, arm: Option<&str>) {
+        self.with(|s| s.arm = arm.map(String::from));
+    }
+
+    /// A level begins.
+    pub fn level(&self, concurrency: usize, again: bool) {
+        self.with(|s| {
+            s.level = Some(Level {
+                concurrency,
+                again,
+                ticks: Vec::new(),
+            })
+        });
+    }
+
+    /// A second of the level that is running.
+    pub fn tick(&self, t: Tick) {
+        self.with(|s| {
+            if let Some(l) = s.level.as_mut() {
+                // A level run afresh (its machine was busy) starts its seconds again.
+                if l.ticks.last().is_some_and(|last| t.t_s < last.t_s) {
+                    l.ticks.clear();
+                }
+                l.ticks.push(t);
+            }
+        });
+    }
+
+    /// The level that was running finished as `result`, standing so against the budget.
+    pub fn step(&self, result: &StepResult, standing: &str) {
+        self.with(|s| {
+            let again = s.level.take().is_some_and(|l| l.again);
+            s.steps.push(Finished {
+                result: result.clone(),
+                standing: standing.into(),
+                arm: s.arm.clone(),
+                again,
+            });
+        });
+    }
+
+    /// The run ended with these documents (one, or one an arm).
+    pub fn done(&self, docs: &[LadderDoc]) {
+        self.with(|s| {
+            s.level = None;
+            s.done = Some(docs.to_vec());
+        });
+    }
+}
+
+impl State {
+    /// The level running now as a step so far — its figures over the seconds it has run —
+    /// for the report's charts to place beside the finished steps.
+    pub fn provisional(&self) -> Option<StepResult> {
+        let l = self.level.as_ref()?;
+        let last = l.ticks.last()?;
+        let first = l.ticks.first()?;
+        let span = last.t_s - first.t_s;
+        let rate = |a: f64, b: f64| (span > 0.0).then(|| (b - a) / span);
+        let cores = rate(first.cpu_sec, last.cpu_sec);
+        let peak = l.ticks.iter().map(|t| t.rss_bytes).max().unwrap_or(0);
+        let held = peak.saturating_sub(last.baseline_rss_bytes) as f64 / 1024.0;
+        Some(StepResult {
+            schema_version: 1,
+            concurrency: l.concurrency,
+            sessions_ok: last.sessions_ok,
+            sessions_failed: last.sessions_failed,
+            turns: last.turns,
+            wall_ms: last.t_s * 1000.0,
+            turns_per_s: rate(first.turns as f64, last.turns as f64),
+            peak_rss_mb: peak as f64 / 1048576.0,
+            baseline_rss_mb: last.baseline_rss_bytes as f64 / 1048576.0,
+            rss_kb_per_session: held / l.concurrency.max(1) as f64,
+            cpu_ms_per_turn: (last.turns > 0).then(|| last.cpu_sec * 1000.0 / last.turns as f64),
+            peak_threads: l.ticks.iter().map(|t| t.threads).max().unwrap_or(0),
+            cpu_sec: last.cpu_sec,
+            cpu_cores: self.cap_cores,
+            cpu_of_cap: cores.zip(self.cap_cores).map(|(c, cap)| c / cap),
+            ..StepResult::default()
+        })
+    }
+
+    /// The documents to show: the run's own once it ended; before, the steps so far of
+    /// the arm running (first runs only) with the verdict of the finished ones and the
+    /// level running now beside them — none while no step has finished or run a second.
+    pub fn so_far(&self) -> Vec<LadderDoc> {
+        if let Some(d) = &self.done {
+            return d.clone();
+        }
+        let arm = self.arm.clone();
+        let mut steps: Vec<StepResult> = self
+            .steps
+            .iter()
+            .filter(|f| !f.again && f.arm == arm)
+            .map(|f| f.result.clone())
+            .collect();
+        steps.sort_by_key(|s| s.concurrency);
+        let analysis = (!steps.is_empty()).then(|| {
+            let causes = vec![None; steps.len()];
+            let a = analysis::ladder::analyse(
+                &steps,
+                &[],
+                &causes,
+                &self.budget,
+                analysis::ladder::Projection::default(),
+                false,
+            );
+            result::ladder::RunAnalysis::Ladder(Box::new(a))
+        });
+        let now = self.provisional();
+        if steps.is_empty() && now.is_none() {
+            return Vec::new();
+        }
+        steps.extend(now);
+        vec![LadderDoc {
+            schema_version: 1,
+            config: self.config.clone(),
+            steps,
+            analysis,
+            arm,
+            ..LadderDoc::default()
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(t_s: f64, turns: u64, cpu_sec: f64) -> Tick {
+        Tick {
+            t_s,
+            turns,
+            cpu_sec,
+            rss_bytes: 20 << 20,
+            threads: 3,
+            ..Tick::default()
+        }
+    }
+
+    #[test]
+    fn the_running_level_is_a_step_so_far_beside_the_finished_ones() {
+        let b = Board::new(
+            "r",
+            "plimsoll.toml",
+            Unit::Call,
+            &analysis::Budget::default(),
+        );
+        b.cap(Some(1.0));
+        assert!(b.state().so_far().is_empty());
+        b.level(2, false);
+        b.tick(tick(1.0, 10, 0.5));
+        b.tick(tick(3.0, 30, 1.5));
+        let now = b.state().provisional().expect("a level with two seconds");
+        assert_eq!((now.concurrency, now.turns), (2, 30));
+        assert_eq!(now.turns_per_s, Some(10.0));
+        assert_eq!(now.cpu_of_cap, Some(0.5));
+        assert_eq!(now.peak_rss_mb, 20.0);
+        // Finished, it is its RESULT; the next level runs beside it.
+        let done = StepResult {
+            concurrency: 2,
+            turns: 40,
+            ..now.clone()
+        };
+        b.step(&done, "holds");
+        b.level(4, false);
+        b.tick(tick(1.0, 5, 0.1));
+        b.tick(tick(2.0, 25, 0.9));
+        let docs = b.state().so_far();
+        let levels: Vec<usize> = docs[0].steps.iter().map(|s| s.concurrency).collect();
+        assert_eq!(levels, vec![2, 4]);
+        assert_eq!(docs[0].steps[0].turns, 40);
+        assert!(docs[0].ladder().is_some_and(|a| a.verdict.is_some()));
+        // A level begun afresh starts its seconds again.
+        b.tick(tick(0.5, 1, 0.0));
+        assert_eq!(b.state().level.unwrap().ticks.len(), 1);
+        // Ended: the run's own documents.
+        b.done(&[LadderDoc::default()]);
+        let s = b.state();
+        assert!(s.level.is_none() && s.so_far().len() == 1);
+    }
+}
