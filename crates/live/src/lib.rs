@@ -5,6 +5,7 @@
 //! OpenTelemetry collector over OTLP/HTTP.
 
 pub mod board;
+pub mod cost;
 pub mod metrics;
 pub mod otlp;
 pub mod page;

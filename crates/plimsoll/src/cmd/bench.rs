@@ -62,6 +62,26 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 0)]
         connections: usize,
     },
+    /// The live view's cost (`--live`): time to answer the page's parts (the report's body
+    /// over the ladder so far) and one /metrics scrape, over boards of more and more
+    /// finished levels; and its share of a core with a page open and a scrape every 5 s.
+    #[command(
+        after_help = "Examples:\n  plimsoll bench live                    (boards of 4, 8, 16 and 32 finished levels)\n  plimsoll bench live --steps 64 --json"
+    )]
+    Live {
+        /// Finished levels on the board, a row each.
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,32")]
+        steps: Vec<usize>,
+        /// Seconds the running level has run.
+        #[arg(long, default_value_t = 600)]
+        ticks: usize,
+        /// Answers timed for each row (the median is printed).
+        #[arg(long, default_value_t = 50)]
+        reps: usize,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// (internal) Hold N idle threads until killed; the target of `bench probe`.
     #[command(hide = true)]
     HoldThreads {
@@ -207,6 +227,12 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
             window_s,
             json,
         } => bench_driver(sessions, turns, body_bytes, window_s, json)?,
+        BenchCommand::Live {
+            steps,
+            ticks,
+            reps,
+            json,
+        } => bench_live(&steps, ticks, reps, json),
         BenchCommand::Probe {
             threads,
             samples,
@@ -363,4 +389,34 @@ fn mcp(a: BenchMockArgs) -> anyhow::Result<()> {
         exe: std::env::current_exe().context("locating the plimsoll executable")?,
     };
     bench::print_mcp_bench(&opts, a.json)
+}
+
+/// `plimsoll bench live`: a row a board size.
+fn bench_live(steps: &[usize], ticks: usize, reps: usize, json: bool) {
+    let rows: Vec<live::cost::Cost> = steps
+        .iter()
+        .map(|n| live::cost::measure(*n, ticks, reps))
+        .collect();
+    if json {
+        println!("{}", serde_json::json!({ "live": rows }));
+        return;
+    }
+    println!("the live view's answers, over a running level of {ticks} s (median of {reps}):");
+    println!(
+        "| levels | parts ms | parts KB | metrics ms | metrics KB | page open + scrape / 5 s |"
+    );
+    println!(
+        "|-------:|---------:|---------:|-----------:|-----------:|-------------------------:|"
+    );
+    for r in rows {
+        println!(
+            "| {:>6} | {:>8.2} | {:>8.1} | {:>10.3} | {:>10.1} | {:>22.2} % |",
+            r.steps,
+            r.parts_ms,
+            r.parts_bytes as f64 / 1024.0,
+            r.metrics_ms,
+            r.metrics_bytes as f64 / 1024.0,
+            r.share_of_a_core * 100.0
+        );
+    }
 }

@@ -219,10 +219,8 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
         eprintln!("plimsoll run: interrupted; the SUT was stopped");
         return Ok(130);
     };
-    if let Some(l) = live {
+    if let Some(l) = &live {
         l.board.step(&step.result, step.result.outcome.as_str());
-        let docs = l.board.state().so_far();
-        l.finish(&rt, &docs);
     }
     let crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
     if !json {
@@ -244,6 +242,11 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
         || report::junit::steps::run(&step, &crossed, t),
         report::junit::steps::run_summary(&step, &crossed, t),
     )?;
+    if let Some(l) = live {
+        // Said first, then served a while longer: the final figures, as the page shows them.
+        let docs = l.board.state().so_far();
+        l.finish(&rt, &docs);
+    }
     Ok(step.result.exit_code(&crossed))
 }
 

@@ -1,0 +1,154 @@
+//! `plimsoll run --live`: the step watched while it runs — its metrics count the level
+//! running now, and once it ends they carry its RESULT's figures — and a bad address or
+//! URL is refused before anything starts.
+
+mod common;
+
+use common::{root, BIN};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+/// One GET on loopback, the body.
+fn get(addr: &str, path: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map_or(text.clone(), |(_, b)| b.to_string())
+}
+
+fn figure(metrics: &str, prefix: &str) -> Option<f64> {
+    metrics
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+#[test]
+fn a_step_is_counted_while_it_runs_and_its_result_served_after() {
+    let dir = root().join("examples/floor");
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--concurrency",
+            "4",
+            "--set",
+            "turns=12",
+            "--live",
+            "127.0.0.1:0",
+        ])
+        .args(["--live-linger", "4"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("live: http://")
+                .map(|r| r.split('/').next().unwrap().to_string())
+        })
+        .expect("the address it serves on");
+    // Within the step: the level and its turns counting up.
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        let m = get(&url, "/metrics");
+        if let Some(t) = figure(&m, "plimsoll_turns_total{") {
+            assert!(
+                m.contains("plimsoll_level{") && m.contains("level=\"4\""),
+                "{m}"
+            );
+            seen.push(t);
+        }
+        if seen.len() >= 2 && seen.last() > seen.first() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(
+        seen.len() >= 2 && seen.last() > seen.first(),
+        "turns never counted up: {seen:?}"
+    );
+    // After it: its RESULT's figures, while the view lingers (read before the RESULT line,
+    // which is there to read only once the process has ended).
+    let said: Vec<String> = lines
+        .map_while(Result::ok)
+        .take_while(|l| !l.starts_with("live: serving"))
+        .collect();
+    let m = get(&url, "/metrics");
+    let page = get(&url, "/parts");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let result: serde_json::Value = serde_json::from_str(
+        out.lines()
+            .find_map(|l| l.strip_prefix("RESULT "))
+            .unwrap_or_else(|| panic!("{said:?}")),
+    )
+    .unwrap();
+    let rate = figure(&m, "plimsoll_step_turns_per_second{").expect("the step's figure");
+    assert!(
+        (rate - result["turns_per_s"].as_f64().unwrap()).abs() < 1e-9,
+        "{m}"
+    );
+    assert_eq!(figure(&m, "plimsoll_run_done{"), Some(1.0), "{m}");
+    assert!(
+        page.contains("the run has ended") && page.contains("Verdict:"),
+        "{page}"
+    );
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_bad_address_or_url_is_refused_before_the_run() {
+    for (flag, value, says) in [
+        (
+            "--live",
+            "localhost",
+            "--live \"localhost\": not an address",
+        ),
+        (
+            "--otlp",
+            "https://collector:4318",
+            "https is not spoken here",
+        ),
+        (
+            "--live-linger",
+            "5000",
+            "--live-linger 5000: give seconds from 0 to 3600",
+        ),
+    ] {
+        let mut args = vec![
+            "run",
+            "--config",
+            "examples/floor/plimsoll.toml",
+            flag,
+            value,
+        ];
+        if flag == "--live-linger" {
+            args.push("--live");
+        }
+        let o = Command::new(BIN)
+            .args(&args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        // Plimsoll's own error (a bad flag's value), said before any step runs.
+        assert_eq!(o.status.code(), Some(1), "{flag} {value}: {err}");
+        assert!(err.contains(says), "{flag} {value}: {err}");
+        assert!(!err.contains("step:"), "{flag} {value} ran a step: {err}");
+    }
+}
