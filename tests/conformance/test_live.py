@@ -47,10 +47,11 @@ class Run:
         self.base = f"http://127.0.0.1:{self.port}"
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="plimsoll-live-"))
         self.prom = self.start_prometheus() if PROMETHEUS else None
-        # Sessions of 25 turns: each level runs for seconds, long enough to watch it move.
+        # Sessions of 60 turns: each level runs for about 40 s, long enough for the page's
+        # two moments and the metrics' two scrapes within the second level.
         self.proc = subprocess.Popen(
             [BIN, "ramp", "--config", str(ROOT / "examples/floor/plimsoll.toml"), "--ladder", "4,8",
-             "--no-cap", "--no-history", "--set", "turns=25", "--out", str(self.dir / "out"),
+             "--no-cap", "--no-history", "--set", "turns=60", "--out", str(self.dir / "out"),
              "--live", f"127.0.0.1:{self.port}", "--live-linger", "6"],
             stderr=subprocess.PIPE, text=True,
         )
@@ -154,7 +155,8 @@ def test_the_metrics_count_the_level_running_now(run):
     second = get(run.base + "/metrics")
 
     def turns(text):
-        line = next(l for l in text.splitlines() if l.startswith("plimsoll_turns_total{"))
+        line = next((l for l in text.splitlines() if l.startswith("plimsoll_turns_total{")), None)
+        assert line, f"no level running when scraped:\n{text}"
         return float(line.rsplit(" ", 1)[1])
 
     assert 'level="8"' in first and "# TYPE plimsoll_turn_duration_seconds histogram" in first
@@ -171,8 +173,8 @@ def test_prometheus_finds_each_steps_result_figures(run):
     def by_level(q):
         return {r["metric"]["level"]: float(r["value"][1]) for r in run.query(q)}
 
-    rate = by_level('last_over_time(plimsoll_step_turns_per_second{again="false"}[10m])')
-    threads = by_level('last_over_time(plimsoll_step_peak_threads{again="false"}[10m])')
+    rate = by_level('last_over_time(plimsoll_step_turns_per_second{repeat="0"}[10m])')
+    threads = by_level('last_over_time(plimsoll_step_peak_threads{repeat="0"}[10m])')
     counted = by_level("max_over_time(plimsoll_turn_duration_seconds_count[10m])")
     assert sorted(rate) == ["4", "8"], rate
     for s in doc["steps"]:

@@ -61,7 +61,10 @@ def test_the_held_pool_is_named_as_the_wall_and_the_fix_is_not():
     cv = command["analysis"]["verdict"]
     assert cv["wall"]["kind"] != "pool" and "pool" not in cv["wall"]["text"], p.stderr
     top = command["steps"][-1]
-    assert top["turns_per_s"] > 2.5 * plateau, (top["turns_per_s"], plateau)
+    # Past the held arm's plateau by a margin a pool could not give: 2.2× to 4× measured
+    # here on a quiet 2-core machine (a fresh clone's run read 2.19×, the CPU at 16 sessions
+    # the limit); held at its pool the same SUT stays within ~15 % of it (checked above).
+    assert top["turns_per_s"] > 1.5 * plateau, (top["turns_per_s"], plateau)
     # Same 4 connections to redis, many more turns: the pool is not what waits.
     assert [c for c in top["connections"] if c.get("peer") == "redis"][0]["peak"] <= 4
     assert "a client pool of 4 connections to redis is the wall" in p.stderr

@@ -15,8 +15,16 @@ pub struct Level {
     pub concurrency: usize,
     /// Run again (the line confirmed, or a busy machine's level).
     pub again: bool,
+    /// Its first second and its latest ones (at most [`KEPT`]): what the view reads, however
+    /// long the level runs (a soak's is hours).
     pub ticks: Vec<Tick>,
+    /// The most RSS (bytes) and threads of any second so far.
+    pub peak_rss_bytes: u64,
+    pub peak_threads: u64,
 }
+
+/// The latest seconds a level keeps beside its first.
+pub const KEPT: usize = 10;
 
 /// The whole of what the view shows.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -37,6 +45,8 @@ pub struct State {
     pub steps: Vec<Finished>,
     /// The documents of the whole run once it ended (one, or one an arm).
     pub done: Option<Vec<LadderDoc>>,
+    /// A soak's document so far: its series and the leak verdict over it.
+    pub soak: Option<Box<result::soak::SoakDoc>>,
 }
 
 /// A finished step as the view keeps it.
@@ -46,6 +56,8 @@ pub struct Finished {
     pub standing: String,
     pub arm: Option<String>,
     pub again: bool,
+    /// How many times this level (of this arm) ran before: 0 for its first run.
+    pub repeat: usize,
 }
 
 /// The board: shared by the run that writes it and the server that reads it.
@@ -88,7 +100,7 @@ impl Board {
             s.level = Some(Level {
                 concurrency,
                 again,
-                ticks: Vec::new(),
+                ..Level::default()
             })
         });
     }
@@ -100,8 +112,14 @@ impl Board {
                 // A level run afresh (its machine was busy) starts its seconds again.
                 if l.ticks.last().is_some_and(|last| t.t_s < last.t_s) {
                     l.ticks.clear();
+                    (l.peak_rss_bytes, l.peak_threads) = (0, 0);
                 }
+                l.peak_rss_bytes = l.peak_rss_bytes.max(t.rss_bytes);
+                l.peak_threads = l.peak_threads.max(t.threads);
                 l.ticks.push(t);
+                if l.ticks.len() > KEPT + 1 {
+                    l.ticks.remove(1);
+                }
             }
         });
     }
@@ -110,13 +128,24 @@ impl Board {
     pub fn step(&self, result: &StepResult, standing: &str) {
         self.with(|s| {
             let again = s.level.take().is_some_and(|l| l.again);
+            let repeat = s
+                .steps
+                .iter()
+                .filter(|f| f.arm == s.arm && f.result.concurrency == result.concurrency)
+                .count();
             s.steps.push(Finished {
                 result: result.clone(),
                 standing: standing.into(),
                 arm: s.arm.clone(),
                 again,
+                repeat,
             });
         });
+    }
+
+    /// A soak's document so far (each sample), or its last.
+    pub fn soak(&self, doc: &result::soak::SoakDoc) {
+        self.with(|s| s.soak = Some(Box::new(doc.clone())));
     }
 
     /// The run ended with these documents (one, or one an arm).
@@ -138,7 +167,7 @@ impl State {
         let span = last.t_s - first.t_s;
         let rate = |a: f64, b: f64| (span > 0.0).then(|| (b - a) / span);
         let cores = rate(first.cpu_sec, last.cpu_sec);
-        let peak = l.ticks.iter().map(|t| t.rss_bytes).max().unwrap_or(0);
+        let peak = l.peak_rss_bytes;
         let held = peak.saturating_sub(last.baseline_rss_bytes) as f64 / 1024.0;
         Some(StepResult {
             schema_version: 1,
@@ -152,7 +181,7 @@ impl State {
             baseline_rss_mb: last.baseline_rss_bytes as f64 / 1048576.0,
             rss_kb_per_session: held / l.concurrency.max(1) as f64,
             cpu_ms_per_turn: (last.turns > 0).then(|| last.cpu_sec * 1000.0 / last.turns as f64),
-            peak_threads: l.ticks.iter().map(|t| t.threads).max().unwrap_or(0),
+            peak_threads: l.peak_threads,
             cpu_sec: last.cpu_sec,
             cpu_cores: self.cap_cores,
             cpu_of_cap: cores.zip(self.cap_cores).map(|(c, cap)| c / cap),
@@ -251,6 +280,13 @@ mod tests {
         assert_eq!(levels, vec![2, 4]);
         assert_eq!(docs[0].steps[0].turns, 40);
         assert!(docs[0].ladder().is_some_and(|a| a.verdict.is_some()));
+        // However long it runs, a level keeps its first second and its latest.
+        for i in 3..100 {
+            b.tick(tick(i as f64, 25 + i, 0.9));
+        }
+        let kept = b.state().level.unwrap().ticks;
+        assert_eq!(kept.len(), KEPT + 1);
+        assert_eq!((kept[0].t_s, kept[KEPT].t_s), (1.0, 99.0));
         // A level begun afresh starts its seconds again.
         b.tick(tick(0.5, 1, 0.0));
         assert_eq!(b.state().level.unwrap().ticks.len(), 1);

@@ -209,8 +209,8 @@ fn turn_latency(at: &[(&'static str, String)], t: &Tick) -> Family {
     }
 }
 
-/// Each finished step's RESULT figures, labelled with its level (a level run again is
-/// labelled `again="true"`).
+/// Each finished step's RESULT figures, labelled with its level and how many times it ran
+/// before (`repeat="0"` for its first run, 1 and 2 for the runs that confirm the line).
 fn finished(run: &str, steps: &[Finished]) -> Vec<Family> {
     type Get = fn(&result::StepResult) -> Option<f64>;
     let figures: [(&'static str, &'static str, Get); 7] = [
@@ -280,7 +280,7 @@ fn step_labels(run: &str, f: &Finished, standing: Option<&str>) -> Vec<(&'static
         ("run", run.to_string()),
         ("arm", f.arm.clone().unwrap_or_default()),
         ("level", f.result.concurrency.to_string()),
-        ("again", f.again.to_string()),
+        ("repeat", f.repeat.to_string()),
     ];
     if let Some(s) = standing {
         l.push(("standing", s.to_string()));
@@ -306,10 +306,11 @@ fn labels<V: AsRef<str>>(pairs: &[(&str, V)]) -> String {
 
 /// A number as the format writes it (integers without a fraction).
 fn val(x: f64) -> String {
-    match x.is_finite() {
-        true if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-        true => format!("{x}"),
-        false => "NaN".into(),
+    match x {
+        x if x.is_nan() => "NaN".into(),
+        x if x.is_infinite() => if x > 0.0 { "+Inf" } else { "-Inf" }.into(),
+        x if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+        x => format!("{x}"),
     }
 }
 
@@ -472,14 +473,14 @@ mod tests {
             "holds",
         );
         let m = render(&b.state());
-        let first = r#"{run="run \"1\"",arm="",level="4",again="false"}"#;
+        let first = r#"{run="run \"1\"",arm="",level="4",repeat="0"}"#;
         assert!(
             m.contains(&format!("plimsoll_step_turns_per_second{first} 6.25")),
             "{m}"
         );
         assert!(
             m.contains(
-                r#"plimsoll_step_turns_per_second{run="run \"1\"",arm="",level="4",again="true"} 6"#
+                r#"plimsoll_step_turns_per_second{run="run \"1\"",arm="",level="4",repeat="1"} 6"#
             ),
             "{m}"
         );
@@ -488,7 +489,7 @@ mod tests {
             "plimsoll_step_peak_resident_memory_bytes{first} 10485760"
         )));
         assert!(m.contains(&format!("plimsoll_step_cpu_cap_ratio{first} 0.42")));
-        assert!(m.contains(r#"plimsoll_step_standing{run="run \"1\"",arm="",level="4",again="false",standing="holds"} 1"#));
+        assert!(m.contains(r#"plimsoll_step_standing{run="run \"1\"",arm="",level="4",repeat="0",standing="holds"} 1"#));
         // No level runs now: no live counters.
         assert!(!m.contains("plimsoll_turns_total"));
         assert!(m.contains("plimsoll_run_done{run=\"run \\\"1\\\"\"} 0"));

@@ -69,7 +69,8 @@ pub fn name_and_unit(prom: &str) -> (String, &'static str) {
     ]
     .iter()
     .find_map(|(suffix, unit)| Some((base.strip_suffix(suffix)?, *unit)))
-    .unwrap_or((base, "1"));
+    // No unit at all, not "1": a collector's Prometheus exporter adds `_ratio` for "1".
+    .unwrap_or((base, ""));
     (base.replacen("plimsoll_", "plimsoll.", 1), unit)
 }
 
@@ -186,7 +187,7 @@ mod tests {
     fn names_turn_back_into_the_prometheus_ones() {
         assert_eq!(
             name_and_unit("plimsoll_turns_total"),
-            ("plimsoll.turns".into(), "1")
+            ("plimsoll.turns".into(), "")
         );
         assert_eq!(
             name_and_unit("plimsoll_turn_duration_seconds"),
@@ -206,7 +207,11 @@ mod tests {
         );
         assert_eq!(
             name_and_unit("plimsoll_level"),
-            ("plimsoll.level".into(), "1")
+            ("plimsoll.level".into(), "")
+        );
+        assert_eq!(
+            name_and_unit("plimsoll_step_cpu_cap_ratio"),
+            ("plimsoll.step_cpu_cap".into(), "1")
         );
     }
 

@@ -22,19 +22,22 @@ pub fn shell(s: &State) -> String {
 
 /// Polls `/parts` every second; after the last answer, says the run ended.
 const SCRIPT: &str = r#"
-let seen = 0;
+let seen = 0, missed = 0;
 async function poll() {
   let p;
   try {
     const r = await fetch('/parts', {cache: 'no-store'});
     p = await r.json();
   } catch (e) {
+    // A busy moment is not the end: five missed seconds in a row are.
+    missed += 1;
+    if (missed < 5) { setTimeout(poll, 1000); return; }
     document.getElementById('state').textContent = seen
       ? 'live: the run has ended and its server closed; its final report is in its --out directory or `plimsoll history`'
       : 'live: no answer from the run';
     return;
   }
-  seen += 1;
+  seen += 1; missed = 0;
   document.getElementById('state').textContent = p.state;
   document.getElementById('now').innerHTML = p.now;
   if (p.report) document.getElementById('report').innerHTML = p.report;
@@ -46,8 +49,10 @@ poll();
 /// The parts the page asks for, as JSON: a state line, the level running now, the
 /// report's body so far, and whether the run has ended.
 pub fn parts(s: &State) -> serde_json::Value {
-    let docs = s.so_far();
-    let bodies: Vec<String> = docs.iter().map(report::html::body).collect();
+    let bodies: Vec<String> = match &s.soak {
+        Some(soak) => vec![report::soak::body(soak)],
+        None => s.so_far().iter().map(report::html::body).collect(),
+    };
     let state = match (&s.done, &s.level) {
         (Some(_), _) => "the run has ended: its final report".to_string(),
         (None, Some(_)) => format!(

@@ -152,3 +152,72 @@ fn a_bad_address_or_url_is_refused_before_the_run() {
         assert!(!err.contains("step:"), "{flag} {value} ran a step: {err}");
     }
 }
+
+#[test]
+fn a_soak_shows_its_series_and_leak_verdict_so_far() {
+    let mut child = Command::new(BIN)
+        .args([
+            "soak",
+            "--config",
+            "plimsoll.toml",
+            "--duration",
+            "8s",
+            "--drain",
+            "1s",
+        ])
+        .args([
+            "--every",
+            "0.5s",
+            "--no-history",
+            "--live",
+            "127.0.0.1:0",
+            "--live-linger",
+            "4",
+        ])
+        .current_dir(root().join("examples/soak"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("live: http://")
+                .map(|r| r.split('/').next().unwrap().to_string())
+        })
+        .expect("the address it serves on");
+    // While it runs: the soak's own charts over the samples so far, and the level's metrics.
+    let mut page = String::new();
+    for _ in 0..30 {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        page = get(&url, "/parts");
+        if page.contains("Plimsoll soak") && page.contains("Sessions completed") {
+            break;
+        }
+    }
+    assert!(
+        page.contains("Plimsoll soak") && page.contains("RSS"),
+        "{page}"
+    );
+    assert!(page.contains("live: "), "{page}");
+    let m = get(&url, "/metrics");
+    assert!(m.contains("plimsoll_turns_total{"), "{m}");
+    // Ended: its final verdict, served while the view lingers.
+    let said: Vec<String> = lines
+        .map_while(Result::ok)
+        .take_while(|l| !l.starts_with("live: serving"))
+        .collect();
+    let page = get(&url, "/parts");
+    let verdict = said
+        .iter()
+        .find_map(|l| l.strip_prefix("verdict: "))
+        .unwrap_or_else(|| panic!("{said:?}"));
+    assert!(page.contains("the run has ended"), "{page}");
+    assert!(
+        page.contains(&verdict[..verdict.len().min(40)]),
+        "{verdict}\n{page}"
+    );
+    assert!(child.wait().unwrap().success());
+}

@@ -82,7 +82,23 @@ pub fn markdown(doc: &SoakDoc) -> String {
     )
 }
 
+/// The soak's report page.
 pub fn html(doc: &SoakDoc) -> String {
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll soak</title><style>
+body{{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}}
+section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:560px}}
+.t{{font:bold 13px sans-serif}} .a{{font:10px sans-serif;fill:#555}} .m{{font:10px sans-serif}} .how{{font-size:12px;color:#555;margin:2px 0}}
+.verdict{{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}}
+table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
+</style></head><body>{}</body></html>
+"#,
+        body(doc)
+    )
+}
+
+/// What the soak's page holds: the verdict, the plan, the leak table, the series' charts.
+pub fn body(doc: &SoakDoc) -> String {
     let series = &doc.series;
     let pts = |k: fn(&SoakSample) -> Option<f64>, scale: f64| -> Vec<(f64, f64)> {
         series
@@ -123,14 +139,7 @@ pub fn html(doc: &SoakDoc) -> String {
         .collect();
     let table = crate::html::markdown_table(&leak_table(doc));
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll soak</title><style>
-body{{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}}
-section{{display:inline-block;vertical-align:top;margin:0 16px 20px 0;width:560px}}
-.t{{font:bold 13px sans-serif}} .a{{font:10px sans-serif;fill:#555}} .m{{font:10px sans-serif}} .how{{font-size:12px;color:#555;margin:2px 0}}
-.verdict{{font-size:17px;border-left:5px solid #36c;padding:6px 12px;background:#f4f7fc}}
-table{{border-collapse:collapse;font-size:12px;margin-top:8px}} td,th{{border:1px solid #ddd;padding:2px 6px;text-align:right}}
-</style></head><body><h1>Plimsoll soak</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><p>{}</p>{}{}<p class="how"><b>The rule:</b> {}.</p></body></html>
-"#,
+        r#"<h1>Plimsoll soak</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><p>{}</p>{}{}<p class="how"><b>The rule:</b> {}.</p>"#,
         esc(&doc.analysis.headline),
         esc(&doc.config),
         esc(&plan(doc)),

@@ -24,6 +24,8 @@ pub struct SoakOptions {
     pub warmup: Duration,
     pub history: Option<PathBuf>,
     pub out: Option<PathBuf>,
+    /// A live view's board: the series so far and its verdict, a sample at a time.
+    pub live: Option<live::Board>,
 }
 
 /// A soak stopped by an error: recorded as failed with its reason, never left `running`.
@@ -55,28 +57,21 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDo
     };
     let history = Arc::new(Mutex::new(history));
     let series: Arc<Mutex<Vec<SoakSample>>> = Arc::default();
-    let plan = SoakPlan {
-        duration: opts.duration,
-        drain: opts.drain,
-        every: opts.every,
-        on_sample: {
-            let (history, series) = (history.clone(), series.clone());
-            Arc::new(move |s: &SoakSample| {
-                if let (Some(h), Some(id)) =
-                    (&*history.lock().unwrap_or_else(|p| p.into_inner()), id)
-                {
-                    if let Err(e) = h.add_sample(id, s) {
-                        eprintln!("soak: could not store a sample in the history: {e}");
-                    }
-                }
-                progress_line(s);
-                series
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(s.clone());
-            })
-        },
-    };
+    let so_far = opts.live.clone().map(|board| SoFar {
+        board,
+        doc: document(
+            cfg,
+            opts,
+            Environment::default(),
+            &started,
+            id,
+            Vec::new(),
+            None,
+            false,
+        ),
+        warmup_s: opts.warmup.as_secs_f64(),
+    });
+    let plan = plan(opts, (history.clone(), id), series.clone(), so_far);
     let mut step_opts = opts.step.clone();
     step_opts.soak = Some(plan);
     step_opts.progress = false; // the soak prints its own line a sample
@@ -112,7 +107,58 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDo
     if let Some(dir) = &opts.out {
         write_reports(&doc, dir)?;
     }
+    if let Some(b) = &opts.live {
+        b.soak(&doc);
+    }
     Ok(doc)
+}
+
+type Shared<T> = Arc<Mutex<T>>;
+
+/// The soak's plan for its step: each sample stored in the history (run `id`), said on
+/// the terminal, kept in `series`, and shown live when a view watches.
+fn plan(
+    opts: &SoakOptions,
+    (history, id): (Shared<Option<store::History>>, Option<i64>),
+    series: Shared<Vec<SoakSample>>,
+    so_far: Option<SoFar>,
+) -> SoakPlan {
+    SoakPlan {
+        duration: opts.duration,
+        drain: opts.drain,
+        every: opts.every,
+        on_sample: Arc::new(move |s: &SoakSample| {
+            if let (Some(h), Some(id)) = (&*history.lock().unwrap_or_else(|p| p.into_inner()), id) {
+                if let Err(e) = h.add_sample(id, s) {
+                    eprintln!("soak: could not store a sample in the history: {e}");
+                }
+            }
+            progress_line(s);
+            let mut all = series.lock().unwrap_or_else(|p| p.into_inner());
+            all.push(s.clone());
+            if let Some(v) = &so_far {
+                v.show(&all);
+            }
+        }),
+    }
+}
+
+/// What a live view shows of a soak while it runs: its document with the series so far.
+struct SoFar {
+    board: live::Board,
+    doc: SoakDoc,
+    warmup_s: f64,
+}
+
+impl SoFar {
+    fn show(&self, series: &[SoakSample]) {
+        self.board.soak(&SoakDoc {
+            status: "running".into(),
+            series: series.to_vec(),
+            analysis: judged(series, self.warmup_s),
+            ..self.doc.clone()
+        });
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -91,7 +91,7 @@ struct Watchers {
     /// (draining, stop) for a soak's series.
     soak: (Arc<AtomicBool>, Arc<AtomicBool>),
     live: Option<crate::live::Live>,
-    board: Option<tokio::task::JoinHandle<()>>,
+    board: Option<crate::feed::Feed>,
 }
 
 fn watch(
@@ -304,11 +304,12 @@ async fn wind_down(opts: &StepOptions, w: Watchers) -> Option<(f64, f64, u64)> {
         Some(p) => p.finish().await,
         None => None,
     };
+    // Both hold the sampler: stopped and awaited, so it can be finished for its last sample.
     if let Some(l) = w.live {
-        l.finish();
+        l.finish().await;
     }
     if let Some(b) = w.board {
-        b.abort();
+        b.stop().await;
     }
     answers
 }

@@ -18,9 +18,31 @@ pub(crate) struct Sources {
     pub probe: Option<(Arc<AtomicU64>, bool)>,
 }
 
-/// Ticks every second until aborted.
-pub(crate) fn start(s: Sources) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+/// The feed running: stopped when the sessions end, or when the step is dropped (an
+/// error, Ctrl-C), never left ticking.
+pub(crate) struct Feed(Option<tokio::task::JoinHandle<()>>);
+
+impl Feed {
+    /// Stops it and waits until it has let go of the sampler.
+    pub(crate) async fn stop(mut self) {
+        if let Some(t) = self.0.take() {
+            t.abort();
+            let _ = t.await;
+        }
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        if let Some(t) = &self.0 {
+            t.abort();
+        }
+    }
+}
+
+/// Ticks every second until stopped.
+pub(crate) fn start(s: Sources) -> Feed {
+    Feed(Some(tokio::spawn(async move {
         let t0 = Instant::now();
         let cpu0 = s.sampler.latest_cpu_sec();
         let baseline = s.sampler.summary().baseline_rss_kb * 1024;
@@ -30,7 +52,7 @@ pub(crate) fn start(s: Sources) -> tokio::task::JoinHandle<()> {
             next += Duration::from_secs(1);
             tokio::time::sleep_until(next).await;
         }
-    })
+    })))
 }
 
 /// One second's figures: counted from `t0`, CPU from `cpu0`, memory over `baseline` bytes.

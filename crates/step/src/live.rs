@@ -52,9 +52,11 @@ pub(crate) fn start(
 }
 
 impl Live {
-    /// Stops and clears the line, so what is printed next starts on a clean one.
-    pub(crate) fn finish(self) {
+    /// Stops and clears the line, so what is printed next starts on a clean one; its task
+    /// is awaited, so its hold on the sampler is gone.
+    pub(crate) async fn finish(self) {
         self.task.abort();
+        let _ = self.task.await;
         self.bar.finish_and_clear();
     }
 }

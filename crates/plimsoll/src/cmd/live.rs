@@ -51,9 +51,14 @@ fn seconds(flag: &str, x: f64, min: f64) -> anyhow::Result<Duration> {
 }
 
 impl LiveArgs {
+    /// Whether `--live` or `--otlp` was given.
+    pub fn wanted(&self) -> bool {
+        self.live.is_some() || self.otlp.is_some()
+    }
+
     /// Starts the view when `--live` or `--otlp` was given, and says where it is.
     pub fn start(&self, rt: &tokio::runtime::Runtime, n: Named) -> anyhow::Result<Option<Live>> {
-        if self.live.is_none() && self.otlp.is_none() {
+        if !self.wanted() {
             return Ok(None);
         }
         let linger = seconds("--live-linger", self.live_linger, 0.0)?;
@@ -106,20 +111,34 @@ impl Live {
     }
 
     /// The run ended with `docs`: the final figures pushed, served `linger` longer, then
-    /// stopped.
+    /// stopped — at once on Ctrl-C, or when the run was interrupted.
     pub fn finish(self, rt: &tokio::runtime::Runtime, docs: &[result::ladder::LadderDoc]) {
         self.board.done(docs);
-        if let Some(p) = self.pusher {
-            rt.block_on(p.close());
-        }
-        if let Some(s) = self.server {
-            if !self.linger.is_zero() {
-                eprintln!(
-                    "live: serving the final figures for {:.0} s more (--live-linger)",
-                    self.linger.as_secs_f64()
-                );
+        let interrupted = docs.iter().any(|d| d.interrupted == Some(true));
+        let linger = if interrupted {
+            Duration::ZERO
+        } else {
+            self.linger
+        };
+        rt.block_on(async {
+            let close = async {
+                if let Some(p) = self.pusher {
+                    p.close().await;
+                }
+                if let Some(s) = self.server {
+                    if !linger.is_zero() {
+                        eprintln!(
+                            "live: serving the final figures for {:.0} s more (--live-linger; Ctrl-C ends it)",
+                            linger.as_secs_f64()
+                        );
+                    }
+                    s.close(linger).await;
+                }
+            };
+            tokio::select! {
+                _ = close => {}
+                _ = tokio::signal::ctrl_c() => {}
             }
-            rt.block_on(s.close(self.linger));
-        }
+        });
     }
 }

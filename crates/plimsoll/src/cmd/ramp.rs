@@ -168,6 +168,9 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
         if a.junit.is_some() || a.summary.is_some() {
             anyhow::bail!("--junit and --summary judge a ladder's levels against the budget; a --sweep has no line to judge (run a ladder, or gate with `compare`)");
         }
+        if a.live.wanted() {
+            anyhow::bail!("--live and --otlp watch a ladder, a step or a soak; a --sweep is not watched live yet (run it without them: its report.html has its grid)");
+        }
         return sweep(&a, &cfg, &opts, &rt);
     }
     let json = ladders(&a, &runs, levels, &opts, &rt)?;

@@ -167,6 +167,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;
     match (shard, &a.target) {
         (None, None) => one_step(&a, opts),
+        _ if a.live.wanted() => anyhow::bail!(
+            "--live and --otlp watch a step Plimsoll runs itself; with --target or --shard, run them without (a shard's figures come together in `plimsoll merge`)"
+        ),
         _ if a.junit.is_some() || a.summary.is_some() => anyhow::bail!(
             "--junit and --summary judge a step Plimsoll runs itself; with --target or --shard, write them from `plimsoll merge`'s RESULT or run the step without --target"
         ),

@@ -53,6 +53,8 @@ pub struct SoakArgs {
     pub load: super::LoadArgs,
     #[command(flatten)]
     pub cap: super::CapArgs,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// `90s`, `30m`, `2h`, `1h30m`, or plain seconds.
@@ -117,6 +119,33 @@ fn times(a: &SoakArgs) -> anyhow::Result<(Duration, Duration, Duration, Duration
     Ok((duration, drain, every, warmup))
 }
 
+/// The live view of the soak, when `--live` or `--otlp` asks for one: its step feeds it
+/// each second, its samples each time one is taken.
+fn watched(
+    a: &SoakArgs,
+    rt: &tokio::runtime::Runtime,
+    cfg: &experiment::Config,
+    unit: result::words::Unit,
+    opts: &mut ::soak::SoakOptions,
+) -> anyhow::Result<Option<super::live::Live>> {
+    let name = a.config.display().to_string();
+    let live = a.live.start(
+        rt,
+        super::live::Named {
+            run: &name,
+            config: &name,
+            unit,
+            budget: &cfg.budget,
+            cap: opts.step.cap.as_ref().map(|c| c.cpus),
+        },
+    )?;
+    if let Some(l) = &live {
+        opts.step.on_tick = Some(l.begin(opts.step.concurrency.unwrap_or(cfg.concurrency)));
+        opts.live = Some(l.board.clone());
+    }
+    Ok(live)
+}
+
 pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
     super::guard_up();
     let cfg = experiment::Config::load(&a.config)?;
@@ -145,11 +174,12 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
         drain,
         every,
         warmup,
-        history: (!a.no_history).then_some(a.history),
-        out: a.out,
+        history: (!a.no_history).then_some(a.history.clone()),
+        out: a.out.clone(),
+        live: None,
     };
     // Every file the soak needs read before its first line: a bad one costs nothing.
-    step::preflight(&cfg, &opts.step)?;
+    let what = step::preflight(&cfg, &opts.step)?;
     eprintln!(
         "plimsoll soak: {} of load ({}), then {} of drain, sampling every {}; the first {:.0} s left out of the verdict",
         a.duration,
@@ -165,10 +195,15 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
         warmup.as_secs_f64()
     );
     let rt = super::runtime()?;
+    let mut opts = opts;
+    let live = watched(&a, &rt, &cfg, what.unit, &mut opts)?;
     let doc = rt.block_on(::soak::run_soak(&cfg, &opts))?;
     eprintln!("\nverdict: {}", doc.analysis.headline);
     if a.json {
         println!("{}", result::to_line_json(&doc));
+    }
+    if let Some(l) = live {
+        l.finish(&rt, &[]);
     }
     let leak = doc.analysis.leaks.iter().any(|l| l.verdict == "leak");
     let failed = doc.result.as_ref().is_some_and(|r| !r.outcome.is_ok());
