@@ -152,6 +152,17 @@ fn over_budget_with_nothing_full_is_a_limit_inside_the_bot() {
     );
 }
 
+/// The provider's 60 requests/min quota refusing 30 % of LLM calls.
+fn refusing() -> Option<result::Provider> {
+    Some(result::Provider {
+        limits: "provider: 60 requests/min per key".into(),
+        answered: 100,
+        refused_share: 0.3,
+        binding: Some("the 60 requests/min quota per key".into()),
+        ..Default::default()
+    })
+}
+
 #[test]
 fn memory_the_harness_and_the_provider_are_named_for_calls_too() {
     let b = Budget::default().for_calls();
@@ -165,13 +176,7 @@ fn memory_the_harness_and_the_provider_are_named_for_calls_too() {
     assert_eq!(verdict(&steps, &b).wall.kind, WallKind::Harness);
     // The provider's quota, refusing from 8.
     let mut steps = over_at_8();
-    steps[2].provider = Some(result::Provider {
-        limits: "provider: 60 requests/min per key".into(),
-        answered: 100,
-        refused_share: 0.3,
-        binding: Some("the 60 requests/min quota per key".into()),
-        ..Default::default()
-    });
+    steps[2].provider = refusing();
     let v = verdict(&steps, &b);
     assert_eq!(v.wall.kind, WallKind::Provider, "{}", v.wall.text);
 }
@@ -352,13 +357,7 @@ fn a_calls_verdict_is_worded_in_calls_throughout() {
         s.peak_threads = 2 * s.concurrency as u64;
     }
     let mut provider = over_at_8();
-    provider[2].provider = Some(result::Provider {
-        limits: "provider: 60 requests/min per key".into(),
-        answered: 100,
-        refused_share: 0.3,
-        binding: Some("the 60 requests/min quota per key".into()),
-        ..Default::default()
-    });
+    provider[2].provider = refusing();
     let mut busy = phone_bot();
     busy[1].interference = Some(result::Interference {
         others_share: 0.4,

@@ -22,6 +22,17 @@ fn get(addr: &str, path: &str) -> String {
         .map_or(text.clone(), |(_, b)| b.to_string())
 }
 
+/// The address a run says its live view serves on (`live: http://ADDR/ …`).
+fn served_at(lines: &mut impl Iterator<Item = std::io::Result<String>>) -> String {
+    lines
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("live: http://")
+                .map(|r| r.split('/').next().unwrap().to_string())
+        })
+        .expect("the address it serves on")
+}
+
 fn figure(metrics: &str, prefix: &str) -> Option<f64> {
     metrics
         .lines()
@@ -49,14 +60,7 @@ fn a_step_is_counted_while_it_runs_and_its_result_served_after() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            l.strip_prefix("live: http://")
-                .map(|r| r.split('/').next().unwrap().to_string())
-        })
-        .expect("the address it serves on");
+    let url = served_at(&mut lines);
     // Within the step: the level and its turns counting up.
     let mut seen = Vec::new();
     for _ in 0..40 {
@@ -180,14 +184,7 @@ fn a_soak_shows_its_series_and_leak_verdict_so_far() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            l.strip_prefix("live: http://")
-                .map(|r| r.split('/').next().unwrap().to_string())
-        })
-        .expect("the address it serves on");
+    let url = served_at(&mut lines);
     // While it runs: the soak's own charts over the samples so far, and the level's metrics.
     let mut page = String::new();
     for _ in 0..30 {
