@@ -69,7 +69,8 @@ func checkName(t *testing.T, m metav1.ObjectMeta) {
 
 func TestManifestsAreValidKubernetesObjects(t *testing.T) {
 	docs := render(t, "--shards", "4", "--target", "http://agent.default.svc:8080",
-		"--image", "registry.example/plimsoll:test", "--run-id", "r-test", "-c", "400")
+		"--image", "registry.example/plimsoll:test", "--run-id", "r-test", "-c", "400",
+		"--prometheus", "--otlp", "http://otel-collector.monitoring:4318")
 	if len(docs) != 5 {
 		t.Fatalf("want 5 documents (ConfigMap, Deployment, Service, two Jobs), got %d", len(docs))
 	}
@@ -139,6 +140,19 @@ func TestManifestsAreValidKubernetesObjects(t *testing.T) {
 		if !strings.Contains(args, want) {
 			t.Errorf("drivers: args %q lack %q", args, want)
 		}
+	}
+	// Watched live: each pod pushes to the collector and serves /metrics for a scrape.
+	for _, want := range []string{"--otlp http://otel-collector.monitoring:4318", "--live 0.0.0.0:9466"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("drivers: args %q lack %q", args, want)
+		}
+	}
+	ann := js.Template.Annotations
+	if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != "9466" || ann["prometheus.io/path"] != "/metrics" {
+		t.Errorf("drivers: pod annotations %v", ann)
+	}
+	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9466 || c.Ports[0].Name != "metrics" {
+		t.Errorf("drivers: ports %v", c.Ports)
 	}
 	for k, v := range svc.Spec.Selector {
 		if mock.Spec.Template.Labels[k] != v {

@@ -3,7 +3,8 @@
 //! shards reach it by), an Indexed Job of driver shards (`completionMode: Indexed`,
 //! `backoffLimit: 0`, `podReplacementPolicy: Failed`: a shard that fails is not run again,
 //! so no shard counts twice) and a merge Job that collects their files from the mock and
-//! prints the one RESULT. A pure function from a plan to documents; nothing here talks
+//! prints the one RESULT. Watched, each driver pushes its figures over OTLP or serves
+//! them for Prometheus to scrape. A pure function from a plan to documents; nothing here talks
 //! to a cluster.
 
 use serde_json::{json, Value};
@@ -32,7 +33,26 @@ pub struct Plan {
     pub rate: Option<f64>,
     /// The step's timeout: what a shard may take once started.
     pub timeout_s: f64,
+    /// How the run is watched while it runs, shard by shard.
+    pub watch: Watch,
 }
+
+/// A sharded run watched live: each driver pod pushes its figures to a collector, or
+/// serves them for Prometheus to scrape (labelled with its shard either way).
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// A collector's OTLP/HTTP receiver, e.g. `http://otel-collector.monitoring:4318`.
+    pub otlp: Option<String>,
+    /// Each driver serves /metrics on [`METRICS_PORT`], its pod annotated for scraping.
+    pub scrape: bool,
+}
+
+/// The port a driver pod serves its live view on (`--live`), for Prometheus to scrape.
+pub const METRICS_PORT: u16 = 9466;
+
+/// Seconds a driver keeps serving its last figures after its shard ends: two scrapes of
+/// Prometheus's default minute.
+const LINGER_S: u64 = 120;
 
 /// Why a run name cannot be used, if it cannot.
 pub fn check_run(run: &str) -> Result<(), String> {
@@ -176,7 +196,21 @@ fn drivers(p: &Plan) -> Value {
     if let Some(r) = p.rate {
         args.extend(["--rate".into(), r.to_string()]);
     }
+    if let Some(u) = &p.watch.otlp {
+        args.extend(["--otlp".into(), u.clone()]);
+    }
+    if p.watch.scrape {
+        args.extend([
+            "--live".into(),
+            format!("0.0.0.0:{METRICS_PORT}"),
+            "--live-linger".into(),
+            LINGER_S.to_string(),
+        ]);
+    }
     let mut c = container(p, "shard", args);
+    if p.watch.scrape {
+        c["ports"] = json!([{"name": "metrics", "containerPort": METRICS_PORT}]);
+    }
     c["env"] = json!([
         {"name": "PLIMSOLL_SHARDS", "value": p.shards.to_string()},
         {"name": "PLIMSOLL_TARGET", "value": p.target},
@@ -201,7 +235,7 @@ fn drivers(p: &Plan) -> Value {
             "podReplacementPolicy": "Failed",
             "activeDeadlineSeconds": deadline_s(p),
             "template": {
-                "metadata": {"labels": labels(p, "driver")},
+                "metadata": driver_pod_meta(p),
                 "spec": {
                     "restartPolicy": "Never",
                     "containers": [c],
@@ -210,6 +244,20 @@ fn drivers(p: &Plan) -> Value {
             },
         },
     })
+}
+
+/// A driver pod's labels and, when it serves its metrics, the annotations Prometheus's
+/// usual pod discovery reads (`prometheus.io/scrape`, `/port`, `/path`).
+fn driver_pod_meta(p: &Plan) -> Value {
+    let mut m = json!({"labels": labels(p, "driver")});
+    if p.watch.scrape {
+        m["annotations"] = json!({
+            "prometheus.io/scrape": "true",
+            "prometheus.io/port": METRICS_PORT.to_string(),
+            "prometheus.io/path": "/metrics",
+        });
+    }
+    m
 }
 
 /// Waits at the mock for every shard's files, merges them, prints the RESULT in its log.
@@ -287,6 +335,7 @@ mod tests {
             concurrency: Some(400),
             rate: None,
             timeout_s: 300.0,
+            watch: Watch::default(),
         }
     }
 
@@ -307,6 +356,28 @@ mod tests {
         assert!(
             !docs[1].to_string().contains("scenario.toml"),
             "no scenario, no flag"
+        );
+    }
+
+    #[test]
+    fn watched_drivers_push_and_serve_their_figures() {
+        let mut p = plan();
+        let job = |p: &Plan| drivers(p)["spec"]["template"].clone();
+        let plain = job(&p);
+        assert!(!plain.to_string().contains("--live") && !plain.to_string().contains("--otlp"));
+        assert!(plain["metadata"]["annotations"].is_null());
+        p.watch = Watch {
+            otlp: Some("http://otel:4318".into()),
+            scrape: true,
+        };
+        let t = job(&p);
+        let args = t["spec"]["containers"][0]["args"].to_string();
+        assert!(args.contains(r#""--otlp","http://otel:4318""#), "{args}");
+        assert!(args.contains(r#""--live","0.0.0.0:9466""#), "{args}");
+        assert_eq!(t["metadata"]["annotations"]["prometheus.io/port"], "9466");
+        assert_eq!(
+            t["spec"]["containers"][0]["ports"][0]["containerPort"],
+            9466
         );
     }
 

@@ -34,6 +34,8 @@ pub struct State {
     pub unit: Unit,
     /// The arm being run, when the config has arms.
     pub arm: Option<String>,
+    /// This driver's shard of the run (index, count), when the step is sharded.
+    pub shard: Option<(usize, usize)>,
     /// The cores the SUT may use (its cap), when known.
     pub cap_cores: Option<f64>,
     /// The config file, as the report names it.
@@ -87,6 +89,11 @@ impl Board {
     /// The cores the SUT may use, once the cap is made.
     pub fn cap(&self, cores: Option<f64>) {
         self.with(|s| s.cap_cores = cores);
+    }
+
+    /// This driver is shard `index` of `count`.
+    pub fn shard(&self, index: usize, count: usize) {
+        self.with(|s| s.shard = Some((index, count)));
     }
 
     /// The arm the next levels belong to (None: no arms).
@@ -148,16 +155,27 @@ impl Board {
         self.with(|s| s.soak = Some(Box::new(doc.clone())));
     }
 
-    /// The run ended with these documents (one, or one an arm).
+    /// The run ended with these documents (one, or one an arm). A shard has none of its
+    /// own (its figures come together in the merge): its level stays, with its last second.
     pub fn done(&self, docs: &[LadderDoc]) {
         self.with(|s| {
-            s.level = None;
+            if !docs.is_empty() {
+                s.level = None;
+            }
             s.done = Some(docs.to_vec());
         });
     }
 }
 
 impl State {
+    /// What a collector tells this driver's figures apart by: the run, and its shard.
+    pub fn instance(&self) -> String {
+        match self.shard {
+            Some((i, n)) => format!("{}-shard-{i}-of-{n}", self.run),
+            None => self.run.clone(),
+        }
+    }
+
     /// The level running now as a step so far — its figures over the seconds it has run —
     /// for the report's charts to place beside the finished steps.
     pub fn provisional(&self) -> Option<StepResult> {
@@ -166,7 +184,7 @@ impl State {
         let first = l.ticks.first()?;
         let span = last.t_s - first.t_s;
         let rate = |a: f64, b: f64| (span > 0.0).then(|| (b - a) / span);
-        let cores = rate(first.cpu_sec, last.cpu_sec);
+        let cores = rate(first.cpu_sec, last.cpu_sec).filter(|_| !last.unsampled);
         let peak = l.peak_rss_bytes;
         let held = peak.saturating_sub(last.baseline_rss_bytes) as f64 / 1024.0;
         Some(StepResult {
@@ -180,7 +198,8 @@ impl State {
             peak_rss_mb: peak as f64 / 1048576.0,
             baseline_rss_mb: last.baseline_rss_bytes as f64 / 1048576.0,
             rss_kb_per_session: held / l.concurrency.max(1) as f64,
-            cpu_ms_per_turn: (last.turns > 0).then(|| last.cpu_sec * 1000.0 / last.turns as f64),
+            cpu_ms_per_turn: (last.turns > 0 && !last.unsampled)
+                .then(|| last.cpu_sec * 1000.0 / last.turns as f64),
             peak_threads: l.peak_threads,
             cpu_sec: last.cpu_sec,
             cpu_cores: self.cap_cores,
@@ -193,7 +212,7 @@ impl State {
     /// the arm running (first runs only) with the verdict of the finished ones and the
     /// level running now beside them — none while no step has finished or run a second.
     pub fn so_far(&self) -> Vec<LadderDoc> {
-        if let Some(d) = &self.done {
+        if let Some(d) = self.done.as_ref().filter(|d| !d.is_empty()) {
             return d.clone();
         }
         let arm = self.arm.clone();

@@ -89,7 +89,8 @@ pub fn measure(steps: usize, ticks: usize, reps: usize) -> Cost {
     let b = board(steps, ticks);
     let (parts_ms, parts_bytes) =
         median_ms(reps, || crate::page::parts(&b.state()).to_string().len());
-    let (metrics_ms, metrics_bytes) = median_ms(reps, || crate::metrics::render(&b.state()).len());
+    let (metrics_ms, metrics_bytes) =
+        median_ms(reps, || crate::prometheus::render(&b.state()).len());
     Cost {
         steps,
         ticks,

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod metrics;
 pub mod otlp;
 pub mod page;
+pub mod prometheus;
 pub mod push;
 pub mod serve;
 

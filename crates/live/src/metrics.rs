@@ -1,13 +1,12 @@
 //! The board as metrics: the level running now, its sessions, turns and turn latency as
 //! counters and a histogram, the SUT's memory, threads and CPU; each finished step's
 //! RESULT figures as gauges labelled with its level. Decided once here as [`Family`]s,
-//! written as Prometheus's text exposition format 0.0.4 ([`render`]) or as OTLP
+//! written as Prometheus's text exposition format (`crate::prometheus`) or as OTLP
 //! (`crate::otlp`). Names follow Prometheus's conventions: base units (seconds, bytes),
 //! `_total` on counters, a `plimsoll_` prefix. A voice call is a session here: the run's
 //! `unit` says which it counts.
 
 use crate::board::{Finished, State, Tick};
-use std::fmt::Write;
 
 pub const FAMILIES: &[&str] = &[
     "plimsoll_info",
@@ -84,8 +83,12 @@ pub fn families(s: &State) -> Vec<Family> {
         one(
             "plimsoll_info",
             Kind::Gauge,
-            "The run: its name and what a level counts (sessions or calls).",
-            vec![run(), ("unit", s.unit.many().into())],
+            "The run: its name, what a level counts (sessions or calls) and how many shards drive it.",
+            vec![
+                run(),
+                ("unit", s.unit.many().into()),
+                ("shards", s.shard.map_or(1, |(_, n)| n).to_string()),
+            ],
             1.0,
         ),
         one(
@@ -114,7 +117,8 @@ pub fn families(s: &State) -> Vec<Family> {
             vec![run(), ("arm", arm.clone())],
             l.concurrency as f64,
         ));
-        let at = vec![run(), ("arm", arm), ("level", level), ("shard", "0".into())];
+        let shard = s.shard.map_or(0, |(i, _)| i).to_string();
+        let at = vec![run(), ("arm", arm), ("level", level), ("shard", shard)];
         out.extend(running(&at, t));
     }
     out.extend(finished(&s.run, &s.steps));
@@ -178,6 +182,10 @@ fn running(at: &[(&'static str, String)], t: &Tick) -> Vec<Family> {
             t.cpu_sec,
         ),
     ];
+    if t.unsampled {
+        // A shard's SUT is not sampled: no figure rather than a zero a panel would plot.
+        out.retain(|f| !f.name.starts_with("plimsoll_sut_"));
+    }
     if let Some(p) = t.probe_ms {
         out.push(one(
             "plimsoll_probe_seconds",
@@ -288,72 +296,6 @@ fn step_labels(run: &str, f: &Finished, standing: Option<&str>) -> Vec<(&'static
     l
 }
 
-/// A label value as the format wants it: backslash, quote and newline escaped.
-fn esc(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
-
-/// Labels in order, as `{a="x",b="y"}`.
-fn labels<V: AsRef<str>>(pairs: &[(&str, V)]) -> String {
-    let inner: Vec<String> = pairs
-        .iter()
-        .map(|(k, v)| format!("{k}=\"{}\"", esc(v.as_ref())))
-        .collect();
-    format!("{{{}}}", inner.join(","))
-}
-
-/// A number as the format writes it (integers without a fraction).
-fn val(x: f64) -> String {
-    match x {
-        x if x.is_nan() => "NaN".into(),
-        x if x.is_infinite() => if x > 0.0 { "+Inf" } else { "-Inf" }.into(),
-        x if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-        x => format!("{x}"),
-    }
-}
-
-/// The board in Prometheus's text format.
-pub fn render(s: &State) -> String {
-    let mut out = String::new();
-    for f in families(s) {
-        let kind = match f.kind {
-            Kind::Gauge => "gauge",
-            Kind::Counter => "counter",
-            Kind::Histogram => "histogram",
-        };
-        let _ = writeln!(
-            out,
-            "# HELP {} {}\n# TYPE {} {kind}",
-            f.name, f.help, f.name
-        );
-        for (l, v) in &f.points {
-            match v {
-                Value::Number(x) => {
-                    let _ = writeln!(out, "{}{} {}", f.name, labels(l), val(*x));
-                }
-                Value::Histogram {
-                    bounds,
-                    cumulative,
-                    sum,
-                } => {
-                    let les = bounds.iter().map(|b| val(*b)).chain(["+Inf".to_string()]);
-                    for (le, n) in les.zip(cumulative) {
-                        let mut with: Vec<(&str, String)> = l.clone();
-                        with.push(("le", le));
-                        let _ = writeln!(out, "{}_bucket{} {n}", f.name, labels(&with));
-                    }
-                    let count = cumulative.last().copied().unwrap_or(0);
-                    let _ = writeln!(out, "{}_sum{} {}", f.name, labels(l), val(*sum));
-                    let _ = writeln!(out, "{}_count{} {count}", f.name, labels(l));
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,12 +331,39 @@ mod tests {
     }
 
     #[test]
+    fn a_shard_names_itself_and_pushes_no_sut_figure_it_did_not_sample() {
+        let b = board();
+        b.shard(2, 4);
+        b.level(24, false);
+        b.tick(Tick {
+            unsampled: true,
+            ..tick(1.0, 6)
+        });
+        let m = crate::prometheus::render(&b.state());
+        let at = r#"{run="run \"1\"",arm="",level="24",shard="2"}"#;
+        assert!(m.contains(&format!("plimsoll_turns_total{at} 6")), "{m}");
+        assert!(m.contains(r#"unit="sessions",shards="4"} 1"#), "{m}");
+        assert!(!m.contains("plimsoll_sut_threads{"), "{m}");
+        assert!(!m.contains("plimsoll_sut_resident_memory_bytes{"), "{m}");
+        assert!(!m.contains("plimsoll_sut_cpu_seconds_total{"), "{m}");
+        // Its run over, a shard keeps its last second: no document of its own to show.
+        b.done(&[]);
+        let m = crate::prometheus::render(&b.state());
+        assert!(m.contains(&format!("plimsoll_turns_total{at} 6")), "{m}");
+        assert!(
+            m.contains("plimsoll_run_done{run=\"run \\\"1\\\"\"} 1"),
+            "{m}"
+        );
+        assert_eq!(b.state().instance(), "run \"1\"-shard-2-of-4");
+    }
+
+    #[test]
     fn the_running_level_is_counters_gauges_and_a_cumulative_histogram() {
         let b = board();
         b.level(8, false);
         b.tick(tick(1.0, 3));
         b.tick(tick(2.0, 9));
-        let m = render(&b.state());
+        let m = crate::prometheus::render(&b.state());
         let at = r#"{run="run \"1\"",arm="",level="8",shard="0"}"#;
         for line in [
             "plimsoll_level{run=\"run \\\"1\\\"\",arm=\"\"} 8".to_string(),
@@ -425,7 +394,7 @@ mod tests {
         );
         b.level(16, false);
         b.tick(tick(1.0, 3));
-        let all = render(&b.state());
+        let all = crate::prometheus::render(&b.state());
         let mut declared: Vec<&str> = all
             .lines()
             .filter_map(|l| l.strip_prefix("# TYPE "))
@@ -472,7 +441,7 @@ mod tests {
             },
             "holds",
         );
-        let m = render(&b.state());
+        let m = crate::prometheus::render(&b.state());
         let first = r#"{run="run \"1\"",arm="",level="4",repeat="0"}"#;
         assert!(
             m.contains(&format!("plimsoll_step_turns_per_second{first} 6.25")),

@@ -1,6 +1,6 @@
 //! The board's metrics pushed over OTLP/HTTP in its JSON encoding (`POST`, every few
 //! seconds and once at the end), with the resource a collector expects (`service.name`
-//! and its version, the run as `service.instance.id`). The metrics are the Prometheus
+//! and its version, the run — with its shard, when sharded — as `service.instance.id`). The metrics are the Prometheus
 //! families ([`crate::metrics::families`]) under names that a collector's Prometheus
 //! exporter turns back into the same ones: `plimsoll_turns_total` is the monotonic sum
 //! `plimsoll.turns`, `plimsoll_turn_duration_seconds` the histogram
@@ -135,11 +135,17 @@ fn metric(f: &Family, start_ns: u64, now_ns: u64) -> Json {
 }
 
 /// An `ExportMetricsServiceRequest` of these families, as OTLP's JSON encoding writes it.
-pub fn request(families: &[Family], run: &str, host: &str, start_ns: u64, now_ns: u64) -> Json {
+pub fn request(
+    families: &[Family],
+    instance: &str,
+    host: &str,
+    start_ns: u64,
+    now_ns: u64,
+) -> Json {
     let resource = [
         ("service.name", "plimsoll".to_string()),
         ("service.version", env!("CARGO_PKG_VERSION").to_string()),
-        ("service.instance.id", run.to_string()),
+        ("service.instance.id", instance.to_string()),
         ("host.name", host.to_string()),
     ];
     json!({

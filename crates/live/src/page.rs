@@ -54,6 +54,10 @@ pub fn parts(s: &State) -> serde_json::Value {
         None => s.so_far().iter().map(report::html::body).collect(),
     };
     let state = match (&s.done, &s.level) {
+        (Some(_), _) if s.shard.is_some() => {
+            "this shard has ended: its last figures (the run's own come from `plimsoll merge`)"
+                .to_string()
+        }
         (Some(_), _) => "the run has ended: its final report".to_string(),
         (None, Some(_)) => format!(
             "live: {} finished so far; updated every second",
@@ -101,17 +105,23 @@ fn now(s: &State) -> String {
         format!("{} done, {} failed", t.sessions_ok, t.sessions_failed),
         result::words::count(t.turns, "turn"),
     ];
-    cells.extend(rate.map(|(turns, cores)| {
-        let cap = s.cap_cores.map_or(String::new(), |c| {
-            format!(" ({:.0} % of the cap)", 100.0 * cores / c)
-        });
-        format!("{turns:.2} turns/s, CPU {cores:.2} cores{cap} over the last 5 s")
+    cells.extend(rate.map(|(turns, cores)| match t.unsampled {
+        true => format!("{turns:.2} turns/s over the last 5 s"),
+        false => {
+            let cap = s.cap_cores.map_or(String::new(), |c| {
+                format!(" ({:.0} % of the cap)", 100.0 * cores / c)
+            });
+            format!("{turns:.2} turns/s, CPU {cores:.2} cores{cap} over the last 5 s")
+        }
     }));
-    cells.push(format!(
-        "RSS {:.1} MB, {}",
-        t.rss_bytes as f64 / 1048576.0,
-        result::words::count(t.threads, "thread")
-    ));
+    cells.push(match t.unsampled {
+        true => "the SUT is not sampled (a shard: its figures come with the merge)".into(),
+        false => format!(
+            "RSS {:.1} MB, {}",
+            t.rss_bytes as f64 / 1048576.0,
+            result::words::count(t.threads, "thread")
+        ),
+    });
     cells.extend(t.probe_ms.map(|p| format!("probe {p:.0} ms")));
     format!(
         "<b>level {}{}</b> · {}",

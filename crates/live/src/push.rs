@@ -36,7 +36,7 @@ pub fn start(target: Target, board: Board, every: Duration) -> Pusher {
             let s = board.state();
             let body = crate::otlp::request(
                 &crate::metrics::families(&s),
-                &s.run,
+                &s.instance(),
                 &host,
                 start_ns,
                 now_ns(),

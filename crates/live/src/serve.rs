@@ -84,6 +84,6 @@ async fn metrics(Shared(b): Shared<Board>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        crate::metrics::render(&b.state()),
+        crate::prometheus::render(&b.state()),
     )
 }

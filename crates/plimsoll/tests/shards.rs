@@ -340,10 +340,12 @@ fn a_shard_without_its_target_or_start_is_told_what_to_add() {
 /// The containers `plimsoll k8s` renders, run here as a cluster would run them: the mock
 /// from the Deployment, four driver pods from the Indexed Job (JOB_COMPLETION_INDEX set,
 /// started a second apart: they meet at the mock's barrier), and the merge Job, which
-/// waits at the mock for their files and prints the one RESULT.
+/// waits at the mock for their files and prints the one RESULT. Watched live, each pod
+/// pushes its figures to a collector: their last pushes add up to the merge's RESULT.
 #[test]
 fn the_rendered_jobs_run_a_sharded_step_end_to_end() {
     let exp = scratch("experiment");
+    let collector = common::otlp::Receiver::start();
     let out = Command::new(BIN)
         .args([
             "k8s",
@@ -354,7 +356,8 @@ fn the_rendered_jobs_run_a_sharded_step_end_to_end() {
             "--image",
             "i",
         ])
-        .args(["--run-id", "r-e2e", "-c", "24", "--config"])
+        .args(["--run-id", "r-e2e", "-c", "24", "--prometheus", "--otlp"])
+        .args(["http://otel-collector:4318", "--config"])
         .arg(config())
         .output()
         .unwrap();
@@ -392,6 +395,10 @@ fn the_rendered_jobs_run_a_sharded_step_end_to_end() {
                 &format!("http://127.0.0.1:{mp}"),
             )
             .replace("http://agent:8080", &format!("http://127.0.0.1:{sp}"))
+            .replace("http://otel-collector:4318", &collector.url)
+            // Four pods on one host: each its own port, and no linger for a scrape.
+            .replace("0.0.0.0:9466", "127.0.0.1:0")
+            .replace("--live-linger", "--otlp-every")
     };
     let container = |d: &Value| d["spec"]["template"]["spec"]["containers"][0].clone();
     let command = |c: &Value| {
@@ -447,6 +454,11 @@ fn the_rendered_jobs_run_a_sharded_step_end_to_end() {
     assert_eq!(
         (r["sessions_ok"].as_u64(), r["turns"].as_u64()),
         (Some(24), Some(72))
+    );
+    assert_eq!(
+        common::otlp::shards_added(&collector.bodies(), "r-e2e", 4, 24),
+        (24, 72, 72),
+        "{r}"
     );
     assert_eq!(r["llm_calls"], 24 * 9);
     assert_eq!(r["shards"]["merged"], 4);

@@ -11,6 +11,10 @@ pub struct Tick {
     pub sessions_ok: u64,
     pub sessions_failed: u64,
     pub turns: u64,
+    /// The level drives a SUT Plimsoll did not start (a shard, `run --target`): its
+    /// memory, threads and CPU are not sampled, and read zero below.
+    #[serde(default)]
+    pub unsampled: bool,
     pub rss_bytes: u64,
     /// The RSS before load began (the sampler's baseline).
     pub baseline_rss_bytes: u64,

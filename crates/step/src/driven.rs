@@ -130,7 +130,7 @@ fn watch(
         crate::feed::start(crate::feed::Sources {
             on_tick,
             progress: progress.clone(),
-            sampler: sampler.clone(),
+            sampler: Some(sampler.clone()),
             // A soak's series takes the probe's slowest answer itself: the view only reads it.
             probe: responsive
                 .as_ref()

@@ -89,7 +89,7 @@ pub(crate) fn prepare(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result
 }
 
 /// The session file, with the turns and `--set` values the options give.
-fn session(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<SessionSpec> {
+pub(crate) fn session(cfg: &Config, opts: &crate::StepOptions) -> anyhow::Result<SessionSpec> {
     let file = opts.session.as_ref().unwrap_or(&cfg.session_file);
     let mut s = SessionSpec::load(file)?;
     s.turns = opts.turns.unwrap_or(s.turns).max(1);

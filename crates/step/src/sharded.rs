@@ -6,7 +6,7 @@
 
 use crate::options::StepOptions;
 use anyhow::{bail, Context};
-use drive::{drive, DriveOptions, Progress, SessionSpec};
+use drive::{drive, DriveOptions, Progress};
 use experiment::Config;
 use hdrhistogram::Histogram;
 use result::round2;
@@ -151,18 +151,24 @@ fn check(cfg: &Config, opts: &StepOptions, plan: &ShardPlan) -> anyhow::Result<(
     Ok(())
 }
 
+/// The run's name: --run-id, else one made from the shared start (every shard makes the
+/// same), else from now.
+pub fn run_name(plan: &ShardPlan) -> String {
+    plan.run.clone().unwrap_or_else(|| {
+        format!(
+            "at-{:.0}",
+            unix_ms(plan.start_at.unwrap_or_else(SystemTime::now))
+        )
+    })
+}
+
 /// The run's name (from --run-id, else from the shared start) and when every shard
 /// begins (the shared start, or once all met at the mock's barrier).
 async fn run_and_start(
     plan: &ShardPlan,
     allow_remote: bool,
 ) -> anyhow::Result<(String, Option<SystemTime>)> {
-    let run = plan.run.clone().unwrap_or_else(|| {
-        format!(
-            "at-{:.0}",
-            unix_ms(plan.start_at.unwrap_or_else(SystemTime::now))
-        )
-    });
+    let run = run_name(plan);
     check_run_id(&run)?;
     let start_at = match (plan.barrier, &plan.mock) {
         (false, _) => plan.start_at,
@@ -207,8 +213,8 @@ pub async fn run_shard(
     plan: &ShardPlan,
 ) -> anyhow::Result<ShardDone> {
     check(cfg, opts, plan)?;
-    let mut session = SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
-    session.turns = opts.turns.unwrap_or(session.turns).max(1);
+    // The session file with --turns and --set applied, as a step Plimsoll runs itself reads it.
+    let session = crate::prepare::session(cfg, opts)?;
     drive::address::target(&plan.target, opts.allow_remote).context("--target")?;
     if let Some(m) = &plan.mock {
         wait_for_mock(m, opts.allow_remote).await?;
@@ -216,7 +222,21 @@ pub async fn run_shard(
     let (run, start_at) = run_and_start(plan, opts.allow_remote).await?;
     let cpu0 = probe::own::process_cpu_ns() as f64 / 1e9;
     let d = drive_options(cfg, opts, plan, (&run, start_at));
-    let r = drive(&session, &d, Arc::new(Progress::default())).await?;
+    let progress = Arc::new(Progress::default());
+    // A live view of the shard: the driver's figures alone (the SUT is not ours to sample).
+    let feed = opts.on_tick.clone().map(|on_tick| {
+        crate::feed::start(crate::feed::Sources {
+            on_tick,
+            progress: progress.clone(),
+            sampler: None,
+            probe: None,
+        })
+    });
+    let r = drive(&session, &d, progress).await;
+    if let Some(f) = feed {
+        f.stop().await;
+    }
+    let r = r?;
     let think_per_session = session.think_ms * session.turns.saturating_sub(1) as f64;
     let mine: HashSet<String> = (0..d.concurrency)
         .filter(|i| drive::address::in_shard(*i, d.shard))

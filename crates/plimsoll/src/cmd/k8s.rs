@@ -34,6 +34,14 @@ pub struct K8sArgs {
     /// Open model: sessions arrive at this rate per second across all shards.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// Watch the run live: every driver pod pushes its figures (labelled with its shard)
+    /// to this collector's OTLP/HTTP receiver, e.g. http://otel-collector.monitoring:4318.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// Watch the run live: every driver pod serves its figures on /metrics (port 9466),
+    /// annotated prometheus.io/scrape for a Prometheus that discovers pods.
+    #[arg(long)]
+    pub prometheus: bool,
     /// Write the manifests here instead of stdout.
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
@@ -76,7 +84,14 @@ pub fn run(a: K8sArgs) -> anyhow::Result<u8> {
         concurrency: a.concurrency,
         rate: a.rate,
         timeout_s: cfg.timeout_s,
+        watch: k8s::Watch {
+            otlp: a.otlp.clone(),
+            scrape: a.prometheus,
+        },
     };
+    if let Some(u) = &a.otlp {
+        live::otlp::target(u)?;
+    }
     let header = format!(
         "Plimsoll run {run}: {} driver shards against {}, one shared mock.\nImage: {image}{built}\nPoint the SUT at the mock: OPENAI_BASE_URL=http://{}:{}/v1 (ANTHROPIC_BASE_URL without /v1).\nkubectl apply -f THIS_FILE; then kubectl logs -f job/plimsoll-{run}-merge prints the RESULT.\nAfterwards: kubectl delete all,configmap -l plimsoll.dev/run={run}",
         plan.shards, plan.target, a.mock_service, k8s::MOCK_PORT,

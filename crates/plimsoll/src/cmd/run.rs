@@ -167,9 +167,6 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
     let shard = shard_of(a.shard.as_deref(), &|k| std::env::var(k).ok())?;
     match (shard, &a.target) {
         (None, None) => one_step(&a, opts),
-        _ if a.live.wanted() => anyhow::bail!(
-            "--live and --otlp watch a step Plimsoll runs itself; with --target or --shard, run them without (a shard's figures come together in `plimsoll merge`)"
-        ),
         _ if a.junit.is_some() || a.summary.is_some() => anyhow::bail!(
             "--junit and --summary judge a step Plimsoll runs itself; with --target or --shard, write them from `plimsoll merge`'s RESULT or run the step without --target"
         ),
@@ -290,7 +287,13 @@ fn sharded(
         }
     }
     let rt = super::runtime()?;
+    let (opts, live) = watched(a, opts, &plan, &cfg, &rt)?;
     let done = rt.block_on(step::sharded::run_shard(&cfg, &opts, &plan));
+    if let Some(l) = live {
+        // A shard has no document of its own: the view keeps its last second, every
+        // session counted, for a last scrape and the last push.
+        l.finish(&rt, &[]);
+    }
     if alone {
         let merged =
             done.and_then(|d| shard::read_dirs(&[d.file]).map(|s| shard::merge(&s, f64::INFINITY)));
@@ -312,6 +315,40 @@ fn sharded(
         dir.display()
     );
     Ok(0)
+}
+
+/// A shard's live view, when asked for: the driver's figures, labelled with its shard.
+fn watched(
+    a: &RunArgs,
+    mut opts: step::StepOptions,
+    plan: &step::sharded::ShardPlan,
+    cfg: &experiment::Config,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<(step::StepOptions, Option<super::live::Live>)> {
+    if !a.live.wanted() {
+        return Ok((opts, None));
+    }
+    // What a level counts, from the session file (a shard's config may have no [sut]).
+    let session = drive::SessionSpec::load(opts.session.as_ref().unwrap_or(&cfg.session_file))?;
+    let what = step::Preflight {
+        unit: result::words::Unit::calls_when(session.voice.is_some()),
+    };
+    let run = step::sharded::run_name(plan);
+    let live = a.live.start(
+        rt,
+        super::live::Named {
+            run: &run,
+            config: &a.config.display().to_string(),
+            unit: what.unit,
+            budget: &what.budget(cfg.budget.clone()),
+            cap: None,
+        },
+    )?;
+    if let Some(l) = &live {
+        l.board.shard(plan.index, plan.count);
+        opts.on_tick = Some(l.begin(opts.concurrency.unwrap_or(cfg.concurrency)));
+    }
+    Ok((opts, live))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests: the real binary, configs in temp dirs.
 #![allow(dead_code)]
 
+pub mod otlp;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
