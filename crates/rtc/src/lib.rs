@@ -1,0 +1,36 @@
+//! A voice call's audio over WebRTC, as a browser or an app places it: the offer made and
+//! signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, or WHIP),
+//! ICE on host candidates, DTLS-SRTP, one Opus track each way with RTCP reports (str0m,
+//! sans-IO, on Plimsoll's own runtime), the caller's frames encoded and the bot's decoded
+//! off the call's pacing. What the call measures is the caller's business (`drive::call`).
+
+mod peer;
+mod signal;
+
+pub use peer::{open, Audio, Line, NetStats, Place, Setup};
+pub use signal::Signaling;
+
+/// What went wrong placing or holding a call, in one line that names the fix.
+#[derive(Debug)]
+pub struct CallError {
+    /// A short kind: "signaling", "sdp", "ice", "dtls", "media", "timeout".
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl CallError {
+    pub fn new(kind: &'static str, message: impl Into<String>) -> CallError {
+        CallError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
