@@ -43,6 +43,7 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         crate::words::count(r.concurrency as u64, "concurrent call"),
         match v.protocol.as_str() {
             "twilio" => "Twilio Media Streams",
+            "webrtc" => "WebRTC (Opus)",
             _ => "raw PCM",
         },
         r.sessions_ok,
@@ -83,6 +84,7 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
             ),
         }
     ));
+    out.extend(v.network.as_ref().map(network_line));
     out.extend(v.stages.as_ref().map(stages_line));
     out.push(format!(
         "  the harness: its 20 ms frames went out late by {} ms at p99",
@@ -109,6 +111,21 @@ fn words_line(v: &result::VoiceCalls) -> String {
             v.words_checked
         ),
     }
+}
+
+/// A WebRTC call's network part: setup split, and the bot's packets as received.
+fn network_line(n: &result::VoiceNetwork) -> String {
+    format!(
+        "  network: setup p50 {} ms signaling + {} ms ICE + {} ms DTLS; the bot's packets {} received, {} lost or late ({:.2} %), jitter p95 {} ms; the bot lost {} of the callers'",
+        cell(n.signaling_p50_ms),
+        cell(n.ice_p50_ms),
+        cell(n.dtls_p50_ms),
+        n.packets,
+        n.packets_lost,
+        n.lost_share() * 100.0,
+        cell(n.jitter_p95_ms),
+        n.lost_by_bot
+    )
 }
 
 fn stages_line(s: &result::VoiceStages) -> String {

@@ -50,6 +50,36 @@ pub struct VoiceCalls {
     /// first audio), in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stages: Option<VoiceStages>,
+    /// A WebRTC call's network part: its setup split, and the bot's packets as received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<VoiceNetwork>,
+}
+
+/// What the network did to WebRTC calls: how long placing them took, part by part (p50
+/// ms), and the bot's RTP packets — received, missing from their sequence (lost, or too
+/// late to play), the interarrival jitter the callers' receiver reports gave (p95 of the
+/// calls', ms) — and the caller's packets the bot reported lost.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct VoiceNetwork {
+    pub signaling_p50_ms: Option<f64>,
+    pub ice_p50_ms: Option<f64>,
+    pub dtls_p50_ms: Option<f64>,
+    pub packets: u64,
+    pub packets_lost: u64,
+    pub jitter_p95_ms: Option<f64>,
+    pub lost_by_bot: u64,
+}
+
+impl VoiceNetwork {
+    /// The share of the bot's packets that never played.
+    pub fn lost_share(&self) -> f64 {
+        let all = self.packets + self.packets_lost;
+        if all == 0 {
+            0.0
+        } else {
+            self.packets_lost as f64 / all as f64
+        }
+    }
 }
 
 fn twenty() -> u32 {

@@ -9,7 +9,7 @@ use crate::CallError;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use str0m::change::SdpAnswer;
+use str0m::change::{SdpAnswer, SdpOffer, SdpPendingOffer};
 use str0m::format::Codec;
 use str0m::media::{Direction, Frequency, MediaKind, MediaTime, Mid, Pt};
 use str0m::net::{Protocol, Receive};
@@ -84,8 +84,9 @@ pub struct Place<'a> {
     pub connect_timeout: Duration,
 }
 
-/// Places a call: the offer signalled, the answer taken, ICE and DTLS done.
-pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
+/// A peer on loopback with its offer: one host candidate, one Opus track each way.
+async fn offerer() -> Result<(Rtc, UdpSocket, SocketAddr, Mid, SdpOffer, SdpPendingOffer), CallError>
+{
     let socket = UdpSocket::bind("127.0.0.1:0")
         .await
         .map_err(|e| CallError::new("ice", format!("no UDP socket on loopback: {e}")))?;
@@ -105,26 +106,41 @@ pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let (offer, pending) = api
         .apply()
         .ok_or_else(|| CallError::new("sdp", "no offer made"))?;
-    let began = Instant::now();
-    let answer = signal::offer(p.how, p.url, p.headers, &offer.to_sdp_string()).await?;
-    let signaling = began.elapsed();
-    let sdp = ipv4_only(&answer.sdp);
-    let parsed = SdpAnswer::from_sdp_string(&sdp).map_err(|e| {
+    Ok((rtc, socket, local, mid, offer, pending))
+}
+
+/// The bot's answer taken: the payload type its Opus track goes out on.
+fn accept(
+    rtc: &mut Rtc,
+    mid: Mid,
+    pending: SdpPendingOffer,
+    sdp: &str,
+    url: &str,
+) -> Result<Pt, CallError> {
+    let parsed = SdpAnswer::from_sdp_string(&ipv4_only(sdp)).map_err(|e| {
         CallError::new(
             "sdp",
             format!(
-                "{}: the answer's SDP does not parse ({})",
-                p.url,
+                "{url}: the answer's SDP does not parse ({})",
                 one_line(&e.to_string())
             ),
         )
     })?;
     rtc.sdp_api()
         .accept_answer(pending, parsed)
-        .map_err(|e| CallError::new("sdp", format!("{}: the answer was refused ({e})", p.url)))?;
-    let pt = opus_pt(&mut rtc, mid).ok_or_else(|| {
-        CallError::new("sdp", format!("{}: the answer has no Opus audio track (opus/48000/2 was offered); a WebRTC voice bot answers with one", p.url))
-    })?;
+        .map_err(|e| CallError::new("sdp", format!("{url}: the answer was refused ({e})")))?;
+    opus_pt(rtc, mid).ok_or_else(|| {
+        CallError::new("sdp", format!("{url}: the answer has no Opus audio track (opus/48000/2 was offered); a WebRTC voice bot answers with one"))
+    })
+}
+
+/// Places a call: the offer signalled, the answer taken, ICE and DTLS done.
+pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
+    let (mut rtc, socket, local, mid, offer, pending) = offerer().await?;
+    let began = Instant::now();
+    let answer = signal::offer(p.how, p.url, p.headers, &offer.to_sdp_string()).await?;
+    let signaling = began.elapsed();
+    let pt = accept(&mut rtc, mid, pending, &answer.sdp, p.url)?;
     let (frames, frames_rx) = mpsc::channel(8);
     let (heard_tx, heard) = mpsc::unbounded_channel();
     let stats = Arc::new(Mutex::new(NetStats::default()));

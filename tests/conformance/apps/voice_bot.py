@@ -128,14 +128,44 @@ def burn(ms: float):
         pass
 
 
+class Ear:
+    """A call's caller heard frame by frame: an energy VAD gathers the caller's words until
+    500 ms of silence, then the reply is made (`answer`); a caller who speaks over a reply
+    stops it, and a `clear` goes out."""
+
+    def __init__(self, line, name: str):
+        self.line, self.name = line, name
+        self.heard, self.quiet, self.speaking, self.reply = [], 0, False, None
+
+    async def hear(self, x: np.ndarray):
+        line = self.line
+        if BUG == "block":
+            burn(BLOCK_MS)
+        loud = np.sqrt(np.mean(x * x)) > 0.01
+        if loud and not self.speaking and self.reply is not None and not self.reply.done():
+            self.reply.cancel()  # the caller talks over the reply: stop, and say so
+            await line.clear()
+        elif loud and not self.speaking and not line.out.empty():
+            await line.clear()
+        if loud:
+            self.speaking, self.quiet = True, 0
+        elif self.speaking:
+            self.quiet += 1
+        if self.speaking:
+            self.heard.append(x)
+        if self.speaking and self.quiet >= 25:  # 500 ms of silence ends the caller's turn
+            audio, self.heard, self.speaking, self.quiet = np.concatenate(self.heard), [], False, 0
+            if BUG == "garbage":
+                await line.ws.send("this is not JSON")
+            self.reply = asyncio.create_task(answer(line, self.name, audio))
+
+
 async def call(ws):
     line = Line(ws, ws.request.path != "/pcm")
-    name = "" if line.twilio else f"pcm-{id(ws)}"
-    if name:
-        calls.append(name)
-        lines[name] = line
-    heard, quiet, speaking = [], 0, False
-    reply = None
+    ear = Ear(line, "" if line.twilio else f"pcm-{id(ws)}")
+    if ear.name:
+        calls.append(ear.name)
+        lines[ear.name] = line
     try:
         async for raw in ws:
             try:
@@ -143,31 +173,12 @@ async def call(ws):
             except EOFError:
                 break
             if isinstance(x, str):
-                name = x
-                calls.append(name)
-                lines[name] = line
+                ear.name = x
+                calls.append(x)
+                lines[x] = line
                 continue
-            if x is None:
-                continue
-            if BUG == "block":
-                burn(BLOCK_MS)
-            loud = np.sqrt(np.mean(x * x)) > 0.01
-            if loud and not speaking and reply is not None and not reply.done():
-                reply.cancel()  # the caller talks over the reply: stop, and say so
-                await line.clear()
-            elif loud and not speaking and not line.out.empty():
-                await line.clear()
-            if loud:
-                speaking, quiet = True, 0
-            elif speaking:
-                quiet += 1
-            if speaking:
-                heard.append(x)
-            if speaking and quiet >= 25:  # 500 ms of silence ends the caller's turn
-                audio, heard, speaking, quiet = np.concatenate(heard), [], False, 0
-                if BUG == "garbage":
-                    await ws.send("this is not JSON")
-                reply = asyncio.create_task(answer(line, name, audio))
+            if x is not None:
+                await ear.hear(x)
     finally:
         line.sender.cancel()
 

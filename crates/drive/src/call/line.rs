@@ -80,7 +80,8 @@ impl LineIo {
     /// One frame of the caller's audio, `at_ms` after the call began.
     pub fn frame(&mut self, samples: &[f32], at_ms: u64) -> Message {
         match self.line {
-            Line::Pcm { .. } => Message::binary(voice::pcm::to_s16le(samples)),
+            // A WebRTC call's frames are its peer's to encode (`wire`), never a message.
+            Line::Pcm { .. } | Line::WebRtc(_) => Message::binary(voice::pcm::to_s16le(samples)),
             Line::Twilio => {
                 self.chunk += 1;
                 let payload =

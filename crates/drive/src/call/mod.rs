@@ -1,5 +1,5 @@
-//! A voice call as a session (`protocol = "twilio"` or `"pcm-ws"`): one WebSocket, a
-//! frame of audio every 20 ms in real time for the whole call (the caller's words, or
+//! A voice call as a session (`protocol = "twilio"`, `"pcm-ws"` or `"webrtc"`): one
+//! WebSocket or WebRTC peer (`wire`), a frame of audio every 20 ms in real time for the whole call (the caller's words, or
 //! silence between them, as a phone line sends), the bot's audio played as a phone plays
 //! it. Each turn the caller speaks its utterance, then listens until the bot has finished
 //! (or, in a share of turns, speaks over it), then pauses. Measured per turn: the end of
@@ -12,13 +12,13 @@ mod background;
 pub(crate) mod line;
 pub(crate) mod playback;
 pub mod tally;
+mod wire;
 mod words;
 
 use crate::driver::vars::Ctx;
 use crate::run::Failure;
 use crate::spec::voice::VoiceSpec;
 use crate::spec::SessionSpec;
-use futures_util::{SinkExt, StreamExt};
 use line::{Heard, LineIo};
 use playback::Playback;
 use std::collections::VecDeque;
@@ -27,10 +27,8 @@ pub use tally::Tally as VoiceTally;
 use tally::{Tally, TurnFigures};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
+use wire::{Dial, Wire};
 use words::{utterances, words};
-
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub use crate::run::options::Owner;
 
@@ -40,7 +38,7 @@ const BARGE_AFTER: Duration = Duration::from_millis(600);
 const BARGE_QUIET: Duration = Duration::from_millis(250);
 
 struct Call<'a> {
-    ws: Ws,
+    wire: Wire,
     io: LineIo,
     play: Playback,
     samples_per_frame: usize,
@@ -86,27 +84,18 @@ pub(crate) async fn run(
     // Every turn's words spoken before the call opens, off the async threads: synthesis
     // must not hold up any call's frames.
     let mouths = utterances(v, fill, turns, tally).await?;
-    let began = Instant::now();
-    let ws = match tokio::time::timeout(
-        Duration::from_millis(spec.turn_timeout_ms),
-        tokio_tungstenite::connect_async(&url),
-    )
-    .await
-    {
-        Ok(Ok((ws, _))) => ws,
-        Ok(Err(e)) => {
-            tally.dropped();
-            return Err(("connect".into(), format!("{url}: {e}")));
-        }
-        Err(_) => {
-            tally.dropped();
-            return Err((
-                "timeout".into(),
-                format!("{url}: no WebSocket within {} ms", spec.turn_timeout_ms),
-            ));
-        }
+    let headers: Result<Vec<(String, String)>, Failure> = spec.turn[0]
+        .headers
+        .iter()
+        .map(|(k, t)| Ok((k.clone(), fill(t, 1)?)))
+        .collect();
+    let dial = Dial {
+        url: &url,
+        headers: headers?,
+        timeout: Duration::from_millis(spec.turn_timeout_ms),
     };
-    let mut call = Call::new(ws, v, name, tally);
+    let wire = Wire::connect(v, &dial, tally).await?;
+    let mut call = Call::new(wire, v, name, tally);
     call.reply_cap = Duration::from_millis(spec.turn_timeout_ms);
     let custom: Result<Vec<(String, String)>, Failure> = v
         .custom
@@ -116,7 +105,6 @@ pub(crate) async fn run(
     for m in call.io.opening(&custom?) {
         call.send(m).await?;
     }
-    tally.call(Some(began.elapsed()));
     let out = call.turns(spec, v, name, turns, &mouths, ctx).await;
     if out.as_ref().is_err_and(|(k, _)| k == "dropped") {
         tally.dropped();
@@ -137,12 +125,12 @@ pub(crate) async fn run(
 }
 
 impl<'a> Call<'a> {
-    fn new(ws: Ws, v: &VoiceSpec, name: &str, tally: &'a Tally) -> Call<'a> {
+    fn new(wire: Wire, v: &VoiceSpec, name: &str, tally: &'a Tally) -> Call<'a> {
         let rate = v.line.rate();
         let now = Instant::now();
         let frame = Duration::from_millis(v.frame_ms as u64);
         Call {
-            ws,
+            wire,
             io: LineIo::new(v.line, crate::template::seed_of(name)),
             play: Playback::new(rate),
             samples_per_frame: (rate as u64 * v.frame_ms as u64 / 1000) as usize,
@@ -164,12 +152,7 @@ impl<'a> Call<'a> {
     }
 
     async fn send(&mut self, m: Message) -> Result<(), Failure> {
-        self.ws.send(m).await.map_err(|e| {
-            (
-                "dropped".to_string(),
-                format!("the bot's socket broke while Plimsoll sent: {e}"),
-            )
-        })
+        self.wire.send(m).await
     }
 
     /// The call's turns, after the bot's greeting when it speaks first.
@@ -373,7 +356,7 @@ impl<'a> Call<'a> {
                         self.send_frame().await?;
                     }
                 }
-                msg = self.ws.next() => self.heard(msg).await?,
+                h = self.wire.next(&self.io) => self.heard(h?).await?,
             }
             for name in self.play.played_marks(Instant::now()) {
                 if let Some(m) = self.io.mark(&name) {
@@ -394,8 +377,7 @@ impl<'a> Call<'a> {
         self.spoken += frame.len();
         frame.resize(n, 0.0);
         let at_ms = now.duration_since(self.t0).as_millis() as u64;
-        let msg = self.io.frame(&frame, at_ms);
-        self.send(msg).await?;
+        self.wire.frame(&mut self.io, &frame, at_ms).await?;
         if speaking {
             self.spoke_until = Some(now + self.frame);
         }
@@ -407,21 +389,9 @@ impl<'a> Call<'a> {
         Ok(())
     }
 
-    /// One message from the bot.
-    async fn heard(
-        &mut self,
-        msg: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
-    ) -> Result<(), Failure> {
-        let msg = match msg {
-            Some(Ok(Message::Close(_))) | None => {
-                return Err(("dropped".into(), "the bot closed the call's socket".into()))
-            }
-            Some(Err(e)) => {
-                return Err(("dropped".into(), format!("the call's socket broke: {e}")))
-            }
-            Some(Ok(m)) => m,
-        };
-        match self.io.read(&msg) {
+    /// One message from the bot, as the line read it.
+    async fn heard(&mut self, h: Heard) -> Result<(), Failure> {
+        match h {
             Heard::Audio(x) => self.play.audio(&x, Instant::now()),
             Heard::Mark(name) => self.play.mark(name),
             Heard::Clear => {
@@ -439,10 +409,7 @@ impl<'a> Call<'a> {
     }
 
     async fn hang_up(mut self) {
-        if let Some(m) = self.io.stop() {
-            let _ = self.ws.send(m).await;
-        }
-        let _ = tokio::time::timeout(Duration::from_millis(500), self.ws.close(None)).await;
+        self.wire.hang_up(&mut self.io, self.tally).await;
     }
 }
 

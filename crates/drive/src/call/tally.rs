@@ -21,10 +21,23 @@ struct Inner {
     words_wrong: u64,
     words_unheard: u64,
     barge_ins: u64,
+    /// WebRTC calls: the bot's packets received and missing, the caller's the bot lost.
+    packets: u64,
+    packets_lost: u64,
+    lost_by_bot: u64,
+}
+
+/// A WebRTC call's setup, part by part, and its receiver's jitter.
+#[derive(Default)]
+struct Network {
+    signaling: Option<Histogram<u64>>,
+    ice: Option<Histogram<u64>>,
+    dtls: Option<Histogram<u64>>,
+    jitter: Option<Histogram<u64>>,
 }
 
 pub struct Tally {
-    /// "twilio" or "pcm-ws".
+    /// "twilio", "pcm-ws" or "webrtc".
     protocol: &'static str,
     frame_ms: u32,
     inner: Mutex<Inner>,
@@ -32,6 +45,7 @@ pub struct Tally {
     setup: Mutex<Histogram<u64>>,
     barge: Mutex<Histogram<u64>>,
     jitter: Mutex<Histogram<u64>>,
+    network: Mutex<Network>,
     /// Where the step's calls speak and read words, off their clocks.
     pub(crate) background: super::background::Background,
 }
@@ -72,6 +86,7 @@ impl Tally {
             setup: Mutex::new(hist()),
             barge: Mutex::new(hist()),
             jitter: Mutex::new(hist()),
+            network: Mutex::default(),
             background: super::background::Background::start(),
         }
     }
@@ -89,6 +104,35 @@ impl Tally {
         if let Some(d) = setup {
             rec(&self.setup, d);
         }
+    }
+
+    /// A WebRTC call placed: how long each part of its setup took.
+    pub(crate) fn rtc_setup(&self, s: &rtc::Setup) {
+        if let Ok(mut guard) = self.network.lock() {
+            let n = &mut *guard;
+            for (h, d) in [
+                (&mut n.signaling, s.signaling),
+                (&mut n.ice, s.ice),
+                (&mut n.dtls, s.dtls),
+            ] {
+                let _ = h
+                    .get_or_insert_with(hist)
+                    .record((d.as_micros() as u64).max(1));
+            }
+        }
+    }
+
+    /// A WebRTC call over: what the network did to its audio.
+    pub(crate) fn rtc_net(&self, s: &rtc::NetStats) {
+        if let Ok(mut n) = self.network.lock() {
+            let h = n.jitter.get_or_insert_with(hist);
+            let _ = h.record(((s.jitter_ms * 1000.0) as u64).max(1));
+        }
+        self.with(|i| {
+            i.packets += s.packets;
+            i.packets_lost += s.lost;
+            i.lost_by_bot += s.lost_by_bot;
+        });
     }
 
     pub(crate) fn dropped(&self) {
@@ -168,6 +212,26 @@ impl Tally {
             frame_jitter_p99_ms: q_ms(&self.jitter, 0.99).unwrap_or(0.0),
             frame_ms: self.frame_ms,
             stages: None,
+            network: self.network(&i),
         }
+    }
+
+    /// The network's part, when the calls were WebRTC's.
+    fn network(&self, i: &Inner) -> Option<result::VoiceNetwork> {
+        let n = self.network.lock().ok()?;
+        let q = |h: &Option<Histogram<u64>>, q: f64| {
+            h.as_ref()
+                .filter(|h| !h.is_empty())
+                .map(|h| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0)
+        };
+        (n.signaling.is_some() || n.jitter.is_some()).then(|| result::VoiceNetwork {
+            signaling_p50_ms: q(&n.signaling, 0.5),
+            ice_p50_ms: q(&n.ice, 0.5),
+            dtls_p50_ms: q(&n.dtls, 0.5),
+            packets: i.packets,
+            packets_lost: i.packets_lost,
+            jitter_p95_ms: q(&n.jitter, 0.95),
+            lost_by_bot: i.lost_by_bot,
+        })
     }
 }

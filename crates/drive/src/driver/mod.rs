@@ -50,11 +50,7 @@ pub async fn drive(
     let late_start_ms = wait_for_start(opts.start_at).await;
     let mut recorder = Recorder::new(progress, opts.churn.is_some());
     if spec.protocol.is_voice() {
-        let name = if spec.protocol == Protocol::Twilio {
-            "twilio"
-        } else {
-            "pcm-ws"
-        };
+        let name = spec.protocol.voice_name();
         let frame_ms = spec.voice.as_ref().map_or(20, |v| v.frame_ms);
         recorder.voice = Some(crate::call::VoiceTally::new(name, frame_ms));
     }

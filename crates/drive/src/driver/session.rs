@@ -38,7 +38,9 @@ pub(super) async fn run_session(
     };
     let outcome = match (spec.protocol, spec.wire, &spec.chat) {
         (Protocol::Http | Protocol::Sse, ..) => sequence::run(spec, &mut vars, ctx).await,
-        (Protocol::Twilio | Protocol::PcmWs, ..) => call_session(spec, &vars, &ctx, &session).await,
+        (Protocol::Twilio | Protocol::PcmWs | Protocol::WebRtc, ..) => {
+            call_session(spec, &vars, &ctx, &session).await
+        }
         (_, Some(wire), _) => talk(spec, &mut vars, &ctx, RawLink::new(wire)).await,
         (_, None, Some(chat)) => talk(spec, &mut vars, &ctx, ChatLink::new(chat)).await,
         (_, None, None) => talk(spec, &mut vars, &ctx, WsLink::default()).await,

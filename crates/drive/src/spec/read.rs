@@ -23,7 +23,7 @@ type Res<T> = Result<T, SessionError>;
 #[serde(deny_unknown_fields)]
 pub(super) struct Raw {
     /// How sessions talk: "http" (default) | "sse" | "ws" | "tcp" | "unix" | "openai-chat"
-    /// | "anthropic-messages" | "twilio" | "pcm-ws". With [[turn]] tables only "http" or
+    /// | "anthropic-messages" | "twilio" | "pcm-ws" | "webrtc". With [[turn]] tables only "http" or
     /// "sse".
     #[schemars(with = "Option<String>")]
     protocol: Option<Spanned<String>>,
@@ -87,9 +87,9 @@ pub(super) struct Raw {
     // The one-request form.
     /// The HTTP method of every turn (one-request form). Default "POST".
     method: Option<String>,
-    /// The URL of every turn (one-request form): http:// or {{base}} (http, sse, chat),
-    /// ws:// or {{ws_base}} (ws, twilio, pcm-ws), tcp://HOST:PORT or unix:///PATH (tcp,
-    /// unix).
+    /// The URL of every turn (one-request form): http:// or {{base}} (http, sse, chat;
+    /// webrtc: where the offer goes), ws:// or {{ws_base}} (ws, twilio, pcm-ws),
+    /// tcp://HOST:PORT or unix:///PATH (tcp, unix).
     #[schemars(with = "Option<String>")]
     url: Option<Spanned<String>>,
     /// The body template of every turn (one-request form). Default: a JSON message with
@@ -135,7 +135,7 @@ pub(super) struct Raw {
     #[schemars(with = "Option<String>")]
     text_pointer: Option<Spanned<String>>,
     /// [voice] settings of a voice call: what the caller says, the line, and reply timing.
-    /// Only with protocol = "twilio" or "pcm-ws"; defaults when absent.
+    /// Only with protocol = "twilio", "pcm-ws" or "webrtc"; defaults when absent.
     #[schemars(with = "Option<super::voice::RawVoice>")]
     voice: Option<Spanned<super::voice::RawVoice>>,
 }
@@ -190,11 +190,7 @@ impl SessionSpec {
             sequence,
             dir: Path::new(file).parent().unwrap_or(Path::new(".")),
         };
-        let kind = match protocol {
-            Protocol::Twilio => Some(super::voice::LineKind::Twilio),
-            Protocol::PcmWs => Some(super::voice::LineKind::Pcm),
-            _ => None,
-        };
+        let kind = super::voice::LineKind::of(protocol);
         let voice = super::voice::read(raw.voice.take(), kind, &spans, inherited.dir)?;
         let (setup, turn, teardown) = requests(&mut raw, &inherited)?;
         let spec = SessionSpec {
@@ -270,7 +266,10 @@ impl Inherited<'_> {
             name,
             body: None,
             span,
-            ws: self.protocol == Protocol::Ws || self.protocol.is_voice(),
+            ws: matches!(
+                self.protocol,
+                Protocol::Ws | Protocol::Twilio | Protocol::PcmWs
+            ),
             raw: self.protocol == Protocol::Raw,
             json_content_type: self.sequence,
             dir: self.dir,
@@ -351,6 +350,7 @@ fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
         Some(("ws", s))
         | Some(("twilio", s))
         | Some(("pcm-ws", s))
+        | Some(("webrtc", s))
         | Some(("openai-chat", s))
         | Some(("anthropic-messages", s))
         | Some(("tcp", s))
@@ -363,12 +363,13 @@ fn protocol(raw: &Raw, spans: &spans::Spans) -> Res<Protocol> {
         Some(("ws", _)) => Protocol::Ws,
         Some(("twilio", _)) => Protocol::Twilio,
         Some(("pcm-ws", _)) => Protocol::PcmWs,
+        Some(("webrtc", _)) => Protocol::WebRtc,
         Some(("openai-chat", _)) => Protocol::OpenaiChat,
         Some(("anthropic-messages", _)) => Protocol::AnthropicMessages,
         Some((other, s)) => {
             return Err(spans.err(
                 Some(s),
-                format!("protocol must be \"http\", \"sse\", \"ws\", \"tcp\", \"unix\", \"openai-chat\", \"anthropic-messages\", \"twilio\" or \"pcm-ws\" (got {other:?})"),
+                format!("protocol must be \"http\", \"sse\", \"ws\", \"tcp\", \"unix\", \"openai-chat\", \"anthropic-messages\", \"twilio\", \"pcm-ws\" or \"webrtc\" (got {other:?})"),
             ))
         }
     })

@@ -23,6 +23,9 @@ pub enum Protocol {
     Twilio,
     /// A voice call of raw 16-bit PCM over a WebSocket (`[voice]`).
     PcmWs,
+    /// A voice call over WebRTC, as a browser places it: the offer signalled over HTTP
+    /// (`[voice] signaling`), Opus both ways (`[voice]`).
+    WebRtc,
 }
 
 /// How a raw socket session (`protocol = "tcp"` or `"unix"`) frames and encodes.
@@ -75,9 +78,18 @@ impl Protocol {
         matches!(self, Protocol::OpenaiChat | Protocol::AnthropicMessages)
     }
 
-    /// A voice call (`twilio`, `pcm-ws`).
+    /// A voice call (`twilio`, `pcm-ws`, `webrtc`).
     pub fn is_voice(self) -> bool {
-        matches!(self, Protocol::Twilio | Protocol::PcmWs)
+        matches!(self, Protocol::Twilio | Protocol::PcmWs | Protocol::WebRtc)
+    }
+
+    /// A voice protocol's name, as a session file and RESULT write it.
+    pub fn voice_name(self) -> &'static str {
+        match self {
+            Protocol::Twilio => "twilio",
+            Protocol::WebRtc => "webrtc",
+            _ => "pcm-ws",
+        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! A voice call's settings (`[voice]`, with `protocol = "twilio"` or `"pcm-ws"`): what the
+//! A voice call's settings (`[voice]`, with `protocol = "twilio"`, `"pcm-ws"` or `"webrtc"`): what the
 //! caller says each turn (a template spoken in Plimsoll's voice, or a WAV of the user's
 //! own), the line (Twilio Media Streams: µ-law at 8 kHz in 20 ms frames; raw PCM: 16-bit
-//! at a rate and frame size of its own), how long to wait for the bot's answer and what
+//! at a rate and frame size of its own; WebRTC: Opus, its offer signalled as `signaling`
+//! says), how long to wait for the bot's answer and what
 //! silence ends it, whether the bot speaks first, the share of turns the caller talks over
 //! the bot, and Twilio's custom parameters. Read once; a WAV that is not 16-bit mono, or
 //! that cannot be read, is an error naming the file and the line.
@@ -41,6 +42,8 @@ pub enum Line {
     Twilio,
     /// Binary WebSocket frames of 16-bit little-endian PCM at `rate`.
     Pcm { rate: u32 },
+    /// WebRTC: Opus both ways, heard and spoken at 24 kHz; the offer signalled so.
+    WebRtc(rtc::Signaling),
 }
 
 impl Line {
@@ -48,9 +51,14 @@ impl Line {
         match self {
             Line::Twilio => 8000,
             Line::Pcm { rate } => rate,
+            Line::WebRtc(_) => WEBRTC_RATE,
         }
     }
 }
+
+/// The rate a WebRTC call's audio is spoken and heard at: Opus codes it directly, and it is
+/// the voice's own.
+pub const WEBRTC_RATE: u32 = 24000;
 
 #[derive(Clone, Debug)]
 pub struct VoiceSpec {
@@ -108,6 +116,12 @@ pub(super) struct RawVoice {
     /// = "{{session}}" }.
     #[serde(default)]
     custom: BTreeMap<String, String>,
+    /// webrtc only: how the call's offer reaches the bot — "pipecat" (SmallWebRTC's POST
+    /// /api/offer, JSON; the default) or "whip" (RFC 9725: POST application/sdp, 201 with
+    /// a Location, DELETE to hang up). The session's url is where the offer goes, its
+    /// [headers] go with it (a bearer token).
+    #[schemars(with = "Option<String>")]
+    signaling: Option<Spanned<String>>,
 }
 
 /// Which line a voice protocol places a call on.
@@ -115,6 +129,19 @@ pub(super) struct RawVoice {
 pub(super) enum LineKind {
     Twilio,
     Pcm,
+    WebRtc,
+}
+
+impl LineKind {
+    /// The line of a voice protocol; None for any other.
+    pub(super) fn of(p: super::Protocol) -> Option<LineKind> {
+        match p {
+            super::Protocol::Twilio => Some(LineKind::Twilio),
+            super::Protocol::PcmWs => Some(LineKind::Pcm),
+            super::Protocol::WebRtc => Some(LineKind::WebRtc),
+            _ => None,
+        }
+    }
 }
 
 /// The `[voice]` table of a voice protocol (its defaults when absent); an error for a
@@ -148,7 +175,14 @@ pub(super) fn read(
         LineKind::Pcm => Line::Pcm {
             rate: int(&raw.rate, "rate", 8000, 48000, 16000)? as u32,
         },
+        LineKind::WebRtc => webrtc(&raw, spans)?,
     };
+    if let (false, Some(s)) = (matches!(line, Line::WebRtc(_)), &raw.signaling) {
+        return Err(spans.err(
+            Some(s.span()),
+            "voice.signaling applies to protocol = \"webrtc\"",
+        ));
+    }
     let barge_in = match &raw.barge_in {
         None => 0.0,
         Some(b) if (0.0..=1.0).contains(b.get_ref()) => *b.get_ref(),
@@ -168,11 +202,19 @@ pub(super) fn read(
             spans.err(Some(w.span()), format!("voice.wav {:?}: {e}", w.get_ref()))
         })?)),
     };
+    let frame_ms = int(&raw.frame_ms, "frame_ms", 10, 200, 20)? as u32;
+    if let (Line::WebRtc(_), false) = (line, [10, 20, 40, 60].contains(&frame_ms)) {
+        let at = raw.frame_ms.as_ref().map(|f| f.span());
+        return Err(spans.err(
+            at,
+            format!("voice.frame_ms: an Opus frame is 10, 20, 40 or 60 ms (got {frame_ms})"),
+        ));
+    }
     Ok(Some(VoiceSpec {
         line,
         say: raw.say.unwrap_or_else(|| DEFAULT_SAY.to_string()),
         wav,
-        frame_ms: int(&raw.frame_ms, "frame_ms", 10, 200, 20)? as u32,
+        frame_ms,
         answer_timeout_ms: int(
             &raw.answer_timeout_ms,
             "answer_timeout_ms",
@@ -185,6 +227,20 @@ pub(super) fn read(
         barge_in,
         custom: raw.custom.into_iter().collect(),
     }))
+}
+
+/// A WebRTC call's line: how its offer is signalled ("pipecat" by default).
+fn webrtc(raw: &RawVoice, spans: &spans::Spans) -> Result<Line, SessionError> {
+    if let Some(r) = &raw.rate {
+        return Err(spans.err(Some(r.span()), format!("voice.rate: a WebRTC call's audio is Opus at {WEBRTC_RATE} Hz here; rate applies to protocol = \"pcm-ws\"")));
+    }
+    let how = match &raw.signaling {
+        None => rtc::Signaling::Pipecat,
+        Some(s) => rtc::Signaling::parse(s.get_ref()).ok_or_else(|| {
+            spans.err(Some(s.span()), format!("voice.signaling must be \"pipecat\" (SmallWebRTC's POST /api/offer) or \"whip\" (RFC 9725), got {:?}", s.get_ref()))
+        })?,
+    };
+    Ok(Line::WebRtc(how))
 }
 
 /// A user's utterance: a 16-bit mono WAV file.

@@ -1,0 +1,174 @@
+//! How a call's audio travels. A WebSocket carries the line's messages (Twilio Media
+//! Streams, raw PCM), which `line` writes and reads; a WebRTC peer (`rtc`) carries Opus
+//! over SRTP, placed by signalling its offer to the bot. Either way the call sends a frame
+//! of the caller's audio on its clock and hears the bot's as it comes: what the call
+//! measures does not depend on the wire.
+
+use super::line::{Heard, LineIo};
+use super::tally::Tally;
+use crate::run::Failure;
+use crate::spec::voice::{Line, VoiceSpec};
+use futures_util::{SinkExt, StreamExt};
+use std::time::Duration;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+pub(crate) enum Wire {
+    Ws(Box<Ws>),
+    Rtc(rtc::Line),
+}
+
+/// Where the call goes: the session's url (filled), its headers, how long it may take.
+pub(crate) struct Dial<'a> {
+    pub url: &'a str,
+    pub headers: Vec<(String, String)>,
+    /// The whole of placing it (the session's turn_timeout_ms).
+    pub timeout: Duration,
+}
+
+impl Wire {
+    /// Places the call; its setup recorded (a WebRTC call's part by part).
+    pub async fn connect(v: &VoiceSpec, d: &Dial<'_>, tally: &Tally) -> Result<Wire, Failure> {
+        let began = Instant::now();
+        let wire = match v.line {
+            Line::WebRtc(how) => rtc_call(v, d, how, tally).await,
+            _ => ws_call(d).await,
+        };
+        match &wire {
+            Ok(_) => tally.call(Some(began.elapsed())),
+            Err(_) => tally.dropped(),
+        }
+        wire
+    }
+
+    /// A message of the line (Twilio's events); a WebRTC call has none to send.
+    pub async fn send(&mut self, m: Message) -> Result<(), Failure> {
+        match self {
+            Wire::Ws(ws) => ws.send(m).await.map_err(|e| {
+                (
+                    "dropped".to_string(),
+                    format!("the bot's socket broke while Plimsoll sent: {e}"),
+                )
+            }),
+            Wire::Rtc(_) => Ok(()),
+        }
+    }
+
+    /// One frame of the caller's audio, `at_ms` after the call began.
+    pub async fn frame(
+        &mut self,
+        io: &mut LineIo,
+        samples: &[f32],
+        at_ms: u64,
+    ) -> Result<(), Failure> {
+        match self {
+            Wire::Ws(_) => {
+                let m = io.frame(samples, at_ms);
+                self.send(m).await
+            }
+            // Encoded off the call's task, by its peer.
+            Wire::Rtc(l) => l.frames.send(samples.to_vec()).await.map_err(|_| {
+                (
+                    "dropped".to_string(),
+                    "the call's WebRTC peer stopped".to_string(),
+                )
+            }),
+        }
+    }
+
+    /// What the bot sent next, read as the line reads it; an error when the call broke.
+    pub async fn next(&mut self, io: &LineIo) -> Result<Heard, Failure> {
+        match self {
+            Wire::Ws(ws) => match ws.next().await {
+                Some(Ok(Message::Close(_))) | None => {
+                    Err(("dropped".into(), "the bot closed the call's socket".into()))
+                }
+                Some(Err(e)) => Err(("dropped".into(), format!("the call's socket broke: {e}"))),
+                Some(Ok(m)) => Ok(io.read(&m)),
+            },
+            Wire::Rtc(l) => match l.heard.recv().await {
+                Some(rtc::Audio::Samples(s)) => Ok(Heard::Audio(s)),
+                Some(rtc::Audio::Ended(e)) => Err(failure(e)),
+                None => Err(("dropped".into(), "the call's WebRTC peer stopped".into())),
+            },
+        }
+    }
+
+    /// Hangs up: Twilio's `stop` and a close, or the peer closed (and a WHIP session
+    /// deleted) with what the network did to the call counted.
+    pub async fn hang_up(self, io: &mut LineIo, tally: &Tally) {
+        match self {
+            Wire::Ws(mut ws) => {
+                if let Some(m) = io.stop() {
+                    let _ = ws.send(m).await;
+                }
+                let _ = tokio::time::timeout(Duration::from_millis(500), ws.close(None)).await;
+            }
+            Wire::Rtc(l) => {
+                let stats = *l.stats.lock().unwrap_or_else(|p| p.into_inner());
+                tally.rtc_net(&stats);
+                l.hang_up().await;
+            }
+        }
+    }
+}
+
+async fn ws_call(d: &Dial<'_>) -> Result<Wire, Failure> {
+    match tokio::time::timeout(d.timeout, tokio_tungstenite::connect_async(d.url)).await {
+        Ok(Ok((ws, _))) => Ok(Wire::Ws(Box::new(ws))),
+        Ok(Err(e)) => Err(("connect".into(), format!("{}: {e}", d.url))),
+        Err(_) => Err((
+            "timeout".into(),
+            format!(
+                "{}: no WebSocket within {} ms",
+                d.url,
+                d.timeout.as_millis()
+            ),
+        )),
+    }
+}
+
+async fn rtc_call(
+    v: &VoiceSpec,
+    d: &Dial<'_>,
+    how: rtc::Signaling,
+    tally: &Tally,
+) -> Result<Wire, Failure> {
+    let place = rtc::Place {
+        how,
+        url: d.url,
+        headers: &d.headers,
+        rate: v.line.rate(),
+        frame: Duration::from_millis(v.frame_ms as u64),
+        connect_timeout: Duration::from_millis(v.answer_timeout_ms),
+    };
+    match tokio::time::timeout(d.timeout, rtc::open(&place)).await {
+        Ok(Ok((line, setup))) => {
+            tally.rtc_setup(&setup);
+            Ok(Wire::Rtc(line))
+        }
+        Ok(Err(e)) => Err(failure(e)),
+        Err(_) => Err((
+            "timeout".into(),
+            format!(
+                "{}: the call was not placed within {} ms",
+                d.url,
+                d.timeout.as_millis()
+            ),
+        )),
+    }
+}
+
+/// A WebRTC call's error as the step counts it.
+fn failure(e: rtc::CallError) -> Failure {
+    let kind = match e.kind {
+        "signaling" | "ice" | "dtls" => "connect",
+        "sdp" => "protocol",
+        "timeout" => "timeout",
+        _ => "dropped",
+    };
+    (kind.to_string(), e.message)
+}
