@@ -1,4 +1,4 @@
-//! What a step of voice calls measured (`protocol = "twilio"` or `"pcm-ws"`): the calls
+//! What a step of voice calls measured (`protocol = "twilio"`, `"pcm-ws"` or `"webrtc"`): the calls
 //! and their turns, how long the bot took to answer (the end of the caller's speech to
 //! the bot's first audio), how its audio broke as a phone plays it (stalls: the playback
 //! buffer run dry before the reply ended), whether the words a call heard were the reply
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct VoiceCalls {
-    /// "twilio" or "pcm-ws".
+    /// "twilio", "pcm-ws" or "webrtc".
     pub protocol: String,
     pub calls: u64,
     /// Calls whose socket closed before they ended, or that never opened.

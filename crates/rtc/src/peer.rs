@@ -303,7 +303,12 @@ impl Run {
         loop {
             let deadline = match self.drain().await {
                 Ok(Some(d)) => d,
-                Ok(None) => return,
+                Ok(None) => {
+                    return self.end(CallError::new(
+                        "media",
+                        "the bot's side of the call went away (it closed its peer connection)",
+                    ))
+                }
                 Err(e) => return self.end(e),
             };
             let now = tokio::time::Instant::now();
@@ -431,8 +436,14 @@ impl Run {
     }
 }
 
+/// str0m's error in one line, the DTLS handshake's named as such.
 fn rtc_error(e: str0m::RtcError) -> CallError {
-    CallError::new("media", format!("WebRTC: {e}"))
+    let text = one_line(&e.to_string());
+    let lower = text.to_lowercase();
+    match lower.contains("fingerprint") || lower.contains("dtls") {
+        true => CallError::new("dtls", format!("DTLS failed: {text} (the bot's certificate is not the one its answer's fingerprint names, or the handshake broke)")),
+        false => CallError::new("media", format!("WebRTC: {text}")),
+    }
 }
 
 #[cfg(test)]

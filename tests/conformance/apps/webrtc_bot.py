@@ -9,6 +9,9 @@ the bot says, 20 ms a frame on aiortc's clock, silence between.
 Planted bugs, by AGENT_BUG: voice_bot.py's `cross`, `block`, `hangup` and `mute`, and
   noaudio  the answer carries no audio track (an m-line for video only)
   badsdp   the answer is not SDP
+  badice   the answer's ICE password is wrong: no connectivity check ever succeeds
+  baddtls  the answer's DTLS fingerprint is not the bot's certificate's
+  badopus  every Opus packet the bot sends is bytes no decoder reads
 GET /health answers on the same port (the responsiveness probe).
 
 aioice never offers 127.0.0.1 as a candidate; where loopback is a machine's only interface
@@ -18,6 +21,7 @@ it would offer none, so this bot offers loopback as well (harmless where eth0 ex
 import asyncio
 import fractions
 import os
+import re
 import uuid
 
 import aioice.ice
@@ -29,6 +33,13 @@ from aiortc import MediaStreamTrack, RTCPeerConnection, RTCSessionDescription
 
 import voice_bot  # beside this file: the agent itself
 from voice_bot import BUG, Ear, calls, lines
+
+if BUG == "badopus":
+    import aiortc.codecs.opus as _opus
+
+    _encode = _opus.OpusEncoder.encode
+    _opus.OpusEncoder.encode = lambda self, frame, force_keyframe=False: (
+        lambda packets, ts: ([b"\xff\xff\xff\xff" for _ in packets], ts))(*_encode(self, frame, force_keyframe))
 
 _host = aioice.ice.get_host_addresses
 aioice.ice.get_host_addresses = lambda use_ipv4=True, use_ipv6=True: ["127.0.0.1"] + _host(use_ipv4, use_ipv6)
@@ -136,6 +147,10 @@ async def answer_offer(sdp: str) -> tuple[str, str]:
         out = out.replace("m=audio", "m=video").replace("opus/48000/2", "VP8/90000")
     if BUG == "badsdp":
         out = "this is not SDP"
+    if BUG == "badice":
+        out = re.sub(r"a=ice-pwd:(\S+)", lambda m: "a=ice-pwd:" + "x" * len(m.group(1)), out)
+    if BUG == "baddtls":
+        out = re.sub(r"a=fingerprint:sha-256 (\S+)", lambda m: "a=fingerprint:sha-256 " + re.sub(r"[0-9A-F]", "0", m.group(1)), out)
     return name, out
 
 

@@ -132,7 +132,12 @@ impl<'a> Call<'a> {
         Call {
             wire,
             io: LineIo::new(v.line, crate::template::seed_of(name)),
-            play: Playback::new(rate),
+            play: match v.line {
+                crate::spec::voice::Line::WebRtc(_) => {
+                    Playback::buffered(rate, playback::WEBRTC_BUFFER)
+                }
+                _ => Playback::new(rate),
+            },
             samples_per_frame: (rate as u64 * v.frame_ms as u64 / 1000) as usize,
             frame,
             t0: now,

@@ -3,7 +3,10 @@
 //! silence; while it lasts, a frame that arrives after the queue ran dry is a stall (the
 //! caller heard a gap the bot did not mean); the reply ends once the queue has played out
 //! and nothing came for `reply_end`. Marks are returned when the audio before them has
-//! played; `clear` drops what is queued (and returns its marks), as Twilio does.
+//! played; `clear` drops what is queued (and returns its marks), as Twilio does. A WebRTC
+//! call's player holds a jitter buffer: audio starts playing `buffer` after it arrives, so
+//! a packet late by less than that is no gap (and one later rebuffers, which the caller
+//! hears as the gap and the buffer both).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -37,7 +40,13 @@ pub(crate) struct Playback {
     pub reply: Reply,
     /// Audio the bot sent over the whole call, seconds.
     pub sent_s: f64,
+    /// How long audio waits before it plays (a WebRTC jitter buffer; zero on a phone line).
+    buffer: Duration,
 }
+
+/// The jitter buffer of a WebRTC call's player: browsers' adaptive buffers sit at 20 to
+/// 80 ms on a quiet network.
+pub(crate) const WEBRTC_BUFFER: Duration = Duration::from_millis(60);
 
 impl Playback {
     pub fn new(rate: u32) -> Playback {
@@ -47,6 +56,15 @@ impl Playback {
             marks: VecDeque::new(),
             reply: Reply::default(),
             sent_s: 0.0,
+            buffer: Duration::ZERO,
+        }
+    }
+
+    /// A player that holds `buffer` of audio before it plays (a WebRTC call's).
+    pub fn buffered(rate: u32, buffer: Duration) -> Playback {
+        Playback {
+            buffer,
+            ..Playback::new(rate)
         }
     }
 
@@ -56,13 +74,14 @@ impl Playback {
         self.sent_s += d.as_secs_f64();
         let loud = rms(samples) > SILENT_RMS;
         if self.until < now {
-            // The queue ran dry: mid-reply, the caller heard a gap.
+            // The queue ran dry: mid-reply, the caller heard a gap (and the player refilling
+            // its buffer).
             if self.reply.first.is_some() {
-                let gap = now - self.until;
+                let gap = now - self.until + self.buffer;
                 self.reply.stall += gap;
                 self.reply.longest = self.reply.longest.max(gap);
             }
-            self.until = now;
+            self.until = now + self.buffer;
         }
         self.until += d;
         if loud && self.reply.first.is_none() {
@@ -127,6 +146,27 @@ fn rms(x: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jitter_buffer_absorbs_a_packet_late_by_less_than_it() {
+        let t0 = Instant::now();
+        let loud: Vec<f32> = (0..480).map(|i| (i as f32 * 0.3).sin() * 0.3).collect(); // 20 ms
+        let mut p = Playback::buffered(24000, Duration::from_millis(60));
+        p.audio(&loud, t0 + Duration::from_millis(1));
+        // Each frame due every 20 ms; one 50 ms late: still within the 60 ms buffer.
+        p.audio(&loud, t0 + Duration::from_millis(21));
+        p.audio(&loud, t0 + Duration::from_millis(91));
+        assert_eq!(p.reply.stall, Duration::ZERO);
+        // 200 ms late: played out at 1 + 60 + 60 = 121 ms, the frame comes at 291: a gap
+        // of 170 ms and the 60 ms the buffer refills.
+        p.audio(&loud, t0 + Duration::from_millis(291));
+        assert_eq!(p.reply.stall, Duration::from_millis(230));
+        // Without a buffer the 50 ms late frame was already a gap.
+        let mut q = Playback::new(24000);
+        q.audio(&loud, t0 + Duration::from_millis(1));
+        q.audio(&loud, t0 + Duration::from_millis(71));
+        assert_eq!(q.reply.stall, Duration::from_millis(50));
+    }
 
     #[test]
     fn a_gap_mid_reply_is_a_stall_and_the_end_is_not() {

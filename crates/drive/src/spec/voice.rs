@@ -76,7 +76,7 @@ pub struct VoiceSpec {
     pub custom: Vec<(String, String)>,
 }
 
-/// [voice]: a voice call's settings (protocol = "twilio" or "pcm-ws"): what the caller
+/// [voice]: a voice call's settings (protocol = "twilio", "pcm-ws" or "webrtc"): what the caller
 /// says, the line's audio, and how the bot's replies are waited for.
 #[derive(Deserialize, schemars::JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
@@ -156,7 +156,7 @@ pub(super) fn read(
         return match raw {
             Some(r) => Err(spans.err(
                 Some(r.span()),
-                "[voice] applies to protocol = \"twilio\" or \"pcm-ws\"",
+                "[voice] applies to protocol = \"twilio\", \"pcm-ws\" or \"webrtc\"",
             )),
             None => Ok(None),
         };

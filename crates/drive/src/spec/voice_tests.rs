@@ -105,3 +105,46 @@ fn voice_wav(channels: u16, bits: u16) -> Vec<u8> {
     out.extend(data);
     out
 }
+
+#[test]
+fn a_webrtc_call_signals_as_pipecat_or_whip_and_refuses_what_opus_cannot_carry() {
+    let s = parse("protocol = \"webrtc\"\nurl = \"{{base}}/api/offer\"\n").unwrap();
+    let v = s.voice.expect("a voice call");
+    assert_eq!(v.line, Line::WebRtc(rtc::Signaling::Pipecat));
+    assert_eq!(v.line.rate(), 24000);
+    let whip = "protocol = \"webrtc\"\nurl = \"{{base}}/whip\"\n[voice]\nsignaling = \"whip\"\n";
+    assert_eq!(
+        parse(whip).unwrap().voice.unwrap().line,
+        Line::WebRtc(rtc::Signaling::Whip)
+    );
+    let bad = |voice: &str| {
+        parse(&format!(
+            "protocol = \"webrtc\"\nurl = \"{{{{base}}}}/api/offer\"\n[voice]\n{voice}\n"
+        ))
+        .unwrap_err()
+    };
+    let e = bad("signaling = \"livekit\"");
+    assert!(
+        e.starts_with("session.toml:4:") && e.contains("\"pipecat\"") && e.contains("\"whip\""),
+        "{e}"
+    );
+    let e = bad("rate = 16000");
+    assert!(
+        e.starts_with("session.toml:4:") && e.contains("Opus at 24000 Hz"),
+        "{e}"
+    );
+    let e = bad("frame_ms = 30");
+    assert!(
+        e.starts_with("session.toml:4:") && e.contains("10, 20, 40 or 60 ms"),
+        "{e}"
+    );
+    let e = parse("protocol = \"webrtc\"\nurl = \"{{ws_base}}/ws\"\n").unwrap_err();
+    assert!(e.contains("http:// or {{base}}"), "{e}");
+    let e =
+        parse("protocol = \"twilio\"\nurl = \"{{ws_base}}/ws\"\n[voice]\nsignaling = \"whip\"\n")
+            .unwrap_err();
+    assert!(
+        e.starts_with("session.toml:4:") && e.contains("applies to protocol = \"webrtc\""),
+        "{e}"
+    );
+}
