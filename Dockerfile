@@ -10,6 +10,11 @@
 # and libgcc_s, which the slim image has.
 
 FROM rust:1.95-slim-bookworm AS build
+# cmake and a C compiler: libopus (the WebRTC caller's Opus, bundled, linked statically by
+# .cargo/config.toml) and aws-lc (str0m's DTLS and SRTP) are built from source.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends cmake build-essential \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cargo build --release --locked -p plimsoll \

@@ -36,16 +36,19 @@ fn peer(py: &str, mode: &str) -> Peer {
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/conformance/aiortc_echo.py"
     );
-    let child = Command::new(py)
-        .arg(script)
-        .args(["--port", &port.to_string(), "--mode", mode])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let peer = Peer(
+        Command::new(py)
+            .arg(script)
+            .args(["--port", &port.to_string(), "--mode", mode])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+        port,
+    );
     for _ in 0..200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Peer(child, port);
+            return peer;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
