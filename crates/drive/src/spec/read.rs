@@ -266,10 +266,7 @@ impl Inherited<'_> {
             name,
             body: None,
             span,
-            ws: matches!(
-                self.protocol,
-                Protocol::Ws | Protocol::Twilio | Protocol::PcmWs
-            ),
+            ws: self.protocol.over_ws(),
             raw: self.protocol == Protocol::Raw,
             json_content_type: self.sequence,
             dir: self.dir,

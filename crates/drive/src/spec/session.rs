@@ -83,6 +83,11 @@ impl Protocol {
         matches!(self, Protocol::Twilio | Protocol::PcmWs | Protocol::WebRtc)
     }
 
+    /// Whether its url is a WebSocket's (a WebRTC call's is where its offer is POSTed).
+    pub fn over_ws(self) -> bool {
+        matches!(self, Protocol::Ws | Protocol::Twilio | Protocol::PcmWs)
+    }
+
     /// A voice protocol's name, as a session file and RESULT write it.
     pub fn voice_name(self) -> &'static str {
         match self {

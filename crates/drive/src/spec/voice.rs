@@ -202,14 +202,7 @@ pub(super) fn read(
             spans.err(Some(w.span()), format!("voice.wav {:?}: {e}", w.get_ref()))
         })?)),
     };
-    let frame_ms = int(&raw.frame_ms, "frame_ms", 10, 200, 20)? as u32;
-    if let (Line::WebRtc(_), false) = (line, [10, 20, 40, 60].contains(&frame_ms)) {
-        let at = raw.frame_ms.as_ref().map(|f| f.span());
-        return Err(spans.err(
-            at,
-            format!("voice.frame_ms: an Opus frame is 10, 20, 40 or 60 ms (got {frame_ms})"),
-        ));
-    }
+    let frame_ms = frame_ms(&raw, line, spans)?;
     Ok(Some(VoiceSpec {
         line,
         say: raw.say.unwrap_or_else(|| DEFAULT_SAY.to_string()),
@@ -227,6 +220,19 @@ pub(super) fn read(
         barge_in,
         custom: raw.custom.into_iter().collect(),
     }))
+}
+
+/// The frame length, 10 to 200 ms; a WebRTC call's an Opus frame's.
+fn frame_ms(raw: &RawVoice, line: Line, spans: &spans::Spans) -> Result<u32, SessionError> {
+    let ms = spans.int(&raw.frame_ms, "voice.frame_ms", (10, 200), 20)? as u32;
+    if let (Line::WebRtc(_), false) = (line, [10, 20, 40, 60].contains(&ms)) {
+        let at = raw.frame_ms.as_ref().map(|f| f.span());
+        return Err(spans.err(
+            at,
+            format!("voice.frame_ms: an Opus frame is 10, 20, 40 or 60 ms (got {ms})"),
+        ));
+    }
+    Ok(ms)
 }
 
 /// A WebRTC call's line: how its offer is signalled ("pipecat" by default).
