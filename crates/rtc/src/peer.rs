@@ -50,23 +50,42 @@ pub struct NetStats {
 
 /// The caller's end of a call in progress.
 pub struct Line {
-    /// One frame of the caller's audio at the call's rate, every frame time.
-    pub frames: mpsc::Sender<Vec<f32>>,
+    /// One frame of the caller's audio at the call's rate, every frame time, with when it
+    /// was due (ms since the call began): its RTP time follows the wall clock.
+    pub frames: mpsc::Sender<(Vec<f32>, u64)>,
     /// The bot's audio as it is decoded, and the call's end.
     pub heard: mpsc::UnboundedReceiver<Audio>,
     pub stats: Arc<Mutex<NetStats>>,
     task: tokio::task::JoinHandle<()>,
-    session: Option<String>,
-    headers: Vec<(String, String)>,
+    session: Session,
 }
 
 impl Line {
-    /// Hangs up: the peer closed, and a WHIP session deleted.
-    pub async fn hang_up(self) {
+    /// Hangs up: the peer closed (RTCP BYE and DTLS close_notify sent), a WHIP session
+    /// deleted.
+    pub async fn hang_up(mut self) {
         drop(self.frames);
-        let _ = tokio::time::timeout(Duration::from_millis(500), self.task).await;
-        if let Some(s) = &self.session {
-            signal::hang_up(s, &self.headers).await;
+        if tokio::time::timeout(Duration::from_millis(500), &mut self.task)
+            .await
+            .is_err()
+        {
+            self.task.abort();
+        }
+        if let Some((url, headers)) = self.session.0.take() {
+            signal::hang_up(&url, &headers).await;
+        }
+    }
+}
+
+/// A WHIP session to delete: at hang-up, or when the call fails or is dropped before it.
+struct Session(Option<(String, Vec<(String, String)>)>);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let (Some((url, headers)), Ok(rt)) =
+            (self.0.take(), tokio::runtime::Handle::try_current())
+        {
+            rt.spawn(async move { signal::hang_up(&url, &headers).await });
         }
     }
 }
@@ -140,6 +159,8 @@ pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let began = Instant::now();
     let answer = signal::offer(p.how, p.url, p.headers, &offer.to_sdp_string()).await?;
     let signaling = began.elapsed();
+    // Deleted if the call goes no further, as at its hang-up.
+    let session = Session(answer.session.clone().map(|s| (s, p.headers.to_vec())));
     let pt = accept(&mut rtc, mid, pending, &answer.sdp, p.url)?;
     let (frames, frames_rx) = mpsc::channel(8);
     let (heard_tx, heard) = mpsc::unbounded_channel();
@@ -184,8 +205,7 @@ pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
         heard,
         stats,
         task,
-        session: answer.session,
-        headers: p.headers.to_vec(),
+        session,
     };
     Ok((line, setup))
 }
@@ -231,7 +251,7 @@ struct Coder {
     dec: opus::Decoder,
     samples: usize,
     rtp_per_frame: u64,
-    frames: u64,
+    last_rtp: Option<u64>,
     pcm: Vec<i16>,
     packet: Vec<u8>,
 }
@@ -247,14 +267,16 @@ impl Coder {
             dec,
             samples: (rate as u128 * frame.as_millis() / 1000) as usize,
             rtp_per_frame: (48 * frame.as_millis()) as u64,
-            frames: 0,
+            last_rtp: None,
             pcm: vec![0; 5760],
             packet: vec![0; 1500],
         })
     }
 
-    /// One frame of the caller's audio as an Opus packet, and its RTP time.
-    fn encode(&mut self, frame: &[f32]) -> Result<(Vec<u8>, MediaTime), CallError> {
+    /// One frame of the caller's audio, due `at_ms` into the call, as an Opus packet and
+    /// its RTP time: the frame's slot on the wall clock, never behind the last one's (a
+    /// pacer that fell behind and started again from now leaves a gap in RTP time too).
+    fn encode(&mut self, frame: &[f32], at_ms: u64) -> Result<(Vec<u8>, MediaTime), CallError> {
         let mut pcm: Vec<i16> = frame
             .iter()
             .map(|x| (x.clamp(-1.0, 1.0) * 32767.0) as i16)
@@ -264,8 +286,13 @@ impl Coder {
             .enc
             .encode(&pcm, &mut self.packet)
             .map_err(|e| CallError::new("media", format!("encoding the caller's audio: {e}")))?;
-        let t = MediaTime::new(self.frames * self.rtp_per_frame, Frequency::FORTY_EIGHT_KHZ);
-        self.frames += 1;
+        let slot = (at_ms * 48 + self.rtp_per_frame / 2) / self.rtp_per_frame;
+        let rtp = match self.last_rtp {
+            Some(last) => (slot * self.rtp_per_frame).max(last + self.rtp_per_frame),
+            None => slot * self.rtp_per_frame,
+        };
+        self.last_rtp = Some(rtp);
+        let t = MediaTime::new(rtp, Frequency::FORTY_EIGHT_KHZ);
         Ok((self.packet[..n].to_vec(), t))
     }
 
@@ -298,7 +325,7 @@ struct Run {
 }
 
 impl Run {
-    async fn go(mut self, mut frames: mpsc::Receiver<Vec<f32>>) {
+    async fn go(mut self, mut frames: mpsc::Receiver<(Vec<f32>, u64)>) {
         let mut buf = vec![0u8; 2000];
         loop {
             let deadline = match self.drain().await {
@@ -322,16 +349,35 @@ impl Run {
                     self.rtc.handle_input(Input::Timeout(Instant::now())).map_err(rtc_error)
                 }
                 f = frames.recv() => match f {
-                    Some(f) => self.write(&f),
-                    None => {
-                        self.rtc.disconnect();
-                        let _ = self.drain().await;
-                        return;
-                    }
+                    Some((f, at_ms)) => self.write(&f, at_ms),
+                    None => return self.close().await,
                 },
             };
             if let Err(e) = step {
                 return self.end(e);
+            }
+        }
+    }
+
+    /// The caller hung up: RTCP BYE and DTLS close_notify sent (for at most 500 ms), so
+    /// the bot ends its side now rather than when its consent checks run out.
+    async fn close(mut self) {
+        if self.rtc.close().is_err() {
+            return;
+        }
+        let limit = Instant::now() + Duration::from_millis(500);
+        while let Ok(Some(deadline)) = self.drain().await {
+            let now = Instant::now();
+            if now >= limit {
+                return;
+            }
+            tokio::time::sleep(deadline.min(limit).saturating_duration_since(now)).await;
+            if self
+                .rtc
+                .handle_input(Input::Timeout(Instant::now()))
+                .is_err()
+            {
+                return;
             }
         }
     }
@@ -358,11 +404,11 @@ impl Run {
     }
 
     /// The caller's frame on the wire; dropped until the call is connected.
-    fn write(&mut self, frame: &[f32]) -> Result<(), CallError> {
+    fn write(&mut self, frame: &[f32], at_ms: u64) -> Result<(), CallError> {
         if self.up.is_some() {
             return Ok(());
         }
-        let (packet, t) = self.coder.encode(frame)?;
+        let (packet, t) = self.coder.encode(frame, at_ms)?;
         let Some(w) = self.rtc.writer(self.mid) else {
             return Ok(());
         };
@@ -389,14 +435,16 @@ impl Run {
 
     fn event(&mut self, e: Event) -> Result<(), CallError> {
         match e {
-            Event::IceConnectionStateChange(IceConnectionState::Connected) => {
+            Event::IceConnectionStateChange(
+                IceConnectionState::Connected | IceConnectionState::Completed,
+            ) => {
                 self.ice_at.get_or_insert_with(Instant::now);
             }
             Event::IceConnectionStateChange(IceConnectionState::Disconnected) => {
-                return Err(CallError::new(
-                    "media",
-                    "the bot's side of the call went away (ICE disconnected)",
-                ));
+                return Err(match self.up {
+                    Some(_) => CallError::new("ice", "ICE failed: no candidate pair answered (is the bot's candidate reachable from 127.0.0.1?)"),
+                    None => CallError::new("media", "the bot's side of the call went away (ICE disconnected)"),
+                });
             }
             Event::Connected => {
                 let now = Instant::now();
@@ -466,14 +514,18 @@ mod tests {
         let mut c = Coder::new(24000, Duration::from_millis(20)).unwrap();
         let tone: Vec<f32> = (0..480).map(|i| (i as f32 * 0.05).sin() * 0.5).collect();
         let mut heard = Vec::new();
-        for _ in 0..5 {
-            let (p, _) = c.encode(&tone).unwrap();
+        for i in 0..5 {
+            let (p, _) = c.encode(&tone, i * 20).unwrap();
             heard = c.decode(&p).unwrap();
         }
         assert_eq!(heard.len(), 480);
         assert!(heard.iter().map(|x| x.abs()).fold(0.0, f32::max) > 0.2);
-        let (_, t) = c.encode(&tone).unwrap();
+        let (_, t) = c.encode(&tone, 100).unwrap();
         assert_eq!(t.numer(), 5 * 960, "the RTP clock runs at 48 kHz for Opus");
+        // Due early (a jittery pacer): still a frame on from the last.
+        assert_eq!(c.encode(&tone, 101).unwrap().1.numer(), 6 * 960);
+        // The pacer fell behind and went on from now: RTP time jumps with the wall clock.
+        assert_eq!(c.encode(&tone, 2000).unwrap().1.numer(), 100 * 960);
         assert!(c.decode(&[0xff, 0xff, 0xff]).is_err());
     }
 }

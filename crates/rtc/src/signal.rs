@@ -149,7 +149,11 @@ pub(crate) async fn offer(
                     ),
                 ));
             }
-            let session = location.map(|l| resolve(url, &l));
+            // Deleted at hang-up only where the offer went: a Location elsewhere is not ours
+            // to send to (load and requests stay where the user pointed them).
+            let session = location
+                .map(|l| resolve(url, &l))
+                .filter(|l| l.starts_with(&origin(url)));
             Ok(Answer {
                 sdp: String::from_utf8_lossy(&body).into_owned(),
                 session,
@@ -165,6 +169,15 @@ pub(crate) async fn hang_up(session: &str, headers: &[(String, String)]) {
         request("DELETE", session, headers, "", Vec::new()),
     )
     .await;
+}
+
+/// A URL's scheme, host and port, with the slash after them.
+fn origin(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    match url[start..].find('/') {
+        Some(j) => url[..start + j + 1].to_string(),
+        None => format!("{url}/"),
+    }
 }
 
 /// `location` resolved against the URL the offer went to.
@@ -205,6 +218,8 @@ mod tests {
             "http://127.0.0.1:8080/whip/resource/1"
         );
         assert_eq!(resolve(base, "http://other:1/r"), "http://other:1/r");
+        assert_eq!(origin(base), "http://127.0.0.1:8080/");
+        assert!(!"http://other:1/r".starts_with(&origin(base)));
         assert_eq!(Signaling::parse("whip"), Some(Signaling::Whip));
         assert_eq!(Signaling::parse("livekit"), None);
     }

@@ -74,7 +74,7 @@ async fn talk(line: &mut rtc::Line) -> f32 {
     for i in 0..100 {
         tick.tick().await;
         let frame = if i < 50 { tone.clone() } else { vec![0.0; 480] };
-        line.frames.send(frame).await.unwrap();
+        line.frames.send((frame, i * 20)).await.unwrap();
         while let Ok(a) = line.heard.try_recv() {
             match a {
                 rtc::Audio::Samples(s) => loudest = s.iter().fold(loudest, |m, x| m.max(x.abs())),
@@ -109,6 +109,31 @@ async fn a_call_to_aiortc_is_heard_back_over_both_signalings() {
         assert!(st.lost <= 2, "{how:?}: {st:?}");
         line.hang_up().await;
     }
+    // Hung up, the bot was told (RTCP BYE, DTLS close_notify): no peer left open there.
+    let open = || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", p.1)).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            s,
+            "GET /peers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text.contains("\"open\": 0")
+    };
+    let mut closed = false;
+    for _ in 0..30 {
+        closed = open();
+        if closed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        closed,
+        "the aiortc peer still holds a call after both hung up"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -70,12 +70,10 @@ impl Wire {
                 self.send(m).await
             }
             // Encoded off the call's task, by its peer.
-            Wire::Rtc(l) => l.frames.send(samples.to_vec()).await.map_err(|_| {
-                (
-                    "dropped".to_string(),
-                    "the call's WebRTC peer stopped".to_string(),
-                )
-            }),
+            Wire::Rtc(l) => match l.frames.send((samples.to_vec(), at_ms)).await {
+                Ok(()) => Ok(()),
+                Err(_) => Err(why_it_ended(l)),
+            },
         }
     }
 
@@ -92,7 +90,7 @@ impl Wire {
             Wire::Rtc(l) => match l.heard.recv().await {
                 Some(rtc::Audio::Samples(s)) => Ok(Heard::Audio(s)),
                 Some(rtc::Audio::Ended(e)) => Err(failure(e)),
-                None => Err(("dropped".into(), "the call's WebRTC peer stopped".into())),
+                None => Err(why_it_ended(l)),
             },
         }
     }
@@ -160,6 +158,16 @@ async fn rtc_call(
             ),
         )),
     }
+}
+
+/// Why a WebRTC call's peer stopped: the reason it left before it went, when there is one.
+fn why_it_ended(l: &mut rtc::Line) -> Failure {
+    while let Ok(a) = l.heard.try_recv() {
+        if let rtc::Audio::Ended(e) = a {
+            return failure(e);
+        }
+    }
+    ("dropped".into(), "the call's WebRTC peer stopped".into())
 }
 
 /// A WebRTC call's error as the step counts it.

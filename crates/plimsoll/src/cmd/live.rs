@@ -110,6 +110,15 @@ impl Live {
         step::options::OnTick(std::sync::Arc::new(move |t| board.tick(t)))
     }
 
+    /// A driver against a SUT it did not start ended (a shard, `run --target`): its last
+    /// second's figures pushed and served `linger` longer — not at all when it failed.
+    pub fn finish_figures(mut self, rt: &tokio::runtime::Runtime, failed: bool) {
+        if failed {
+            self.linger = Duration::ZERO;
+        }
+        self.finish(rt, &[]);
+    }
+
     /// The run ended with `docs`: the final figures pushed, served `linger` longer, then
     /// stopped — at once on Ctrl-C, or when the run was interrupted.
     pub fn finish(self, rt: &tokio::runtime::Runtime, docs: &[result::ladder::LadderDoc]) {

@@ -264,7 +264,7 @@ fn sharded(
         true => guard::scratch_dir("target"),
         false => a.shard_dir.clone(),
     };
-    let plan = step::sharded::ShardPlan {
+    let mut plan = step::sharded::ShardPlan {
         index,
         count,
         dir: dir.clone(),
@@ -286,13 +286,15 @@ fn sharded(
             eprintln!("shard {index}/{count}: waiting {wait:.1} s for the shared start");
         }
     }
+    // Named once: the live view's labels and the shard's files say the same run.
+    plan.run = Some(step::sharded::run_name(&plan));
     let rt = super::runtime()?;
-    let (opts, live) = watched(a, opts, &plan, &cfg, &rt)?;
+    let (opts, live) = watched(a, opts, &plan, &cfg, &rt, !alone)?;
     let done = rt.block_on(step::sharded::run_shard(&cfg, &opts, &plan));
     if let Some(l) = live {
         // A shard has no document of its own: the view keeps its last second, every
-        // session counted, for a last scrape and the last push.
-        l.finish(&rt, &[]);
+        // session counted, for a last scrape and the last push; a failed one goes at once.
+        l.finish_figures(&rt, done.is_err());
     }
     if alone {
         let merged =
@@ -324,6 +326,7 @@ fn watched(
     plan: &step::sharded::ShardPlan,
     cfg: &experiment::Config,
     rt: &tokio::runtime::Runtime,
+    sharded: bool,
 ) -> anyhow::Result<(step::StepOptions, Option<super::live::Live>)> {
     if !a.live.wanted() {
         return Ok((opts, None));
@@ -345,7 +348,9 @@ fn watched(
         },
     )?;
     if let Some(l) = &live {
-        l.board.shard(plan.index, plan.count);
+        if sharded {
+            l.board.shard(plan.index, plan.count);
+        }
         opts.on_tick = Some(l.begin(opts.concurrency.unwrap_or(cfg.concurrency)));
     }
     Ok((opts, live))
