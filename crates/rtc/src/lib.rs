@@ -4,6 +4,7 @@
 //! sans-IO, on Plimsoll's own runtime), the caller's frames encoded and the bot's decoded
 //! off the call's pacing. What the call measures is the caller's business (`drive::call`).
 
+mod codec;
 mod peer;
 mod signal;
 

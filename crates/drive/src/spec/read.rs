@@ -190,7 +190,7 @@ impl SessionSpec {
             sequence,
             dir: Path::new(file).parent().unwrap_or(Path::new(".")),
         };
-        let kind = super::voice::LineKind::of(protocol);
+        let kind = protocol.line_kind();
         let voice = super::voice::read(raw.voice.take(), kind, &spans, inherited.dir)?;
         let (setup, turn, teardown) = requests(&mut raw, &inherited)?;
         let spec = SessionSpec {

@@ -83,6 +83,16 @@ impl Protocol {
         matches!(self, Protocol::Twilio | Protocol::PcmWs | Protocol::WebRtc)
     }
 
+    /// The line a voice protocol places a call on; None for any other.
+    pub(super) fn line_kind(self) -> Option<super::voice::LineKind> {
+        match self {
+            Protocol::Twilio => Some(super::voice::LineKind::Twilio),
+            Protocol::PcmWs => Some(super::voice::LineKind::Pcm),
+            Protocol::WebRtc => Some(super::voice::LineKind::WebRtc),
+            _ => None,
+        }
+    }
+
     /// Whether its url is a WebSocket's (a WebRTC call's is where its offer is POSTed).
     pub fn over_ws(self) -> bool {
         matches!(self, Protocol::Ws | Protocol::Twilio | Protocol::PcmWs)

@@ -132,18 +132,6 @@ pub(super) enum LineKind {
     WebRtc,
 }
 
-impl LineKind {
-    /// The line of a voice protocol; None for any other.
-    pub(super) fn of(p: super::Protocol) -> Option<LineKind> {
-        match p {
-            super::Protocol::Twilio => Some(LineKind::Twilio),
-            super::Protocol::PcmWs => Some(LineKind::Pcm),
-            super::Protocol::WebRtc => Some(LineKind::WebRtc),
-            _ => None,
-        }
-    }
-}
-
 /// The `[voice]` table of a voice protocol (its defaults when absent); an error for a
 /// `[voice]` table under any other protocol (`kind` is `None`).
 pub(super) fn read(

@@ -41,7 +41,7 @@ fn bad_values_name_their_line_and_the_fix() {
     );
     let e = parse("url = \"{{base}}/turn\"\n[voice]\nsay = \"hi\"\n").unwrap_err();
     assert!(
-        e.contains("[voice] applies to protocol = \"twilio\" or \"pcm-ws\""),
+        e.contains("[voice] applies to protocol = \"twilio\", \"pcm-ws\" or \"webrtc\""),
         "{e}"
     );
     let e = parse("protocol = \"pcm-ws\"\nurl = \"{{ws_base}}/pcm\"\n[voice]\nrate = 4000\n")
