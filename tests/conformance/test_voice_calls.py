@@ -11,32 +11,19 @@ to real voice agents and judges them by what a caller hears.
 - raw PCM over WebSocket, and a barge-in the bot obeys with `clear`.
 """
 
-import json
 import pathlib
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
 import pytest
 
-from conftest import BIN, ROOT
+from conftest import ROOT
+from voice_calls_common import SCENARIO, run
 
 APPS = ROOT / "tests" / "conformance" / "apps"
 VENV = pathlib.Path(sys.prefix)
-
-SCENARIO = """
-seed = 1
-[defaults]
-ttft_ms = 150
-tok_ms = 5
-output_tokens = [14, 20]
-[audio]
-stt_ms = 60
-stt_rtf = 0.02
-tts_first_byte_ms = 80
-"""
 
 
 def bot_dir(tmp, *, turns=2, protocol="twilio", voice_extra="", bug="", block_ms=8):
@@ -73,15 +60,6 @@ timeout_s = 120
 probe_path = "/health"
 """)
     return d
-
-
-def run(d, *args):
-    p = subprocess.run([BIN, *args], cwd=d, capture_output=True, text=True, timeout=900)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
-    doc = json.loads(lines[-1][7:]) if lines else None
-    if doc is None and p.stdout.strip().startswith("{"):
-        doc = json.loads(p.stdout)
-    return p, doc
 
 
 @pytest.fixture

@@ -8,32 +8,19 @@ by per-frame work named as the wall; each bad input one line, no panic, the othe
 going on.
 """
 
-import json
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import pytest
 
-from conftest import BIN, ROOT
+from conftest import ROOT
+from voice_calls_common import SCENARIO, run
 
 pytest.importorskip("aiortc")
 
 APPS = ROOT / "tests" / "conformance" / "apps"
-
-SCENARIO = """
-seed = 1
-[defaults]
-ttft_ms = 150
-tok_ms = 5
-output_tokens = [14, 20]
-[audio]
-stt_ms = 60
-stt_rtf = 0.02
-tts_first_byte_ms = 80
-"""
 
 
 def bot_dir(tmp, *, turns=2, signaling="pipecat", bug="", block_ms=8, concurrency=2):
@@ -70,15 +57,6 @@ timeout_s = 120
 probe_path = "/health"
 """)
     return d
-
-
-def run(d, *args):
-    p = subprocess.run([BIN, *args], cwd=d, capture_output=True, text=True, timeout=900)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
-    doc = json.loads(lines[-1][7:]) if lines else None
-    if doc is None and p.stdout.strip().startswith("{"):
-        doc = json.loads(p.stdout)
-    return p, doc
 
 
 @pytest.fixture

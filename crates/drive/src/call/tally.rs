@@ -72,7 +72,11 @@ fn rec(h: &Mutex<Histogram<u64>>, d: Duration) {
 }
 
 fn q_ms(h: &Mutex<Histogram<u64>>, q: f64) -> Option<f64> {
-    let h = h.lock().ok()?;
+    quantile_ms(&*h.lock().ok()?, q)
+}
+
+/// A histogram of µs at quantile `q`, in ms to two places; None when it is empty.
+fn quantile_ms(h: &Histogram<u64>, q: f64) -> Option<f64> {
     (!h.is_empty()).then(|| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0)
 }
 
@@ -219,11 +223,7 @@ impl Tally {
     /// The network's part, when the calls were WebRTC's.
     fn network(&self, i: &Inner) -> Option<result::VoiceNetwork> {
         let n = self.network.lock().ok()?;
-        let q = |h: &Option<Histogram<u64>>, q: f64| {
-            h.as_ref()
-                .filter(|h| !h.is_empty())
-                .map(|h| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0)
-        };
+        let q = |h: &Option<Histogram<u64>>, q: f64| quantile_ms(h.as_ref()?, q);
         (n.signaling.is_some() || n.jitter.is_some()).then(|| result::VoiceNetwork {
             signaling_p50_ms: q(&n.signaling, 0.5),
             ice_p50_ms: q(&n.ice, 0.5),
