@@ -20,7 +20,7 @@ import tempfile
 import pytest
 
 from conftest import ROOT
-from voice_calls_common import SCENARIO, run
+from voice_calls_common import SCENARIO, run, verdict
 
 APPS = ROOT / "tests" / "conformance" / "apps"
 VENV = pathlib.Path(sys.prefix)
@@ -125,7 +125,7 @@ def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
     assert max(s.get("probe_p99_ms") or 0 for s in doc["steps"]) > 50
     w = doc["analysis"]["verdict"]["wall"]
     assert w["kind"] == "thread", (w, p.stderr)
-    headline = doc["analysis"]["verdict"]["headline"]
+    headline = verdict(doc["analysis"]["verdict"]["headline"])
     assert headline.startswith("holds 1 call ·") and "session" not in headline, headline
     assert "budget: error rate ≤ 0, response p95 ms ≤ 1500, stall share ≤ 0.01" in p.stderr
 
@@ -144,7 +144,7 @@ def test_a_loop_full_at_four_calls_is_named_where_the_calls_went_over(tmp):
     if v["holds"] is None:
         pytest.skip(f"not even 2 calls held (a busy machine): {v['headline']}")
     assert "none before" not in v["headline"], v["headline"]
-    assert v["headline"].startswith(f"holds {v['holds']} call"), v["headline"]
+    assert verdict(v["headline"]).startswith(f"holds {v['holds']} call"), v["headline"]
     w = v["wall"]
     assert w["kind"] == "thread", (w, p.stderr)
     assert w["short"].startswith("one thread (the main thread of"), w
