@@ -95,11 +95,15 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
 
 
 def test_a_blocked_event_loop_is_named_as_the_wall(tmp):
-    """8 ms of event-loop work on each 20 ms frame heard: one call takes 40 % of the loop
-    and holds; two fill it (aiortc's own decoding and encoding share the loop) and the
-    callers hear it. The wall is the one thread."""
-    d = bot_dir(tmp, bug="block", block_ms=8)
-    p, doc = run(d, "ramp", "--ladder", "1,2,3", "--cpus", "2", "--no-partition", "--no-history", "--json")
+    """10 ms of event-loop work on each 20 ms frame heard: one call takes half the loop and
+    holds; two fill it (aiortc's own decoding and encoding share the loop) and the callers
+    hear it. The wall is the one thread. (At 8 ms two calls filled the loop only on a quiet
+    day: 'over at 2, nothing full' on a busy one. The budget on response time is eased to
+    2.5 s: this bot answers in 1.2–1.6 s at p95 with the loop half free, and this test is of
+    the wall, not of the bot's pace.)"""
+    d = bot_dir(tmp, bug="block", block_ms=10)
+    p, doc = run(d, "ramp", "--ladder", "1,2,3", "--cpus", "2", "--no-partition", "--no-history",
+                 "--budget", "response_p95_ms=2500", "--json")
     assert doc, p.stderr
     v = doc["analysis"]["verdict"]
     if v["holds"] is None:

@@ -35,7 +35,7 @@ pub struct Figures {
     pub probe_p99_ms: Option<f64>,
     pub error_share: f64,
     pub rss_mb: f64,
-    /// Voice calls: response p95 and the share of the bot's audio that stalled.
+    /// Voice calls: response p95 and the share of the replies' playing time that stalled.
     pub response_p95_ms: Option<f64>,
     pub stall_share: Option<f64>,
 }

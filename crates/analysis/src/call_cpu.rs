@@ -9,7 +9,7 @@ use crate::throughput::Sample;
 pub(crate) fn words(s: &Sample, samples: &[Sample]) -> String {
     let heard = match s.call {
         Some((stall, p95)) => format!(
-            ", where {} of the bot's audio stalled and replies began in {} at p95",
+            ", where {} of the replies' time stalled and replies began in {} at p95",
             pct(stall),
             p95.map_or("?".into(), |p| format!("{} ms", crate::budget::num(p)))
         ),

@@ -120,7 +120,7 @@ fn the_pipecat_example_names_its_cpu_where_its_calls_went_over() {
     assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
     assert_eq!(v.wall.short, "CPU (1-core cap nearly full at 8)");
     let t = &v.wall.text;
-    assert!(t.starts_with("CPU — the SUT's CPU reaches 84 % of the 1-core cap at 8 calls, where 3 % of the bot's audio stalled"), "{t}");
+    assert!(t.starts_with("CPU — the SUT's CPU reaches 84 % of the 1-core cap at 8 calls, where 3 % of the replies' time stalled"), "{t}");
     assert!(
         t.contains("a call's frames are due every 20 ms: at 84 % of the cap they already wait"),
         "{t}"

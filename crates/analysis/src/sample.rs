@@ -31,7 +31,7 @@ pub struct Sample {
     pub harness_others: Option<f64>,
     /// The SUT's CPU per turn at this level, in ms.
     pub cpu_ms_per_turn: Option<f64>,
-    /// A level of voice calls: the share of the bot's audio that stalled, and its
+    /// A level of voice calls: the share of the replies' playing time that stalled, and its
     /// response p95 (ms).
     pub call: Option<(f64, Option<f64>)>,
     /// What the ladder counts: its levels are said in sessions, or in calls.

@@ -1,7 +1,8 @@
 //! `plimsoll bench calls`: how many voice calls one harness core drives in real time. The
-//! driver a step uses places N Twilio calls, every frame of every call on its 20 ms
-//! deadline, each reply played as a phone plays it and decoded for its words, against a
-//! bot that costs almost nothing (`echo_bot`, on a core of its own). A row per call
+//! driver a step uses places N calls, Twilio (`echo_bot`) or WebRTC (`webrtc_bot`), every
+//! frame of every call on its 20 ms deadline, each reply played as a phone or a browser
+//! plays it and decoded for its words, against a bot that costs almost nothing (on a core
+//! of its own). A row per call
 //! count: how late the frames left (p50, p99, max), the harness's CPU (cores, and ms per
 //! call-second), the replies' response time (what the harness adds to what a step
 //! measures), the replies it read, the calls that failed — and whether it kept time (frame
@@ -9,18 +10,29 @@
 //! transcriptions share the harness's core as well: `plimsoll bench mock --audio` prices
 //! those.
 
-use crate::echo_bot;
 use crate::procfs::cpu_seconds;
+use crate::{echo_bot, webrtc_bot};
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// How the calls reach the bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// Twilio Media Streams: µ-law in JSON over a WebSocket.
+    Twilio,
+    /// WebRTC: Opus over DTLS-SRTP, offered over Pipecat's SmallWebRTC signaling.
+    WebRtc,
+}
+
 #[derive(Clone, Debug)]
 pub struct CallsBenchOptions {
     /// Call counts, a row each.
     pub calls: Vec<usize>,
+    pub transport: Transport,
     /// Turns a call speaks.
     pub turns: u32,
     /// The core the bot runs on (the harness on the others).
@@ -57,11 +69,11 @@ pub async fn run_calls_bench(
     opts: &CallsBenchOptions,
     on_row: &mut dyn FnMut(&CallsBenchRow),
 ) -> anyhow::Result<Vec<CallsBenchRow>> {
-    let bot = echo_bot::start(opts.bot_core)?;
+    let bot = Bot::start(opts.transport, opts.bot_core)?;
     let dir = std::env::temp_dir().join(format!("plimsoll-bench-calls-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let path = dir.join("session.toml");
-    std::fs::write(&path, session(bot.addr, opts.turns))?;
+    std::fs::write(&path, session(&bot, opts.turns))?;
     let spec = drive::SessionSpec::load(&path);
     let _ = std::fs::remove_dir_all(&dir);
     let spec = spec?;
@@ -75,15 +87,54 @@ pub async fn run_calls_bench(
     Ok(rows)
 }
 
-fn session(addr: std::net::SocketAddr, turns: u32) -> String {
+/// The bot a bench calls: where, how, and its thread (whose CPU is not the harness's).
+struct Bot {
+    transport: Transport,
+    /// The host and port.
+    origin: String,
+    tid: i32,
+}
+
+impl Bot {
+    fn start(transport: Transport, core: usize) -> anyhow::Result<Bot> {
+        Ok(match transport {
+            Transport::Twilio => {
+                let b = echo_bot::start(core)?;
+                Bot {
+                    transport,
+                    origin: b.addr.to_string(),
+                    tid: b.tid,
+                }
+            }
+            Transport::WebRtc => {
+                let b = webrtc_bot::start(core)?;
+                Bot {
+                    transport,
+                    origin: b.addr.to_string(),
+                    tid: b.tid,
+                }
+            }
+        })
+    }
+}
+
+fn session(bot: &Bot, turns: u32) -> String {
+    let (protocol, url, signaling) = match bot.transport {
+        Transport::Twilio => ("twilio", format!("ws://{}/ws", bot.origin), ""),
+        Transport::WebRtc => (
+            "webrtc",
+            format!("http://{}/api/offer", bot.origin),
+            "signaling = \"pipecat\"\n",
+        ),
+    };
     format!(
-        "protocol = \"twilio\"\nurl = \"ws://{addr}/ws\"\nturns = {turns}\nthink_ms = 300\nturn_timeout_ms = 30000\n[voice]\nanswer_timeout_ms = 5000\nreply_end_ms = 400\n"
+        "protocol = \"{protocol}\"\nurl = \"{url}\"\nturns = {turns}\nthink_ms = 300\nturn_timeout_ms = 30000\n[voice]\n{signaling}answer_timeout_ms = 5000\nreply_end_ms = 400\n"
     )
 }
 
 async fn one_row(
     spec: &drive::SessionSpec,
-    bot: &echo_bot::EchoBot,
+    bot: &Bot,
     calls: usize,
     harness_cores: usize,
 ) -> anyhow::Result<CallsBenchRow> {
@@ -91,7 +142,7 @@ async fn one_row(
     let counted = read.clone();
     let opts = drive::DriveOptions {
         concurrency: calls,
-        base: format!("http://{}", bot.addr),
+        base: format!("http://{}", bot.origin),
         replicas: Vec::new(),
         seed: 1,
         step_timeout: Duration::from_secs(600),

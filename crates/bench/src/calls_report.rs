@@ -22,7 +22,7 @@ pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow:
     if json {
         println!(
             "{}",
-            serde_json::json!({"machine": crate::fingerprint(), "turns": opts.turns,
+            serde_json::json!({"machine": crate::fingerprint(), "transport": opts.transport, "turns": opts.turns,
             "bot_core": opts.bot_core, "harness_cores": opts.harness_cores, "rows": rows,
             "most_calls_in_real_time": held.map(|r| r.calls),
             "calls_per_harness_core": held.map(|r| r.calls_per_harness_core)})
@@ -71,7 +71,17 @@ fn calls_header(opts: &crate::CallsBenchOptions) {
             count_cores(n)
         ),
     };
-    println!("Twilio calls of {turns}, 20 ms µ-law frames, each reply played and decoded; {cores}");
+    let calls = match opts.transport {
+        crate::Transport::Twilio => "Twilio calls",
+        crate::Transport::WebRtc => "WebRTC calls",
+    };
+    let frames = match opts.transport {
+        crate::Transport::Twilio => "20 ms µ-law frames, each reply played and decoded",
+        crate::Transport::WebRtc => {
+            "20 ms Opus frames over DTLS-SRTP, each reply decoded, played through the jitter buffer and read"
+        }
+    };
+    println!("{calls} of {turns}, {frames}; {cores}");
     println!(
         "{:>6}{:>10}{:>10}{:>14}{:>18}{:>11}{:>12}{:>9}{:>8}{:>8}  kept time",
         "calls",

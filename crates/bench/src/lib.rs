@@ -18,7 +18,8 @@
 //! writes the messages). `plimsoll bench mock --audio` (`audio_bench`) streams speech in
 //! real time from a mock held to one core and finds how many streams it keeps on time.
 //! All start the mock with `mock_process`. `plimsoll bench calls` (`calls_bench`) drives
-//! voice calls against a bot that costs nothing (`echo_bot`) and finds how many one
+//! voice calls against a bot that costs nothing (`echo_bot` over Twilio, `webrtc_bot` over
+//! WebRTC) and finds how many one
 //! harness core keeps in real time. `plimsoll bench driver` (`driver_bench`) drives HTTP
 //! sessions against a null SUT and reports the driver's CPU a turn. `plimsoll bench probe`
 //! (`probe_bench`) times samples of a child holding N idle threads and prints its own
@@ -39,10 +40,11 @@ mod probe_bench;
 mod procfs;
 mod report;
 mod timing_errors;
+mod webrtc_bot;
 
 pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use burst_bench::{run_burst_bench, BurstResult};
-pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow};
+pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow, Transport};
 pub use calls_report::print_calls_bench;
 pub use driver_bench::{run_driver_bench, DriverBenchOptions, DriverBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};

@@ -1,4 +1,4 @@
-//! `plimsoll bench mock` (--mcp, --history, --burst) runs end to end for a fraction of a
+//! `plimsoll bench mock` (--mcp, --history, --burst), `bench driver` and `bench calls` run end to end for a fraction of a
 //! second and prints its table or JSON, so the benchmark cannot rot. It asserts what the table holds, never
 //! how fast anything was: the numbers themselves are docs/benchmarks.md's.
 
@@ -163,6 +163,41 @@ fn the_driver_bench_drives_sessions_and_charges_its_own_threads() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && stderr.contains("every count ≥ 1"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_calls_bench_places_calls_over_either_transport_and_reads_every_reply() {
+    for transport in ["twilio", "webrtc"] {
+        let out = Command::new(common::BIN)
+            .args(["bench", "calls", "--calls", "2", "--turns", "1", "--json"])
+            .args(["--transport", transport])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{transport}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["transport"], transport, "{v}");
+        let r = &v["rows"][0];
+        // Two calls of one turn against the bench's bot: each answered, each reply played
+        // and read back (over WebRTC: Opus both ways, through the jitter buffer).
+        assert_eq!(r["calls"], 2, "{v}");
+        assert_eq!(r["calls_failed"], 0, "{transport}: {v}\n{stderr}");
+        assert_eq!(r["turns"], 2, "{transport}: {v}");
+        assert_eq!(r["replies_read"], 2, "{transport}: {v}");
+        assert!(
+            r["harness_cpu_ms_per_call_s"].as_f64().unwrap() > 0.0,
+            "{v}"
+        );
+    }
+    let out = Command::new(common::BIN)
+        .args(["bench", "calls", "--transport", "sip"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("twilio") && stderr.contains("webrtc"),
         "{stderr}"
     );
 }

@@ -182,7 +182,7 @@ pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
 pub fn all_well(r: &StepResult, v: &result::VoiceCalls) -> String {
     let st = v.stages.clone().unwrap_or_default();
     format!(
-        "OK: {} answered in {} side by side, each reply heard on its own call ({} of {}); response p50 {} ms, p95 {} ms; {:.2} % of the bot's audio stalled; the mock transcribed {}, answered {} and spoke {}; {:.1} MB peak RSS.",
+        "OK: {} answered in {} side by side, each reply heard on its own call ({} of {}); response p50 {} ms, p95 {} ms; {:.2} % of the replies' time stalled; the mock transcribed {}, answered {} and spoke {}; {:.1} MB peak RSS.",
         crate::words::count(v.turns, "turn"),
         crate::words::count(v.calls, "call"),
         v.words_checked,

@@ -88,7 +88,7 @@ pub(crate) fn ladder(
 }
 
 /// A ladder of voice calls, charted as callers hear it: how soon replies begin against
-/// the budget, how much of the bot's audio stalled, the event loop's lag beside the
+/// the budget, how much of the replies' time stalled, the event loop's lag beside the
 /// calls; then the CPU, memory and threads every ladder shows, per call.
 fn call_charts(doc: &LadderDoc) -> Vec<Chart<'_>> {
     let steps = &doc.steps;
@@ -106,7 +106,7 @@ fn call_charts(doc: &LadderDoc) -> Vec<Chart<'_>> {
         |f: fn(&StepResult) -> Option<f64>| -> Vec<Option<f64>> { steps.iter().map(f).collect() };
     vec![
         Chart { title: "Response latency", unit: "ms", how: "From the end of the caller's speech to the bot's first audio, median and 95th percentile; the red line is the budget on the p95.", series: vec![Series { name: "p50", color: "#36c", values: voice(|v| v.response_p50_ms) }, Series { name: "p95", color: "#c33", values: voice(|v| v.response_p95_ms) }], curve: None, limit: response },
-        Chart { title: "Broken audio", unit: "%", how: "Stalls: the caller's playback ran dry before the reply ended, as a share of the bot's audio; and the share of turns that stuttered at all. The red line is the budget on stalls.", series: vec![Series { name: "stalled audio", color: "#c33", values: voice(|v| Some(v.stall_share * 100.0)) }, Series { name: "turns that stuttered", color: "#e70", values: voice(|v| Some(v.stuttered_share * 100.0)) }], curve: None, limit: stalls },
+        Chart { title: "Broken audio", unit: "%", how: "Stalls: the caller's playback ran dry before the reply ended, as a share of the time the replies played; and the share of turns that stuttered at all. The red line is the budget on stalls.", series: vec![Series { name: "stalled audio", color: "#c33", values: voice(|v| Some(v.stall_share * 100.0)) }, Series { name: "turns that stuttered", color: "#e70", values: voice(|v| Some(v.stuttered_share * 100.0)) }], curve: None, limit: stalls },
         Chart { title: "Event-loop lag", unit: "ms", how: "The responsiveness probe's p99 beside the calls: how long a small request waited for the bot's loop. A loop that falls behind its frames shows here first.", series: vec![Series { name: "probe p99", color: "#639", values: get(|s| s.probe_p99_ms) }], curve: None, limit: None },
         Chart { title: "CPU of its cap", unit: "%", how: "The bot's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: get(|s| s.cpu_of_cap.map(|c| c * 100.0)) }], curve: None, limit: Some((100.0, "cap")) },
         Chart { title: "Peak RSS", unit: "MB", how: "The bot's whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get(|s| Some(s.peak_rss_mb)) }], curve: None, limit: None },

@@ -55,7 +55,7 @@ fn a_ladder_of_calls_holds_calls_and_names_its_wall_in_calls() {
     );
     let wall = lines.iter().find(|l| l.starts_with("wall: ")).unwrap();
     assert!(
-        wall.starts_with("wall: CPU — the SUT's CPU reaches 84 % of the 1-core cap at 16 calls, where 1 % of the bot's audio stalled and replies began in 1942 ms at p95; each call costs about"),
+        wall.starts_with("wall: CPU — the SUT's CPU reaches 84 % of the 1-core cap at 16 calls, where 1 % of the replies' time stalled and replies began in 1942 ms at p95; each call costs about"),
         "{wall}"
     );
     assert!(wall.contains("CPU ms a second (at 8 calls)"), "{wall}");

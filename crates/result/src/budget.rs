@@ -25,14 +25,14 @@ pub struct Budget {
     /// Voice calls: p95 of the end of the caller's speech to the bot's first audio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_p95_ms: Option<f64>,
-    /// Voice calls: stall time (the caller's playback run dry) over the bot's audio.
+    /// Voice calls: stall time (the caller's playback run dry) as a share of the time the replies played (their sound and the stalls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_share: Option<f64>,
 }
 
 /// A voice budget's default: replies start within 1.5 s at p95 …
 pub const CALL_RESPONSE_P95_MS: f64 = 1500.0;
-/// … and stall for at most 1 % of the bot's audio.
+/// … and stall for at most 1 % of the time the replies play.
 pub const CALL_STALL_SHARE: f64 = 0.01;
 
 impl Default for Budget {
@@ -133,7 +133,7 @@ impl Budget {
     }
 
     /// The budget a run of voice calls is judged by: the voice budgets (their defaults
-    /// where unset: response p95 ≤ 1.5 s, stalls ≤ 1 % of the bot's audio) in place of
+    /// where unset: response p95 ≤ 1.5 s, stalls ≤ 1 % of the replies' time) in place of
     /// the latency budgets made for text sessions — a call's time is its speech, not the
     /// SUT's work, so latency inflation, latency vs 1 session and TTFT say nothing of it.
     pub fn for_calls(self) -> Budget {

@@ -21,7 +21,8 @@ pub struct VoiceCalls {
     pub response_p95_ms: Option<f64>,
     pub response_p99_ms: Option<f64>,
     /// Stall time (the buffer run dry before the reply ended) per turn, and as a share of
-    /// the bot's audio; the longest gap; the share of turns with any stall.
+    /// the time the replies played (their sound, first to last, and the stalls: at most
+    /// 1); the longest gap; the share of turns with any stall.
     pub stall_ms_per_turn: f64,
     pub stall_share: f64,
     pub longest_gap_ms: f64,

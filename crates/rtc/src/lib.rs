@@ -1,13 +1,14 @@
 //! A voice call's audio over WebRTC, as a browser or an app places it: the offer made and
 //! signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, or WHIP),
 //! ICE on host candidates, DTLS-SRTP, one Opus track each way with RTCP reports (str0m,
-//! sans-IO, on Plimsoll's own runtime), the caller's frames encoded and the bot's decoded
-//! off the call's pacing. What the call measures is the caller's business (`drive::call`).
+//! sans-IO, on Plimsoll's own runtime), the caller's words encoded ahead of their time
+//! (`encode`, off the call's clock) and the bot's packets decoded as they come. What the call measures is the caller's business (`drive::call`).
 
 mod codec;
 mod peer;
 mod signal;
 
+pub use codec::{encode, silence};
 pub use peer::{open, Audio, Line, NetStats, Place, Setup};
 pub use signal::Signaling;
 

@@ -51,9 +51,10 @@ pub struct NetStats {
 
 /// The caller's end of a call in progress.
 pub struct Line {
-    /// One frame of the caller's audio at the call's rate, every frame time, with when it
-    /// was due (ms since the call began): its RTP time follows the wall clock.
-    pub frames: mpsc::Sender<(Vec<f32>, u64)>,
+    /// One frame of the caller's audio as an Opus packet (`encode`, `silence`), every
+    /// frame time, with when it was due (ms since the call began): its RTP time follows
+    /// the wall clock.
+    pub frames: mpsc::Sender<(Vec<u8>, u64)>,
     /// The bot's audio as it is decoded, and the call's end.
     pub heard: mpsc::UnboundedReceiver<Audio>,
     pub stats: Arc<Mutex<NetStats>>,
@@ -263,7 +264,7 @@ struct Run {
 }
 
 impl Run {
-    async fn go(mut self, mut frames: mpsc::Receiver<(Vec<f32>, u64)>) {
+    async fn go(mut self, mut frames: mpsc::Receiver<(Vec<u8>, u64)>) {
         let mut buf = vec![0u8; 2000];
         loop {
             let deadline = match self.drain().await {
@@ -287,7 +288,7 @@ impl Run {
                     self.rtc.handle_input(Input::Timeout(Instant::now())).map_err(rtc_error)
                 }
                 f = frames.recv() => match f {
-                    Some((f, at_ms)) => self.write(&f, at_ms),
+                    Some((packet, at_ms)) => self.write(packet, at_ms),
                     None => return self.close().await,
                 },
             };
@@ -342,11 +343,11 @@ impl Run {
     }
 
     /// The caller's frame on the wire; dropped until the call is connected.
-    fn write(&mut self, frame: &[f32], at_ms: u64) -> Result<(), CallError> {
+    fn write(&mut self, packet: Vec<u8>, at_ms: u64) -> Result<(), CallError> {
         if self.up.is_some() {
             return Ok(());
         }
-        let (packet, t) = self.coder.encode(frame, at_ms)?;
+        let t = self.coder.stamp(at_ms);
         let Some(w) = self.rtc.writer(self.mid) else {
             return Ok(());
         };

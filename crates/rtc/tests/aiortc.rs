@@ -69,11 +69,15 @@ fn place(how: rtc::Signaling, url: &str) -> rtc::Place<'_> {
 /// A second of tone, then a second of silence, on the clock; the loudest sample heard back.
 async fn talk(line: &mut rtc::Line) -> f32 {
     let tone: Vec<f32> = (0..480).map(|i| (i as f32 * 0.13).sin() * 0.5).collect();
+    let tone = rtc::encode(&tone, 24000, Duration::from_millis(20))
+        .unwrap()
+        .remove(0);
+    let quiet = rtc::silence(24000, Duration::from_millis(20)).unwrap();
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     let mut loudest = 0.0f32;
     for i in 0..100 {
         tick.tick().await;
-        let frame = if i < 50 { tone.clone() } else { vec![0.0; 480] };
+        let frame = if i < 50 { tone.clone() } else { quiet.clone() };
         line.frames.send((frame, i * 20)).await.unwrap();
         while let Ok(a) = line.heard.try_recv() {
             match a {

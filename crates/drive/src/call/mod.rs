@@ -94,7 +94,7 @@ pub(crate) async fn run(
         headers: headers?,
         timeout: Duration::from_millis(spec.turn_timeout_ms),
     };
-    let wire = Wire::connect(v, &dial, tally).await?;
+    let wire = Wire::connect(v, &dial, tally, &mouths).await?;
     let mut call = Call::new(wire, v, name, tally);
     call.reply_cap = Duration::from_millis(spec.turn_timeout_ms);
     let custom: Result<Vec<(String, String)>, Failure> = v
@@ -181,7 +181,7 @@ impl<'a> Call<'a> {
         for turn in 1..=turns {
             if !spoken_next {
                 let words = &mouths[turn as usize - 1];
-                self.say(words);
+                self.say(turn as usize - 1, words);
                 let limit = Instant::now()
                     + Duration::from_secs_f64(words.len() as f64 / v.line.rate() as f64)
                     + Duration::from_secs(5);
@@ -191,7 +191,10 @@ impl<'a> Call<'a> {
             let limit = spoke + Duration::from_millis(v.answer_timeout_ms);
             let barge = turn < turns && barge_turn(name, turn, v.barge_in);
             spoken_next = match barge {
-                true => self.barge(v, limit, mouths[turn as usize].clone()).await?,
+                true => {
+                    self.barge(v, limit, turn as usize, &mouths[turn as usize])
+                        .await?
+                }
                 false => false,
             };
             if !barge {
@@ -216,6 +219,7 @@ impl<'a> Call<'a> {
                 response: first.saturating_duration_since(spoke),
                 stall: reply.stall,
                 longest: reply.longest,
+                replied: Duration::from_secs_f64(reply.spoken as f64 / self.play_rate()),
             });
             ctx.recorder.turn_ended(turn, spoke, Some(first), end);
             if ctx.voice_owner.is_some() {
@@ -259,9 +263,10 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// Queues the caller's words.
-    fn say(&mut self, samples: &[f32]) {
+    /// Queues the caller's words (turn `i`'s, counted from 0).
+    fn say(&mut self, i: usize, samples: &[f32]) {
         self.mouth.extend(samples.iter().copied());
+        self.wire.say(i);
     }
 
     /// Listens until the bot has answered (by `limit`, else an error) and finished (its
@@ -302,7 +307,8 @@ impl<'a> Call<'a> {
         &mut self,
         v: &VoiceSpec,
         limit: Instant,
-        next: Vec<f32>,
+        i: usize,
+        next: &[f32],
     ) -> Result<bool, Failure> {
         self.pump(
             |c, now| {
@@ -321,7 +327,7 @@ impl<'a> Call<'a> {
         }
         let start = Instant::now();
         self.cleared = false;
-        self.say(&next);
+        self.say(i, next);
         let stop_limit = start + Duration::from_secs(10);
         self.pump(
             |c, now| c.cleared || c.play.silent_since(now, BARGE_QUIET),

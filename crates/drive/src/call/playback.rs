@@ -25,6 +25,8 @@ pub(crate) struct Reply {
     pub longest: Duration,
     /// What the bot sent (samples at the line's rate), silence included.
     pub audio: Vec<f32>,
+    /// How much of `audio` runs to the reply's last sound (samples).
+    pub spoken: usize,
     /// When the reply's last audio arrived.
     pub last: Option<Instant>,
     /// When the reply's last audio that was not silence has played out.
@@ -93,6 +95,9 @@ impl Playback {
         if self.reply.first.is_some() {
             self.reply.audio.extend_from_slice(samples);
             self.reply.last = Some(now);
+            if loud {
+                self.reply.spoken = self.reply.audio.len();
+            }
         }
     }
 

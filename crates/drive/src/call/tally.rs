@@ -14,6 +14,8 @@ struct Inner {
     turns: u64,
     stuttered: u64,
     stall: Duration,
+    /// The replies' audio, from each one's first sound to its last.
+    replied: Duration,
     longest: Duration,
     caller_s: f64,
     bot_s: f64,
@@ -25,6 +27,17 @@ struct Inner {
     packets: u64,
     packets_lost: u64,
     lost_by_bot: u64,
+}
+
+/// Of the time callers listened to replies, the share that was silence from stalls: the
+/// stalls over the replies' audio and the stalls together (at most 1, however late the
+/// bot's packets came; a bot that sends silence between replies counts only its replies).
+fn stall_share(stall: Duration, replied: Duration) -> f64 {
+    let listened = (stall + replied).as_secs_f64();
+    match listened > 0.0 {
+        true => (stall.as_secs_f64() / listened * 10_000.0).round() / 10_000.0,
+        false => 0.0,
+    }
 }
 
 /// A WebRTC call's setup, part by part, and its receiver's jitter.
@@ -55,6 +68,8 @@ pub(crate) struct TurnFigures {
     pub response: Duration,
     pub stall: Duration,
     pub longest: Duration,
+    /// The reply's audio, from its first sound to its last.
+    pub replied: Duration,
 }
 
 /// Where the words a caller heard came from.
@@ -148,6 +163,7 @@ impl Tally {
         self.with(|i| {
             i.turns += 1;
             i.stall += t.stall;
+            i.replied += t.replied;
             i.longest = i.longest.max(t.longest);
             i.stuttered += u64::from(t.stall >= Duration::from_millis(20));
         });
@@ -198,11 +214,7 @@ impl Tally {
             response_p95_ms: q_ms(&self.response, 0.95),
             response_p99_ms: q_ms(&self.response, 0.99),
             stall_ms_per_turn: r2(i.stall.as_secs_f64() * 1000.0 / i.turns.max(1) as f64),
-            stall_share: if i.bot_s > 0.0 {
-                (i.stall.as_secs_f64() / i.bot_s * 10_000.0).round() / 10_000.0
-            } else {
-                0.0
-            },
+            stall_share: stall_share(i.stall, i.replied),
             longest_gap_ms: r2(i.longest.as_secs_f64() * 1000.0),
             stuttered_share: r2(i.stuttered as f64 / i.turns.max(1) as f64),
             caller_audio_s: r2(i.caller_s),
@@ -233,5 +245,22 @@ impl Tally {
             jitter_p95_ms: q(&n.jitter, 0.95),
             lost_by_bot: i.lost_by_bot,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stall_share_is_of_the_time_the_replies_played_and_at_most_one() {
+        let ms = Duration::from_millis;
+        // 30 ms of stalls in 3 s of replies: about 1 %.
+        assert_eq!(stall_share(ms(30), ms(2970)), 0.01);
+        // A bot so late that each 20 ms packet came after an 80 ms gap: the caller heard
+        // silence four fifths of the time, never more than all of it.
+        assert_eq!(stall_share(ms(4000), ms(1000)), 0.8);
+        assert_eq!(stall_share(ms(500), Duration::ZERO), 1.0);
+        assert_eq!(stall_share(Duration::ZERO, Duration::ZERO), 0.0);
     }
 }

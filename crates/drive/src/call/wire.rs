@@ -4,11 +4,13 @@
 //! of the caller's audio on its clock and hears the bot's as it comes: what the call
 //! measures does not depend on the wire.
 
+use super::background::Receiver;
 use super::line::{Heard, LineIo};
 use super::tally::Tally;
 use crate::run::Failure;
 use crate::spec::voice::{Line, VoiceSpec};
 use futures_util::{SinkExt, StreamExt};
+use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -18,7 +20,18 @@ type Ws =
 
 pub(crate) enum Wire {
     Ws(Box<Ws>),
-    Rtc(rtc::Line),
+    Rtc(Box<Rtc>),
+}
+
+/// A WebRTC call: its peer, and the caller's words coded ahead of their time.
+pub(crate) struct Rtc {
+    line: rtc::Line,
+    /// Each turn's words as Opus packets, a frame each, taken when the turn is said.
+    words: Vec<Vec<Vec<u8>>>,
+    /// What a frame of silence is sent as.
+    silence: Vec<u8>,
+    /// The packets of the words being said.
+    saying: VecDeque<Vec<u8>>,
 }
 
 /// Where the call goes: the session's url (filled), its headers, how long it may take.
@@ -30,11 +43,30 @@ pub(crate) struct Dial<'a> {
 }
 
 impl Wire {
-    /// Places the call; its setup recorded (a WebRTC call's part by part).
-    pub async fn connect(v: &VoiceSpec, d: &Dial<'_>, tally: &Tally) -> Result<Wire, Failure> {
+    /// Places the call; its setup recorded (a WebRTC call's part by part). A WebRTC
+    /// call's words (`mouths`, a turn each) are Opus-coded meanwhile, off the async threads.
+    pub async fn connect(
+        v: &VoiceSpec,
+        d: &Dial<'_>,
+        tally: &Tally,
+        mouths: &[Vec<f32>],
+    ) -> Result<Wire, Failure> {
         let began = Instant::now();
         let wire = match v.line {
-            Line::WebRtc(how) => rtc_call(v, d, how, tally).await,
+            Line::WebRtc(how) => {
+                let job = code(v, tally, mouths);
+                match rtc_call(v, d, how, tally).await {
+                    Ok(line) => coded(job).await.map(|(words, silence)| {
+                        Wire::Rtc(Box::new(Rtc {
+                            line,
+                            words,
+                            silence,
+                            saying: VecDeque::new(),
+                        }))
+                    }),
+                    Err(e) => Err(e),
+                }
+            }
             _ => ws_call(d).await,
         };
         match &wire {
@@ -57,6 +89,14 @@ impl Wire {
         }
     }
 
+    /// Turn `i`'s words are said from the next frame: a WebRTC call sends their packets.
+    pub fn say(&mut self, i: usize) {
+        if let Wire::Rtc(r) = self {
+            let words = r.words.get_mut(i).map(std::mem::take).unwrap_or_default();
+            r.saying.extend(words);
+        }
+    }
+
     /// One frame of the caller's audio, `at_ms` after the call began.
     pub async fn frame(
         &mut self,
@@ -69,11 +109,15 @@ impl Wire {
                 let m = io.frame(samples, at_ms);
                 self.send(m).await
             }
-            // Encoded off the call's task, by its peer.
-            Wire::Rtc(l) => match l.frames.send((samples.to_vec(), at_ms)).await {
-                Ok(()) => Ok(()),
-                Err(_) => Err(why_it_ended(l)),
-            },
+            // Coded ahead of its time: the words' next packet, or silence.
+            Wire::Rtc(r) => {
+                let packet = r.saying.pop_front();
+                let packet = packet.unwrap_or_else(|| r.silence.clone());
+                match r.line.frames.send((packet, at_ms)).await {
+                    Ok(()) => Ok(()),
+                    Err(_) => Err(why_it_ended(&mut r.line)),
+                }
+            }
         }
     }
 
@@ -87,10 +131,10 @@ impl Wire {
                 Some(Err(e)) => Err(("dropped".into(), format!("the call's socket broke: {e}"))),
                 Some(Ok(m)) => Ok(io.read(&m)),
             },
-            Wire::Rtc(l) => match l.heard.recv().await {
+            Wire::Rtc(r) => match r.line.heard.recv().await {
                 Some(rtc::Audio::Samples(s)) => Ok(Heard::Audio(s)),
                 Some(rtc::Audio::Ended(e)) => Err(failure(e)),
-                None => Err(why_it_ended(l)),
+                None => Err(why_it_ended(&mut r.line)),
             },
         }
     }
@@ -105,10 +149,10 @@ impl Wire {
                 }
                 let _ = tokio::time::timeout(Duration::from_millis(500), ws.close(None)).await;
             }
-            Wire::Rtc(l) => {
-                let stats = *l.stats.lock().unwrap_or_else(|p| p.into_inner());
+            Wire::Rtc(r) => {
+                let stats = *r.line.stats.lock().unwrap_or_else(|p| p.into_inner());
                 tally.rtc_net(&stats);
-                l.hang_up().await;
+                r.line.hang_up().await;
             }
         }
     }
@@ -129,12 +173,39 @@ async fn ws_call(d: &Dial<'_>) -> Result<Wire, Failure> {
     }
 }
 
+/// Every turn's words as Opus packets, and a frame of silence.
+type Coded = Result<(Vec<Vec<Vec<u8>>>, Vec<u8>), rtc::CallError>;
+
+/// Codes the words on the voice's pool, begun at once.
+fn code(v: &VoiceSpec, tally: &Tally, mouths: &[Vec<f32>]) -> Receiver<Coded> {
+    let (rate, frame) = (v.line.rate(), Duration::from_millis(v.frame_ms as u64));
+    let mouths = mouths.to_vec();
+    tally.background.submit(move || {
+        let words = mouths
+            .iter()
+            .map(|m| rtc::encode(m, rate, frame))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((words, rtc::silence(rate, frame)?))
+    })
+}
+
+/// The coded words, once they are.
+async fn coded(job: Receiver<Coded>) -> Result<(Vec<Vec<Vec<u8>>>, Vec<u8>), Failure> {
+    match job.await {
+        Ok(coded) => coded.map_err(failure),
+        Err(_) => Err((
+            "config".into(),
+            "the caller's words could not be coded: the voice's thread is gone".into(),
+        )),
+    }
+}
+
 async fn rtc_call(
     v: &VoiceSpec,
     d: &Dial<'_>,
     how: rtc::Signaling,
     tally: &Tally,
-) -> Result<Wire, Failure> {
+) -> Result<rtc::Line, Failure> {
     let place = rtc::Place {
         how,
         url: d.url,
@@ -146,7 +217,7 @@ async fn rtc_call(
     match tokio::time::timeout(d.timeout, rtc::open(&place)).await {
         Ok(Ok((line, setup))) => {
             tally.rtc_setup(&setup);
-            Ok(Wire::Rtc(line))
+            Ok(line)
         }
         Ok(Err(e)) => Err(failure(e)),
         Err(_) => Err((

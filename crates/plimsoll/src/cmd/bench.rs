@@ -11,15 +11,19 @@ pub enum BenchCommand {
         after_help = "Examples:\n  plimsoll bench mock --streams 10000 --ttft-ms 200 --tok-ms 5 --tokens 50 --repeat 3   (the issue's target)\n  plimsoll bench mock --streams 200 --history 10 --api chat   (agent-like calls: µs a call, the oracle's and the cache's share)\n  plimsoll bench mock --burst --streams 2000 --burst-s 2   (2,000 new connections over 2 s, the client's CPU beside the mock's)\n  plimsoll bench mock --mcp --clients 1,8,64 --reply json,sse   (MCP calls/s and CPU per call)"
     )]
     Mock(Box<BenchMockArgs>),
-    /// How many voice calls one harness core drives in real time: Twilio calls against a
-    /// bot that costs nothing, every 20 ms frame on its deadline, each reply decoded.
+    /// How many voice calls one harness core drives in real time: Twilio or WebRTC calls
+    /// against a bot that costs nothing, every 20 ms frame on its deadline, each reply decoded.
     #[command(
-        after_help = "Examples:\n  plimsoll bench calls                          (10, 25, 50, 100, 200 calls)\n  plimsoll bench calls --calls 50,400 --turns 3 --json"
+        after_help = "Examples:\n  plimsoll bench calls                          (10, 25, 50, 100, 200 Twilio calls)\n  plimsoll bench calls --transport webrtc       (the same over WebRTC: Opus, DTLS-SRTP, a jitter buffer)\n  plimsoll bench calls --calls 50,400 --turns 3 --json"
     )]
     Calls {
         /// Call counts, a row each.
         #[arg(long, value_delimiter = ',', default_value = "10,25,50,100,200")]
         calls: Vec<usize>,
+        /// How the calls reach the bot: twilio (µ-law over a WebSocket) or webrtc (Opus over
+        /// DTLS-SRTP, offered as Pipecat's SmallWebRTC takes it).
+        #[arg(long, default_value = "twilio", value_parser = ["twilio", "webrtc"])]
+        transport: String,
         /// Turns each call speaks.
         #[arg(long, default_value_t = 2)]
         turns: u32,
@@ -219,7 +223,12 @@ pub struct BenchMockArgs {
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
     match c {
         BenchCommand::Mock(a) => mock(*a)?,
-        BenchCommand::Calls { calls, turns, json } => bench_calls(calls, turns, json)?,
+        BenchCommand::Calls {
+            calls,
+            transport,
+            turns,
+            json,
+        } => bench_calls(calls, &transport, turns, json)?,
         BenchCommand::Driver {
             sessions,
             turns,
@@ -276,7 +285,7 @@ fn bench_driver(
     )
 }
 
-fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> {
+fn bench_calls(calls: Vec<usize>, transport: &str, turns: u32, json: bool) -> anyhow::Result<()> {
     if calls.contains(&0) || turns == 0 {
         anyhow::bail!("--calls: every count ≥ 1, and --turns ≥ 1");
     }
@@ -290,6 +299,10 @@ fn bench_calls(calls: Vec<usize>, turns: u32, json: bool) -> anyhow::Result<()> 
     bench::print_calls_bench(
         &bench::CallsBenchOptions {
             calls,
+            transport: match transport {
+                "webrtc" => bench::Transport::WebRtc,
+                _ => bench::Transport::Twilio,
+            },
             turns,
             bot_core,
             harness_cores: mine.len(),

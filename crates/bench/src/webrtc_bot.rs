@@ -1,0 +1,292 @@
+//! The bot `plimsoll bench calls --transport webrtc` calls: a WebRTC answerer that costs
+//! almost nothing, so what is measured is the caller's side. It takes Pipecat's
+//! SmallWebRTC offer (`POST /api/offer`), answers with one Opus track each way and its host
+//! candidate (ICE lite, str0m), and sends an Opus packet every 20 ms in real time, as a
+//! WebRTC bot does: silence, or its reply. It hears the caller by the size of the caller's
+//! Opus packets (the caller's libopus codes a silent frame in fewer bytes than speech, so
+//! nothing is decoded), and after 500 ms of silence answers with a reply spoken once in Plimsoll's
+//! voice and encoded once at startup. It runs on a thread of its own, held to one core,
+//! with a runtime of its own; its CPU is its thread's.
+
+use axum::routing::post;
+use axum::Json;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use str0m::change::SdpOffer;
+use str0m::format::Codec;
+use str0m::media::{Frequency, MediaTime, Mid, Pt};
+use str0m::net::{Protocol, Receive};
+use str0m::{Candidate, Event, IceConnectionState, Input, Output, Rtc};
+use tokio::net::{TcpListener, UdpSocket};
+
+/// What the bot says each turn.
+const REPLY: &str = "Thank you. Your order ships today and arrives on Friday.";
+
+/// An Opus packet this long or longer is speech; shorter, silence. The caller's coder
+/// (libopus, VoIP, 24 kHz, VBR) codes a silent 20 ms frame in 26 bytes and Plimsoll's
+/// speech in 43 to 84 (`packets_tell_speech_from_silence`).
+const SPEECH_BYTES: usize = 38;
+
+/// A started bot: its address (offers go to `/api/offer`) and its thread's id (for its CPU).
+pub(crate) struct WebRtcBot {
+    pub addr: SocketAddr,
+    pub tid: i32,
+}
+
+/// The bot's voice, encoded once: its reply's packets and a silent one.
+struct Voice {
+    reply: Vec<Vec<u8>>,
+    silence: Vec<u8>,
+}
+
+/// Starts the bot on `core` (its own thread and runtime) and waits for its address.
+pub(crate) fn start(core: usize) -> anyhow::Result<WebRtcBot> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("bench-rtc-bot".into())
+        .spawn(move || {
+            let _ = probe::affinity::pin_current(&[core]);
+            // SAFETY: gettid has no preconditions.
+            let tid = unsafe { libc::gettid() };
+            let started = (|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                let voice = Arc::new(voice()?);
+                let listener = rt.block_on(TcpListener::bind("127.0.0.1:0"))?;
+                anyhow::Ok((rt, voice, listener))
+            })();
+            let (rt, voice, listener) = match started {
+                Ok(s) => s,
+                Err(e) => return drop(tx.send(Err(e))),
+            };
+            let addr = listener.local_addr();
+            let _ = tx.send(
+                addr.map_err(anyhow::Error::from)
+                    .map(|addr| WebRtcBot { addr, tid }),
+            );
+            let app = axum::Router::new().route(
+                "/api/offer",
+                post(move |Json(offer): Json<Value>| answer(offer, voice.clone())),
+            );
+            let _ = rt.block_on(async move { axum::serve(listener, app).await });
+        })?;
+    rx.recv_timeout(Duration::from_secs(10))?
+}
+
+/// The reply in Plimsoll's voice as 20 ms Opus packets at 48 kHz, and a silent packet.
+fn voice() -> anyhow::Result<Voice> {
+    let mut enc = opus::Encoder::new(48000, opus::Channels::Mono, opus::Application::Voip)?;
+    let speech = voice::speak(REPLY, 48000).unwrap_or_default();
+    let mut packet = vec![0u8; 1500];
+    let mut code = |frame: &[f32]| -> anyhow::Result<Vec<u8>> {
+        let mut pcm: Vec<i16> = frame.iter().map(|x| (x * 32767.0) as i16).collect();
+        pcm.resize(960, 0);
+        let n = enc.encode(&pcm, &mut packet)?;
+        Ok(packet[..n].to_vec())
+    };
+    let reply = speech
+        .chunks(960)
+        .map(&mut code)
+        .collect::<Result<_, _>>()?;
+    let silence = code(&[0.0; 960])?;
+    Ok(Voice { reply, silence })
+}
+
+/// One offer: a peer on loopback that answers it, and its task.
+async fn answer(
+    offer: Value,
+    voice: Arc<Voice>,
+) -> Result<Json<Value>, (axum::http::StatusCode, String)> {
+    let bad = |e: String| (axum::http::StatusCode::BAD_REQUEST, e);
+    let sdp = offer["sdp"].as_str().ok_or_else(|| bad("no sdp".into()))?;
+    let socket = UdpSocket::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| bad(e.to_string()))?;
+    let local = socket.local_addr().map_err(|e| bad(e.to_string()))?;
+    let mut rtc = Rtc::builder()
+        .clear_codecs()
+        .enable_opus(true, false)
+        .set_ice_lite(true)
+        .set_rtcp_report_interval_audio(Duration::from_secs(1))
+        .build(Instant::now());
+    rtc.add_local_candidate(Candidate::host(local, "udp").map_err(|e| bad(e.to_string()))?);
+    let offer = SdpOffer::from_sdp_string(sdp).map_err(|e| bad(e.to_string()))?;
+    let answer = rtc
+        .sdp_api()
+        .accept_offer(offer)
+        .map_err(|e| bad(e.to_string()))?;
+    let peer = Peer {
+        rtc,
+        socket,
+        local,
+        voice,
+        line: None,
+        heard: Heard::default(),
+        speaking: None,
+    };
+    tokio::spawn(peer.go());
+    Ok(Json(
+        json!({"sdp": answer.to_sdp_string(), "type": "answer", "pc_id": "bench"}),
+    ))
+}
+
+/// The caller's speech as the bot follows it: speaking, and the silent frames since.
+#[derive(Default)]
+struct Heard {
+    speaking: bool,
+    quiet: u32,
+}
+
+impl Heard {
+    /// One of the caller's packets; true when the caller has just finished a turn.
+    fn packet(&mut self, bytes: usize) -> bool {
+        let loud = bytes >= SPEECH_BYTES;
+        (self.speaking, self.quiet) = match (loud, self.speaking) {
+            (true, _) => (true, 0),
+            (false, true) => (true, self.quiet + 1),
+            (false, false) => (false, 0),
+        };
+        if self.speaking && self.quiet >= 25 {
+            *self = Heard::default();
+            return true;
+        }
+        false
+    }
+}
+
+/// One call's peer: datagrams, str0m's timers, and a packet out every 20 ms.
+struct Peer {
+    rtc: Rtc,
+    socket: UdpSocket,
+    local: SocketAddr,
+    voice: Arc<Voice>,
+    /// The audio track's mid and Opus payload type, once the offer's media is added.
+    line: Option<(Mid, Pt)>,
+    heard: Heard,
+    /// The reply's next packet, while replying.
+    speaking: Option<usize>,
+}
+
+impl Peer {
+    async fn go(mut self) {
+        let mut buf = vec![0u8; 2000];
+        let mut tick = tokio::time::interval(Duration::from_millis(20));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let began = Instant::now();
+        loop {
+            let Some(deadline) = self.drain().await else {
+                return;
+            };
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let done = tokio::select! {
+                r = self.socket.recv_from(&mut buf) => match r {
+                    Ok((n, source)) => match Receive::new(Protocol::Udp, source, self.local, &buf[..n]) {
+                        Ok(r) => self.rtc.handle_input(Input::Receive(Instant::now(), r)).is_err(),
+                        Err(_) => false,
+                    },
+                    Err(_) => true,
+                },
+                _ = tokio::time::sleep(wait) => self.rtc.handle_input(Input::Timeout(Instant::now())).is_err(),
+                _ = tick.tick() => self.send(began).is_err(),
+            };
+            if done {
+                return;
+            }
+        }
+    }
+
+    /// Everything str0m has to say, until it asks to be woken; None once the call is over.
+    async fn drain(&mut self) -> Option<Instant> {
+        loop {
+            if !self.rtc.is_alive() {
+                return None;
+            }
+            match self.rtc.poll_output().ok()? {
+                Output::Timeout(t) => return Some(t),
+                Output::Transmit(t) => {
+                    let _ = self.socket.send_to(&t.contents, t.destination).await;
+                }
+                Output::Event(Event::MediaAdded(m)) => self.added(m.mid),
+                Output::Event(Event::MediaData(d)) => {
+                    if self.heard.packet(d.data.len()) {
+                        self.speaking = Some(0);
+                    }
+                }
+                Output::Event(Event::IceConnectionStateChange(
+                    IceConnectionState::Disconnected,
+                )) => return None,
+                Output::Event(_) => {}
+            }
+        }
+    }
+
+    fn added(&mut self, mid: Mid) {
+        let pt = self.rtc.writer(mid).and_then(|w| {
+            let pt = w
+                .payload_params()
+                .find(|p| p.spec().codec == Codec::Opus)
+                .map(|p| p.pt());
+            pt
+        });
+        self.line = pt.map(|pt| (mid, pt));
+    }
+
+    /// This 20 ms's packet: the reply's next, or silence; its RTP time on the wall clock.
+    fn send(&mut self, began: Instant) -> Result<(), str0m::RtcError> {
+        let Some((mid, pt)) = self.line else {
+            return Ok(());
+        };
+        let packet = match self.speaking {
+            Some(i) if i < self.voice.reply.len() => {
+                self.speaking = Some(i + 1);
+                self.voice.reply[i].clone()
+            }
+            _ => {
+                self.speaking = None;
+                self.voice.silence.clone()
+            }
+        };
+        let slot = began.elapsed().as_millis() as u64 / 20;
+        let t = MediaTime::new(slot * 960, Frequency::FORTY_EIGHT_KHZ);
+        match self.rtc.writer(mid) {
+            Some(w) => w.write(pt, Instant::now(), t, packet),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packets_tell_speech_from_silence() {
+        // The caller's coder: libopus, VoIP, 24 kHz mono, 20 ms frames (rtc::codec).
+        let mut enc =
+            opus::Encoder::new(24000, opus::Channels::Mono, opus::Application::Voip).unwrap();
+        let speech = voice::speak("Where is my order? It was due on Monday.", 24000).unwrap();
+        let mut out = vec![0u8; 1500];
+        let mut size = |f: &[f32]| {
+            let mut pcm: Vec<i16> = f.iter().map(|x| (x * 32767.0) as i16).collect();
+            pcm.resize(480, 0);
+            enc.encode(&pcm, &mut out).unwrap()
+        };
+        let spoken: Vec<usize> = speech.chunks(480).map(&mut size).collect();
+        let quiet: Vec<usize> = (0..50).map(|_| size(&[0.0; 480])).collect();
+        let loud = spoken.iter().filter(|&&n| n >= SPEECH_BYTES).count();
+        assert!(loud * 2 > spoken.len(), "speech: {spoken:?}");
+        assert!(
+            quiet[5..].iter().all(|&n| n < SPEECH_BYTES),
+            "silence: {quiet:?}"
+        );
+        // A turn ends after 500 ms of silence, not within the speech's own pauses.
+        let mut h = Heard::default();
+        let ends = spoken.iter().filter(|&&n| h.packet(n)).count();
+        assert_eq!(ends, 0);
+        let ends = quiet.iter().filter(|&&n| h.packet(n)).count();
+        assert_eq!(ends, 1);
+    }
+}
