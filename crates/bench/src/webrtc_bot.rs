@@ -25,9 +25,9 @@ use tokio::net::{TcpListener, UdpSocket};
 const REPLY: &str = "Thank you. Your order ships today and arrives on Friday.";
 
 /// An Opus packet this long or longer is speech; shorter, silence. The caller's coder
-/// (libopus, VoIP, 24 kHz, VBR) codes a silent 20 ms frame in 26 bytes and Plimsoll's
-/// speech in 43 to 84 (`packets_tell_speech_from_silence`).
-const SPEECH_BYTES: usize = 38;
+/// (`rtc::encode`: libopus, VoIP, 24 kHz, complexity 0) codes its silent frame in 25
+/// bytes and Plimsoll's speech in 39 to 99 (`packets_tell_speech_from_silence`).
+const SPEECH_BYTES: usize = 32;
 
 /// A started bot: its address (offers go to `/api/offer`) and its thread's id (for its CPU).
 pub(crate) struct WebRtcBot {
@@ -76,23 +76,16 @@ pub(crate) fn start(core: usize) -> anyhow::Result<WebRtcBot> {
     rx.recv_timeout(Duration::from_secs(10))?
 }
 
-/// The reply in Plimsoll's voice as 20 ms Opus packets at 48 kHz, and a silent packet.
+/// The reply in Plimsoll's voice as 20 ms Opus packets at 48 kHz, and a silent packet,
+/// coded as a caller codes its words (`rtc::encode`).
 fn voice() -> anyhow::Result<Voice> {
-    let mut enc = opus::Encoder::new(48000, opus::Channels::Mono, opus::Application::Voip)?;
-    let speech = voice::speak(REPLY, 48000).unwrap_or_default();
-    let mut packet = vec![0u8; 1500];
-    let mut code = |frame: &[f32]| -> anyhow::Result<Vec<u8>> {
-        let mut pcm: Vec<i16> = frame.iter().map(|x| (x * 32767.0) as i16).collect();
-        pcm.resize(960, 0);
-        let n = enc.encode(&pcm, &mut packet)?;
-        Ok(packet[..n].to_vec())
-    };
-    let reply = speech
-        .chunks(960)
-        .map(&mut code)
-        .collect::<Result<_, _>>()?;
-    let silence = code(&[0.0; 960])?;
-    Ok(Voice { reply, silence })
+    let speech = voice::speak(REPLY, 48000)
+        .ok_or_else(|| anyhow::anyhow!("the bench bot's reply could not be spoken"))?;
+    let frame = Duration::from_millis(20);
+    Ok(Voice {
+        reply: rtc::encode(&speech, 48000, frame)?,
+        silence: rtc::silence(48000, frame)?,
+    })
 }
 
 /// One offer: a peer on loopback that answers it, and its task.
@@ -126,6 +119,7 @@ async fn answer(
         line: None,
         heard: Heard::default(),
         speaking: None,
+        connected: false,
     };
     tokio::spawn(peer.go());
     Ok(Json(
@@ -168,18 +162,23 @@ struct Peer {
     heard: Heard,
     /// The reply's next packet, while replying.
     speaking: Option<usize>,
+    connected: bool,
 }
 
 impl Peer {
     async fn go(mut self) {
         let mut buf = vec![0u8; 2000];
-        let mut tick = tokio::time::interval(Duration::from_millis(20));
+        let began = tokio::time::Instant::now();
+        let mut tick = tokio::time::interval_at(began, Duration::from_millis(20));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        let began = Instant::now();
         loop {
             let Some(deadline) = self.drain().await else {
                 return;
             };
+            // A caller that never connects (no candidate that answers) is given up on.
+            if !self.connected && began.elapsed() > Duration::from_secs(10) {
+                return;
+            }
             let wait = deadline.saturating_duration_since(Instant::now());
             let done = tokio::select! {
                 r = self.socket.recv_from(&mut buf) => match r {
@@ -190,7 +189,7 @@ impl Peer {
                     Err(_) => true,
                 },
                 _ = tokio::time::sleep(wait) => self.rtc.handle_input(Input::Timeout(Instant::now())).is_err(),
-                _ = tick.tick() => self.send(began).is_err(),
+                at = tick.tick() => self.send(at - began).is_err(),
             };
             if done {
                 return;
@@ -210,6 +209,7 @@ impl Peer {
                     let _ = self.socket.send_to(&t.contents, t.destination).await;
                 }
                 Output::Event(Event::MediaAdded(m)) => self.added(m.mid),
+                Output::Event(Event::Connected) => self.connected = true,
                 Output::Event(Event::MediaData(d)) => {
                     if self.heard.packet(d.data.len()) {
                         self.speaking = Some(0);
@@ -234,8 +234,9 @@ impl Peer {
         self.line = pt.map(|pt| (mid, pt));
     }
 
-    /// This 20 ms's packet: the reply's next, or silence; its RTP time on the wall clock.
-    fn send(&mut self, began: Instant) -> Result<(), str0m::RtcError> {
+    /// This 20 ms's packet (its tick `since` the peer began): the reply's next, or
+    /// silence; its RTP time the tick's slot on the wall clock.
+    fn send(&mut self, since: Duration) -> Result<(), str0m::RtcError> {
         let Some((mid, pt)) = self.line else {
             return Ok(());
         };
@@ -249,7 +250,7 @@ impl Peer {
                 self.voice.silence.clone()
             }
         };
-        let slot = began.elapsed().as_millis() as u64 / 20;
+        let slot = (since.as_millis() as u64 + 10) / 20;
         let t = MediaTime::new(slot * 960, Frequency::FORTY_EIGHT_KHZ);
         match self.rtc.writer(mid) {
             Some(w) => w.write(pt, Instant::now(), t, packet),
@@ -264,29 +265,21 @@ mod tests {
 
     #[test]
     fn packets_tell_speech_from_silence() {
-        // The caller's coder: libopus, VoIP, 24 kHz mono, 20 ms frames (rtc::codec).
-        let mut enc =
-            opus::Encoder::new(24000, opus::Channels::Mono, opus::Application::Voip).unwrap();
+        // As the caller codes them (rtc::encode, rtc::silence at the call's 24 kHz).
+        let frame = Duration::from_millis(20);
         let speech = voice::speak("Where is my order? It was due on Monday.", 24000).unwrap();
-        let mut out = vec![0u8; 1500];
-        let mut size = |f: &[f32]| {
-            let mut pcm: Vec<i16> = f.iter().map(|x| (x * 32767.0) as i16).collect();
-            pcm.resize(480, 0);
-            enc.encode(&pcm, &mut out).unwrap()
-        };
-        let spoken: Vec<usize> = speech.chunks(480).map(&mut size).collect();
-        let quiet: Vec<usize> = (0..50).map(|_| size(&[0.0; 480])).collect();
+        let spoken: Vec<usize> = rtc::encode(&speech, 24000, frame)
+            .unwrap()
+            .iter()
+            .map(Vec::len)
+            .collect();
+        let quiet = rtc::silence(24000, frame).unwrap().len();
         let loud = spoken.iter().filter(|&&n| n >= SPEECH_BYTES).count();
         assert!(loud * 2 > spoken.len(), "speech: {spoken:?}");
-        assert!(
-            quiet[5..].iter().all(|&n| n < SPEECH_BYTES),
-            "silence: {quiet:?}"
-        );
+        assert!(quiet < SPEECH_BYTES, "silence: {quiet}");
         // A turn ends after 500 ms of silence, not within the speech's own pauses.
         let mut h = Heard::default();
-        let ends = spoken.iter().filter(|&&n| h.packet(n)).count();
-        assert_eq!(ends, 0);
-        let ends = quiet.iter().filter(|&&n| h.packet(n)).count();
-        assert_eq!(ends, 1);
+        assert_eq!(spoken.iter().filter(|&&n| h.packet(n)).count(), 0);
+        assert_eq!((0..50).filter(|_| h.packet(quiet)).count(), 1);
     }
 }

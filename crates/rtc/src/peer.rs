@@ -1,6 +1,6 @@
 //! One call's peer: a UDP socket on loopback, a str0m `Rtc` that offers one Opus audio
 //! track both ways, and the task that runs it — datagrams in and out, str0m's timers, the
-//! caller's frames encoded and written on the RTP clock, the bot's packets decoded and
+//! caller's packets (coded ahead, `encode`) written on the RTP clock, the bot's packets decoded and
 //! handed to the call, the network's figures (packets, gaps in their sequence, jitter as
 //! RTCP reports it) kept as they come.
 

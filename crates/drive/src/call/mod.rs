@@ -81,9 +81,10 @@ pub(crate) async fn run(
     let url = fill(&spec.turn[0].url, 1)?;
     crate::address::target(&url, ctx.allow_remote)
         .map_err(|e| ("config".to_string(), e.to_string()))?;
-    // Every turn's words spoken before the call opens, off the async threads: synthesis
-    // must not hold up any call's frames.
+    // Every turn's words spoken (and for WebRTC, Opus-coded) before the call opens, off
+    // the async threads: neither must hold up any call's frames.
     let mouths = utterances(v, fill, turns, tally).await?;
+    let coded = wire::code(v, tally, &mouths).await?;
     let headers: Result<Vec<(String, String)>, Failure> = spec.turn[0]
         .headers
         .iter()
@@ -94,7 +95,7 @@ pub(crate) async fn run(
         headers: headers?,
         timeout: Duration::from_millis(spec.turn_timeout_ms),
     };
-    let wire = Wire::connect(v, &dial, tally, &mouths).await?;
+    let wire = Wire::connect(v, &dial, tally, coded).await?;
     let mut call = Call::new(wire, v, name, tally);
     call.reply_cap = Duration::from_millis(spec.turn_timeout_ms);
     let custom: Result<Vec<(String, String)>, Failure> = v

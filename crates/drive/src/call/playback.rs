@@ -23,6 +23,9 @@ pub(crate) struct Reply {
     /// Gaps the caller heard mid-reply, their sum and the longest.
     pub stall: Duration,
     pub longest: Duration,
+    /// Gaps since the reply's last sound (their sum and the longest): stalls only if more
+    /// of the reply comes; silence sent late after a reply's end is not heard as one.
+    pending: (Duration, Duration),
     /// What the bot sent (samples at the line's rate), silence included.
     pub audio: Vec<f32>,
     /// How much of `audio` runs to the reply's last sound (samples).
@@ -80,8 +83,8 @@ impl Playback {
             // its buffer).
             if self.reply.first.is_some() {
                 let gap = now - self.until + self.buffer;
-                self.reply.stall += gap;
-                self.reply.longest = self.reply.longest.max(gap);
+                let (sum, longest) = self.reply.pending;
+                self.reply.pending = (sum + gap, longest.max(gap));
             }
             self.until = now + self.buffer;
         }
@@ -91,6 +94,9 @@ impl Playback {
         }
         if loud {
             self.reply.loud_until = Some(self.until);
+            let (sum, longest) = std::mem::take(&mut self.reply.pending);
+            self.reply.stall += sum;
+            self.reply.longest = self.reply.longest.max(longest);
         }
         if self.reply.first.is_some() {
             self.reply.audio.extend_from_slice(samples);
@@ -195,5 +201,14 @@ mod tests {
         // Played until 500 + 200 + 200 (the silence) = 900 ms: the mark comes back then.
         assert!(p.played_marks(t0 + Duration::from_millis(850)).is_empty());
         assert_eq!(p.played_marks(t0 + Duration::from_millis(901)), ["m1"]);
+        // Silence sent late after the reply's last sound (all played out at 900 ms, this
+        // comes at 950) is no stall: nothing of the reply was held back.
+        p.audio(&[0.0; 160], t0 + Duration::from_millis(950));
+        assert_eq!(p.reply.stall, Duration::from_millis(80));
+        // Unless more of the reply follows it: then the 50 ms gap and the 20 ms dry after
+        // the silence (played out at 970, the sound comes at 990) were heard as stalls.
+        p.audio(&tone, t0 + Duration::from_millis(990));
+        assert_eq!(p.reply.stall, Duration::from_millis(80 + 50 + 20));
+        assert_eq!(p.reply.longest, Duration::from_millis(80));
     }
 }

@@ -4,7 +4,6 @@
 //! of the caller's audio on its clock and hears the bot's as it comes: what the call
 //! measures does not depend on the wire.
 
-use super::background::Receiver;
 use super::line::{Heard, LineIo};
 use super::tally::Tally;
 use crate::run::Failure;
@@ -43,30 +42,28 @@ pub(crate) struct Dial<'a> {
 }
 
 impl Wire {
-    /// Places the call; its setup recorded (a WebRTC call's part by part). A WebRTC
-    /// call's words (`mouths`, a turn each) are Opus-coded meanwhile, off the async threads.
+    /// Places the call; its setup recorded (a WebRTC call's part by part). A WebRTC call
+    /// sends the words `code` made of it.
     pub async fn connect(
         v: &VoiceSpec,
         d: &Dial<'_>,
         tally: &Tally,
-        mouths: &[Vec<f32>],
+        coded: Option<Coded>,
     ) -> Result<Wire, Failure> {
         let began = Instant::now();
-        let wire = match v.line {
-            Line::WebRtc(how) => {
-                let job = code(v, tally, mouths);
-                match rtc_call(v, d, how, tally).await {
-                    Ok(line) => coded(job).await.map(|(words, silence)| {
-                        Wire::Rtc(Box::new(Rtc {
-                            line,
-                            words,
-                            silence,
-                            saying: VecDeque::new(),
-                        }))
-                    }),
-                    Err(e) => Err(e),
-                }
-            }
+        let wire = match (v.line, coded) {
+            (Line::WebRtc(how), Some(c)) => rtc_call(v, d, how, tally).await.map(|line| {
+                Wire::Rtc(Box::new(Rtc {
+                    line,
+                    words: c.words,
+                    silence: c.silence,
+                    saying: VecDeque::new(),
+                }))
+            }),
+            (Line::WebRtc(_), None) => Err((
+                "config".into(),
+                "a WebRTC call's words were not coded".into(),
+            )),
             _ => ws_call(d).await,
         };
         match &wire {
@@ -173,26 +170,37 @@ async fn ws_call(d: &Dial<'_>) -> Result<Wire, Failure> {
     }
 }
 
-/// Every turn's words as Opus packets, and a frame of silence.
-type Coded = Result<(Vec<Vec<Vec<u8>>>, Vec<u8>), rtc::CallError>;
+/// A WebRTC caller's words as Opus packets, a turn's a frame each, and a frame of silence.
+pub(crate) struct Coded {
+    words: Vec<Vec<Vec<u8>>>,
+    silence: Vec<u8>,
+}
 
-/// Codes the words on the voice's pool, begun at once.
-fn code(v: &VoiceSpec, tally: &Tally, mouths: &[Vec<f32>]) -> Receiver<Coded> {
+/// A WebRTC call's words (`mouths`, a turn each) Opus-coded on the voice's pool before
+/// the call is placed, as they were spoken: off the async threads, out of its setup time.
+/// None for a line that sends samples as they are.
+pub(crate) async fn code(
+    v: &VoiceSpec,
+    tally: &Tally,
+    mouths: &[Vec<f32>],
+) -> Result<Option<Coded>, Failure> {
+    if !matches!(v.line, Line::WebRtc(_)) {
+        return Ok(None);
+    }
     let (rate, frame) = (v.line.rate(), Duration::from_millis(v.frame_ms as u64));
     let mouths = mouths.to_vec();
-    tally.background.submit(move || {
+    let job = tally.background.submit(move || {
         let words = mouths
             .iter()
             .map(|m| rtc::encode(m, rate, frame))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((words, rtc::silence(rate, frame)?))
-    })
-}
-
-/// The coded words, once they are.
-async fn coded(job: Receiver<Coded>) -> Result<(Vec<Vec<Vec<u8>>>, Vec<u8>), Failure> {
+        Ok(Coded {
+            words,
+            silence: rtc::silence(rate, frame)?,
+        })
+    });
     match job.await {
-        Ok(coded) => coded.map_err(failure),
+        Ok(coded) => coded.map(Some).map_err(failure),
         Err(_) => Err((
             "config".into(),
             "the caller's words could not be coded: the voice's thread is gone".into(),
