@@ -254,3 +254,48 @@ def test_otlp_pushes_decode_with_the_official_proto_and_carry_each_steps_figures
     point = hists[-1].histogram.data_points[0]
     assert sum(point.bucket_counts) == point.count > 0
     assert len(point.bucket_counts) == len(point.explicit_bounds) + 1
+
+
+def test_a_ladder_of_calls_is_watched_in_calls(tmp_path):
+    """`--live` on a ramp of voice calls (the Twilio bot of the calls tests): the view
+    counts calls, the level running now has calls in flight, and the last scrape before
+    the view closes counts every call the ramp's RESULT counts."""
+    from voice_calls_common import bot_dir
+
+    d = bot_dir(tmp_path, turns=2)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [BIN, "ramp", "--ladder", "1,2", "--cpus", "2", "--no-partition", "--no-history", "--json",
+         "--live", f"127.0.0.1:{port}", "--live-linger", "5"],
+        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    out = {}
+    threading.Thread(target=lambda: out.update(stdout=proc.stdout.read()), daemon=True).start()
+    err = []
+    threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
+    scrapes, parts = [], []
+    while proc.poll() is None:
+        try:
+            scrapes.append(get(base + "/metrics"))
+            if not parts and "plimsoll_sessions_in_flight{" in scrapes[-1]:
+                parts.append(json.loads(get(base + "/parts")))
+        except OSError:
+            pass
+        time.sleep(0.5)
+    assert proc.returncode == 0, "".join(err)[-3000:]
+    doc = json.loads(out["stdout"])
+    assert any('plimsoll_info{run="plimsoll.toml",unit="calls"' in s for s in scrapes), scrapes[-1:]
+    in_flight = [float(l.rsplit(" ", 1)[1]) for s in scrapes for l in s.splitlines()
+                 if l.startswith("plimsoll_sessions_in_flight{")]
+    assert in_flight and max(in_flight) >= 1, in_flight
+    # The page's panel for the level running now speaks of calls.
+    assert parts and "<b>level 1 call</b>" in parts[0]["now"], parts[:1]
+    assert "session" not in parts[0]["now"], parts[0]["now"]
+    # Each finished step's calls that went through, as its RESULT says (a step re-run on a
+    # busy machine is its own series: repeat="1").
+    last = scrapes[-1]
+    for s in doc["steps"]:
+        want = f'plimsoll_step_sessions_ok{{run="plimsoll.toml",arm="",level="{s["concurrency"]}",'
+        said = [float(l.rsplit(" ", 1)[1]) for l in last.splitlines() if l.startswith(want)]
+        assert s["sessions_ok"] in said, (s["concurrency"], s["sessions_ok"], said, last)

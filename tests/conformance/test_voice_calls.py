@@ -20,46 +20,9 @@ import tempfile
 import pytest
 
 from conftest import ROOT
-from voice_calls_common import SCENARIO, run, verdict
+from voice_calls_common import SCENARIO, bot_dir, run, verdict
 
-APPS = ROOT / "tests" / "conformance" / "apps"
 VENV = pathlib.Path(sys.prefix)
-
-
-def bot_dir(tmp, *, turns=2, protocol="twilio", voice_extra="", bug="", block_ms=8):
-    """A config for apps/voice_bot.py in a directory of its own."""
-    d = pathlib.Path(tmp)
-    (d / "scenario.toml").write_text(SCENARIO)
-    path = "/pcm" if protocol == "pcm-ws" else "/ws"
-    (d / "session.toml").write_text(f"""
-protocol = "{protocol}"
-url = "{{{{ws_base}}}}{path}"
-turns = {turns}
-think_ms = 300
-turn_timeout_ms = 30000
-[voice]
-answer_timeout_ms = 6000
-reply_end_ms = 700
-{voice_extra}
-""")
-    env = f'env = {{ AGENT_BUG = "{bug}", BLOCK_MS = "{block_ms}" }}' if bug else ""
-    (d / "plimsoll.toml").write_text(f"""
-[sut]
-command = ["{sys.executable}", "{APPS / 'voice_bot.py'}"]
-ready = "http"
-ready_path = "/health"
-ready_timeout_s = 30
-{env}
-[mock]
-scenario = "scenario.toml"
-[session]
-file = "session.toml"
-[step]
-concurrency = 2
-timeout_s = 120
-probe_path = "/health"
-""")
-    return d
 
 
 @pytest.fixture
