@@ -97,23 +97,14 @@ struct Bot {
 
 impl Bot {
     fn start(transport: Transport, core: usize) -> anyhow::Result<Bot> {
-        Ok(match transport {
-            Transport::Twilio => {
-                let b = echo_bot::start(core)?;
-                Bot {
-                    transport,
-                    origin: b.addr.to_string(),
-                    tid: b.tid,
-                }
-            }
-            Transport::WebRtc => {
-                let b = webrtc_bot::start(core)?;
-                Bot {
-                    transport,
-                    origin: b.addr.to_string(),
-                    tid: b.tid,
-                }
-            }
+        let b = match transport {
+            Transport::Twilio => echo_bot::start(core)?,
+            Transport::WebRtc => webrtc_bot::start(core)?,
+        };
+        Ok(Bot {
+            transport,
+            origin: b.addr.to_string(),
+            tid: b.tid,
         })
     }
 }

@@ -5,10 +5,10 @@
 //! twice as fast as it plays. It runs on a thread of its own, held to one core, with a
 //! runtime of its own; its CPU is its thread's.
 
+use crate::bot_thread::{self, BotThread};
 use base64::Engine;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -17,47 +17,22 @@ use tokio_tungstenite::tungstenite::Message;
 /// What the bot says each turn.
 const REPLY: &str = "Thank you. Your order ships today and arrives on Friday.";
 
-/// A started bot: its address and its thread's id (for its CPU).
-pub(crate) struct EchoBot {
-    pub addr: SocketAddr,
-    pub tid: i32,
-}
-
-/// Starts the bot on `core` (its own thread and runtime) and waits for its address.
-pub(crate) fn start(core: usize) -> anyhow::Result<EchoBot> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("bench-bot".into())
-        .spawn(move || {
-            let _ = probe::affinity::pin_current(&[core]);
-            // SAFETY: gettid has no preconditions.
-            let tid = unsafe { libc::gettid() };
-            let rt = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => return drop(tx.send(Err(anyhow::anyhow!(e)))),
-            };
-            rt.block_on(async move {
-                let listener = match TcpListener::bind("127.0.0.1:0").await {
-                    Ok(l) => l,
-                    Err(e) => return drop(tx.send(Err(anyhow::anyhow!(e)))),
-                };
-                let addr = listener.local_addr().map_err(anyhow::Error::from);
-                let _ = tx.send(addr.map(|a| EchoBot { addr: a, tid }));
-                let reply = Arc::new(voice::pcm::to_ulaw(
-                    &voice::speak(REPLY, 8000).unwrap_or_default(),
-                ));
-                while let Ok((sock, _)) = listener.accept().await {
-                    let reply = reply.clone();
-                    tokio::spawn(async move {
-                        let _ = serve(sock, reply).await;
-                    });
-                }
-            });
-        })?;
-    rx.recv_timeout(Duration::from_secs(10))?
+/// Starts the bot on `core` (its own thread and runtime) and waits for its address. It
+/// refuses to start if its reply cannot be spoken.
+pub(crate) fn start(core: usize) -> anyhow::Result<BotThread> {
+    bot_thread::start("bench-bot", core, || {
+        let speech = voice::speak(REPLY, 8000)
+            .ok_or_else(|| anyhow::anyhow!("the bench bot's reply could not be spoken"))?;
+        let reply = Arc::new(voice::pcm::to_ulaw(&speech));
+        Ok(move |listener: TcpListener| async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let reply = reply.clone();
+                tokio::spawn(async move {
+                    let _ = serve(sock, reply).await;
+                });
+            }
+        })
+    })
 }
 
 /// One call: hears the caller, answers each turn.

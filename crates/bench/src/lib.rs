@@ -26,6 +26,7 @@
 //! table. It owns no production code path.
 
 mod audio_bench;
+mod bot_thread;
 mod burst_bench;
 mod calls_bench;
 mod calls_report;

@@ -8,6 +8,7 @@
 //! voice and encoded once at startup. It runs on a thread of its own, held to one core,
 //! with a runtime of its own; its CPU is its thread's.
 
+use crate::bot_thread::{self, BotThread};
 use axum::routing::post;
 use axum::Json;
 use serde_json::{json, Value};
@@ -29,51 +30,25 @@ const REPLY: &str = "Thank you. Your order ships today and arrives on Friday.";
 /// bytes and Plimsoll's speech in 39 to 99 (`packets_tell_speech_from_silence`).
 const SPEECH_BYTES: usize = 32;
 
-/// A started bot: its address (offers go to `/api/offer`) and its thread's id (for its CPU).
-pub(crate) struct WebRtcBot {
-    pub addr: SocketAddr,
-    pub tid: i32,
-}
-
 /// The bot's voice, encoded once: its reply's packets and a silent one.
 struct Voice {
     reply: Vec<Vec<u8>>,
     silence: Vec<u8>,
 }
 
-/// Starts the bot on `core` (its own thread and runtime) and waits for its address.
-pub(crate) fn start(core: usize) -> anyhow::Result<WebRtcBot> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("bench-rtc-bot".into())
-        .spawn(move || {
-            let _ = probe::affinity::pin_current(&[core]);
-            // SAFETY: gettid has no preconditions.
-            let tid = unsafe { libc::gettid() };
-            let started = (|| {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?;
-                let voice = Arc::new(voice()?);
-                let listener = rt.block_on(TcpListener::bind("127.0.0.1:0"))?;
-                anyhow::Ok((rt, voice, listener))
-            })();
-            let (rt, voice, listener) = match started {
-                Ok(s) => s,
-                Err(e) => return drop(tx.send(Err(e))),
-            };
-            let addr = listener.local_addr();
-            let _ = tx.send(
-                addr.map_err(anyhow::Error::from)
-                    .map(|addr| WebRtcBot { addr, tid }),
-            );
+/// Starts the bot on `core` (its own thread and runtime) and waits for its address
+/// (offers go to `/api/offer`). It refuses to start if its reply cannot be spoken.
+pub(crate) fn start(core: usize) -> anyhow::Result<BotThread> {
+    bot_thread::start("bench-rtc-bot", core, || {
+        let voice = Arc::new(voice()?);
+        Ok(move |listener: TcpListener| async move {
             let app = axum::Router::new().route(
                 "/api/offer",
                 post(move |Json(offer): Json<Value>| answer(offer, voice.clone())),
             );
-            let _ = rt.block_on(async move { axum::serve(listener, app).await });
-        })?;
-    rx.recv_timeout(Duration::from_secs(10))?
+            let _ = axum::serve(listener, app).await;
+        })
+    })
 }
 
 /// The reply in Plimsoll's voice as 20 ms Opus packets at 48 kHz, and a silent packet,
