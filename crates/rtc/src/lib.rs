@@ -1,15 +1,19 @@
 //! A voice call's audio over WebRTC, as a browser or an app places it: the offer made and
-//! signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, or WHIP),
+//! signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, WHIP, or a
+//! LiveKit room joined over its `/rtc` signal connection: `livekit`),
 //! ICE on host candidates, DTLS-SRTP, one Opus track each way with RTCP reports (str0m,
 //! sans-IO, on Plimsoll's own runtime), the caller's words encoded ahead of their time
 //! (`encode`, off the call's clock) and the bot's packets decoded as they come. What the call measures is the caller's business (`drive::call`).
 
 mod codec;
+pub mod livekit;
 mod peer;
+mod run;
 mod signal;
 
 pub use codec::{encode, silence};
-pub use peer::{open, Audio, Line, NetStats, Place, Setup};
+pub use peer::{open, Line, Place, Setup};
+pub use run::{Audio, NetStats};
 pub use signal::Signaling;
 
 /// What went wrong placing or holding a call, in one line that names the fix.

@@ -5,6 +5,7 @@
 //! RTCP reports it) kept as they come.
 
 use crate::codec::Coder;
+use crate::run::{one_line, Audio, NetStats, Run};
 use crate::signal::{self, Signaling};
 use crate::CallError;
 use std::net::SocketAddr;
@@ -13,17 +14,9 @@ use std::time::{Duration, Instant};
 use str0m::change::{SdpAnswer, SdpOffer, SdpPendingOffer};
 use str0m::format::Codec;
 use str0m::media::{Direction, MediaKind, Mid, Pt};
-use str0m::net::{Protocol, Receive};
-use str0m::{Candidate, Event, IceConnectionState, Input, Output, Rtc};
+use str0m::{Candidate, Rtc};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
-
-/// What the bot's side of the call gave: audio at the call's rate, or the call's end.
-#[derive(Debug)]
-pub enum Audio {
-    Samples(Vec<f32>),
-    Ended(CallError),
-}
 
 /// How long each part of placing the call took.
 #[derive(Clone, Copy, Debug, Default)]
@@ -36,19 +29,6 @@ pub struct Setup {
     pub dtls: Duration,
 }
 
-/// The network's figures for the bot's audio, as the caller received it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct NetStats {
-    /// RTP packets of the bot's audio received.
-    pub packets: u64,
-    /// Packets missing from the sequence (never came, or came too late to be played).
-    pub lost: u64,
-    /// Interarrival jitter (RFC 3550), as the caller's last receiver report said, in ms.
-    pub jitter_ms: f64,
-    /// The caller's packets the bot's receiver reports said were lost.
-    pub lost_by_bot: u64,
-}
-
 /// The caller's end of a call in progress.
 pub struct Line {
     /// One frame of the caller's audio as an Opus packet (`encode`, `silence`), every
@@ -58,8 +38,8 @@ pub struct Line {
     /// The bot's audio as it is decoded, and the call's end.
     pub heard: mpsc::UnboundedReceiver<Audio>,
     pub stats: Arc<Mutex<NetStats>>,
-    task: tokio::task::JoinHandle<()>,
-    session: Session,
+    pub(crate) task: tokio::task::JoinHandle<()>,
+    pub(crate) session: Session,
 }
 
 impl Line {
@@ -80,7 +60,7 @@ impl Line {
 }
 
 /// A WHIP session to delete: at hang-up, or when the call fails or is dropped before it.
-struct Session(Option<(String, Vec<(String, String)>)>);
+pub(crate) struct Session(pub Option<(String, Vec<(String, String)>)>);
 
 impl Drop for Session {
     fn drop(&mut self) {
@@ -105,9 +85,9 @@ pub struct Place<'a> {
     pub connect_timeout: Duration,
 }
 
-/// A peer on loopback with its offer: one host candidate, one Opus track each way.
-async fn offerer() -> Result<(Rtc, UdpSocket, SocketAddr, Mid, SdpOffer, SdpPendingOffer), CallError>
-{
+/// A peer on loopback: its UDP socket, and an `Rtc` that speaks Opus with its one host
+/// candidate.
+pub(crate) async fn on_loopback() -> Result<(Rtc, UdpSocket, SocketAddr), CallError> {
     let socket = UdpSocket::bind("127.0.0.1:0")
         .await
         .map_err(|e| CallError::new("ice", format!("no UDP socket on loopback: {e}")))?;
@@ -122,8 +102,19 @@ async fn offerer() -> Result<(Rtc, UdpSocket, SocketAddr, Mid, SdpOffer, SdpPend
         .build(Instant::now());
     let c = Candidate::host(local, "udp").map_err(|e| CallError::new("ice", e.to_string()))?;
     rtc.add_local_candidate(c);
+    Ok((rtc, socket, local))
+}
+
+/// A peer on loopback with its offer of one Opus track, `dir` as seen by the caller, its
+/// track named `track` (stream and track ids) where the signaling names tracks.
+pub(crate) async fn offerer(
+    dir: Direction,
+    track: Option<&str>,
+) -> Result<(Rtc, UdpSocket, SocketAddr, Mid, SdpOffer, SdpPendingOffer), CallError> {
+    let (mut rtc, socket, local) = on_loopback().await?;
     let mut api = rtc.sdp_api();
-    let mid = api.add_media(MediaKind::Audio, Direction::SendRecv, None, None, None);
+    let ids = track.map(String::from);
+    let mid = api.add_media(MediaKind::Audio, dir, ids.clone(), ids, None);
     let (offer, pending) = api
         .apply()
         .ok_or_else(|| CallError::new("sdp", "no offer made"))?;
@@ -131,7 +122,7 @@ async fn offerer() -> Result<(Rtc, UdpSocket, SocketAddr, Mid, SdpOffer, SdpPend
 }
 
 /// The bot's answer taken: the payload type its Opus track goes out on.
-fn accept(
+pub(crate) fn accept(
     rtc: &mut Rtc,
     mid: Mid,
     pending: SdpPendingOffer,
@@ -157,7 +148,7 @@ fn accept(
 
 /// Places a call: the offer signalled, the answer taken, ICE and DTLS done.
 pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
-    let (mut rtc, socket, local, mid, offer, pending) = offerer().await?;
+    let (mut rtc, socket, local, mid, offer, pending) = offerer(Direction::SendRecv, None).await?;
     let began = Instant::now();
     let answer = signal::offer(p.how, p.url, p.headers, &offer.to_sdp_string()).await?;
     let signaling = began.elapsed();
@@ -172,8 +163,7 @@ pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
         rtc,
         socket,
         local,
-        mid,
-        pt,
+        send: Some((mid, pt)),
         coder: Coder::new(p.rate, p.frame)?,
         heard: heard_tx,
         stats: stats.clone(),
@@ -181,7 +171,7 @@ pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
         ice_at: None,
         last_seq: None,
     };
-    let task = tokio::spawn(run.go(frames_rx));
+    let task = tokio::spawn(run.go(frames_rx, None));
     let answered = Instant::now();
     let (ice_at, dtls_at) = match tokio::time::timeout(p.connect_timeout, connected).await {
         Ok(Ok(Ok(at))) => at,
@@ -229,15 +219,6 @@ fn ipv4_only(sdp: &str) -> String {
         + "\r\n"
 }
 
-/// A parser's many-line message on one line, without its pointers.
-fn one_line(msg: &str) -> String {
-    msg.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.contains("PointerOffset"))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 fn opus_pt(rtc: &mut Rtc, mid: Mid) -> Option<Pt> {
     let w = rtc.writer(mid)?;
     let pt = w
@@ -245,192 +226,6 @@ fn opus_pt(rtc: &mut Rtc, mid: Mid) -> Option<Pt> {
         .find(|p| p.spec().codec == Codec::Opus)
         .map(|p| p.pt());
     pt
-}
-
-/// The peer's task: everything the call's audio goes through.
-struct Run {
-    rtc: Rtc,
-    socket: UdpSocket,
-    local: SocketAddr,
-    mid: Mid,
-    pt: Pt,
-    coder: Coder,
-    heard: mpsc::UnboundedSender<Audio>,
-    stats: Arc<Mutex<NetStats>>,
-    /// Told once when ICE and DTLS are done (when each was), or why not.
-    up: Option<oneshot::Sender<Result<(Instant, Instant), CallError>>>,
-    ice_at: Option<Instant>,
-    last_seq: Option<u64>,
-}
-
-impl Run {
-    async fn go(mut self, mut frames: mpsc::Receiver<(Vec<u8>, u64)>) {
-        let mut buf = vec![0u8; 2000];
-        loop {
-            let deadline = match self.drain().await {
-                Ok(Some(d)) => d,
-                Ok(None) => {
-                    return self.end(CallError::new(
-                        "media",
-                        "the bot's side of the call went away (it closed its peer connection)",
-                    ))
-                }
-                Err(e) => return self.end(e),
-            };
-            let now = tokio::time::Instant::now();
-            let wait = deadline.saturating_duration_since(Instant::now());
-            let step = tokio::select! {
-                r = self.socket.recv_from(&mut buf) => match r {
-                    Ok((n, source)) => self.received(&buf[..n], source),
-                    Err(e) => Err(CallError::new("media", format!("the call's UDP socket: {e}"))),
-                },
-                _ = tokio::time::sleep_until(now + wait) => {
-                    self.rtc.handle_input(Input::Timeout(Instant::now())).map_err(rtc_error)
-                }
-                f = frames.recv() => match f {
-                    Some((packet, at_ms)) => self.write(packet, at_ms),
-                    None => return self.close().await,
-                },
-            };
-            if let Err(e) = step {
-                return self.end(e);
-            }
-        }
-    }
-
-    /// The caller hung up: RTCP BYE and DTLS close_notify sent (for at most 500 ms), so
-    /// the bot ends its side now rather than when its consent checks run out.
-    async fn close(mut self) {
-        if self.rtc.close().is_err() {
-            return;
-        }
-        let limit = Instant::now() + Duration::from_millis(500);
-        while let Ok(Some(deadline)) = self.drain().await {
-            let now = Instant::now();
-            if now >= limit {
-                return;
-            }
-            tokio::time::sleep(deadline.min(limit).saturating_duration_since(now)).await;
-            if self
-                .rtc
-                .handle_input(Input::Timeout(Instant::now()))
-                .is_err()
-            {
-                return;
-            }
-        }
-    }
-
-    fn end(mut self, e: CallError) {
-        match self.up.take() {
-            Some(up) => {
-                let _ = up.send(Err(e));
-            }
-            None => {
-                let _ = self.heard.send(Audio::Ended(e));
-            }
-        }
-    }
-
-    fn received(&mut self, data: &[u8], source: SocketAddr) -> Result<(), CallError> {
-        match Receive::new(Protocol::Udp, source, self.local, data) {
-            Ok(r) => self
-                .rtc
-                .handle_input(Input::Receive(Instant::now(), r))
-                .map_err(rtc_error),
-            Err(_) => Ok(()), // not a datagram str0m speaks: ignored, as a browser would
-        }
-    }
-
-    /// The caller's frame on the wire; dropped until the call is connected.
-    fn write(&mut self, packet: Vec<u8>, at_ms: u64) -> Result<(), CallError> {
-        if self.up.is_some() {
-            return Ok(());
-        }
-        let t = self.coder.stamp(at_ms);
-        let Some(w) = self.rtc.writer(self.mid) else {
-            return Ok(());
-        };
-        w.write(self.pt, Instant::now(), t, packet)
-            .map_err(rtc_error)
-    }
-
-    /// Everything str0m has to say, until it asks to be woken; None once it is closed.
-    async fn drain(&mut self) -> Result<Option<Instant>, CallError> {
-        loop {
-            if !self.rtc.is_alive() {
-                return Ok(None);
-            }
-            match self.rtc.poll_output().map_err(rtc_error)? {
-                Output::Timeout(t) => return Ok(Some(t)),
-                Output::Transmit(t) => {
-                    // A send that fails (a route the bot's candidate lacks) is ICE's to retry.
-                    let _ = self.socket.send_to(&t.contents, t.destination).await;
-                }
-                Output::Event(e) => self.event(e)?,
-            }
-        }
-    }
-
-    fn event(&mut self, e: Event) -> Result<(), CallError> {
-        match e {
-            Event::IceConnectionStateChange(
-                IceConnectionState::Connected | IceConnectionState::Completed,
-            ) => {
-                self.ice_at.get_or_insert_with(Instant::now);
-            }
-            Event::IceConnectionStateChange(IceConnectionState::Disconnected) => {
-                return Err(match self.up {
-                    Some(_) => CallError::new("ice", "ICE failed: no candidate pair answered (is the bot's candidate reachable from 127.0.0.1?)"),
-                    None => CallError::new("media", "the bot's side of the call went away (ICE disconnected)"),
-                });
-            }
-            Event::Connected => {
-                let now = Instant::now();
-                let ice = *self.ice_at.get_or_insert(now);
-                if let Some(up) = self.up.take() {
-                    let _ = up.send(Ok((ice, now)));
-                }
-            }
-            Event::MediaData(d) => {
-                self.count(**d.seq_range.start(), **d.seq_range.end());
-                let samples = self.coder.decode(&d.data)?;
-                let _ = self.heard.send(Audio::Samples(samples));
-            }
-            Event::MediaIngressStats(s) => {
-                let mut st = self.stats.lock().unwrap_or_else(|p| p.into_inner());
-                st.jitter_ms = s.jitter as f64 / 48.0;
-            }
-            Event::MediaEgressStats(s) => {
-                if let Some(r) = s.remote {
-                    let mut st = self.stats.lock().unwrap_or_else(|p| p.into_inner());
-                    st.lost_by_bot = r.packets_lost;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Packets received, and the gaps in their sequence since the last.
-    fn count(&mut self, first: u64, last: u64) {
-        let mut st = self.stats.lock().unwrap_or_else(|p| p.into_inner());
-        st.packets += 1;
-        if let Some(prev) = self.last_seq {
-            st.lost += first.saturating_sub(prev + 1);
-        }
-        self.last_seq = Some(self.last_seq.map_or(last, |p| p.max(last)));
-    }
-}
-
-/// str0m's error in one line, the DTLS handshake's named as such.
-fn rtc_error(e: str0m::RtcError) -> CallError {
-    let text = one_line(&e.to_string());
-    let lower = text.to_lowercase();
-    match lower.contains("fingerprint") || lower.contains("dtls") {
-        true => CallError::new("dtls", format!("DTLS failed: {text} (the bot's certificate is not the one its answer's fingerprint names, or the handshake broke)")),
-        false => CallError::new("media", format!("WebRTC: {text}")),
-    }
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub(crate) struct Answer {
 }
 
 /// One HTTP/1.1 request; the status, the `Location` header and the body.
-async fn request(
+pub(crate) async fn request(
     method: &str,
     url: &str,
     headers: &[(String, String)],
