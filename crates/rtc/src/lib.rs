@@ -5,14 +5,18 @@
 //! sans-IO, on Plimsoll's own runtime), the caller's words encoded ahead of their time
 //! (`encode`, off the call's clock) and the bot's packets decoded as they come. What the call measures is the caller's business (`drive::call`).
 
+mod call;
 mod codec;
 pub mod livekit;
 mod peer;
+mod place;
 mod run;
 mod signal;
 
+pub use call::open;
 pub use codec::{encode, silence};
-pub use peer::{open, Line, Place, Setup};
+pub use peer::{Line, Setup};
+pub use place::Place;
 pub use run::{Audio, NetStats};
 pub use signal::Signaling;
 

@@ -5,8 +5,9 @@
 //! RTCP reports it) kept as they come.
 
 use crate::codec::Coder;
+use crate::place::Place;
 use crate::run::{one_line, Audio, NetStats, Run};
-use crate::signal::{self, Signaling};
+use crate::signal;
 use crate::CallError;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -72,19 +73,6 @@ impl Drop for Session {
     }
 }
 
-/// Where a call is going and how it is placed.
-pub struct Place<'a> {
-    pub how: Signaling,
-    pub url: &'a str,
-    pub headers: &'a [(String, String)],
-    /// The call's audio rate (Opus codes at 8, 12, 16, 24 or 48 kHz).
-    pub rate: u32,
-    /// Frame length: the RTP clock advances this much a frame.
-    pub frame: Duration,
-    /// ICE and DTLS must be done this long after the answer.
-    pub connect_timeout: Duration,
-}
-
 /// A peer on loopback: its UDP socket, and an `Rtc` that speaks Opus with its one host
 /// candidate.
 pub(crate) async fn on_loopback() -> Result<(Rtc, UdpSocket, SocketAddr), CallError> {
@@ -146,8 +134,9 @@ pub(crate) fn accept(
     })
 }
 
-/// Places a call: the offer signalled, the answer taken, ICE and DTLS done.
-pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
+/// Places a call signalled by an offer over HTTP: the offer signalled, the answer taken,
+/// ICE and DTLS done.
+pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let (mut rtc, socket, local, mid, offer, pending) = offerer(Direction::SendRecv, None).await?;
     let began = Instant::now();
     let answer = signal::offer(p.how, p.url, p.headers, &offer.to_sdp_string()).await?;

@@ -18,6 +18,8 @@ pub enum Signaling {
     Pipecat,
     /// WHIP (RFC 9725): `application/sdp` in, `201` with a `Location` out.
     Whip,
+    /// A LiveKit room: made and joined over LiveKit's `/rtc` (`crate::livekit`).
+    LiveKit,
 }
 
 impl Signaling {
@@ -25,6 +27,7 @@ impl Signaling {
         match s {
             "pipecat" => Some(Signaling::Pipecat),
             "whip" => Some(Signaling::Whip),
+            "livekit" => Some(Signaling::LiveKit),
             _ => None,
         }
     }
@@ -101,6 +104,10 @@ pub(crate) async fn offer(
     offer: &str,
 ) -> Result<Answer, CallError> {
     match how {
+        Signaling::LiveKit => Err(CallError::new(
+            "signaling",
+            "a LiveKit call is placed by joining its room (rtc::livekit), not by an offer",
+        )),
         Signaling::Pipecat => {
             let body = serde_json::json!({"sdp": offer, "type": "offer", "pc_id": null, "restart_pc": false});
             let (status, _, body) = request(
@@ -221,6 +228,7 @@ mod tests {
         assert_eq!(origin(base), "http://127.0.0.1:8080/");
         assert!(!"http://other:1/r".starts_with(&origin(base)));
         assert_eq!(Signaling::parse("whip"), Some(Signaling::Whip));
-        assert_eq!(Signaling::parse("livekit"), None);
+        assert_eq!(Signaling::parse("livekit"), Some(Signaling::LiveKit));
+        assert_eq!(Signaling::parse("sip"), None);
     }
 }

@@ -63,6 +63,7 @@ fn place(how: rtc::Signaling, url: &str) -> rtc::Place<'_> {
         rate: 24000,
         frame: Duration::from_millis(20),
         connect_timeout: Duration::from_secs(10),
+        livekit: None,
     }
 }
 

@@ -3,8 +3,8 @@
 //! made and joined with a token the server accepts, a wrong secret and an absent server
 //! each said in one line. Without the server the tests say so and pass.
 
-use rtc::livekit::{enter, open, Call, Dispatch, Server};
-use rtc::Audio;
+use rtc::livekit::{enter, Dispatch, Join, Server};
+use rtc::{open, Audio, Place, Signaling};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -138,31 +138,41 @@ async fn a_wrong_secret_and_an_absent_server_are_each_one_line() {
     assert!(!e.message.contains('\n'), "{e}");
 }
 
-fn call<'a>(s: &'a Server, room: &'a str, who: &'a str) -> Call<'a> {
-    Call {
-        server: s,
-        dispatch: &Dispatch::Automatic,
-        room,
-        identity: who,
+fn join(room: &str, who: &str) -> Join {
+    Join {
+        key: KEY.into(),
+        secret: SECRET.into(),
+        dispatch: Dispatch::Automatic,
+        room: room.into(),
+        identity: who.into(),
+    }
+}
+
+fn call<'a>(url: &'a str, join: &'a Join) -> Place<'a> {
+    Place {
+        how: Signaling::LiveKit,
+        url,
+        headers: &[],
         rate: 24000,
         frame: Duration::from_millis(20),
         connect_timeout: Duration::from_secs(10),
+        livekit: Some(join),
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_caller_hears_another_s_words_through_the_room() {
-    // No agent: a second caller in the room is the listener. It joins first, so the
-    // server has subscribed it before the first caller's words (audio sent before a
-    // subscription is never forwarded).
+    // No agent: a second caller in the room is the listener. Neither call is placed
+    // before the other has subscribed to it, so nothing said is lost (the server forwards
+    // nothing sent before a subscription).
     let Some(lk) = start() else { return };
-    let s = server(lk.port, SECRET);
-    let (mut listener, _) = open(&call(&s, "call-4", "listener"))
-        .await
-        .expect("listener placed");
-    let (speaker, setup) = open(&call(&s, "call-4", "speaker"))
-        .await
-        .expect("speaker placed");
+    let url = server(lk.port, SECRET).url;
+    let (hears, says) = (join("call-4", "listener"), join("call-4", "speaker"));
+    // Each is placed once the other has subscribed to it (as a caller waits for its agent).
+    let (hears, says) = (call(&url, &hears), call(&url, &says));
+    let (listener, speaker) = tokio::join!(open(&hears), open(&says));
+    let (mut listener, _) = listener.expect("listener placed");
+    let (speaker, setup) = speaker.expect("speaker placed");
     assert!(setup.signaling > Duration::ZERO);
     let said = "Where is my order? It was due on Monday, and the tracking page says nothing.";
     let speech = voice::speak(said, 24000).unwrap();

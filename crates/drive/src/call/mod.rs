@@ -93,6 +93,7 @@ pub(crate) async fn run(
     let dial = Dial {
         url: &url,
         headers: headers?,
+        name: fill("plimsoll-{{session}}-{{nonce}}", 1)?,
         timeout: Duration::from_millis(spec.turn_timeout_ms),
     };
     let wire = Wire::connect(v, &dial, tally, coded).await?;

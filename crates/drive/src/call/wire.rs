@@ -37,6 +37,8 @@ pub(crate) struct Rtc {
 pub(crate) struct Dial<'a> {
     pub url: &'a str,
     pub headers: Vec<(String, String)>,
+    /// The call's own name (the session's, with its nonce): a LiveKit call's room.
+    pub name: String,
     /// The whole of placing it (the session's turn_timeout_ms).
     pub timeout: Duration,
 }
@@ -214,6 +216,13 @@ async fn rtc_call(
     how: rtc::Signaling,
     tally: &Tally,
 ) -> Result<rtc::Line, Failure> {
+    let join = v.livekit.as_ref().map(|k| rtc::livekit::Join {
+        key: k.key.clone(),
+        secret: k.secret.clone(),
+        dispatch: k.dispatch.clone(),
+        room: d.name.clone(),
+        identity: format!("caller-{}", d.name),
+    });
     let place = rtc::Place {
         how,
         url: d.url,
@@ -221,6 +230,7 @@ async fn rtc_call(
         rate: v.line.rate(),
         frame: Duration::from_millis(v.frame_ms as u64),
         connect_timeout: Duration::from_millis(v.answer_timeout_ms),
+        livekit: join.as_ref(),
     };
     match tokio::time::timeout(d.timeout, rtc::open(&place)).await {
         Ok(Ok((line, setup))) => {

@@ -87,9 +87,9 @@ pub(super) struct Raw {
     // The one-request form.
     /// The HTTP method of every turn (one-request form). Default "POST".
     method: Option<String>,
-    /// The URL of every turn (one-request form): http:// or {{base}} (http, sse, chat;
-    /// webrtc: where the offer goes), ws:// or {{ws_base}} (ws, twilio, pcm-ws),
-    /// tcp://HOST:PORT or unix:///PATH (tcp, unix).
+    /// The URL of every turn (one-request form): http:// or {{base}} (http, sse, chat, webrtc),
+    /// ws:// or {{ws_base}} (ws, twilio, pcm-ws; webrtc with signaling = "livekit": the
+    /// server), tcp://HOST:PORT or unix:///PATH (tcp, unix).
     #[schemars(with = "Option<String>")]
     url: Option<Spanned<String>>,
     /// The body template of every turn (one-request form). Default: a JSON message with
@@ -158,6 +158,7 @@ struct Inherited<'a> {
     sequence: bool,
     /// The session file's directory (multipart file paths count from it).
     dir: &'a Path,
+    livekit: bool,
 }
 
 impl SessionSpec {
@@ -181,6 +182,8 @@ impl SessionSpec {
         let chat = chat(&raw, protocol, &spans)?;
         headers_in_place(&raw.headers, "[headers]", text, &spans)?;
         let sequence = !raw.turn.is_empty();
+        let dir = Path::new(file).parent().unwrap_or(Path::new("."));
+        let voice = super::voice::read(raw.voice.take(), protocol.line_kind(), &spans, dir)?;
         let inherited = Inherited {
             spans: &spans,
             text,
@@ -188,10 +191,9 @@ impl SessionSpec {
             expect_status: top.expect_status,
             headers: raw.headers.clone(),
             sequence,
-            dir: Path::new(file).parent().unwrap_or(Path::new(".")),
+            dir,
+            livekit: voice.as_ref().is_some_and(|v| v.livekit.is_some()),
         };
-        let kind = protocol.line_kind();
-        let voice = super::voice::read(raw.voice.take(), kind, &spans, inherited.dir)?;
         let (setup, turn, teardown) = requests(&mut raw, &inherited)?;
         let spec = SessionSpec {
             protocol,
@@ -266,7 +268,7 @@ impl Inherited<'_> {
             name,
             body: None,
             span,
-            ws: self.protocol.over_ws(),
+            ws: self.protocol.over_ws() || self.livekit,
             raw: self.protocol == Protocol::Raw,
             json_content_type: self.sequence,
             dir: self.dir,

@@ -74,6 +74,17 @@ pub struct VoiceSpec {
     pub barge_in: f64,
     /// Twilio's `start.customParameters` (templates).
     pub custom: Vec<(String, String)>,
+    /// With `signaling = "livekit"`: the key pair and how the agent comes.
+    pub livekit: Option<LiveKitSpec>,
+}
+
+/// A LiveKit call's own settings: the key pair that signs its tokens, and how its agent
+/// is sent into each call's room.
+#[derive(Clone, Debug)]
+pub struct LiveKitSpec {
+    pub key: String,
+    pub secret: String,
+    pub dispatch: rtc::livekit::Dispatch,
 }
 
 /// [voice]: a voice call's settings (protocol = "twilio", "pcm-ws" or "webrtc"): what the caller
@@ -117,11 +128,26 @@ pub(super) struct RawVoice {
     #[serde(default)]
     custom: BTreeMap<String, String>,
     /// webrtc only: how the call's offer reaches the bot — "pipecat" (SmallWebRTC's POST
-    /// /api/offer, JSON; the default) or "whip" (RFC 9725: POST application/sdp, 201 with
-    /// a Location, DELETE to hang up). The session's url is where the offer goes, its
-    /// [headers] go with it (a bearer token).
+    /// /api/offer, JSON; the default), "whip" (RFC 9725: POST application/sdp, 201 with a
+    /// Location, DELETE to hang up) or "livekit" (a room per call on the LiveKit server at
+    /// the session's url, ws://host:port, its agent sent in, the caller joined over /rtc).
+    /// The session's url is where the offer goes, its [headers] go with it (a bearer
+    /// token).
     #[schemars(with = "Option<String>")]
     signaling: Option<Spanned<String>>,
+    /// signaling = "livekit" only: the API key the server knows, which signs each call's
+    /// access token. Default: $LIVEKIT_API_KEY.
+    #[schemars(with = "Option<String>")]
+    api_key: Option<Spanned<String>>,
+    /// signaling = "livekit" only: the API key's secret. Default: $LIVEKIT_API_SECRET.
+    #[schemars(with = "Option<String>")]
+    api_secret: Option<Spanned<String>>,
+    /// signaling = "livekit" only: the agent to send into each call's room by name (a
+    /// worker registered with that agent_name, dispatched explicitly through the server
+    /// API). Absent: the server dispatches a worker's agent when the room is made
+    /// (automatic dispatch, a worker with no agent_name).
+    #[schemars(with = "Option<String>")]
+    agent: Option<Spanned<String>>,
 }
 
 /// Which line a voice protocol places a call on.
@@ -191,6 +217,7 @@ pub(super) fn read(
         })?)),
     };
     let frame_ms = frame_ms(&raw, line, spans)?;
+    let livekit = livekit(&raw, line, spans)?;
     Ok(Some(VoiceSpec {
         line,
         say: raw.say.unwrap_or_else(|| DEFAULT_SAY.to_string()),
@@ -206,7 +233,56 @@ pub(super) fn read(
         reply_end_ms: int(&raw.reply_end_ms, "reply_end_ms", 100, 60_000, 800)? as u64,
         greeting: raw.greeting.unwrap_or(false),
         barge_in,
+        livekit,
         custom: raw.custom.into_iter().collect(),
+    }))
+}
+
+/// A LiveKit call's key pair (the config's, else the environment's) and its dispatch; the
+/// three settings refused on any other line.
+fn livekit(
+    raw: &RawVoice,
+    line: Line,
+    spans: &spans::Spans,
+) -> Result<Option<LiveKitSpec>, SessionError> {
+    let fields = [
+        ("api_key", &raw.api_key),
+        ("api_secret", &raw.api_secret),
+        ("agent", &raw.agent),
+    ];
+    if line != Line::WebRtc(rtc::Signaling::LiveKit) {
+        return match fields
+            .iter()
+            .find_map(|(n, f)| f.as_ref().map(|f| (n, f.span())))
+        {
+            Some((name, at)) => Err(spans.err(
+                Some(at),
+                format!("voice.{name} applies to signaling = \"livekit\""),
+            )),
+            None => Ok(None),
+        };
+    }
+    let pick = |field: &Option<Spanned<String>>,
+                name: &str,
+                env: &str|
+     -> Result<String, SessionError> {
+        match field {
+            Some(v) if !v.get_ref().is_empty() => Ok(v.get_ref().clone()),
+            Some(v) => Err(spans.err(Some(v.span()), format!("voice.{name} is empty"))),
+            None => std::env::var(env).ok().filter(|v| !v.is_empty()).ok_or_else(|| {
+                spans.err(None, format!("a LiveKit call needs the server's API key pair: set [voice] {name}, or {env} in the environment (a dev server's is devkey / secret)"))
+            }),
+        }
+    };
+    let dispatch = match &raw.agent {
+        None => rtc::livekit::Dispatch::Automatic,
+        Some(a) if a.get_ref().is_empty() => return Err(spans.err(Some(a.span()), "voice.agent is empty: name the agent a worker registered, or leave it out for automatic dispatch")),
+        Some(a) => rtc::livekit::Dispatch::Named(a.get_ref().clone()),
+    };
+    Ok(Some(LiveKitSpec {
+        key: pick(&raw.api_key, "api_key", "LIVEKIT_API_KEY")?,
+        secret: pick(&raw.api_secret, "api_secret", "LIVEKIT_API_SECRET")?,
+        dispatch,
     }))
 }
 
@@ -231,7 +307,7 @@ fn webrtc(raw: &RawVoice, spans: &spans::Spans) -> Result<Line, SessionError> {
     let how = match &raw.signaling {
         None => rtc::Signaling::Pipecat,
         Some(s) => rtc::Signaling::parse(s.get_ref()).ok_or_else(|| {
-            spans.err(Some(s.span()), format!("voice.signaling must be \"pipecat\" (SmallWebRTC's POST /api/offer) or \"whip\" (RFC 9725), got {:?}", s.get_ref()))
+            spans.err(Some(s.span()), format!("voice.signaling must be \"pipecat\" (SmallWebRTC's POST /api/offer), \"whip\" (RFC 9725) or \"livekit\" (a LiveKit room per call), got {:?}", s.get_ref()))
         })?,
     };
     Ok(Line::WebRtc(how))

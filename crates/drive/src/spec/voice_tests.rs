@@ -123,9 +123,18 @@ fn a_webrtc_call_signals_as_pipecat_or_whip_and_refuses_what_opus_cannot_carry()
         ))
         .unwrap_err()
     };
-    let e = bad("signaling = \"livekit\"");
+    let e = bad("signaling = \"sip\"");
     assert!(
-        e.starts_with("session.toml:4:") && e.contains("\"pipecat\"") && e.contains("\"whip\""),
+        e.starts_with("session.toml:4:")
+            && e.contains("\"pipecat\"")
+            && e.contains("\"whip\"")
+            && e.contains("\"livekit\""),
+        "{e}"
+    );
+    let e = bad("api_key = \"devkey\"");
+    assert!(
+        e.starts_with("session.toml:4:")
+            && e.contains("voice.api_key applies to signaling = \"livekit\""),
         "{e}"
     );
     let e = bad("rate = 16000");
@@ -147,4 +156,36 @@ fn a_webrtc_call_signals_as_pipecat_or_whip_and_refuses_what_opus_cannot_carry()
         e.starts_with("session.toml:4:") && e.contains("applies to protocol = \"webrtc\""),
         "{e}"
     );
+}
+
+#[test]
+fn a_livekit_call_takes_its_key_pair_and_its_agent() {
+    let lk = |voice: &str| {
+        parse(&format!(
+            "protocol = \"webrtc\"\nurl = \"ws://127.0.0.1:7880\"\n[voice]\nsignaling = \"livekit\"\n{voice}\n"
+        ))
+    };
+    let s = lk("api_key = \"devkey\"\napi_secret = \"secret\"\nagent = \"support\"").unwrap();
+    let v = s.voice.unwrap();
+    assert_eq!(v.line, Line::WebRtc(rtc::Signaling::LiveKit));
+    let k = v.livekit.unwrap();
+    assert_eq!((k.key.as_str(), k.secret.as_str()), ("devkey", "secret"));
+    assert_eq!(k.dispatch, rtc::livekit::Dispatch::Named("support".into()));
+    let s = lk("api_key = \"devkey\"\napi_secret = \"secret\"").unwrap();
+    assert_eq!(
+        s.voice.unwrap().livekit.unwrap().dispatch,
+        rtc::livekit::Dispatch::Automatic
+    );
+    let e = lk("api_key = \"devkey\"\napi_secret = \"secret\"\nagent = \"\"").unwrap_err();
+    assert!(
+        e.starts_with("session.toml:7:") && e.contains("voice.agent is empty"),
+        "{e}"
+    );
+    if std::env::var_os("LIVEKIT_API_SECRET").is_none() {
+        let e = lk("api_key = \"devkey\"").unwrap_err();
+        assert!(
+            e.contains("set [voice] api_secret, or LIVEKIT_API_SECRET"),
+            "{e}"
+        );
+    }
 }

@@ -6,10 +6,11 @@
 //! peer's task of its own (`run::Run`); the signal connection is this module's.
 
 use super::join::Signal;
-use super::server::{Dispatch, Server};
+use super::server::{Dispatch, Join, Server};
 use super::{api, room};
 use crate::codec::Coder;
 use crate::peer::{self, Line, Session, Setup};
+use crate::place::Place;
 use crate::run::{Audio, Control, NetStats, Run};
 use crate::CallError;
 use livekit_protocol as proto;
@@ -24,26 +25,23 @@ use tokio::sync::{mpsc, oneshot};
 /// The caller's microphone track, as its offer and its `AddTrack` name it.
 const TRACK: &str = "plimsoll-caller";
 
-/// Where a call goes and how it is placed.
-pub struct Call<'a> {
-    pub server: &'a Server,
-    pub dispatch: &'a Dispatch,
-    /// The room made for this call.
-    pub room: &'a str,
-    pub identity: &'a str,
-    /// The call's audio rate, and its frame.
-    pub rate: u32,
-    pub frame: Duration,
-    /// Each part of placing the call (the room, the join, the answer, ICE and DTLS) must be
-    /// done within this.
-    pub connect_timeout: Duration,
-}
-
 /// Places a call into a LiveKit room: the publisher connected, the subscriber answered as
 /// the server offers it.
-pub async fn open(c: &Call<'_>) -> Result<(Line, Setup), CallError> {
+pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), CallError> {
     let began = Instant::now();
-    let entered = room::enter(c.server, c.dispatch, c.room, c.identity, c.connect_timeout).await?;
+    let server = Server {
+        url: c.url.to_string(),
+        key: join.key.clone(),
+        secret: join.secret.clone(),
+    };
+    let entered = room::enter(
+        &server,
+        &join.dispatch,
+        &join.room,
+        &join.identity,
+        c.connect_timeout,
+    )
+    .await?;
     let mut signal = entered.signal;
     let (published, early) = publish(&mut signal, c, began).await?;
     let signaling = began.elapsed();
@@ -57,13 +55,15 @@ pub async fn open(c: &Call<'_>) -> Result<(Line, Setup), CallError> {
         ..published.run(c, heard_tx.clone(), stats.clone())?
     };
     let publisher = tokio::spawn(publisher.go(frames_rx, Some(pub_rx)));
+    let (heard_by, subscribed) = oneshot::channel();
     let router = Router {
         signal,
-        server: c.server.clone(),
-        room: c.room.to_string(),
+        server,
+        room: join.room.clone(),
         pub_ctl,
         sub: None,
         waiting: Vec::new(),
+        heard_by: Some(heard_by),
         heard: heard_tx,
         stats: stats.clone(),
         rate: c.rate,
@@ -71,18 +71,11 @@ pub async fn open(c: &Call<'_>) -> Result<(Line, Setup), CallError> {
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
-    let (ice_at, dtls_at) = match tokio::time::timeout(c.connect_timeout, connected).await {
-        Ok(Ok(Ok(at))) => at,
-        Ok(Ok(Err(e))) => return Err(e),
-        Ok(Err(_)) => {
-            return Err(CallError::new(
-                "ice",
-                "the call's publisher stopped before it connected",
-            ))
-        }
-        Err(_) => {
+    let (ice_at, dtls_at) = match up_and_heard(c, join, connected, subscribed).await {
+        Ok(at) => at,
+        Err(e) => {
             task.abort();
-            return Err(CallError::new("ice", format!("livekit: ICE and DTLS not done {} ms after the answer (is the server's candidate reachable from 127.0.0.1? set its rtc.node_ip)", c.connect_timeout.as_millis())));
+            return Err(e);
         }
     };
     let setup = Setup {
@@ -102,6 +95,34 @@ pub async fn open(c: &Call<'_>) -> Result<(Line, Setup), CallError> {
     ))
 }
 
+/// When ICE and DTLS were done on the publisher connection, once someone (the agent) has
+/// subscribed to the caller's track: the caller speaks only then, since the server
+/// forwards nothing to the agent before it has subscribed, and a turn whose start is cut
+/// off loses its words.
+async fn up_and_heard(
+    c: &Place<'_>,
+    join: &Join,
+    connected: oneshot::Receiver<Result<(Instant, Instant), CallError>>,
+    subscribed: oneshot::Receiver<()>,
+) -> Result<(Instant, Instant), CallError> {
+    let at = match tokio::time::timeout(c.connect_timeout, connected).await {
+        Ok(Ok(at)) => at?,
+        Ok(Err(_)) => return Err(CallError::new("ice", "the call's publisher stopped before it connected")),
+        Err(_) => return Err(CallError::new("ice", format!("livekit: ICE and DTLS not done {} ms after the answer (is the server's candidate reachable from 127.0.0.1? set its rtc.node_ip)", c.connect_timeout.as_millis()))),
+    };
+    match tokio::time::timeout(c.connect_timeout, subscribed).await {
+        Ok(Ok(())) => Ok(at),
+        Ok(Err(_)) => Err(CallError::new(
+            "media",
+            format!(
+                "livekit: the call in room {} ended before any agent subscribed to the caller",
+                join.room
+            ),
+        )),
+        Err(_) => Err(no_agent(c, join)),
+    }
+}
+
 /// The publisher connection, its offer answered.
 struct Published {
     rtc: str0m::Rtc,
@@ -114,7 +135,7 @@ struct Published {
 impl Published {
     fn run(
         self,
-        c: &Call<'_>,
+        c: &Place<'_>,
         heard: mpsc::UnboundedSender<Audio>,
         stats: Arc<Mutex<NetStats>>,
     ) -> Result<Run, CallError> {
@@ -137,7 +158,7 @@ impl Published {
 /// else the server said before it (for the router).
 async fn publish(
     signal: &mut Signal,
-    c: &Call<'_>,
+    c: &Place<'_>,
     began: Instant,
 ) -> Result<(Published, Vec<In>), CallError> {
     signal.send(Out::AddTrack(proto::AddTrackRequest {
@@ -208,6 +229,23 @@ fn candidate(t: &proto::TrickleRequest) -> Option<Candidate> {
     c.addr().is_ipv4().then_some(c)
 }
 
+/// No one in the room took the caller's track within the timeout.
+fn no_agent(c: &Place<'_>, join: &Join) -> CallError {
+    let whose = match &join.dispatch {
+        Dispatch::Named(a) => format!("a worker registered as agent \"{a}\""),
+        Dispatch::Automatic => "a worker with no agent name (automatic dispatch)".to_string(),
+    };
+    CallError::new(
+        "timeout",
+        format!(
+            "livekit: no agent subscribed to the caller in room {} within {} ms: is {whose} connected to {}? (a worker at its load_threshold takes no job)",
+            join.room,
+            c.connect_timeout.as_millis(),
+            c.url
+        ),
+    )
+}
+
 fn left_room(l: &proto::LeaveRequest) -> CallError {
     CallError::new(
         "media",
@@ -235,6 +273,8 @@ struct Router {
     sub: Option<Sub>,
     /// The subscriber's candidates trickled before its first offer.
     waiting: Vec<Candidate>,
+    /// Told when someone first subscribes to the caller's track (the agent).
+    heard_by: Option<oneshot::Sender<()>>,
     heard: mpsc::UnboundedSender<Audio>,
     stats: Arc<Mutex<NetStats>>,
     rate: u32,
@@ -289,6 +329,11 @@ impl Router {
                 }
             }
             In::Offer(sd) => self.answer(sd).await?,
+            In::TrackSubscribed(_) => {
+                if let Some(tell) = self.heard_by.take() {
+                    let _ = tell.send(());
+                }
+            }
             In::Leave(l) => return Err(left_room(&l)),
             _ => {}
         }

@@ -10,6 +10,6 @@ mod room;
 mod server;
 mod token;
 
-pub use line::{open, Call};
+pub(crate) use line::open;
 pub use room::{enter, Entered};
-pub use server::{Dispatch, Server};
+pub use server::{Dispatch, Join, Server};

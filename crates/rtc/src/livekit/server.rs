@@ -47,3 +47,14 @@ pub enum Dispatch {
     /// The server API sends the agent registered under this name.
     Named(String),
 }
+
+/// What a call into LiveKit needs besides where the server is: the key pair that signs its
+/// tokens, how its agent comes, its room and the caller's identity there.
+#[derive(Clone, Debug)]
+pub struct Join {
+    pub key: String,
+    pub secret: String,
+    pub dispatch: Dispatch,
+    pub room: String,
+    pub identity: String,
+}
