@@ -149,16 +149,16 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let stats = Arc::new(Mutex::new(NetStats::default()));
     let (up, connected) = oneshot::channel();
     let run = Run {
-        rtc,
-        socket,
-        local,
         send: Some((mid, pt)),
-        coder: Coder::new(p.rate, p.frame)?,
-        heard: heard_tx,
-        stats: stats.clone(),
         up: Some(up),
-        ice_at: None,
-        last_seq: None,
+        ..Run::new(
+            rtc,
+            socket,
+            local,
+            Coder::new(p.rate, p.frame)?,
+            heard_tx,
+            stats.clone(),
+        )
     };
     let task = tokio::spawn(run.go(frames_rx, None));
     let answered = Instant::now();

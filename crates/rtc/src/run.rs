@@ -63,6 +63,30 @@ pub(crate) struct Run {
 }
 
 impl Run {
+    /// A peer's task over `rtc` on `socket`: it sends nothing and tells no one when it is
+    /// up, until `send` and `up` say otherwise.
+    pub(crate) fn new(
+        rtc: Rtc,
+        socket: UdpSocket,
+        local: SocketAddr,
+        coder: Coder,
+        heard: mpsc::UnboundedSender<Audio>,
+        stats: Arc<Mutex<NetStats>>,
+    ) -> Run {
+        Run {
+            rtc,
+            socket,
+            local,
+            send: None,
+            coder,
+            heard,
+            stats,
+            up: None,
+            ice_at: None,
+            last_seq: None,
+        }
+    }
+
     /// Runs the peer until the caller hangs up (`frames` closed) or the call ends; `control`
     /// is what the signaling brings meanwhile.
     pub(crate) async fn go(

@@ -139,17 +139,10 @@ impl Published {
         heard: mpsc::UnboundedSender<Audio>,
         stats: Arc<Mutex<NetStats>>,
     ) -> Result<Run, CallError> {
+        let coder = Coder::new(c.rate, c.frame)?;
         Ok(Run {
-            rtc: self.rtc,
-            socket: self.socket,
-            local: self.local,
             send: Some((self.mid, self.pt)),
-            coder: Coder::new(c.rate, c.frame)?,
-            heard,
-            stats,
-            up: None,
-            ice_at: None,
-            last_seq: None,
+            ..Run::new(self.rtc, self.socket, self.local, coder, heard, stats)
         })
     }
 }
@@ -346,18 +339,15 @@ impl Router {
             let (rtc, socket, local) = peer::on_loopback().await?;
             let (ctl, ctl_rx) = mpsc::unbounded_channel();
             let (frames, frames_rx) = mpsc::channel(1);
-            let run = Run {
+            let coder = Coder::new(self.rate, self.frame)?;
+            let run = Run::new(
                 rtc,
                 socket,
                 local,
-                send: None,
-                coder: Coder::new(self.rate, self.frame)?,
-                heard: self.heard.clone(),
-                stats: self.stats.clone(),
-                up: None,
-                ice_at: None,
-                last_seq: None,
-            };
+                coder,
+                self.heard.clone(),
+                self.stats.clone(),
+            );
             let task = tokio::spawn(run.go(frames_rx, Some(ctl_rx)));
             self.sub = Some(Sub {
                 ctl,
