@@ -147,6 +147,7 @@ async fn one_row(
         start_at: None,
         name_prefix: format!("b{calls}-"),
         replay: None,
+        services: Vec::new(),
         // Every reply is decoded as a step decodes it; no owner: only counted.
         voice_owner: Some(drive::call::Owner(Arc::new(move |_| {
             counted.fetch_add(1, Relaxed);

@@ -118,6 +118,7 @@ fn options(sut: SocketAddr, c: usize, window: Duration) -> drive::DriveOptions {
         name_prefix: String::new(),
         replay: None,
         voice_owner: None,
+        services: Vec::new(),
     }
 }
 

@@ -50,6 +50,16 @@ fn fill_with<'v>(t: &str, value: impl Fn(&str) -> Option<&'v str>) -> Result<Str
     Ok(out)
 }
 
+/// `livekit.port` → `livekit`: the port of a `[[service]]` the step started, a value
+/// the step gives every session (`DriveOptions::services`).
+pub fn service_port(placeholder: &str) -> Option<&str> {
+    placeholder.strip_suffix(".port").filter(|n| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
 /// `pad 100` → 100: `{{pad N}}` is N bytes of filler (a body of a chosen size), at most
 /// 64 MiB.
 pub fn pad_len(placeholder: &str) -> Option<usize> {

@@ -281,6 +281,73 @@ concurrency = 3
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A session whose url is a service's (`{{web.port}}`, as a LiveKit call's is the
+/// server's) drives the service, not the SUT; a port of no service is refused in one line.
+#[test]
+fn a_session_reaches_a_service_by_its_port_and_a_service_it_names_must_exist() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-svc-url-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("web.py"),
+        r#"import http.server, json, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self): self.answer()
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length") or 0)); self.answer()
+    def answer(self):
+        body = json.dumps({"who": sys.argv[1]}).encode()
+        self.send_response(200); self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), H).serve_forever()
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("plimsoll.toml"),
+        r#"[sut]
+command = ["python3", "web.py", "sut", "{{port}}"]
+ready_path = "/health"
+[[service]]
+name = "web"
+command = ["python3", "web.py", "service", "{{port}}"]
+[session]
+file = "session.toml"
+[step]
+concurrency = 3
+"#,
+    )
+    .unwrap();
+    let session = |name: &str| {
+        format!(
+            "protocol = \"http\"\nurl = \"http://127.0.0.1:{{{{{name}.port}}}}/turn\"\nturns = 2\n[[check]]\npointer = \"/who\"\nequals = \"service\"\n"
+        )
+    };
+    std::fs::write(dir.join("session.toml"), session("web")).unwrap();
+    let r = run(&dir.join("plimsoll.toml"), &[]);
+    let res = r
+        .result
+        .unwrap_or_else(|| panic!("no RESULT\n{}", r.stderr));
+    assert_eq!(
+        (res["outcome"].as_str(), res["turns"].as_u64()),
+        (Some("ok"), Some(6)),
+        "every turn answered by the service: {res}\n{}",
+        r.stderr
+    );
+    std::fs::write(dir.join("session.toml"), session("wbe")).unwrap();
+    let r = run(&dir.join("plimsoll.toml"), &[]);
+    assert!(r.result.is_none() && r.code != 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("session.toml: {{wbe.port}} names no [[service]] of")
+            && r.stderr.contains("the services are web"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn regex_escape(s: &str) -> String {
     s.replace('.', "\\\\.")
 }

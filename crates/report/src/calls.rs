@@ -115,8 +115,15 @@ fn words_line(v: &result::VoiceCalls) -> String {
 
 /// A WebRTC call's network part: setup split, and the bot's packets as received.
 fn network_line(n: &result::VoiceNetwork) -> String {
+    let agent = match n.agent_p50_ms {
+        Some(ms) => format!(
+            "; the agent ready {} ms after the room was made (p50: dispatched, joined, subscribed to the caller, its voice published)",
+            cell(Some(ms))
+        ),
+        None => String::new(),
+    };
     format!(
-        "  network: setup p50 {} ms signaling + {} ms ICE + {} ms DTLS; the bot's packets {} received, {} lost or late ({:.2} %), jitter p95 {} ms; the bot lost {} of the callers'",
+        "  network: setup p50 {} ms signaling + {} ms ICE + {} ms DTLS{agent}; the bot's packets {} received, {} lost or late ({:.2} %), jitter p95 {} ms; the bot lost {} of the callers'",
         cell(n.signaling_p50_ms),
         cell(n.ice_p50_ms),
         cell(n.dtls_p50_ms),

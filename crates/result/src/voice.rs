@@ -65,6 +65,10 @@ pub struct VoiceNetwork {
     pub signaling_p50_ms: Option<f64>,
     pub ice_p50_ms: Option<f64>,
     pub dtls_p50_ms: Option<f64>,
+    /// A LiveKit room's: from making the room to its agent ready in it (dispatched,
+    /// joined, subscribed to the caller, its own voice published), p50 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_p50_ms: Option<f64>,
     pub packets: u64,
     pub packets_lost: u64,
     pub jitter_p95_ms: Option<f64>,

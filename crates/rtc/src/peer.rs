@@ -28,6 +28,9 @@ pub struct Setup {
     pub ice: Duration,
     /// From ICE connected to DTLS done and SRTP keyed.
     pub dtls: Duration,
+    /// A LiveKit room: from the call's start (the room made) to its agent there, ready
+    /// (dispatched, joined, subscribed to the caller and its own voice published).
+    pub agent: Option<Duration>,
 }
 
 /// The caller's end of a call in progress.
@@ -177,6 +180,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
         }
     };
     let setup = Setup {
+        agent: None,
         signaling,
         ice: ice_at.saturating_duration_since(answered),
         dtls: dtls_at.saturating_duration_since(ice_at),

@@ -91,6 +91,14 @@ impl Deps {
         out
     }
 
+    /// Every service started, by name and port (a session's `{{NAME.port}}`).
+    pub fn ports(&self) -> Vec<(String, u16)> {
+        self.services
+            .iter()
+            .map(|r| (r.name.clone(), r.port))
+            .collect()
+    }
+
     /// Which service, or which probed process, listens on a port.
     pub fn peer(&self, port: u16) -> Option<String> {
         let service = self.services.iter().find(|r| r.port == port);

@@ -183,6 +183,7 @@ fn drive_options(
         start_at: None,
         name_prefix: step_tag(),
         replay: rig.replay.clone(),
+        services: rig.deps.ports(),
         voice_owner: Some({
             let app = rig.mock.app.clone();
             drive::call::Owner(std::sync::Arc::new(move |t: &str| {

@@ -134,8 +134,40 @@ fn together(
             anyhow::bail!("a recorded workload replays text sessions, and this session file is a voice call: drive calls without --replay");
         }
     }
+    if let Some(s) = session {
+        services_named(cfg, opts.session.as_ref().unwrap_or(&cfg.session_file), s)?;
+    }
     if harness && cfg.replicas > 1 {
         anyhow::bail!("replicas ({}) need Plimsoll to drive the sessions, to spread them over the replicas; a harness drives its own (leave out --harness, or the replicas)", cfg.replicas);
+    }
+    Ok(())
+}
+
+/// Every `{{NAME.port}}` in the session names a `[[service]]` of the config.
+fn services_named(
+    cfg: &Config,
+    file: &std::path::Path,
+    session: &SessionSpec,
+) -> anyhow::Result<()> {
+    let templates = session
+        .requests()
+        .flat_map(|r| r.templates().map(|(t, _)| t));
+    for p in templates.flat_map(drive::template::placeholders) {
+        let Some(name) = drive::template::service_port(p) else {
+            continue;
+        };
+        if !cfg.services.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = cfg.services.iter().map(|s| s.name.as_str()).collect();
+            anyhow::bail!(
+                "{}: {{{{{p}}}}} names no [[service]] of {}: {}",
+                file.display(),
+                cfg.file.display(),
+                match known.is_empty() {
+                    true => format!("add a [[service]] named {name:?}, or write the port"),
+                    false => format!("the services are {}", known.join(", ")),
+                }
+            );
+        }
     }
     Ok(())
 }

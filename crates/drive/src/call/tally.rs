@@ -46,6 +46,7 @@ struct Network {
     signaling: Option<Histogram<u64>>,
     ice: Option<Histogram<u64>>,
     dtls: Option<Histogram<u64>>,
+    agent: Option<Histogram<u64>>,
     jitter: Option<Histogram<u64>>,
 }
 
@@ -135,6 +136,12 @@ impl Tally {
                 (&mut n.dtls, s.dtls),
             ] {
                 let _ = h
+                    .get_or_insert_with(hist)
+                    .record((d.as_micros() as u64).max(1));
+            }
+            if let Some(d) = s.agent {
+                let _ = n
+                    .agent
                     .get_or_insert_with(hist)
                     .record((d.as_micros() as u64).max(1));
             }
@@ -240,6 +247,7 @@ impl Tally {
             signaling_p50_ms: q(&n.signaling, 0.5),
             ice_p50_ms: q(&n.ice, 0.5),
             dtls_p50_ms: q(&n.dtls, 0.5),
+            agent_p50_ms: q(&n.agent, 0.5),
             packets: i.packets,
             packets_lost: i.packets_lost,
             jitter_p95_ms: q(&n.jitter, 0.95),

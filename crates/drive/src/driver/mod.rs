@@ -81,16 +81,21 @@ pub async fn drive(
 
 /// The first session's URL checked once, before thousands of sessions start.
 fn check_target(spec: &SessionSpec, opts: &DriveOptions, port: &str) -> anyhow::Result<()> {
-    let probe_url = render(
-        &spec.turn[0].url,
-        &[
-            ("base", &opts.base),
-            ("ws_base", &ws_base(&opts.base)),
-            ("port", port),
-            ("session", "s0"),
-            ("turn", "1"),
-        ],
-    );
+    let services: Vec<(String, String)> = opts
+        .services
+        .iter()
+        .map(|(name, port)| (format!("{name}.port"), port.to_string()))
+        .collect();
+    let ws = ws_base(&opts.base);
+    let mut vars = vec![
+        ("base", opts.base.as_str()),
+        ("ws_base", &ws),
+        ("port", port),
+        ("session", "s0"),
+        ("turn", "1"),
+    ];
+    vars.extend(services.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let probe_url = render(&spec.turn[0].url, &vars);
     match spec.protocol {
         Protocol::Raw => {
             let (transport, address) = address::socket(&probe_url)?;

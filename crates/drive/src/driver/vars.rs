@@ -67,17 +67,24 @@ impl Vars {
     }
 }
 
-/// A session's built-in values: its name, nonce, the SUT's base URL and port.
+/// A session's built-in values: its name, nonce, the SUT's base URL and port, and every
+/// service's `NAME.port`.
 /// With replicas, the one session `i` sticks to.
 pub(super) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(String, String)> {
     let (base, port) = replica(i, &opts.base, port, &opts.replicas);
-    vec![
+    let services = opts
+        .services
+        .iter()
+        .map(|(name, port)| (format!("{name}.port"), port.to_string()));
+    let mut fixed = vec![
         ("session".to_string(), format!("{}s{i}", opts.name_prefix)),
         ("nonce".into(), nonce(opts.seed, i)),
         ("ws_base".into(), ws_base(&base)),
         ("base".into(), base),
         ("port".into(), port),
-    ]
+    ];
+    fixed.extend(services);
+    fixed
 }
 
 /// What every request of a session shares.

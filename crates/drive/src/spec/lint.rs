@@ -54,6 +54,7 @@ impl SessionSpec {
             for (p, at) in used {
                 if BUILTIN.contains(&p)
                     || crate::template::pad_len(p).is_some()
+                    || crate::template::service_port(p).is_some()
                     || (!in_setup && all.contains(&p))
                     || before.contains(&p)
                 {
@@ -69,7 +70,7 @@ impl SessionSpec {
                     format!("{{{{{p}}}}} is used by setup request {:?} before any earlier request extracts it", r.name)
                 } else {
                     format!(
-                        "unknown placeholder {{{{{p}}}}}; use {} or a name under [extract]",
+                        "unknown placeholder {{{{{p}}}}}; use {}, a service's NAME.port or a name under [extract]",
                         BUILTIN.join(", ")
                     )
                 };

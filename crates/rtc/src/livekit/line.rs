@@ -63,7 +63,12 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         pub_ctl,
         sub: None,
         waiting: Vec::new(),
-        heard_by: Some(heard_by),
+        agent: Agent {
+            me: join.identity.clone(),
+            subscribed: false,
+            voiced: false,
+            tell: Some(heard_by),
+        },
         heard: heard_tx,
         stats: stats.clone(),
         rate: c.rate,
@@ -71,7 +76,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
-    let (ice_at, dtls_at) = match up_and_heard(c, join, connected, subscribed).await {
+    let ((ice_at, dtls_at), agent_at) = match up_and_heard(c, join, connected, subscribed).await {
         Ok(at) => at,
         Err(e) => {
             task.abort();
@@ -82,6 +87,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         signaling,
         ice: ice_at.saturating_duration_since(answered),
         dtls: dtls_at.saturating_duration_since(ice_at),
+        agent: Some(agent_at.saturating_duration_since(began)),
     };
     Ok((
         Line {
@@ -95,23 +101,24 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
     ))
 }
 
-/// When ICE and DTLS were done on the publisher connection, once someone (the agent) has
-/// subscribed to the caller's track: the caller speaks only then, since the server
-/// forwards nothing to the agent before it has subscribed, and a turn whose start is cut
-/// off loses its words.
+/// When ICE and DTLS were done on the publisher connection, and when the agent was ready:
+/// subscribed to the caller's track and its own voice published. The caller speaks only
+/// then: the server forwards nothing to the agent before it has subscribed, an agent
+/// still starting its session (its voice not yet published) drops what it is sent, and a
+/// turn whose start is cut off loses its words.
 async fn up_and_heard(
     c: &Place<'_>,
     join: &Join,
     connected: oneshot::Receiver<Result<(Instant, Instant), CallError>>,
-    subscribed: oneshot::Receiver<()>,
-) -> Result<(Instant, Instant), CallError> {
+    subscribed: oneshot::Receiver<Instant>,
+) -> Result<((Instant, Instant), Instant), CallError> {
     let at = match tokio::time::timeout(c.connect_timeout, connected).await {
         Ok(Ok(at)) => at?,
         Ok(Err(_)) => return Err(CallError::new("ice", "the call's publisher stopped before it connected")),
         Err(_) => return Err(CallError::new("ice", format!("livekit: ICE and DTLS not done {} ms after the answer (is the server's candidate reachable from 127.0.0.1? set its rtc.node_ip)", c.connect_timeout.as_millis()))),
     };
     match tokio::time::timeout(c.connect_timeout, subscribed).await {
-        Ok(Ok(())) => Ok(at),
+        Ok(Ok(ready)) => Ok((at, ready)),
         Ok(Err(_)) => Err(CallError::new(
             "media",
             format!(
@@ -231,7 +238,7 @@ fn no_agent(c: &Place<'_>, join: &Join) -> CallError {
     CallError::new(
         "timeout",
         format!(
-            "livekit: no agent subscribed to the caller in room {} within {} ms: is {whose} connected to {}? (a worker at its load_threshold takes no job)",
+            "livekit: no agent was ready in room {} within {} ms (subscribed to the caller, its own voice published): is {whose} connected to {}? (a worker at its load_threshold takes no job)",
             join.room,
             c.connect_timeout.as_millis(),
             c.url
@@ -247,6 +254,41 @@ fn left_room(l: &proto::LeaveRequest) -> CallError {
             super::join::reason(l.reason)
         ),
     )
+}
+
+/// The agent as the caller learns of it: ready once it has subscribed to the caller's
+/// track and published an audio track of its own.
+struct Agent {
+    /// The caller's identity: its own tracks are not the agent's.
+    me: String,
+    subscribed: bool,
+    voiced: bool,
+    /// Told when the agent is first ready.
+    tell: Option<oneshot::Sender<Instant>>,
+}
+
+impl Agent {
+    fn heard(&mut self) {
+        self.subscribed = true;
+        self.ready();
+    }
+
+    fn seen(&mut self, people: &[proto::ParticipantInfo]) {
+        let audio = proto::TrackType::Audio as i32;
+        self.voiced |= people
+            .iter()
+            .filter(|p| p.identity != self.me)
+            .any(|p| p.tracks.iter().any(|t| t.r#type == audio));
+        self.ready();
+    }
+
+    fn ready(&mut self) {
+        if self.subscribed && self.voiced {
+            if let Some(tell) = self.tell.take() {
+                let _ = tell.send(Instant::now());
+            }
+        }
+    }
 }
 
 /// The subscriber connection, once the server has offered it.
@@ -266,8 +308,8 @@ struct Router {
     sub: Option<Sub>,
     /// The subscriber's candidates trickled before its first offer.
     waiting: Vec<Candidate>,
-    /// Told when someone first subscribes to the caller's track (the agent).
-    heard_by: Option<oneshot::Sender<()>>,
+    /// Whether the agent is in the room and ready.
+    agent: Agent,
     heard: mpsc::UnboundedSender<Audio>,
     stats: Arc<Mutex<NetStats>>,
     rate: u32,
@@ -322,11 +364,8 @@ impl Router {
                 }
             }
             In::Offer(sd) => self.answer(sd).await?,
-            In::TrackSubscribed(_) => {
-                if let Some(tell) = self.heard_by.take() {
-                    let _ = tell.send(());
-                }
-            }
+            In::TrackSubscribed(_) => self.agent.heard(),
+            In::Update(u) => self.agent.seen(&u.participants),
             In::Leave(l) => return Err(left_room(&l)),
             _ => {}
         }
