@@ -170,24 +170,13 @@ fn two_arms_and_a_replicas_axis_in_one_report() {
 /// A SUT that holds exactly 7 connections to its service, and a process found by pattern.
 #[test]
 fn connections_to_a_service_are_counted_and_dependencies_sampled() {
-    let dir = std::env::temp_dir().join(format!("plimsoll-conns-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("conns");
     std::fs::write(
         dir.join("sut.py"),
-        r#"import http.server, json, os, socket
-held = [socket.create_connection(("127.0.0.1", int(os.environ["HOLD_PORT"]))) for _ in range(7)]
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self): self.answer()
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length") or 0)); self.answer()
-    def answer(self):
-        body = json.dumps({"reply": "ok"}).encode()
-        self.send_response(200); self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
-http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
-"#,
+        format!(
+            "import os, socket\nheld = [socket.create_connection((\"127.0.0.1\", int(os.environ[\"HOLD_PORT\"]))) for _ in range(7)]\n{}",
+            json_server(r#"{"reply": "ok"}"#, r#"os.environ["PORT"]"#)
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -285,23 +274,13 @@ concurrency = 3
 /// server's) drives the service, not the SUT; a port of no service is refused in one line.
 #[test]
 fn a_session_reaches_a_service_by_its_port_and_a_service_it_names_must_exist() {
-    let dir = std::env::temp_dir().join(format!("plimsoll-svc-url-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("svc-url");
     std::fs::write(
         dir.join("web.py"),
-        r#"import http.server, json, os, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self): self.answer()
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length") or 0)); self.answer()
-    def answer(self):
-        body = json.dumps({"who": sys.argv[1]}).encode()
-        self.send_response(200); self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), H).serve_forever()
-"#,
+        format!(
+            "import sys\n{}",
+            json_server(r#"{"who": sys.argv[1]}"#, "sys.argv[2]")
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -346,6 +325,33 @@ concurrency = 3
         r.stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An empty directory of the test's own.
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("plimsoll-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A Python HTTP server answering every GET and POST with the JSON `body` (a Python
+/// expression) on the port `port` (one too).
+fn json_server(body: &str, port: &str) -> String {
+    format!(
+        r#"import http.server, json
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self): self.answer()
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length") or 0)); self.answer()
+    def answer(self):
+        body = json.dumps({body}).encode()
+        self.send_response(200); self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(("127.0.0.1", int({port})), H).serve_forever()
+"#
+    )
 }
 
 fn regex_escape(s: &str) -> String {
