@@ -88,8 +88,8 @@ pub(super) struct Raw {
     /// The HTTP method of every turn (one-request form). Default "POST".
     method: Option<String>,
     /// The URL of every turn (one-request form): http:// or {{base}} (http, sse, chat, webrtc),
-    /// ws:// or {{ws_base}} (ws, twilio, pcm-ws; webrtc with signaling = "livekit": the
-    /// server), tcp://HOST:PORT or unix:///PATH (tcp, unix).
+    /// ws:// or {{ws_base}} (ws, twilio, pcm-ws; webrtc with signaling = "livekit": the server,
+    /// e.g. a [[service]]'s ws://127.0.0.1:{{livekit.port}}), tcp://HOST:PORT or unix:///PATH.
     #[schemars(with = "Option<String>")]
     url: Option<Spanned<String>>,
     /// The body template of every turn (one-request form). Default: a JSON message with

@@ -122,7 +122,7 @@ async fn up_and_heard(
         Ok(Err(_)) => Err(CallError::new(
             "media",
             format!(
-                "livekit: the call in room {} ended before any agent subscribed to the caller",
+                "livekit: the call in room {} ended before its agent was ready",
                 join.room
             ),
         )),
