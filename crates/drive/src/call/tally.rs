@@ -131,19 +131,16 @@ impl Tally {
         if let Ok(mut guard) = self.network.lock() {
             let n = &mut *guard;
             for (h, d) in [
-                (&mut n.signaling, s.signaling),
-                (&mut n.ice, s.ice),
-                (&mut n.dtls, s.dtls),
+                (&mut n.signaling, Some(s.signaling)),
+                (&mut n.ice, Some(s.ice)),
+                (&mut n.dtls, Some(s.dtls)),
+                (&mut n.agent, s.agent),
             ] {
-                let _ = h
-                    .get_or_insert_with(hist)
-                    .record((d.as_micros() as u64).max(1));
-            }
-            if let Some(d) = s.agent {
-                let _ = n
-                    .agent
-                    .get_or_insert_with(hist)
-                    .record((d.as_micros() as u64).max(1));
+                if let Some(d) = d {
+                    let _ = h
+                        .get_or_insert_with(hist)
+                        .record((d.as_micros() as u64).max(1));
+                }
             }
         }
     }

@@ -81,11 +81,7 @@ pub async fn drive(
 
 /// The first session's URL checked once, before thousands of sessions start.
 fn check_target(spec: &SessionSpec, opts: &DriveOptions, port: &str) -> anyhow::Result<()> {
-    let services: Vec<(String, String)> = opts
-        .services
-        .iter()
-        .map(|(name, port)| (format!("{name}.port"), port.to_string()))
-        .collect();
+    let services = vars::service_vars(opts);
     let ws = ws_base(&opts.base);
     let mut vars = vec![
         ("base", opts.base.as_str()),

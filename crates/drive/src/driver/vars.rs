@@ -72,10 +72,6 @@ impl Vars {
 /// With replicas, the one session `i` sticks to.
 pub(super) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(String, String)> {
     let (base, port) = replica(i, &opts.base, port, &opts.replicas);
-    let services = opts
-        .services
-        .iter()
-        .map(|(name, port)| (format!("{name}.port"), port.to_string()));
     let mut fixed = vec![
         ("session".to_string(), format!("{}s{i}", opts.name_prefix)),
         ("nonce".into(), nonce(opts.seed, i)),
@@ -83,8 +79,16 @@ pub(super) fn fixed_vars(i: usize, opts: &DriveOptions, port: &str) -> Vec<(Stri
         ("base".into(), base),
         ("port".into(), port),
     ];
-    fixed.extend(services);
+    fixed.extend(service_vars(opts));
     fixed
+}
+
+/// Every service's `{{NAME.port}}`, as (name, value).
+pub(super) fn service_vars(opts: &DriveOptions) -> Vec<(String, String)> {
+    opts.services
+        .iter()
+        .map(|(name, port)| (format!("{name}.port"), port.to_string()))
+        .collect()
 }
 
 /// What every request of a session shares.

@@ -55,7 +55,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         ..published.run(c, heard_tx.clone(), stats.clone())?
     };
     let publisher = tokio::spawn(publisher.go(frames_rx, Some(pub_rx)));
-    let (heard_by, subscribed) = oneshot::channel();
+    let (ready_tx, agent_ready) = oneshot::channel();
     let router = Router {
         signal,
         server,
@@ -67,7 +67,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
             me: join.identity.clone(),
             subscribed: false,
             voiced: false,
-            tell: Some(heard_by),
+            tell: Some(ready_tx),
         },
         heard: heard_tx,
         stats: stats.clone(),
@@ -76,7 +76,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
-    let ((ice_at, dtls_at), agent_at) = match up_and_heard(c, join, connected, subscribed).await {
+    let ((ice_at, dtls_at), agent_at) = match up_and_heard(c, join, connected, agent_ready).await {
         Ok(at) => at,
         Err(e) => {
             task.abort();
@@ -110,14 +110,14 @@ async fn up_and_heard(
     c: &Place<'_>,
     join: &Join,
     connected: oneshot::Receiver<Result<(Instant, Instant), CallError>>,
-    subscribed: oneshot::Receiver<Instant>,
+    agent_ready: oneshot::Receiver<Instant>,
 ) -> Result<((Instant, Instant), Instant), CallError> {
     let at = match tokio::time::timeout(c.connect_timeout, connected).await {
         Ok(Ok(at)) => at?,
         Ok(Err(_)) => return Err(CallError::new("ice", "the call's publisher stopped before it connected")),
         Err(_) => return Err(CallError::new("ice", format!("livekit: ICE and DTLS not done {} ms after the answer (is the server's candidate reachable from 127.0.0.1? set its rtc.node_ip)", c.connect_timeout.as_millis()))),
     };
-    match tokio::time::timeout(c.connect_timeout, subscribed).await {
+    match tokio::time::timeout(c.connect_timeout, agent_ready).await {
         Ok(Ok(ready)) => Ok((at, ready)),
         Ok(Err(_)) => Err(CallError::new(
             "media",
