@@ -14,6 +14,8 @@ Differences from the quickstart, each because of the mock or this machine:
     plugin's default mp3.
   * No noise cancellation plugin (LiveKit Cloud only), and no greeting: the caller speaks
     first, so every reply answers a caller's turn.
+  * Its health server listens on loopback at $PORT (Plimsoll's probe times it), not on
+    every interface at 8081.
 
 A caller must not speak before the agent has subscribed to its track (the server's
 TrackSubscribed signal, ~0.5 s after the caller joins): the SFU forwards nothing before
@@ -57,7 +59,14 @@ def prewarm(proc: JobProcess) -> None:
     proc.userdata["vad"] = silero.VAD.load()
 
 
-server = AgentServer(setup_fnc=prewarm)
+# Its health server (GET / on the main process's event loop) on loopback and the port
+# Plimsoll gives it (PORT): Plimsoll's responsiveness probe times it every 100 ms, the
+# worker's event-loop lag. Left alone it binds every interface on 8081 in `start` mode.
+server = AgentServer(
+    setup_fnc=prewarm,
+    host="127.0.0.1",
+    port=int(os.environ.get("PORT", "8081")),
+)
 if os.environ.get("NUM_IDLE_PROCESSES"):
     server.update_options(num_idle_processes=int(os.environ["NUM_IDLE_PROCESSES"]))
 if os.environ.get("LOAD_THRESHOLD"):

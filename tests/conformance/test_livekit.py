@@ -117,3 +117,75 @@ def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(exampl
         assert "no agent was ready in room" in p.stderr, p.stderr
         assert 'a worker registered as agent "nobody"' in p.stderr, p.stderr
         assert "panicked" not in p.stderr, p.stderr
+
+
+def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(example):
+    """The founding benchmark's terms: N sessions a worker within an RSS budget, no errors,
+    from one command's first line; over the budget exits 2. The worker's health server is
+    probed beside the calls (its event loop's lag) and its log read for its jobs."""
+    d, env = example
+    args = ["run", "-c", "1", "--set", "turns=1", "--budget", "rss_mb=4096"]
+    p, r = plimsoll(d, env, *args)
+    if agent_lost_a_turn(p):
+        p, r = plimsoll(d, env, *args)
+    assert p.returncode == 0, p.stderr
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("budget: 1 call within budget — RSS MB "), first
+    assert first.endswith(" ≤ 4096; no call failed"), first
+    assert r["probe_p99_ms"] > 0 and r.get("probe_failed", 0) == 0, r
+    assert r["log"]["worker"]["jobs"] == 1, r["log"]
+    assert "worker: took 1 job" in p.stderr, p.stderr
+    # The worker's job processes are ended by the stop: their shutdown is not its errors.
+    assert r["log"]["errors"] == 0, r["log"]
+    # 100 MB: less than the worker's models alone.
+    args[-1] = "rss_mb=100"
+    p, r = plimsoll(d, env, *args)
+    if agent_lost_a_turn(p):
+        p, r = plimsoll(d, env, *args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines()[0].startswith("budget: 1 call over budget — RSS MB "), p.stderr
+    assert "threshold crossed: budget RSS MB" in p.stderr, p.stderr
+
+
+def test_a_worker_at_its_load_threshold_refuses_calls_and_that_is_the_wall(example):
+    """A worker whose load_threshold its load always reaches (0 here; 0.7 on a busy machine)
+    marks itself full and the server dispatches it no job: the ladder's collapse is the
+    worker's own refusal, in its words, not the system failing."""
+    d, env = example
+    cfg = (d / "plimsoll.toml").read_text()
+    (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LOAD_THRESHOLD = "0", ', 1))
+    (d / "session.toml").write_text(
+        (d / "session.toml").read_text().replace("answer_timeout_ms = 10000", "answer_timeout_ms = 4000")
+    )
+    p = subprocess.run(
+        [BIN, "ramp", "--ladder", "1", "--set", "turns=1", "--no-history", "--json"],
+        cwd=d, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    v = doc["analysis"]["verdict"]
+    assert v["collapse"] == 1, v
+    assert v["wall"]["short"].startswith("the worker refused calls at load "), v["wall"]
+    assert "(its load_threshold 0) at 1" in v["wall"]["short"], v["wall"]
+    assert v["headline"].startswith("no level within budget · wall: the worker refused calls"), v
+    assert v["headline"].endswith(" at 1 · collapse at 1"), v["headline"]
+    step = doc["steps"][0]
+    assert step["log"]["worker"]["full"] >= 1 and step["log"]["worker"]["jobs"] == 0, step["log"]
+    assert "no agent was ready in room" in p.stderr, p.stderr
+
+
+def test_a_room_closed_mid_call_ends_that_call_in_one_line(example):
+    """The agent deletes its room two seconds into the call (LiveKit's ctx.delete_room(),
+    as an agent hanging up does): the caller is told it left the room, and the call fails
+    in one line saying so; the run exits 3 and its RESULT is whole."""
+    d, env = example
+    src = (d / "agent.py").read_text()
+    start = "    await session.start(room=ctx.room, agent=Assistant())\n"
+    assert start in src
+    src = src.replace(start, start + "    await asyncio.sleep(2.0)\n    await ctx.delete_room()\n")
+    (d / "agent.py").write_text("import asyncio\n" + src)
+    p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=2")
+    assert p.returncode == 3, p.stderr
+    assert "livekit: the server ended the caller's part in the room" in p.stderr, p.stderr
+    assert r["sessions_failed"] == 1 and r["outcome"] != "ok", r
+    assert "panicked" not in p.stderr, p.stderr

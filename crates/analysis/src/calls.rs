@@ -1,5 +1,6 @@
 //! The wall of a ladder of voice calls, judged at the first level over budget from what
-//! was full there — one thread, the cap, memory, the provider, a pool, or the harness —
+//! was full there — one thread, the cap, memory, the provider, a pool, the harness, or an
+//! agent worker that refused calls at its load threshold —
 //! and never from turns a second: a call's turns go at speech's pace, so more turns a
 //! second with more calls says nothing of the headroom left.
 
@@ -41,6 +42,9 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
     let s = crate::reading::sample(at);
     if s.harness_bound {
         return crate::throughput::harness_wall(&s);
+    }
+    if let Some(w) = crate::admission::wall(at) {
+        return w;
     }
     if let Some((w, material)) = crate::provider::wall(steps, None) {
         if material <= at.concurrency as f64 {
@@ -198,4 +202,4 @@ fn held(steps: &[StepResult]) -> Wall {
 
 #[cfg(test)]
 #[path = "calls_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -1,6 +1,6 @@
 //! The wall of a ladder of calls whose first level past the line collapsed: what the
-//! collapse itself shows — killed for memory, out of threads, one thread or the cap at
-//! its limit — and never what callers heard there, as its calls failed.
+//! collapse itself shows — killed for memory, out of threads, an agent worker refusing
+//! calls at its load threshold, one thread or the cap at its limit — and never what callers heard there, as its calls failed.
 
 use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL};
@@ -29,6 +29,9 @@ pub fn wall(steps: &[StepResult], at: &StepResult) -> Wall {
             }
         }
         _ => {}
+    }
+    if let Some(w) = crate::admission::wall(at) {
+        return w;
     }
     if let Some(mut w) = crate::threads::of_calls(at) {
         w.text

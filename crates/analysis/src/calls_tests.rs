@@ -5,7 +5,7 @@ use crate::Budget;
 use result::{BusyThread, Outcome, StepResult, ThreadCpu, VoiceCalls, WallKind};
 
 /// A level of calls: stalls, response p95 (ms), CPU of a 1-core cap.
-fn call(n: usize, stall: f64, p95: f64, cpu: f64) -> StepResult {
+pub(crate) fn call(n: usize, stall: f64, p95: f64, cpu: f64) -> StepResult {
     let mut s = step(n, n as f64 * 0.06, 1.0, cpu);
     s.voice = Some(VoiceCalls {
         protocol: "twilio".into(),
@@ -35,7 +35,7 @@ fn main_thread(mut s: StepResult, share: f64, probe_ms: f64) -> StepResult {
     s
 }
 
-fn collapsed(mut s: StepResult) -> StepResult {
+pub(crate) fn collapsed(mut s: StepResult) -> StepResult {
     s.outcome = Outcome::ErrorRate;
     s.sessions_failed = s.concurrency as u64;
     s.sessions_ok = 0;

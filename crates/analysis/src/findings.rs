@@ -2,7 +2,8 @@
 //! evidence rules out the obvious other cause and worded as what happened and what to
 //! do: a cold start (each session's first turn much slower than the rest, where first
 //! turns do not queue), the SUT's threads waiting for a CPU they could have had (where
-//! that wait moved its latency), a rate the step's own evidence did not allow;
+//! that wait moved its latency), a rate the step's own evidence did not allow, an agent
+//! worker marking itself full;
 //! and what a session costs when even the first level is over budget, and whether the
 //! SUT's cost per turn held still across levels.
 
@@ -25,14 +26,16 @@ pub const UNQUEUED: usize = 4;
 /// The findings of these steps (sorted by sessions), a sentence each; `standings` says
 /// which levels were over budget (a finding that did not touch the verdict is noise).
 pub fn of(steps: &[StepResult], standings: &[LevelStanding]) -> Vec<String> {
-    [
+    let mut out: Vec<String> = [
         cold_start(steps),
         run_queue(steps, standings),
         rate_fallbacks(steps),
     ]
     .into_iter()
     .flatten()
-    .collect()
+    .collect();
+    out.extend(crate::admission::findings(steps));
+    out
 }
 
 /// Each session's first turn much slower than its others at the ladder's first level —

@@ -30,7 +30,15 @@ pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
         &v.wall.short
     };
     let collapse = match (v.collapse, v.top) {
-        (Some(c), _) => format!("collapse at {c}"),
+        // The worker's refusal named as the collapse's cause, unless the wall there says it.
+        (Some(c), _) => match steps
+            .iter()
+            .find(|s| s.concurrency == c && v.wall.from != Some(c as f64))
+            .and_then(crate::admission::cause)
+        {
+            Some(why) => format!("collapse at {c}: {why}"),
+            None => format!("collapse at {c}"),
+        },
         (None, Some(t)) => format!("no collapse up to {t}"),
         (None, None) => "no steps".into(),
     };

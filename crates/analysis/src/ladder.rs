@@ -77,7 +77,10 @@ pub fn analyse(
         collapse: collapse.map(|(s, cause)| Collapse {
             concurrency: s.concurrency,
             outcome: s.outcome,
-            cause: cause.clone(),
+            cause: match (crate::admission::cause(s), cause) {
+                (Some(w), Some(c)) => Some(format!("{w}; {c}")),
+                (w, c) => w.or_else(|| c.clone()),
+            },
         }),
         no_collapse: collapse.is_none() && !interrupted,
         knee: knee_reading(&verdict),

@@ -66,6 +66,7 @@ mod tests {
                 })
                 .collect(),
             kinds_seen: kinds.len() as u64,
+            ..Default::default()
         });
         s
     }

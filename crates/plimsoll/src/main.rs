@@ -57,7 +57,7 @@ Editors built on Taplo (VS Code's Even Better TOML, Zed, Helix) complete, docume
     Schema(cmd::schema::SchemaArgs),
     /// Run one step: start the SUT fresh against the mock, drive C sessions, print one RESULT line.
     #[command(
-        after_help = "Example:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config was crossed (p99_session_ms, peak_rss_mb)\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
+        after_help = "Examples:\n  plimsoll run --config examples/floor/plimsoll.toml --concurrency 50\n  cd examples/livekit-agent && plimsoll run -c 4 --budget rss_mb=4096   4 calls a worker within 4 GB? said first\n\nThe last stdout line is `RESULT {json}` (schema: schemas/result.v1.json); a verdict goes to stderr.\n\nExit codes:\n  0  ok\n  1  Plimsoll's own error (bad config, SUT would not start)\n  2  a threshold from the config (p99_session_ms, peak_rss_mb) or a --budget was crossed\n  3  sessions failed, integrity violations, or the SUT collapsed (crash, OOM kill, timeout)\n  4  harness-bound: Plimsoll, not the SUT, was the bottleneck\n  130 interrupted (Ctrl-C); the SUT was stopped\nWhen several apply, the first in the order 3, 2, 4 wins."
     )]
     Run(cmd::run::RunArgs),
     /// Ramp: one fresh step per level under a resource cap until the first collapse; ceiling, knee, USL, capacity.

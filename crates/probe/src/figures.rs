@@ -128,5 +128,7 @@ fn sut_log(book: &LogBook) -> result::SutLog {
         errors: book.errors,
         kinds,
         kinds_seen,
+        while_stopping: (book.while_stopping > 0).then_some(book.while_stopping),
+        worker: book.worker.log.said().then(|| book.worker.log.clone()),
     }
 }

@@ -239,6 +239,15 @@ fn requests_and_log(r: &StepResult) -> Vec<String> {
             ));
         }
     }
+    if let Some(n) = r.log.as_ref().and_then(|l| l.while_stopping) {
+        out.push(format!(
+            "  SUT log while it stopped: {} (its shutdown, not counted above)",
+            crate::words::count(n, "warning or error line")
+        ));
+    }
+    for note in analysis::admission::notes(r) {
+        out.push(format!("  worker: {note}"));
+    }
     out
 }
 

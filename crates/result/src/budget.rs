@@ -51,6 +51,18 @@ impl Default for Budget {
     }
 }
 
+impl Budget {
+    /// No budget at all: what a flag naming a few fills in (`run --budget rss_mb=4096`
+    /// judges the RSS and nothing else).
+    pub fn none() -> Budget {
+        Budget {
+            latency_inflation: None,
+            error_rate: None,
+            ..Budget::default()
+        }
+    }
+}
+
 /// The names `--budget` and `[budget]` accept, in the order they are judged.
 pub const BUDGETS: &[&str] = &[
     "latency_inflation",

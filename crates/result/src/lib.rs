@@ -5,7 +5,8 @@
 //! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
 //! comparison (`compare`) and where each ran (`environment`), a running level's second
 //! for a live view (`live`) — and the check of a RESULT
-//! line against `schemas/result.v1.json` (`schema`), and the words every message counts with
+//! line against `schemas/result.v1.json` (`schema`), what an agent worker logged of taking
+//! jobs (`worker`), and the words every message counts with
 //! (`words`: 1 connection, 2 connections, 10,002). Types, a check and word forms only:
 //! nothing here runs, measures, decides or prints.
 
@@ -29,6 +30,7 @@ pub mod sweep;
 pub mod trust;
 pub mod voice;
 pub mod words;
+pub mod worker;
 pub mod workload;
 
 pub use budget::{Breach, Budget};

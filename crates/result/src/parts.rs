@@ -201,6 +201,13 @@ pub struct SutLog {
     pub kinds: Vec<LogKind>,
     /// Kinds seen in all (more than `kinds` holds when the list was cut to the top ones).
     pub kinds_seen: u64,
+    /// Warning and error lines printed after Plimsoll asked the SUT to stop (its shutdown:
+    /// a job process ended by the signal), counted here and not above. None in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub while_stopping: Option<u64>,
+    /// What an agent worker (LiveKit Agents) said of taking jobs, when it said anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<crate::worker::WorkerLog>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -41,6 +41,9 @@ pub struct RunArgs {
     /// Run this [[arm]] of the config: its command and env over [sut]'s.
     #[arg(long, value_name = "NAME")]
     pub arm: Option<String>,
+    /// Judge the step against these budgets (NAME=VALUE,…, the names `ramp --budget` takes: rss_mb=4096 for a worker's sessions within 4 GB, response_p95_ms=1500): a line saying so comes first, and a budget broken exits 2, as a threshold does.
+    #[arg(long, value_name = "NAME=VALUE,…")]
+    pub budget: Option<String>,
     /// Write a JUnit XML report here: a test case for each check the exit code is made of
     /// (the outcome, every session completing, integrity, [thresholds], the harness keeping
     /// up), failed with its figures exactly when `run` exits non-zero for it.
@@ -105,6 +108,17 @@ pub struct RunArgs {
     /// Also send the shard's files to the shared mock, for `plimsoll merge --from MOCK --run-id NAME` (where the shards' disks are not at hand, as in a cluster).
     #[arg(long, env = "PLIMSOLL_UPLOAD", help_heading = "Shards")]
     pub upload: bool,
+}
+
+/// The budgets `--budget` names, alone: the step is judged by these and nothing else.
+fn judge(flag: Option<&str>) -> anyhow::Result<Option<result::Budget>> {
+    let Some(flag) = flag else {
+        return Ok(None);
+    };
+    let mut b = result::Budget::none();
+    b.apply_flag(flag)
+        .map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
+    Ok(Some(b))
 }
 
 /// `I/N`, or from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX and PLIMSOLL_SHARDS.
@@ -187,6 +201,7 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     let (config, json) = (&a.config, a.json);
     let cfg = experiment::Config::load(config)?;
     let what = step::preflight(&cfg, &opts)?;
+    let judge = judge(a.budget.as_deref())?;
     if opts.arm.is_none() && !cfg.arms.is_empty() {
         eprintln!(
             "note: {}; this step runs [sut] as written (pick one with --arm NAME; `plimsoll ramp` runs them all)",
@@ -222,8 +237,17 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     if let Some(l) = &live {
         l.board.step(&step.result, step.result.outcome.as_str());
     }
-    let crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
+    let mut crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
+    let judged = judge
+        .as_ref()
+        .map(|b| analysis::standing::alone(&step.result, b));
+    if let Some((_, broken)) = &judged {
+        crossed.extend(broken.iter().map(|b| format!("budget {}", b.text())));
+    }
     if !json {
+        if let Some((line, _)) = &judged {
+            eprintln!("{line}");
+        }
         for line in report::step::lines(&step, &crossed) {
             eprintln!("{line}");
         }

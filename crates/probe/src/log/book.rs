@@ -1,10 +1,13 @@
 //! What a SUT printed over one step: every line counted, warning and error lines grouped
 //! into kinds (by their masked message) with a count and the first example, the last
 //! lines kept, bounded; a Python traceback after an error line names the line's kind by
-//! its exception. Reading a line's level is `level`'s business, masking it `mask`'s.
+//! its exception; what it prints once Plimsoll stops it is its shutdown, counted apart.
+//! Reading a line's level is `level`'s business, masking it `mask`'s, an agent worker's
+//! lines about its jobs `worker`'s.
 
-use super::level::{level_of, Level};
+use super::level::{json_message, level_of, Level};
 use super::mask::{mask, strip_ansi};
+use super::worker::WorkerBook;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Lines kept of the log (the newest), to write beside a step's results.
@@ -36,6 +39,14 @@ pub struct LogBook {
     prev: Option<(Level, String, String, bool)>,
     /// Inside a Python traceback (chained, or an exception group).
     tb: Option<Traceback>,
+    /// An agent worker's lines about taking jobs.
+    pub worker: WorkerBook,
+    /// Plimsoll has asked the SUT to stop: what it prints now is its shutdown.
+    stopping: bool,
+    /// Warning and error lines (and tracebacks) printed while it stopped, not counted above.
+    pub while_stopping: u64,
+    /// When the first line came: the clock the worker's lines are stamped by.
+    epoch: Option<std::time::Instant>,
 }
 
 /// A traceback being read: the line it belongs to (none: a bare traceback, which counts
@@ -67,12 +78,37 @@ impl LogBook {
     }
 
     pub fn add(&mut self, line: &str) {
+        let at = self
+            .epoch
+            .get_or_insert_with(std::time::Instant::now)
+            .elapsed();
+        self.add_at(line, at.as_secs_f64());
+    }
+
+    /// Plimsoll is stopping the SUT: the warnings and errors it prints from now on are its
+    /// shutdown's (a worker's job processes ended by the signal), counted apart.
+    pub fn stopping(&mut self) {
+        self.stopping = true;
+    }
+
+    /// Reads one line, read `at` seconds into the step.
+    pub fn add_at(&mut self, line: &str, at: f64) {
         self.lines += 1;
         if self.kept.len() == KEEP {
             self.kept.pop_front();
         }
         self.kept.push_back(line.to_string());
         let clean = strip_ansi(line);
+        if self.stopping {
+            let tb = clean
+                .trim_start()
+                .starts_with("Traceback (most recent call last)");
+            if tb || level_of(&clean).is_some() {
+                self.while_stopping += 1;
+            }
+            return;
+        }
+        self.worker.see(&clean, at);
         if self.traceback(&clean) {
             self.prev = None;
             return;
@@ -91,7 +127,8 @@ impl LogBook {
             Level::Warning => self.warnings += 1,
             Level::Error => self.errors += 1,
         }
-        let masked = mask(&clean);
+        // A JSON line is one kind by its message, not by the ids and timings beside it.
+        let masked = mask(&json_message(&clean).unwrap_or_else(|| clean.clone()));
         let kept = self.count((level, masked.clone()), &clean);
         self.prev = Some((level, masked, clean, kept));
     }
@@ -103,6 +140,8 @@ impl LogBook {
         self.warnings += other.warnings;
         self.errors += other.errors;
         self.kinds_dropped += other.kinds_dropped;
+        self.while_stopping += other.while_stopping;
+        self.worker.merge(other.worker);
         for (key, kind) in other.kinds {
             if let Some(k) = self.kinds.get_mut(&key) {
                 k.count += kind.count;
@@ -331,5 +370,41 @@ mod tests {
         }
         assert_eq!(b.kept.len(), KEEP);
         assert_eq!(b.kept.front().map(String::as_str), Some("line 10"));
+    }
+
+    #[test]
+    fn what_it_prints_while_stopping_is_its_shutdown_and_counted_apart() {
+        let mut b = LogBook::new(None);
+        b.add(r#"{"message": "received job request", "level": "INFO"}"#);
+        b.add("WARNING: slow tick");
+        b.stopping();
+        b.add(r#"{"message": "process exited with non-zero exit code 255", "level": "ERROR"}"#);
+        b.add("Traceback (most recent call last):");
+        b.add("  File \"agent.py\", line 3, in <module>");
+        b.add("KeyboardInterrupt");
+        b.add(r#"{"message": "received job request", "level": "INFO"}"#);
+        assert_eq!((b.lines, b.warnings, b.errors), (7, 1, 0));
+        assert_eq!(b.while_stopping, 2, "the error line and its traceback");
+        assert_eq!(b.kinds.len(), 1);
+        assert_eq!(
+            b.worker.log.jobs, 1,
+            "a job offered while stopping is not counted"
+        );
+        assert_eq!(b.kept.len(), 7, "the lines are all kept");
+    }
+
+    #[test]
+    fn json_lines_are_one_kind_by_their_message() {
+        let mut b = LogBook::new(None);
+        b.add(r#"{"message": "VAD inference is slower than realtime", "level": "WARNING", "delay": 0.18, "job_id": "AJ_WzeNm25bb7zF"}"#);
+        b.add(r#"{"message": "VAD inference is slower than realtime", "level": "WARNING", "delay": 0.52, "job_id": "AJ_MejjsotZ5Jxk"}"#);
+        assert_eq!(b.warnings, 2);
+        let (key, kind) = b.kinds.iter().next().expect("one kind");
+        assert_eq!(b.kinds.len(), 1, "{:?}", b.kinds);
+        assert_eq!(key.1, "VAD inference is slower than realtime");
+        assert!(
+            kind.example.contains("AJ_WzeNm25bb7zF"),
+            "the example is the whole line"
+        );
     }
 }

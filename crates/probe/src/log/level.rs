@@ -51,6 +51,19 @@ pub fn level_of(line: &str) -> Option<Level> {
         })
 }
 
+/// A JSON line's own message (its `message`, `msg` or `event` field): what makes two of
+/// its lines one kind, whatever ids and timings ride beside it.
+pub fn json_message(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    if !t.starts_with('{') {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(t).ok()?;
+    ["message", "msg", "event"]
+        .iter()
+        .find_map(|k| v.get(*k)?.as_str().map(str::to_string))
+}
+
 fn level_word(w: &str) -> Option<Level> {
     match w.to_ascii_lowercase().as_str() {
         "warn" | "warning" => Some(Level::Warning),

@@ -9,13 +9,17 @@
 //! says nothing of what went wrong.
 //!
 //! `book` counts and groups the lines, `level` reads a line's level, `mask` hides what
-//! varies, `crash` puts a dead SUT's cause first. Starting the SUT and capturing its output are `sut`'s business.
+//! varies, `worker` reads an agent worker's lines about its jobs (LiveKit Agents: marked
+//! full at its load threshold, a job waiting for a process), `crash` puts a dead SUT's
+//! cause first. Starting the SUT and capturing its output are `sut`'s business.
 
 mod book;
 pub mod crash;
 mod level;
 mod mask;
+mod worker;
 
 pub use book::{Kind, LogBook, KEEP};
 pub use level::{level_of, Level};
 pub use mask::mask;
+pub use worker::WorkerBook;

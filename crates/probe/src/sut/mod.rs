@@ -182,6 +182,12 @@ impl Sut {
         let already = self.child.try_wait().ok().flatten();
         let disk = self.disk.take().map(|d| d.finish()).unwrap_or_default();
         let pgid = self.pid as i32;
+        if already.is_none() {
+            self.log
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .stopping();
+        }
         if pgid > 0 {
             // SAFETY: signalling our own child's process group.
             unsafe { libc::kill(-pgid, libc::SIGTERM) };

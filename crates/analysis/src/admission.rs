@@ -1,0 +1,384 @@
+//! An agent worker's own admission, from what it logged (LiveKit Agents): a worker marks
+//! itself full when its load reaches its `load_threshold`, and the server then sends it no
+//! call — a call placed then gets no agent; it declines a job offered while its load is
+//! at the threshold, logging that only when its status changes. That refusal is the
+//! worker's limit, not a failure of the system: where calls failed while the worker had
+//! marked itself full, or was offered fewer jobs than calls, it is said as the wall ("the
+//! worker refused calls at load 0.93 (its load_threshold 0.7)"). Said
+//! beside it: calls it took inside one load window before its load showed them, calls
+//! that waited for a job process, a voice activity detector behind real time.
+
+use crate::budget::{num, pct};
+use crate::throughput::Wall;
+use result::words::{count, Unit};
+use result::worker::{WorkerLog, LOAD_WINDOW_S};
+use result::{StepResult, WallKind};
+
+/// What the worker logged over `s`, when it logged anything of its jobs.
+fn worker(s: &StepResult) -> Option<&WorkerLog> {
+    s.log.as_ref()?.worker.as_ref().filter(|w| w.said())
+}
+
+/// How a worker refused the calls of a step: it marked itself full (its log says so and at
+/// what load), or it was offered fewer jobs than calls were placed — LiveKit Agents
+/// declines a job while its load is at its threshold and logs that only when its status
+/// changes, every 2.5 s.
+enum Refusal<'a> {
+    Marked(&'a WorkerLog),
+    Declined { w: &'a WorkerLog, calls: u64 },
+}
+
+/// The worker's refusal where calls of `s` failed, when it refused them.
+fn refused(s: &StepResult) -> Option<Refusal<'_>> {
+    let failed = s.sessions_failed > 0 || !s.outcome.is_ok();
+    let w = worker(s).filter(|_| failed)?;
+    let calls = (s.sessions_ok + s.sessions_failed).max(s.concurrency as u64);
+    if w.full > 0 {
+        Some(Refusal::Marked(w))
+    } else if w.jobs < calls {
+        Some(Refusal::Declined { w, calls })
+    } else {
+        None
+    }
+}
+
+impl Refusal<'_> {
+    fn log(&self) -> &WorkerLog {
+        match self {
+            Refusal::Marked(w) | Refusal::Declined { w, .. } => w,
+        }
+    }
+
+    /// In a few words: "refused calls at load 0.93 (its load_threshold 0.7)", "took 3
+    /// jobs for 4 calls (CPU 86 % of its cap)".
+    fn short(&self, s: &StepResult) -> String {
+        match self {
+            Refusal::Marked(w) => format!("the worker refused calls {}", at_load(w)),
+            Refusal::Declined { w, calls } => format!(
+                "the worker took {} for {}{}",
+                count(w.jobs, "job"),
+                count(*calls, "call"),
+                s.cpu_of_cap
+                    .map_or(String::new(), |c| format!(" (CPU {} of its cap)", pct(c)))
+            ),
+        }
+    }
+
+    /// What it did, said in full.
+    fn long(&self, s: &StepResult) -> String {
+        match self {
+            Refusal::Marked(w) => format!("it marked itself full {}", at_load(w)),
+            Refusal::Declined { w, calls } => format!(
+                "it was offered {} for {}: a worker declines a job while its load (its CPU over {} s) is at its load_threshold (0.7 by default in `start` mode) and logs that only when its status changes{}",
+                count(w.jobs, "job"),
+                count(*calls, "call"),
+                num(LOAD_WINDOW_S),
+                s.cpu_of_cap
+                    .map_or(String::new(), |c| format!("; its CPU was {} of its cap", pct(c)))
+            ),
+        }
+    }
+}
+
+/// "at load 0.93 (its load_threshold 0.7)", as much as the worker said.
+fn at_load(w: &WorkerLog) -> String {
+    match (w.full_load, w.threshold) {
+        (Some(l), Some(t)) => format!("at load {} (its load_threshold {})", num(l), num(t)),
+        (Some(l), None) => format!("at load {} (its load_threshold)", num(l)),
+        (None, Some(t)) => format!("at its load_threshold {}", num(t)),
+        (None, None) => "at its load_threshold".into(),
+    }
+}
+
+/// The calls it took inside one load window before its load showed them, when more
+/// than one: the reason a burst of calls overloads it.
+fn burst(w: &WorkerLog) -> Option<String> {
+    (w.admitted_in_window >= 2).then(|| {
+        format!(
+            "it had taken {} within {} s (one load window) before its load showed them",
+            count(w.admitted_in_window, "call"),
+            num(LOAD_WINDOW_S)
+        )
+    })
+}
+
+/// The wall at `at`, a level whose calls failed, when the worker refused them.
+pub fn wall(at: &StepResult) -> Option<Wall> {
+    let r = refused(at)?;
+    let n = at.concurrency;
+    let failed = match at.sessions_failed {
+        0 => "its calls failed".to_string(),
+        f => format!("{} failed", count(f, "call")),
+    };
+    let mut text = format!(
+        "the worker's own admission at {} — {}: {failed}",
+        Unit::Call.level(n),
+        r.long(at),
+    );
+    if let Some(b) = burst(r.log()) {
+        text.push_str(&format!("; {b}"));
+    }
+    text.push_str(
+        " (more calls a worker: raise its load_threshold where the CPU has room, or add workers)",
+    );
+    Some(Wall {
+        kind: WallKind::Internal,
+        from: Some(n as f64),
+        text,
+        short: format!("{} at {n}", r.short(at)),
+    })
+}
+
+/// Why the calls of a collapsed level failed, when the worker refused them: the
+/// collapse's cause in the verdict, and its headline.
+pub fn cause(at: &StepResult) -> Option<String> {
+    refused(at).map(|r| r.short(at))
+}
+
+/// What the worker said of its jobs over `s`, a sentence each: marked full, a burst
+/// admitted in one window, calls waiting for a process, its event loops blocked, its
+/// VAD behind real time.
+pub fn notes(s: &StepResult) -> Vec<String> {
+    let Some(w) = worker(s) else {
+        return Vec::new();
+    };
+    let mut out = vec![format!("took {}", count(w.jobs, "job"))];
+    if w.full > 0 {
+        let mut full = format!(
+            "marked itself full {} {}: the server sends it no call while it is",
+            count(w.full, "time"),
+            at_load(w)
+        );
+        if let Some(b) = burst(w) {
+            full.push_str(&format!("; {b}"));
+        }
+        out.push(full);
+    }
+    if w.waited_for_process > 0 {
+        out.push(format!(
+            "{} waited for a job process to be started (every warm one was taken: num_idle_processes)",
+            count(w.waited_for_process, "call")
+        ));
+    }
+    if let (n @ 1.., Some(max)) = (w.loop_blocked, w.loop_blocked_max_ms) {
+        out.push(format!(
+            "its event loops were blocked {} past its loop monitor's threshold, the longest {} ms: audio and turns wait meanwhile",
+            count(n, "time"),
+            num(max)
+        ));
+    }
+    if w.vad_behind > 0 {
+        out.push(format!(
+            "its voice activity detector fell behind real time {}: it hears the caller late",
+            count(w.vad_behind, "time")
+        ));
+    }
+    out
+}
+
+/// The ladder's findings of the worker: marked full without a refusal, and its event
+/// loops blocked level by level.
+pub fn findings(steps: &[StepResult]) -> Vec<String> {
+    [marked(steps), blocked(steps)]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// How long the worker's event loops were blocked at each level where its loop monitor
+/// said so: "7 times at 2 calls (the longest 714 ms), 15 times at 3 (1019 ms)".
+fn blocked(steps: &[StepResult]) -> Option<String> {
+    let levels: Vec<String> = steps
+        .iter()
+        .filter_map(|s| {
+            let w = worker(s)?;
+            let max = w.loop_blocked_max_ms.filter(|_| w.loop_blocked > 0)?;
+            Some(format!(
+                "{} at {} (the longest {} ms)",
+                count(w.loop_blocked, "time"),
+                Unit::Call.level(s.concurrency),
+                num(max)
+            ))
+        })
+        .collect();
+    (!levels.is_empty()).then(|| {
+        format!(
+            "the worker's event loops were blocked past its loop monitor's threshold {}: audio and turns wait meanwhile",
+            levels.join(", ")
+        )
+    })
+}
+
+/// The lowest level where the worker marked itself full, when no level's calls failed
+/// for it (the wall or the collapse says so then).
+fn marked(steps: &[StepResult]) -> Option<String> {
+    if steps.iter().any(|s| refused(s).is_some()) {
+        return None;
+    }
+    let full = steps
+        .iter()
+        .find(|s| worker(s).is_some_and(|w| w.full > 0))?;
+    let w = worker(full)?;
+    Some(format!(
+        "the worker marked itself full {} from {}, and no call failed for it: a call placed while it is full gets no agent",
+        at_load(w),
+        Unit::Call.level(full.concurrency)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calls::tests::{call, collapsed};
+    use crate::verdict::verdict;
+    use crate::Budget;
+    use result::SutLog;
+
+    /// A worker that took `jobs` calls, `in_window` of them within one load window, then
+    /// marked itself full at `load` (its threshold 0.7).
+    fn worker(mut s: StepResult, jobs: u64, in_window: u64, load: Option<f64>) -> StepResult {
+        s.log = Some(SutLog {
+            worker: Some(WorkerLog {
+                jobs,
+                full: load.is_some() as u64,
+                full_load: load,
+                threshold: load.map(|_| 0.7),
+                admitted_in_window: in_window,
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        s
+    }
+
+    fn budget() -> Budget {
+        Budget {
+            response_p95_ms: Some(2500.0),
+            ..Budget::default()
+        }
+        .for_calls()
+    }
+
+    /// Issue 52's LiveKit worker, `ramp --cpus 1`: 1 call held, 2 over budget with the
+    /// cap 76 % full, 4 collapsed where the worker marked itself full and 2 calls got no
+    /// agent.
+    #[test]
+    fn the_livekit_worker_holds_one_call_and_its_collapse_is_its_own_refusal() {
+        let mut four = collapsed(call(4, 0.0, 0.0, 0.95));
+        four.sessions_failed = 2;
+        let steps = vec![
+            worker(call(1, 0.0, 1528.0, 0.30), 1, 1, None),
+            worker(call(2, 0.0, 2861.0, 0.76), 2, 2, None),
+            worker(four, 4, 4, Some(0.93)),
+        ];
+        let v = verdict(&steps, &budget());
+        assert_eq!(v.holds, Some(1));
+        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+        assert_eq!(
+            v.headline,
+            "holds 1 call · wall: CPU (1-core cap nearly full at 2) · collapse at 4: the worker refused calls at load 0.93 (its load_threshold 0.7)"
+        );
+        let c = crate::ladder::analyse(
+            &steps,
+            &[],
+            &[None, None, Some("2 calls failed".into())],
+            &budget(),
+            Default::default(),
+            false,
+        );
+        assert_eq!(
+            c.collapse.and_then(|c| c.cause).as_deref(),
+            Some("the worker refused calls at load 0.93 (its load_threshold 0.7); 2 calls failed")
+        );
+        assert!(
+            v.findings.iter().all(|f| !f.contains("marked itself full")),
+            "{:?}",
+            v.findings
+        );
+    }
+
+    /// Where the first level past the line is the refusal, it is the wall: the worker's
+    /// own limit, with the burst it admitted, never "the SUT failed" nor the CPU.
+    #[test]
+    fn a_worker_that_refuses_the_first_level_past_the_line_is_the_wall() {
+        let mut three = collapsed(call(3, 0.0, 0.0, 0.97));
+        three.sessions_failed = 1;
+        let steps = vec![
+            worker(call(1, 0.0, 1200.0, 0.2), 1, 1, None),
+            worker(call(2, 0.0, 1900.0, 0.5), 2, 2, None),
+            worker(three, 3, 3, Some(0.91)),
+        ];
+        let v = verdict(&steps, &budget());
+        assert_eq!(v.holds, Some(2));
+        assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+        assert_eq!(v.wall.from, Some(3.0));
+        assert_eq!(
+            v.wall.short,
+            "the worker refused calls at load 0.91 (its load_threshold 0.7) at 3"
+        );
+        assert!(
+            v.headline.ends_with(" at 3 · collapse at 3"),
+            "said once: {}",
+            v.headline
+        );
+        assert!(v.wall.text.starts_with("the worker's own admission at 3 calls — it marked itself full at load 0.91 (its load_threshold 0.7): 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", v.wall.text);
+        // Without the worker's word the same collapse is the CPU's.
+        let mut bare = steps.clone();
+        bare[2].log = None;
+        assert_eq!(verdict(&bare, &budget()).wall.kind, WallKind::Cpu);
+    }
+
+    /// Marked full with every call answered: a finding, not the wall; and the step's
+    /// notes say what the worker said.
+    #[test]
+    fn a_worker_marked_full_without_a_refusal_is_a_finding_and_a_note() {
+        let mut two = worker(call(2, 0.0, 1900.0, 0.8), 2, 2, Some(0.74));
+        if let Some(w) = two.log.as_mut().and_then(|l| l.worker.as_mut()) {
+            w.waited_for_process = 1;
+            w.vad_behind = 3;
+            w.loop_blocked = 2;
+            w.loop_blocked_max_ms = Some(360.0);
+        }
+        let steps = vec![worker(call(1, 0.0, 1200.0, 0.3), 1, 1, None), two.clone()];
+        let v = verdict(&steps, &budget());
+        assert_ne!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+        assert!(v.findings.contains(&"the worker marked itself full at load 0.74 (its load_threshold 0.7) from 2 calls, and no call failed for it: a call placed while it is full gets no agent".to_string()), "{:?}", v.findings);
+        assert!(v.findings.contains(&"the worker's event loops were blocked past its loop monitor's threshold 2 times at 2 calls (the longest 360 ms): audio and turns wait meanwhile".to_string()), "{:?}", v.findings);
+        assert_eq!(
+            notes(&two),
+            vec![
+                "took 2 jobs".to_string(),
+                "marked itself full 1 time at load 0.74 (its load_threshold 0.7): the server sends it no call while it is; it had taken 2 calls within 2.5 s (one load window) before its load showed them".into(),
+                "1 call waited for a job process to be started (every warm one was taken: num_idle_processes)".into(),
+                "its event loops were blocked 2 times past its loop monitor's threshold, the longest 360 ms: audio and turns wait meanwhile".into(),
+                "its voice activity detector fell behind real time 3 times: it hears the caller late".into(),
+            ]
+        );
+        assert!(notes(&call(1, 0.0, 1.0, 0.1)).is_empty());
+    }
+
+    /// This session's `ramp --cpus 1` of the example: 2 calls held, 3 over with the cap
+    /// 89 % full, 4 collapsed where the worker was offered 3 jobs for 4 calls and never
+    /// logged itself full (livekit-agents 1.8.9 declines a job at its threshold silently).
+    #[test]
+    fn a_worker_offered_fewer_jobs_than_calls_declined_them() {
+        let mut four = collapsed(call(4, 0.013, 2687.0, 0.86));
+        four.sessions_failed = 1;
+        four.sessions_ok = 3;
+        let steps = vec![
+            worker(call(2, 0.003, 1881.0, 0.61), 2, 0, None),
+            worker(call(3, 0.021, 2847.0, 0.89), 3, 0, None),
+            worker(four.clone(), 3, 0, None),
+        ];
+        let v = verdict(&steps, &budget());
+        assert_eq!(
+            v.headline,
+            "holds 2 calls · wall: CPU (1-core cap full at 3) · collapse at 4: the worker took 3 jobs for 4 calls (CPU 86 % of its cap)"
+        );
+        let w = wall(&steps[2]).expect("declined");
+        assert!(w.text.starts_with("the worker's own admission at 4 calls — it was offered 3 jobs for 4 calls: a worker declines a job while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode) and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed"), "{}", w.text);
+        // Offered a job for every call: its calls failed for another reason.
+        let all = worker(four, 4, 0, None);
+        assert!(wall(&all).is_none() && cause(&all).is_none());
+    }
+}
