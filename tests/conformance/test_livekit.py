@@ -135,6 +135,10 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
     assert r["probe_p99_ms"] > 0 and r.get("probe_failed", 0) == 0, r
     assert r["log"]["worker"]["jobs"] == 1, r["log"]
     assert "worker: took 1 job" in p.stderr, p.stderr
+    # The worker, and the job processes it keeps warm, before the first call; one more
+    # process for the call's job at the peak.
+    assert r["baseline_processes"] >= 2 and r["peak_processes"] > r["baseline_processes"], r
+    assert "processes (what a worker keeps warm is there)" in p.stderr, p.stderr
     # The worker's job processes are ended by the stop: their shutdown is not its errors.
     assert r["log"]["errors"] == 0, r["log"]
     # 100 MB: less than the worker's models alone.

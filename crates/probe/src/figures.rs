@@ -11,6 +11,8 @@ impl Summary {
     pub fn fill(&self, r: &mut StepResult) {
         r.peak_rss_mb = round2(self.peak_rss_kb as f64 / 1024.0);
         r.baseline_rss_mb = round2(self.baseline_rss_kb as f64 / 1024.0);
+        r.baseline_processes = (self.baseline_processes > 0).then_some(self.baseline_processes);
+        r.peak_processes = (self.peak_processes > 0).then_some(self.peak_processes);
         r.peak_threads = self.peak_threads;
         r.peak_fds = self.peak_fds;
         r.cpu_sec = round2(self.cpu_sec);

@@ -23,6 +23,9 @@ pub struct Summary {
     pub peak_threads: u64,
     pub peak_fds: u64,
     pub peak_processes: u32,
+    /// Processes in the tree at the baseline (when load began), and at the latest sample.
+    pub baseline_processes: u32,
+    pub last_processes: u32,
     /// CPU seconds the tree used since the sampler started.
     pub cpu_sec: f64,
     /// The SUT's own cgroup, when it runs in one (see `cgroup`).
@@ -112,6 +115,8 @@ impl Summary {
             peak_threads: first.threads,
             peak_fds: first.fds,
             peak_processes: first.processes,
+            baseline_processes: first.processes,
+            last_processes: first.processes,
             cpu_sec: 0.0,
             cgroup,
             cpu_series: vec![(0.0, 0.0)],
@@ -138,6 +143,7 @@ impl Summary {
         self.peak_threads = self.peak_threads.max(s.threads);
         self.peak_fds = self.peak_fds.max(s.fds);
         self.peak_processes = self.peak_processes.max(s.processes);
+        self.last_processes = s.processes;
     }
     /// CPU seconds used between two moments (seconds since the sampler started), read
     /// off the series by linear interpolation; None when the series does not span them.
@@ -302,6 +308,7 @@ impl Sampler {
     pub fn rebase(&self) {
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         m.baseline_rss_kb = m.last_rss_kb;
+        m.baseline_processes = m.last_processes;
     }
 
     /// Notes the RSS now (a fresh sample) as the level before load, and watches the

@@ -54,6 +54,16 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         crate::words::count(r.peak_threads, "thread"),
         cell((call_s > 0.0).then(|| r.cpu_sec * 1000.0 / call_s)),
     )];
+    if let (Some(b), Some(p)) = (r.baseline_processes, r.peak_processes.filter(|p| *p > 1)) {
+        out.push(format!(
+            "  memory: {:.0} MB before the first call, in {} (what a worker keeps warm is there); at the peak {:.0} MB in {} — {:.0} MB a call",
+            r.baseline_rss_mb,
+            crate::words::count(b, "process"),
+            r.peak_rss_mb,
+            p,
+            r.rss_kb_per_session / 1024.0
+        ));
+    }
     out.push(format!(
         "  replies: {} answered; response p50/p95/p99 {} / {} / {} ms (the end of the caller's speech to the bot's first audio)",
         v.turns,

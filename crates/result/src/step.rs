@@ -48,6 +48,12 @@ pub struct StepResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rss_kb_per_turn: Option<f64>,
     pub baseline_rss_mb: f64,
+    /// Processes in the SUT's tree when load began and at most: a worker's job processes,
+    /// those it keeps warm counted in the first. None in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_processes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_processes: Option<u32>,
     pub peak_threads: u64,
     pub peak_fds: u64,
     pub cpu_ms_per_turn: Option<f64>,
