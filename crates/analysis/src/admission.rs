@@ -3,7 +3,7 @@
 //! call — a call placed then gets no agent; it declines a job offered while its load is
 //! at the threshold, logging that only when its status changes. That refusal is the
 //! worker's limit, not a failure of the system: where calls failed while the worker had
-//! marked itself full, or was offered fewer jobs than calls, it is said as the wall ("the
+//! marked itself full, or took fewer jobs than calls, it is said as the wall ("the
 //! worker refused calls at load 0.93 (its load_threshold 0.7)"). Said
 //! beside it: calls it took inside one load window before its load showed them, calls
 //! that waited for a job process, a voice activity detector behind real time.
@@ -20,9 +20,9 @@ fn worker(s: &StepResult) -> Option<&WorkerLog> {
 }
 
 /// How a worker refused the calls of a step: it marked itself full (its log says so and at
-/// what load), or it was offered fewer jobs than calls were placed — LiveKit Agents
-/// declines a job while its load is at its threshold and logs that only when its status
-/// changes, every 2.5 s.
+/// what load), or it took fewer jobs than calls were placed — LiveKit Agents declines a
+/// job offered while its load is at its threshold, logging only the job requests it
+/// takes, and its status when that changes (every 2.5 s).
 enum Refusal<'a> {
     Marked(&'a WorkerLog),
     Declined { w: &'a WorkerLog, calls: u64 },
@@ -69,7 +69,7 @@ impl Refusal<'_> {
         match self {
             Refusal::Marked(w) => format!("it marked itself full {}", at_load(w)),
             Refusal::Declined { w, calls } => format!(
-                "it was offered {} for {}: a worker declines a job while its load (its CPU over {} s) is at its load_threshold (0.7 by default in `start` mode) and logs that only when its status changes{}",
+                "it took {} for {}: a worker declines a job offered while its load (its CPU over {} s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes{}",
                 count(w.jobs, "job"),
                 count(*calls, "call"),
                 num(LOAD_WINDOW_S),
@@ -251,12 +251,9 @@ mod tests {
         s
     }
 
+    /// Response p95 within 2.5 s, as the example's plimsoll.toml says.
     fn budget() -> Budget {
-        Budget {
-            response_p95_ms: Some(2500.0),
-            ..Budget::default()
-        }
-        .for_calls()
+        crate::calls::tests::pipecat_budget()
     }
 
     /// Issue 52's LiveKit worker, `ramp --cpus 1`: 1 call held, 2 over budget with the
@@ -358,8 +355,8 @@ mod tests {
     }
 
     /// This session's `ramp --cpus 1` of the example: 2 calls held, 3 over with the cap
-    /// 89 % full, 4 collapsed where the worker was offered 3 jobs for 4 calls and never
-    /// logged itself full (livekit-agents 1.8.9 declines a job at its threshold silently).
+    /// 89 % full, 4 collapsed where the worker took 3 jobs for 4 calls and never logged
+    /// itself full (livekit-agents 1.8.9 declines a job at its threshold silently).
     #[test]
     fn a_worker_offered_fewer_jobs_than_calls_declined_them() {
         let mut four = collapsed(call(4, 0.013, 2687.0, 0.86));
@@ -376,7 +373,7 @@ mod tests {
             "holds 2 calls · wall: CPU (1-core cap full at 3) · collapse at 4: the worker took 3 jobs for 4 calls (CPU 86 % of its cap)"
         );
         let w = wall(&steps[2]).expect("declined");
-        assert!(w.text.starts_with("the worker's own admission at 4 calls — it was offered 3 jobs for 4 calls: a worker declines a job while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode) and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed"), "{}", w.text);
+        assert!(w.text.starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed"), "{}", w.text);
         // Offered a job for every call: its calls failed for another reason.
         let all = worker(four, 4, 0, None);
         assert!(wall(&all).is_none() && cause(&all).is_none());

@@ -105,7 +105,7 @@ fn pipecat() -> Vec<StepResult> {
     steps
 }
 
-fn pipecat_budget() -> Budget {
+pub(crate) fn pipecat_budget() -> Budget {
     Budget {
         response_p95_ms: Some(2500.0),
         ..Budget::default()

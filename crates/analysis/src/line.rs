@@ -44,6 +44,44 @@ pub fn differ(a: (usize, usize), b: (usize, usize)) -> bool {
     a.1 < b.0 || b.1 < a.0
 }
 
+/// The run each level is judged by: its first, unless most of its runs say otherwise —
+/// then the first repeat that agrees with them takes its place, and the first run joins
+/// the repeats. A level whose first run failed (a flaky start) and that held in both runs
+/// after is judged as holding; one whose first run held and that failed in most is not.
+/// `causes` follow their steps (a repeat's is not known, so a swapped level has none).
+pub fn representatives(
+    steps: Vec<StepResult>,
+    causes: Vec<Option<String>>,
+    repeats: Vec<StepResult>,
+    b: &Budget,
+) -> (Vec<StepResult>, Vec<Option<String>>, Vec<StepResult>) {
+    let (mut steps, mut causes, mut repeats) = (steps, causes, repeats);
+    let single = steps.first().and_then(|s| s.p50_session_ms);
+    let held = |s: &StepResult| standing(s, b, single) == Standing::Holds;
+    for (i, first) in steps.iter_mut().enumerate() {
+        let level = first.concurrency;
+        let again: Vec<bool> = repeats
+            .iter()
+            .filter(|r| r.concurrency == level)
+            .map(held)
+            .collect();
+        let most = agrees(&[vec![held(first)], again.clone()].concat());
+        if again.is_empty() || held(first) == most {
+            continue;
+        }
+        if let Some(j) = repeats
+            .iter()
+            .position(|r| r.concurrency == level && held(r) == most)
+        {
+            std::mem::swap(first, &mut repeats[j]);
+            if let Some(c) = causes.get_mut(i) {
+                *c = None;
+            }
+        }
+    }
+    (steps, causes, repeats)
+}
+
 /// The line of a ladder whose levels either side of it ran again (`repeats`): the runs
 /// at each repeated level, the range, the boundary and the budget that binds.
 pub fn line(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Option<Line> {
@@ -205,5 +243,41 @@ mod tests {
         let l = line(&cliff, &repeats, &b).unwrap();
         assert_eq!(l.boundary.as_deref(), Some("cliff"));
         assert!(line(&steps, &[], &b).is_none());
+    }
+
+    /// This session's LiveKit worker under `ramp --cpus 1`: 2 calls collapsed in their
+    /// first run (the agent lost a turn's words) and held in both runs after. The line is 2
+    /// and the ladder is judged so, not "holds 1 call · collapse at 2".
+    #[test]
+    fn a_level_is_judged_by_most_of_its_runs() {
+        let b = Budget::default();
+        let mut flaky = step(2, 2.0, 1.2, 0.5);
+        flaky.outcome = result::Outcome::ErrorRate;
+        flaky.sessions_failed = 2;
+        let steps = vec![step(1, 1.0, 1.1, 0.3), flaky.clone()];
+        let repeats = vec![
+            step(1, 1.0, 1.1, 0.3),
+            step(2, 2.0, 1.2, 0.5),
+            step(2, 2.0, 1.3, 0.5),
+        ];
+        let causes = vec![None, Some("2 of 2 sessions failed".to_string())];
+        let (s, c, r) = representatives(steps.clone(), causes.clone(), repeats.clone(), &b);
+        assert_eq!(s[1].outcome, result::Outcome::Ok);
+        assert_eq!(c, vec![None, None]);
+        assert_eq!(r.len(), 3);
+        assert!(r.iter().any(|x| x.outcome == result::Outcome::ErrorRate));
+        let v = crate::verdict::verdict_with(&s, &r, &b);
+        assert_eq!(v.holds, Some(2), "{}", v.headline);
+        assert!(v.collapse.is_none(), "{}", v.headline);
+        // The first run agreeing with most of them stays; a level run once stays.
+        let (s2, c2, _) = representatives(
+            steps,
+            causes.clone(),
+            vec![flaky.clone(), repeats[1].clone()],
+            &b,
+        );
+        assert_eq!((s2[1].outcome, &c2), (result::Outcome::ErrorRate, &causes));
+        let (s3, _, _) = representatives(vec![flaky], vec![None], vec![], &b);
+        assert_eq!(s3[0].outcome, result::Outcome::ErrorRate);
     }
 }

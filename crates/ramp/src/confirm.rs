@@ -2,7 +2,8 @@
 //! line, each runs again (`--confirm N` times, once by default) and a third time when its
 //! runs disagree — a line is a draw from a noisy machine until it has been seen twice.
 //! When the runs move the line (the level that held fails in most of its runs, or the one
-//! beyond holds in most), the ladder bisects again on that side and confirms the new pair.
+//! beyond holds in most), the ladder bisects again on that side — doubling first when no
+//! level above it has failed yet — and confirms the new pair.
 
 use crate::ladder::Run;
 use crate::levels::Search;
@@ -10,6 +11,8 @@ use result::Standing;
 
 /// At most this many rounds of confirming and bisecting again.
 const ROUNDS: usize = 2;
+/// At most this many levels doubled when the runs move the line above every level run.
+const CLIMB: usize = 3;
 
 impl Run<'_> {
     /// Whether each run at `level` held (first run and repeats), judged among the first
@@ -64,9 +67,17 @@ impl Run<'_> {
                 }
             }
             eprintln!(
-                "the runs moved the line: {}; bisecting again",
-                between(search, self.opts.unit)
+                "the runs moved the line: {}; {} again",
+                between(search, self.opts.unit),
+                if search.fails.is_some() {
+                    "bisecting"
+                } else {
+                    "doubling"
+                }
             );
+            if search.fails.is_none() && !self.double_up(search).await? {
+                return Ok(false);
+            }
             if !self.bisect(search, resolution).await? {
                 return Ok(false);
             }
@@ -76,6 +87,23 @@ impl Run<'_> {
             (Some(h), Some(f)) => self.confirm(h, f, self.opts.confirm).await,
             _ => Ok(true),
         }
+    }
+
+    /// The line moved above every level run: doubling from the highest level that held
+    /// until one does not (at most [`CLIMB`] levels); false when interrupted.
+    async fn double_up(&mut self, search: &mut Search) -> anyhow::Result<bool> {
+        let mut level = search.holds.unwrap_or(1);
+        for _ in 0..CLIMB {
+            level *= 2;
+            let Some(st) = self.level(level).await? else {
+                return Ok(false);
+            };
+            search.record(level, st);
+            if search.fails.is_some() {
+                break;
+            }
+        }
+        Ok(true)
     }
 
     /// Runs `holds` and `fails` again (a level already run that often is not); false when

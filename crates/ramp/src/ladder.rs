@@ -341,6 +341,9 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
     pairs.sort_by_key(|(s, _)| s.concurrency);
     let reordered = pairs.iter().map(|(s, _)| s.concurrency).ne(run_order);
     let (steps, causes): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+    // A level is judged by most of its runs: a flaky first run gives way to the repeats.
+    let (steps, causes, repeats) =
+        analysis::line::representatives(steps, causes, repeats, &opts.budget);
     let projection = analysis::ladder::Projection {
         host: opts.host,
         target: opts.target,

@@ -13,7 +13,8 @@ pub const LOAD_WINDOW_S: f64 = 2.5;
 /// A worker's own account of taking jobs over one step.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct WorkerLog {
-    /// Job requests it was sent ("received job request").
+    /// Job requests it took ("received job request": logged once it has room for the
+    /// job; one it declines at its load threshold is not logged).
     pub jobs: u64,
     /// Times it marked itself full ("worker is at full capacity, marking as unavailable").
     pub full: u64,
@@ -22,7 +23,7 @@ pub struct WorkerLog {
     pub full_load: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
-    /// The job requests it was sent within one load window ([`LOAD_WINDOW_S`]) before it
+    /// The job requests it took within one load window ([`LOAD_WINDOW_S`]) before it
     /// first marked itself full: the calls it admitted before its load showed them.
     #[serde(default)]
     pub admitted_in_window: u64,
