@@ -43,9 +43,12 @@ fn refused(s: &StepResult) -> Option<Refusal<'_>> {
 }
 
 impl Refusal<'_> {
-    fn log(&self) -> &WorkerLog {
+    /// The calls it took in one load window: before it first said it was full, or the
+    /// most in any window when it declined without a word.
+    fn burst(&self) -> Option<String> {
         match self {
-            Refusal::Marked(w) | Refusal::Declined { w, .. } => w,
+            Refusal::Marked(w) => burst(w.admitted_in_window),
+            Refusal::Declined { w, .. } => burst(w.most_in_window),
         }
     }
 
@@ -92,11 +95,11 @@ fn at_load(w: &WorkerLog) -> String {
 
 /// The calls it took inside one load window before its load showed them, when more
 /// than one: the reason a burst of calls overloads it.
-fn burst(w: &WorkerLog) -> Option<String> {
-    (w.admitted_in_window >= 2).then(|| {
+fn burst(calls: u64) -> Option<String> {
+    (calls >= 2).then(|| {
         format!(
             "it had taken {} within {} s (one load window) before its load showed them",
-            count(w.admitted_in_window, "call"),
+            count(calls, "call"),
             num(LOAD_WINDOW_S)
         )
     })
@@ -115,7 +118,7 @@ pub fn wall(at: &StepResult) -> Option<Wall> {
         Unit::Call.level(n),
         r.long(at),
     );
-    if let Some(b) = burst(r.log()) {
+    if let Some(b) = r.burst() {
         text.push_str(&format!("; {b}"));
     }
     text.push_str(
@@ -142,14 +145,21 @@ pub fn notes(s: &StepResult) -> Vec<String> {
     let Some(w) = worker(s) else {
         return Vec::new();
     };
-    let mut out = vec![format!("took {}", count(w.jobs, "job"))];
+    let mut out = vec![match w.most_in_window {
+        n @ 2.. => format!(
+            "took {}, {n} of them within one load window ({} s)",
+            count(w.jobs, "job"),
+            num(LOAD_WINDOW_S)
+        ),
+        _ => format!("took {}", count(w.jobs, "job")),
+    }];
     if w.full > 0 {
         let mut full = format!(
             "marked itself full {} {}: the server sends it no call while it is",
             count(w.full, "time"),
             at_load(w)
         );
-        if let Some(b) = burst(w) {
+        if let Some(b) = burst(w.admitted_in_window) {
             full.push_str(&format!("; {b}"));
         }
         out.push(full);
@@ -244,6 +254,7 @@ mod tests {
                 full_load: load,
                 threshold: load.map(|_| 0.7),
                 admitted_in_window: in_window,
+                most_in_window: in_window,
                 ..Default::default()
             }),
             ..Default::default()
@@ -344,7 +355,7 @@ mod tests {
         assert_eq!(
             notes(&two),
             vec![
-                "took 2 jobs".to_string(),
+                "took 2 jobs, 2 of them within one load window (2.5 s)".to_string(),
                 "marked itself full 1 time at load 0.74 (its load_threshold 0.7): the server sends it no call while it is; it had taken 2 calls within 2.5 s (one load window) before its load showed them".into(),
                 "1 call waited for a job process to be started (every warm one was taken: num_idle_processes)".into(),
                 "its event loops were blocked 2 times past its loop monitor's threshold, the longest 360 ms: audio and turns wait meanwhile".into(),
@@ -365,7 +376,7 @@ mod tests {
         let steps = vec![
             worker(call(2, 0.003, 1881.0, 0.61), 2, 0, None),
             worker(call(3, 0.021, 2847.0, 0.89), 3, 0, None),
-            worker(four.clone(), 3, 0, None),
+            worker(four.clone(), 3, 3, None),
         ];
         let v = verdict(&steps, &budget());
         assert_eq!(
@@ -373,7 +384,7 @@ mod tests {
             "holds 2 calls · wall: CPU (1-core cap full at 3) · collapse at 4: the worker took 3 jobs for 4 calls (CPU 86 % of its cap)"
         );
         let w = wall(&steps[2]).expect("declined");
-        assert!(w.text.starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed"), "{}", w.text);
+        assert!(w.text.starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", w.text);
         // Offered a job for every call: its calls failed for another reason.
         let all = worker(four, 4, 0, None);
         assert!(wall(&all).is_none() && cause(&all).is_none());

@@ -27,6 +27,10 @@ pub struct WorkerLog {
     /// first marked itself full: the calls it admitted before its load showed them.
     #[serde(default)]
     pub admitted_in_window: u64,
+    /// The most job requests it took within any one load window: calls admitted before
+    /// its load could show them, whether or not it then said it was full.
+    #[serde(default)]
+    pub most_in_window: u64,
     /// Jobs that waited for an idle process to be made ("no warmed process available").
     #[serde(default)]
     pub waited_for_process: u64,

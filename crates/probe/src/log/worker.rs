@@ -29,6 +29,7 @@ impl WorkerBook {
             while self.recent.front().is_some_and(|t| at - t > LOAD_WINDOW_S) {
                 self.recent.pop_front();
             }
+            w.most_in_window = w.most_in_window.max(self.recent.len() as u64);
         } else if message.starts_with("worker is at full capacity") {
             if w.full == 0 {
                 w.admitted_in_window = self
@@ -66,6 +67,7 @@ impl WorkerBook {
         };
         a.threshold = a.threshold.or(b.threshold);
         a.admitted_in_window = a.admitted_in_window.max(b.admitted_in_window);
+        a.most_in_window = a.most_in_window.max(b.most_in_window);
         a.waited_for_process += b.waited_for_process;
         a.vad_behind += b.vad_behind;
         a.loop_blocked += b.loop_blocked;
@@ -146,6 +148,7 @@ mod tests {
         assert_eq!((w.loop_blocked, w.loop_blocked_max_ms), (2, Some(360.0)));
         // AJ_1 came 12 s before: outside the window; AJ_2 and AJ_3 within 2.5 s of the mark.
         assert_eq!(w.admitted_in_window, 2);
+        assert_eq!(w.most_in_window, 2, "AJ_2 and AJ_3");
     }
 
     #[test]
