@@ -5,7 +5,7 @@
 //! Reading a line's level is `level`'s business, masking it `mask`'s, an agent worker's
 //! lines about its jobs `worker`'s.
 
-use super::level::{json_message, level_of, Level};
+use super::level::{json_of, level_in, message_in, Level};
 use super::mask::{mask, strip_ansi};
 use super::worker::WorkerBook;
 use std::collections::{BTreeMap, VecDeque};
@@ -99,21 +99,22 @@ impl LogBook {
         }
         self.kept.push_back(line.to_string());
         let clean = strip_ansi(line);
+        let json = json_of(&clean);
         if self.stopping {
             let tb = clean
                 .trim_start()
                 .starts_with("Traceback (most recent call last)");
-            if tb || level_of(&clean).is_some() {
+            if tb || level_in(&clean, json.as_ref()).is_some() {
                 self.while_stopping += 1;
             }
             return;
         }
-        self.worker.see(&clean, at);
+        self.worker.see(&clean, json.as_ref(), at);
         if self.traceback(&clean) {
             self.prev = None;
             return;
         }
-        let level = level_of(&clean).or_else(|| {
+        let level = level_in(&clean, json.as_ref()).or_else(|| {
             self.pattern
                 .as_ref()
                 .is_some_and(|p| p.is_match(&clean))
@@ -128,7 +129,7 @@ impl LogBook {
             Level::Error => self.errors += 1,
         }
         // A JSON line is one kind by its message, not by the ids and timings beside it.
-        let masked = mask(&json_message(&clean).unwrap_or_else(|| clean.clone()));
+        let masked = mask(json.as_ref().and_then(message_in).unwrap_or(&clean));
         let kept = self.count((level, masked.clone()), &clean);
         self.prev = Some((level, masked, clean, kept));
     }

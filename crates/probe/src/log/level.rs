@@ -18,17 +18,35 @@ impl Level {
     }
 }
 
+/// A JSON log line's object, read once per line: its level, its message and its fields
+/// are all read from it. None for a text line (or one that is not a JSON object).
+pub type Json = serde_json::Map<String, serde_json::Value>;
+
+pub fn json_of(line: &str) -> Option<Json> {
+    let t = line.trim_start();
+    if !t.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<serde_json::Value>(t) {
+        Ok(serde_json::Value::Object(o)) => Some(o),
+        _ => None,
+    }
+}
+
 /// The level of a log line, when it says warning or error.
 pub fn level_of(line: &str) -> Option<Level> {
-    let t = line.trim_start();
-    if t.starts_with('{') {
-        if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(t) {
-            let word = ["level", "severity", "levelname", "lvl"]
-                .iter()
-                .find_map(|k| o.get(*k).and_then(|v| v.as_str()))?;
-            return level_word(word);
-        }
+    level_in(line, json_of(line).as_ref())
+}
+
+/// The level of a log line already read as JSON (`json`, from [`json_of`]) or not.
+pub fn level_in(line: &str, json: Option<&Json>) -> Option<Level> {
+    if let Some(o) = json {
+        let word = ["level", "severity", "levelname", "lvl"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(|v| v.as_str()))?;
+        return level_word(word);
     }
+    let t = line.trim_start();
     // `level=WARN` (slog text, logfmt)
     if let Some(i) = t.find("level=") {
         let w: String = t[i + 6..]
@@ -53,15 +71,10 @@ pub fn level_of(line: &str) -> Option<Level> {
 
 /// A JSON line's own message (its `message`, `msg` or `event` field): what makes two of
 /// its lines one kind, whatever ids and timings ride beside it.
-pub fn json_message(line: &str) -> Option<String> {
-    let t = line.trim_start();
-    if !t.starts_with('{') {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(t).ok()?;
+pub fn message_in(json: &Json) -> Option<&str> {
     ["message", "msg", "event"]
         .iter()
-        .find_map(|k| v.get(*k)?.as_str().map(str::to_string))
+        .find_map(|k| json.get(*k)?.as_str())
 }
 
 fn level_word(w: &str) -> Option<Level> {

@@ -5,6 +5,7 @@
 //! is stamped with when it was read, so the jobs offered in the load window before the
 //! worker first marked itself full can be counted.
 
+use super::level::{message_in, Json};
 use result::worker::{WorkerLog, LOAD_WINDOW_S};
 use std::collections::VecDeque;
 
@@ -17,9 +18,10 @@ pub struct WorkerBook {
 }
 
 impl WorkerBook {
-    /// Reads one line of the SUT's log, read at `at` seconds.
-    pub fn see(&mut self, line: &str, at: f64) {
-        let Some(message) = message_of(line) else {
+    /// Reads one line of the SUT's log (`json`: the line's object, when it is a JSON
+    /// line), read at `at` seconds.
+    pub fn see(&mut self, line: &str, json: Option<&Json>, at: f64) {
+        let Some(message) = message_of(line, json) else {
             return;
         };
         let w = &mut self.log;
@@ -39,10 +41,10 @@ impl WorkerBook {
                     .count() as u64;
             }
             w.full += 1;
-            if let Some(load) = field(line, &["load"]) {
-                w.full_load = Some(w.full_load.map_or(load, |m: f64| m.max(load)));
+            if let Some(load) = field(line, json, &["load"]) {
+                w.full_load = higher(w.full_load, Some(load));
             }
-            w.threshold = field(line, &["threshold", "loadThreshold"]).or(w.threshold);
+            w.threshold = field(line, json, &["threshold", "loadThreshold"]).or(w.threshold);
         } else if message.starts_with("no warmed process available for job") {
             w.waited_for_process += 1;
         } else if message.starts_with("VAD inference is slower than realtime") {
@@ -52,7 +54,7 @@ impl WorkerBook {
             .and_then(|m| m.split("ms").next()?.trim().parse::<f64>().ok())
         {
             w.loop_blocked += 1;
-            w.loop_blocked_max_ms = Some(w.loop_blocked_max_ms.map_or(ms, |m: f64| m.max(ms)));
+            w.loop_blocked_max_ms = higher(w.loop_blocked_max_ms, Some(ms));
         }
     }
 
@@ -61,30 +63,35 @@ impl WorkerBook {
         let (a, b) = (&mut self.log, other.log);
         a.jobs += b.jobs;
         a.full += b.full;
-        a.full_load = match (a.full_load, b.full_load) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, y) => x.or(y),
-        };
+        a.full_load = higher(a.full_load, b.full_load);
         a.threshold = a.threshold.or(b.threshold);
         a.admitted_in_window = a.admitted_in_window.max(b.admitted_in_window);
         a.most_in_window = a.most_in_window.max(b.most_in_window);
         a.waited_for_process += b.waited_for_process;
         a.vad_behind += b.vad_behind;
         a.loop_blocked += b.loop_blocked;
-        a.loop_blocked_max_ms = match (a.loop_blocked_max_ms, b.loop_blocked_max_ms) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, y) => x.or(y),
-        };
+        a.loop_blocked_max_ms = higher(a.loop_blocked_max_ms, b.loop_blocked_max_ms);
+    }
+}
+
+/// The higher of two figures, either of which may be missing.
+fn higher(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
     }
 }
 
 /// The message of a line the worker wrote: a JSON line's `message` (or `msg`), else the
 /// text after its logger's name (`… INFO livekit.agents - worker is …`); None when the
 /// line is none of the worker's.
-fn message_of(line: &str) -> Option<String> {
+fn message_of(line: &str, json: Option<&Json>) -> Option<String> {
     let t = line.trim_start();
+    if let Some(o) = json {
+        return message_in(o).map(str::to_string);
+    }
     if t.starts_with('{') {
-        return super::level::json_message(t);
+        return None;
     }
     const KNOWN: [&str; 5] = [
         "received job request",
@@ -104,9 +111,9 @@ fn message_of(line: &str) -> Option<String> {
 
 /// A number the line gives under one of `names`: a JSON field, or `name: 0.7`,
 /// `"name": 0.7`, `name=0.7` in text.
-fn field(line: &str, names: &[&str]) -> Option<f64> {
+fn field(line: &str, json: Option<&Json>, names: &[&str]) -> Option<f64> {
     let t = line.trim_start();
-    if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(t) {
+    if let Some(o) = json {
         return names.iter().find_map(|n| o.get(*n)?.as_f64());
     }
     names.iter().find_map(|n| {
@@ -118,7 +125,13 @@ fn field(line: &str, names: &[&str]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::level::json_of;
     use super::*;
+
+    /// One line read as the log book reads it: its JSON object once, then the worker's.
+    fn read(b: &mut WorkerBook, line: &str, at: f64) {
+        b.see(line, json_of(line).as_ref(), at);
+    }
 
     #[test]
     fn a_worker_that_took_three_calls_in_one_window_then_marked_itself_full() {
@@ -137,7 +150,7 @@ mod tests {
             (29.0, "2026-11-28 10:00:29,001 - WARNING livekit.agents - event loop blocked for 127ms importing numpy; import it at process warm-up"),
         ];
         for (at, l) in lines {
-            b.see(l, at);
+            read(&mut b, l, at);
         }
         let w = b.log;
         assert_eq!(
@@ -154,10 +167,18 @@ mod tests {
     #[test]
     fn the_text_log_of_dev_mode_and_node_field_names_are_read_too() {
         let mut b = WorkerBook::default();
-        b.see("2026-11-28 10:00:01,090 - INFO livekit.agents - received job request {\"job_id\": \"AJ_1\"}", 1.0);
-        b.see("2026-11-28 10:00:02,093 - INFO livekit.agents - worker is at full capacity, marking as unavailable {\"load\": 0.788, \"threshold\": 0.7}", 2.0);
-        b.see(r#"{"msg":"worker is at full capacity, marking as unavailable","level":30,"load":0.81,"loadThreshold":0.75}"#, 9.0);
-        b.see("INFO: the user said the worker is at full capacity", 9.5);
+        read(&mut b, "2026-11-28 10:00:01,090 - INFO livekit.agents - received job request {\"job_id\": \"AJ_1\"}", 1.0);
+        read(&mut b, "2026-11-28 10:00:02,093 - INFO livekit.agents - worker is at full capacity, marking as unavailable {\"load\": 0.788, \"threshold\": 0.7}", 2.0);
+        read(
+            &mut b,
+            r#"{"msg":"worker is at full capacity, marking as unavailable","level":30,"load":0.81,"loadThreshold":0.75}"#,
+            9.0,
+        );
+        read(
+            &mut b,
+            "INFO: the user said the worker is at full capacity",
+            9.5,
+        );
         let w = b.log;
         assert_eq!((w.jobs, w.full, w.admitted_in_window), (1, 2, 1));
         assert_eq!((w.full_load, w.threshold), (Some(0.81), Some(0.75)));
@@ -166,11 +187,12 @@ mod tests {
     #[test]
     fn a_log_without_a_worker_says_nothing() {
         let mut b = WorkerBook::default();
-        b.see(
+        read(
+            &mut b,
             "INFO:     127.0.0.1:5000 - \"POST /chat HTTP/1.1\" 200 OK",
             1.0,
         );
-        b.see(r#"{"message": "request done", "load": 3}"#, 2.0);
+        read(&mut b, r#"{"message": "request done", "load": 3}"#, 2.0);
         assert!(!b.log.said());
     }
 }
