@@ -82,16 +82,22 @@ pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
         .collect()
 }
 
+impl Check {
+    /// The breach this check found, when its figure is over the limit.
+    pub fn breach(&self) -> Option<Breach> {
+        self.over.then(|| Breach {
+            budget: self.budget.to_string(),
+            value: self.value.unwrap_or_default(),
+            limit: self.limit,
+        })
+    }
+}
+
 /// The budgets `f` breaks; `single` is the first level's p50 session time.
 pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
     checks(b, f, single)
-        .into_iter()
-        .filter(|c| c.over)
-        .map(|c| Breach {
-            budget: c.budget.to_string(),
-            value: c.value.unwrap_or_default(),
-            limit: c.limit,
-        })
+        .iter()
+        .filter_map(Check::breach)
         .collect()
 }
 

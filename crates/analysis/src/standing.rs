@@ -136,7 +136,10 @@ pub fn alone(s: &StepResult, b: &Budget) -> (String, Vec<Breach>) {
             )
         })
         .collect();
-    let br = breaches(b, &figures_of(s), None);
+    let br: Vec<Breach> = checks
+        .iter()
+        .filter_map(crate::budget::Check::breach)
+        .collect();
     let standing = if br.is_empty() {
         "within budget"
     } else {
