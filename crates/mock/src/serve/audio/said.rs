@@ -3,45 +3,90 @@
 //! voice is deterministic (the same text at the same length gives the same samples), so
 //! a kept copy is exactly what synthesis would make again, without the milliseconds of
 //! CPU that, queued behind each other on a busy core, made every stream's first frame
-//! late. The few latest are kept (10 s of speech is ~1 MB).
+//! late. What is kept is the encoded audio, so a stream's chunks are slices of one copy
+//! (no conversion and no copy a request). The few latest are kept (10 s of 24 kHz PCM is
+//! ~480 KB).
 
+use crate::serve::app::App;
+use bytes::Bytes;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use wire::audio::realtime::AudioFormat;
 
 /// How many of the latest speeches are kept.
 const KEEP: usize = 8;
 
-type Key = (String, u64);
+type Key = (String, u64, AudioFormat);
 
 #[derive(Default)]
 pub struct Said {
-    kept: Mutex<VecDeque<(Key, Arc<Vec<f32>>)>>,
+    kept: Mutex<VecDeque<(Key, Bytes)>>,
+}
+
+fn key(text: &str, seconds: f64, format: AudioFormat) -> Key {
+    (text.to_string(), seconds.to_bits(), format)
 }
 
 impl Said {
-    /// The speech of `text` lasting `seconds`, when it was made lately.
-    pub fn get(&self, text: &str, seconds: f64) -> Option<Arc<Vec<f32>>> {
+    /// The speech of `text` lasting `seconds` in `format`, when it was made lately.
+    pub fn get(&self, text: &str, seconds: f64, format: AudioFormat) -> Option<Bytes> {
         let kept = self.kept.lock().ok()?;
-        kept.iter()
-            .find(|((t, s), _)| t == text && *s == seconds.to_bits())
-            .map(|(_, a)| a.clone())
+        let k = key(text, seconds, format);
+        kept.iter().find(|(t, _)| *t == k).map(|(_, a)| a.clone())
     }
 
-    /// Keeps `audio`, the speech of `text` lasting `seconds`, dropping the oldest kept
-    /// (streams that asked at once and all made it keep one copy).
-    pub fn put(&self, text: &str, seconds: f64, audio: Arc<Vec<f32>>) {
+    /// Keeps `audio`, the speech of `text` lasting `seconds` in `format`, dropping the
+    /// oldest kept (streams that asked at once and all made it keep one copy).
+    pub fn put(&self, text: &str, seconds: f64, format: AudioFormat, audio: Bytes) {
         if let Ok(mut kept) = self.kept.lock() {
-            if kept
-                .iter()
-                .any(|((t, s), _)| t == text && *s == seconds.to_bits())
-            {
+            let k = key(text, seconds, format);
+            if kept.iter().any(|(t, _)| *t == k) {
                 return;
             }
             if kept.len() >= KEEP {
                 kept.pop_front();
             }
-            kept.push_back(((text.to_string(), seconds.to_bits()), audio));
+            kept.push_back((k, audio));
         }
+    }
+}
+
+/// `text` spoken for `seconds` in `format` (16-bit PCM at 24 kHz, or G.711 at 8 kHz):
+/// kept from a request for the same a moment ago, or made and encoded off the runtime's
+/// threads (a long text takes milliseconds to synthesize). None when it cannot be said.
+pub(crate) async fn spoken(
+    app: &App,
+    text: &str,
+    seconds: f64,
+    format: AudioFormat,
+) -> Option<Bytes> {
+    if let Some(kept) = app.said.get(text, seconds, format) {
+        return Some(kept);
+    }
+    let t = text.to_string();
+    let audio = super::off_clock(app, move || {
+        voice::speak_for(&t, format.rate(), seconds).map(|x| Bytes::from(encode(&x, format)))
+    })
+    .await
+    .flatten()?;
+    app.said.put(text, seconds, format, audio.clone());
+    Some(audio)
+}
+
+/// Samples in `format`'s encoding.
+fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
+    match format {
+        AudioFormat::Pcm24 => voice::pcm::to_s16le(x),
+        AudioFormat::Pcmu => voice::pcm::to_ulaw(x),
+        AudioFormat::Pcma => voice::pcm::to_alaw(x),
+    }
+}
+
+/// Bytes a sample takes in `format`.
+pub(crate) fn sample_bytes(format: AudioFormat) -> usize {
+    match format {
+        AudioFormat::Pcm24 => 2,
+        AudioFormat::Pcmu | AudioFormat::Pcma => 1,
     }
 }
 
@@ -50,17 +95,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_the_latest_and_tells_lengths_apart() {
+    fn keeps_the_latest_and_tells_lengths_and_formats_apart() {
         let said = Said::default();
-        said.put("hello", 1.0, Arc::new(vec![0.5; 4]));
-        said.put("hello", 1.0, Arc::new(vec![0.5; 4]));
+        let pcm = AudioFormat::Pcm24;
+        said.put("hello", 1.0, pcm, Bytes::from(vec![1u8; 4]));
+        said.put("hello", 1.0, pcm, Bytes::from(vec![1u8; 4]));
         assert_eq!(said.kept.lock().unwrap().len(), 1, "one copy of one speech");
-        assert_eq!(said.get("hello", 1.0).unwrap().len(), 4);
-        assert!(said.get("hello", 2.0).is_none());
+        assert_eq!(said.get("hello", 1.0, pcm).unwrap().len(), 4);
+        assert!(said.get("hello", 2.0, pcm).is_none());
+        assert!(said.get("hello", 1.0, AudioFormat::Pcmu).is_none());
         for i in 0..KEEP {
-            said.put(&format!("t{i}"), 1.0, Arc::new(Vec::new()));
+            said.put(&format!("t{i}"), 1.0, pcm, Bytes::new());
         }
-        assert!(said.get("hello", 1.0).is_none(), "the oldest goes");
-        assert!(said.get(&format!("t{}", KEEP - 1), 1.0).is_some());
+        assert!(said.get("hello", 1.0, pcm).is_none(), "the oldest goes");
+        assert!(said.get(&format!("t{}", KEEP - 1), 1.0, pcm).is_some());
+    }
+
+    #[test]
+    fn encodes_as_the_format_asks() {
+        let x = [0.0f32, 0.5, -0.5];
+        assert_eq!(
+            encode(&x, AudioFormat::Pcm24).len(),
+            3 * sample_bytes(AudioFormat::Pcm24)
+        );
+        assert_eq!(encode(&x, AudioFormat::Pcmu).len(), 3);
+        assert_eq!(encode(&x, AudioFormat::Pcma), voice::pcm::to_alaw(&x));
     }
 }

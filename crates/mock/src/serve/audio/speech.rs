@@ -13,6 +13,7 @@ use axum::response::Response;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use tokio::time::Instant;
+use wire::audio::realtime::AudioFormat;
 use wire::audio::speech::{self, SpeechFormat, SpeechRequest, RATE};
 use wire::{Api, WireError};
 
@@ -36,12 +37,13 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
             &request_id,
         );
     }
-    let audio = match spoken(&app, &req).await {
-        Ok(a) => a,
-        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+    let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
+    let Some(pcm) = super::said::spoken(&app, &req.input, seconds, AudioFormat::Pcm24).await else {
+        let e = WireError::invalid("input", "could not be spoken");
+        return refuse(&app, Api::ChatCompletions, &e, &request_id);
     };
     let set = app.scenario.audio;
-    let seconds = audio.len() as f64 / RATE as f64;
+    let seconds = pcm.len() as f64 / 2.0 / RATE as f64;
     let session = super::owner_of_spoken(&app, &req.input)
         .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
     app.ledger.voice(&session, |v| {
@@ -49,7 +51,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         v.tts_first_byte_ms += set.tts_first_byte_ms;
         v.spoken_s += seconds;
     });
-    let frames = frames(&req, &audio, set);
+    let frames = frames(&req, &pcm, set);
     let mut resp = Response::new(body(Paced {
         app: app.clone(),
         start,
@@ -66,34 +68,19 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     resp
 }
 
-/// The speech's samples at 24 kHz, lasting as long as its text takes to say: made off the
-/// runtime's threads (a long text takes milliseconds to synthesize), or kept from a
-/// request for the same a moment ago.
-async fn spoken(app: &App, req: &SpeechRequest) -> Result<Arc<Vec<f32>>, WireError> {
-    let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
-    if let Some(kept) = app.said.get(&req.input, seconds) {
-        return Ok(kept);
-    }
-    let text = req.input.clone();
-    let audio = super::off_clock(app, move || voice::speak_for(&text, RATE, seconds))
-        .await
-        .flatten()
-        .map(Arc::new)
-        .ok_or_else(|| WireError::invalid("input", "could not be spoken"))?;
-    app.said.put(&req.input, seconds, audio.clone());
-    Ok(audio)
-}
-
 /// The body's pieces and when each leaves: chunks of `chunk_ms` of audio (a WAV header
-/// before the first), or SSE events with the done event after the last chunk.
+/// before the first), or SSE events with the done event after the last chunk. Raw
+/// chunks are slices of the one copy of the speech.
 fn frames(
     req: &SpeechRequest,
-    audio: &[f32],
+    pcm: &Bytes,
     set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
-    let pcm = voice::pcm::to_s16le(audio);
     let per = ((RATE as f64 * set.chunk_ms / 1000.0) as usize * 2).max(2);
-    let chunks: Vec<&[u8]> = pcm.chunks(per).collect();
+    let chunks: Vec<Bytes> = (0..pcm.len())
+        .step_by(per)
+        .map(|at| pcm.slice(at..(at + per).min(pcm.len())))
+        .collect();
     let due = deadlines(
         chunks.len().max(1),
         set.tts_first_byte_ms,
@@ -106,18 +93,18 @@ fn frames(
     }
     for (i, c) in chunks.iter().enumerate() {
         let piece = match (req.sse, req.format, i) {
-            (true, SpeechFormat::Wav, 0) => {
-                speech::delta_event(&[wav_header(pcm.len()), c.to_vec()].concat())
-            }
-            (true, _, _) => speech::delta_event(c),
-            (false, _, _) => c.to_vec(),
+            (true, SpeechFormat::Wav, 0) => Bytes::from(speech::delta_event(
+                &[wav_header(pcm.len()), c.to_vec()].concat(),
+            )),
+            (true, _, _) => Bytes::from(speech::delta_event(c)),
+            (false, _, _) => c.clone(),
         };
-        out.push((due[i], Bytes::from(piece)));
+        out.push((due[i], piece));
     }
     if req.sse {
         let input = wire::count_tokens(&req.input);
         let output = wire::audio::audio_tokens(
-            audio.len() as f64 / RATE as f64,
+            pcm.len() as f64 / 2.0 / RATE as f64,
             wire::audio::OUTPUT_AUDIO_TOKENS_PER_S,
         );
         let last = *due.last().unwrap_or(&std::time::Duration::ZERO);

@@ -50,11 +50,13 @@ impl State {
         // One frame due (the usual case) goes out as it is, without a copy.
         Some(Ok(match &self.p.frames[first..self.next] {
             [(_, one)] => one.clone(),
-            due => Bytes::from(
-                due.iter()
-                    .flat_map(|(_, b)| b.iter().copied())
-                    .collect::<Vec<u8>>(),
-            ),
+            due => {
+                let mut all = Vec::with_capacity(due.iter().map(|(_, b)| b.len()).sum());
+                for (_, b) in due {
+                    all.extend_from_slice(b);
+                }
+                Bytes::from(all)
+            }
         }))
     }
 }

@@ -6,12 +6,13 @@
 //! the usage the API reports.
 
 use crate::serve::app::App;
+use crate::serve::audio::said;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use wire::audio::realtime::server::{Events, Out, Usage};
-use wire::audio::realtime::{items, AudioFormat, Content, Item, Session};
+use wire::audio::realtime::{items, Content, Item, Session};
 use wire::{Part, Role};
 
 /// What a response needs, taken from its connection.
@@ -219,18 +220,12 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
         return 0.0;
     }
     let fmt = job.session.output_format;
-    let text = d.text.clone();
-    let seconds = set.seconds_of(&text);
-    let audio = crate::serve::audio::off_clock(&job.app, move || {
-        ::voice::speak_for(&text, fmt.rate(), seconds)
-    })
-    .await
-    .flatten()
-    .unwrap_or_default();
-    let bytes = encode(&audio, fmt);
-    let per = ((fmt.rate() as f64 * set.chunk_ms / 1000.0) as usize
-        * if fmt == AudioFormat::Pcm24 { 2 } else { 1 })
-    .max(2);
+    let (text, seconds) = (&d.text, set.seconds_of(&d.text));
+    let bytes = said::spoken(&job.app, text, seconds, fmt)
+        .await
+        .unwrap_or_default();
+    let width = said::sample_bytes(fmt);
+    let per = ((fmt.rate() as f64 * set.chunk_ms / 1000.0) as usize * width).max(2);
     let chunks: Vec<&[u8]> = bytes.chunks(per).collect();
     let words: Vec<&str> = d.text.split_inclusive(' ').collect();
     let (mut said_words, n) = (0, chunks.len().max(1));
@@ -262,7 +257,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
         let delta = base64::Engine::encode(&b64, c);
         job.send(|ev| ev.delta("response.output_audio.delta", out, &delta));
     }
-    let spoken = audio.len() as f64 / fmt.rate() as f64;
+    let spoken = (bytes.len() / width) as f64 / fmt.rate() as f64;
     job.app.ledger.voice(&d.session, |v| v.spoken_s += spoken);
     job.send(|ev| ev.part_done("response.output_audio.done", out, None));
     job.send(|ev| {
@@ -274,13 +269,4 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     });
     job.send(|ev| ev.content_part("response.content_part.done", out, true, &d.text));
     spoken
-}
-
-/// Samples in the session's output format.
-fn encode(x: &[f32], f: AudioFormat) -> Vec<u8> {
-    match f {
-        AudioFormat::Pcm24 => ::voice::pcm::to_s16le(x),
-        AudioFormat::Pcmu => ::voice::pcm::to_ulaw(x),
-        AudioFormat::Pcma => ::voice::pcm::to_alaw(x),
-    }
 }
