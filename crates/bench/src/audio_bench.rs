@@ -86,16 +86,14 @@ fn text(seconds: f64, n: u64) -> String {
 }
 
 pub async fn run_audio_bench(opts: &AudioBenchOptions) -> anyhow::Result<Vec<AudioBenchRow>> {
-    let dir = std::env::temp_dir().join(format!("plimsoll-bench-audio-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join("scenario.toml");
+    let dir = guard::Scratch::new("bench-audio")?;
+    let path = dir.path().join("scenario.toml");
     std::fs::write(&path, scenario(opts.chunk_ms))?;
     let mut rows = Vec::new();
     for &n in &opts.streams {
         eprintln!("bench mock --audio: {n} streams …");
         rows.push(one_row(opts, n, &path).await?);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(rows)
 }
 

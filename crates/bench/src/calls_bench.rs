@@ -70,13 +70,11 @@ pub async fn run_calls_bench(
     on_row: &mut dyn FnMut(&CallsBenchRow),
 ) -> anyhow::Result<Vec<CallsBenchRow>> {
     let bot = Bot::start(opts.transport, opts.bot_core)?;
-    let dir = std::env::temp_dir().join(format!("plimsoll-bench-calls-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join("session.toml");
+    let dir = guard::Scratch::new("bench-calls")?;
+    let path = dir.path().join("session.toml");
     std::fs::write(&path, session(&bot, opts.turns))?;
-    let spec = drive::SessionSpec::load(&path);
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = spec?;
+    let spec = drive::SessionSpec::load(&path)?;
+    drop(dir);
     let mut rows = Vec::new();
     for &n in &opts.calls {
         eprintln!("bench calls: {n} calls …");

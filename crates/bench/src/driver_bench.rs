@@ -1,10 +1,12 @@
 //! `plimsoll bench driver`: the driver alone. C sessions of HTTP turns (a JSON body of a
 //! chosen size, the session's marker in it) against a SUT that answers at once — a null
-//! server on a thread of its own — in a closed loop for a window, session after session:
-//! turns a second, and the driver's CPU a turn by the kernel's count of its threads
-//! (`plimsoll-drive`, the name a step's driver runs under), beside the null SUT's. What
-//! a step's `driver` part costs a turn with no SUT or mock in the way.
+//! server, a process of its own (`plimsoll bench null-sut`, so each side holds one socket
+//! a session) — in a closed loop for a window, session after session: turns a second, and
+//! the driver's CPU a turn by the kernel's count of its threads (`plimsoll-drive`, the
+//! name a step's driver runs under), beside the null SUT's. What a step's `driver` part
+//! costs a turn with no SUT or mock in the way.
 
+use anyhow::Context;
 use serde::Serialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,8 +14,6 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// The null SUT's thread: its CPU is counted apart from the driver's.
-const SUT_THREAD: &str = "bench-null-sut";
 const REPLY: &str = r#"{"reply":"ok: the null SUT answers at once"}"#;
 
 pub struct DriverBenchOptions {
@@ -22,6 +22,8 @@ pub struct DriverBenchOptions {
     pub turns: u32,
     pub body_bytes: usize,
     pub window: Duration,
+    /// This executable, to start the null SUT.
+    pub exe: std::path::PathBuf,
 }
 
 /// One row: C sessions driven for the window.
@@ -43,7 +45,7 @@ pub struct DriverBenchRow {
 
 /// Every row against one null SUT.
 pub fn run_driver_bench(o: &DriverBenchOptions) -> anyhow::Result<Vec<DriverBenchRow>> {
-    let sut = start_null_sut()?;
+    let (sut, addr) = start_null_sut(&o.exe)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .thread_name(drive::THREAD_NAME)
         .enable_all()
@@ -56,7 +58,7 @@ pub fn run_driver_bench(o: &DriverBenchOptions) -> anyhow::Result<Vec<DriverBenc
             "bench driver: {c} sessions for {:.1} s …",
             o.window.as_secs_f64()
         );
-        rows.push(rt.block_on(one_row(&spec, sut, c, o.window))?);
+        rows.push(rt.block_on(one_row(&spec, (&sut, addr), c, o.window))?);
     }
     Ok(rows)
 }
@@ -73,16 +75,16 @@ fn session_text(o: &DriverBenchOptions) -> String {
 
 async fn one_row(
     spec: &drive::SessionSpec,
-    sut: SocketAddr,
+    (sut, addr): (&guard::Owned, SocketAddr),
     c: usize,
     window: Duration,
 ) -> anyhow::Result<DriverBenchRow> {
-    let opts = options(sut, c, window);
-    let before = cpu_by_part();
+    let opts = options(addr, c, window);
+    let before = cpu_by_part(sut.pid())?;
     let started = std::time::Instant::now();
     let r = drive::drive(spec, &opts, Arc::new(drive::Progress::default())).await?;
     let secs = started.elapsed().as_secs_f64();
-    let after = cpu_by_part();
+    let after = cpu_by_part(sut.pid())?;
     let turns = r.turns.max(1) as f64;
     let us = |a: u64, b: u64| b.saturating_sub(a) as f64 / 1000.0;
     let (driver, sut_us) = (us(before.0, after.0), us(before.1, after.1));
@@ -123,43 +125,52 @@ fn options(sut: SocketAddr, c: usize, window: Duration) -> drive::DriveOptions {
 }
 
 /// (driver threads' ns, the null SUT's ns) so far, by the kernel's count.
-fn cpu_by_part() -> (u64, u64) {
-    let mut out = (0, 0);
-    for (name, ns) in probe::own::threads_cpu_ns() {
-        if name.starts_with(drive::THREAD_NAME) {
-            out.0 += ns;
-        } else if SUT_THREAD.starts_with(&name) {
-            out.1 += ns;
-        }
-    }
-    out
+fn cpu_by_part(sut: u32) -> anyhow::Result<(u64, u64)> {
+    let driver = probe::own::threads_cpu_ns()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with(drive::THREAD_NAME))
+        .map(|(_, ns)| ns)
+        .sum();
+    let (user, system) = crate::procfs::cpu_seconds(sut)?;
+    Ok((driver, ((user + system) * 1e9) as u64))
 }
 
-/// The null SUT on a thread and runtime of its own: every request on a connection gets
-/// the same small JSON reply at once.
-fn start_null_sut() -> anyhow::Result<SocketAddr> {
+/// Starts the null SUT (`exe bench null-sut`) and waits for the address it listens on.
+fn start_null_sut(exe: &std::path::Path) -> anyhow::Result<(guard::Owned, SocketAddr)> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["bench", "null-sut"])
+        .stdout(std::process::Stdio::piped());
+    let mut sut = guard::Owned::spawn(&mut cmd).context("starting the null SUT")?;
+    let out = sut.child().stdout.take().context("the null SUT's stdout")?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line)?;
+    let addr = line
+        .trim()
+        .strip_prefix("listening ")
+        .with_context(|| format!("unexpected first line from the null SUT: {line:?}"))?
+        .parse()?;
+    Ok((sut, addr))
+}
+
+/// `plimsoll bench null-sut`: the null SUT, until killed. Every request on a connection
+/// gets the same small JSON reply at once, on one thread; it prints the address it
+/// listens on first.
+pub fn serve_null_sut() -> anyhow::Result<()> {
+    crate::raise_nofile_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
-    let addr = listener.local_addr()?;
-    std::thread::Builder::new()
-        .name(SUT_THREAD.into())
-        .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(listener) = TcpListener::from_std(listener) else {
-                    return;
-                };
-                while let Ok((sock, _)) = listener.accept().await {
-                    tokio::spawn(serve(sock));
-                }
-            });
-        })?;
-    Ok(addr)
+    println!("listening {}", listener.local_addr()?);
+    std::io::Write::flush(&mut std::io::stdout())?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = TcpListener::from_std(listener)?;
+        loop {
+            let (sock, _) = listener.accept().await?;
+            tokio::spawn(serve(sock));
+        }
+    })
 }
 
 /// One connection: read a request (head and a content-length body), answer, again.

@@ -47,7 +47,7 @@ pub use audio_bench::{run_audio_bench, AudioBenchOptions, AudioBenchRow};
 pub use burst_bench::{run_burst_bench, BurstResult};
 pub use calls_bench::{run_calls_bench, CallsBenchOptions, CallsBenchRow, Transport};
 pub use calls_report::print_calls_bench;
-pub use driver_bench::{run_driver_bench, DriverBenchOptions, DriverBenchRow};
+pub use driver_bench::{run_driver_bench, serve_null_sut, DriverBenchOptions, DriverBenchRow};
 pub use mcp_bench::{run_mcp_bench, McpBenchOptions, McpBenchRow};
 pub use mcp_requests::{Era, Reply, Tool};
 pub use mock::run::raise_nofile_limit;

@@ -87,26 +87,21 @@ pub async fn run_mcp_bench(
     if opts.eras.is_empty() || opts.replies.is_empty() || opts.tools.is_empty() {
         bail!("--era, --reply and --tool each need at least one value");
     }
-    let dir = std::env::temp_dir().join(format!("plimsoll-bench-mcp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let dir = guard::Scratch::new("bench-mcp")?;
     let mut rows = Vec::new();
     for &era in &opts.eras {
         for &reply in &opts.replies {
-            let scenario = dir.join(format!("scenario-{}.toml", reply.name()));
+            let scenario = dir.path().join(format!("scenario-{}.toml", reply.name()));
             std::fs::write(&scenario, mcp_requests::scenario(reply))?;
             for &tool in &opts.tools {
                 for &clients in &opts.clients {
-                    let row = one_row(opts, &scenario, (era, reply, tool, clients)).await;
-                    let row = row.inspect_err(|_| {
-                        let _ = std::fs::remove_dir_all(&dir);
-                    })?;
+                    let row = one_row(opts, &scenario, (era, reply, tool, clients)).await?;
                     on_row(&row);
                     rows.push(row);
                 }
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(rows)
 }
 

@@ -108,18 +108,12 @@ pub async fn run_mock_bench(opts: &MockBenchOptions) -> anyhow::Result<Vec<MockB
 /// A bench's scratch directory with its scenario, removed when dropped: after the
 /// runs, or when one of them fails.
 pub(crate) struct Prepared {
-    dir: PathBuf,
+    _dir: guard::Scratch,
     pub scenario: PathBuf,
 }
 
-impl Drop for Prepared {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Checks the options (a clear error before any mock starts: a stream's requests are
-/// built from them) and writes the bench's scenario into `plimsoll-NAME-PID`.
+/// built from them) and writes the bench's scenario into a scratch directory.
 pub(crate) fn prepare(opts: &MockBenchOptions, name: &str) -> anyhow::Result<Prepared> {
     if opts.streams == 0 || opts.tokens == 0 || opts.tokens_per_chunk == 0 {
         bail!("--streams, --tokens and --tokens-per-chunk must be at least 1");
@@ -128,11 +122,10 @@ pub(crate) fn prepare(opts: &MockBenchOptions, name: &str) -> anyhow::Result<Pre
     if opts.history > 0 {
         agent_body(&opts.api, 0, opts.history, "")?;
     }
-    let dir = std::env::temp_dir().join(format!("plimsoll-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let dir = guard::Scratch::new(name)?;
     let prepared = Prepared {
-        scenario: dir.join("scenario.toml"),
-        dir,
+        scenario: dir.path().join("scenario.toml"),
+        _dir: dir,
     };
     std::fs::write(&prepared.scenario, scenario_text(opts))?;
     Ok(prepared)

@@ -1,26 +1,20 @@
 //! The mock a benchmark measures, as its own process (so its CPU and memory are its
-//! own): started on a free loopback port with the bench's scenario, killed when dropped.
-//! What load is put on it is each benchmark's business.
+//! own): started on a free loopback port with the bench's scenario, in a process group of
+//! its own that the watchdog kills should the bench be killed; killed when dropped. What
+//! load is put on it is each benchmark's business.
 
 use anyhow::Context;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-/// Kills the mock process when dropped, whatever happened.
-pub(crate) struct MockProcess(Child);
+/// The mock process, killed when dropped, whatever happened.
+pub(crate) struct MockProcess(guard::Owned);
 
 impl MockProcess {
     pub(crate) fn pid(&self) -> u32 {
-        self.0.id()
-    }
-}
-
-impl Drop for MockProcess {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        self.0.pid()
     }
 }
 
@@ -67,10 +61,9 @@ pub(crate) fn start_mock_on(
     if let Some(w) = workers {
         cmd.args(["--workers", &w.to_string()]);
     }
-    let mut child = cmd
-        .spawn()
+    let mut child = guard::Owned::spawn(&mut cmd)
         .with_context(|| format!("starting {} mock", exe.display()))?;
-    let stdout = child.stdout.take().context("mock stdout")?;
+    let stdout = child.child().stdout.take().context("mock stdout")?;
     let proc = MockProcess(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;

@@ -50,21 +50,17 @@ struct Timed {
     thread_times: Vec<Duration>,
 }
 
-/// Starts the child holding `threads` threads and `connections` connections; its pid.
-fn hold(
-    exe: &std::path::Path,
-    threads: usize,
-    connections: usize,
-) -> anyhow::Result<std::process::Child> {
-    let mut child = Command::new(exe)
-        .args(["bench", "hold-threads", "--threads", &threads.to_string()])
+/// Starts the child holding `threads` threads and `connections` connections (killed when
+/// dropped, or by the watchdog should the bench be killed).
+fn hold(exe: &std::path::Path, threads: usize, connections: usize) -> anyhow::Result<guard::Owned> {
+    let mut cmd = Command::new(exe);
+    cmd.args(["bench", "hold-threads", "--threads", &threads.to_string()])
         .args(["--connections", &connections.to_string()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting the thread-holding child")?;
+        .stdout(Stdio::piped());
+    let mut child = guard::Owned::spawn(&mut cmd).context("starting the thread-holding child")?;
     let mut line = String::new();
     std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().context("child stdout")?),
+        &mut std::io::BufReader::new(child.child().stdout.take().context("child stdout")?),
         &mut line,
     )?;
     Ok(child)
@@ -124,10 +120,9 @@ pub fn run_probe_bench(
     if threads > MAX_THREADS {
         anyhow::bail!("--threads {threads}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)");
     }
-    let mut child = hold(exe, threads, connections)?;
-    let t = time(child.id(), samples);
-    let _ = child.kill();
-    let _ = child.wait();
+    let child = hold(exe, threads, connections)?;
+    let t = time(child.pid(), samples);
+    drop(child);
     print(&t, samples);
     Ok(())
 }

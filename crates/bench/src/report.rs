@@ -389,7 +389,7 @@ pub fn print_burst_bench(
 /// `plimsoll bench driver`: a row per session count, or JSON.
 pub fn print_driver_bench(opts: &crate::DriverBenchOptions, json: bool) -> anyhow::Result<()> {
     let most = opts.sessions.iter().copied().max().unwrap_or(0);
-    sockets_for("--sessions", most, 2, "the count")?;
+    sockets_for("--sessions", most, 1, "the count")?;
     let rows = crate::run_driver_bench(opts)?;
     if json {
         println!(

@@ -1,12 +1,12 @@
 //! Leaves nothing behind, even when Plimsoll is killed with SIGKILL: every process group,
-//! cgroup and scratch directory Plimsoll makes is announced to a small watchdog process
+//! cgroup, scratch directory and scratch file Plimsoll makes is announced to a small watchdog process
 //! (Plimsoll itself, re-run as `plimsoll __watchdog`) over a pipe, and withdrawn when
 //! Plimsoll removes it. When the pipe closes — Plimsoll exited or was killed — the
 //! watchdog kills what is still listed and removes it. `sweep` removes what an earlier
 //! Plimsoll left when even its watchdog was killed.
 //!
-//! It knows nothing of steps or SUTs: only process groups, cgroup directories and plain
-//! directories.
+//! It knows nothing of steps or SUTs: only process groups, cgroup directories, plain
+//! directories and files.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
@@ -22,6 +22,8 @@ pub enum Item {
     Cgroup(PathBuf),
     /// A scratch directory: removed with everything in it.
     Dir(PathBuf),
+    /// A scratch file (a SUT's whole output, unless a message points to it).
+    File(PathBuf),
 }
 
 impl Item {
@@ -30,6 +32,7 @@ impl Item {
             Item::Group(g) => format!("{sign}pg {g}\n"),
             Item::Cgroup(p) => format!("{sign}cg {}\n", p.display()),
             Item::Dir(p) => format!("{sign}dir {}\n", p.display()),
+            Item::File(p) => format!("{sign}file {}\n", p.display()),
         }
     }
 
@@ -45,6 +48,7 @@ impl Item {
             "pg" => Item::Group(arg.trim().parse().ok()?),
             "cg" => Item::Cgroup(PathBuf::from(arg)),
             "dir" => Item::Dir(PathBuf::from(arg)),
+            "file" => Item::File(PathBuf::from(arg)),
             _ => return None,
         };
         Some((add, item))
@@ -65,6 +69,60 @@ pub fn scratch_dir(what: &str) -> PathBuf {
 pub fn drop_scratch_dir(d: &Path) {
     let _ = std::fs::remove_dir_all(d);
     remove(&Item::Dir(d.to_path_buf()));
+}
+
+/// A scratch directory made and announced, removed and withdrawn when dropped (on an
+/// early return too).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Makes `plimsoll-scratch-PID-WHAT` in the temp directory (see `scratch_dir`).
+    pub fn new(what: &str) -> std::io::Result<Scratch> {
+        let d = Scratch(scratch_dir(what));
+        std::fs::create_dir_all(&d.0)?;
+        Ok(d)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        drop_scratch_dir(&self.0);
+    }
+}
+
+/// A child process in a process group of its own, announced to the watchdog: its whole
+/// group killed and reaped when dropped, or by the watchdog if Plimsoll is killed first.
+pub struct Owned(std::process::Child);
+
+impl Owned {
+    /// Spawns `cmd` as the leader of a new process group.
+    pub fn spawn(cmd: &mut std::process::Command) -> std::io::Result<Owned> {
+        use std::os::unix::process::CommandExt;
+        let child = cmd.process_group(0).spawn()?;
+        add(&Item::Group(child.id() as i32));
+        Ok(Owned(child))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    pub fn child(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        let group = Item::Group(self.0.id() as i32);
+        clean(&group);
+        let _ = self.0.wait();
+        remove(&group);
+    }
 }
 
 /// Starts the watchdog: `exe` run with `arg` (the hidden subcommand that calls `watch`).
@@ -149,6 +207,7 @@ pub fn clean(item: &Item) -> bool {
             true
         }
         Item::Dir(dir) => std::fs::remove_dir_all(dir).is_ok(),
+        Item::File(f) => std::fs::remove_file(f).is_ok(),
     }
 }
 
@@ -214,12 +273,55 @@ mod tests {
             Item::Group(42),
             Item::Cgroup("/sys/fs/cgroup/memory/plimsoll-1-c2".into()),
             Item::Dir("/tmp/plimsoll-sut-1-0".into()),
+            Item::File("/tmp/plimsoll-log-1-0-2.log".into()),
         ] {
             let add = item.line('+');
             assert_eq!(Item::parse(add.trim_end()), Some((true, item.clone())));
             assert_eq!(Item::parse(item.line('-').trim_end()), Some((false, item)));
         }
         assert_eq!(Item::parse("junk"), None);
+    }
+
+    #[test]
+    fn scratch_and_owned_leave_nothing_when_dropped() {
+        let scratch = Scratch::new("guard-test").unwrap();
+        let dir = scratch.path().to_path_buf();
+        std::fs::write(dir.join("f"), "x").unwrap();
+        assert_eq!(
+            owner(&dir.file_name().unwrap().to_string_lossy()),
+            Some(std::process::id() as i32)
+        );
+        drop(scratch);
+        assert!(!dir.exists(), "the scratch directory goes with its owner");
+        // A shell whose own child would outlive it alone: the whole group goes.
+        let mut sh = std::process::Command::new("sh");
+        sh.args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped());
+        let mut owned = Owned::spawn(&mut sh).unwrap();
+        let mut line = String::new();
+        let out = owned.child().stdout.take().unwrap();
+        std::io::BufReader::new(out).read_line(&mut line).unwrap();
+        let grandchild: i32 = line.trim().parse().unwrap();
+        assert!(alive(grandchild));
+        drop(owned);
+        // Reaped by its init once killed; give the kernel a moment to tell.
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            !alive(grandchild) || zombie(grandchild)
+        });
+        assert!(gone, "the group's other process was killed too");
+    }
+
+    fn zombie(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(true)
     }
 
     #[test]
@@ -236,17 +338,23 @@ mod tests {
     fn the_watchdog_cleans_what_is_still_listed_when_the_pipe_closes() {
         let tmp = std::env::temp_dir().join(format!("guard-test-{}", std::process::id()));
         let (kept, gone) = (tmp.join("kept"), tmp.join("gone"));
+        let (log, kept_log) = (tmp.join("a.log"), tmp.join("kept.log"));
         std::fs::create_dir_all(&kept).unwrap();
         std::fs::create_dir_all(&gone).unwrap();
+        std::fs::write(&log, "x").unwrap();
+        std::fs::write(&kept_log, "x").unwrap();
         let script = format!(
-            "+dir {}\n+dir {}\n-dir {}\n",
+            "+dir {}\n+dir {}\n-dir {}\n+file {}\n+file {}\n-file {}\n",
             gone.display(),
             kept.display(),
-            kept.display()
+            kept.display(),
+            log.display(),
+            kept_log.display(),
+            kept_log.display()
         );
         watch(std::io::Cursor::new(script));
-        assert!(!gone.exists(), "still listed: removed");
-        assert!(kept.exists(), "withdrawn: left alone");
+        assert!(!gone.exists() && !log.exists(), "still listed: removed");
+        assert!(kept.exists() && kept_log.exists(), "withdrawn: left alone");
         let _ = std::fs::remove_dir_all(&tmp);
     }
 

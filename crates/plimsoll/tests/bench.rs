@@ -201,3 +201,58 @@ fn the_calls_bench_places_calls_over_either_transport_and_reads_every_reply() {
         "{stderr}"
     );
 }
+
+/// kill -9 of a bench that runs its mock and its null SUT as processes of their own, with
+/// a scratch directory: its watchdog kills them and removes the directory.
+#[test]
+fn a_killed_bench_leaves_no_mock_sut_or_scratch_dir() {
+    for args in [
+        &[
+            "bench",
+            "mock",
+            "--audio",
+            "--audio-streams",
+            "20",
+            "--warmup-s",
+            "30",
+        ][..],
+        &["bench", "driver", "--sessions", "4", "--window-s", "30"][..],
+    ] {
+        let mut child = Command::new(common::BIN)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        // Until its mock or SUT is up (a bound, not a timing: a bug never starts one).
+        assert!(
+            common::within(30.0, || !common::sut_children(pid).is_empty()),
+            "{args:?}: nothing started"
+        );
+        let started = common::sut_children(pid);
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        let _ = child.wait();
+        let scratch = format!("plimsoll-scratch-{pid}-");
+        let left = || -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.starts_with(&scratch))
+                .collect();
+            names.extend(
+                started
+                    .iter()
+                    .filter(|&&p| common::alive(p))
+                    .map(|p| format!("pid {p}")),
+            );
+            names
+        };
+        assert!(
+            common::within(5.0, || left().is_empty()),
+            "{args:?} killed, left behind: {:?}",
+            left()
+        );
+    }
+}

@@ -231,6 +231,7 @@ fn sigkill_after(after_ms: u64) {
     let _ = child.wait();
     let prefix = format!("plimsoll-{pid}-");
     let scratch = format!("plimsoll-sut-{pid}-");
+    let log = format!("plimsoll-log-{pid}-");
     let left = || -> Vec<String> {
         let cgroups = [
             "/sys/fs/cgroup/memory",
@@ -245,7 +246,7 @@ fn sigkill_after(after_ms: u64) {
             .filter_map(|d| std::fs::read_dir(d).ok())
             .flat_map(|rd| rd.flatten())
             .map(|e| e.path().display().to_string())
-            .filter(|n| n.contains(&prefix) || n.contains(&scratch))
+            .filter(|n| n.contains(&prefix) || n.contains(&scratch) || n.contains(&log))
             .collect();
         names.extend(
             sut.iter()

@@ -86,6 +86,9 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// (internal) Answer every HTTP request at once until killed; the SUT of `bench driver`.
+    #[command(hide = true)]
+    NullSut,
     /// (internal) Hold N idle threads until killed; the target of `bench probe`.
     #[command(hide = true)]
     HoldThreads {
@@ -221,6 +224,10 @@ pub struct BenchMockArgs {
 }
 
 pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
+    if !matches!(c, BenchCommand::NullSut | BenchCommand::HoldThreads { .. }) {
+        // The bench's mock, SUT and scratch files go should it be killed.
+        super::guard_up();
+    }
     match c {
         BenchCommand::Mock(a) => mock(*a)?,
         BenchCommand::Calls {
@@ -250,6 +257,7 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
             let exe = std::env::current_exe().context("locating the plimsoll executable")?;
             bench::run_probe_bench(&exe, threads, samples.max(1), connections)?
         }
+        BenchCommand::NullSut => bench::serve_null_sut()?,
         BenchCommand::HoldThreads {
             threads,
             connections,
@@ -280,6 +288,7 @@ fn bench_driver(
             turns,
             body_bytes,
             window: std::time::Duration::from_secs_f64(window_s),
+            exe: std::env::current_exe().context("locating the plimsoll executable")?,
         },
         json,
     )

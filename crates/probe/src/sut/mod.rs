@@ -81,10 +81,9 @@ impl Sut {
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let log = Arc::new(Mutex::new(LogBook::new(spec.log_pattern.clone())));
         let seq = SCRATCH_SEQ.load(std::sync::atomic::Ordering::Relaxed);
-        let whole = Arc::new(Mutex::new(Whole::create(&format!(
-            "plimsoll-log-{}-{seq}-{pid}",
-            std::process::id()
-        ))));
+        let whole = Whole::create(&format!("plimsoll-log-{}-{seq}-{pid}", std::process::id()));
+        guard::add(&guard::Item::File(whole.path.clone()));
+        let whole = Arc::new(Mutex::new(whole));
         let seen = read_output(
             &mut child,
             spec,
@@ -161,6 +160,10 @@ impl Sut {
         let mut w = self.whole.lock().unwrap_or_else(|p| p.into_inner());
         let kept = w.keep();
         w.kept = kept.is_some();
+        if w.kept {
+            // A message will point to it: the watchdog leaves it too.
+            guard::remove(&guard::Item::File(w.path.clone()));
+        }
         kept
     }
 
@@ -248,6 +251,8 @@ impl Sut {
         if !w.kept {
             let _ = std::fs::remove_file(&w.path);
         }
+        // Removed, or kept for a message that points to it: either way not the watchdog's.
+        guard::remove(&guard::Item::File(w.path.clone()));
         guard::remove(&guard::Item::Group(self.pid as i32));
         guard::remove(&guard::Item::Dir(self.scratch.clone()));
     }

@@ -15,6 +15,8 @@ mod stream;
 pub mod transcribe;
 
 use crate::serve::app::App;
+use bytes::Bytes;
+use wire::audio::realtime::AudioFormat;
 
 /// Threads the mock speaks and hears on, and their priority: below the threads that send
 /// and pace audio, above the caller's own reading of replies (19).
@@ -38,6 +40,28 @@ pub(crate) async fn off_clock<T: Send + 'static>(
         let _ = done.send(f());
     });
     result.await.ok()
+}
+
+/// `text` spoken for `seconds` in `format` (16-bit PCM at 24 kHz, or G.711 at 8 kHz):
+/// kept from a request for the same a moment ago, or made and encoded off the runtime's
+/// threads (a long text takes milliseconds to synthesize). None when it cannot be said.
+pub(crate) async fn spoken(
+    app: &App,
+    text: &str,
+    seconds: f64,
+    format: AudioFormat,
+) -> Option<Bytes> {
+    if let Some(kept) = app.said.get(text, seconds, format) {
+        return Some(kept);
+    }
+    let t = text.to_string();
+    let audio = off_clock(app, move || {
+        voice::speak_for(&t, format.rate(), seconds).map(|x| Bytes::from(said::encode(&x, format)))
+    })
+    .await
+    .flatten()?;
+    app.said.put(text, seconds, format, audio.clone());
+    Some(audio)
 }
 
 /// The session a text to speak belongs to: the one whose reply holds it (speech of a

@@ -7,7 +7,6 @@
 //! (no conversion and no copy a request). The few latest are kept (10 s of 24 kHz PCM is
 //! ~480 KB).
 
-use crate::serve::app::App;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -51,30 +50,8 @@ impl Said {
     }
 }
 
-/// `text` spoken for `seconds` in `format` (16-bit PCM at 24 kHz, or G.711 at 8 kHz):
-/// kept from a request for the same a moment ago, or made and encoded off the runtime's
-/// threads (a long text takes milliseconds to synthesize). None when it cannot be said.
-pub(crate) async fn spoken(
-    app: &App,
-    text: &str,
-    seconds: f64,
-    format: AudioFormat,
-) -> Option<Bytes> {
-    if let Some(kept) = app.said.get(text, seconds, format) {
-        return Some(kept);
-    }
-    let t = text.to_string();
-    let audio = super::off_clock(app, move || {
-        voice::speak_for(&t, format.rate(), seconds).map(|x| Bytes::from(encode(&x, format)))
-    })
-    .await
-    .flatten()?;
-    app.said.put(text, seconds, format, audio.clone());
-    Some(audio)
-}
-
 /// Samples in `format`'s encoding.
-fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
+pub(crate) fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
     match format {
         AudioFormat::Pcm24 => voice::pcm::to_s16le(x),
         AudioFormat::Pcmu => voice::pcm::to_ulaw(x),

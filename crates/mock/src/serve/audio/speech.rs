@@ -38,7 +38,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         );
     }
     let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
-    let Some(pcm) = super::said::spoken(&app, &req.input, seconds, AudioFormat::Pcm24).await else {
+    let Some(pcm) = super::spoken(&app, &req.input, seconds, AudioFormat::Pcm24).await else {
         let e = WireError::invalid("input", "could not be spoken");
         return refuse(&app, Api::ChatCompletions, &e, &request_id);
     };

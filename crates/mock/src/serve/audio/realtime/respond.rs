@@ -221,7 +221,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     }
     let fmt = job.session.output_format;
     let (text, seconds) = (&d.text, set.seconds_of(&d.text));
-    let bytes = said::spoken(&job.app, text, seconds, fmt)
+    let bytes = crate::serve::audio::spoken(&job.app, text, seconds, fmt)
         .await
         .unwrap_or_default();
     let width = said::sample_bytes(fmt);
