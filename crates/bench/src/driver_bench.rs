@@ -131,8 +131,14 @@ fn cpu_by_part(sut: u32) -> anyhow::Result<(u64, u64)> {
         .filter(|(name, _)| name.starts_with(drive::THREAD_NAME))
         .map(|(_, ns)| ns)
         .sum();
-    let (user, system) = crate::procfs::cpu_seconds(sut)?;
-    Ok((driver, ((user + system) * 1e9) as u64))
+    // The kernel's nanosecond count of each of the null SUT's threads.
+    let sut_ns = std::fs::read_dir(format!("/proc/{sut}/task"))
+        .with_context(|| format!("the null SUT (pid {sut}) is gone"))?
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Ok((driver, sut_ns))
 }
 
 /// Starts the null SUT (`exe bench null-sut`) and waits for the address it listens on.
@@ -141,7 +147,7 @@ fn start_null_sut(exe: &std::path::Path) -> anyhow::Result<(guard::Owned, Socket
     cmd.args(["bench", "null-sut"])
         .stdout(std::process::Stdio::piped());
     let mut sut = guard::Owned::spawn(&mut cmd).context("starting the null SUT")?;
-    let out = sut.child().stdout.take().context("the null SUT's stdout")?;
+    let out = sut.take_stdout().context("the null SUT's stdout")?;
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line)?;
     let addr = line
@@ -167,8 +173,17 @@ pub fn serve_null_sut() -> anyhow::Result<()> {
     rt.block_on(async move {
         let listener = TcpListener::from_std(listener)?;
         loop {
-            let (sock, _) = listener.accept().await?;
-            tokio::spawn(serve(sock));
+            match listener.accept().await {
+                Ok((sock, _)) => {
+                    tokio::spawn(serve(sock));
+                }
+                // Out of files or a connection gone before it was taken: the next one may
+                // still be served.
+                Err(e) => {
+                    eprintln!("bench null-sut: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
         }
     })
 }

@@ -63,7 +63,7 @@ pub(crate) fn start_mock_on(
     }
     let mut child = guard::Owned::spawn(&mut cmd)
         .with_context(|| format!("starting {} mock", exe.display()))?;
-    let stdout = child.child().stdout.take().context("mock stdout")?;
+    let stdout = child.take_stdout().context("mock stdout")?;
     let proc = MockProcess(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;

@@ -60,7 +60,7 @@ fn hold(exe: &std::path::Path, threads: usize, connections: usize) -> anyhow::Re
     let mut child = guard::Owned::spawn(&mut cmd).context("starting the thread-holding child")?;
     let mut line = String::new();
     std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.child().stdout.take().context("child stdout")?),
+        &mut std::io::BufReader::new(child.take_stdout().context("child stdout")?),
         &mut line,
     )?;
     Ok(child)

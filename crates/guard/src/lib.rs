@@ -99,10 +99,14 @@ impl Drop for Scratch {
 pub struct Owned(std::process::Child);
 
 impl Owned {
-    /// Spawns `cmd` as the leader of a new process group.
+    /// Spawns `cmd` as the leader of a new process group, reading nothing (a background
+    /// group that read the terminal would be stopped).
     pub fn spawn(cmd: &mut std::process::Command) -> std::io::Result<Owned> {
         use std::os::unix::process::CommandExt;
-        let child = cmd.process_group(0).spawn()?;
+        let child = cmd
+            .stdin(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()?;
         add(&Item::Group(child.id() as i32));
         Ok(Owned(child))
     }
@@ -111,8 +115,10 @@ impl Owned {
         self.0.id()
     }
 
-    pub fn child(&mut self) -> &mut std::process::Child {
-        &mut self.0
+    /// Its standard output, when piped (once). The child itself is not handed out: one
+    /// reaped elsewhere would leave its pid, and so its group, free for another process.
+    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+        self.0.stdout.take()
     }
 }
 
@@ -127,11 +133,15 @@ impl Drop for Owned {
 
 /// Starts the watchdog: `exe` run with `arg` (the hidden subcommand that calls `watch`).
 /// Without one (it could not start) nothing is guarded beyond Plimsoll's own cleanup.
+/// It leads a process group of its own: a kill of Plimsoll's whole group (`timeout -s
+/// KILL`, a cancelled CI job) leaves it to clean up.
 pub fn start(exe: &Path, arg: &str) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
     let child = std::process::Command::new(exe)
         .arg(arg)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
+        .process_group(0)
         .spawn()?;
     *PIPE.lock().unwrap_or_else(|p| p.into_inner()) = child.stdin;
     Ok(())
@@ -299,7 +309,7 @@ mod tests {
             .stdout(std::process::Stdio::piped());
         let mut owned = Owned::spawn(&mut sh).unwrap();
         let mut line = String::new();
-        let out = owned.child().stdout.take().unwrap();
+        let out = owned.take_stdout().unwrap();
         std::io::BufReader::new(out).read_line(&mut line).unwrap();
         let grandchild: i32 = line.trim().parse().unwrap();
         assert!(alive(grandchild));

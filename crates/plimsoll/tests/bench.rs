@@ -225,12 +225,23 @@ fn a_killed_bench_leaves_no_mock_sut_or_scratch_dir() {
             .spawn()
             .unwrap();
         let pid = child.id();
-        // Until its mock or SUT is up (a bound, not a timing: a bug never starts one).
+        // Until its mock or null SUT is up (a bound, not a timing: a bug never starts one).
+        let started = || -> Vec<u32> {
+            common::children_of(pid)
+                .into_iter()
+                .filter(|p| {
+                    std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| {
+                        let c = String::from_utf8_lossy(&c);
+                        c.contains("mock\0--listen") || c.contains("null-sut")
+                    })
+                })
+                .collect()
+        };
         assert!(
-            common::within(30.0, || !common::sut_children(pid).is_empty()),
-            "{args:?}: nothing started"
+            common::within(30.0, || !started().is_empty()),
+            "{args:?}: its mock or SUT never started"
         );
-        let started = common::sut_children(pid);
+        let started = started();
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         let _ = child.wait();
         let scratch = format!("plimsoll-scratch-{pid}-");
