@@ -227,20 +227,23 @@ fn alive(pid: i32) -> bool {
 }
 
 /// The pid in a name Plimsoll gave, `plimsoll-PID-…`, `plimsoll-sut-PID-…`,
-/// `plimsoll-compare-PID` or `plimsoll-scratch-PID-…`.
+/// `plimsoll-compare-PID`, `plimsoll-scratch-PID-…` or `plimsoll-log-PID-…` (a SUT's whole
+/// output; one a message points to is `plimsoll-kept-log-…`, which has no owner here).
 fn owner(name: &str) -> Option<i32> {
     let rest = name.strip_prefix("plimsoll-")?;
     let rest = rest
         .strip_prefix("sut-")
         .or_else(|| rest.strip_prefix("compare-"))
         .or_else(|| rest.strip_prefix("scratch-"))
+        .or_else(|| rest.strip_prefix("log-"))
         .unwrap_or(rest);
     rest.split('-').next()?.parse().ok()
 }
 
 /// Removes what Plimsolls that are gone left behind: cgroups named `plimsoll-PID-…`
-/// under the cgroup roots (their processes killed first) and scratch directories
-/// `plimsoll-sut-PID-…` / `plimsoll-compare-PID` / `plimsoll-scratch-PID-…` in `tmp`. Returns what it removed.
+/// under the cgroup roots (their processes killed first), and scratch directories
+/// `plimsoll-sut-PID-…` / `plimsoll-compare-PID` / `plimsoll-scratch-PID-…` and output files
+/// `plimsoll-log-PID-…` in `tmp`. Returns what it removed.
 pub fn sweep(cgroup_roots: &[&Path], tmp: &Path) -> Vec<PathBuf> {
     let me = std::process::id() as i32;
     let stale = |dir: &Path| -> Vec<PathBuf> {
@@ -266,7 +269,11 @@ pub fn sweep(cgroup_roots: &[&Path], tmp: &Path) -> Vec<PathBuf> {
         }
     }
     for d in stale(tmp) {
-        if clean(&Item::Dir(d.clone())) {
+        let item = match d.is_dir() {
+            true => Item::Dir(d.clone()),
+            false => Item::File(d.clone()),
+        };
+        if clean(&item) {
             removed.push(d);
         }
     }
@@ -340,6 +347,12 @@ mod tests {
         assert_eq!(owner("plimsoll-sut-77-3"), Some(77));
         assert_eq!(owner("plimsoll-compare-9"), Some(9));
         assert_eq!(owner("plimsoll-scratch-41-merge"), Some(41));
+        assert_eq!(owner("plimsoll-log-41-2-77.log"), Some(41));
+        assert_eq!(
+            owner("plimsoll-kept-log-41-2-77.log"),
+            None,
+            "kept for a message"
+        );
         assert_eq!(owner("plimsoll-demo"), None);
         assert_eq!(owner("other"), None);
     }
@@ -376,9 +389,16 @@ mod tests {
         let mine = tmp.join(format!("plimsoll-sut-{}-0", std::process::id()));
         std::fs::create_dir_all(&dead).unwrap();
         std::fs::create_dir_all(&mine).unwrap();
-        let removed = sweep(&[], &tmp);
-        assert_eq!(removed, vec![dead.clone()]);
-        assert!(!dead.exists() && mine.exists());
+        let (log, kept) = (
+            tmp.join("plimsoll-log-99999999-1-5.log"),
+            tmp.join("plimsoll-kept-log-99999999-1-5.log"),
+        );
+        std::fs::write(&log, "x").unwrap();
+        std::fs::write(&kept, "x").unwrap();
+        let mut removed = sweep(&[], &tmp);
+        removed.sort();
+        assert_eq!(removed, vec![log.clone(), dead.clone()]);
+        assert!(!dead.exists() && !log.exists() && mine.exists() && kept.exists());
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }

@@ -80,11 +80,22 @@ impl Whole {
         }
     }
 
-    /// Written out, to be read: its path, or None when it could not be written.
+    /// Written out, to be read, under a name the next command's sweep leaves alone
+    /// (`plimsoll-log-…` becomes `plimsoll-kept-log-…`): its path, or None when it could
+    /// not be written.
     pub fn keep(&mut self) -> Option<PathBuf> {
         use std::io::Write;
         let f = self.file.as_mut()?;
         f.flush().ok()?;
+        let name = self.path.file_name()?.to_string_lossy().to_string();
+        if let Some(rest) = name.strip_prefix("plimsoll-log-") {
+            let kept = self
+                .path
+                .with_file_name(format!("plimsoll-kept-log-{rest}"));
+            if std::fs::rename(&self.path, &kept).is_ok() {
+                self.path = kept;
+            }
+        }
         Some(self.path.clone())
     }
 }

@@ -158,11 +158,12 @@ impl Sut {
     /// The file of its whole output, written out and kept (not removed at stop).
     fn keep_whole(&self) -> Option<PathBuf> {
         let mut w = self.whole.lock().unwrap_or_else(|p| p.into_inner());
+        let listed = w.path.clone();
         let kept = w.keep();
         w.kept = kept.is_some();
         if w.kept {
             // A message will point to it: the watchdog leaves it too.
-            guard::remove(&guard::Item::File(w.path.clone()));
+            guard::remove(&guard::Item::File(listed));
         }
         kept
     }
