@@ -67,6 +67,16 @@ pub(crate) fn sample_bytes(format: AudioFormat) -> usize {
     }
 }
 
+/// Bytes of `chunk_ms` of audio in `format` (whole samples, at least 2 bytes).
+pub(crate) fn chunk_bytes(format: AudioFormat, chunk_ms: f64) -> usize {
+    ((format.rate() as f64 * chunk_ms / 1000.0) as usize * sample_bytes(format)).max(2)
+}
+
+/// Seconds that `bytes` of audio in `format` play for.
+pub(crate) fn seconds_of(bytes: usize, format: AudioFormat) -> f64 {
+    (bytes / sample_bytes(format)) as f64 / format.rate() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +107,10 @@ mod tests {
         );
         assert_eq!(encode(&x, AudioFormat::Pcmu).len(), 3);
         assert_eq!(encode(&x, AudioFormat::Pcma), voice::pcm::to_alaw(&x));
+        // 20 ms: 480 samples of 24 kHz PCM, 160 of 8 kHz G.711.
+        assert_eq!(chunk_bytes(AudioFormat::Pcm24, 20.0), 960);
+        assert_eq!(chunk_bytes(AudioFormat::Pcmu, 20.0), 160);
+        assert_eq!(seconds_of(48_000, AudioFormat::Pcm24), 1.0);
+        assert_eq!(seconds_of(8_000, AudioFormat::Pcma), 1.0);
     }
 }

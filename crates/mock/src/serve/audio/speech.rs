@@ -43,7 +43,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         return refuse(&app, Api::ChatCompletions, &e, &request_id);
     };
     let set = app.scenario.audio;
-    let seconds = pcm.len() as f64 / 2.0 / RATE as f64;
+    let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
     let session = super::owner_of_spoken(&app, &req.input)
         .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
     app.ledger.voice(&session, |v| {
@@ -76,7 +76,7 @@ fn frames(
     pcm: &Bytes,
     set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
-    let per = ((RATE as f64 * set.chunk_ms / 1000.0) as usize * 2).max(2);
+    let per = super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms);
     let chunks: Vec<Bytes> = (0..pcm.len())
         .step_by(per)
         .map(|at| pcm.slice(at..(at + per).min(pcm.len())))
@@ -104,7 +104,7 @@ fn frames(
     if req.sse {
         let input = wire::count_tokens(&req.input);
         let output = wire::audio::audio_tokens(
-            pcm.len() as f64 / 2.0 / RATE as f64,
+            super::said::seconds_of(pcm.len(), AudioFormat::Pcm24),
             wire::audio::OUTPUT_AUDIO_TOKENS_PER_S,
         );
         let last = *due.last().unwrap_or(&std::time::Duration::ZERO);

@@ -224,9 +224,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     let bytes = crate::serve::audio::spoken(&job.app, text, seconds, fmt)
         .await
         .unwrap_or_default();
-    let width = said::sample_bytes(fmt);
-    let per = ((fmt.rate() as f64 * set.chunk_ms / 1000.0) as usize * width).max(2);
-    let chunks: Vec<&[u8]> = bytes.chunks(per).collect();
+    let chunks: Vec<&[u8]> = bytes.chunks(said::chunk_bytes(fmt, set.chunk_ms)).collect();
     let words: Vec<&str> = d.text.split_inclusive(' ').collect();
     let (mut said_words, n) = (0, chunks.len().max(1));
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -257,7 +255,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
         let delta = base64::Engine::encode(&b64, c);
         job.send(|ev| ev.delta("response.output_audio.delta", out, &delta));
     }
-    let spoken = (bytes.len() / width) as f64 / fmt.rate() as f64;
+    let spoken = said::seconds_of(bytes.len(), fmt);
     job.app.ledger.voice(&d.session, |v| v.spoken_s += spoken);
     job.send(|ev| ev.part_done("response.output_audio.done", out, None));
     job.send(|ev| {
