@@ -6,7 +6,6 @@
 //! name a step's driver runs under), beside the null SUT's. What a step's `driver` part
 //! costs a turn with no SUT or mock in the way.
 
-use anyhow::Context;
 use serde::Serialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -131,31 +130,18 @@ fn cpu_by_part(sut: u32) -> anyhow::Result<(u64, u64)> {
         .filter(|(name, _)| name.starts_with(drive::THREAD_NAME))
         .map(|(_, ns)| ns)
         .sum();
-    // The kernel's nanosecond count of each of the null SUT's threads.
-    let sut_ns = std::fs::read_dir(format!("/proc/{sut}/task"))
-        .with_context(|| format!("the null SUT (pid {sut}) is gone"))?
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Ok((driver, sut_ns))
+    let sut_threads = probe::own::threads_cpu_ns_of(sut);
+    if sut_threads.is_empty() {
+        anyhow::bail!("the null SUT (pid {sut}) is gone");
+    }
+    Ok((driver, sut_threads.iter().map(|(_, ns)| ns).sum()))
 }
 
 /// Starts the null SUT (`exe bench null-sut`) and waits for the address it listens on.
 fn start_null_sut(exe: &std::path::Path) -> anyhow::Result<(guard::Owned, SocketAddr)> {
     let mut cmd = std::process::Command::new(exe);
-    cmd.args(["bench", "null-sut"])
-        .stdout(std::process::Stdio::piped());
-    let mut sut = guard::Owned::spawn(&mut cmd).context("starting the null SUT")?;
-    let out = sut.take_stdout().context("the null SUT's stdout")?;
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line)?;
-    let addr = line
-        .trim()
-        .strip_prefix("listening ")
-        .with_context(|| format!("unexpected first line from the null SUT: {line:?}"))?
-        .parse()?;
-    Ok((sut, addr))
+    cmd.args(["bench", "null-sut"]);
+    crate::mock_process::listening(&mut cmd, "null SUT")
 }
 
 /// `plimsoll bench null-sut`: the null SUT, until killed. Every request on a connection
@@ -165,7 +151,7 @@ pub fn serve_null_sut() -> anyhow::Result<()> {
     crate::raise_nofile_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
-    println!("listening {}", listener.local_addr()?);
+    println!("listening http://{}", listener.local_addr()?);
     std::io::Write::flush(&mut std::io::stdout())?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -56,22 +56,31 @@ pub(crate) fn start_mock_on(
     }
     cmd.args(["mock", "--listen", "127.0.0.1:0", "--scenario"])
         .arg(scenario)
-        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(w) = workers {
         cmd.args(["--workers", &w.to_string()]);
     }
-    let mut child = guard::Owned::spawn(&mut cmd)
-        .with_context(|| format!("starting {} mock", exe.display()))?;
-    let stdout = child.take_stdout().context("mock stdout")?;
-    let proc = MockProcess(child);
+    let (child, addr) = listening(&mut cmd, "mock")?;
+    Ok((MockProcess(child), addr))
+}
+
+/// Starts `cmd` (`what`, for messages) as a guarded child and waits for the first line it
+/// prints, `listening http://ADDR`, as the mock and the driver bench's null SUT do.
+pub(crate) fn listening(
+    cmd: &mut Command,
+    what: &str,
+) -> anyhow::Result<(guard::Owned, SocketAddr)> {
+    let mut child = guard::Owned::spawn(cmd.stdout(Stdio::piped()))
+        .with_context(|| format!("starting the {what}"))?;
+    let stdout = child.take_stdout().context("its stdout")?;
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;
-    let url = line
+    let addr = line
         .trim()
         .strip_prefix("listening http://")
-        .with_context(|| format!("unexpected first line from the mock: {line:?}"))?;
-    Ok((proc, url.parse()?))
+        .with_context(|| format!("unexpected first line from the {what}: {line:?}"))?
+        .parse()?;
+    Ok((child, addr))
 }
 
 /// Client and mock on cores of their own, so neither makes the other late: the mock on

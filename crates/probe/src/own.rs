@@ -50,7 +50,17 @@ pub fn thread_reads_ns() -> u64 {
 /// `/proc/self/task/T/schedstat`, the kernel's own nanosecond count). Threads that have
 /// ended are not here; their time is in [`process_cpu_ns`].
 pub fn threads_cpu_ns() -> Vec<(String, u64)> {
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+    tasks_cpu_ns("/proc/self/task")
+}
+
+/// The same for another process of ours (a bench's null SUT): each living thread's name
+/// and CPU so far, ns; empty when it is gone.
+pub fn threads_cpu_ns_of(pid: u32) -> Vec<(String, u64)> {
+    tasks_cpu_ns(&format!("/proc/{pid}/task"))
+}
+
+fn tasks_cpu_ns(tasks: &str) -> Vec<(String, u64)> {
+    let Ok(dir) = std::fs::read_dir(tasks) else {
         return Vec::new();
     };
     dir.flatten()
