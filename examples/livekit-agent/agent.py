@@ -10,8 +10,6 @@ Differences from the quickstart, each because of the mock or this machine:
   * Turns end on the VAD's silence (turn_detection="vad"), not the quickstart's
     MultilingualModel turn detector: its weights come from a model hub this setup cannot
     reach, and a model trained on people may not judge Plimsoll's synthetic voice well.
-  * The TTS asks for "pcm" (24 kHz, 16-bit): the mock speaks pcm or wav, not the
-    plugin's default mp3.
   * No noise cancellation plugin (LiveKit Cloud only), and no greeting: the caller speaks
     first, so every reply answers a caller's turn.
   * Its health server listens on loopback at $PORT (Plimsoll's probe times it), not on
@@ -83,7 +81,7 @@ async def entrypoint(ctx: JobContext) -> None:
         vad=ctx.proc.userdata["vad"],
         stt=openai.STT(base_url=MOCK, api_key=KEY, model="gpt-4o-mini-transcribe"),
         llm=openai.LLM(base_url=MOCK, api_key=KEY, model="gpt-4.1-mini"),
-        tts=openai.TTS(base_url=MOCK, api_key=KEY, response_format="pcm"),
+        tts=openai.TTS(base_url=MOCK, api_key=KEY),  # the plugin's defaults: mp3, as SSE
         # The turn ends on the VAD's silence: LiveKit's turn-detector model cannot be
         # loaded here (see above).
         turn_handling={"turn_detection": "vad"},

@@ -118,6 +118,44 @@ def speech_at_ten(client):
     assert b"".join(base64.b64decode(e["audio"]) for e in deltas) == data
 
 
+def mp3_samples(data):
+    """MP3 as FFmpeg decodes it (PyAV, as LiveKit's plugin decodes it): samples in [-1, 1],
+    each frame checked to be 24 kHz mono."""
+    import av
+
+    frames = []
+    with av.open(io.BytesIO(data), format="mp3") as f:
+        for fr in f.decode(audio=0):
+            assert (fr.sample_rate, fr.layout.nb_channels) == (24000, 1)
+            frames.append(fr.to_ndarray().reshape(-1))
+    return np.concatenate(frames).astype(np.float64)
+
+
+def test_mp3_the_default_format_carries_the_words_raw_and_as_sse(client):
+    """No response_format: mp3, as the API and LiveKit's OpenAI plugin default to. FFmpeg
+    decodes it to 24 kHz mono that plays as long as the pcm of the same text (plus the
+    encoder's delay) and whose words the mock hears back; SSE carries the same bytes."""
+    text = "Your table for two is booked for eight tonight."
+    with client.audio.speech.with_streaming_response.create(model="gpt-4o-mini-tts", voice="alloy", input=text) as r:
+        assert r.headers["content-type"] == "audio/mpeg"
+        data = r.read()
+    assert data[:2] == b"\xff\xf3", data[:4]  # an MPEG-2 Layer III frame first: no ID3 tag
+    x = mp3_samples(data)
+    pcm = pcm_of(client, text)
+    assert len(pcm) <= len(x) <= len(pcm) + 4 * 576, (len(x), len(pcm))
+    heard = client.audio.transcriptions.create(model="whisper-1", file=("mp3.wav", wav_bytes(x, 24000), "audio/wav"))
+    assert heard.text == text
+    with client.audio.speech.with_streaming_response.create(
+        model="gpt-4o-mini-tts", voice="alloy", input=text, stream_format="sse"
+    ) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
+    deltas = [base64.b64decode(e["audio"]) for e in events if e["type"] == "speech.audio.delta"]
+    assert events[-1]["type"] == "speech.audio.done" and events[-1]["usage"]["output_tokens"] > 0
+    assert b"".join(deltas) == data
+    assert all(len(d) % 480 == 0 for d in deltas[:-1]), [len(d) for d in deltas]
+
+
 def test_a_transcription_is_the_words_the_voice_carried(client):
     text = marker("stt-s0")
     audio = wav_bytes(pcm_of(client, text), 24000)
@@ -237,8 +275,8 @@ def raw_http(vm, data: bytes) -> bytes:
 
 def test_bad_input_gets_the_apis_error_and_the_mock_stays_up(client, vm):
     with pytest.raises(openai.BadRequestError) as e:
-        client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input="hi")
-    assert "it produces \"pcm\"" in e.value.message
+        client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input="hi", response_format="aac")
+    assert "\"aac\" is not produced by this mock; it produces \"mp3\" (the default), \"pcm\"" in e.value.message
     with pytest.raises(openai.BadRequestError) as e:
         client.audio.transcriptions.create(model="whisper-1", file=("notes.txt", b"plain text, no audio", "text/plain"))
     assert "Invalid file format" in e.value.message

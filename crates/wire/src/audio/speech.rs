@@ -1,9 +1,10 @@
 //! `POST /v1/audio/speech`: the request as the SDKs send it (model, input, voice,
 //! instructions, response_format, speed, stream_format), checked as the API checks it,
 //! and the SSE events of `stream_format: "sse"` (`speech.audio.delta` with base64 audio,
-//! `speech.audio.done` with usage). The mock produces `pcm` (24 kHz 16-bit mono, no
-//! header) and `wav` (the same in a RIFF header); any other format is refused with a 400
-//! that names those two — never a body in the wrong format.
+//! `speech.audio.done` with usage). The mock produces `mp3` (the API's default: 24 kHz
+//! mono), `pcm` (24 kHz 16-bit mono, no header) and `wav` (the same in a RIFF header);
+//! any other format is refused with a 400 that names those three — never a body in the
+//! wrong format.
 
 use crate::error::WireError;
 use base64::Engine;
@@ -17,6 +18,8 @@ pub const MAX_INPUT_CHARS: usize = 4096;
 /// The formats the mock produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpeechFormat {
+    /// MPEG-2 Layer III at 24 kHz, mono: the API's default.
+    Mp3,
     /// Headerless 16-bit little-endian mono at 24 kHz.
     Pcm,
     /// The same in a RIFF WAVE header.
@@ -26,6 +29,7 @@ pub enum SpeechFormat {
 impl SpeechFormat {
     pub fn content_type(self) -> &'static str {
         match self {
+            SpeechFormat::Mp3 => "audio/mpeg",
             SpeechFormat::Pcm => "audio/pcm",
             SpeechFormat::Wav => "audio/wav",
         }
@@ -85,12 +89,13 @@ pub fn parse(bytes: &[u8]) -> Result<SpeechRequest, WireError> {
         None => return Err(WireError::invalid("voice", "is required")),
     };
     let format = match o.get("response_format").and_then(Value::as_str).unwrap_or("mp3") {
+        "mp3" => SpeechFormat::Mp3,
         "pcm" => SpeechFormat::Pcm,
         "wav" => SpeechFormat::Wav,
         other => {
             return Err(WireError::invalid(
                 "response_format",
-                format!("{other:?} is not produced by this mock; it produces \"pcm\" (24 kHz 16-bit mono) and \"wav\": ask for one of them"),
+                format!("{other:?} is not produced by this mock; it produces \"mp3\" (the default), \"pcm\" (24 kHz 16-bit mono) and \"wav\": ask for one of them"),
             ))
         }
     };
@@ -159,11 +164,16 @@ mod tests {
     fn a_pcm_request_is_read_and_other_formats_are_refused_by_name() {
         let r = parse(br#"{"model":"gpt-4o-mini-tts","input":"hi","voice":"alloy","response_format":"pcm","stream_format":"sse"}"#).unwrap();
         assert_eq!((r.format, r.sse, r.speed), (SpeechFormat::Pcm, true, 1.0));
-        let e = parse(br#"{"model":"tts-1","input":"hi","voice":"alloy"}"#).unwrap_err();
+        let r = parse(br#"{"model":"tts-1","input":"hi","voice":"alloy"}"#).unwrap();
+        assert_eq!(r.format, SpeechFormat::Mp3, "mp3 is the default");
+        assert_eq!(r.format.content_type(), "audio/mpeg");
+        let e = parse(br#"{"model":"tts-1","input":"hi","voice":"alloy","response_format":"aac"}"#)
+            .unwrap_err();
         assert_eq!(e.param.as_deref(), Some("response_format"));
         assert!(
-            e.message
-                .contains("\"mp3\" is not produced by this mock; it produces \"pcm\""),
+            e.message.contains(
+                "\"aac\" is not produced by this mock; it produces \"mp3\" (the default), \"pcm\""
+            ),
             "{}",
             e.message
         );

@@ -8,6 +8,7 @@
 //! and hearing run on the voice's pool (`off_clock`), at a lowered priority: beside a
 //! driver's calls, its 20 ms frames come first.
 
+mod mp3;
 pub mod realtime;
 pub mod said;
 pub mod speech;
@@ -16,7 +17,7 @@ pub mod transcribe;
 
 use crate::serve::app::App;
 use bytes::Bytes;
-use wire::audio::realtime::AudioFormat;
+use said::Coding;
 
 /// Threads the mock speaks and hears on, and their priority: below the threads that send
 /// and pace audio, above the caller's own reading of replies (19).
@@ -42,21 +43,23 @@ pub(crate) async fn off_clock<T: Send + 'static>(
     result.await.ok()
 }
 
-/// `text` spoken for `seconds` in `format` (16-bit PCM at 24 kHz, or G.711 at 8 kHz):
+/// `text` spoken for `seconds` in `coding` (16-bit PCM at 24 kHz, G.711 at 8 kHz, or MP3):
 /// kept from a request for the same a moment ago, or made and encoded off the runtime's
 /// threads (a long text takes milliseconds to synthesize). None when it cannot be said.
 pub(crate) async fn spoken(
     app: &App,
     text: &str,
     seconds: f64,
-    format: AudioFormat,
+    coding: impl Into<Coding>,
 ) -> Option<Bytes> {
+    let format = coding.into();
     if let Some(kept) = app.said.get(text, seconds, format) {
         return Some(kept);
     }
     let t = text.to_string();
     let audio = off_clock(app, move || {
-        voice::speak_for(&t, format.rate(), seconds).map(|x| Bytes::from(said::encode(&x, format)))
+        let x = voice::speak_for(&t, format.rate(), seconds)?;
+        said::encode(&x, format).map(Bytes::from)
     })
     .await
     .flatten()?;

@@ -15,20 +15,44 @@ use wire::audio::realtime::AudioFormat;
 /// How many of the latest speeches are kept.
 const KEEP: usize = 8;
 
-type Key = (String, u64, AudioFormat);
+/// How a speech is kept: in a raw format the APIs stream (16-bit PCM, G.711), or as MP3
+/// (the speech API's default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coding {
+    Raw(AudioFormat),
+    Mp3,
+}
+
+impl From<AudioFormat> for Coding {
+    fn from(f: AudioFormat) -> Coding {
+        Coding::Raw(f)
+    }
+}
+
+impl Coding {
+    /// The rate the voice is spoken at for this coding.
+    pub fn rate(self) -> u32 {
+        match self {
+            Coding::Raw(f) => f.rate(),
+            Coding::Mp3 => super::mp3::RATE,
+        }
+    }
+}
+
+type Key = (String, u64, Coding);
 
 #[derive(Default)]
 pub struct Said {
     kept: Mutex<VecDeque<(Key, Bytes)>>,
 }
 
-fn key(text: &str, seconds: f64, format: AudioFormat) -> Key {
-    (text.to_string(), seconds.to_bits(), format)
+fn key(text: &str, seconds: f64, coding: impl Into<Coding>) -> Key {
+    (text.to_string(), seconds.to_bits(), coding.into())
 }
 
 impl Said {
     /// The speech of `text` lasting `seconds` in `format`, when it was made lately.
-    pub fn get(&self, text: &str, seconds: f64, format: AudioFormat) -> Option<Bytes> {
+    pub fn get(&self, text: &str, seconds: f64, format: impl Into<Coding>) -> Option<Bytes> {
         let kept = self.kept.lock().ok()?;
         let k = key(text, seconds, format);
         kept.iter().find(|(t, _)| *t == k).map(|(_, a)| a.clone())
@@ -36,7 +60,7 @@ impl Said {
 
     /// Keeps `audio`, the speech of `text` lasting `seconds` in `format`, dropping the
     /// oldest kept (streams that asked at once and all made it keep one copy).
-    pub fn put(&self, text: &str, seconds: f64, format: AudioFormat, audio: Bytes) {
+    pub fn put(&self, text: &str, seconds: f64, format: impl Into<Coding>, audio: Bytes) {
         if let Ok(mut kept) = self.kept.lock() {
             let k = key(text, seconds, format);
             if kept.iter().any(|(t, _)| *t == k) {
@@ -50,13 +74,14 @@ impl Said {
     }
 }
 
-/// Samples in `format`'s encoding.
-pub(crate) fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
-    match format {
-        AudioFormat::Pcm24 => voice::pcm::to_s16le(x),
-        AudioFormat::Pcmu => voice::pcm::to_ulaw(x),
-        AudioFormat::Pcma => voice::pcm::to_alaw(x),
-    }
+/// Samples in `coding`'s encoding; None when the encoder refuses.
+pub(crate) fn encode(x: &[f32], coding: impl Into<Coding>) -> Option<Vec<u8>> {
+    Some(match coding.into() {
+        Coding::Raw(AudioFormat::Pcm24) => voice::pcm::to_s16le(x),
+        Coding::Raw(AudioFormat::Pcmu) => voice::pcm::to_ulaw(x),
+        Coding::Raw(AudioFormat::Pcma) => voice::pcm::to_alaw(x),
+        Coding::Mp3 => super::mp3::encode(x)?,
+    })
 }
 
 /// Bytes a sample takes in `format`.
@@ -91,6 +116,7 @@ mod tests {
         assert_eq!(said.get("hello", 1.0, pcm).unwrap().len(), 4);
         assert!(said.get("hello", 2.0, pcm).is_none());
         assert!(said.get("hello", 1.0, AudioFormat::Pcmu).is_none());
+        assert!(said.get("hello", 1.0, Coding::Mp3).is_none());
         for i in 0..KEEP {
             said.put(&format!("t{i}"), 1.0, pcm, Bytes::new());
         }
@@ -102,11 +128,15 @@ mod tests {
     fn encodes_as_the_format_asks() {
         let x = [0.0f32, 0.5, -0.5];
         assert_eq!(
-            encode(&x, AudioFormat::Pcm24).len(),
+            encode(&x, AudioFormat::Pcm24).unwrap().len(),
             3 * sample_bytes(AudioFormat::Pcm24)
         );
-        assert_eq!(encode(&x, AudioFormat::Pcmu).len(), 3);
-        assert_eq!(encode(&x, AudioFormat::Pcma), voice::pcm::to_alaw(&x));
+        assert_eq!(encode(&x, AudioFormat::Pcmu).unwrap().len(), 3);
+        assert_eq!(
+            encode(&x, AudioFormat::Pcma).unwrap(),
+            voice::pcm::to_alaw(&x)
+        );
+        assert_eq!(Coding::Mp3.rate(), 24_000);
         // 20 ms: 480 samples of 24 kHz PCM, 160 of 8 kHz G.711.
         assert_eq!(chunk_bytes(AudioFormat::Pcm24, 20.0), 960);
         assert_eq!(chunk_bytes(AudioFormat::Pcmu, 20.0), 160);

@@ -1,7 +1,8 @@
 //! `POST /v1/audio/speech`: the text spoken by the voice (so the audio carries its words),
 //! as long as the text takes to say at the scenario's speaking rate, its first byte after
 //! the time to first byte, the rest in chunks that stream faster than they play — raw
-//! `pcm` or `wav`, or SSE events. The speech is the session's whose reply holds the text.
+//! `mp3` (the API's default), `pcm` or `wav`, or SSE events. The speech is the session's
+//! whose reply holds the text.
 
 use super::stream::{body, deadlines, Paced};
 use crate::serve::app::App;
@@ -44,6 +45,17 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     };
     let set = app.scenario.audio;
     let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
+    let audio = match req.format {
+        SpeechFormat::Mp3 => {
+            let mp3 = super::spoken(&app, &req.input, seconds, super::said::Coding::Mp3).await;
+            let Some(mp3) = mp3 else {
+                let e = WireError::invalid("input", "could not be encoded as mp3");
+                return refuse(&app, Api::ChatCompletions, &e, &request_id);
+            };
+            mp3
+        }
+        SpeechFormat::Pcm | SpeechFormat::Wav => pcm,
+    };
     let session = super::owner_of_spoken(&app, &req.input)
         .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
     app.ledger.voice(&session, |v| {
@@ -51,7 +63,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         v.tts_first_byte_ms += set.tts_first_byte_ms;
         v.spoken_s += seconds;
     });
-    let frames = frames(&req, &pcm, set);
+    let frames = frames(&req, &audio, seconds, set);
     let mut resp = Response::new(body(Paced {
         app: app.clone(),
         start,
@@ -69,17 +81,24 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
 }
 
 /// The body's pieces and when each leaves: chunks of `chunk_ms` of audio (a WAV header
-/// before the first), or SSE events with the done event after the last chunk. Raw
-/// chunks are slices of the one copy of the speech.
+/// before the first; whole frames of MP3), or SSE events with the done event after the
+/// last chunk. Raw chunks are slices of the one copy of the speech, which plays for
+/// `seconds`.
 fn frames(
     req: &SpeechRequest,
-    pcm: &Bytes,
+    audio: &Bytes,
+    seconds: f64,
     set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
-    let per = super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms);
-    let chunks: Vec<Bytes> = (0..pcm.len())
+    let per = match req.format {
+        SpeechFormat::Mp3 => super::mp3::chunk_bytes(set.chunk_ms),
+        SpeechFormat::Pcm | SpeechFormat::Wav => {
+            super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms)
+        }
+    };
+    let chunks: Vec<Bytes> = (0..audio.len())
         .step_by(per)
-        .map(|at| pcm.slice(at..(at + per).min(pcm.len())))
+        .map(|at| audio.slice(at..(at + per).min(audio.len())))
         .collect();
     let due = deadlines(
         chunks.len().max(1),
@@ -89,12 +108,12 @@ fn frames(
     );
     let mut out: Vec<(std::time::Duration, Bytes)> = Vec::with_capacity(chunks.len() + 2);
     if req.format == SpeechFormat::Wav && !req.sse {
-        out.push((due[0], Bytes::from(wav_header(pcm.len()))));
+        out.push((due[0], Bytes::from(wav_header(audio.len()))));
     }
     for (i, c) in chunks.iter().enumerate() {
         let piece = match (req.sse, req.format, i) {
             (true, SpeechFormat::Wav, 0) => Bytes::from(speech::delta_event(
-                &[wav_header(pcm.len()), c.to_vec()].concat(),
+                &[wav_header(audio.len()), c.to_vec()].concat(),
             )),
             (true, _, _) => Bytes::from(speech::delta_event(c)),
             (false, _, _) => c.clone(),
@@ -103,10 +122,7 @@ fn frames(
     }
     if req.sse {
         let input = wire::count_tokens(&req.input);
-        let output = wire::audio::audio_tokens(
-            super::said::seconds_of(pcm.len(), AudioFormat::Pcm24),
-            wire::audio::OUTPUT_AUDIO_TOKENS_PER_S,
-        );
+        let output = wire::audio::audio_tokens(seconds, wire::audio::OUTPUT_AUDIO_TOKENS_PER_S);
         let last = *due.last().unwrap_or(&std::time::Duration::ZERO);
         out.push((last, Bytes::from(speech::done_event(input, output))));
     }
