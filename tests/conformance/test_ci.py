@@ -118,6 +118,7 @@ def test_run_writes_junit_cases_for_what_its_exit_code_is_made_of(tmp_path):
         assert "```text\nstep: 2 concurrent sessions" in summary
 
 
+@pytest.mark.quiet
 def test_ramp_writes_a_suite_per_level_with_a_case_per_budget_check(tmp_path):
     floor = ROOT / "examples" / "floor"
     # A floor turn takes ~630 ms (the memory scenario's own time): within 2,000 ms, not 600.

@@ -69,6 +69,7 @@ def test_a_stdio_server_per_session_is_reported_with_its_processes_and_memory():
     assert "MCP stdio servers: 4 at once (1 per session)" in err
 
 
+@pytest.mark.quiet
 def test_a_two_second_tool_behind_a_pool_of_one_moves_the_line_as_predicted():
     """kv_get takes 2 s and the agent runs one MCP call at a time: at most 1 / 2.02 s ≈
     0.5 turns a second, and the line at 2 sessions (inflation ≈ C × 2.02 / 2.77)."""

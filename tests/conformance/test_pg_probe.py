@@ -25,6 +25,9 @@ import pytest
 
 from conftest import BIN, ROOT
 
+# Judged on a quiet machine (pytest.ini: quiet).
+pytestmark = pytest.mark.quiet
+
 EXAMPLE = ROOT / "examples" / "pg-memory"
 PG_BINS = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 

@@ -20,6 +20,9 @@ import pytest
 
 from conftest import BIN, ROOT
 
+# Judged on a quiet machine (pytest.ini: quiet).
+pytestmark = pytest.mark.quiet
+
 EXAMPLE = ROOT / "examples" / "redis-memory"
 
 

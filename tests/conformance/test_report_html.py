@@ -14,6 +14,9 @@ import pytest
 
 from conftest import BIN, ROOT
 
+# Judged on a quiet machine (pytest.ini: quiet).
+pytestmark = pytest.mark.quiet
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

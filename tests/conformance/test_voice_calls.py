@@ -73,6 +73,7 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
     assert "replies heard were another call's" in p.stderr
 
 
+@pytest.mark.quiet
 def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
     d = bot_dir(tmp, turns=2, bug="block", block_ms=10)
     p, doc = run(d, "ramp", "--ladder", "1,2,3", "--cpus", "2", "--no-partition", "--no-history", "--json")
@@ -93,6 +94,7 @@ def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
     assert "budget: error rate ≤ 0, response p95 ms ≤ 1500, stall share ≤ 0.01" in p.stderr
 
 
+@pytest.mark.quiet
 def test_a_loop_full_at_four_calls_is_named_where_the_calls_went_over(tmp):
     """Issue 50's phone bot, planted: 4 ms of event-loop work on every inbound frame
     under a 1-core cap. Two calls hold; four go over (stalls, late replies) without

@@ -94,6 +94,7 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
     assert "heard the reply to call" in p.stderr, p.stderr
 
 
+@pytest.mark.quiet
 def test_a_blocked_event_loop_is_named_as_the_wall(tmp):
     """10 ms of event-loop work on each 20 ms frame heard: one call takes half the loop and
     holds; two fill it (aiortc's own decoding and encoding share the loop) and the callers
