@@ -31,10 +31,16 @@ def import_modules(py, example):
     d = ROOT / "examples" / example
     mods = sorted(p.stem for p in d.glob("*.py"))
     assert mods, f"examples/{example} has no Python module"
-    code = "import importlib, sys\nfor m in sys.argv[1:]:\n    importlib.import_module(m)\n"
-    env = {**os.environ, "OPENAI_API_KEY": "sk-mock", "ANTHROPIC_API_KEY": "sk-mock",
-           "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "PYTHONPATH": str(d)}
-    p = subprocess.run([str(py), "-c", code, *mods], cwd=d, env=env, capture_output=True,
+    # Each module sees the argv and the variables its command would (Plimsoll points both
+    # base URLs at its mock); nothing is called, so the port is a closed one.
+    code = ("import importlib, os, sys\n"
+            "for m in os.environ['MODULES'].split():\n"
+            "    sys.argv = [m + '.py']\n"
+            "    importlib.import_module(m)\n")
+    env = {**os.environ, "MODULES": " ".join(mods), "OPENAI_API_KEY": "sk-mock",
+           "ANTHROPIC_API_KEY": "sk-mock", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": str(d)}
+    p = subprocess.run([str(py), "-c", code], cwd=d, env=env, capture_output=True,
                        text=True, timeout=180)
     return p.returncode, p.stdout + p.stderr
 

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from conftest import BIN, ROOT
 
 CONFIG = ROOT / "examples" / "mcp-agent" / "plimsoll.toml"
