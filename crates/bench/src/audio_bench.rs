@@ -1,8 +1,9 @@
 //! `plimsoll bench mock --audio`: how many concurrent real-time audio streams the mock
 //! sustains on one core, and how late its audio frames leave. The mock runs as its own
 //! process with one worker thread pinned to one core (the bench's client on the others);
-//! each stream asks for speech (24 kHz PCM, streamed in `chunk_ms` chunks at real time)
-//! over and over, its texts the same or each its own (then every request is synthesized).
+//! each stream asks for speech (24 kHz PCM, or MP3 with `mp3`, streamed in `chunk_ms`
+//! chunks at real time) over and over, its texts the same or each its own (then every
+//! request is synthesized and, for MP3, encoded).
 //! A row per stream count: the mock's frame lateness (p50, p99, max, from its own
 //! timing), the chunks a second it sent, its CPU (cores, µs per chunk), and the client's
 //! check that every stream kept real time (bytes arriving no later than they play).
@@ -29,6 +30,8 @@ pub struct AudioBenchOptions {
     pub seconds: f64,
     /// Every request its own text (each synthesized); else one text for all.
     pub distinct: bool,
+    /// MP3 (the speech API's default) instead of 16-bit PCM.
+    pub mp3: bool,
     pub warmup: Duration,
     pub window: Duration,
     /// The core the mock runs on.
@@ -189,6 +192,21 @@ async fn one_row(
     })
 }
 
+/// When the byte before `got` plays, from the request: after the mock's 100 ms first
+/// byte, at the start of the chunk that carries it (whole frames of MP3 a chunk).
+fn plays_at(opts: &AudioBenchOptions, got: usize) -> f64 {
+    let (audio_s, chunk_s) = if opts.mp3 {
+        let mp3 = mock::serve::audio::mp3::seconds_of;
+        (
+            mp3(got),
+            mp3(mock::serve::audio::mp3::chunk_bytes(opts.chunk_ms)),
+        )
+    } else {
+        (got as f64 / 48000.0, opts.chunk_ms / 1000.0)
+    };
+    0.1 + ((audio_s / chunk_s).ceil().max(1.0) - 1.0) * chunk_s
+}
+
 /// One stream: speech asked for over and over, each read checked against when its
 /// bytes play.
 async fn stream(
@@ -210,7 +228,8 @@ async fn stream(
             ),
             false => same.clone(),
         };
-        let body = serde_json::json!({"model": "tts", "voice": "alloy", "input": input, "response_format": "pcm"}).to_string();
+        let format = if opts.mp3 { "mp3" } else { "pcm" };
+        let body = serde_json::json!({"model": "tts", "voice": "alloy", "input": input, "response_format": format}).to_string();
         let sent = Instant::now();
         let mut got = 0usize;
         let r = conn
@@ -224,13 +243,7 @@ async fn stream(
                     if shared.recording.load(Relaxed) {
                         // The byte before `got` plays at sent + 100 ms + its time in the audio;
                         // it should have arrived by the start of the chunk that carries it.
-                        let plays = 0.1
-                            + ((got as f64 / 48000.0) / (opts.chunk_ms / 1000.0))
-                                .ceil()
-                                .max(1.0)
-                                * opts.chunk_ms
-                                / 1000.0
-                            - opts.chunk_ms / 1000.0;
+                        let plays = plays_at(&opts, got);
                         let behind = at.duration_since(sent).as_secs_f64() - plays;
                         if let Ok(mut h) = shared.behind.lock() {
                             let _ = h.record((behind.max(0.0) * 1e6) as u64 + 1);

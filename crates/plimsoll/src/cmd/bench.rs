@@ -218,6 +218,10 @@ pub struct BenchMockArgs {
     /// one text for all, spoken once and kept by the mock: the audio path alone).
     #[arg(long, requires = "audio")]
     pub distinct: bool,
+    /// With --audio: the speech's format: pcm (24 kHz 16-bit), or mp3 (the speech API's
+    /// default and LiveKit's plugin's: encoded once per text and kept, like pcm).
+    #[arg(long, default_value = "pcm", requires = "audio", value_parser = ["pcm", "mp3"])]
+    pub format: String,
     /// With --mcp: the tool called: echo, or kv (kv_put and kv_get in turn, each get checked).
     #[arg(long, value_delimiter = ',', default_value = "echo,kv", requires = "mcp",
         value_parser = ["echo", "kv"])]
@@ -379,6 +383,7 @@ fn audio(a: BenchMockArgs) -> anyhow::Result<()> {
         chunk_ms: a.chunk_ms,
         seconds: a.speech_s,
         distinct: a.distinct,
+        mp3: a.format == "mp3",
         warmup: std::time::Duration::from_secs_f64(a.warmup_s.unwrap_or(3.0).max(0.1)),
         window: std::time::Duration::from_secs_f64(a.window_s.unwrap_or(5.0).max(0.5)),
         mock_core,

@@ -8,7 +8,7 @@
 //! and hearing run on the voice's pool (`off_clock`), at a lowered priority: beside a
 //! driver's calls, its 20 ms frames come first.
 
-mod mp3;
+pub mod mp3;
 pub mod realtime;
 pub mod said;
 pub mod speech;
@@ -65,6 +65,23 @@ pub(crate) async fn spoken(
     .flatten()?;
     app.said.put(text, seconds, format, audio.clone());
     Some(audio)
+}
+
+/// `pcm` (the speech of `text` lasting `seconds`, 16-bit at 24 kHz) as MP3: kept from a
+/// request for the same a moment ago, or encoded from those samples off the runtime's
+/// threads (never synthesized a second time). None when LAME refuses.
+pub(crate) async fn as_mp3(app: &App, text: &str, seconds: f64, pcm: &Bytes) -> Option<Bytes> {
+    if let Some(kept) = app.said.get(text, seconds, Coding::Mp3) {
+        return Some(kept);
+    }
+    let pcm = pcm.clone();
+    let mp3 = off_clock(app, move || {
+        mp3::encode(&voice::pcm::from_s16le(&pcm)).map(Bytes::from)
+    })
+    .await
+    .flatten()?;
+    app.said.put(text, seconds, Coding::Mp3, mp3.clone());
+    Some(mp3)
 }
 
 /// The session a text to speak belongs to: the one whose reply holds it (speech of a

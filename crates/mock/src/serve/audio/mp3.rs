@@ -5,7 +5,7 @@
 //! chunks are slices of one copy. At this rate a frame is 576 samples (24 ms) in exactly
 //! 480 bytes, so a chunk of whole frames is always a whole number of bytes.
 
-use mp3lame_encoder::{Bitrate, Builder, FlushGap, Mode, MonoPcm};
+use mp3lame_encoder::{Bitrate, Builder, FlushGap, Mode, MonoPcm, Quality};
 use std::num::NonZeroU32;
 
 /// The rate every OpenAI TTS format carries.
@@ -29,6 +29,9 @@ pub(crate) fn encode(x: &[f32]) -> Option<Vec<u8>> {
     b.set_output_sample_rate(NonZeroU32::new(RATE)).ok()?;
     b.set_mode(Mode::Mono).ok()?;
     b.set_brate(Bitrate::Kbps160).ok()?;
+    // LAME's -q 5: at 160 kbps a mono 24 kHz voice loses nothing its words need, in about
+    // half the time of the default -q 3 (`bench mock --audio --format mp3 --distinct`).
+    b.set_quality(Quality::Good).ok()?;
     b.set_to_write_vbr_tag(false).ok()?;
     let mut enc = b.build().ok()?;
     let mut out = Vec::with_capacity(mp3lame_encoder::max_required_buffer_size(samples.len()));
@@ -41,9 +44,14 @@ pub(crate) fn encode(x: &[f32]) -> Option<Vec<u8>> {
 }
 
 /// Bytes of about `chunk_ms` of MP3: whole frames, at least one.
-pub(crate) fn chunk_bytes(chunk_ms: f64) -> usize {
+pub fn chunk_bytes(chunk_ms: f64) -> usize {
     let frames = (chunk_ms * RATE as f64 / 1000.0 / FRAME_SAMPLES as f64).round() as usize;
     frames.max(1) * FRAME_BYTES
+}
+
+/// Seconds that `bytes` of this MP3 play for.
+pub fn seconds_of(bytes: usize) -> f64 {
+    bytes as f64 * FRAME_SAMPLES as f64 / (FRAME_BYTES as f64 * RATE as f64)
 }
 
 #[cfg(test)]
@@ -85,5 +93,7 @@ mod tests {
         assert_eq!(chunk_bytes(100.0), 4 * FRAME_BYTES);
         assert_eq!(chunk_bytes(20.0), FRAME_BYTES);
         assert_eq!(chunk_bytes(1.0), FRAME_BYTES);
+        assert_eq!(seconds_of(FRAME_BYTES), 0.024);
+        assert!((seconds_of(chunk_bytes(100.0)) - 0.096).abs() < 1e-12);
     }
 }

@@ -47,7 +47,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
     let audio = match req.format {
         SpeechFormat::Mp3 => {
-            let mp3 = super::spoken(&app, &req.input, seconds, super::said::Coding::Mp3).await;
+            let mp3 = super::as_mp3(&app, &req.input, seconds, &pcm).await;
             let Some(mp3) = mp3 else {
                 let e = WireError::invalid("input", "could not be encoded as mp3");
                 return refuse(&app, Api::ChatCompletions, &e, &request_id);
@@ -90,11 +90,17 @@ fn frames(
     seconds: f64,
     set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
-    let per = match req.format {
-        SpeechFormat::Mp3 => super::mp3::chunk_bytes(set.chunk_ms),
-        SpeechFormat::Pcm | SpeechFormat::Wav => {
-            super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms)
+    // A chunk's bytes, and the milliseconds it plays for (whole frames of MP3: 96 ms for
+    // 100), which its deadline follows so the stream keeps real time.
+    let (per, per_ms) = match req.format {
+        SpeechFormat::Mp3 => {
+            let b = super::mp3::chunk_bytes(set.chunk_ms);
+            (b, super::mp3::seconds_of(b) * 1000.0)
         }
+        SpeechFormat::Pcm | SpeechFormat::Wav => (
+            super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms),
+            set.chunk_ms,
+        ),
     };
     let chunks: Vec<Bytes> = (0..audio.len())
         .step_by(per)
@@ -103,7 +109,7 @@ fn frames(
     let due = deadlines(
         chunks.len().max(1),
         set.tts_first_byte_ms,
-        set.chunk_ms,
+        per_ms,
         set.tts_speed,
     );
     let mut out: Vec<(std::time::Duration, Bytes)> = Vec::with_capacity(chunks.len() + 2);
