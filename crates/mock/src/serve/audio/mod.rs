@@ -17,7 +17,7 @@ pub mod transcribe;
 
 use crate::serve::app::App;
 use bytes::Bytes;
-use said::Coding;
+use wire::audio::realtime::AudioFormat;
 
 /// Threads the mock speaks and hears on, and their priority: below the threads that send
 /// and pace audio, above the caller's own reading of replies (19).
@@ -43,23 +43,21 @@ pub(crate) async fn off_clock<T: Send + 'static>(
     result.await.ok()
 }
 
-/// `text` spoken for `seconds` in `coding` (16-bit PCM at 24 kHz, G.711 at 8 kHz, or MP3):
+/// `text` spoken for `seconds` in `format` (16-bit PCM at 24 kHz, or G.711 at 8 kHz):
 /// kept from a request for the same a moment ago, or made and encoded off the runtime's
 /// threads (a long text takes milliseconds to synthesize). None when it cannot be said.
 pub(crate) async fn spoken(
     app: &App,
     text: &str,
     seconds: f64,
-    coding: impl Into<Coding>,
+    format: AudioFormat,
 ) -> Option<Bytes> {
-    let format = coding.into();
     if let Some(kept) = app.said.get(text, seconds, format) {
         return Some(kept);
     }
     let t = text.to_string();
     let audio = off_clock(app, move || {
-        let x = voice::speak_for(&t, format.rate(), seconds)?;
-        said::encode(&x, format).map(Bytes::from)
+        voice::speak_for(&t, format.rate(), seconds).map(|x| Bytes::from(said::encode(&x, format)))
     })
     .await
     .flatten()?;
@@ -71,16 +69,14 @@ pub(crate) async fn spoken(
 /// request for the same a moment ago, or encoded from those samples off the runtime's
 /// threads (never synthesized a second time). None when LAME refuses.
 pub(crate) async fn as_mp3(app: &App, text: &str, seconds: f64, pcm: &Bytes) -> Option<Bytes> {
-    if let Some(kept) = app.said.get(text, seconds, Coding::Mp3) {
+    if let Some(kept) = app.said.get(text, seconds, said::Coding::Mp3) {
         return Some(kept);
     }
     let pcm = pcm.clone();
-    let mp3 = off_clock(app, move || {
-        mp3::encode(&voice::pcm::from_s16le(&pcm)).map(Bytes::from)
-    })
-    .await
-    .flatten()?;
-    app.said.put(text, seconds, Coding::Mp3, mp3.clone());
+    let mp3 = off_clock(app, move || mp3::encode(&pcm).map(Bytes::from))
+        .await
+        .flatten()?;
+    app.said.put(text, seconds, said::Coding::Mp3, mp3.clone());
     Some(mp3)
 }
 

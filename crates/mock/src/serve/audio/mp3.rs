@@ -17,9 +17,10 @@ const FRAME_SAMPLES: usize = 576;
 /// Bytes in one frame: 72 × bit rate / sample rate (no padding slot at 24 kHz).
 pub(crate) const FRAME_BYTES: usize = 72 * KBPS * 1000 / RATE as usize;
 
-/// `x` (samples in [-1, 1] at 24 kHz) as MP3; None when LAME refuses.
-pub(crate) fn encode(x: &[f32]) -> Option<Vec<u8>> {
-    let samples: Vec<i16> = voice::pcm::to_s16le(x)
+/// `pcm` (16-bit little-endian mono at 24 kHz, as the speech is kept) as MP3; None when
+/// LAME refuses.
+pub(crate) fn encode(pcm: &[u8]) -> Option<Vec<u8>> {
+    let samples: Vec<i16> = pcm
         .chunks_exact(2)
         .map(|b| i16::from_le_bytes([b[0], b[1]]))
         .collect();
@@ -75,7 +76,7 @@ mod tests {
     #[test]
     fn a_speech_is_whole_frames_as_long_as_its_samples_with_no_tag() {
         let x = voice::speak_for("Hello there, how can I help?", RATE, 1.0).unwrap();
-        let mp3 = encode(&x).unwrap();
+        let mp3 = encode(&voice::pcm::to_s16le(&x)).unwrap();
         let n = frames(&mp3);
         let played = n * FRAME_SAMPLES;
         // LAME's delay and the flush add at most a few frames.

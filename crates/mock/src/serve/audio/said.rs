@@ -16,7 +16,7 @@ use wire::audio::realtime::AudioFormat;
 const KEEP: usize = 8;
 
 /// How a speech is kept: in a raw format the APIs stream (16-bit PCM, G.711), or as MP3
-/// (the speech API's default).
+/// (the speech API's default, encoded from the kept 16-bit PCM: `super::as_mp3`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coding {
     Raw(AudioFormat),
@@ -26,16 +26,6 @@ pub enum Coding {
 impl From<AudioFormat> for Coding {
     fn from(f: AudioFormat) -> Coding {
         Coding::Raw(f)
-    }
-}
-
-impl Coding {
-    /// The rate the voice is spoken at for this coding.
-    pub fn rate(self) -> u32 {
-        match self {
-            Coding::Raw(f) => f.rate(),
-            Coding::Mp3 => super::mp3::RATE,
-        }
     }
 }
 
@@ -74,14 +64,13 @@ impl Said {
     }
 }
 
-/// Samples in `coding`'s encoding; None when the encoder refuses.
-pub(crate) fn encode(x: &[f32], coding: impl Into<Coding>) -> Option<Vec<u8>> {
-    Some(match coding.into() {
-        Coding::Raw(AudioFormat::Pcm24) => voice::pcm::to_s16le(x),
-        Coding::Raw(AudioFormat::Pcmu) => voice::pcm::to_ulaw(x),
-        Coding::Raw(AudioFormat::Pcma) => voice::pcm::to_alaw(x),
-        Coding::Mp3 => super::mp3::encode(x)?,
-    })
+/// Samples in `format`'s encoding.
+pub(crate) fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
+    match format {
+        AudioFormat::Pcm24 => voice::pcm::to_s16le(x),
+        AudioFormat::Pcmu => voice::pcm::to_ulaw(x),
+        AudioFormat::Pcma => voice::pcm::to_alaw(x),
+    }
 }
 
 /// Bytes a sample takes in `format`.
@@ -128,15 +117,11 @@ mod tests {
     fn encodes_as_the_format_asks() {
         let x = [0.0f32, 0.5, -0.5];
         assert_eq!(
-            encode(&x, AudioFormat::Pcm24).unwrap().len(),
+            encode(&x, AudioFormat::Pcm24).len(),
             3 * sample_bytes(AudioFormat::Pcm24)
         );
-        assert_eq!(encode(&x, AudioFormat::Pcmu).unwrap().len(), 3);
-        assert_eq!(
-            encode(&x, AudioFormat::Pcma).unwrap(),
-            voice::pcm::to_alaw(&x)
-        );
-        assert_eq!(Coding::Mp3.rate(), 24_000);
+        assert_eq!(encode(&x, AudioFormat::Pcmu).len(), 3);
+        assert_eq!(encode(&x, AudioFormat::Pcma), voice::pcm::to_alaw(&x));
         // 20 ms: 480 samples of 24 kHz PCM, 160 of 8 kHz G.711.
         assert_eq!(chunk_bytes(AudioFormat::Pcm24, 20.0), 960);
         assert_eq!(chunk_bytes(AudioFormat::Pcmu, 20.0), 160);
