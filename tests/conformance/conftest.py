@@ -17,6 +17,22 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("PLIMSOLL_BIN", str(ROOT / "target" / "release" / "plimsoll"))
+EXAMPLE_VENVS = pathlib.Path(os.environ.get("PLIMSOLL_EXAMPLE_VENVS", ROOT / ".venv-examples"))
+
+
+def example_copy(name, into):
+    """examples/NAME copied into `into` as a newcomer would have it: its files, and `.venv`
+    the venv scripts/test built from its own requirements.txt alone (skipped without it)."""
+    venv = EXAMPLE_VENVS / name
+    if not (venv / ".installed.lock").exists():
+        import pytest
+        pytest.skip(f"no venv built for examples/{name} ({venv}): scripts/test builds it")
+    d = pathlib.Path(into)
+    for f in (ROOT / "examples" / name).iterdir():
+        if f.is_file():
+            (d / f.name).write_bytes(f.read_bytes())
+    (d / ".venv").symlink_to(venv)
+    return d
 
 
 def tokens(text):

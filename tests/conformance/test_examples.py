@@ -9,6 +9,7 @@ file as it was) proves the check fails on exactly that.
 
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -63,3 +64,29 @@ def test_every_example_with_requirements_is_pinned_exactly():
             line = line.split("#")[0].strip()
             if line:
                 assert "==" in line, f"examples/{example}/requirements.txt: {line!r} is not pinned (NAME==VERSION)"
+
+
+def pins(lines):
+    """NAME==VERSION lines as {name: version}, names normalised as pip does, extras dropped."""
+    out = {}
+    for line in lines:
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            name = re.sub(r"[-_.]+", "-", name.split("[")[0]).lower()
+            out[name] = version.strip()
+    return out
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_an_examples_pins_are_everything_its_venv_holds(example):
+    """A full freeze: what pip installed from the file is exactly what it names, so no
+    package it pulls in is left to float to its newest release."""
+    py = venv_python(example)
+    p = subprocess.run([str(py), "-m", "pip", "freeze", "--disable-pip-version-check"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    want = pins((ROOT / "examples" / example / "requirements.txt").read_text().splitlines())
+    have = pins(p.stdout.splitlines())
+    floating = sorted(f"{n}=={v}" for n, v in have.items() if want.get(n) != v)
+    assert not floating, f"examples/{example}/requirements.txt does not pin what its venv holds: {floating} (regenerate it with pip freeze)"

@@ -8,21 +8,22 @@ to real voice agents and judges them by what a caller hears.
   per-frame work shows stalls and lag, and the ramp's verdict names its thread; a bot
   that hangs up, sends non-JSON, sends audio at the wrong rate or never speaks gets one
   clear line each; a WAV that is not 16-bit mono is refused before anything starts;
-- raw PCM over WebSocket, and a barge-in the bot obeys with `clear`.
+- raw PCM over WebSocket, and a barge-in the bot obeys with `clear`;
+- a bot that answers in other audio: the check's line names the WAV of what its caller
+  heard, and that file holds every sample the bot sent, in order; a clean run keeps none.
 """
 
 import pathlib
+import re
 import shutil
 import struct
-import sys
 import tempfile
+import wave
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, example_copy
 from voice_calls_common import SCENARIO, bot_dir, run, verdict
-
-VENV = pathlib.Path(sys.prefix)
 
 
 @pytest.fixture
@@ -33,11 +34,7 @@ def tmp():
 
 
 def test_the_pipecat_example_answers_two_calls_each_with_its_own_words(tmp):
-    pytest.importorskip("pipecat")
-    d = pathlib.Path(tmp)
-    for f in ["bot.py", "plimsoll.toml", "session.toml", "scenario.toml"]:
-        shutil.copy(ROOT / "examples" / "pipecat-voice" / f, d / f)
-    (d / ".venv").symlink_to(VENV)
+    d = example_copy("pipecat-voice", tmp)  # in the venv of its own requirements.txt
     p, _ = run(d, "check")
     assert p.returncode == 0, p.stderr
     assert "two calls side by side" in p.stderr
@@ -58,6 +55,8 @@ def test_a_clean_bot_over_twilio_and_over_raw_pcm(tmp):
         # A clean bot does not stutter: ~0 on a quiet machine. A busy one may cost it a few
         # late frames; a stall measure that read the 20 ms frame spacing as gaps is near 1.
         assert v["stall_share"] < 0.05, v
+        assert "kept_audio" not in v, v  # calls that went right keep no audio
+        assert not (d / ".plimsoll" / "audio").exists()
         assert v["stages"]["stt_calls"] == 4 and v["stages"]["tts_calls"] == 4, v
         assert r["latency_inflation"] is None
         assert "replies: 4 answered" in p.stderr and "each on its own call" in p.stderr
@@ -164,3 +163,36 @@ def test_the_caller_talks_over_the_bot_and_it_falls_silent(tmp):
     # (250 ms of quiet counts as stopped); one that talked on through the rest of its reply
     # (14-20 tokens, 0.6 s in: seconds of speech left) would take seconds.
     assert v["barge_stop_p50_ms"] is not None and v["barge_stop_p50_ms"] < 1500, v
+
+
+def test_a_call_whose_words_are_lost_leaves_the_audio_its_caller_heard(tmp):
+    d = bot_dir(tmp, turns=2, protocol="pcm-ws", bug="other")
+    sent = pathlib.Path(tmp) / "sent"
+    sent.mkdir()
+    cfg = d / "plimsoll.toml"
+    cfg.write_text(cfg.read_text().replace('BLOCK_MS = "8" }', f'BLOCK_MS = "8", SENT_DIR = "{sent}" }}'))
+    p, _ = run(d, "check")
+    assert p.returncode == 3, p.stderr
+    m = re.search(r"listen to what a caller heard: (\S+\.heard\.wav)", p.stderr)
+    assert m, p.stderr
+    heard = d / m.group(1)
+    assert heard.parent.parent == d / ".plimsoll" / "audio", heard
+    with wave.open(str(heard)) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 16000)
+        got = w.readframes(w.getnframes())
+    # Every byte the bot sent on that call's line, in order, and nothing else.
+    lines = [f.read_bytes() for f in sent.glob("*.pcm")]
+    assert len(lines) == 2 and len(got) > 2 * 16000, [len(x) for x in lines]
+    assert got in lines, (len(got), [len(x) for x in lines])
+    # Both calls were kept: the audio each sent, and a note of where each turn begins.
+    assert len(list(heard.parent.glob("*.heard.wav"))) == 2
+    stem = heard.name[: -len(".heard.wav")]
+    note = (heard.parent / f"{stem}.txt").read_text()
+    assert "turn 1's words: none heard as the mock's voice" in note, note
+    assert "kept because turn 1's reply was not heard as the mock's voice" in note, note
+    spoke = re.search(r"turn 1: the caller spoke from ([\d.]+) s to ([\d.]+) s", note)
+    assert spoke, note
+    with wave.open(str(heard.parent / f"{stem}.sent.wav")) as w:
+        said = struct.unpack(f"<{w.getnframes()}h", w.readframes(w.getnframes()))
+    a, b = (int(float(x) * 16000) for x in spoke.groups())
+    assert any(said[a + 80:a + 1680]) and not any(said[:a]), (a, b)

@@ -15,7 +15,7 @@ import tempfile
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, example_copy
 from voice_calls_common import SCENARIO, run, verdict
 
 pytest.importorskip("aiortc")
@@ -137,3 +137,12 @@ def test_each_bad_input_is_one_line_and_the_run_goes_on(tmp, bug, words):
     assert all(len(l) < 400 for l in lines), lines
     # Every call ended, none left hanging: both were counted.
     assert r["sessions_ok"] + r["sessions_failed"] == 2, r
+
+
+def test_the_pipecat_webrtc_example_checks_clean_from_its_own_install(tmp):
+    """examples/pipecat-webrtc as its header installs it (a venv of its requirements.txt
+    alone): `plimsoll check` places two SmallWebRTC calls, each reply heard on its own."""
+    d = example_copy("pipecat-webrtc", tmp)
+    p, _ = run(d, "check")
+    assert p.returncode == 0, p.stderr
+    assert "each reply heard on its own call (4 of 4)" in p.stderr, p.stderr

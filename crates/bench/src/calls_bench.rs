@@ -151,6 +151,7 @@ async fn one_row(
             counted.fetch_add(1, Relaxed);
             None
         }))),
+        keep_audio: None,
     };
     let cpu0 = harness_cpu(bot.tid)?;
     let t0 = Instant::now();

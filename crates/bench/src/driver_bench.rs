@@ -119,6 +119,7 @@ fn options(sut: SocketAddr, c: usize, window: Duration) -> drive::DriveOptions {
         name_prefix: String::new(),
         replay: None,
         voice_owner: None,
+        keep_audio: None,
         services: Vec::new(),
     }
 }

@@ -61,6 +61,16 @@ use std::path::{Path, PathBuf};
 /// A plimsoll.toml that cannot be used, with where and why.
 pub type ConfigError = spans::FileError;
 
+/// `[step] keep_audio`: whose audio a step of voice calls keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum KeepAudio {
+    /// Calls with a failed, unheard or wrong reply.
+    #[default]
+    Failed,
+    All,
+    None,
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     pub file: PathBuf,
@@ -90,6 +100,9 @@ pub struct Config {
     pub probe_path: Option<String>,
     /// Slow consumers: (share of the sessions, bytes a second they read).
     pub slow: Option<(f64, f64)>,
+    /// Voice calls: whose audio is kept, and at most how many calls' a step.
+    pub keep_audio: KeepAudio,
+    pub keep_audio_calls: usize,
     pub error_rate: f64,
     pub p99_session_ms: f64,
     pub peak_rss_mb: f64,

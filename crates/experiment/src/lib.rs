@@ -11,7 +11,7 @@ mod raw;
 mod read;
 pub mod replay;
 
-pub use config::{Config, ConfigError, ReadyKind};
+pub use config::{Config, ConfigError, KeepAudio, ReadyKind};
 pub use parts::{Arm, Service, Watch};
 pub use raw::schema;
 pub use replay::WorkloadSettings;

@@ -182,6 +182,14 @@ pub(crate) struct RawStep {
     /// Slow consumers read at this many bytes a second.
     #[schemars(with = "Option<f64>")]
     pub(crate) slow_read_bps: Option<Spanned<f64>>,
+    /// Voice calls: whose audio is kept as WAV files (what the caller said, what it
+    /// heard, a note of where each reply begins): "failed" (default: calls with a failed,
+    /// unheard or wrong reply), "all", or "none". Into .plimsoll/audio/, or --keep-audio DIR.
+    #[schemars(with = "Option<String>")]
+    pub(crate) keep_audio: Option<Spanned<String>>,
+    /// Voice calls: at most this many calls' audio kept a step (default 20).
+    #[schemars(with = "Option<i64>")]
+    pub(crate) keep_audio_calls: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema, Default)]

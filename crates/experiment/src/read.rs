@@ -117,6 +117,8 @@ impl Config {
             sample_ms: 0,
             arrival_rate: None,
             slow: None,
+            keep_audio: Default::default(),
+            keep_audio_calls: 0,
             probe_path: None,
             resident: None,
             error_rate,
@@ -264,6 +266,23 @@ fn step(r: &Reader, s: &RawStep, c: &mut Config) -> Read<()> {
     if s.resident.is_some() {
         c.resident = Some(r.int(&s.resident, "step.resident", 1, 10_000_000, 1)? as usize);
     }
+    c.keep_audio = match s
+        .keep_audio
+        .as_ref()
+        .map(|x| (x.get_ref().as_str(), x.span()))
+    {
+        None | Some(("failed", _)) => crate::KeepAudio::Failed,
+        Some(("all", _)) => crate::KeepAudio::All,
+        Some(("none", _)) => crate::KeepAudio::None,
+        Some((other, span)) => {
+            return Err(r.err(
+                Some(span),
+                format!("step.keep_audio must be \"failed\", \"all\" or \"none\" (got {other:?})"),
+            ))
+        }
+    };
+    c.keep_audio_calls =
+        r.int(&s.keep_audio_calls, "step.keep_audio_calls", 1, 100_000, 20)? as usize;
     Ok(())
 }
 

@@ -81,6 +81,7 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         v.caller_audio_s
     ));
     out.push(words_line(v));
+    out.extend(v.kept_audio.as_ref().map(kept_line));
     out.push(format!(
         "  calls: setup p50 {} ms, {} dropped{}",
         cell(v.setup_p50_ms),
@@ -120,6 +121,42 @@ fn words_line(v: &result::VoiceCalls) -> String {
             "  words: {n} of {} replies heard were another call's{unheard}",
             v.words_checked
         ),
+    }
+}
+
+/// Where the calls' audio was kept, and what each file holds.
+fn kept_line(k: &result::KeptAudio) -> String {
+    let past = match k.left_out {
+        0 => String::new(),
+        n => format!(
+            "; {} more not kept, past the cap of {} (step.keep_audio_calls)",
+            crate::words::count(n, "call"),
+            k.cap
+        ),
+    };
+    let names = match k.calls.len() {
+        0..=4 => k.calls.join(", "),
+        n => format!("{} and {} more", k.calls[..3].join(", "), n - 3),
+    };
+    format!(
+        "  audio kept: {} in {}/ ({names}): NAME.heard.wav is every sample the caller received, NAME.sent.wav what it said, NAME.txt where each turn and reply begins{past}",
+        crate::words::count(k.calls.len() as u64, "call"),
+        k.dir.trim_end_matches('/')
+    )
+}
+
+/// Where to listen to a call that went wrong: its heard audio's file, when one was kept.
+fn listen(v: &result::VoiceCalls) -> String {
+    match v
+        .kept_audio
+        .as_ref()
+        .and_then(|k| Some((&k.dir, k.calls.first()?)))
+    {
+        Some((dir, name)) => format!(
+            "; listen to what a caller heard: {}/{name}.heard.wav",
+            dir.trim_end_matches('/')
+        ),
+        None => String::new(),
     }
 }
 
@@ -179,14 +216,14 @@ pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
     }
     if v.words_wrong > 0 {
         out.push(format!(
-            "{} of {} replies were heard on another call than the one that asked: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls)",
-            v.words_wrong, v.words_checked
+            "{} of {} replies were heard on another call than the one that asked: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
+            v.words_wrong, v.words_checked, listen(v)
         ));
     }
     if v.turns > 0 && v.words_checked == 0 && (st.tts_calls > 0 || realtime) {
         out.push(format!(
-            "none of the {} replies carried words the mock spoke for the call: the bot's audio reached the caller changed past reading (resampled to another rate than the line's, or mixed with other audio?)",
-            v.turns
+            "none of the {} replies carried words the mock spoke for the call: the bot's audio reached the caller changed past reading (resampled to another rate than the line's, or mixed with other audio?){}",
+            v.turns, listen(v)
         ));
     }
     if r.sessions_ok > 0 && v.turns == 0 {

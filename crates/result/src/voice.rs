@@ -54,6 +54,22 @@ pub struct VoiceCalls {
     /// A WebRTC call's network part: its setup split, and the bot's packets as received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<VoiceNetwork>,
+    /// The calls whose audio was kept as WAV files (those with a failed, unheard or wrong
+    /// reply, unless every call's was asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_audio: Option<KeptAudio>,
+}
+
+/// Where the audio of the step's calls was kept: in `dir`, `NAME.sent.wav` (what the
+/// caller said), `NAME.heard.wav` (every sample it received) and `NAME.txt` (where each
+/// turn and reply begins) for each call named; and how many more were to keep past the
+/// cap of `cap` calls.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct KeptAudio {
+    pub dir: String,
+    pub calls: Vec<String>,
+    pub left_out: u64,
+    pub cap: u64,
 }
 
 /// What the network did to WebRTC calls: how long placing them took, part by part (p50

@@ -190,7 +190,31 @@ fn drive_options(
                 app.ledger.owner_of_spoken(t)
             }))
         }),
+        keep_audio: keep_audio(cfg, opts, rig.concurrency),
     }
+}
+
+/// Whose calls' audio the step keeps, and where: `--keep-audio DIR`, or a folder of the
+/// step's own under `.plimsoll/audio` (made only when a call is kept).
+fn keep_audio(
+    cfg: &Config,
+    opts: &StepOptions,
+    concurrency: usize,
+) -> Option<drive::call::KeepAudio> {
+    let all = match cfg.keep_audio {
+        experiment::KeepAudio::None => return None,
+        which => which == experiment::KeepAudio::All,
+    };
+    let dir = opts.keep_audio_dir.clone().unwrap_or_else(|| {
+        let stamp = crate::clock::now_rfc3339().replace(':', "-");
+        std::path::Path::new(".plimsoll/audio").join(format!("{stamp}-c{concurrency}"))
+    });
+    Some(drive::call::KeepAudio {
+        dir,
+        all,
+        calls: cfg.keep_audio_calls,
+        budget: drive::call::KeepAudio::BUDGET,
+    })
 }
 
 /// A tag of this step for its sessions' names (`3f9a1c-s0`): a SUT whose store outlives

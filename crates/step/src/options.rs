@@ -40,6 +40,9 @@ pub struct StepOptions {
     pub workload: Option<experiment::WorkloadSettings>,
     /// Called every second with the running level's figures so far (a live view's feed).
     pub on_tick: Option<OnTick>,
+    /// Where voice calls' audio is kept (`--keep-audio DIR`; default
+    /// `.plimsoll/audio/STAMP`); whose is `[step] keep_audio`'s.
+    pub keep_audio_dir: Option<std::path::PathBuf>,
 }
 
 /// What a step calls every second while its sessions run, with the figures so far.

@@ -203,6 +203,7 @@ fn drive_options(
         name_prefix: format!("r{:08x}-", tag as u32),
         replay: None,
         voice_owner: None,
+        keep_audio: None,
         services: Vec::new(),
     }
 }

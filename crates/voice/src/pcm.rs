@@ -194,6 +194,15 @@ fn chunks(b: &[u8]) -> Option<(&[u8], &[u8], usize)> {
 
 /// Samples as a 16-bit mono WAV file at `rate`.
 pub fn write_wav(x: &[f32], rate: u32) -> Vec<u8> {
+    let ints: Vec<i16> = x
+        .iter()
+        .map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+        .collect();
+    write_wav_i16(&ints, rate)
+}
+
+/// 16-bit samples as a mono WAV file at `rate`, each as it is.
+pub fn write_wav_i16(x: &[i16], rate: u32) -> Vec<u8> {
     let spec = hound::WavSpec {
         channels: 1,
         sample_rate: rate,
@@ -204,7 +213,7 @@ pub fn write_wav(x: &[f32], rate: u32) -> Vec<u8> {
     {
         let mut w = hound::WavWriter::new(&mut out, spec).expect("writing to memory cannot fail");
         for v in x {
-            let _ = w.write_sample((v.clamp(-1.0, 1.0) * 32767.0).round() as i16);
+            let _ = w.write_sample(*v);
         }
         let _ = w.finalize();
     }

@@ -18,6 +18,9 @@ Planted bugs, by AGENT_BUG:
   rate     replies go out at 16 kHz labelled as Twilio's 8 kHz µ-law (twice as slow, an
            octave down)
   mute     the bot hears, transcribes and thinks, but never speaks
+  other    the bot answers in other audio than the mock's voice (tones and noise of the
+           call's own); with SENT_DIR set, every byte a raw-PCM line sends is also
+           appended to SENT_DIR/LINE.pcm, to compare with what the caller kept
 GET /health answers on the same port (the responsiveness probe).
 """
 
@@ -39,6 +42,7 @@ from g711 import ulaw, unulaw, wav_bytes  # beside this file
 
 BUG = os.environ.get("AGENT_BUG", "")
 BLOCK_MS = float(os.environ.get("BLOCK_MS", "8"))
+SENT_DIR = os.environ.get("SENT_DIR", "")
 client = openai.AsyncOpenAI(max_retries=0)
 histories: dict[str, list] = {}
 calls: list[str] = []
@@ -86,6 +90,9 @@ class Line:
                 await self.ws.send(body)
             except Exception:
                 return
+            if SENT_DIR and not self.twilio:
+                with open(os.path.join(SENT_DIR, f"{id(self)}.pcm"), "ab") as f:
+                    f.write(body)
             await asyncio.sleep(0.02)
 
     async def clear(self):
@@ -104,6 +111,10 @@ async def answer(line: Line, call: str, audio: np.ndarray):
     history.append({"role": "assistant", "content": reply})
     if BUG == "mute":
         return
+    if BUG == "other":  # the reply spoken by the mock, and other audio sent instead
+        await client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input=reply, response_format="pcm")
+        line.say(other_audio(line.rate, id(line) + len(history)))
+        return
     if BUG == "hangup":
         await line.ws.close()
         return
@@ -120,6 +131,15 @@ async def answer(line: Line, call: str, audio: np.ndarray):
             x = np.frombuffer(whole, "<i2").astype(np.float64) / 32768.0
             to.say(resampler.resample_chunk(x))
     to.say(resampler.resample_chunk(np.zeros(0), last=True))
+
+
+def other_audio(rate: int, seed: int) -> np.ndarray:
+    """A second of audio that is not the mock's voice: two tones and some noise, the call's
+    and the turn's own."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(rate) / rate
+    f1, f2 = rng.uniform(200, 900, 2)
+    return 0.2 * np.sin(2 * np.pi * f1 * t) + 0.1 * np.sin(2 * np.pi * f2 * t) + 0.05 * rng.standard_normal(rate)
 
 
 def burn(ms: float):

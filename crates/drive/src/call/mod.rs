@@ -12,6 +12,8 @@ mod background;
 pub(crate) mod line;
 pub(crate) mod playback;
 pub mod tally;
+mod tape;
+mod tape_note;
 mod wire;
 mod words;
 
@@ -25,10 +27,12 @@ use std::collections::VecDeque;
 use std::time::Duration;
 pub use tally::Tally as VoiceTally;
 use tally::{Tally, TurnFigures};
+pub use tape::KeepAudio;
+use tape::Tape;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use wire::{Dial, Wire};
-use words::{utterances, words};
+use words::{utterances, words, Found};
 
 pub use crate::run::options::Owner;
 
@@ -55,8 +59,10 @@ struct Call<'a> {
     cleared: bool,
     /// How long a reply may run once it started (the session's `turn_timeout_ms`).
     reply_cap: Duration,
-    /// Each reply's words being read.
-    pending: Vec<background::Receiver<Vec<voice::Utterance>>>,
+    /// Each reply's words being read, by turn.
+    pending: Vec<(u32, background::Receiver<Vec<voice::Utterance>>)>,
+    /// The call's audio, kept when it goes wrong.
+    tape: Option<Tape<'a>>,
 }
 
 /// One call: connected, its turns spoken and listened to, hung up.
@@ -113,15 +119,55 @@ pub(crate) async fn run(
     }
     tally.audio(call.caller_s(), call.play.sent_s);
     let pending = std::mem::take(&mut call.pending);
+    let tape = call.tape.take();
     call.hang_up().await;
-    let mut wrong = None;
-    for h in pending {
+    let mut found = Vec::new();
+    for (turn, h) in pending {
         if let Ok(heard) = h.await {
-            wrong = wrong.or(words(&heard, ctx, name, tally));
+            found.extend(words(&heard, ctx, name, tally).map(|f| (turn, f)));
         }
     }
-    match (out, wrong) {
+    let wrong = found.iter().find_map(|(_, f)| match f {
+        Found::Other(o) => Some(format!("call {name} heard the reply to call {o}")),
+        _ => None,
+    });
+    let out = match (out, wrong) {
         (Ok(()), Some(w)) => Err(("words".into(), w)),
+        (out, _) => out,
+    };
+    match tape {
+        Some(t) => keep(t, name, out, &found, &mouths, tally).await,
+        None => out,
+    }
+}
+
+/// The call's tape kept when it went wrong (or every call's is asked for); a failed
+/// call's message then names what its caller heard.
+async fn keep(
+    tape: Tape<'_>,
+    name: &str,
+    out: Result<(), Failure>,
+    found: &[(u32, Found)],
+    mouths: &[Vec<f32>],
+    tally: &Tally,
+) -> Result<(), Failure> {
+    let unheard = found
+        .iter()
+        .find(|(_, f)| matches!(f, Found::Unheard))
+        .map(|(t, _)| format!("turn {t}'s reply was not heard as the mock's voice"));
+    let why = match &out {
+        Err((_, m)) => Some(m.clone()),
+        Ok(()) => unheard,
+    };
+    let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
+    let kept = tape
+        .keep(name, why.as_deref(), &words, mouths, &tally.background)
+        .await;
+    match (out, kept) {
+        (Err((k, m)), Some(stem)) => Err((
+            k,
+            format!("{m} (what its caller heard: {}.heard.wav)", stem.display()),
+        )),
         (out, _) => out,
     }
 }
@@ -151,6 +197,13 @@ impl<'a> Call<'a> {
             cleared: false,
             reply_cap: Duration::from_secs(60),
             pending: Vec::new(),
+            tape: tally.keeper.as_ref().map(|k| Tape::new(k, rate)),
+        }
+    }
+
+    fn tape_turn(&mut self, turn: u32) {
+        if let Some(t) = &mut self.tape {
+            t.turn = turn;
         }
     }
 
@@ -173,6 +226,7 @@ impl<'a> Call<'a> {
         ctx: &Ctx<'_>,
     ) -> Result<(), Failure> {
         if v.greeting {
+            self.tape_turn(0);
             let limit = Instant::now() + Duration::from_millis(v.answer_timeout_ms);
             self.listen_for(v, limit, "its greeting").await?;
             self.play.take_reply();
@@ -181,6 +235,7 @@ impl<'a> Call<'a> {
         let think = Duration::from_secs_f64(spec.think_ms / 1000.0);
         let quiet = Duration::from_millis(v.reply_end_ms);
         for turn in 1..=turns {
+            self.tape_turn(turn);
             if !spoken_next {
                 let words = &mouths[turn as usize - 1];
                 self.say(turn as usize - 1, words);
@@ -227,11 +282,11 @@ impl<'a> Call<'a> {
             if ctx.voice_owner.is_some() {
                 // Read off the async threads, and checked when the call is over.
                 let (audio, rate) = (reply.audio, v.line.rate());
-                self.pending.push(
-                    self.tally
-                        .background
-                        .submit(move || voice::hear_all(&audio, rate)),
-                );
+                let words = self
+                    .tally
+                    .background
+                    .submit(move || voice::hear_all(&audio, rate));
+                self.pending.push((turn, words));
             }
         }
         Ok(())
@@ -267,6 +322,9 @@ impl<'a> Call<'a> {
 
     /// Queues the caller's words (turn `i`'s, counted from 0).
     fn say(&mut self, i: usize, samples: &[f32]) {
+        if let Some(t) = &mut self.tape {
+            t.said(i, self.mouth.len());
+        }
         self.mouth.extend(samples.iter().copied());
         self.wire.say(i);
     }
@@ -389,6 +447,9 @@ impl<'a> Call<'a> {
         let mut frame: Vec<f32> = self.mouth.drain(..n.min(self.mouth.len())).collect();
         self.spoken += frame.len();
         frame.resize(n, 0.0);
+        if let Some(t) = &mut self.tape {
+            t.sent(n);
+        }
         let at_ms = now.duration_since(self.t0).as_millis() as u64;
         self.wire.frame(&mut self.io, &frame, at_ms).await?;
         if speaking {
@@ -405,7 +466,15 @@ impl<'a> Call<'a> {
     /// One message from the bot, as the line read it.
     async fn heard(&mut self, h: Heard) -> Result<(), Failure> {
         match h {
-            Heard::Audio(x) => self.play.audio(&x, Instant::now()),
+            Heard::Audio(x) => {
+                let now = Instant::now();
+                let waiting = self.play.reply.first.is_none();
+                self.play.audio(&x, now);
+                if let Some(t) = &mut self.tape {
+                    let began = waiting && self.play.reply.first.is_some();
+                    t.heard(&x, now.duration_since(self.t0).as_millis() as u64, began);
+                }
+            }
             Heard::Mark(name) => self.play.mark(name),
             Heard::Clear => {
                 self.cleared = true;

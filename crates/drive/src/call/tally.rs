@@ -62,6 +62,8 @@ pub struct Tally {
     network: Mutex<Network>,
     /// Where the step's calls speak and read words, off their clocks.
     pub(crate) background: super::background::Background,
+    /// Which calls' audio is kept, and which were.
+    pub(crate) keeper: Option<super::tape::Keeper>,
 }
 
 /// What one answered turn measured.
@@ -108,6 +110,15 @@ impl Tally {
             jitter: Mutex::new(hist()),
             network: Mutex::default(),
             background: super::background::Background::start(),
+            keeper: None,
+        }
+    }
+
+    /// The same, keeping the audio of calls as `keep` says.
+    pub fn keeping(self, keep: Option<super::KeepAudio>) -> Self {
+        Tally {
+            keeper: keep.map(super::tape::Keeper::new),
+            ..self
         }
     }
 }
@@ -233,6 +244,7 @@ impl Tally {
             frame_ms: self.frame_ms,
             stages: None,
             network: self.network(&i),
+            kept_audio: self.keeper.as_ref().and_then(|k| k.figures()),
         }
     }
 

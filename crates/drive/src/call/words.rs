@@ -43,28 +43,47 @@ pub(super) async fn utterances(
     })?
 }
 
-/// The words a caller heard in one reply, checked: this call's reply, another's, or none
-/// heard. Another call's: the line that says so.
+/// What the words of one reply were found to be.
+pub(super) enum Found {
+    Own,
+    /// Another call's reply (its name).
+    Other(String),
+    Unheard,
+}
+
+impl Found {
+    /// As the kept audio's note says it.
+    pub fn said(&self) -> String {
+        match self {
+            Found::Own => "this call's reply".into(),
+            Found::Other(o) => format!("the reply to call {o}"),
+            Found::Unheard => "none heard as the mock's voice".into(),
+        }
+    }
+}
+
+/// The words a caller heard in one reply, checked (and counted): this call's reply,
+/// another's, or none heard. None when no ledger says who said what.
 pub(super) fn words(
     heard: &[voice::Utterance],
     ctx: &Ctx<'_>,
     name: &str,
     tally: &Tally,
-) -> Option<String> {
+) -> Option<Found> {
     let owner = ctx.voice_owner.as_ref()?;
     let found: Vec<Option<String>> = heard.iter().map(|u| (owner.0)(&u.text)).collect();
     if found.is_empty() || found.iter().all(Option::is_none) {
         tally.words(Words::Unheard);
-        return None;
+        return Some(Found::Unheard);
     }
     match found.iter().flatten().find(|o| *o != name) {
         None => {
             tally.words(Words::Own);
-            None
+            Some(Found::Own)
         }
         Some(other) => {
             tally.words(Words::Other);
-            Some(format!("call {name} heard the reply to call {other}"))
+            Some(Found::Other(other.clone()))
         }
     }
 }

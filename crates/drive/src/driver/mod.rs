@@ -52,7 +52,8 @@ pub async fn drive(
     if spec.protocol.is_voice() {
         let name = spec.protocol.voice_name();
         let frame_ms = spec.voice.as_ref().map_or(20, |v| v.frame_ms);
-        recorder.voice = Some(crate::call::VoiceTally::new(name, frame_ms));
+        recorder.voice =
+            Some(crate::call::VoiceTally::new(name, frame_ms).keeping(opts.keep_audio.clone()));
     }
     let recorder = Arc::new(recorder);
     let lag = Lag::start();

@@ -47,6 +47,8 @@ pub struct DriveOptions {
     pub replay: Option<Arc<workload::Replay>>,
     /// Who said a text (the mock's ledger): a voice call's words are checked against it.
     pub voice_owner: Option<Owner>,
+    /// Which calls' audio to keep as WAV files, and where (None: none).
+    pub keep_audio: Option<crate::call::KeepAudio>,
     /// The `[[service]]`s the step started, by name and port: a session's
     /// `{{NAME.port}}` (a LiveKit server's, say, that calls join rooms on).
     pub services: Vec<(String, u16)>,

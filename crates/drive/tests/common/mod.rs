@@ -21,6 +21,7 @@ pub fn options(base: String, c: usize) -> DriveOptions {
         name_prefix: String::new(),
         replay: None,
         voice_owner: None,
+        keep_audio: None,
         services: Vec::new(),
         slow: None,
     }

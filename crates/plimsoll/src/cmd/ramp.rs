@@ -126,6 +126,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             cap,
             partition: super::partition(!a.no_partition),
             session: a.load.session.clone(),
+            keep_audio_dir: a.load.keep_audio.clone(),
             resident: a.resident,
             probe_path: a.load.probe.clone(),
             slow: a.load.slow(),

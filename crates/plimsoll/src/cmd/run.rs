@@ -170,6 +170,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<u8> {
         cap,
         partition: super::partition(!a.no_partition),
         session: a.load.session.clone(),
+        keep_audio_dir: a.load.keep_audio.clone(),
         resident: a.resident,
         probe_path: a.load.probe.clone(),
         slow: a.load.slow(),

@@ -165,6 +165,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
             cap,
             partition: super::partition(!a.no_partition),
             session: a.load.session.clone(),
+            keep_audio_dir: a.load.keep_audio.clone(),
             probe_path: a.load.probe.clone(),
             turns: a.session_turns,
             slow: a.load.slow(),
