@@ -21,7 +21,9 @@ that, so the start of the turn never reaches the agent, and a start cut past ~34
 the voice's preamble with it (the mock then hears no words).
 
 Run it from this directory, with `livekit-server` on PATH (built from its Go module:
-`go install github.com/livekit/livekit-server/cmd/server@v1.13.5`, named livekit-server):
+`go install github.com/livekit/livekit-server/cmd/server@v1.13.5` puts it in ~/go/bin/server;
+copy it onto PATH as livekit-server, as plimsoll.toml's header shows):
+  cd examples/livekit-agent
   python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
   plimsoll check                  # two calls side by side, each heard
   plimsoll ramp --cpus 1          # "holds N calls · wall: ..."
@@ -32,8 +34,8 @@ mode with LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET set, and waits for
 `start` is the production mode (one idle job process prewarmed per CPU, NUM_IDLE_PROCESSES
 to change how many; no new jobs while the CPU is 70 % busy, LOAD_THRESHOLD to change it);
 `dev` reloads on change and prewarms none. The server gates too: it dispatches no job to a
-worker whose reported load is at or above its `agents.target_load` (0.7 by default; set it
-in the server's --config on a machine shared with the load generator). With LIVEKIT_AGENT_NAME set the
+worker whose reported load is at or above its `agents.target_load` (0.7 by default;
+plimsoll.toml's --config-body sets it to 1.0, for a machine shared with the load generator). With LIVEKIT_AGENT_NAME set the
 worker takes only explicit dispatches for that name; unset, every new room gets the agent.
 """
 

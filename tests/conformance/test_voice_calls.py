@@ -196,3 +196,21 @@ def test_a_call_whose_words_are_lost_leaves_the_audio_its_caller_heard(tmp):
         said = struct.unpack(f"<{w.getnframes()}h", w.readframes(w.getnframes()))
     a, b = (int(float(x) * 16000) for x in spoke.groups())
     assert any(said[a + 80:a + 1680]) and not any(said[:a]), (a, b)
+
+
+def test_a_request_the_mock_refuses_is_said_first_with_its_words(tmp):
+    """A bot whose speech requests the mock refuses (speed 9: the API's range is 0.25 to
+    4) never speaks; the calls time out. Both `check` and `run` say the refusal first, with
+    its count and the mock's words, and the mock's line counts the refused requests."""
+    d = bot_dir(tmp, turns=1, bug="refused")
+    p, _ = run(d, "check")
+    assert p.returncode == 3, p.stderr
+    problems = p.stderr.split("problem")[1]
+    first = problems.splitlines()[1].strip()
+    assert first.startswith("1. the mock refused 2 speech requests with 400: speed: must be a number from 0.25 to 4.0"), p.stderr
+    p, r = run(d, "run")
+    assert p.returncode != 0, p.stderr
+    assert p.stderr.startswith("the mock refused 2 speech requests with 400: speed:"), p.stderr[:2000]
+    assert "0 speech requests and 2 refused" in p.stderr, p.stderr
+    kinds = r["mock_refused"]["kinds"]
+    assert [(k["what"], k["status"], k["count"]) for k in kinds] == [("speech request", 400, 2)], kinds

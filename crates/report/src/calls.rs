@@ -96,7 +96,10 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         }
     ));
     out.extend(v.network.as_ref().map(network_line));
-    out.extend(v.stages.as_ref().map(stages_line));
+    out.extend(
+        (v.stages.is_some() || !r.mock_refused.is_empty())
+            .then(|| stages_line(&v.stages.clone().unwrap_or_default(), &r.mock_refused)),
+    );
     out.push(format!(
         "  the harness: its 20 ms frames went out late by {} ms at p99",
         cell(Some(v.frame_jitter_p99_ms))
@@ -182,12 +185,18 @@ fn network_line(n: &result::VoiceNetwork) -> String {
     )
 }
 
-fn stages_line(s: &result::VoiceStages) -> String {
+fn stages_line(s: &result::VoiceStages, refused: &result::MockRefusals) -> String {
+    let and_refused = |what: &str| match refused.of(what) {
+        0 => String::new(),
+        n => format!(" and {n} refused"),
+    };
     format!(
-        "  the mock: {} (mean {} ms), {} (first byte mean {} ms), {} (first audio mean {} ms){}",
+        "  the mock: {}{} (mean {} ms), {}{} (first byte mean {} ms), {} (first audio mean {} ms){}",
         crate::words::count(s.stt_calls, "transcription"),
+        and_refused("transcription"),
         cell(s.stt_ms_mean),
         crate::words::count(s.tts_calls, "speech request"),
+        and_refused("speech request"),
         cell(s.tts_first_byte_ms_mean),
         crate::words::count(s.realtime_responses, "Realtime response"),
         cell(s.realtime_response_ms_mean),

@@ -21,7 +21,7 @@ pub struct Sent<'a> {
 /// problem that follows from an earlier one is said under it, not as one of its own.
 pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     let res = &r.result;
-    let mut out = Vec::new();
+    let mut out = crate::mock_refused::lines(&res.mock_refused);
     if let Some(cause) = &r.cause {
         if res.outcome != Outcome::ErrorRate && res.outcome != Outcome::Integrity {
             out.push(format!("the step collapsed ({}): {cause}", res.outcome));

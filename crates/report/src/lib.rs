@@ -14,6 +14,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod mcp;
+pub mod mock_refused;
 mod num;
 pub mod refusal;
 pub mod shards;

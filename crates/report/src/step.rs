@@ -9,7 +9,8 @@ use result::{Bound, StepReport, StepResult};
 /// The lines printed above the RESULT line, in order.
 pub fn lines(step: &StepReport, crossed: &[String]) -> Vec<String> {
     let r: &StepResult = &step.result;
-    let mut out = head(step);
+    let mut out = crate::mock_refused::lines(&r.mock_refused);
+    out.extend(head(step));
     out.push(match &step.cause {
         Some(c) => format!("outcome: {} — {c}", r.outcome),
         None => "outcome: ok".into(),

@@ -333,3 +333,42 @@ pub struct BoxLimits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_files: Option<u64>,
 }
+
+/// The mock's refusals in a step: the kinds kept word for word, and a count of the rest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MockRefusals {
+    pub kinds: Vec<MockRefusal>,
+    /// Refusals of further kinds, only counted.
+    #[serde(default)]
+    pub more: u64,
+}
+
+impl MockRefusals {
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && self.more == 0
+    }
+
+    /// Every refusal, of every kind.
+    pub fn total(&self) -> u64 {
+        self.kinds.iter().map(|k| k.count).sum::<u64>() + self.more
+    }
+
+    /// The refusals of requests of one kind ("speech request").
+    pub fn of(&self, what: &str) -> u64 {
+        self.kinds
+            .iter()
+            .filter(|k| k.what == what)
+            .map(|k| k.count)
+            .sum()
+    }
+}
+
+/// One kind of refusal: what was asked ("speech request", "chat completion"), the
+/// status and words of the mock's answer, and how often.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MockRefusal {
+    pub what: String,
+    pub status: u16,
+    pub message: String,
+    pub count: u64,
+}

@@ -197,6 +197,10 @@ pub struct StepResult {
     /// A step of voice calls: answers, broken audio, words, barge-ins, the harness's frames.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voice: Option<crate::voice::VoiceCalls>,
+    /// Requests the mock refused (a format it does not produce, a model the scenario
+    /// lacks, a body it cannot read), by what was asked and its words.
+    #[serde(default, skip_serializing_if = "crate::MockRefusals::is_empty")]
+    pub mock_refused: crate::MockRefusals,
 }
 
 /// Exit codes of `plimsoll run`, in order of precedence.

@@ -74,6 +74,7 @@ pub(crate) async fn judge(
     };
     let side = MockSide::read(
         &rig.mock.app.stats.snapshot(),
+        &rig.mock.app.refusals,
         &rig.mock.app.ledger_summary(),
         &think,
         &m.failed_sessions,
@@ -114,6 +115,7 @@ pub(crate) async fn judge(
     }
     result.dependencies = dependencies;
     result.cache = side.cache.clone();
+    result.mock_refused = side.refused.clone();
     let sessions = (result.sessions_ok + result.sessions_failed).max(side.marked as u64);
     result.cost = crate::cost_side::cost(&side.tokens, &cfg.prices, sessions, result.turns);
     result.arm = cfg.arm.clone();

@@ -33,6 +33,8 @@ pub(crate) struct MockSide {
     pub(crate) mcp: Option<result::Mcp>,
     /// What the audio APIs did, when any was called.
     pub(crate) stages: Option<result::VoiceStages>,
+    /// The requests the mock refused.
+    pub(crate) refused: result::MockRefusals,
 }
 
 /// What the audio APIs did, from the ledger (none when none was called).
@@ -48,6 +50,23 @@ fn stages_of(t: &Totals) -> Option<result::VoiceStages> {
         realtime_response_ms_mean: mean(v.realtime_response_ms, v.realtime_responses),
         unheard: v.unheard,
     })
+}
+
+/// The mock's refusals as RESULT keeps them.
+fn refused_of(r: &mock::serve::refusals::Refusals) -> result::MockRefusals {
+    let (kinds, more) = r.list();
+    result::MockRefusals {
+        kinds: kinds
+            .into_iter()
+            .map(|k| result::MockRefusal {
+                what: k.what.into(),
+                status: k.status,
+                message: k.message,
+                count: k.count,
+            })
+            .collect(),
+        more,
+    }
 }
 
 /// What reasoning cost, from the ledger (none when no reply reasoned).
@@ -115,6 +134,7 @@ impl MockSide {
     /// `think` is a session's think time, by its name (a replayed session has its own).
     pub(crate) fn read(
         timing: &mock::TimingSnapshot,
+        refused: &mock::serve::refusals::Refusals,
         ledger: &Summary,
         think: &dyn Fn(&str) -> f64,
         failed: &std::collections::HashSet<String>,
@@ -149,6 +169,7 @@ impl MockSide {
             tokens: crate::cost_side::tokens(&t.cache),
             mcp: ledger.mcp.as_ref().map(crate::mcp_side::from_ledger),
             stages: stages_of(t),
+            refused: refused_of(refused),
         }
     }
 }

@@ -18,6 +18,8 @@ Planted bugs, by AGENT_BUG:
   rate     replies go out at 16 kHz labelled as Twilio's 8 kHz µ-law (twice as slow, an
            octave down)
   mute     the bot hears, transcribes and thinks, but never speaks
+  refused  the bot asks for its speech at speed 9, which the speech API refuses (400):
+           no reply is ever spoken
   other    the bot answers in other audio than the mock's voice (tones and noise of the
            call's own); with SENT_DIR set, every byte a raw-PCM line sends is also
            appended to SENT_DIR/LINE.pcm, to compare with what the caller kept
@@ -123,7 +125,8 @@ async def answer(line: Line, call: str, audio: np.ndarray):
         to = lines.get(calls[(calls.index(call) + 1) % len(calls)], line)
     out_rate = 16000 if BUG == "rate" else to.rate
     resampler = soxr.ResampleStream(24000, out_rate, 1, dtype="float64")
-    async with client.audio.speech.with_streaming_response.create(model="gpt-4o-mini-tts", voice="alloy", input=reply, response_format="pcm") as r:
+    extra = {"speed": 9.0} if BUG == "refused" else {}
+    async with client.audio.speech.with_streaming_response.create(model="gpt-4o-mini-tts", voice="alloy", input=reply, response_format="pcm", **extra) as r:
         rest = b""
         async for chunk in r.iter_bytes(4800):
             rest += chunk

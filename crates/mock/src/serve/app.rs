@@ -21,6 +21,8 @@ pub struct App {
     /// A fixed `created` timestamp (for byte-identical replays), else the clock.
     pub fixed_created: Option<u64>,
     pub stats: Stats,
+    /// The requests refused, by what was asked and the words of the answer.
+    pub refusals: crate::serve::refusals::Refusals,
     pub ledger: Ledger,
     /// Failure rates changed live (`POST /plimsoll/admin/failures`): by model, or
     /// `*` for every model. They replace the scenario's rates.

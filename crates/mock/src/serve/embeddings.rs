@@ -10,7 +10,7 @@ use crate::provider::{embed, timing};
 use crate::pushback::quota::Reading;
 use crate::serve::app::App;
 use crate::serve::body::read_body;
-use crate::serve::errors::{early, over_quota, refuse};
+use crate::serve::errors::{early, over_quota, refuse_as};
 use crate::serve::headers::{add_request_id, header, key_of, put_headers};
 use crate::session::markers;
 use axum::body::Body;
@@ -29,15 +29,21 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
     app.stats.requests.fetch_add(1, Relaxed);
     let bytes = match read_body(&app, &headers, body).await {
         Ok(b) => b,
-        Err(e) => return refuse(&app, API, &e, "req_unread"),
+        Err(e) => return refuse_as(&app, "embeddings request", API, &e, "req_unread"),
     };
     let request_id = format!("req_{:016x}", fnv1a(app.seed, &bytes));
     let req = match wire::parse_embeddings(&bytes) {
         Ok(r) => r,
-        Err(e) => return refuse(&app, API, &e, &request_id),
+        Err(e) => return refuse_as(&app, "embeddings request", API, &e, &request_id),
     };
     let Some(spec) = app.scenario.model(&req.model) else {
-        return refuse(&app, API, &app.unknown_model(&req.model), &request_id);
+        return refuse_as(
+            &app,
+            "embeddings request",
+            API,
+            &app.unknown_model(&req.model),
+            &request_id,
+        );
     };
     let session = session_of(&req, &headers);
     let arrival = app
@@ -75,7 +81,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, body: Body) -> Response {
                 spec.embedding_dim, req.model, spec.embedding_dim
             ),
         );
-        return refuse(&app, API, &e, &request_id);
+        return refuse_as(&app, "embeddings request", API, &e, &request_id);
     }
     let dim = req.dimensions.unwrap_or(spec.embedding_dim) as usize;
     let vectors: Vec<Vec<f32>> = req

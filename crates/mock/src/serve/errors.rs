@@ -35,9 +35,29 @@ pub fn error_response(api: Api, err: &WireError, request_id: &str) -> Response {
     resp
 }
 
-/// Counts a refused request and answers its error.
+/// Counts a refused request of `api` and answers its error.
 pub fn refuse(app: &App, api: Api, e: &WireError, request_id: &str) -> Response {
+    let what = match api {
+        Api::ChatCompletions => "chat completion",
+        Api::Responses => "Responses request",
+        Api::Messages => "Messages request",
+        Api::Gemini => "Gemini request",
+    };
+    refuse_as(app, what, api, e, request_id)
+}
+
+/// Counts a refused request (`what` was asked: "speech request", "transcription") with
+/// its words, and answers its error in `api`'s envelope.
+pub fn refuse_as(
+    app: &App,
+    what: &'static str,
+    api: Api,
+    e: &WireError,
+    request_id: &str,
+) -> Response {
     app.stats.errors.fetch_add(1, Relaxed);
+    app.refusals
+        .add(what, api.dialect().status(e.kind), &e.message);
     error_response(api, e, request_id)
 }
 

@@ -23,6 +23,7 @@ pub(crate) mod headers;
 pub mod mcp_http;
 pub(crate) mod metrics;
 pub(crate) mod prompt_cache;
+pub mod refusals;
 pub mod rendezvous;
 pub mod routes;
 pub mod run;

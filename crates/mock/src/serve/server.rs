@@ -224,6 +224,7 @@ impl MockServer {
             max_body_bytes: opts.max_body_bytes,
             fixed_created: opts.fixed_created,
             stats: Stats::default(),
+            refusals: Default::default(),
             ledger: Ledger::new(),
             failure_overrides: RwLock::new(BTreeMap::new()),
             voice_pool: crate::serve::audio::pool(THREAD_NAME),

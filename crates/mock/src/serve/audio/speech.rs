@@ -7,7 +7,7 @@
 use super::stream::{body, deadlines, Paced};
 use crate::serve::app::App;
 use crate::serve::body::read_body;
-use crate::serve::errors::refuse;
+use crate::serve::errors::refuse_as;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
@@ -23,16 +23,33 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     let request_id = format!("req_speech_{:016x}", app.stats.requests.load(Relaxed));
     let bytes = match read_body(&app, &headers, b).await {
         Ok(b) => b,
-        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+        Err(e) => {
+            return refuse_as(
+                &app,
+                "speech request",
+                Api::ChatCompletions,
+                &e,
+                &request_id,
+            )
+        }
     };
     let start = Instant::now();
     let req = match speech::parse(&bytes) {
         Ok(r) => r,
-        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+        Err(e) => {
+            return refuse_as(
+                &app,
+                "speech request",
+                Api::ChatCompletions,
+                &e,
+                &request_id,
+            )
+        }
     };
     if app.scenario.model(&req.model).is_none() {
-        return refuse(
+        return refuse_as(
             &app,
+            "speech request",
             Api::ChatCompletions,
             &app.unknown_model(&req.model),
             &request_id,
@@ -41,7 +58,13 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
     let Some(pcm) = super::spoken(&app, &req.input, seconds, AudioFormat::Pcm24).await else {
         let e = WireError::invalid("input", "could not be spoken");
-        return refuse(&app, Api::ChatCompletions, &e, &request_id);
+        return refuse_as(
+            &app,
+            "speech request",
+            Api::ChatCompletions,
+            &e,
+            &request_id,
+        );
     };
     let set = app.scenario.audio;
     let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
@@ -50,7 +73,13 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
             let mp3 = super::as_mp3(&app, &req.input, seconds, &pcm).await;
             let Some(mp3) = mp3 else {
                 let e = WireError::invalid("input", "could not be encoded as mp3");
-                return refuse(&app, Api::ChatCompletions, &e, &request_id);
+                return refuse_as(
+                    &app,
+                    "speech request",
+                    Api::ChatCompletions,
+                    &e,
+                    &request_id,
+                );
             };
             mp3
         }

@@ -6,7 +6,7 @@
 //! transcription is the session's whose marker it carries.
 
 use crate::serve::app::App;
-use crate::serve::errors::refuse;
+use crate::serve::errors::refuse_as;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
@@ -28,16 +28,17 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     let request_id = format!("req_stt_{:016x}", app.stats.requests.load(Relaxed));
     let form = match read_form(&headers, b).await {
         Ok(f) => f,
-        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+        Err(e) => return refuse_as(&app, "transcription", Api::ChatCompletions, &e, &request_id),
     };
     let start = Instant::now();
     let (ask, samples, rate) = match understand(&form) {
         Ok(x) => x,
-        Err(e) => return refuse(&app, Api::ChatCompletions, &e, &request_id),
+        Err(e) => return refuse_as(&app, "transcription", Api::ChatCompletions, &e, &request_id),
     };
     if app.scenario.model(&ask.model).is_none() {
-        return refuse(
+        return refuse_as(
             &app,
+            "transcription",
             Api::ChatCompletions,
             &app.unknown_model(&ask.model),
             &request_id,

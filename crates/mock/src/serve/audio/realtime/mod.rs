@@ -31,8 +31,9 @@ pub async fn upgrade(
                 "connection",
                 format!("/v1/realtime takes a WebSocket upgrade ({e}): connect with a Realtime client, e.g. client.realtime.connect(model=…)"),
             );
-            return crate::serve::errors::refuse(
+            return crate::serve::errors::refuse_as(
                 &app,
+                "Realtime session",
                 wire::Api::ChatCompletions,
                 &err,
                 "req_realtime",
