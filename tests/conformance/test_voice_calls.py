@@ -214,3 +214,18 @@ def test_a_request_the_mock_refuses_is_said_first_with_its_words(tmp):
     assert "0 speech requests and 2 refused" in p.stderr, p.stderr
     kinds = r["mock_refused"]["kinds"]
     assert [(k["what"], k["status"], k["count"]) for k in kinds] == [("speech request", 400, 2)], kinds
+
+
+def test_a_reply_heard_on_the_wrong_call_is_named_when_its_own_call_heard_nothing(tmp):
+    """Every reply spoken on the first call's line: the first caller hears both replies
+    (its own and the other's), the second hears nothing and times out. The words name it:
+    the second call's reply was heard on the first, and the second call heard none."""
+    d = bot_dir(tmp, turns=1, bug="first")
+    p, r = run(d, "run")
+    assert p.returncode == 3, p.stderr
+    v = r["voice"]
+    assert v["words_wrong"] >= 1, v
+    c = v["crosstalk"][0]
+    assert c["owner_heard_own"] is False and c["owner"] != c["heard_on"], c
+    assert f"call {c['owner']}'s reply was heard on call {c['heard_on']}" in p.stderr, p.stderr
+    assert f"and call {c['owner']} heard none of its own" in p.stderr, p.stderr

@@ -121,9 +121,40 @@ fn words_line(v: &result::VoiceCalls) -> String {
             crate::words::count(v.words_checked, "reply")
         ),
         n => format!(
-            "  words: {n} of {} replies heard were another call's{unheard}",
-            v.words_checked
+            "  words: {n} of {} replies heard were another call's{}{unheard}",
+            v.words_checked,
+            crosstalk(&v.crosstalk)
         ),
+    }
+}
+
+/// The replies heard on the wrong call, by name (the first three): whose reply, where,
+/// along with that call's own, and whether its own call heard any reply at all.
+fn crosstalk(c: &[result::Crosstalk]) -> String {
+    let said: Vec<String> = c
+        .iter()
+        .take(3)
+        .map(|x| {
+            format!(
+                "call {}'s reply was heard on call {}{}{}",
+                x.owner,
+                x.heard_on,
+                if x.with_own {
+                    " along with that call's own"
+                } else {
+                    ""
+                },
+                match x.owner_heard_own {
+                    true => String::new(),
+                    false => format!(", and call {} heard none of its own", x.owner),
+                }
+            )
+        })
+        .collect();
+    match (said.is_empty(), c.len() > 3) {
+        (true, _) => String::new(),
+        (false, false) => format!(": {}", said.join("; ")),
+        (false, true) => format!(": {}; and {} more", said.join("; "), c.len() - 3),
     }
 }
 
@@ -148,16 +179,19 @@ fn kept_line(k: &result::KeptAudio) -> String {
     )
 }
 
-/// Where to listen to a call that went wrong: its heard audio's file, when one was kept.
-fn listen(v: &result::VoiceCalls) -> String {
-    match v
-        .kept_audio
-        .as_ref()
-        .and_then(|k| Some((&k.dir, k.calls.first()?)))
-    {
-        Some((dir, name)) => format!(
+/// Where to listen to a call that went wrong: its heard audio's file, when one was kept
+/// (`prefer`'s, when it was kept too).
+fn listen(v: &result::VoiceCalls, prefer: Option<&str>) -> String {
+    let Some(k) = v.kept_audio.as_ref() else {
+        return String::new();
+    };
+    let name = prefer
+        .and_then(|p| k.calls.iter().find(|c| *c == p))
+        .or(k.calls.first());
+    match name {
+        Some(name) => format!(
             "; listen to what a caller heard: {}/{name}.heard.wav",
-            dir.trim_end_matches('/')
+            k.dir.trim_end_matches('/')
         ),
         None => String::new(),
     }
@@ -225,14 +259,14 @@ pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
     }
     if v.words_wrong > 0 {
         out.push(format!(
-            "{} of {} replies were heard on another call than the one that asked: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
-            v.words_wrong, v.words_checked, listen(v)
+            "{} of {} replies were heard on another call than the one that asked{}: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
+            v.words_wrong, v.words_checked, crosstalk(&v.crosstalk), listen(v, v.crosstalk.first().map(|c| c.heard_on.as_str()))
         ));
     }
     if v.turns > 0 && v.words_checked == 0 && (st.tts_calls > 0 || realtime) {
         out.push(format!(
             "none of the {} replies carried words the mock spoke for the call: the bot's audio reached the caller changed past reading (resampled to another rate than the line's, or mixed with other audio?){}",
-            v.turns, listen(v)
+            v.turns, listen(v, None)
         ));
     }
     if r.sessions_ok > 0 && v.turns == 0 {
@@ -286,5 +320,25 @@ mod tests {
             assert!(line.contains(cell), "{cell:?} in {line}");
         }
         assert_eq!(crate::table::header_for(&[r]), HEADER);
+    }
+
+    #[test]
+    fn a_reply_on_the_wrong_call_is_named_with_what_its_own_call_heard() {
+        let c = |on: &str, owner: &str, with_own, owner_heard_own| result::Crosstalk {
+            heard_on: on.into(),
+            owner: owner.into(),
+            with_own,
+            owner_heard_own,
+        };
+        let v = result::VoiceCalls {
+            words_checked: 3,
+            words_wrong: 2,
+            crosstalk: vec![c("s0", "s1", true, false), c("s1", "s0", false, true)],
+            ..Default::default()
+        };
+        assert_eq!(
+            words_line(&v),
+            "  words: 2 of 3 replies heard were another call's: call s1's reply was heard on call s0 along with that call's own, and call s1 heard none of its own; call s0's reply was heard on call s1"
+        );
     }
 }

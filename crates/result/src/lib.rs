@@ -43,7 +43,7 @@ pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
 pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
 pub use trust::{ColdStart, Interference, RateCheck};
-pub use voice::{KeptAudio, VoiceCalls, VoiceNetwork, VoiceStages};
+pub use voice::{Crosstalk, KeptAudio, VoiceCalls, VoiceNetwork, VoiceStages};
 pub use workload::{Fit, Replayed};
 
 /// A document as its file holds it: keys in alphabetical order (as every document has

@@ -58,6 +58,20 @@ pub struct VoiceCalls {
     /// reply, unless every call's was asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_audio: Option<KeptAudio>,
+    /// Replies heard on the wrong call, the first ten.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crosstalk: Vec<Crosstalk>,
+}
+
+/// A reply heard on another call than the one that asked: where it was heard, whose it
+/// was, whether it came with the call's own reply, and whether the call it belonged to
+/// heard any reply of its own in the step.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Crosstalk {
+    pub heard_on: String,
+    pub owner: String,
+    pub with_own: bool,
+    pub owner_heard_own: bool,
 }
 
 /// Where the audio of the step's calls was kept: in `dir`, `NAME.sent.wav` (what the

@@ -42,7 +42,10 @@ impl Pool {
                             Err(_) => break,
                         };
                         match job {
-                            Ok(job) => job(),
+                            // A job that panics loses its own result, not the thread.
+                            Ok(job) => {
+                                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                            }
                             Err(_) => break,
                         }
                     }
@@ -93,5 +96,14 @@ mod tests {
         let mut got: Vec<i32> = (0..8).map(|_| rx.recv().unwrap()).collect();
         got.sort();
         assert_eq!(got, [0, 1, 4, 9, 16, 25, 36, 49]);
+    }
+
+    #[test]
+    fn a_job_that_panics_leaves_the_thread_for_the_next() {
+        let pool = Pool::new("t", 1, 10);
+        assert!(pool.submit(|| panic!("a job's own bug")));
+        let (tx, rx) = mpsc::channel();
+        assert!(pool.submit(move || tx.send(7).unwrap()));
+        assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(10)), Ok(7));
     }
 }

@@ -11,6 +11,9 @@ out (Twilio), as a barge-in should.
 Planted bugs, by AGENT_BUG:
   cross    each call's reply is spoken on the next call's line (a reply routed by the wrong
            id: every caller hears an answer to another caller's words)
+  first    every call's reply is spoken on the first call's line (one output for all
+           calls), each reply queued whole once spoken: the first caller hears every
+           reply, one after another, the others none
   block    the event loop computes, blocking, for BLOCK_MS (8) on every inbound frame:
            two calls fill most of a core, three more than one
   hangup   the socket is closed as the first reply starts
@@ -123,17 +126,23 @@ async def answer(line: Line, call: str, audio: np.ndarray):
     to = line
     if BUG == "cross" and len(calls) > 1:
         to = lines.get(calls[(calls.index(call) + 1) % len(calls)], line)
+    if BUG == "first" and calls:
+        to = lines.get(calls[0], line)
     out_rate = 16000 if BUG == "rate" else to.rate
     resampler = soxr.ResampleStream(24000, out_rate, 1, dtype="float64")
     extra = {"speed": 9.0} if BUG == "refused" else {}
+    spoken = []
     async with client.audio.speech.with_streaming_response.create(model="gpt-4o-mini-tts", voice="alloy", input=reply, response_format="pcm", **extra) as r:
         rest = b""
         async for chunk in r.iter_bytes(4800):
             rest += chunk
             whole, rest = rest[:len(rest) // 2 * 2], rest[len(rest) // 2 * 2:]
             x = np.frombuffer(whole, "<i2").astype(np.float64) / 32768.0
-            to.say(resampler.resample_chunk(x))
-    to.say(resampler.resample_chunk(np.zeros(0), last=True))
+            spoken.append(resampler.resample_chunk(x))
+            if BUG != "first":
+                to.say(spoken.pop())
+    spoken.append(resampler.resample_chunk(np.zeros(0), last=True))
+    to.say(np.concatenate(spoken))
 
 
 def other_audio(rate: int, seed: int) -> np.ndarray:

@@ -128,7 +128,10 @@ pub(crate) async fn run(
         }
     }
     let wrong = found.iter().find_map(|(_, f)| match f {
-        Found::Other(o) => Some(format!("call {name} heard the reply to call {o}")),
+        Found::Other(o, false) => Some(format!("call {name} heard the reply to call {o}")),
+        Found::Other(o, true) => Some(format!(
+            "call {name} heard the reply to call {o} along with its own"
+        )),
         _ => None,
     });
     let out = match (out, wrong) {

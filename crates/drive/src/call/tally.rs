@@ -23,6 +23,10 @@ struct Inner {
     words_wrong: u64,
     words_unheard: u64,
     barge_ins: u64,
+    /// Replies heard on the wrong call: (heard on, whose, over the call's own), the first
+    /// few; and the calls that heard a reply of their own.
+    crosstalk: Vec<(String, String, bool)>,
+    heard_own: std::collections::HashSet<String>,
     /// WebRTC calls: the bot's packets received and missing, the caller's the bot lost.
     packets: u64,
     packets_lost: u64,
@@ -81,6 +85,23 @@ pub(crate) enum Words {
     Own,
     Other,
     Unheard,
+}
+
+/// Replies heard on the wrong call kept by name.
+const CROSSTALK_KEPT: usize = 10;
+
+/// The replies heard on the wrong call, each said with whether its own call heard any
+/// reply of its own (by the end of the step: a call that heard none may have timed out).
+fn crosstalk(i: &Inner) -> Vec<result::Crosstalk> {
+    i.crosstalk
+        .iter()
+        .map(|(on, owner, with_own)| result::Crosstalk {
+            heard_on: on.clone(),
+            owner: owner.clone(),
+            with_own: *with_own,
+            owner_heard_own: i.heard_own.contains(owner),
+        })
+        .collect()
 }
 
 fn rec(h: &Mutex<Histogram<u64>>, d: Duration) {
@@ -202,6 +223,23 @@ impl Tally {
         });
     }
 
+    /// Call `name` heard a reply of its own.
+    pub(crate) fn heard_own(&self, name: &str) {
+        self.with(|i| {
+            i.heard_own.insert(name.to_string());
+        });
+    }
+
+    /// Call `heard_on` heard call `owner`'s reply (with its own, or not).
+    pub(crate) fn crosstalk(&self, heard_on: &str, owner: &str, with_own: bool) {
+        self.with(|i| {
+            if i.crosstalk.len() < CROSSTALK_KEPT {
+                i.crosstalk
+                    .push((heard_on.to_string(), owner.to_string(), with_own));
+            }
+        });
+    }
+
     pub(crate) fn barge(&self, stop: Duration) {
         rec(&self.barge, stop);
         self.with(|i| i.barge_ins += 1);
@@ -245,6 +283,7 @@ impl Tally {
             stages: None,
             network: self.network(&i),
             kept_audio: self.keeper.as_ref().and_then(|k| k.figures()),
+            crosstalk: crosstalk(&i),
         }
     }
 
@@ -279,5 +318,27 @@ mod tests {
         assert_eq!(stall_share(ms(4000), ms(1000)), 0.8);
         assert_eq!(stall_share(ms(500), Duration::ZERO), 1.0);
         assert_eq!(stall_share(Duration::ZERO, Duration::ZERO), 0.0);
+    }
+
+    #[test]
+    fn crosstalk_says_whether_the_owner_heard_a_reply_of_its_own() {
+        let t = Tally::new("twilio", 20);
+        t.heard_own("s0");
+        t.crosstalk("s0", "s1", true);
+        t.crosstalk("s1", "s0", false);
+        let v = t.figures();
+        let said: Vec<_> = v
+            .crosstalk
+            .iter()
+            .map(|c| {
+                (
+                    c.heard_on.as_str(),
+                    c.owner.as_str(),
+                    c.with_own,
+                    c.owner_heard_own,
+                )
+            })
+            .collect();
+        assert_eq!(said, [("s0", "s1", true, false), ("s1", "s0", false, true)]);
     }
 }

@@ -46,8 +46,8 @@ pub(super) async fn utterances(
 /// What the words of one reply were found to be.
 pub(super) enum Found {
     Own,
-    /// Another call's reply (its name).
-    Other(String),
+    /// Another call's reply (its name), and whether this call's own was heard with it.
+    Other(String, bool),
     Unheard,
 }
 
@@ -56,7 +56,8 @@ impl Found {
     pub fn said(&self) -> String {
         match self {
             Found::Own => "this call's reply".into(),
-            Found::Other(o) => format!("the reply to call {o}"),
+            Found::Other(o, false) => format!("the reply to call {o}"),
+            Found::Other(o, true) => format!("the reply to call {o}, along with this call's own"),
             Found::Unheard => "none heard as the mock's voice".into(),
         }
     }
@@ -76,6 +77,10 @@ pub(super) fn words(
         tally.words(Words::Unheard);
         return Some(Found::Unheard);
     }
+    let own = found.iter().flatten().any(|o| o == name);
+    if own {
+        tally.heard_own(name);
+    }
     match found.iter().flatten().find(|o| *o != name) {
         None => {
             tally.words(Words::Own);
@@ -83,7 +88,8 @@ pub(super) fn words(
         }
         Some(other) => {
             tally.words(Words::Other);
-            Some(Found::Other(other.clone()))
+            tally.crosstalk(name, other, own);
+            Some(Found::Other(other.clone(), own))
         }
     }
 }

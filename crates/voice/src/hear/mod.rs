@@ -161,6 +161,19 @@ pub struct Utterance {
     pub end_s: f64,
 }
 
+/// Where the message begun by preamble `si` may end: before every later preamble, then
+/// at the end of the audio (`len` syllables); never before it begins (two replies spoken
+/// over each other can put one preamble right after another).
+fn ends(starts: &[usize], si: usize, len: usize) -> Vec<usize> {
+    let s = starts[si];
+    starts[si + 1..]
+        .iter()
+        .map(|&e| e.saturating_sub(1))
+        .chain(std::iter::once(len))
+        .filter(|&e| e > s + 1)
+        .collect()
+}
+
 /// Every utterance in the audio, in order: the syllables between one preamble and the
 /// next (or the end) unframed; a run whose CRC fails is skipped.
 pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
@@ -176,13 +189,7 @@ pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
         if s + 1 < taken_to {
             continue;
         }
-        // Try ends at every later preamble, then the end of the audio.
-        let ends: Vec<usize> = starts[si + 1..]
-            .iter()
-            .map(|&e| e.saturating_sub(1))
-            .chain(std::iter::once(heard.len()))
-            .collect();
-        for e in ends {
+        for e in ends(&starts, si, heard.len()) {
             let syms: Option<Vec<Symbol>> = heard[s + 1..e].iter().map(|h| h.symbol).collect();
             if let Some(text) = syms.and_then(|v| crate::frame::unframe(&v)) {
                 out.push(Utterance {
@@ -209,4 +216,16 @@ pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod ends_tests {
+    #[test]
+    fn a_preamble_right_after_another_gives_no_empty_message() {
+        // Preambles' second syllables at 2 and 3 (two replies over each other), 9 heard.
+        assert_eq!(super::ends(&[2, 3, 7], 0, 9), [6, 9]);
+        assert_eq!(super::ends(&[2, 3, 7], 1, 9), [6, 9]);
+        assert_eq!(super::ends(&[2, 3, 7], 2, 9), [9]);
+        assert!(super::ends(&[8], 0, 9).is_empty());
+    }
 }
