@@ -50,7 +50,7 @@ impl Refusals {
             return (Vec::new(), 0);
         };
         let mut list = k.0.clone();
-        list.sort_by(|a, b| b.count.cmp(&a.count));
+        list.sort_by_key(|r| std::cmp::Reverse(r.count));
         (list, k.1)
     }
 }
