@@ -9,6 +9,7 @@
 //! `tally`'s.
 
 mod background;
+mod keeper;
 pub(crate) mod line;
 pub(crate) mod playback;
 pub mod tally;
@@ -21,13 +22,13 @@ use crate::driver::vars::Ctx;
 use crate::run::Failure;
 use crate::spec::voice::VoiceSpec;
 use crate::spec::SessionSpec;
+pub use keeper::KeepAudio;
 use line::{Heard, LineIo};
 use playback::Playback;
 use std::collections::VecDeque;
 use std::time::Duration;
 pub use tally::Tally as VoiceTally;
 use tally::{Tally, TurnFigures};
-pub use tape::KeepAudio;
 use tape::Tape;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -139,39 +140,8 @@ pub(crate) async fn run(
         (out, _) => out,
     };
     match tape {
-        Some(t) => keep(t, name, out, &found, &mouths, tally).await,
+        Some(t) => tape::keep(t, name, out, &found, &mouths, tally).await,
         None => out,
-    }
-}
-
-/// The call's tape kept when it went wrong (or every call's is asked for); a failed
-/// call's message then names what its caller heard.
-async fn keep(
-    tape: Tape<'_>,
-    name: &str,
-    out: Result<(), Failure>,
-    found: &[(u32, Found)],
-    mouths: &[Vec<f32>],
-    tally: &Tally,
-) -> Result<(), Failure> {
-    let unheard = found
-        .iter()
-        .find(|(_, f)| matches!(f, Found::Unheard))
-        .map(|(t, _)| format!("turn {t}'s reply was not heard as the mock's voice"));
-    let why = match &out {
-        Err((_, m)) => Some(m.clone()),
-        Ok(()) => unheard,
-    };
-    let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
-    let kept = tape
-        .keep(name, why.as_deref(), &words, mouths, &tally.background)
-        .await;
-    match (out, kept) {
-        (Err((k, m)), Some(stem)) => Err((
-            k,
-            format!("{m} (what its caller heard: {}.heard.wav)", stem.display()),
-        )),
-        (out, _) => out,
     }
 }
 

@@ -67,7 +67,7 @@ pub struct Tally {
     /// Where the step's calls speak and read words, off their clocks.
     pub(crate) background: super::background::Background,
     /// Which calls' audio is kept, and which were.
-    pub(crate) keeper: Option<super::tape::Keeper>,
+    pub(crate) keeper: Option<super::keeper::Keeper>,
 }
 
 /// What one answered turn measured.
@@ -138,7 +138,7 @@ impl Tally {
     /// The same, keeping the audio of calls as `keep` says.
     pub fn keeping(self, keep: Option<super::KeepAudio>) -> Self {
         Tally {
-            keeper: keep.map(super::tape::Keeper::new),
+            keeper: keep.map(super::keeper::Keeper::new),
             ..self
         }
     }

@@ -6,89 +6,8 @@
 //! over. What all calls may hold at once is capped; a call past the cap stops recording
 //! and its note says where it was cut.
 
+use super::keeper::Keeper;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
-
-/// Which calls' audio a step keeps, where, and how much of it.
-#[derive(Clone, Debug)]
-pub struct KeepAudio {
-    pub dir: PathBuf,
-    /// Every call's, not only the calls with a failed, unheard or wrong reply.
-    pub all: bool,
-    /// At most this many calls' files a step.
-    pub calls: usize,
-    /// What the calls' tapes may hold at once, in bytes.
-    pub budget: usize,
-}
-
-impl KeepAudio {
-    /// What tapes may hold at once by default: 256 MB, about 90 minutes of 24 kHz audio.
-    pub const BUDGET: usize = 256 << 20;
-}
-
-/// A step's keeper: the policy, the memory its tapes hold, and the calls kept.
-pub(crate) struct Keeper {
-    pub how: KeepAudio,
-    used: AtomicUsize,
-    kept: Mutex<Kept>,
-}
-
-#[derive(Default)]
-struct Kept {
-    names: Vec<String>,
-    left_out: u64,
-}
-
-impl Keeper {
-    pub fn new(how: KeepAudio) -> Keeper {
-        Keeper {
-            how,
-            used: AtomicUsize::new(0),
-            kept: Mutex::default(),
-        }
-    }
-
-    /// Takes room for `bytes` more of a tape; false when the step's budget is spent.
-    fn reserve(&self, bytes: usize) -> bool {
-        let before = self.used.fetch_add(bytes, Relaxed);
-        if before + bytes > self.how.budget {
-            self.used.fetch_sub(bytes, Relaxed);
-            return false;
-        }
-        true
-    }
-
-    fn release(&self, bytes: usize) {
-        self.used.fetch_sub(bytes, Relaxed);
-    }
-
-    /// A call to keep: its place among the kept, or None past the cap (counted).
-    fn admit(&self, name: &str) -> Option<()> {
-        let mut k = self.kept.lock().ok()?;
-        match k.names.len() < self.how.calls {
-            true => {
-                k.names.push(name.to_string());
-                Some(())
-            }
-            false => {
-                k.left_out += 1;
-                None
-            }
-        }
-    }
-
-    /// What RESULT says of the kept audio; None when nothing was kept or left out.
-    pub fn figures(&self) -> Option<result::KeptAudio> {
-        let k = self.kept.lock().ok()?;
-        (!k.names.is_empty() || k.left_out > 0).then(|| result::KeptAudio {
-            dir: self.how.dir.display().to_string(),
-            calls: k.names.clone(),
-            left_out: k.left_out,
-            cap: self.how.calls as u64,
-        })
-    }
-}
 
 /// One reply's start in what the caller heard.
 struct ReplyMark {
@@ -240,6 +159,37 @@ impl<'k> Tape<'k> {
     }
 }
 
+/// The call's tape kept when it went wrong (or every call's is asked for); a failed
+/// call's message then names what its caller heard.
+pub(super) async fn keep(
+    tape: Tape<'_>,
+    name: &str,
+    out: Result<(), crate::run::Failure>,
+    found: &[(u32, super::words::Found)],
+    mouths: &[Vec<f32>],
+    tally: &super::tally::Tally,
+) -> Result<(), crate::run::Failure> {
+    let unheard = found
+        .iter()
+        .find(|(_, f)| matches!(f, super::words::Found::Unheard))
+        .map(|(t, _)| format!("turn {t}'s reply was not heard as the mock's voice"));
+    let why = match &out {
+        Err((_, m)) => Some(m.clone()),
+        Ok(()) => unheard,
+    };
+    let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
+    let kept = tape
+        .keep(name, why.as_deref(), &words, mouths, &tally.background)
+        .await;
+    match (out, kept) {
+        (Err((k, m)), Some(stem)) => Err((
+            k,
+            format!("{m} (what its caller heard: {}.heard.wav)", stem.display()),
+        )),
+        (out, _) => out,
+    }
+}
+
 impl Drop for Tape<'_> {
     fn drop(&mut self) {
         self.keeper.release(std::mem::take(&mut self.held));
@@ -275,7 +225,7 @@ mod tests {
     use super::*;
 
     fn keeper(budget: usize) -> Keeper {
-        Keeper::new(KeepAudio {
+        Keeper::new(super::super::KeepAudio {
             dir: PathBuf::from("kept"),
             all: false,
             calls: 1,
@@ -318,6 +268,11 @@ mod tests {
     }
 
     #[test]
+    fn a_calls_name_is_made_safe_for_a_file() {
+        assert_eq!(file_safe("3f/s0 x"), "3f_s0_x");
+    }
+
+    #[test]
     fn a_tape_past_the_steps_budget_stops_and_gives_its_memory_back() {
         let k = keeper(CHUNK);
         let mut a = Tape::new(&k, 8000);
@@ -326,19 +281,9 @@ mod tests {
         b.heard(&[0.1; 10], 20, true);
         assert_eq!((b.heard.len(), b.cut_ms), (0, Some(20)));
         drop(a);
-        assert_eq!(k.used.load(Relaxed), 0);
+        assert_eq!(k.used(), 0);
         let mut c = Tape::new(&k, 8000);
         c.heard(&[0.1; 10], 30, true);
         assert_eq!((c.heard.len(), c.cut_ms), (10, None));
-    }
-
-    #[test]
-    fn past_the_cap_a_call_is_counted_not_kept() {
-        let k = keeper(1 << 20);
-        assert!(k.admit("a").is_some());
-        assert!(k.admit("b").is_none());
-        let f = k.figures().unwrap();
-        assert_eq!((f.calls, f.left_out, f.cap), (vec!["a".to_string()], 1, 1));
-        assert_eq!(file_safe("3f/s0 x"), "3f_s0_x");
     }
 }

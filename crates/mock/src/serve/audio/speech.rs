@@ -21,50 +21,24 @@ use wire::{Api, WireError};
 pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     app.stats.requests.fetch_add(1, Relaxed);
     let request_id = format!("req_speech_{:016x}", app.stats.requests.load(Relaxed));
+    let refused =
+        |e: &WireError| refuse_as(&app, "speech request", Api::ChatCompletions, e, &request_id);
     let bytes = match read_body(&app, &headers, b).await {
         Ok(b) => b,
-        Err(e) => {
-            return refuse_as(
-                &app,
-                "speech request",
-                Api::ChatCompletions,
-                &e,
-                &request_id,
-            )
-        }
+        Err(e) => return refused(&e),
     };
     let start = Instant::now();
     let req = match speech::parse(&bytes) {
         Ok(r) => r,
-        Err(e) => {
-            return refuse_as(
-                &app,
-                "speech request",
-                Api::ChatCompletions,
-                &e,
-                &request_id,
-            )
-        }
+        Err(e) => return refused(&e),
     };
     if app.scenario.model(&req.model).is_none() {
-        return refuse_as(
-            &app,
-            "speech request",
-            Api::ChatCompletions,
-            &app.unknown_model(&req.model),
-            &request_id,
-        );
+        return refused(&app.unknown_model(&req.model));
     }
     let seconds = app.scenario.audio.seconds_of(&req.input) / req.speed;
     let Some(pcm) = super::spoken(&app, &req.input, seconds, AudioFormat::Pcm24).await else {
         let e = WireError::invalid("input", "could not be spoken");
-        return refuse_as(
-            &app,
-            "speech request",
-            Api::ChatCompletions,
-            &e,
-            &request_id,
-        );
+        return refused(&e);
     };
     let set = app.scenario.audio;
     let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
@@ -73,13 +47,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
             let mp3 = super::as_mp3(&app, &req.input, seconds, &pcm).await;
             let Some(mp3) = mp3 else {
                 let e = WireError::invalid("input", "could not be encoded as mp3");
-                return refuse_as(
-                    &app,
-                    "speech request",
-                    Api::ChatCompletions,
-                    &e,
-                    &request_id,
-                );
+                return refused(&e);
             };
             mp3
         }

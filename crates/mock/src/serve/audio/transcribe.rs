@@ -26,23 +26,19 @@ struct Form {
 pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     app.stats.requests.fetch_add(1, Relaxed);
     let request_id = format!("req_stt_{:016x}", app.stats.requests.load(Relaxed));
+    let refused =
+        |e: &WireError| refuse_as(&app, "transcription", Api::ChatCompletions, e, &request_id);
     let form = match read_form(&headers, b).await {
         Ok(f) => f,
-        Err(e) => return refuse_as(&app, "transcription", Api::ChatCompletions, &e, &request_id),
+        Err(e) => return refused(&e),
     };
     let start = Instant::now();
     let (ask, samples, rate) = match understand(&form) {
         Ok(x) => x,
-        Err(e) => return refuse_as(&app, "transcription", Api::ChatCompletions, &e, &request_id),
+        Err(e) => return refused(&e),
     };
     if app.scenario.model(&ask.model).is_none() {
-        return refuse_as(
-            &app,
-            "transcription",
-            Api::ChatCompletions,
-            &app.unknown_model(&ask.model),
-            &request_id,
-        );
+        return refused(&app.unknown_model(&ask.model));
     }
     let seconds = samples.len() as f64 / rate.max(1) as f64;
     let heard = super::off_clock(&app, move || voice::hear_all(&samples, rate))

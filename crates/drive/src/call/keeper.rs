@@ -1,0 +1,116 @@
+//! Which calls' audio a step keeps, and the step's account of it: the memory all its
+//! calls' tapes hold at once (capped), and the calls kept (at most so many, the rest
+//! counted). Each call's own tape is `tape`'s.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// Which calls' audio a step keeps, where, and how much of it.
+#[derive(Clone, Debug)]
+pub struct KeepAudio {
+    pub dir: PathBuf,
+    /// Every call's, not only the calls with a failed, unheard or wrong reply.
+    pub all: bool,
+    /// At most this many calls' files a step.
+    pub calls: usize,
+    /// What the calls' tapes may hold at once, in bytes.
+    pub budget: usize,
+}
+
+impl KeepAudio {
+    /// What tapes may hold at once by default: 256 MB, about 90 minutes of 24 kHz audio.
+    pub const BUDGET: usize = 256 << 20;
+}
+
+/// A step's keeper: the policy, the memory its tapes hold, and the calls kept.
+pub(crate) struct Keeper {
+    pub how: KeepAudio,
+    used: AtomicUsize,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    names: Vec<String>,
+    left_out: u64,
+}
+
+impl Keeper {
+    pub fn new(how: KeepAudio) -> Keeper {
+        Keeper {
+            how,
+            used: AtomicUsize::new(0),
+            kept: Mutex::default(),
+        }
+    }
+
+    /// Takes room for `bytes` more of a tape; false when the step's budget is spent.
+    pub(super) fn reserve(&self, bytes: usize) -> bool {
+        let before = self.used.fetch_add(bytes, Relaxed);
+        if before + bytes > self.how.budget {
+            self.used.fetch_sub(bytes, Relaxed);
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn release(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Relaxed);
+    }
+
+    /// What the tapes hold now, in bytes.
+    #[cfg(test)]
+    pub(super) fn used(&self) -> usize {
+        self.used.load(Relaxed)
+    }
+
+    /// A call to keep: its place among the kept, or None past the cap (counted).
+    pub(super) fn admit(&self, name: &str) -> Option<()> {
+        let mut k = self.kept.lock().ok()?;
+        match k.names.len() < self.how.calls {
+            true => {
+                k.names.push(name.to_string());
+                Some(())
+            }
+            false => {
+                k.left_out += 1;
+                None
+            }
+        }
+    }
+
+    /// What RESULT says of the kept audio; None when nothing was kept or left out.
+    pub fn figures(&self) -> Option<result::KeptAudio> {
+        let k = self.kept.lock().ok()?;
+        (!k.names.is_empty() || k.left_out > 0).then(|| result::KeptAudio {
+            dir: self.how.dir.display().to_string(),
+            calls: k.names.clone(),
+            left_out: k.left_out,
+            cap: self.how.calls as u64,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keeper(budget: usize) -> Keeper {
+        Keeper::new(KeepAudio {
+            dir: PathBuf::from("kept"),
+            all: false,
+            calls: 1,
+            budget,
+        })
+    }
+
+    #[test]
+    fn past_the_cap_a_call_is_counted_not_kept() {
+        let k = keeper(1 << 20);
+        assert!(k.admit("a").is_some());
+        assert!(k.admit("b").is_none());
+        let f = k.figures().unwrap();
+        assert_eq!((f.calls, f.left_out, f.cap), (vec!["a".to_string()], 1, 1));
+    }
+}
