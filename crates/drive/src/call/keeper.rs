@@ -2,26 +2,10 @@
 //! calls' tapes hold at once (capped), and the calls kept (at most so many, the rest
 //! counted). Each call's own tape is `tape`'s.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Which calls' audio a step keeps, where, and how much of it.
-#[derive(Clone, Debug)]
-pub struct KeepAudio {
-    pub dir: PathBuf,
-    /// Every call's, not only the calls with a failed, unheard or wrong reply.
-    pub all: bool,
-    /// At most this many calls' files a step.
-    pub calls: usize,
-    /// What the calls' tapes may hold at once, in bytes.
-    pub budget: usize,
-}
-
-impl KeepAudio {
-    /// What tapes may hold at once by default: 256 MB, about 90 minutes of 24 kHz audio.
-    pub const BUDGET: usize = 256 << 20;
-}
+pub use crate::run::options::KeepAudio;
 
 /// A step's keeper: the policy, the memory its tapes hold, and the calls kept.
 pub(crate) struct Keeper {
@@ -95,6 +79,7 @@ impl Keeper {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn keeper(budget: usize) -> Keeper {
         Keeper::new(KeepAudio {

@@ -48,7 +48,7 @@ pub struct DriveOptions {
     /// Who said a text (the mock's ledger): a voice call's words are checked against it.
     pub voice_owner: Option<Owner>,
     /// Which calls' audio to keep as WAV files, and where (None: none).
-    pub keep_audio: Option<crate::call::KeepAudio>,
+    pub keep_audio: Option<KeepAudio>,
     /// The `[[service]]`s the step started, by name and port: a session's
     /// `{{NAME.port}}` (a LiveKit server's, say, that calls join rooms on).
     pub services: Vec<(String, u16)>,
@@ -75,4 +75,21 @@ impl std::fmt::Debug for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Owner")
     }
+}
+
+/// Which calls' audio a step keeps, where, and how much of it.
+#[derive(Clone, Debug)]
+pub struct KeepAudio {
+    pub dir: std::path::PathBuf,
+    /// Every call's, not only the calls with a failed, unheard or wrong reply.
+    pub all: bool,
+    /// At most this many calls' files a step.
+    pub calls: usize,
+    /// What the calls' tapes may hold at once, in bytes.
+    pub budget: usize,
+}
+
+impl KeepAudio {
+    /// What tapes may hold at once by default: 256 MB, about 90 minutes of 24 kHz audio.
+    pub const BUDGET: usize = 256 << 20;
 }
