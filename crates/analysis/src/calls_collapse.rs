@@ -1,6 +1,8 @@
 //! The wall of a ladder of calls whose first level past the line collapsed: what the
 //! collapse itself shows — killed for memory, out of threads, an agent worker refusing
-//! calls at its load threshold, one thread or the cap at its limit — and never what callers heard there, as its calls failed.
+//! calls at its load threshold, one thread or the cap at its limit, or one thread the
+//! level that held shows the collapse's calls needed more than a core of — and never what
+//! callers heard there, as its calls failed.
 
 use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL};
@@ -36,6 +38,9 @@ pub fn wall(steps: &[StepResult], at: &StepResult) -> Wall {
     if let Some(mut w) = crate::threads::of_calls(at) {
         w.text
             .push_str(" — it held the calls until the collapse there");
+        return w;
+    }
+    if let Some(w) = crate::threads::of_calls_before(steps, at) {
         return w;
     }
     if let Some(c) = at.cpu_of_cap.filter(|c| *c >= CPU_WALL) {

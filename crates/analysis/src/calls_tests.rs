@@ -377,3 +377,55 @@ fn a_calls_verdict_is_worded_in_calls_throughout() {
     }
     assert!(verdict(&over_at_8(), &b).lines.len() >= 2);
 }
+
+/// A WebRTC bot burning 10 ms of its event loop on each 20 ms frame heard, `ramp --cpus 2
+/// --ladder 1,2,3` (test_voice_calls, 2026-11-29): one call holds with the main thread at
+/// 54 % of a core doing all of the process's work; two need 107 % of one and fail, the
+/// collapse's own reading spoiled by calls that ended early. Read from the level that
+/// held, the thread is the wall — not "none full before the collapse".
+#[test]
+fn a_loop_the_next_level_needs_more_than_a_core_of_is_the_wall_at_its_collapse() {
+    let level = |n: usize, share: f64, probe: f64, cpu: f64| {
+        let mut s = main_thread(call(n, 0.0, 1060.0, cpu), share, probe);
+        s.cpu_cores = Some(2.0);
+        s
+    };
+    let b = Budget::default().for_calls();
+    // The collapse read the thread at less than it held at one call; the probe waited.
+    let steps = vec![
+        level(1, 0.536, 28.0, 0.269),
+        collapsed(level(2, 0.45, 1210.0, 0.3)),
+    ];
+    let v = verdict(&steps, &b);
+    assert_eq!(v.holds, Some(1));
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_eq!(v.wall.from, Some(2.0));
+    assert_eq!(
+        v.wall.short,
+        "one thread (the main thread of `python` at 54 % of a core for 1 call, 107 % needed at 2)"
+    );
+    assert!(
+        v.wall
+            .text
+            .contains("so 2 calls needed 107 % of one; the calls failed there"),
+        "{}",
+        v.wall.text
+    );
+    // A thread at a quarter of a core at one call: two calls fit in it, so the collapse
+    // is not its doing, whatever the probe says.
+    let light = vec![
+        level(1, 0.25, 28.0, 0.13),
+        collapsed(level(2, 0.45, 1210.0, 0.3)),
+    ];
+    assert_eq!(verdict(&light, &b).wall.kind, WallKind::None);
+    // Work spread over threads (the busiest a third of the process's): not one thread.
+    let mut spread = steps.clone();
+    spread[0].cpu_of_cap = Some(0.8);
+    assert_eq!(verdict(&spread, &b).wall.kind, WallKind::None);
+    // Nothing at the collapse says the loop got busier or slower to answer.
+    let calm = vec![
+        level(1, 0.536, 28.0, 0.269),
+        collapsed(level(2, 0.3, 30.0, 0.15)),
+    ];
+    assert_eq!(verdict(&calm, &b).wall.kind, WallKind::None);
+}

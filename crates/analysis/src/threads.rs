@@ -296,6 +296,49 @@ pub(crate) fn of_calls(at: &StepResult) -> Option<Wall> {
     Some(w)
 }
 
+/// One thread that did its process's work at the last level of calls that held, at a
+/// share of a core that the collapse's level of calls needs more than a core of: a loop
+/// the calls fill in proportion (a blocked event loop, over WebRTC as over Twilio). Read
+/// from the level that held, as the collapse's own reading ran on after its calls failed;
+/// said only where the collapse shows the same thread as busy or the probe kept waiting
+/// longer, and the process was below its cap (or the cap was the one core).
+pub(crate) fn of_calls_before(steps: &[StepResult], at: &StepResult) -> Option<Wall> {
+    let held = steps
+        .iter()
+        .filter(|s| s.outcome.is_ok() && s.concurrency < at.concurrency)
+        .max_by_key(|s| s.concurrency)?;
+    let b = held.thread_cpu.as_ref()?.busiest.first()?;
+    let needed = b.runnable() * at.concurrency as f64 / held.concurrency.max(1) as f64;
+    let busier = hot(at).is_some_and(|(share, _)| share >= b.runnable());
+    let waited = match (at.probe_p99_ms, held.probe_p99_ms) {
+        (Some(a), Some(h)) => a >= PROBE_SAID_MS && a >= 2.0 * h,
+        _ => false,
+    };
+    let cap_free =
+        at.cpu_of_cap.is_none_or(|c| c < CPU_WALL) || at.cpu_cores.is_some_and(|k| k <= 1.0);
+    if !(does_the_work(held) && needed >= SATURATED && (busier || waited) && cap_free) {
+        return None;
+    }
+    let u = Unit::of_step(at);
+    let (name, share) = (named(b), pct(b.runnable()));
+    Some(Wall {
+        kind: WallKind::Thread,
+        from: Some(at.concurrency as f64),
+        text: format!(
+            "one thread — {name} at {share} of a core for {} and doing its process's work, so {} needed {} of one; the calls failed there: an event loop or a lock held by one thread; more cores will not help, more processes will",
+            u.level(held.concurrency),
+            u.level(at.concurrency),
+            pct(needed)
+        ),
+        short: format!(
+            "one thread ({name} at {share} of a core for {}, {} needed at {})",
+            u.level(held.concurrency),
+            pct(needed),
+            at.concurrency
+        ),
+    })
+}
+
 #[cfg(test)]
 #[path = "threads_tests.rs"]
 mod tests;
