@@ -1,8 +1,9 @@
 """What the README and docs/ show is true: every `plimsoll` command and flag in their
 code blocks is one `--help` lists, every `examples/`, `scenarios/` or `schemas/` path they
-name exists, and every relative link points at a file (and a heading) that is there. The
-same for the help itself: every example a command's `--help` gives uses only commands and
-flags that `--help` lists."""
+name exists, and every relative link points at a file (and a heading) that is there; and
+all of them together stay small enough for a newcomer to hold. The same for the help
+itself: every example a command's `--help` gives uses only commands and flags that `--help`
+lists."""
 
 import functools
 import os
@@ -116,6 +117,19 @@ def test_every_path_and_link_shown_is_there(page):
             heads = [re.sub(r"[^\w\- ]", "", h.lower()).strip().replace(" ", "-")
                      for h in re.findall(r"^#+ (.*)$", dest.read_text(), re.M)]
             assert anchor in heads, f"{page_id(page)} links {target}: no such heading"
+
+
+MAX_DOCS_BYTES = 250_000
+
+
+def test_the_docs_stay_small_enough_to_hold():
+    """README.md and every docs/**/*.md together: each fact once, the rest a link to it."""
+    sizes = {page_id(page): len(page.read_bytes()) for page in PAGES}
+    total = sum(sizes.values())
+    largest = sorted(sizes.items(), key=lambda kv: kv[1], reverse=True)[:5]
+    assert total <= MAX_DOCS_BYTES, (
+        f"README.md and docs/ hold {total:,} bytes, over {MAX_DOCS_BYTES:,}; the largest pages: "
+        + ", ".join(f"{name} {size:,}" for name, size in largest))
 
 
 @pytest.mark.parametrize("path", command_paths(), ids=lambda p: " ".join(("plimsoll", *p)))
