@@ -32,11 +32,11 @@ SERVER = os.environ.get("PLIMSOLL_LIVEKIT_SERVER")
 VENV = os.environ.get("PLIMSOLL_LIVEKIT_VENV")
 EXAMPLE = ROOT / "examples" / "livekit-agent"
 
-# The calls themselves wait on the clock and run in a lane beside other tests (each one
-# retries once where the agent's VAD fell behind: agent_lost_a_turn). The two that judge
-# what a worker holds (its memory against a budget, its load threshold) are marked quiet:
-# the worker's load is the machine's CPU (pytest.ini: quiet).
 pytestmark = [
+    # The worker's load is the machine's CPU: judged on a quiet machine (pytest.ini: quiet).
+    # In a lane beside the other tests and the Rust build (2026-11-29), a job process
+    # started too slowly for the agent to be ready within 10 s: these stay quiet.
+    pytest.mark.quiet,
     pytest.mark.skipif(
         not (SERVER and VENV),
         reason="needs livekit-server (PLIMSOLL_LIVEKIT_SERVER) and the worker's venv "
@@ -128,7 +128,6 @@ def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(exampl
         assert "panicked" not in p.stderr, p.stderr
 
 
-@pytest.mark.quiet
 def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(example):
     """The founding benchmark's terms: N sessions a worker within an RSS budget, no errors,
     from one command's first line; over the budget exits 2. The worker's health server is
@@ -161,7 +160,6 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
     assert "threshold crossed: budget RSS MB" in p.stderr, p.stderr
 
 
-@pytest.mark.quiet
 def test_a_worker_at_its_load_threshold_refuses_calls_and_that_is_the_wall(example):
     """A worker whose load_threshold its load always reaches (0 here; 0.7 on a busy machine)
     marks itself full and the server dispatches it no job: the ladder's collapse is the
