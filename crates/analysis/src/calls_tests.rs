@@ -429,3 +429,35 @@ fn a_loop_the_next_level_needs_more_than_a_core_of_is_the_wall_at_its_collapse()
     ];
     assert_eq!(verdict(&calm, &b).wall.kind, WallKind::None);
 }
+
+/// Issue 62's LiveKit worker at its defaults, `ramp --cpus 1` with no `[budget]`: one
+/// call answers in 1.8 s at p95 (its VAD's silence, then STT, the LLM and TTS in turn).
+/// Judged against that pace (1.5 × it), not the default 1.5 s that one call is already
+/// over, it holds 4 calls; a budget the user set is judged as set.
+#[test]
+fn a_pipeline_slower_than_the_default_budget_is_judged_against_its_own_pace() {
+    let steps = vec![
+        call(1, 0.0, 1786.0, 0.3),
+        call(2, 0.0, 1845.0, 0.4),
+        call(4, 0.0, 2300.0, 0.6),
+        call(8, 0.0, 3400.0, 0.7),
+    ];
+    let v = verdict(&steps, &Budget::default().for_calls());
+    assert_eq!(
+        (v.holds, v.over_from),
+        (Some(4), Some(8)),
+        "{} / {:?}",
+        v.budget,
+        v.standings
+    );
+    assert!(
+        v.budget.contains("response p95 ms ≤ 2680, stall share ≤ 0.01 — its response p95 is one call's own pace times 1.5: 1,786 ms at 1 call"),
+        "{}",
+        v.budget
+    );
+    let mut set = Budget::default();
+    set.apply_flag("response_p95_ms=1500").unwrap();
+    let v = verdict(&steps, &set.for_calls());
+    assert_eq!(v.holds, None, "{}", v.budget);
+    assert!(!v.budget.contains("pace"), "{}", v.budget);
+}

@@ -26,6 +26,7 @@ pub mod logs;
 pub mod mcp;
 pub mod memory;
 pub mod outcome;
+pub mod pace;
 pub mod pool;
 pub mod provider;
 pub mod quota;

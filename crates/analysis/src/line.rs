@@ -57,6 +57,7 @@ pub fn representatives(
 ) -> (Vec<StepResult>, Vec<Option<String>>, Vec<StepResult>) {
     let (mut steps, mut causes, mut repeats) = (steps, causes, repeats);
     let single = steps.first().and_then(|s| s.p50_session_ms);
+    let b = &crate::pace::of(steps.first(), b);
     let held = |s: &StepResult| standing(s, b, single) == Standing::Holds;
     for (i, first) in steps.iter_mut().enumerate() {
         let level = first.concurrency;
@@ -89,6 +90,7 @@ pub fn line(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Option<
         return None;
     }
     let single = steps.first().and_then(|s| s.p50_session_ms);
+    let b = &crate::pace::of(steps.first(), b);
     let mut by_level: BTreeMap<usize, Vec<&StepResult>> = BTreeMap::new();
     for s in steps.iter().chain(repeats) {
         by_level.entry(s.concurrency).or_default().push(s);
@@ -155,6 +157,7 @@ fn crossing(
         rss_mb: None,
         response_p95_ms: None,
         stall_share: None,
+        response_p95_default: false,
     };
     let _ = probe.set(&first.budget, "0");
     let before = breaches(&probe, &fig(h), single)

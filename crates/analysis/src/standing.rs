@@ -39,6 +39,7 @@ pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
 /// Every budget in force judged at each of a ladder's steps (the first step's p50
 /// session time is what `latency_vs_single` divides by), as the verdict judges them.
 pub fn checks(steps: &[StepResult], b: &Budget) -> Vec<Vec<crate::budget::Check>> {
+    let b = &crate::pace::of(steps.first(), b);
     let single = steps.first().and_then(single_ms);
     steps
         .iter()
@@ -59,7 +60,7 @@ pub fn standing_among(earlier: &[StepResult], s: &StepResult, b: &Budget) -> Sta
         .iter()
         .chain(std::iter::once(s))
         .min_by_key(|x| x.concurrency);
-    standing(s, b, lowest.and_then(single_ms))
+    standing(s, &crate::pace::of(lowest, b), lowest.and_then(single_ms))
 }
 
 /// The p50 session time of a ladder's lowest level, what `latency_vs_single` divides by.
@@ -89,6 +90,7 @@ fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> LevelStanding
 }
 
 pub(crate) fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> {
+    let b = &crate::pace::of(steps.first(), b);
     let single = steps.first().and_then(single_ms);
     let rate = turns_per_s;
     let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);

@@ -64,7 +64,8 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let mut v = Verdict {
         headline: String::new(),
         unit,
-        budget: b.describe(),
+        budget: crate::pace::of(steps.first(), b).describe()
+            + &crate::pace::words(steps.first(), b),
         holds,
         over_from: over.map(|s| s.concurrency),
         over_why: over.map_or(Vec::new(), |s| {

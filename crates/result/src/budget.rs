@@ -28,6 +28,11 @@ pub struct Budget {
     /// Voice calls: stall time (the caller's playback run dry) as a share of the time the replies played (their sound and the stalls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_share: Option<f64>,
+    /// Voice calls: `response_p95_ms` is the default, not one the user set, so a ladder
+    /// may judge it against one call's own pace (`analysis::pace`). Not a key of its own.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub response_p95_default: bool,
 }
 
 /// A voice budget's default: replies start within 1.5 s at p95 …
@@ -47,6 +52,7 @@ impl Default for Budget {
             rss_mb: None,
             response_p95_ms: None,
             stall_share: None,
+            response_p95_default: false,
         }
     }
 }
@@ -154,6 +160,7 @@ impl Budget {
             latency_vs_single: None,
             p99_ttft_ms: None,
             response_p95_ms: Some(self.response_p95_ms.unwrap_or(CALL_RESPONSE_P95_MS)),
+            response_p95_default: self.response_p95_ms.is_none(),
             stall_share: Some(self.stall_share.unwrap_or(CALL_STALL_SHARE)),
             ..self
         }
