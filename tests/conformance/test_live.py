@@ -116,18 +116,33 @@ def now_panel(dom):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/test installs it where it can)")
+def dump_dom(url, profile):
+    dom = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=2500", "--dump-dom", url],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    return dom.stdout
+
+
 def test_the_page_fills_in_and_moves_while_the_ramp_runs(run, tmp_path):
     run.wait_for(f"live: {run.base}/")
+    # While the first level runs, nothing has finished: the page claims no verdict, and
+    # the level's point so far is drawn apart (hollow, "running"), not as a measured one.
+    end = time.time() + 30
+    while 'class="running"' not in json.loads(get(run.base + "/parts"))["report"]:
+        assert time.time() < end, "the first level's point never showed"
+        time.sleep(0.5)
+    first = dump_dom(run.base + "/", tmp_path / "first")
+    assert not any("|        4 |" in l for l in run.err), "the first level ended before the page was read"
+    assert "Verdict:</b> none yet — the first level is running" in first, first[:3000]
+    assert "already collapsed" not in first and "ceiling:" not in first, first[:3000]
+    assert 'class="running"' in first and ">running</text>" in first, first[:3000]
     run.wait_for("|        4 |")  # the first level finished: its row, and the second running
     doms, shots = [], []
     for i in range(2):
         url = run.base + "/"
-        dom = subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / f'd{i}'}", "--virtual-time-budget=2500", "--dump-dom", url],
-            capture_output=True, text=True, timeout=60,
-        )
-        assert dom.returncode == 0, dom.stderr[-2000:]
-        doms.append(dom.stdout)
+        doms.append(dump_dom(url, tmp_path / f"d{i}"))
         shot = tmp_path / f"live{i}.png"
         s = subprocess.run(
             [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / f's{i}'}", "--virtual-time-budget=2500",
@@ -139,9 +154,10 @@ def test_the_page_fills_in_and_moves_while_the_ramp_runs(run, tmp_path):
         time.sleep(2)
     for dom in doms:
         # The level running now, the verdict so far over the finished level, the report's
-        # own charts and table.
+        # own charts and table; the running level's point still apart.
         assert "level 8 sessions" in now_panel(dom), now_panel(dom)
         assert "Verdict:" in dom and "<svg" in dom and "<table>" in dom, dom[:3000]
+        assert "none yet" not in dom and 'class="running"' in dom, dom[:3000]
     assert now_panel(doms[0]) != now_panel(doms[1]), "the figures did not move"
     assert all(len(b) > 30_000 for b in shots), [len(b) for b in shots]
     assert shots[0] != shots[1]

@@ -239,6 +239,7 @@ impl State {
         if steps.is_empty() && now.is_none() {
             return Vec::new();
         }
+        let running = now.as_ref().map(|s| s.concurrency);
         steps.extend(now);
         vec![LadderDoc {
             schema_version: 1,
@@ -246,6 +247,7 @@ impl State {
             steps,
             analysis,
             arm,
+            running,
             ..LadderDoc::default()
         }]
     }
@@ -281,6 +283,18 @@ mod tests {
         b.tick(tick(3.0, 30, 1.5));
         let now = b.state().provisional().expect("a level with two seconds");
         assert_eq!((now.concurrency, now.turns), (2, 30));
+        // Nothing finished: the level so far, marked running, and nothing judged.
+        let first = &b.state().so_far()[0];
+        assert_eq!((first.running, first.ladder().is_none()), (Some(2), true));
+        let body = report::html::body(first);
+        assert!(
+            body.contains("Verdict:</b> none yet — the first level is running"),
+            "{body}"
+        );
+        assert!(
+            !body.contains("ceiling") && body.contains(r#"class="running""#),
+            "{body}"
+        );
         assert_eq!(now.turns_per_s, Some(10.0));
         assert_eq!(now.cpu_of_cap, Some(0.5));
         assert_eq!(now.peak_rss_mb, 20.0);
@@ -298,6 +312,7 @@ mod tests {
         let levels: Vec<usize> = docs[0].steps.iter().map(|s| s.concurrency).collect();
         assert_eq!(levels, vec![2, 4]);
         assert_eq!(docs[0].steps[0].turns, 40);
+        assert_eq!(docs[0].running, Some(4));
         assert!(docs[0].ladder().is_some_and(|a| a.verdict.is_some()));
         // However long it runs, a level keeps its first second and its latest.
         for i in 3..100 {
@@ -313,5 +328,6 @@ mod tests {
         b.done(&[LadderDoc::default()]);
         let s = b.state();
         assert!(s.level.is_none() && s.so_far().len() == 1);
+        assert_eq!(s.so_far()[0].running, None);
     }
 }

@@ -9,7 +9,8 @@ use result::{Bound, Confidence, StepResult};
 use std::fmt::Write;
 
 /// The marks every chart of a ladder carries.
-fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
+fn marks(doc: &LadderDoc, a: &LadderAnalysis) -> Marks {
+    let steps = &doc.steps;
     Marks {
         collapsed: steps.iter().position(|s| !s.outcome.is_ok()),
         // Judged against a budget: the last level within it, or no mark when none is
@@ -40,6 +41,9 @@ fn marks(steps: &[StepResult], a: &LadderAnalysis) -> Marks {
             .and_then(|v| v.line.as_ref())
             .filter(|l| l.high > l.low)
             .map(|l| (l.low as f64, l.high as f64)),
+        running: doc
+            .running
+            .and_then(|n| steps.iter().rposition(|s| s.concurrency == n)),
     }
 }
 
@@ -118,7 +122,7 @@ pub fn body(doc: &LadderDoc) -> String {
     let counts: Vec<u64> = steps.iter().map(|s| s.sessions_ok).collect();
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
-    let marks = marks(steps, a);
+    let marks = marks(doc, a);
     let charts = crate::charts::ladder(doc, a, (&xs, &counts), &marks);
     let details: String = crate::verdict::detail_lines(doc)
         .iter()

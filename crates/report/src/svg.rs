@@ -50,6 +50,9 @@ pub struct Marks {
     pub harness_bound: Vec<usize>,
     /// The line's range, when its levels ran more than once and disagreed.
     pub line: Option<(f64, f64)>,
+    /// The level still running on a live page (by index): its point hollow, marked
+    /// "running", joined to the finished ones by a dashed line — never read as a drop.
+    pub running: Option<usize>,
 }
 
 fn fmt_num(v: f64) -> String {
@@ -162,7 +165,7 @@ pub fn chart(c: &Chart, xs: &[f64], counts: &[u64], marks: &Marks) -> String {
         if row < 20.0 && right - width < title_end {
             (right, row) = (W - R, 27.0);
         }
-        series(&mut s, &f, xs, (si, right, row), ser);
+        series(&mut s, &f, xs, (si, right, row, marks.running), ser);
         right -= width + 14.0;
     }
     s.push_str("</svg>");
@@ -266,14 +269,13 @@ fn series(
     s: &mut String,
     f: &Frame,
     xs: &[f64],
-    (si, legend_x, legend_y): (usize, f64, f64),
+    (si, legend_x, legend_y, running): (usize, f64, f64, Option<usize>),
     ser: &Series,
 ) {
-    let pts: Vec<(f64, f64)> = ser
-        .values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, v)| v.map(|v| (f.px(xs[i]), f.py(v))))
+    let point = |i: usize, v: &Option<f64>| v.map(|v| (f.px(xs[i]), f.py(v)));
+    let pts: Vec<(f64, f64)> = (ser.values.iter().enumerate())
+        .filter(|(i, _)| Some(*i) != running)
+        .filter_map(|(i, v)| point(i, v))
         .collect();
     if pts.len() > 1 {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
@@ -290,6 +292,9 @@ fn series(
             r##"<circle cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{}"/>"##,
             ser.color
         );
+    }
+    if let Some((x, y)) = running.and_then(|i| point(i, ser.values.get(i)?)) {
+        running_point(s, (x, y), pts.last().copied(), ser.color, si == 0);
     }
     for (i, v) in ser.values.iter().enumerate() {
         if v.is_none() && si == 0 {
@@ -309,6 +314,39 @@ fn series(
     );
 }
 
+/// The level still running: a hollow point joined to the last finished one by a dashed
+/// line, and (on the first series) the word "running" over it — so far, not measured.
+fn running_point(
+    s: &mut String,
+    (x, y): (f64, f64),
+    from: Option<(f64, f64)>,
+    color: &str,
+    say: bool,
+) {
+    if let Some((fx, fy)) = from {
+        let _ = write!(
+            s,
+            r##"<line x1="{fx:.1}" y1="{fy:.1}" x2="{x:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="3 3"/>"##
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<circle class="running" cx="{x:.1}" cy="{y:.1}" r="4" fill="#fff" stroke="{color}" stroke-width="2"/>"##
+    );
+    if say {
+        // Beside the point, on the side with room (the axis' labels are on the left).
+        let (tx, anchor) = match x > W / 2.0 {
+            true => (x - 7.0, "end"),
+            false => (x + 7.0, "start"),
+        };
+        let _ = write!(
+            s,
+            r##"<text x="{tx:.1}" y="{:.1}" class="n" text-anchor="{anchor}">running</text>"##,
+            y + 3.0
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -322,5 +360,49 @@ mod tests {
             ticks,
             ["0.00", "0.000222", "0.000887", "0.50", "12.3", "250"]
         );
+    }
+
+    #[test]
+    fn a_running_level_is_drawn_apart_from_the_finished_ones() {
+        use super::*;
+        // Throughput 10 and 20 at the finished levels; 2 so far, a second into the third.
+        let c = Chart {
+            title: "Throughput",
+            unit: "turns/s",
+            how: "",
+            series: vec![Series {
+                name: "measured",
+                color: "#36c",
+                values: vec![Some(10.0), Some(20.0), Some(2.0)],
+            }],
+            curve: None,
+            limit: None,
+        };
+        let xs = [1.0, 2.0, 4.0];
+        let running = Marks {
+            running: Some(2),
+            ..Marks::default()
+        };
+        let svg = chart(&c, &xs, &[1, 1, 1], &running);
+        let line = svg
+            .split("<polyline points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(
+            line.split(' ').count(),
+            2,
+            "the solid line joins the finished levels only: {svg}"
+        );
+        assert_eq!(svg.matches(r#"class="running""#).count(), 1, "{svg}");
+        assert!(
+            svg.contains(">running</text>") && svg.contains("stroke-dasharray=\"3 3\""),
+            "{svg}"
+        );
+        // Finished, the same level is a point like the others.
+        let done = chart(&c, &xs, &[1, 1, 1], &Marks::default());
+        assert!(!done.contains("running"), "{done}");
     }
 }

@@ -10,6 +10,12 @@ use result::Confidence;
 
 /// The headline: what the system holds, where it is over budget, its wall, collapse.
 pub fn headline(doc: &LadderDoc) -> String {
+    // The level's own unit is the live view's to say: a call's first seconds carry no
+    // voice figures yet.
+    if let (Some(_), None) = (doc.running, doc.ladder()) {
+        return "none yet — the first level is running; a verdict needs a level that has finished"
+            .into();
+    }
     match doc.ladder() {
         Some(a) => match &a.verdict {
             Some(v) => v.headline.clone(),
@@ -29,6 +35,9 @@ pub fn verdict_lines(doc: &LadderDoc) -> Vec<String> {
 
 /// Every line under the headline.
 pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
+    if doc.running.is_some() && doc.ladder().is_none() {
+        return Vec::new(); // the first level is running: nothing judged yet
+    }
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
     let mut out = Vec::new();

@@ -42,6 +42,11 @@ pub struct LadderDoc {
     pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<usize>,
+    /// On a live page, the level still running (its figures are so far, not a whole
+    /// step's): drawn apart from the finished ones, and no verdict is claimed while no
+    /// level has finished. None in every finished run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<usize>,
 }
 
 impl LadderDoc {
