@@ -89,8 +89,8 @@ fn standing_of(s: &StepResult, b: &Budget, single: Option<f64>) -> LevelStanding
     }
 }
 
+/// Each step's standing, against the budget as judged (`verdict_with` paces it first).
 pub(crate) fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> {
-    let b = &crate::pace::of(steps.first(), b);
     let single = steps.first().and_then(single_ms);
     let rate = turns_per_s;
     let s0 = steps.first().map(|s| rate(s) / s.concurrency.max(1) as f64);

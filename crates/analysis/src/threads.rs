@@ -196,6 +196,10 @@ fn pool_size_hint(name: &str) -> &'static str {
     }
 }
 
+/// Why one thread at its limit is the wall, and what moves it.
+const ONE_THREAD_WHY: &str =
+    "an event loop or a lock held by one thread; more cores will not help, more processes will";
+
 /// The wall in words, from the levels where the thread (or the threads) sat at its limit.
 fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, u: Unit) -> Option<Wall> {
     let top = on.last()?;
@@ -240,8 +244,12 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, u: Unit) -> Option
     }
     let (what, why, short) = if n == 1 {
         (
-            format!("one thread — {} {one_busy} from {}{one_figures}", names[0], u.level(from)),
-            "an event loop or a lock held by one thread; more cores will not help, more processes will",
+            format!(
+                "one thread — {} {one_busy} from {}{one_figures}",
+                names[0],
+                u.level(from)
+            ),
+            ONE_THREAD_WHY,
             format!("one thread ({} {busy_short})", names[0]),
         )
     } else {
@@ -325,7 +333,7 @@ pub(crate) fn of_calls_before(steps: &[StepResult], at: &StepResult) -> Option<W
         kind: WallKind::Thread,
         from: Some(at.concurrency as f64),
         text: format!(
-            "one thread — {name} at {share} of a core for {} and doing its process's work, so {} needed {} of one; the calls failed there: an event loop or a lock held by one thread; more cores will not help, more processes will",
+            "one thread — {name} at {share} of a core for {} and doing its process's work, so {} needed {} of one; the calls failed there: {ONE_THREAD_WHY}",
             u.level(held.concurrency),
             u.level(at.concurrency),
             pct(needed)

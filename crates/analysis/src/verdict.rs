@@ -19,6 +19,9 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
 
 /// The same, with the levels either side of the line run again (`repeats`).
 pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Verdict {
+    // The budget as judged (one call's pace in place of a default it is over), and why.
+    let paced_why = crate::pace::words(steps.first(), b);
+    let b = &crate::pace::of(steps.first(), b);
     let st = standings(steps, b);
     // The highest level that holds, and the first above it that does not: levels below it
     // that were over (noise near the line, a cold start) are named, not a verdict.
@@ -64,8 +67,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let mut v = Verdict {
         headline: String::new(),
         unit,
-        budget: crate::pace::of(steps.first(), b).describe()
-            + &crate::pace::words(steps.first(), b),
+        budget: b.describe() + &paced_why,
         holds,
         over_from: over.map(|s| s.concurrency),
         over_why: over.map_or(Vec::new(), |s| {

@@ -12,7 +12,7 @@ use result::Confidence;
 pub fn headline(doc: &LadderDoc) -> String {
     // The level's own unit is the live view's to say: a call's first seconds carry no
     // voice figures yet.
-    if let (Some(_), None) = (doc.running, doc.ladder()) {
+    if first_level_running(doc) {
         return "none yet — the first level is running; a verdict needs a level that has finished"
             .into();
     }
@@ -33,10 +33,15 @@ pub fn verdict_lines(doc: &LadderDoc) -> Vec<String> {
     out
 }
 
+/// A live page's document while its first level runs: no level has finished to judge.
+fn first_level_running(doc: &LadderDoc) -> bool {
+    doc.running.is_some() && doc.ladder().is_none()
+}
+
 /// Every line under the headline.
 pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
-    if doc.running.is_some() && doc.ladder().is_none() {
-        return Vec::new(); // the first level is running: nothing judged yet
+    if first_level_running(doc) {
+        return Vec::new(); // nothing judged yet
     }
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
