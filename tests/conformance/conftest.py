@@ -8,8 +8,10 @@ Each mock listens on 127.0.0.1 with a port the OS picks; its first stdout line i
 import os
 import re
 import pathlib
+import socket
 import subprocess
 import tempfile
+import urllib.request
 
 import anthropic
 import openai
@@ -18,6 +20,18 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("PLIMSOLL_BIN", str(ROOT / "target" / "release" / "plimsoll"))
 EXAMPLE_VENVS = pathlib.Path(os.environ.get("PLIMSOLL_EXAMPLE_VENVS", ROOT / ".venv-examples"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url):
+    """A GET's body as text."""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.read().decode()
 
 
 def example_copy(name, into):

@@ -52,6 +52,11 @@ def example():
     d = pathlib.Path(tempfile.mkdtemp(prefix="plimsoll-livekit-"))
     for f in ["agent.py", "plimsoll.toml", "session.toml", "scenario.toml"]:
         shutil.copy(EXAMPLE / f, d / f)
+    # Replies of one sentence, not the example's few (8-12 tokens, about 4 s spoken, not
+    # 12): the same pipeline and words check, and 14 s less a call of two turns.
+    scenario = (d / "scenario.toml").read_text()
+    assert "output_tokens = [24, 36]" in scenario
+    (d / "scenario.toml").write_text(scenario.replace("output_tokens = [24, 36]", "output_tokens = [8, 12]"))
     (d / ".venv").symlink_to((ROOT / VENV).resolve())
     (d / "bin").mkdir()
     (d / "bin" / "livekit-server").symlink_to(pathlib.Path(SERVER).resolve())

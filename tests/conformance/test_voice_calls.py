@@ -75,12 +75,14 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
 @pytest.mark.quiet
 def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
     d = bot_dir(tmp, turns=2, bug="block", block_ms=10)
-    p, doc = run(d, "ramp", "--ladder", "1,2,3", "--cpus", "2", "--no-partition", "--no-history", "--json")
+    p, doc = run(d, "ramp", "--ladder", "1,2", "--cpus", "2", "--no-partition", "--no-history", "--json")
     assert doc, p.stderr
     steps = {s["concurrency"]: s for s in doc["steps"]}
     # 10 ms a frame is half the loop for one call: it holds. Two calls fill the loop: the
     # bot falls behind — its replies stutter and come late, or (when it falls far enough
-    # behind) the calls fail. Either way callers hear it, and the thread is the wall.
+    # behind) the calls fail. Either way callers hear it, and the thread is the wall. (A
+    # third level, where the calls fail, added 40 s and nothing to judge: the wall read
+    # from the levels before a collapse is the test below.)
     assert steps[1]["outcome"] == "ok" and steps[1]["voice"]["stall_share"] <= 0.01, steps[1]["voice"]
     two = steps[2]
     heard = two["outcome"] != "ok" or two["voice"]["stall_share"] > 0.01 or (two["voice"]["response_p95_ms"] or 0) > 1500

@@ -126,11 +126,12 @@ fn cpu_bound() {
 }
 
 /// (b) The agent with an internal limit, from inside its own directory with the default
-/// config: a limit inside the SUT (queueing), never CPU, never the harness.
+/// config: a limit inside the SUT (queueing), never CPU, never the harness. (Flat from 2
+/// over three levels is a clear plateau; a level at 16 took 15 s more and judged nothing.)
 fn internal_limit() {
     let (doc, err) = ramp_in(
         &root().join("examples/internal-limit"),
-        &["--cpus", "1", "--ladder", "1,2,4,8,16", "--no-history"],
+        &["--cpus", "1", "--ladder", "1,2,4,8", "--no-history"],
     );
     no_harness_bound(&doc, &err);
     let steps = doc["steps"].as_array().unwrap();

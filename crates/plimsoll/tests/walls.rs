@@ -150,8 +150,9 @@ fn thread_per_turn() {
 /// A cold first turn: the rate never above what the CPU per turn allows, the cold start
 /// named, and the CPU's share of the cap read over the same span as the rate (issue 50:
 /// it read 22 % over the quick turns while the rate came from every turn, ~90 %).
+/// (Three levels: the cold start is named from the first, and a fourth at 16 took 17 s.)
 fn cold_start() {
-    let (doc, err) = ramp("cold-start", &["--cpus", "1", "--ladder", "2,4,8,16"]);
+    let (doc, err) = ramp("cold-start", &["--cpus", "1", "--ladder", "2,4,8"]);
     for s in doc["steps"].as_array().unwrap() {
         let rate = s["turns_per_s"].as_f64().unwrap();
         if let Some(allows) = s["rate_check"]["cpu_allows_turns_per_s"].as_f64() {
