@@ -7,7 +7,7 @@ use crate::budget::num;
 use crate::growth::{fit, Shape};
 use result::ladder::Wall;
 use result::words::{int, Unit};
-use result::{StepResult, WallKind};
+use result::{MemoryMeasure, StepResult, WallKind};
 
 /// A session holding less than this (MB) is not worth a sentence.
 pub const MATERIAL_MB: f64 = 0.5;
@@ -15,31 +15,41 @@ pub const MATERIAL_MB: f64 = 0.5;
 const MATERIAL_SHARE: f64 = 0.25;
 
 /// "memory grows 2.9 MB a session (RSS 88 → 298 MB from 5 to 80 sessions): the 1,024 MB
-/// cap would hold about 320 sessions — CPU stops it first, at 20", when the RSS grows
-/// materially and linearly with the sessions and memory is not the wall already.
+/// cap would hold about 320 sessions — CPU stops it first, at 20", when the memory grows
+/// materially and linearly with the sessions and memory is not the wall already. The
+/// memory is the tree's PSS where every level read it (a process per call forked from a
+/// parent that loaded the models: their shared pages counted once, as the cap counts
+/// them), its summed RSS otherwise; the sentence says which.
 pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
     if wall.kind == WallKind::Memory {
         return None;
     }
     let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
-    let points: Vec<(f64, f64)> = ok
-        .iter()
-        .map(|s| (s.concurrency as f64, s.peak_rss_mb))
-        .collect();
+    // PSS where every level read it (a forked worker's shared pages counted once), else RSS.
+    let measure = match ok.iter().all(|s| s.memory().0 == MemoryMeasure::Pss) {
+        true => MemoryMeasure::Pss,
+        false => MemoryMeasure::Rss,
+    };
+    let peak = |s: &StepResult| match (measure, &s.pss) {
+        (MemoryMeasure::Pss, Some(p)) => p.peak_mb,
+        _ => s.peak_rss_mb,
+    };
+    let points: Vec<(f64, f64)> = ok.iter().map(|s| (s.concurrency as f64, peak(s))).collect();
     let f = fit(&points, MATERIAL_MB)
         .filter(|f| matches!(f.shape, Shape::Linear | Shape::SuperLinear))?;
     let (first, top) = (ok.first()?, ok.last()?);
     let held = f.slope * top.concurrency as f64;
     let u = Unit::of(steps);
-    if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * top.peak_rss_mb {
+    if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * peak(top) {
         return None;
     }
     let mut out = format!(
-        "memory grows {} MB a {} (RSS {} → {} MB from {} to {})",
+        "memory grows {} MB a {} ({} {} → {} MB from {} to {})",
         num(f.slope),
         u.one(),
-        num(first.peak_rss_mb),
-        num(top.peak_rss_mb),
+        measure.as_str(),
+        num(peak(first)),
+        num(peak(top)),
         first.concurrency,
         u.level(top.concurrency)
     );
@@ -134,5 +144,51 @@ mod tests {
         };
         assert_eq!(per_session(&service(2.8), &mem), None);
         assert_eq!(per_session(&service(0.1), &cpu), None);
+    }
+
+    /// Issue 62's LiveKit worker under a 2 GB cap: its job processes forked from a parent
+    /// that had loaded onnxruntime and the VAD. Summed RSS grew 405 MB a call (1728 → 2943
+    /// MB from 1 to 4 calls: "the cap would hold about 2"); the cgroup read 571, 639 and
+    /// 768 MB, and so does the tree's PSS. The sentence is the PSS's, and says so.
+    #[test]
+    fn a_forked_worker_s_calls_cost_their_pss_not_their_summed_rss() {
+        let steps: Vec<StepResult> = [
+            (1usize, 1728.0, 571.0),
+            (2, 2133.0, 639.0),
+            (4, 2943.0, 768.0),
+        ]
+        .iter()
+        .map(|&(n, rss, pss)| StepResult {
+            concurrency: n,
+            sessions_ok: n as u64,
+            peak_rss_mb: rss,
+            pss: Some(result::PssFigures {
+                baseline_mb: 500.0,
+                peak_mb: pss,
+                kb_per_session: (pss - 500.0) * 1024.0 / n as f64,
+            }),
+            voice: Some(Default::default()),
+            cap: Some(CapInfo {
+                method: "cgroup-v2".into(),
+                cpus: 1.0,
+                mem_mb: 2048.0,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .collect();
+        let said = per_session(&steps, &Wall::default()).unwrap();
+        assert_eq!(
+            said,
+            "memory grows 65.7 MB a call (PSS 571 → 768 MB from 1 to 4 calls): the 2,048 MB cap would hold about 23 calls"
+        );
+        // A level that read no PSS: RSS for every level, said as RSS.
+        let mut mixed = steps.clone();
+        mixed[1].pss = None;
+        let said = per_session(&mixed, &Wall::default()).unwrap();
+        assert!(
+            said.starts_with("memory grows 405 MB a call (RSS 1728 → 2943 MB"),
+            "{said}"
+        );
     }
 }

@@ -21,6 +21,11 @@ impl Summary {
             .as_ref()
             .map(|c| round2(c.peak_kb as f64 / 1024.0));
         r.cgroup_oom_kills = self.cgroup.as_ref().map(|c| c.oom_kills);
+        r.pss = self.pss.map(|p| result::PssFigures {
+            baseline_mb: round2(p.baseline_kb as f64 / 1024.0),
+            peak_mb: round2(p.peak_kb as f64 / 1024.0),
+            kb_per_session: round2(p.kb_per_session(r.concurrency)),
+        });
         r.thread_cpu = self.thread_cpu();
         r.limits = self.limits.clone();
     }

@@ -1,98 +1,15 @@
 //! Sampling a SUT's tree on an interval while a step runs: a background thread reads
 //! memory and threads every sample and CPU time, descriptors, connections and the
-//! cgroup every fourth, adding them up into a [`Summary`] (peaks, the baseline, a CPU
-//! series, connections by port). Reading one sample from /proc is `tree`'s business.
+//! cgroup every fourth, and PSS at most 0.5 % of a core, adding them up into a [`Summary`]
+//! (`summary.rs`). Reading one sample from /proc is `tree`'s business.
 
 use crate::listing::ProcessList;
 use crate::net::Connections;
-use crate::tree::{
-    clock_ticks_per_sec, sample_each, sample_pids, tree_pids, CpuAccount, TreeSample,
-};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use crate::tree::{clock_ticks_per_sec, sample_each, sample_pids, tree_pids, CpuAccount};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// What the samples of one step add up to.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct Summary {
-    pub samples: u64,
-    pub baseline_rss_kb: u64,
-    pub peak_rss_kb: u64,
-    pub last_rss_kb: u64,
-    pub peak_threads: u64,
-    pub peak_fds: u64,
-    pub peak_processes: u32,
-    /// Processes in the tree at the baseline (when load began), and at the latest sample.
-    pub baseline_processes: u32,
-    pub last_processes: u32,
-    /// CPU seconds the tree used since the sampler started.
-    pub cpu_sec: f64,
-    /// The SUT's own cgroup, when it runs in one (see `cgroup`).
-    pub cgroup: Option<crate::cgroup::CgroupMemory>,
-    /// (seconds since the sampler started, CPU seconds so far) at every full sample.
-    pub cpu_series: Vec<(f64, f64)>,
-    /// RSS when `Sampler::mark` was called (resident sessions open), and the highest
-    /// RSS seen since.
-    pub mark_rss_kb: Option<u64>,
-    pub peak_after_mark_kb: u64,
-    /// Established outbound TCP connections by remote port, at every full sample.
-    pub connections: BTreeMap<u16, Series>,
-    /// The most connections accepted on the ports the tree listens on (its clients).
-    pub peak_inbound: u32,
-    /// The ports the tree listened on at some sample.
-    pub listening: std::collections::BTreeSet<u16>,
-    /// The span the step's figures are read over (seconds since the sampler started):
-    /// every session in flight when the step knows it, else while sessions were driven;
-    /// set by the step before the figures are filled in.
-    pub window: Option<(f64, f64)>,
-    /// The SUT's busiest threads, read interval by interval (see `threads`).
-    pub thread_intervals: Vec<crate::threads::Interval>,
-    /// The cores the SUT may run on, and the machine's time on them at every full sample
-    /// (see `cpustat`): what else ran there.
-    pub sut_cores: Vec<usize>,
-    pub harness_cores: Vec<usize>,
-    pub machine: Vec<MachinePoint>,
-    /// What the box lets the SUT have (read when sampling started).
-    pub limits: Option<result::BoxLimits>,
-}
-
-/// The machine's CPU on the SUT's cores at one moment, in clock ticks since boot.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct MachinePoint {
-    /// Seconds since the sampler started.
-    pub t: f64,
-    pub busy: u64,
-    pub steal: u64,
-    /// Plimsoll's own process's CPU, when it may run on those cores too (0 when it is
-    /// pinned elsewhere).
-    pub own: u64,
-    /// When Plimsoll is pinned to cores of its own: the machine's time on them, and
-    /// Plimsoll's own CPU (what else ran there starves the harness, not the SUT).
-    pub harness_busy: u64,
-    pub harness_own: u64,
-}
-
-/// The machine's CPU on the SUT's cores over a span, in seconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct MachineCpu {
-    pub busy_s: f64,
-    pub steal_s: f64,
-    pub own_s: f64,
-    pub cores: usize,
-    /// Other processes' CPU on Plimsoll's own cores (seconds) and how many there are (0
-    /// when Plimsoll shares the SUT's cores).
-    pub harness_others_s: f64,
-    pub harness_cores: usize,
-}
-
-/// A count over time: (seconds since the sampler started, count) at every full sample,
-/// and its highest value.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct Series {
-    pub peak: u32,
-    pub points: Vec<(f64, u32)>,
-}
+pub use crate::summary::{MachineCpu, MachinePoint, Series, Summary};
 
 /// Counting connections takes at most 1 / this of a core (0.4 %): it lists the tree's
 /// descriptors and asks the kernel for its sockets (when the text table was read whole,
@@ -103,89 +20,6 @@ pub const NET_SHARE_INVERSE: u32 = 250;
 /// changed (`listing.rs`: a SUT's tree grows and shrinks; a pattern or a cgroup gains
 /// members).
 pub type Pids = Arc<dyn Fn() -> Vec<u32> + Send + Sync>;
-
-impl Summary {
-    /// The summary of one sample, the baseline.
-    fn baseline(first: &TreeSample, cgroup: Option<crate::cgroup::CgroupMemory>) -> Summary {
-        Summary {
-            samples: 1,
-            baseline_rss_kb: first.rss_kb,
-            peak_rss_kb: first.rss_kb,
-            last_rss_kb: first.rss_kb,
-            peak_threads: first.threads,
-            peak_fds: first.fds,
-            peak_processes: first.processes,
-            baseline_processes: first.processes,
-            last_processes: first.processes,
-            cpu_sec: 0.0,
-            cgroup,
-            cpu_series: vec![(0.0, 0.0)],
-            mark_rss_kb: None,
-            peak_after_mark_kb: 0,
-            connections: BTreeMap::new(),
-            peak_inbound: 0,
-            listening: Default::default(),
-            window: None,
-            thread_intervals: Vec::new(),
-            sut_cores: Vec::new(),
-            harness_cores: Vec::new(),
-            machine: Vec::new(),
-            limits: None,
-        }
-    }
-
-    /// One more sample's memory, threads, descriptors and processes.
-    fn took(&mut self, s: &TreeSample) {
-        self.samples += 1;
-        self.peak_rss_kb = self.peak_rss_kb.max(s.rss_kb);
-        self.peak_after_mark_kb = self.peak_after_mark_kb.max(s.rss_kb);
-        self.last_rss_kb = s.rss_kb;
-        self.peak_threads = self.peak_threads.max(s.threads);
-        self.peak_fds = self.peak_fds.max(s.fds);
-        self.peak_processes = self.peak_processes.max(s.processes);
-        self.last_processes = s.processes;
-    }
-    /// CPU seconds used between two moments (seconds since the sampler started), read
-    /// off the series by linear interpolation; None when the series does not span them.
-    pub fn cpu_between(&self, from_s: f64, to_s: f64) -> Option<f64> {
-        Some(at(&self.cpu_series, to_s)? - at(&self.cpu_series, from_s)?)
-    }
-
-    /// The machine's CPU on the SUT's cores between two moments, the same way.
-    pub fn machine_between(&self, from_s: f64, to_s: f64) -> Option<MachineCpu> {
-        let hz = clock_ticks_per_sec();
-        let series = |f: fn(&MachinePoint) -> u64| -> Vec<(f64, f64)> {
-            self.machine
-                .iter()
-                .map(|p| (p.t, f(p) as f64 / hz))
-                .collect()
-        };
-        let over = |s: Vec<(f64, f64)>| Some(at(&s, to_s)? - at(&s, from_s)?);
-        Some(MachineCpu {
-            busy_s: over(series(|p| p.busy))?,
-            steal_s: over(series(|p| p.steal))?,
-            own_s: over(series(|p| p.own))?,
-            cores: self.sut_cores.len(),
-            harness_others_s: (over(series(|p| p.harness_busy))?
-                - over(series(|p| p.harness_own))?)
-            .max(0.0),
-            harness_cores: self.harness_cores.len(),
-        })
-    }
-}
-
-/// A series' value at `t`, linearly between its points; None outside it.
-fn at(s: &[(f64, f64)], t: f64) -> Option<f64> {
-    if t < 0.0 {
-        return None;
-    }
-    let i = s.iter().position(|&(x, _)| x >= t)?;
-    if i == 0 {
-        return Some(s[0].1);
-    }
-    let ((x0, y0), (x1, y1)) = (s[i - 1], s[i]);
-    Some(y0 + (y1 - y0) * (t - x0) / (x1 - x0).max(1e-9))
-}
 
 /// Where the machine's CPU is read: the SUT's cores, and whether Plimsoll's own process
 /// runs on them too.
@@ -260,6 +94,7 @@ impl Sampler {
         let summary = Arc::new(Mutex::new(Summary::baseline(
             &first,
             crate::cgroup::sut_cgroup(root, &pids()),
+            crate::pss::Pss::start(crate::pss::tree_pss_kb(&pids())),
         )));
         let started = std::time::Instant::now();
         let cores = Cores::of(root);
@@ -306,9 +141,15 @@ impl Sampler {
 
     /// Takes the latest sample as the baseline (the SUT has set up; load starts now).
     pub fn rebase(&self) {
+        let pss = crate::pss::tree_pss_kb(&(self.pids)());
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         m.baseline_rss_kb = m.last_rss_kb;
         m.baseline_processes = m.last_processes;
+        match (m.pss.as_mut(), pss) {
+            (Some(p), Some(kb)) => p.rebase(kb),
+            (None, kb) => m.pss = crate::pss::Pss::start(kb),
+            (Some(_), None) => {}
+        }
     }
 
     /// Notes the RSS now (a fresh sample) as the level before load, and watches the
@@ -353,6 +194,7 @@ impl Sampler {
         let pids = (self.pids)();
         let (last, each) = sample_each(&pids, true, false);
         let net = crate::net::connections(&pids);
+        let pss = crate::pss::tree_pss_kb(&pids);
         let mut m = self.summary.lock().unwrap_or_else(|p| p.into_inner());
         if last.processes > 0 {
             let t = self.started.elapsed().as_secs_f64();
@@ -369,25 +211,11 @@ impl Sampler {
             m.peak_rss_kb = m.peak_rss_kb.max(last.rss_kb);
             m.peak_threads = m.peak_threads.max(last.threads);
         }
+        if let (Some(p), Some(kb)) = (m.pss.as_mut(), pss) {
+            p.took(kb);
+        }
         m.cgroup = m.cgroup.as_ref().map(crate::cgroup::reread);
         m.clone()
-    }
-}
-
-impl Summary {
-    /// One reading of the connections: every port seen so far gets a point (0 when it
-    /// has none now), so a pool that empties shows as a fall, not a gap.
-    fn add_connections(&mut self, t: f64, net: &crate::net::Connections) {
-        for port in net.by_port.keys() {
-            self.connections.entry(*port).or_default();
-        }
-        for (port, series) in self.connections.iter_mut() {
-            let n = net.by_port.get(port).copied().unwrap_or(0);
-            series.peak = series.peak.max(n);
-            series.points.push((t, n));
-        }
-        self.peak_inbound = self.peak_inbound.max(net.inbound);
-        self.listening.extend(net.listening.iter().copied());
     }
 }
 
@@ -416,6 +244,7 @@ impl Watch {
         let mut n = 0u64;
         let mut list = ProcessList::read(&*self.find);
         let mut net_due = std::time::Instant::now();
+        let mut pss_clock = crate::pss::PssClock::default();
         while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(self.interval);
             n += 1;
@@ -442,9 +271,13 @@ impl Watch {
                 net_due = t + t.elapsed() * NET_SHARE_INVERSE;
                 c
             });
+            let pss = full.then(|| pss_clock.read_if_due(pids)).flatten();
             let summary = self.summary.clone();
             let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
             m.took(&s);
+            if let (Some(p), Some(kb)) = (m.pss.as_mut(), pss) {
+                p.took(kb);
+            }
             if full {
                 self.cpu
                     .lock()
@@ -475,22 +308,5 @@ impl Watch {
             }
             m.cgroup = Some(cg);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_between_two_moments_is_interpolated() {
-        let s = Summary {
-            cpu_series: vec![(0.0, 0.0), (1.0, 0.5), (2.0, 1.5)],
-            ..Summary::default()
-        };
-        assert_eq!(s.cpu_between(0.0, 1.0), Some(0.5));
-        assert_eq!(s.cpu_between(0.5, 1.5), Some(0.75));
-        assert_eq!(s.cpu_between(1.0, 3.0), None, "past the last sample");
-        assert_eq!(s.cpu_between(-1.0, 1.0), None);
     }
 }

@@ -28,18 +28,46 @@ pub fn row(r: &StepResult, v: &result::VoiceCalls, state: &str, standing: &str) 
         r.cpu_of_cap
             .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
         cell(Some(r.peak_rss_mb)),
-        cell(Some(r.rss_kb_per_session / 1024.0)),
+        // What a call costs by PSS where it was read (result's `memory`), RSS else.
+        cell(Some(r.memory().1)),
         r.peak_threads,
         r.harness.bound.as_str(),
     )
+}
+
+/// What a tree of processes held before the first call and at the peak: by PSS where it
+/// was read (each page the processes share counted once), with the summed RSS beside it,
+/// which counts those pages again in every process.
+fn memory_line(r: &StepResult, before: u32, peak: u32) -> String {
+    let rss_per_call = r.rss_kb_per_session / 1024.0;
+    match &r.pss {
+        Some(p) => format!(
+            "  memory (PSS: each page its processes share counted once): {:.0} MB before the first call, in {} (what a worker keeps warm is there); at the peak {:.0} MB in {peak} — {:.0} MB a call; their summed RSS, {:.0} → {:.0} MB, counts the shared pages in every process ({:.0} MB a call)",
+            p.baseline_mb,
+            crate::words::count(before, "process"),
+            p.peak_mb,
+            p.kb_per_session / 1024.0,
+            r.baseline_rss_mb,
+            r.peak_rss_mb,
+            rss_per_call
+        ),
+        None => format!(
+            "  memory (RSS): {:.0} MB before the first call, in {} (what a worker keeps warm is there); at the peak {:.0} MB in {peak} — {:.0} MB a call",
+            r.baseline_rss_mb,
+            crate::words::count(before, "process"),
+            r.peak_rss_mb,
+            rss_per_call
+        ),
+    }
 }
 
 /// A step of calls on the terminal: the step line, then the replies, the audio, the
 /// words, the calls, what the mock's audio stages did, and the harness's frame timing.
 pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<String> {
     let call_s = r.concurrency as f64 * r.wall_ms / 1000.0;
+    let (measure, per_call_mb, peak_mb) = r.memory();
     let mut out = vec![format!(
-        "step: {} over {} × {turns} — {} ok, {} failed in {:.1} s; peak RSS {:.1} MB ({:.1} MB/call), {}, {} CPU ms per call-second",
+        "step: {} over {} × {turns} — {} ok, {} failed in {:.1} s; peak {} {:.1} MB ({:.1} MB/call), {}, {} CPU ms per call-second",
         crate::words::count(r.concurrency as u64, "concurrent call"),
         match v.protocol.as_str() {
             "twilio" => "Twilio Media Streams",
@@ -49,20 +77,14 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         r.sessions_ok,
         r.sessions_failed,
         r.wall_ms / 1000.0,
-        r.peak_rss_mb,
-        r.rss_kb_per_session / 1024.0,
+        measure.as_str(),
+        peak_mb,
+        per_call_mb,
         crate::words::count(r.peak_threads, "thread"),
         cell((call_s > 0.0).then(|| r.cpu_sec * 1000.0 / call_s)),
     )];
     if let (Some(b), Some(p)) = (r.baseline_processes, r.peak_processes.filter(|p| *p > 1)) {
-        out.push(format!(
-            "  memory: {:.0} MB before the first call, in {} (what a worker keeps warm is there); at the peak {:.0} MB in {} — {:.0} MB a call",
-            r.baseline_rss_mb,
-            crate::words::count(b, "process"),
-            r.peak_rss_mb,
-            p,
-            r.rss_kb_per_session / 1024.0
-        ));
+        out.push(memory_line(r, b, p));
     }
     out.push(format!(
         "  replies: {} answered; response p50/p95/p99 {} / {} / {} ms (the end of the caller's speech to the bot's first audio)",

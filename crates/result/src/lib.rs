@@ -41,7 +41,7 @@ pub use findings::StepReport;
 pub use kinds::{Bound, Confidence, Outcome, Standing, StepState, WallKind};
 pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
-pub use step::{exit, round2, Harness, StepResult, SCHEMA_VERSION};
+pub use step::{exit, round2, Harness, MemoryMeasure, StepResult, SCHEMA_VERSION};
 pub use trust::{ColdStart, Interference, RateCheck};
 pub use voice::{Crosstalk, KeptAudio, VoiceCalls, VoiceNetwork, VoiceStages};
 pub use workload::{Fit, Replayed};

@@ -324,6 +324,17 @@ impl BusyThread {
     }
 }
 
+/// The SUT's tree's memory with each shared page counted once (the sum of its processes'
+/// PSS), in MB: when load began and at its highest reading, and what a session added.
+/// Summed RSS counts the pages forked processes share once per process; this does not.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PssFigures {
+    pub baseline_mb: f64,
+    pub peak_mb: f64,
+    /// (peak − baseline PSS) / sessions.
+    pub kb_per_session: f64,
+}
+
 /// What the box lets the SUT have: threads (the kernel's threads-max, its cgroup's
 /// pids.max) and open files (its RLIMIT_NOFILE) — where growth per session runs out.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -77,6 +77,11 @@ pub struct StepResult {
     pub cgroup_mem_peak_mb: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cgroup_oom_kills: Option<u64>,
+    /// The tree's memory with each shared page counted once (PSS), where it could be read:
+    /// what a session of a forking server costs, where summed RSS counts shared pages
+    /// again for every process. None in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pss: Option<PssFigures>,
     /// The resource cap the SUT ran under, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cap: Option<CapInfo>,
@@ -221,7 +226,38 @@ pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// Which measure a memory figure is: PSS (each shared page counted once) where it was
+/// read, else summed RSS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryMeasure {
+    Pss,
+    Rss,
+}
+
+impl MemoryMeasure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryMeasure::Pss => "PSS",
+            MemoryMeasure::Rss => "RSS",
+        }
+    }
+}
+
 impl StepResult {
+    /// The memory a session costs and the tree's peak, in MB, by the honest measure: PSS
+    /// where it was read (a forked worker's shared pages counted once), else RSS. The one
+    /// place that choice is made.
+    pub fn memory(&self) -> (MemoryMeasure, f64, f64) {
+        match &self.pss {
+            Some(p) => (MemoryMeasure::Pss, p.kb_per_session / 1024.0, p.peak_mb),
+            None => (
+                MemoryMeasure::Rss,
+                self.rss_kb_per_session / 1024.0,
+                self.peak_rss_mb,
+            ),
+        }
+    }
+
     /// Whether the step was marked contaminated: it measured a busy machine too.
     pub fn contaminated(&self) -> bool {
         self.interference.as_ref().is_some_and(|i| i.contaminated)
