@@ -153,6 +153,11 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
     # process for the call's job at the peak.
     assert r["baseline_processes"] >= 2 and r["peak_processes"] > r["baseline_processes"], r
     assert "processes (what a worker keeps warm is there)" in p.stderr, p.stderr
+    # The job process is forked from a parent that has loaded onnxruntime and the VAD: by
+    # PSS a call costs its own pages (~70-80 MB here), by summed RSS the parent's again
+    # (~410 MB). The call is said by PSS, the RSS beside it.
+    assert r["pss"]["kb_per_session"] < 0.5 * r["rss_kb_per_session"], (r["pss"], r["rss_kb_per_session"])
+    assert "memory (PSS: each page its processes share counted once)" in p.stderr, p.stderr
     # The worker's job processes are ended by the stop: their shutdown is not its errors.
     assert r["log"]["errors"] == 0, r["log"]
     # 100 MB: less than the worker's models alone.

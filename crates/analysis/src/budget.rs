@@ -35,6 +35,8 @@ pub struct Figures {
     pub probe_p99_ms: Option<f64>,
     pub error_share: f64,
     pub rss_mb: f64,
+    /// The tree's peak PSS, where it was read.
+    pub pss_mb: Option<f64>,
     /// Voice calls: response p95 and the share of the replies' playing time that stalled.
     pub response_p95_ms: Option<f64>,
     pub stall_share: Option<f64>,
@@ -64,6 +66,7 @@ pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
         f.probe_p99_ms,
         Some(f.error_share),
         Some(f.rss_mb),
+        f.pss_mb,
         f.response_p95_ms,
         f.stall_share,
     ];
@@ -157,6 +160,25 @@ mod tests {
             breaches(&Budget::default(), &failing, None)[0].budget,
             "error_rate"
         );
+    }
+
+    /// A worker whose job processes share its models: 1,700 MB by summed RSS, 800 by
+    /// PSS. `pss_mb=700` is broken by the PSS; `pss_mb=900` holds though the RSS is far
+    /// over it.
+    #[test]
+    fn a_pss_budget_judges_the_pss_not_the_summed_rss() {
+        let f = Figures {
+            rss_mb: 1700.0,
+            pss_mb: Some(800.0),
+            ..Figures::default()
+        };
+        let mut b = Budget::none();
+        b.apply_flag("pss_mb=700").unwrap();
+        let texts: Vec<String> = breaches(&b, &f, None).iter().map(Breach::text).collect();
+        assert_eq!(texts, ["PSS MB 800 > 700"]);
+        b.apply_flag("pss_mb=900").unwrap();
+        assert!(breaches(&b, &f, None).is_empty());
+        assert_eq!(b.describe(), "PSS MB ≤ 900");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! slope is a finding in its own right ("threads grow 3.0 per session"), and where the box
 //! has a limit (threads, open files) the slope says at how many sessions it runs out.
 
+use crate::binds::{Growth, RunsOut};
 use crate::budget::num;
 use result::words::{int, many, Unit};
 use result::{BoxLimits, StepResult};
@@ -165,15 +166,17 @@ fn material<'s>(steps: &'s [StepResult], c: &Count) -> Option<(Fit, &'s StepResu
     Some((f, top))
 }
 
-/// A count that grows per session: threads, open files, connections.
-fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
+/// A count that grows per session: threads, open files, connections, with where the box
+/// runs out of it.
+fn count_finding(steps: &[StepResult], c: &Count) -> Option<Growth> {
     let (name, unit, limit, get) = (c.name, c.unit, c.limit, c.get);
     let (f, top) = material(steps, c)?;
     let u = Unit::of(steps);
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
     let at_top = get(top).unwrap_or(0.0);
     let ten_k = f.intercept + f.slope * 10_000.0;
-    let out = match runs_out(&f, limit) {
+    let near = runs_out(&f, limit);
+    let out = match near {
         Some(n) => format!(
             "; the box allows {} — they run out near {}",
             int(limit.unwrap_or(0)),
@@ -181,16 +184,22 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<String> {
         ),
         None => String::new(),
     };
-    Some(format!(
-        "{name} grow {} per {} ({} at {}): {} — 10,000 {} would need {} {unit}{out}",
-        num(f.slope),
-        u.one(),
-        num(at_top),
-        top.concurrency,
-        held_per(f.slope, turns, unit.trim_end_matches('s'), u),
-        u.many(),
-        int(ten_k.round().max(0.0) as u64)
-    ))
+    Some(Growth {
+        text: format!(
+            "{name} grow {} per {} ({} at {}): {} — 10,000 {} would need {} {unit}{out}",
+            num(f.slope),
+            u.one(),
+            num(at_top),
+            top.concurrency,
+            held_per(f.slope, turns, unit.trim_end_matches('s'), u),
+            u.many(),
+            int(ten_k.round().max(0.0) as u64)
+        ),
+        runs_out: near.map(|near| RunsOut {
+            what: name.to_string(),
+            near,
+        }),
+    })
 }
 
 /// A figure per session or per turn that rises with the sessions.
@@ -252,16 +261,19 @@ fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
 
 /// The findings of growth per session over a ladder (sorted by sessions), a sentence each.
 pub fn findings(steps: &[StepResult]) -> Vec<String> {
+    said(steps).into_iter().map(|g| g.text).collect()
+}
+
+/// The same findings, each with where its resource runs out when the box limits it
+/// (`binds::ranked` puts the nearest first).
+pub fn said(steps: &[StepResult]) -> Vec<Growth> {
     let limits = steps
         .iter()
         .find_map(|s| s.limits.clone())
         .unwrap_or(BoxLimits::default());
     let [threads, files, conns] = counts(&limits);
     let u = Unit::of(steps);
-    [
-        count_finding(steps, &threads),
-        count_finding(steps, &files),
-        count_finding(steps, &conns),
+    let rises = [
         rising(
             steps,
             &format!("memory per {}", u.one()),
@@ -270,7 +282,8 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
                 "what a {} holds grows with load (queues, buffers, caches)",
                 u.one()
             ),
-            |s| Some(s.rss_kb_per_session).filter(|k| *k > 0.0),
+            // PSS where it was read (`StepResult::memory`), RSS else.
+            |s| Some(s.memory().1 * 1024.0).filter(|k| *k > 0.0),
         ),
         rising(
             steps,
@@ -282,10 +295,12 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
             ),
             |s| s.cpu_ms_per_turn,
         ),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ];
+    [threads, files, conns]
+        .iter()
+        .filter_map(|c| count_finding(steps, c))
+        .chain(rises.into_iter().flatten().map(Growth::said))
+        .collect()
 }
 
 /// The material fits, for the charts to draw: counts that grow per session, figures per
@@ -294,7 +309,7 @@ pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
     type Get = fn(&StepResult) -> Option<f64>;
     let rising: [(&str, Get); 2] = [
         ("kb_per_session", |s| {
-            Some(s.rss_kb_per_session).filter(|k| *k > 0.0)
+            Some(s.memory().1 * 1024.0).filter(|k| *k > 0.0)
         }),
         ("cpu_ms_per_turn", |s| s.cpu_ms_per_turn),
     ];

@@ -59,7 +59,8 @@ pub fn analyse(
                 .p50_session_ms
                 .map_or(0.0, |ms| turns_per_session / (ms / 1000.0).max(1e-9));
             let mut cap = crate::scaling::capacity(
-                c.rss_kb_per_session.max(0.0),
+                // A session's memory by PSS where it was read (shared pages once), RSS else.
+                (c.memory().1 * 1024.0).max(0.0),
                 c.cpu_ms_per_turn.unwrap_or(0.0),
                 per_s,
                 gb,

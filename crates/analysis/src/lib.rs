@@ -3,12 +3,13 @@
 //! RESULTs says (which levels hold within budget, the throughput knee and plateau, the
 //! resource at its wall or a limit inside the system, a client pool held flat, or the
 //! provider's quotas and slots, an agent worker refusing calls at its load threshold, a Universal Scalability Law fit, a capacity projection
-//! with the provider's bill, how the SUT's stdio MCP servers grow with sessions); what a step's LLM calls cost at a price table's prices;
+//! with the provider's bill, how the SUT's stdio MCP servers grow with sessions, which growing resource runs out first); what a step's LLM calls cost at a price table's prices;
 //! whether a soak's series leaks; what two builds' repeated RESULTs say (medians,
 //! Mann–Whitney, bootstrap intervals, verdicts). No I/O, no clocks, no printing: the same
 //! documents give the same answer.
 
 pub mod admission;
+pub mod binds;
 pub mod budget;
 pub mod call_cpu;
 pub mod calls;

@@ -155,6 +155,7 @@ fn crossing(
         probe_p99_ms: None,
         error_rate: None,
         rss_mb: None,
+        pss_mb: None,
         response_p95_ms: None,
         stall_share: None,
         response_p95_default: false,

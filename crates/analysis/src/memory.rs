@@ -3,6 +3,7 @@
 //! the memory a session holds decides how far a bigger CPU would take it — so it is said,
 //! with where the memory cap would stop it and what stops it first.
 
+use crate::binds::{Growth, RunsOut};
 use crate::budget::num;
 use crate::growth::{fit, Shape};
 use result::ladder::Wall;
@@ -21,6 +22,12 @@ const MATERIAL_SHARE: f64 = 0.25;
 /// parent that loaded the models: their shared pages counted once, as the cap counts
 /// them), its summed RSS otherwise; the sentence says which.
 pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
+    said(steps, wall).map(|g| g.text)
+}
+
+/// The same sentence, with where the memory cap runs out when there is one (for
+/// `binds::ranked`).
+pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
     if wall.kind == WallKind::Memory {
         return None;
     }
@@ -58,6 +65,7 @@ pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
         .find_map(|s| s.cap.as_ref())
         .filter(|c| c.mem_mb > 0.0 && c.method != "affinity")
         .map(|c| c.mem_mb);
+    let mut runs_out = None;
     match cap {
         Some(mb) => {
             let holds = ((mb - f.intercept) / f.slope).max(0.0);
@@ -66,6 +74,10 @@ pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
                 int(mb.round() as u64),
                 u.count(round_to_two(holds))
             ));
+            runs_out = Some(RunsOut {
+                what: format!("the {} MB memory cap", int(mb.round() as u64)),
+                near: holds,
+            });
         }
         None => out.push_str(&format!(
             ": 1,000 {} would need about {} MB",
@@ -76,7 +88,10 @@ pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
     if let (Some(first_wall), Some(from)) = (stops_first(wall.kind), wall.from) {
         out.push_str(&format!(" — {first_wall} stops it first, at {}", num(from)));
     }
-    Some(out)
+    Some(Growth {
+        text: out,
+        runs_out,
+    })
 }
 
 /// The wall that stops a ladder before memory does, as the sentence names it.

@@ -158,10 +158,11 @@ fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
 }
 
 /// Projects sessions per host from the marginal cost per session measured at the
-/// ceiling step. A projection, never a measurement: it assumes cost stays linear
-/// beyond what was measured and that 80 % of the host is usable.
+/// ceiling step (its memory by PSS where it was read, RSS else). A projection, never a
+/// measurement: it assumes cost stays linear beyond what was measured and that 80 % of
+/// the host is usable.
 pub fn capacity(
-    rss_kb_per_session: f64,
+    mem_kb_per_session: f64,
     cpu_ms_per_turn: f64,
     turns_per_session_per_s: f64,
     host_mem_gb: f64,
@@ -170,8 +171,8 @@ pub fn capacity(
 ) -> Capacity {
     let usable = 0.8;
     let mem_kb = host_mem_gb * 1024.0 * 1024.0 * usable;
-    let by_mem = if rss_kb_per_session > 0.0 {
-        mem_kb / rss_kb_per_session
+    let by_mem = if mem_kb_per_session > 0.0 {
+        mem_kb / mem_kb_per_session
     } else {
         f64::INFINITY
     };
@@ -191,7 +192,7 @@ pub fn capacity(
     });
     let mut working = vec![
         format!(
-            "memory: {host_mem_gb} GB × 80 % usable = {} KB / {rss_kb_per_session:.1} KB per session = {} sessions",
+            "memory: {host_mem_gb} GB × 80 % usable = {} KB / {mem_kb_per_session:.1} KB per session = {} sessions",
             big(mem_kb),
             big(by_mem)
         ),

@@ -25,6 +25,7 @@ pub(crate) fn figures_of(s: &StepResult) -> Figures {
         probe_p99_ms: s.probe_p99_ms,
         error_share: s.sessions_failed as f64 / total,
         rss_mb: s.peak_rss_mb,
+        pss_mb: s.pss.as_ref().map(|p| p.peak_mb),
         response_p95_ms: s.voice.as_ref().and_then(|v| v.response_p95_ms),
         stall_share: s.voice.as_ref().map(|v| v.stall_share),
     }

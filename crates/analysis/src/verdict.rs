@@ -61,8 +61,10 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let first_level_cost = (first_over && holds.is_none())
         .then(|| crate::findings::first_cost(&steps[0], b))
         .flatten();
-    let mut findings = crate::growth::findings(steps);
-    findings.extend(crate::memory::per_session(steps, &wall));
+    // Growth's findings, the limit they reach first named as such.
+    let mut growth = crate::growth::said(steps);
+    growth.extend(crate::memory::said(steps, &wall));
+    let mut findings = crate::binds::ranked(growth, unit);
     findings.extend(crate::findings::of(steps, &st));
     let mut v = Verdict {
         headline: String::new(),

@@ -29,9 +29,13 @@ fn findings(doc: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The number after `prefix` in the first finding that starts with it.
+/// The number after `prefix` in the first finding that starts with it (past a "first to
+/// run out: " where another limit is farther off).
 fn slope_in(found: &[String], prefix: &str) -> Option<f64> {
-    let f = found.iter().find(|f| f.starts_with(prefix))?;
+    let f = found
+        .iter()
+        .map(|f| f.trim_start_matches("first to run out: "))
+        .find(|f| f.starts_with(prefix))?;
     f[prefix.len()..].split_whitespace().next()?.parse().ok()
 }
 

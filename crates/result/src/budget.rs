@@ -22,6 +22,10 @@ pub struct Budget {
     pub error_rate: Option<f64>,
     /// Peak RSS of the SUT's process tree.
     pub rss_mb: Option<f64>,
+    /// Peak PSS of the SUT's process tree: each page its processes share counted once (a
+    /// worker's forked job processes, a server's pre-forked workers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pss_mb: Option<f64>,
     /// Voice calls: p95 of the end of the caller's speech to the bot's first audio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_p95_ms: Option<f64>,
@@ -50,6 +54,7 @@ impl Default for Budget {
             probe_p99_ms: None,
             error_rate: Some(0.0),
             rss_mb: None,
+            pss_mb: None,
             response_p95_ms: None,
             stall_share: None,
             response_p95_default: false,
@@ -78,6 +83,7 @@ pub const BUDGETS: &[&str] = &[
     "probe_p99_ms",
     "error_rate",
     "rss_mb",
+    "pss_mb",
     "response_p95_ms",
     "stall_share",
 ];
@@ -109,6 +115,7 @@ impl Budget {
             "probe_p99_ms" => &mut self.probe_p99_ms,
             "error_rate" => &mut self.error_rate,
             "rss_mb" => &mut self.rss_mb,
+            "pss_mb" => &mut self.pss_mb,
             "response_p95_ms" => &mut self.response_p95_ms,
             "stall_share" => &mut self.stall_share,
             other => {
@@ -166,7 +173,7 @@ impl Budget {
         }
     }
 
-    pub fn entries(&self) -> [(&'static str, Option<f64>); 9] {
+    pub fn entries(&self) -> [(&'static str, Option<f64>); 10] {
         [
             ("latency_inflation", self.latency_inflation),
             ("latency_vs_single", self.latency_vs_single),
@@ -175,6 +182,7 @@ impl Budget {
             ("probe_p99_ms", self.probe_p99_ms),
             ("error_rate", self.error_rate),
             ("rss_mb", self.rss_mb),
+            ("pss_mb", self.pss_mb),
             ("response_p95_ms", self.response_p95_ms),
             ("stall_share", self.stall_share),
         ]
@@ -210,6 +218,7 @@ pub fn words(name: &str) -> String {
         "p99_ttft_ms" => "p99 TTFT ms".into(),
         "probe_p99_ms" => "probe p99 ms".into(),
         "rss_mb" => "RSS MB".into(),
+        "pss_mb" => "PSS MB".into(),
         "response_p95_ms" => "response p95 ms".into(),
         other => other.replace('_', " "),
     }
