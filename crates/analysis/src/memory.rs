@@ -37,9 +37,9 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
         true => MemoryMeasure::Pss,
         false => MemoryMeasure::Rss,
     };
-    let peak = |s: &StepResult| match (measure, &s.pss) {
-        (MemoryMeasure::Pss, Some(p)) => p.peak_mb,
-        _ => s.peak_rss_mb,
+    let peak = |s: &StepResult| match measure {
+        MemoryMeasure::Pss => s.memory().2,
+        MemoryMeasure::Rss => s.peak_rss_mb,
     };
     let points: Vec<(f64, f64)> = ok.iter().map(|s| (s.concurrency as f64, peak(s))).collect();
     let f = fit(&points, MATERIAL_MB)

@@ -8,7 +8,8 @@
 //! `summary` (`listing` says when to list its processes again), with `tree` reading one
 //! sample from /proc (RSS, OS threads, CPU time, open descriptors) cheaply enough to run
 //! every 50 ms against tens of thousands of threads — one `stat` read per process, never
-//! one per thread — `pss` the tree's memory with each shared page counted once, `cgroup`
+//! one per thread — `pss` the tree's memory with each shared page counted once (`paced`,
+//! as the connections are, to a share of a core), `cgroup`
 //! the memory of the SUT's own cgroup and `net` its TCP connections by remote port
 //! (asking the kernel through `sock_diag`); `pressure` reads CPU stall time; `disk`
 //! watches its scratch directory's size and room; `log` reads its stdout and stderr for
@@ -30,6 +31,7 @@ pub mod log;
 pub mod machine;
 pub mod net;
 pub mod own;
+pub mod paced;
 pub mod pressure;
 pub mod pss;
 pub mod sampler;

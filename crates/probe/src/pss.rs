@@ -5,21 +5,19 @@
 //! was loaded), so the RSS a call adds can be six times what it costs; its PSS is not.
 
 use serde::Serialize;
-use std::time::{Duration, Instant};
 
 /// Reading smaps_rollup walks each process's page tables (a tree of a few GB: a few ms),
-/// so PSS is read at most 1 / this of a core (0.5 %), and at least every full sample
-/// while that is cheap.
+/// so PSS is read at most 1 / this of a core (0.5 %, `paced`), and at most every 200 ms.
 pub const PSS_SHARE_INVERSE: u32 = 200;
+pub const PSS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// A tree's PSS over a step, in KB: when load began, its highest reading and its latest.
+/// A tree's PSS over a step, in KB: when load began and its highest reading.
 /// Read less often than RSS (see [`PSS_SHARE_INVERSE`]), so its peak may miss a spike
 /// between readings.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Pss {
     pub baseline_kb: u64,
     pub peak_kb: u64,
-    pub last_kb: u64,
 }
 
 impl Pss {
@@ -28,21 +26,18 @@ impl Pss {
         kb.map(|kb| Pss {
             baseline_kb: kb,
             peak_kb: kb,
-            last_kb: kb,
         })
     }
 
     /// One more reading.
     pub fn took(&mut self, kb: u64) {
         self.peak_kb = self.peak_kb.max(kb);
-        self.last_kb = kb;
     }
 
     /// The reading `kb` (taken as load begins) is the baseline, and the peak from here on.
     pub fn rebase(&mut self, kb: u64) {
         self.baseline_kb = kb;
         self.peak_kb = kb;
-        self.last_kb = kb;
     }
 
     /// What a session added, each shared page counted once: (peak − baseline) / sessions.
@@ -74,32 +69,6 @@ fn pss_of(rollup: &str) -> Option<u64> {
         .ok()
 }
 
-/// When the next PSS reading is due: each reading's own cost sets the pause after it.
-pub struct PssClock {
-    due: Instant,
-}
-
-impl Default for PssClock {
-    fn default() -> Self {
-        PssClock {
-            due: Instant::now(),
-        }
-    }
-}
-
-impl PssClock {
-    /// The tree's PSS when a reading is due (timed, to set the next), else None.
-    pub fn read_if_due(&mut self, pids: &[u32]) -> Option<u64> {
-        let t = Instant::now();
-        if t < self.due {
-            return None;
-        }
-        let kb = tree_pss_kb(pids);
-        self.due = t + (t.elapsed() * PSS_SHARE_INVERSE).max(Duration::from_millis(200));
-        kb
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,7 +92,7 @@ mod tests {
         let mut p = Pss::start(Some(200_000)).unwrap();
         p.took(260_000);
         p.took(240_000);
-        assert_eq!((p.peak_kb, p.last_kb), (260_000, 240_000));
+        assert_eq!(p.peak_kb, 260_000);
         assert_eq!(p.kb_per_session(3), 20_000.0);
         p.rebase(250_000);
         assert_eq!(p.kb_per_session(1), 0.0);

@@ -5,6 +5,7 @@
 
 use crate::listing::ProcessList;
 use crate::net::Connections;
+use crate::paced::Paced;
 use crate::tree::{clock_ticks_per_sec, sample_each, sample_pids, tree_pids, CpuAccount};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -243,8 +244,8 @@ impl Watch {
     fn run(mut self) {
         let mut n = 0u64;
         let mut list = ProcessList::read(&*self.find);
-        let mut net_due = std::time::Instant::now();
-        let mut pss_clock = crate::pss::PssClock::default();
+        let mut net_clock = Paced::new(NET_SHARE_INVERSE, Duration::ZERO);
+        let mut pss_clock = Paced::new(crate::pss::PSS_SHARE_INVERSE, crate::pss::PSS_EVERY);
         while !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(self.interval);
             n += 1;
@@ -265,13 +266,13 @@ impl Watch {
             // kernel for its sockets (a SUT of thousands of sockets: ms), so they are
             // counted at most 1/NET_SHARE_INVERSE of the time: every full sample while
             // that is cheap, less often when it is not.
-            let net = (full && std::time::Instant::now() >= net_due).then(|| {
-                let t = std::time::Instant::now();
-                let c = crate::net::connections(pids);
-                net_due = t + t.elapsed() * NET_SHARE_INVERSE;
-                c
-            });
-            let pss = full.then(|| pss_clock.read_if_due(pids)).flatten();
+            let net = full
+                .then(|| net_clock.run(|| crate::net::connections(pids)))
+                .flatten();
+            let pss = full
+                .then(|| pss_clock.run(|| crate::pss::tree_pss_kb(pids)))
+                .flatten()
+                .flatten();
             let summary = self.summary.clone();
             let mut m = summary.lock().unwrap_or_else(|p| p.into_inner());
             m.took(&s);
