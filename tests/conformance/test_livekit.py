@@ -33,9 +33,10 @@ VENV = os.environ.get("PLIMSOLL_LIVEKIT_VENV")
 EXAMPLE = ROOT / "examples" / "livekit-agent"
 
 pytestmark = [
-    # The worker's load is the machine's CPU: judged on a quiet machine (pytest.ini: quiet).
-    # In a lane beside the other tests and the Rust build (2026-11-29), a job process
-    # started too slowly for the agent to be ready within 10 s: these stay quiet.
+    # The worker's load is the machine's CPU: not beside the lanes (pytest.ini: quiet). In a
+    # lane beside the other tests and the Rust build (2026-11-29) a job process started too
+    # slowly for the agent to be ready within 10 s. The tests that judge no ladder run two
+    # at a time after the quiet ones (`pairs`): a call is real time, about a core at most.
     pytest.mark.quiet,
     pytest.mark.skipif(
         not (SERVER and VENV),
@@ -46,7 +47,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def example():
+def example(request):
     """The example in a directory of its own, its .venv the worker's, and livekit-server
     on PATH as its [[service]] names it."""
     d = pathlib.Path(tempfile.mkdtemp(prefix="plimsoll-livekit-"))
@@ -57,6 +58,13 @@ def example():
     scenario = (d / "scenario.toml").read_text()
     assert "output_tokens = [24, 36]" in scenario
     (d / "scenario.toml").write_text(scenario.replace("output_tokens = [24, 36]", "output_tokens = [8, 12]"))
+    if request.node.get_closest_marker("pairs"):
+        # Run beside another test, the worker's own gate (no job while the machine's CPU is
+        # 70 % busy, its load_threshold in `start` mode) read that test's load as its own and
+        # left a call's room without an agent: it gates at a full machine here instead.
+        cfg = (d / "plimsoll.toml").read_text()
+        assert "env = { " in cfg
+        (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LOAD_THRESHOLD = "1.0", ', 1))
     (d / ".venv").symlink_to((ROOT / VENV).resolve())
     (d / "bin").mkdir()
     (d / "bin" / "livekit-server").symlink_to(pathlib.Path(SERVER).resolve())
@@ -80,6 +88,7 @@ def agent_lost_a_turn(p):
     return p.returncode == 3 and "the bot never answered within" in p.stderr
 
 
+@pytest.mark.pairs
 def test_check_hears_two_calls_through_livekit_each_on_its_own(example):
     d, env = example
     p, _ = plimsoll(d, env, "check")
@@ -90,6 +99,7 @@ def test_check_hears_two_calls_through_livekit_each_on_its_own(example):
     assert "each reply heard on its own call (4 of 4)" in p.stderr, p.stderr
 
 
+@pytest.mark.pairs
 def test_a_run_reports_the_words_the_agent_s_readiness_and_the_server_apart(example):
     d, env = example
     p, r = plimsoll(d, env, "run", "--set", "turns=1")
@@ -113,6 +123,7 @@ def test_a_run_reports_the_words_the_agent_s_readiness_and_the_server_apart(exam
     assert "service livekit:" in p.stderr and "the agent ready" in p.stderr, p.stderr
 
 
+@pytest.mark.pairs
 def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(example):
     d, env = example
     # The worker takes only explicit dispatches for "support" (LiveKit's agent_name).
@@ -120,7 +131,10 @@ def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(exampl
     (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LIVEKIT_AGENT_NAME = "support", ', 1))
     session = (d / "session.toml").read_text()
     for agent, ok in [("support", True), ("nobody", False)]:
-        (d / "session.toml").write_text(session.replace("[voice]\n", f'[voice]\nagent = "{agent}"\n'))
+        said = session.replace("[voice]\n", f'[voice]\nagent = "{agent}"\n')
+        if not ok:  # no agent comes: waiting 4 s for it says the same as 10
+            said = said.replace("answer_timeout_ms = 10000", "answer_timeout_ms = 4000")
+        (d / "session.toml").write_text(said)
         p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
         if ok and agent_lost_a_turn(p):
             p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
@@ -133,6 +147,7 @@ def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(exampl
         assert "panicked" not in p.stderr, p.stderr
 
 
+@pytest.mark.pairs
 def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(example):
     """The founding benchmark's terms: N sessions a worker within an RSS budget, no errors,
     from one command's first line; over the budget exits 2. The worker's health server is
@@ -173,7 +188,8 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
 def test_a_worker_at_its_load_threshold_refuses_calls_and_that_is_the_wall(example):
     """A worker whose load_threshold its load always reaches (0 here; 0.7 on a busy machine)
     marks itself full and the server dispatches it no job: the ladder's collapse is the
-    worker's own refusal, in its words, not the system failing."""
+    worker's own refusal, in its words, not the system failing. (A ramp: alone, not in
+    pairs, where the other test's load is read as a busy machine and the step run again.)"""
     d, env = example
     cfg = (d / "plimsoll.toml").read_text()
     (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LOAD_THRESHOLD = "0", ', 1))
@@ -197,6 +213,7 @@ def test_a_worker_at_its_load_threshold_refuses_calls_and_that_is_the_wall(examp
     assert "no agent was ready in room" in p.stderr, p.stderr
 
 
+@pytest.mark.pairs
 def test_a_room_closed_mid_call_ends_that_call_in_one_line_and_the_other_goes_on(example):
     """The agent of the first call deletes its room two seconds in (LiveKit's
     ctx.delete_room(), as an agent hanging up does): that caller is told it left the room
@@ -218,6 +235,7 @@ def test_a_room_closed_mid_call_ends_that_call_in_one_line_and_the_other_goes_on
     assert "panicked" not in p.stderr, p.stderr
 
 
+@pytest.mark.pairs
 def test_a_transcript_shared_between_calls_is_caught_by_the_words(example):
     """A planted bug: the agent keeps each room's last user turn in one file shared by its
     job processes, and answers another call's turn when there is one. The callers hear
@@ -241,6 +259,8 @@ def test_a_transcript_shared_between_calls_is_caught_by_the_words(example):
 """
     (d / "agent.py").write_text(src.replace(anchor, anchor + bug))
     p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=2")
+    if r and r["voice"]["words_wrong"] == 0 and agent_lost_a_turn(p):
+        p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=2")  # a turn lost, not heard
     assert p.returncode == 3, p.stderr
     assert r["voice"]["words_wrong"] >= 1, r["voice"]
     assert "heard the reply to call" in p.stderr, p.stderr

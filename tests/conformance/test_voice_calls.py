@@ -74,7 +74,7 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
 
 @pytest.mark.quiet
 def test_a_blocked_event_loop_stutters_lags_and_is_named_as_the_wall(tmp):
-    d = bot_dir(tmp, turns=2, bug="block", block_ms=10)
+    d = bot_dir(tmp, turns=1, bug="block", block_ms=10)  # one turn a call: 37 s, two 80 s
     p, doc = run(d, "ramp", "--ladder", "1,2", "--cpus", "2", "--no-partition", "--no-history", "--json")
     assert doc, p.stderr
     steps = {s["concurrency"]: s for s in doc["steps"]}
