@@ -4,7 +4,10 @@
 //! machine (or with Plimsoll itself); its figures would describe the neighbours too. So
 //! the figures are read only when every process in the cgroup belongs to the SUT's
 //! tree. cgroup v2 (`memory.current`, `memory.peak`, `memory.events`) and v1
-//! (`memory.usage_in_bytes`, `memory.max_usage_in_bytes`, `memory.oom_control`).
+//! (`memory.usage_in_bytes`, `memory.max_usage_in_bytes`, `memory.oom_control`), and from
+//! `memory.stat` the two kinds apart: anonymous memory (the processes' own heaps and
+//! stacks, each page once however many processes map it) and file pages (the page cache,
+//! which the kernel takes back under pressure).
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -19,6 +22,34 @@ pub struct CgroupMemory {
     pub peak_kb: u64,
     /// OOM kills the kernel counted in this cgroup.
     pub oom_kills: u64,
+    /// The highest anonymous memory read (`memory.stat`: v2 `anon`, v1 `total_rss`).
+    pub anon_kb: Option<u64>,
+    /// The highest file-backed memory read (v2 `file`, v1 `total_cache`).
+    pub file_kb: Option<u64>,
+}
+
+/// `memory.stat`'s anonymous and file-backed bytes, in KB.
+fn stat_kb(dir: &Path, version: u8) -> (Option<u64>, Option<u64>) {
+    let stat = dir.join("memory.stat");
+    let (anon, file) = if version == 1 {
+        ("total_rss ", "total_cache ")
+    } else {
+        ("anon ", "file ")
+    };
+    (
+        keyed(&stat, anon).map(|b| b / 1024),
+        keyed(&stat, file).map(|b| b / 1024),
+    )
+}
+
+impl CgroupMemory {
+    /// This reading with the highest marks of an earlier one kept.
+    pub fn with_highs_of(mut self, earlier: &CgroupMemory) -> Self {
+        self.peak_kb = self.peak_kb.max(earlier.peak_kb);
+        self.anon_kb = self.anon_kb.max(earlier.anon_kb);
+        self.file_kb = self.file_kb.max(earlier.file_kb);
+        self
+    }
 }
 
 fn read_u64(p: &Path) -> Option<u64> {
@@ -80,6 +111,9 @@ pub fn reread(known: &CgroupMemory) -> CgroupMemory {
         current_kb: current.map_or(known.current_kb, |c| c / 1024),
         peak_kb: known.peak_kb.max(peak.unwrap_or(0) / 1024),
         oom_kills: ooms.unwrap_or(known.oom_kills).max(known.oom_kills),
+        // What the stat says once the SUT has gone is not its high mark: kept as read.
+        anon_kb: known.anon_kb,
+        file_kb: known.file_kb,
     }
 }
 
@@ -107,12 +141,15 @@ pub fn sut_cgroup(root: u32, tree: &[u32]) -> Option<CgroupMemory> {
             keyed(&dir.join("memory.events"), "oom_kill ").unwrap_or(0),
         )
     };
+    let (anon_kb, file_kb) = stat_kb(&dir, version);
     Some(CgroupMemory {
         path: dir,
         version,
         current_kb: current / 1024,
         peak_kb: peak.max(current) / 1024,
         oom_kills: ooms,
+        anon_kb,
+        file_kb,
     })
 }
 
@@ -141,7 +178,11 @@ mod tests {
             eprintln!("no writable cgroup v1 memory hierarchy here; skipping the dedicated case");
             return;
         }
-        let script = format!("echo $$ > {}/cgroup.procs && exec sleep 5", dir.display());
+        // 8 MB of its own written (anonymous memory), then asleep: one process in the cgroup.
+        let script = format!(
+            "echo $$ > {}/cgroup.procs && exec python3 -c \"x = b'a' * 8000000; import time; time.sleep(5)\"",
+            dir.display()
+        );
         let mut sut = std::process::Command::new("sh")
             .args(["-c", &script])
             .spawn()
@@ -150,7 +191,8 @@ mod tests {
         // a fixed 200 ms on a busy one; a cgroup never read fails at 10 s.
         let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let mut got = sut_cgroup(sut.id(), &[sut.id()]);
-        while got.is_none() && std::time::Instant::now() < until {
+        let filled = |g: &Option<CgroupMemory>| g.as_ref().and_then(|g| g.anon_kb) > Some(4000);
+        while !filled(&got) && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(20));
             got = sut_cgroup(sut.id(), &[sut.id()]);
         }
@@ -164,5 +206,8 @@ mod tests {
             got.current_kb > 0 && got.peak_kb >= got.current_kb && got.oom_kills == 0,
             "{got:?}"
         );
+        // Python's 8 MB (and its interpreter's own) are anonymous memory, apart from the
+        // page cache its files came through.
+        assert!(got.anon_kb > Some(4000) && got.file_kb.is_some(), "{got:?}");
     }
 }

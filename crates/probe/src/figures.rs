@@ -21,6 +21,9 @@ impl Summary {
             .as_ref()
             .map(|c| round2(c.peak_kb as f64 / 1024.0));
         r.cgroup_oom_kills = self.cgroup.as_ref().map(|c| c.oom_kills);
+        let mb = |kb: Option<u64>| kb.map(|k| round2(k as f64 / 1024.0));
+        r.cgroup_anon_peak_mb = self.cgroup.as_ref().and_then(|c| mb(c.anon_kb));
+        r.cgroup_file_peak_mb = self.cgroup.as_ref().and_then(|c| mb(c.file_kb));
         r.pss = self.pss.map(|p| result::PssFigures {
             baseline_mb: round2(p.baseline_kb as f64 / 1024.0),
             peak_mb: round2(p.peak_kb as f64 / 1024.0),

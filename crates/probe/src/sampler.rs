@@ -303,11 +303,11 @@ impl Watch {
         if let Some(net) = net {
             m.add_connections(t, &net);
         }
-        if let Some(mut cg) = crate::cgroup::sut_cgroup(self.root, pids) {
-            if let Some(prev) = &m.cgroup {
-                cg.peak_kb = cg.peak_kb.max(prev.peak_kb);
-            }
-            m.cgroup = Some(cg);
+        if let Some(cg) = crate::cgroup::sut_cgroup(self.root, pids) {
+            m.cgroup = Some(match &m.cgroup {
+                Some(prev) => cg.with_highs_of(prev),
+                None => cg,
+            });
         }
     }
 }

@@ -112,6 +112,25 @@ fn parts(r: &StepResult) -> Vec<String> {
     out
 }
 
+/// The SUT's own cgroup's memory, where it had one: its high mark, and by kind what the
+/// kernel counts once (anonymous pages) apart from what it takes back (the page cache).
+fn cgroup_line(r: &StepResult) -> Option<String> {
+    let peak = r.cgroup_mem_peak_mb?;
+    let kinds = match (r.cgroup_anon_peak_mb, r.cgroup_file_peak_mb) {
+        (Some(a), Some(f)) => format!(
+            " — {a:.0} MB anonymous (the processes' own pages, each once), {f:.0} MB file (page cache the kernel takes back)"
+        ),
+        _ => String::new(),
+    };
+    let ooms = match r.cgroup_oom_kills.unwrap_or(0) {
+        0 => String::new(),
+        n => format!("; {}", crate::words::count(n, "OOM kill")),
+    };
+    Some(format!(
+        "  cgroup (the SUT's own): peak {peak:.0} MB{kinds}{ooms}"
+    ))
+}
+
 /// The responsiveness probe, the provider's pushback, what reasoning cost, the prompt
 /// cache and the provider's bill.
 fn the_llm_side(r: &StepResult) -> Vec<String> {
@@ -171,6 +190,7 @@ fn sessions_held(r: &StepResult) -> Vec<String> {
 /// The SUT's connections, its dependencies, its replicas.
 fn around_the_sut(r: &StepResult) -> Vec<String> {
     let mut out: Vec<String> = r.thread_cpu.iter().filter_map(thread_line).collect();
+    out.extend(cgroup_line(r));
     if !r.connections.is_empty() {
         let each: Vec<String> = r
             .connections

@@ -77,6 +77,12 @@ pub struct StepResult {
     pub cgroup_mem_peak_mb: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cgroup_oom_kills: Option<u64>,
+    /// The cgroup's memory by kind (`memory.stat`), each its highest read: anonymous (the
+    /// processes' own, each page once) and file-backed (page cache the kernel reclaims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_anon_peak_mb: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_file_peak_mb: Option<f64>,
     /// The tree's memory with each shared page counted once (PSS), where it could be read:
     /// what a session of a forking server costs, where summed RSS counts shared pages
     /// again for every process. None in older runs.
