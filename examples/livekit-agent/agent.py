@@ -69,6 +69,10 @@ server = AgentServer(
 )
 if os.environ.get("NUM_IDLE_PROCESSES"):
     server.update_options(num_idle_processes=int(os.environ["NUM_IDLE_PROCESSES"]))
+if os.environ.get("JOB_EXECUTOR"):
+    # "process" (Linux's default: each call a job process forked from one that loaded the
+    # VAD) or "thread" (every call a thread of one process): plimsoll.toml's two arms.
+    server.update_options(job_executor_type=agents.JobExecutorType(os.environ["JOB_EXECUTOR"]))
 if os.environ.get("LOAD_THRESHOLD"):
     # The worker stops taking jobs while its load (the CPU use of its whole cgroup, 2.5 s
     # average) is at or above this: 0.7 by default in production. On a machine shared with

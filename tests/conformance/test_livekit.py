@@ -153,7 +153,9 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
     from one command's first line; over the budget exits 2. The worker's health server is
     probed beside the calls (its event loop's lag) and its log read for its jobs."""
     d, env = example
-    args = ["run", "-c", "1", "--set", "turns=1", "--budget", "rss_mb=4096"]
+    # The example's process arm (its executor's default) named, so no note on its arms
+    # comes before the budget's line.
+    args = ["run", "--arm", "process", "-c", "1", "--set", "turns=1", "--budget", "rss_mb=4096"]
     p, r = plimsoll(d, env, *args)
     if agent_lost_a_turn(p):
         p, r = plimsoll(d, env, *args)
@@ -197,7 +199,7 @@ def test_a_worker_at_its_load_threshold_refuses_calls_and_that_is_the_wall(examp
         (d / "session.toml").read_text().replace("answer_timeout_ms = 10000", "answer_timeout_ms = 4000")
     )
     p = subprocess.run(
-        [BIN, "ramp", "--ladder", "1", "--set", "turns=1", "--no-history", "--json"],
+        [BIN, "ramp", "--arm", "none", "--ladder", "1", "--set", "turns=1", "--no-history", "--json"],
         cwd=d, env=env, capture_output=True, text=True, timeout=600,
     )
     assert p.returncode == 0, p.stderr

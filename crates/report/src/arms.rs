@@ -15,8 +15,10 @@ fn name(arm: &LadderDoc) -> &str {
     arm.arm.as_deref().unwrap_or("?")
 }
 
-/// "held: holds 4 sessions within budget; …" — an arm's headline, one line each; then,
-/// with a replicas axis, each variant's scaling.
+/// "process  holds 4 calls · wall: … — at 4: 67 MB a call (PSS), 171 CPU ms a
+/// call-second" — an arm's headline and what a session cost at its line, one line each
+/// (the density question: a process per call against many in one); then, with a
+/// replicas axis, each variant's scaling.
 pub fn summary_lines(doc: &ArmsDoc) -> Vec<String> {
     let arms = &doc.arms;
     let width = arms
@@ -28,15 +30,37 @@ pub fn summary_lines(doc: &ArmsDoc) -> Vec<String> {
         .iter()
         .map(|a| {
             format!(
-                "{:<width$}  {}",
+                "{:<width$}  {}{}",
                 name(a),
                 crate::verdict::headline(a),
+                at_the_line(a).map_or(String::new(), |c| format!(" — {c}")),
                 width = width
             )
         })
         .collect();
     out.extend(scaling_lines(doc));
     out
+}
+
+/// What a session cost at the level an arm holds: memory a session (PSS where it was
+/// read) and CPU, a call-second's for calls, a turn's for text sessions.
+fn at_the_line(a: &LadderDoc) -> Option<String> {
+    let held = a.ladder()?.verdict.as_ref()?.holds?;
+    let s = a.steps.iter().find(|s| s.concurrency == held)?;
+    let (measure, per_session_mb, _) = s.memory();
+    let call_s = s.concurrency as f64 * s.wall_ms / 1000.0;
+    let (noun, cpu) = if s.voice.is_some() {
+        let per = (call_s > 0.0).then(|| s.cpu_sec * 1000.0 / call_s);
+        ("call", per.map(|c| format!("{c:.0} CPU ms a call-second")))
+    } else {
+        let per = s.cpu_ms_per_turn;
+        ("session", per.map(|c| format!("{c:.1} CPU ms a turn")))
+    };
+    let memory = format!("{per_session_mb:.1} MB a {noun} ({})", measure.as_str());
+    Some(match cpu {
+        Some(c) => format!("at {held}: {memory}, {c}"),
+        None => format!("at {held}: {memory}"),
+    })
 }
 
 /// "scaling of held: 1 replica: 6.2 turns/s at most, 71 MB each; 2 replicas: …".
@@ -118,10 +142,10 @@ const CHARTS: [(&str, &str, &str, Get); 6] = [
         |s| s.p99_session_ms,
     ),
     (
-        "Peak RSS",
+        "Peak memory",
         "MB",
-        "The SUT's process tree at its highest during the step.",
-        |s| Some(s.peak_rss_mb),
+        "The SUT's process tree at its highest during the step: by PSS where it was read (each page its processes share counted once, as forked workers share theirs), RSS else.",
+        |s| Some(s.memory().2),
     ),
     (
         "CPU per turn",
@@ -230,10 +254,11 @@ pub fn html(doc: &ArmsDoc) -> String {
         let (holds, wall, collapse) = cells(a);
         let _ = write!(
             rows,
-            r#"<tr><td style="color:{}"><b>{}</b></td><td>{holds}</td><td style="text-align:left">{}</td><td>{collapse}</td></tr>"#,
+            r#"<tr><td style="color:{}"><b>{}</b></td><td>{holds}</td><td style="text-align:left">{}</td><td>{collapse}</td><td style="text-align:left">{}</td></tr>"#,
             COLORS[i % COLORS.len()],
             esc(name(a)),
             esc(&wall),
+            esc(&at_the_line(a).unwrap_or_default()),
         );
     }
     let scaling: String = scaling_lines(doc)
@@ -251,7 +276,7 @@ pub fn html(doc: &ArmsDoc) -> String {
         );
     }
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll arms</title><style>{}</style></head><body><h1>Plimsoll ramp — {} arms</h1><p>{}</p><table><tr><th>arm</th><th>holds</th><th>wall</th><th>collapse</th></tr>{rows}</table><ul>{scaling}</ul><div>{}</div>{each}</body></html>
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plimsoll arms</title><style>{}</style></head><body><h1>Plimsoll ramp — {} arms</h1><p>{}</p><table><tr><th>arm</th><th>holds</th><th>wall</th><th>collapse</th><th>a session at its line</th></tr>{rows}</table><ul>{scaling}</ul><div>{}</div>{each}</body></html>
 "#,
         crate::html::STYLE.replace("{W}", &W.to_string()),
         arms.len(),
@@ -263,7 +288,7 @@ pub fn html(doc: &ArmsDoc) -> String {
 /// `report.md` for arms: a line per arm, then each arm's own report.
 pub fn markdown(doc: &ArmsDoc) -> String {
     let mut s = format!(
-        "# Plimsoll ramp — {} arms of {}\n\n| arm | holds | wall | collapse |\n|:--|--:|:--|--:|\n",
+        "# Plimsoll ramp — {} arms of {}\n\n| arm | holds | wall | collapse | a session at its line |\n|:--|--:|:--|--:|:--|\n",
         doc.arms.len(),
         doc.config
     );
@@ -271,9 +296,10 @@ pub fn markdown(doc: &ArmsDoc) -> String {
         let (holds, wall, collapse) = cells(a);
         let _ = writeln!(
             s,
-            "| {} | {holds} | {} | {collapse} |",
+            "| {} | {holds} | {} | {collapse} | {} |",
             name(a),
             wall.replace('|', "\\|"),
+            at_the_line(a).unwrap_or_default(),
         );
     }
     for l in scaling_lines(doc) {

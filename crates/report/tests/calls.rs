@@ -160,3 +160,39 @@ fn the_junit_report_of_calls_names_levels_in_calls_and_skips_what_a_collapse_lef
         "{at32}"
     );
 }
+
+/// The density question on a real worker: examples/livekit-agent's two arms (LiveKit's
+/// process and thread job executors, `ramp --cpus 1 --ladder 1,2,4,8`, 2026-11-29; the
+/// levels 1 and 2 kept). Known answers: each arm's line says what it holds and, at that
+/// line, a call's memory by PSS and its CPU a call-second, read from the step it holds at.
+#[test]
+fn arms_of_a_worker_say_what_a_call_costs_at_each_line() {
+    let text = include_str!("fixtures/arms-calls/result.json");
+    let d: result::arms::ArmsDoc = serde_json::from_str(text).unwrap();
+    let lines = report::arms::summary_lines(&d);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("process  holds 1 call · "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with(" — at 1: 80.6 MB a call (PSS), 225 CPU ms a call-second"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("thread   holds 1 call · "),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[1].ends_with(" — at 1: 43.9 MB a call (PSS), 219 CPU ms a call-second"),
+        "{}",
+        lines[1]
+    );
+    // The same in report.md's table, a column of its own.
+    let md = report::arms::markdown(&d);
+    assert!(md.contains("| a session at its line |"), "{md}");
+    assert!(md.contains("| at 1: 43.9 MB a call (PSS), 219 CPU ms a call-second |"));
+}
