@@ -203,6 +203,15 @@ fn an_oom_kill_in_the_suts_cgroup_is_named() {
     assert_eq!(v["outcome"], "oom_killed", "{v}");
     assert!(v["cgroup_oom_kills"].as_u64().unwrap() >= 1, "{v}");
     assert!(r.stderr.contains("OOM-killed"), "{}", r.stderr);
+    // The kinds apart, as sampled: the kernel keeps a peak of the whole (64 MB here), not
+    // of each kind, so a leak that fills the cap between two samples reads lower by kind.
+    let anon = v["cgroup_anon_peak_mb"].as_f64().unwrap_or(0.0);
+    assert!(anon > 0.0 && anon <= 64.0, "{v}");
+    assert!(
+        r.stderr.contains("cgroup (the SUT's own): peak ") && r.stderr.contains("MB anonymous"),
+        "{}",
+        r.stderr
+    );
 }
 
 /// First contact: `init` writes files that `check` runs as they are, from the directory
