@@ -123,28 +123,34 @@ def test_a_run_reports_the_words_the_agent_s_readiness_and_the_server_apart(exam
     assert "service livekit:" in p.stderr and "the agent ready" in p.stderr, p.stderr
 
 
-@pytest.mark.pairs
-def test_a_named_agent_is_dispatched_and_one_no_worker_serves_is_one_line(example):
-    d, env = example
-    # The worker takes only explicit dispatches for "support" (LiveKit's agent_name).
+def named(d, agent, timeout_ms=10000):
+    """The worker registered as "support" (LiveKit's agent_name: explicit dispatch only),
+    the caller asking for `agent`."""
     cfg = (d / "plimsoll.toml").read_text()
     (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LIVEKIT_AGENT_NAME = "support", ', 1))
-    session = (d / "session.toml").read_text()
-    for agent, ok in [("support", True), ("nobody", False)]:
-        said = session.replace("[voice]\n", f'[voice]\nagent = "{agent}"\n')
-        if not ok:  # no agent comes: waiting 4 s for it says the same as 10
-            said = said.replace("answer_timeout_ms = 10000", "answer_timeout_ms = 4000")
-        (d / "session.toml").write_text(said)
+    session = (d / "session.toml").read_text().replace("[voice]\n", f'[voice]\nagent = "{agent}"\n')
+    (d / "session.toml").write_text(session.replace("answer_timeout_ms = 10000", f"answer_timeout_ms = {timeout_ms}"))
+
+
+@pytest.mark.pairs
+def test_a_named_agent_is_dispatched(example):
+    d, env = example
+    named(d, "support")
+    p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
+    if agent_lost_a_turn(p):
         p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
-        if ok and agent_lost_a_turn(p):
-            p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
-        if ok:
-            assert p.returncode == 0 and r["voice"]["words_checked"] == 1, p.stderr
-            continue
-        assert p.returncode == 3, p.stderr
-        assert "no agent was ready in room" in p.stderr, p.stderr
-        assert 'a worker registered as agent "nobody"' in p.stderr, p.stderr
-        assert "panicked" not in p.stderr, p.stderr
+    assert p.returncode == 0 and r["voice"]["words_checked"] == 1, p.stderr
+
+
+@pytest.mark.pairs
+def test_an_agent_name_no_worker_serves_is_one_line(example):
+    d, env = example
+    named(d, "nobody", timeout_ms=4000)  # no agent comes: waiting 4 s says the same as 10
+    p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
+    assert p.returncode == 3, p.stderr
+    assert "no agent was ready in room" in p.stderr, p.stderr
+    assert 'a worker registered as agent "nobody"' in p.stderr, p.stderr
+    assert "panicked" not in p.stderr, p.stderr
 
 
 @pytest.mark.pairs
@@ -177,8 +183,13 @@ def test_sessions_per_worker_within_an_rss_budget_read_from_the_first_line(examp
     assert "memory (PSS: each page its processes share counted once)" in p.stderr, p.stderr
     # The worker's job processes are ended by the stop: their shutdown is not its errors.
     assert r["log"]["errors"] == 0, r["log"]
+
+
+@pytest.mark.pairs
+def test_a_worker_over_its_rss_budget_exits_2_from_the_first_line(example):
+    d, env = example
     # 100 MB: less than the worker's models alone.
-    args[-1] = "rss_mb=100"
+    args = ["run", "--arm", "process", "-c", "1", "--set", "turns=1", "--budget", "rss_mb=100"]
     p, r = plimsoll(d, env, *args)
     if agent_lost_a_turn(p):
         p, r = plimsoll(d, env, *args)
