@@ -48,9 +48,8 @@ fn at_the_line(a: &LadderDoc) -> Option<String> {
     let held = a.ladder()?.verdict.as_ref()?.holds?;
     let s = a.steps.iter().find(|s| s.concurrency == held)?;
     let (measure, per_session_mb, _) = s.memory();
-    let call_s = s.concurrency as f64 * s.wall_ms / 1000.0;
     let (noun, cpu) = if s.voice.is_some() {
-        let per = (call_s > 0.0).then(|| s.cpu_sec * 1000.0 / call_s);
+        let per = s.cpu_ms_per_call_second();
         ("call", per.map(|c| format!("{c:.0} CPU ms a call-second")))
     } else {
         let per = s.cpu_ms_per_turn;

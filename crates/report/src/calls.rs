@@ -64,7 +64,6 @@ fn memory_line(r: &StepResult, before: u32, peak: u32) -> String {
 /// A step of calls on the terminal: the step line, then the replies, the audio, the
 /// words, the calls, what the mock's audio stages did, and the harness's frame timing.
 pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<String> {
-    let call_s = r.concurrency as f64 * r.wall_ms / 1000.0;
     let (measure, per_call_mb, peak_mb) = r.memory();
     let mut out = vec![format!(
         "step: {} over {} × {turns} — {} ok, {} failed in {:.1} s; peak {} {:.1} MB ({:.1} MB/call), {}, {} CPU ms per call-second",
@@ -81,7 +80,7 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
         peak_mb,
         per_call_mb,
         crate::words::count(r.peak_threads, "thread"),
-        cell((call_s > 0.0).then(|| r.cpu_sec * 1000.0 / call_s)),
+        cell(r.cpu_ms_per_call_second()),
     )];
     if let (Some(b), Some(p)) = (r.baseline_processes, r.peak_processes.filter(|p| *p > 1)) {
         out.push(memory_line(r, b, p));

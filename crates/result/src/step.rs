@@ -264,6 +264,13 @@ impl StepResult {
         }
     }
 
+    /// The SUT's CPU ms for each second of a call: its CPU time over the calls' seconds
+    /// together (concurrency × wall); None where no time passed.
+    pub fn cpu_ms_per_call_second(&self) -> Option<f64> {
+        let call_s = self.concurrency as f64 * self.wall_ms / 1000.0;
+        (call_s > 0.0).then(|| self.cpu_sec * 1000.0 / call_s)
+    }
+
     /// Whether the step was marked contaminated: it measured a busy machine too.
     pub fn contaminated(&self) -> bool {
         self.interference.as_ref().is_some_and(|i| i.contaminated)
