@@ -1,10 +1,10 @@
 //! `POST /v1/audio/speech`: the request as the SDKs send it (model, input, voice,
 //! instructions, response_format, speed, stream_format), checked as the API checks it,
 //! and the SSE events of `stream_format: "sse"` (`speech.audio.delta` with base64 audio,
-//! `speech.audio.done` with usage). The mock produces `mp3` (the API's default: 24 kHz
-//! mono), `pcm` (24 kHz 16-bit mono, no header) and `wav` (the same in a RIFF header);
-//! any other format is refused with a 400 that names those three — never a body in the
-//! wrong format.
+//! `speech.audio.done` with usage). The mock produces every format the API names but
+//! `aac`: `mp3` (the API's default: 24 kHz mono), `opus` (Ogg Opus), `flac`, `pcm` (24 kHz
+//! 16-bit mono, no header) and `wav` (the same in a RIFF header); `aac`, or any other, is
+//! refused with a 400 that names those five — never a body in the wrong format.
 
 use crate::error::WireError;
 use base64::Engine;
@@ -24,6 +24,10 @@ pub enum SpeechFormat {
     Pcm,
     /// The same in a RIFF WAVE header.
     Wav,
+    /// Opus in an Ogg stream (RFC 7845), mono, its input rate 24 kHz.
+    Opus,
+    /// FLAC, 16-bit mono at 24 kHz.
+    Flac,
 }
 
 impl SpeechFormat {
@@ -32,6 +36,8 @@ impl SpeechFormat {
             SpeechFormat::Mp3 => "audio/mpeg",
             SpeechFormat::Pcm => "audio/pcm",
             SpeechFormat::Wav => "audio/wav",
+            SpeechFormat::Opus => "audio/opus",
+            SpeechFormat::Flac => "audio/flac",
         }
     }
 }
@@ -88,17 +94,7 @@ pub fn parse(bytes: &[u8]) -> Result<SpeechRequest, WireError> {
         }
         None => return Err(WireError::invalid("voice", "is required")),
     };
-    let format = match o.get("response_format").and_then(Value::as_str).unwrap_or("mp3") {
-        "mp3" => SpeechFormat::Mp3,
-        "pcm" => SpeechFormat::Pcm,
-        "wav" => SpeechFormat::Wav,
-        other => {
-            return Err(WireError::invalid(
-                "response_format",
-                format!("{other:?} is not produced by this mock; it produces \"mp3\" (the default), \"pcm\" (24 kHz 16-bit mono) and \"wav\": ask for one of them"),
-            ))
-        }
-    };
+    let format = format_of(o.get("response_format").and_then(Value::as_str))?;
     let speed = match o.get("speed") {
         None => 1.0,
         Some(s) => s
@@ -127,6 +123,30 @@ pub fn parse(bytes: &[u8]) -> Result<SpeechRequest, WireError> {
         format,
         speed,
         sse,
+    })
+}
+
+/// `response_format` read as the API reads it: mp3 where it is absent.
+fn format_of(asked: Option<&str>) -> Result<SpeechFormat, WireError> {
+    Ok(match asked.unwrap_or("mp3") {
+        "mp3" => SpeechFormat::Mp3,
+        "pcm" => SpeechFormat::Pcm,
+        "wav" => SpeechFormat::Wav,
+        "opus" => SpeechFormat::Opus,
+        "flac" => SpeechFormat::Flac,
+        other => {
+            // AAC: the one encoder fit to make it (Fraunhofer's FDK) is C++ the mock would
+            // build for a format no voice framework asks for by default.
+            let why = if other == "aac" {
+                " (it has no AAC encoder)"
+            } else {
+                ""
+            };
+            return Err(WireError::invalid(
+                "response_format",
+                format!("{other:?} is not produced by this mock{why}; it produces \"mp3\" (the default), \"opus\" (Ogg), \"flac\", \"pcm\" (24 kHz 16-bit mono) and \"wav\": ask for one of them"),
+            ));
+        }
     })
 }
 
@@ -161,7 +181,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_pcm_request_is_read_and_other_formats_are_refused_by_name() {
+    fn every_format_but_aac_is_read_and_others_are_refused_by_name() {
+        for (name, f, ct) in [
+            ("opus", SpeechFormat::Opus, "audio/opus"),
+            ("flac", SpeechFormat::Flac, "audio/flac"),
+            ("wav", SpeechFormat::Wav, "audio/wav"),
+        ] {
+            let body = format!(
+                r#"{{"model":"tts-1","input":"hi","voice":"alloy","response_format":"{name}"}}"#
+            );
+            let r = parse(body.as_bytes()).unwrap();
+            assert_eq!((r.format, r.format.content_type()), (f, ct));
+        }
         let r = parse(br#"{"model":"gpt-4o-mini-tts","input":"hi","voice":"alloy","response_format":"pcm","stream_format":"sse"}"#).unwrap();
         assert_eq!((r.format, r.sse, r.speed), (SpeechFormat::Pcm, true, 1.0));
         let r = parse(br#"{"model":"tts-1","input":"hi","voice":"alloy"}"#).unwrap();
@@ -172,7 +203,7 @@ mod tests {
         assert_eq!(e.param.as_deref(), Some("response_format"));
         assert!(
             e.message.contains(
-                "\"aac\" is not produced by this mock; it produces \"mp3\" (the default), \"pcm\""
+                "\"aac\" is not produced by this mock (it has no AAC encoder); it produces \"mp3\" (the default), \"opus\" (Ogg), \"flac\", \"pcm\""
             ),
             "{}",
             e.message

@@ -8,7 +8,9 @@
 //! and hearing run on the voice's pool (`off_clock`), at a lowered priority: beside a
 //! driver's calls, its 20 ms frames come first.
 
+mod flac;
 pub mod mp3;
+mod ogg_opus;
 pub mod realtime;
 pub mod said;
 pub mod speech;
@@ -65,19 +67,32 @@ pub(crate) async fn spoken(
     Some(audio)
 }
 
-/// `pcm` (the speech of `text` lasting `seconds`, 16-bit at 24 kHz) as MP3: kept from a
-/// request for the same a moment ago, or encoded from those samples off the runtime's
-/// threads (never synthesized a second time). None when LAME refuses.
-pub(crate) async fn as_mp3(app: &App, text: &str, seconds: f64, pcm: &Bytes) -> Option<Bytes> {
-    if let Some(kept) = app.said.get(text, seconds, said::Coding::Mp3) {
+/// `pcm` (the speech of `text` lasting `seconds`, 16-bit at 24 kHz) in a compressed
+/// `coding` (MP3, Ogg Opus or FLAC): kept from a request for the same a moment ago, or
+/// encoded from those samples off the runtime's threads (never synthesized a second
+/// time). None when the encoder refuses, or `coding` is raw.
+pub(crate) async fn coded(
+    app: &App,
+    text: &str,
+    seconds: f64,
+    pcm: &Bytes,
+    coding: said::Coding,
+) -> Option<Bytes> {
+    if let Some(kept) = app.said.get(text, seconds, coding) {
         return Some(kept);
     }
+    let encode = match coding {
+        said::Coding::Mp3 => mp3::encode,
+        said::Coding::Opus => ogg_opus::encode,
+        said::Coding::Flac => flac::encode,
+        said::Coding::Raw(_) => return None,
+    };
     let pcm = pcm.clone();
-    let mp3 = off_clock(app, move || mp3::encode(&pcm).map(Bytes::from))
+    let audio = off_clock(app, move || encode(&pcm).map(Bytes::from))
         .await
         .flatten()?;
-    app.said.put(text, seconds, said::Coding::Mp3, mp3.clone());
-    Some(mp3)
+    app.said.put(text, seconds, coding, audio.clone());
+    Some(audio)
 }
 
 /// The session a text to speak belongs to: the one whose reply holds it (speech of a

@@ -20,10 +20,7 @@ pub(crate) const FRAME_BYTES: usize = 72 * KBPS * 1000 / RATE as usize;
 /// `pcm` (16-bit little-endian mono at 24 kHz, as the speech is kept) as MP3; None when
 /// LAME refuses.
 pub(crate) fn encode(pcm: &[u8]) -> Option<Vec<u8>> {
-    let samples: Vec<i16> = pcm
-        .chunks_exact(2)
-        .map(|b| i16::from_le_bytes([b[0], b[1]]))
-        .collect();
+    let samples = super::said::samples(pcm);
     let mut b = Builder::new()?;
     b.set_num_channels(1).ok()?;
     b.set_sample_rate(RATE).ok()?;

@@ -15,12 +15,15 @@ use wire::audio::realtime::AudioFormat;
 /// How many of the latest speeches are kept.
 const KEEP: usize = 8;
 
-/// How a speech is kept: in a raw format the APIs stream (16-bit PCM, G.711), or as MP3
-/// (the speech API's default, encoded from the kept 16-bit PCM: `super::as_mp3`).
+/// How a speech is kept: in a raw format the APIs stream (16-bit PCM, G.711), or in one
+/// of the speech API's compressed formats, encoded from the kept 16-bit PCM
+/// (`super::coded`): MP3 (its default), Ogg Opus or FLAC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coding {
     Raw(AudioFormat),
     Mp3,
+    Opus,
+    Flac,
 }
 
 impl From<AudioFormat> for Coding {
@@ -71,6 +74,14 @@ pub(crate) fn encode(x: &[f32], format: AudioFormat) -> Vec<u8> {
         AudioFormat::Pcmu => voice::pcm::to_ulaw(x),
         AudioFormat::Pcma => voice::pcm::to_alaw(x),
     }
+}
+
+/// The kept 16-bit little-endian PCM as samples, for the encoders of the compressed
+/// codings (MP3, Ogg Opus, FLAC).
+pub(crate) fn samples(pcm: &[u8]) -> Vec<i16> {
+    pcm.chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect()
 }
 
 /// Bytes a sample takes in `format`.

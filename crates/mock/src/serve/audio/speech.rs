@@ -1,9 +1,10 @@
 //! `POST /v1/audio/speech`: the text spoken by the voice (so the audio carries its words),
 //! as long as the text takes to say at the scenario's speaking rate, its first byte after
 //! the time to first byte, the rest in chunks that stream faster than they play — raw
-//! `mp3` (the API's default), `pcm` or `wav`, or SSE events. The speech is the session's
-//! whose reply holds the text.
+//! `mp3` (the API's default), `opus` (Ogg), `flac`, `pcm` or `wav`, or SSE events. The
+//! speech is the session's whose reply holds the text.
 
+use super::said::Coding;
 use super::stream::{body, deadlines, Paced};
 use crate::serve::app::App;
 use crate::serve::body::read_body;
@@ -42,16 +43,21 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     };
     let set = app.scenario.audio;
     let seconds = super::said::seconds_of(pcm.len(), AudioFormat::Pcm24);
-    let audio = match req.format {
-        SpeechFormat::Mp3 => {
-            let mp3 = super::as_mp3(&app, &req.input, seconds, &pcm).await;
-            let Some(mp3) = mp3 else {
-                let e = WireError::invalid("input", "could not be encoded as mp3");
+    let coding = match req.format {
+        SpeechFormat::Mp3 => Some(Coding::Mp3),
+        SpeechFormat::Opus => Some(Coding::Opus),
+        SpeechFormat::Flac => Some(Coding::Flac),
+        SpeechFormat::Pcm | SpeechFormat::Wav => None,
+    };
+    let audio = match coding {
+        Some(c) => match super::coded(&app, &req.input, seconds, &pcm, c).await {
+            Some(coded) => coded,
+            None => {
+                let e = WireError::invalid("input", "could not be encoded as asked");
                 return refused(&e);
-            };
-            mp3
-        }
-        SpeechFormat::Pcm | SpeechFormat::Wav => pcm,
+            }
+        },
+        None => pcm,
     };
     let session = super::owner_of_spoken(&app, &req.input)
         .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
@@ -88,11 +94,17 @@ fn frames(
     set: crate::spec::audio::AudioSettings,
 ) -> Vec<(std::time::Duration, Bytes)> {
     // A chunk's bytes, and the milliseconds it plays for (whole frames of MP3: 96 ms for
-    // 100), which its deadline follows so the stream keeps real time.
+    // 100; a stream's share of Opus's or FLAC's bytes, whose frames differ in size), which
+    // its deadline follows so the stream keeps real time.
     let (per, per_ms) = match req.format {
         SpeechFormat::Mp3 => {
             let b = super::mp3::chunk_bytes(set.chunk_ms);
             (b, super::mp3::seconds_of(b) * 1000.0)
+        }
+        SpeechFormat::Opus | SpeechFormat::Flac => {
+            let n = (seconds * 1000.0 / set.chunk_ms).round().max(1.0);
+            let per = audio.len().div_ceil(n as usize).max(1);
+            (per, seconds * 1000.0 / n)
         }
         SpeechFormat::Pcm | SpeechFormat::Wav => (
             super::said::chunk_bytes(AudioFormat::Pcm24, set.chunk_ms),
