@@ -40,6 +40,8 @@ pub struct Figures {
     /// Voice calls: response p95 and the share of the replies' playing time that stalled.
     pub response_p95_ms: Option<f64>,
     pub stall_share: Option<f64>,
+    /// LiveKit rooms: the agent's readiness, p99.
+    pub agent_p99_ms: Option<f64>,
 }
 
 /// One budget judged at one step: its limit, the step's figure (none where the step has
@@ -69,6 +71,7 @@ pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
         f.pss_mb,
         f.response_p95_ms,
         f.stall_share,
+        f.agent_p99_ms,
     ];
     b.entries()
         .iter()

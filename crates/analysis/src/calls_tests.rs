@@ -461,3 +461,31 @@ fn a_pipeline_slower_than_the_default_budget_is_judged_against_its_own_pace() {
     assert_eq!(v.holds, None, "{}", v.budget);
     assert!(!v.budget.contains("pace"), "{}", v.budget);
 }
+
+/// examples/livekit-agent's process arm, `ramp --cpus 1 --ladder 1,2,4,8` (2026-11-29, the
+/// levels 1 and 2 of report's fixture arms-calls): its replies stall 0.81 % of their time
+/// at one call and 1.19 % at two, the longest gap 80-100 ms at every level, the pipeline's
+/// own pauses between a reply's sentences. Known answers: with no stall budget of the
+/// user's, two calls hold (what more calls add, 0.4 %, is within the default 1 %); with
+/// `stall_share=0.01` set, the budget is judged as set and one call holds.
+#[test]
+fn a_pipelines_own_stalls_at_one_call_are_not_load() {
+    let steps = vec![call(1, 0.0081, 1579.0, 0.23), call(2, 0.0119, 1587.0, 0.45)];
+    let v = verdict(&steps, &Budget::default().for_calls());
+    assert_eq!(v.holds, Some(2), "{}", v.headline);
+    assert!(v.over_from.is_none(), "{:?}", v.over_why);
+    assert!(
+        v.budget.contains("stall share ≤ 0.0181")
+            && v.budget.contains(
+                "its stall share is the lowest level's own and 1 % more: 0.8 % at 1 call"
+            ),
+        "{}",
+        v.budget
+    );
+    let mut set = Budget::default();
+    set.apply_flag("stall_share=0.01").unwrap();
+    let v = verdict(&steps, &set.for_calls());
+    assert_eq!(v.holds, Some(1), "{}", v.headline);
+    assert_eq!(v.over_from, Some(2));
+    assert_eq!(v.over_why, vec!["stall share 0.0119 > 0.01".to_string()]);
+}

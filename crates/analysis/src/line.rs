@@ -158,7 +158,9 @@ fn crossing(
         pss_mb: None,
         response_p95_ms: None,
         stall_share: None,
+        agent_p99_ms: None,
         response_p95_default: false,
+        stall_share_default: false,
     };
     let _ = probe.set(&first.budget, "0");
     let before = breaches(&probe, &fig(h), single)

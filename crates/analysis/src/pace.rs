@@ -1,51 +1,89 @@
-//! A ladder of calls judged with no response budget of its user's: one call's own pace
+//! A ladder of calls judged with no voice budget of its user's: one call's own pace
 //! sets it. A pipeline that waits out its VAD's silence and then runs STT, the LLM and TTS
 //! one after another answers a lone caller in about 1.8 s; the default 1.5 s would call
 //! that pace load, and no level would hold. So where the first level is over the default
 //! by its own pace, [`PACE`] times its response p95 is the budget, and the verdict says so.
+//! Its stalls the same way: a reply spoken sentence by sentence waits between its speech
+//! requests at one call too (LiveKit's worker: 0.8 % of the replies' time), so the default
+//! 1 % is what more calls may add to one call's own share, not the whole of it.
 //! Where the default holds there, it stands; a budget the user set is judged as set.
 
-use crate::budget::Budget;
+use crate::budget::{pct, Budget};
 use result::words::{int, Unit};
 use result::StepResult;
 
 /// What more calls may add to one call's own response time before a level is over.
 pub const PACE: f64 = 1.5;
 
-/// The budget a ladder is judged by, given its lowest level: `b`, or where that level's
-/// response p95 is over the default, [`PACE`] × it (to 10 ms) in its place.
+/// The budget a ladder is judged by, given its lowest level: `b`, with one call's pace in
+/// place of a default it sets (see [`paced`] and [`paced_stall`]).
 pub fn of(lowest: Option<&StepResult>, b: &Budget) -> Budget {
-    match paced(lowest, b) {
-        Some((limit, _)) => Budget {
-            response_p95_ms: Some(limit),
-            response_p95_default: false,
-            ..b.clone()
-        },
-        None => b.clone(),
+    let mut out = b.clone();
+    if let Some((limit, _)) = paced(lowest, b) {
+        out.response_p95_ms = Some(limit);
+        out.response_p95_default = false;
     }
+    if let Some((limit, _)) = paced_stall(lowest, b) {
+        out.stall_share = Some(limit);
+        out.stall_share_default = false;
+    }
+    out
+}
+
+/// The lowest level, where it is calls that ended ok: the one call's pace a ladder reads.
+fn one_call(lowest: Option<&StepResult>) -> Option<&result::VoiceCalls> {
+    lowest
+        .filter(|s| s.outcome.is_ok())
+        .and_then(|s| s.voice.as_ref())
 }
 
 /// The response budget from one call's pace, and the p95 it came from; None where the
 /// user set one, the lowest level is not calls that ended ok, or it is within the default.
 fn paced(lowest: Option<&StepResult>, b: &Budget) -> Option<(f64, f64)> {
-    let s = lowest.filter(|s| s.outcome.is_ok() && s.voice.is_some())?;
-    let p95 = s.voice.as_ref()?.response_p95_ms?;
+    let p95 = one_call(lowest)?.response_p95_ms?;
     let limit = (PACE * p95 / 10.0).ceil() * 10.0;
     let default = b.response_p95_ms.unwrap_or(f64::INFINITY);
     (b.response_p95_default && p95 > default).then_some((limit, p95))
 }
 
-/// What the verdict's budget line adds where one call's pace set the response budget:
-/// "; response p95 from one call's own pace: 1.5 × 1,786 ms at 1 call (…)".
+/// Past this many times the default, a lowest level's stalls are broken audio, not a
+/// pipeline's gaps between its sentences, and are judged against the default.
+const OWN_STALLS_AT_MOST: f64 = 2.0;
+
+/// The stall budget from one call's own stalls: the default's share added to that level's
+/// (to a hundredth of a percent), and the share it came from; None where the user set
+/// one, the lowest level is not calls that ended ok, or it stalled for none of its time
+/// or for more than [`OWN_STALLS_AT_MOST`] times the default.
+fn paced_stall(lowest: Option<&StepResult>, b: &Budget) -> Option<(f64, f64)> {
+    let own = (one_call(lowest)?.stall_share * 1e4).round() / 1e4;
+    let default = b.stall_share.filter(|d| d.is_finite())?;
+    let limit = ((own + default) * 1e4).round() / 1e4;
+    let gaps = own > 0.0 && own <= OWN_STALLS_AT_MOST * default;
+    (b.stall_share_default && gaps).then_some((limit, own))
+}
+
+/// What the verdict's budget line adds where one call's pace set a voice budget:
+/// " — its response p95 is one call's own pace times 1.5: 1,786 ms at 1 call (…)".
 pub fn words(lowest: Option<&StepResult>, b: &Budget) -> String {
-    match (paced(lowest, b), lowest) {
-        (Some((_, p95)), Some(s)) => format!(
-            " — its response p95 is one call's own pace times {PACE}: {} ms at {}, the pipeline's own time, not load (no response_p95_ms was set)",
+    let Some(s) = lowest else {
+        return String::new();
+    };
+    let at = Unit::Call.level(s.concurrency);
+    let mut out = String::new();
+    if let Some((_, p95)) = paced(lowest, b) {
+        out += &format!(
+            " — its response p95 is one call's own pace times {PACE}: {} ms at {at}, the pipeline's own time, not load (no response_p95_ms was set)",
             int(p95.round() as u64),
-            Unit::Call.level(s.concurrency)
-        ),
-        _ => String::new(),
+        );
     }
+    if let Some((limit, own)) = paced_stall(lowest, b) {
+        out += &format!(
+            " — its stall share is the lowest level's own and {} more: {:.1} % at {at}, the pipeline's own gaps, not load (no stall_share was set)",
+            pct(limit - own),
+            own * 100.0,
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -79,5 +117,43 @@ mod tests {
             of(Some(&crate::verdict::tests::step(1, 1.0, 1.0, 0.1)), &d),
             d
         );
+    }
+
+    #[test]
+    fn one_calls_own_stalls_are_not_said_as_load() {
+        let d = Budget::default().for_calls();
+        assert!(d.stall_share_default);
+        // examples/livekit-agent's worker (2026-11-29): its replies' gaps between their
+        // sentences' speech requests, 0.81 % of the time they played, at one call.
+        let gappy = call(1, 0.0081, 1400.0, 0.3);
+        let b = of(Some(&gappy), &d);
+        assert_eq!(b.stall_share, Some(0.0181));
+        assert_eq!(b.response_p95_ms, d.response_p95_ms);
+        assert_eq!(
+            words(Some(&gappy), &d),
+            " — its stall share is the lowest level's own and 1 % more: 0.8 % at 1 call, the pipeline's own gaps, not load (no stall_share was set)"
+        );
+        // No stalls at one call: the default, as before; stalls past twice the default
+        // at one call are broken audio, judged against the default too.
+        for share in [0.0, 0.05] {
+            let lowest = call(1, share, 1400.0, 0.3);
+            assert_eq!(of(Some(&lowest), &d), d, "{share}");
+        }
+        assert_eq!(
+            of(Some(&call(1, 0.02, 1400.0, 0.3)), &d).stall_share,
+            Some(0.03)
+        );
+        // Set by the user (or off), as set.
+        for v in ["0.01", "off"] {
+            let mut set = Budget::default();
+            set.apply_flag(&format!("stall_share={v}")).unwrap();
+            let set = set.for_calls();
+            assert!(!set.stall_share_default);
+            assert_eq!(of(Some(&gappy), &set), set);
+            assert_eq!(words(Some(&gappy), &set), "");
+        }
+        // A lowest level that failed sets no pace.
+        let failed = crate::calls::tests::collapsed(call(1, 0.0081, 1400.0, 0.3));
+        assert_eq!(of(Some(&failed), &d), d);
     }
 }

@@ -28,6 +28,11 @@ pub(crate) fn figures_of(s: &StepResult) -> Figures {
         pss_mb: s.pss.as_ref().map(|p| p.peak_mb),
         response_p95_ms: s.voice.as_ref().and_then(|v| v.response_p95_ms),
         stall_share: s.voice.as_ref().map(|v| v.stall_share),
+        agent_p99_ms: s
+            .voice
+            .as_ref()
+            .and_then(|v| v.network.as_ref())
+            .and_then(|n| n.agent_p99_ms),
     }
 }
 

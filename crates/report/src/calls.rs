@@ -222,8 +222,14 @@ fn listen(v: &result::VoiceCalls, prefer: Option<&str>) -> String {
 fn network_line(n: &result::VoiceNetwork) -> String {
     let agent = match n.agent_p50_ms {
         Some(ms) => format!(
-            "; the agent ready {} ms after the room was made (p50: dispatched, joined, subscribed to the caller, its voice published)",
-            cell(Some(ms))
+            "; the agent ready {} ms after the room was made (p50; p99 {}, longest {}: dispatched, joined{}, subscribed to the caller, its voice published)",
+            cell(Some(ms)),
+            cell(n.agent_p99_ms),
+            cell(n.agent_max_ms),
+            match n.agent_joined_p50_ms {
+                Some(j) => format!(" at {} ms", cell(Some(j))),
+                None => String::new(),
+            }
         ),
         None => String::new(),
     };
@@ -360,6 +366,26 @@ mod tests {
         assert_eq!(
             words_line(&v),
             "  words: 2 of 3 replies heard were another call's: call s1's reply was heard on call s0 along with that call's own, and call s1 heard none of its own; call s0's reply was heard on call s1"
+        );
+    }
+
+    #[test]
+    fn a_rooms_agent_is_said_with_its_p99_its_longest_and_when_it_joined() {
+        let n = result::VoiceNetwork {
+            signaling_p50_ms: Some(40.0),
+            ice_p50_ms: Some(3.0),
+            dtls_p50_ms: Some(5.0),
+            agent_p50_ms: Some(1210.0),
+            agent_p99_ms: Some(4480.0),
+            agent_max_ms: Some(4502.0),
+            agent_joined_p50_ms: Some(820.0),
+            packets: 100,
+            ..Default::default()
+        };
+        let line = network_line(&n);
+        assert!(
+            line.contains("; the agent ready 1210 ms after the room was made (p50; p99 4480, longest 4502: dispatched, joined at 820 ms, subscribed to the caller, its voice published)"),
+            "{line}"
         );
     }
 }

@@ -32,11 +32,20 @@ pub struct Budget {
     /// Voice calls: stall time (the caller's playback run dry) as a share of the time the replies played (their sound and the stalls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_share: Option<f64>,
+    /// LiveKit rooms: p99 of the wait from making the room to its agent ready in it, in
+    /// ms (what calls arriving in a burst wait for dispatch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_p99_ms: Option<f64>,
     /// Voice calls: `response_p95_ms` is the default, not one the user set, so a ladder
     /// may judge it against one call's own pace (`analysis::pace`). Not a key of its own.
     #[serde(skip)]
     #[schemars(skip)]
     pub response_p95_default: bool,
+    /// Voice calls: `stall_share` is the default, so a ladder may judge what more calls add
+    /// to one call's own stalls (`analysis::pace`). Not a key of its own.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub stall_share_default: bool,
 }
 
 /// A voice budget's default: replies start within 1.5 s at p95 …
@@ -57,7 +66,9 @@ impl Default for Budget {
             pss_mb: None,
             response_p95_ms: None,
             stall_share: None,
+            agent_p99_ms: None,
             response_p95_default: false,
+            stall_share_default: false,
         }
     }
 }
@@ -86,6 +97,7 @@ pub const BUDGETS: &[&str] = &[
     "pss_mb",
     "response_p95_ms",
     "stall_share",
+    "agent_p99_ms",
 ];
 
 impl Budget {
@@ -118,6 +130,7 @@ impl Budget {
             "pss_mb" => &mut self.pss_mb,
             "response_p95_ms" => &mut self.response_p95_ms,
             "stall_share" => &mut self.stall_share,
+            "agent_p99_ms" => &mut self.agent_p99_ms,
             other => {
                 return Err(format!(
                     "budget {other:?} is not known; use one of {}",
@@ -169,11 +182,12 @@ impl Budget {
             response_p95_ms: Some(self.response_p95_ms.unwrap_or(CALL_RESPONSE_P95_MS)),
             response_p95_default: self.response_p95_ms.is_none(),
             stall_share: Some(self.stall_share.unwrap_or(CALL_STALL_SHARE)),
+            stall_share_default: self.stall_share.is_none(),
             ..self
         }
     }
 
-    pub fn entries(&self) -> [(&'static str, Option<f64>); 10] {
+    pub fn entries(&self) -> [(&'static str, Option<f64>); 11] {
         [
             ("latency_inflation", self.latency_inflation),
             ("latency_vs_single", self.latency_vs_single),
@@ -185,6 +199,7 @@ impl Budget {
             ("pss_mb", self.pss_mb),
             ("response_p95_ms", self.response_p95_ms),
             ("stall_share", self.stall_share),
+            ("agent_p99_ms", self.agent_p99_ms),
         ]
     }
 }
@@ -220,6 +235,7 @@ pub fn words(name: &str) -> String {
         "rss_mb" => "RSS MB".into(),
         "pss_mb" => "PSS MB".into(),
         "response_p95_ms" => "response p95 ms".into(),
+        "agent_p99_ms" => "agent ready p99 ms".into(),
         other => other.replace('_', " "),
     }
 }

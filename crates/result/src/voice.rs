@@ -96,9 +96,18 @@ pub struct VoiceNetwork {
     pub ice_p50_ms: Option<f64>,
     pub dtls_p50_ms: Option<f64>,
     /// A LiveKit room's: from making the room to its agent ready in it (dispatched,
-    /// joined, subscribed to the caller, its own voice published), p50 ms.
+    /// joined, subscribed to the caller, its own voice published), p50, p99 and the
+    /// longest, ms: what calls arriving in a burst wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_p50_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_p99_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_max_ms: Option<f64>,
+    /// From making the room to the agent in it (dispatched, its job started and joined),
+    /// p50 ms: the part of the wait before it subscribed and published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_joined_p50_ms: Option<f64>,
     pub packets: u64,
     pub packets_lost: u64,
     pub jitter_p95_ms: Option<f64>,

@@ -31,6 +31,9 @@ pub struct Setup {
     /// A LiveKit room: from the call's start (the room made) to its agent there, ready
     /// (dispatched, joined, subscribed to the caller and its own voice published).
     pub agent: Option<Duration>,
+    /// The same room: from the call's start to the agent in it (dispatched, its job
+    /// started and connected), before it subscribed and published.
+    pub agent_joined: Option<Duration>,
 }
 
 /// The caller's end of a call in progress.
@@ -181,6 +184,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     };
     let setup = Setup {
         agent: None,
+        agent_joined: None,
         signaling,
         ice: ice_at.saturating_duration_since(answered),
         dtls: dtls_at.saturating_duration_since(ice_at),

@@ -187,7 +187,13 @@ fn drive_options(
         voice_owner: Some({
             let app = rig.mock.app.clone();
             drive::call::Owner(std::sync::Arc::new(move |t: &str| {
-                app.ledger.owner_of_spoken(t)
+                // The mock's anonymous session is the drive's "no call's".
+                app.ledger
+                    .owner_of_spoken(t)
+                    .map(|o| match o == mock::session::ANONYMOUS {
+                        true => drive::call::NO_CALL.to_string(),
+                        false => o,
+                    })
             }))
         }),
         keep_audio: keep_audio(cfg, opts, rig.concurrency),

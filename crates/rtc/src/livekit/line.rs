@@ -65,6 +65,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         waiting: Vec::new(),
         agent: Agent {
             me: join.identity.clone(),
+            joined: None,
             subscribed: false,
             voiced: false,
             tell: Some(ready_tx),
@@ -76,18 +77,20 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
-    let ((ice_at, dtls_at), agent_at) = match up_and_heard(c, join, connected, agent_ready).await {
-        Ok(at) => at,
-        Err(e) => {
-            task.abort();
-            return Err(e);
-        }
-    };
+    let ((ice_at, dtls_at), (agent_at, joined_at)) =
+        match up_and_heard(c, join, connected, agent_ready).await {
+            Ok(at) => at,
+            Err(e) => {
+                task.abort();
+                return Err(e);
+            }
+        };
     let setup = Setup {
         signaling,
         ice: ice_at.saturating_duration_since(answered),
         dtls: dtls_at.saturating_duration_since(ice_at),
         agent: Some(agent_at.saturating_duration_since(began)),
+        agent_joined: joined_at.map(|t| t.saturating_duration_since(began)),
     };
     Ok((
         Line {
@@ -110,8 +113,8 @@ async fn up_and_heard(
     c: &Place<'_>,
     join: &Join,
     connected: oneshot::Receiver<Result<(Instant, Instant), CallError>>,
-    agent_ready: oneshot::Receiver<Instant>,
-) -> Result<((Instant, Instant), Instant), CallError> {
+    agent_ready: oneshot::Receiver<Ready>,
+) -> Result<((Instant, Instant), Ready), CallError> {
     let at = match tokio::time::timeout(c.connect_timeout, connected).await {
         Ok(Ok(at)) => at?,
         Ok(Err(_)) => return Err(CallError::new("ice", "the call's publisher stopped before it connected")),
@@ -256,16 +259,21 @@ fn left_room(l: &proto::LeaveRequest) -> CallError {
     )
 }
 
-/// The agent as the caller learns of it: ready once it has subscribed to the caller's
+/// The agent as the caller learns of it: in the room once another participant is (LiveKit
+/// dispatched it and its job connected), ready once it has subscribed to the caller's
 /// track and published an audio track of its own.
 struct Agent {
     /// The caller's identity: its own tracks are not the agent's.
     me: String,
+    joined: Option<Instant>,
     subscribed: bool,
     voiced: bool,
-    /// Told when the agent is first ready.
-    tell: Option<oneshot::Sender<Instant>>,
+    /// Told when the agent is first ready: then, and when it joined.
+    tell: Option<oneshot::Sender<Ready>>,
 }
+
+/// When the agent was ready in the room, and when it joined it.
+type Ready = (Instant, Option<Instant>);
 
 impl Agent {
     fn heard(&mut self) {
@@ -275,17 +283,18 @@ impl Agent {
 
     fn seen(&mut self, people: &[proto::ParticipantInfo]) {
         let audio = proto::TrackType::Audio as i32;
-        self.voiced |= people
-            .iter()
-            .filter(|p| p.identity != self.me)
-            .any(|p| p.tracks.iter().any(|t| t.r#type == audio));
+        let mut others = people.iter().filter(|p| p.identity != self.me).peekable();
+        if self.joined.is_none() && others.peek().is_some() {
+            self.joined = Some(Instant::now());
+        }
+        self.voiced |= others.any(|p| p.tracks.iter().any(|t| t.r#type == audio));
         self.ready();
     }
 
     fn ready(&mut self) {
         if self.subscribed && self.voiced {
             if let Some(tell) = self.tell.take() {
-                let _ = tell.send(Instant::now());
+                let _ = tell.send((Instant::now(), self.joined));
             }
         }
     }
