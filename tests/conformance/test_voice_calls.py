@@ -33,9 +33,19 @@ def tmp():
     shutil.rmtree(d, ignore_errors=True)
 
 
+@pytest.mark.quiet
+@pytest.mark.pairs
 def test_the_pipecat_example_answers_two_calls_each_with_its_own_words(tmp):
+    """Real-time calls through the bot's own VAD and speech to text, which cut a turn's
+    start when the machine is busy: with the LiveKit calls, two tests at a time (pytest.ini:
+    pairs), not beside the lanes (a cold build beside them failed it twice, 2026-12-02)."""
     d = example_copy("pipecat-voice", tmp)  # in the venv of its own requirements.txt
     p, _ = run(d, "check")
+    if p.returncode == 3 and "the machine is busy" in p.stderr:
+        # Beside the other lanes on a slower 2-core machine, the check warned the machine
+        # was busy, and the bot's VAD cut a turn's start: its words lost, the mock answered
+        # words no call's marker named. Said, and once more on whatever the machine is now.
+        p, _ = run(d, "check")
     assert p.returncode == 0, p.stderr
     assert "two calls side by side" in p.stderr
     assert "each reply heard on its own call (4 of 4)" in p.stderr, p.stderr

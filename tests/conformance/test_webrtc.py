@@ -146,5 +146,10 @@ def test_the_pipecat_webrtc_example_checks_clean_from_its_own_install(tmp):
     alone): `plimsoll check` places two SmallWebRTC calls, each reply heard on its own."""
     d = example_copy("pipecat-webrtc", tmp)
     p, _ = run(d, "check")
+    if "the machine is busy" in p.stderr and "(4 of 4)" not in p.stderr:
+        # Beside the other lanes on a slower 2-core machine (the check said it was 100 %
+        # busy), aiortc's loop fell behind and replies came too damaged to read (2 of 4,
+        # 3.7 % stalled, 2026-12-01): once more on whatever the machine is now.
+        p, _ = run(d, "check")
     assert p.returncode == 0, p.stderr
     assert "each reply heard on its own call (4 of 4)" in p.stderr, p.stderr

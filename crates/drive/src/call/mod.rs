@@ -35,7 +35,7 @@ use tokio_tungstenite::tungstenite::Message;
 use wire::{Dial, Wire};
 use words::{utterances, words, Found};
 
-pub use crate::run::options::Owner;
+pub use crate::run::options::{Owner, NO_CALL};
 
 /// After a reply starts, the caller who barges in starts talking this much later.
 const BARGE_AFTER: Duration = Duration::from_millis(600);
@@ -132,6 +132,9 @@ pub(crate) async fn run(
         Found::Other(o, false) => Some(format!("call {name} heard the reply to call {o}")),
         Found::Other(o, true) => Some(format!(
             "call {name} heard the reply to call {o} along with its own"
+        )),
+        Found::NoCall => Some(format!(
+            "call {name} heard a reply to words that named no call: the caller's marker never reached the LLM (the bot's speech to text lost their start, or it asked in words of its own)"
         )),
         _ => None,
     });

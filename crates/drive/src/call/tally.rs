@@ -51,6 +51,7 @@ struct Network {
     ice: Option<Histogram<u64>>,
     dtls: Option<Histogram<u64>>,
     agent: Option<Histogram<u64>>,
+    agent_joined: Option<Histogram<u64>>,
     jitter: Option<Histogram<u64>>,
 }
 
@@ -167,6 +168,7 @@ impl Tally {
                 (&mut n.ice, Some(s.ice)),
                 (&mut n.dtls, Some(s.dtls)),
                 (&mut n.agent, s.agent),
+                (&mut n.agent_joined, s.agent_joined),
             ] {
                 if let Some(d) = d {
                     let _ = h
@@ -296,6 +298,9 @@ impl Tally {
             ice_p50_ms: q(&n.ice, 0.5),
             dtls_p50_ms: q(&n.dtls, 0.5),
             agent_p50_ms: q(&n.agent, 0.5),
+            agent_p99_ms: q(&n.agent, 0.99),
+            agent_max_ms: q(&n.agent, 1.0),
+            agent_joined_p50_ms: q(&n.agent_joined, 0.5),
             packets: i.packets,
             packets_lost: i.packets_lost,
             jitter_p95_ms: q(&n.jitter, 0.95),

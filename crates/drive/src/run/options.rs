@@ -68,8 +68,13 @@ impl std::fmt::Debug for Hook {
 #[derive(Clone)]
 pub struct Owner(pub std::sync::Arc<WhoSaid>);
 
-/// The ledger's lookup: the session whose reply holds a text.
+/// The ledger's lookup: the session whose reply holds a text; [`NO_CALL`] for a reply the
+/// mock gave to words that named no session.
 pub type WhoSaid = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// Whose a reply was when the words it answered named no session (the mock's anonymous
+/// session: its marker lost before the LLM call).
+pub const NO_CALL: &str = "-";
 
 impl std::fmt::Debug for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
