@@ -54,7 +54,7 @@ pub use mock::run::raise_nofile_limit;
 pub use mock_bench::{run_mock_bench, MockBenchOptions, MockBenchResult};
 pub use mock_process::partition_client_and_mock;
 pub use probe::machine::fingerprint;
-pub use probe_bench::{hold_threads, run_probe_bench};
+pub use probe_bench::{hold_threads, run_probe_bench, Held};
 pub use report::{
     print_audio_bench, print_burst_bench, print_driver_bench, print_mcp_bench, print_mock_bench,
 };

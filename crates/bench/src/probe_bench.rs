@@ -1,14 +1,38 @@
 //! `plimsoll bench probe`: what one sample of a SUT's process tree costs when the SUT
-//! has many threads. A child process of this executable holds N idle OS threads; the
-//! probe samples it repeatedly and the table shows the time per sample.
+//! has many threads. A child process of this executable holds N idle OS threads (and, to
+//! time reading PSS, memory its forked children share, as a worker's job processes do);
+//! the probe samples it repeatedly and the table shows the time per sample.
 
 use anyhow::Context;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs in the child: holds `threads` sleeping OS threads and `connections` loopback TCP
-/// connections to itself (as many as its descriptor limit allows) until killed.
-pub fn hold_threads(threads: usize, connections: usize) -> ! {
+/// What the held child holds.
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    pub threads: usize,
+    pub connections: usize,
+    /// MB the child writes before it forks: every fork shares them.
+    pub memory_mb: usize,
+    /// Children forked, each sleeping on the pages it shares.
+    pub forks: usize,
+}
+
+/// Runs in the child: writes `memory_mb` MB, forks `forks` children that share them, then
+/// holds `threads` sleeping OS threads and `connections` loopback TCP connections to
+/// itself (as many as its descriptor limit allows) until killed (with its process group).
+pub fn hold_threads(h: Held) -> ! {
+    let memory = vec![1u8; h.memory_mb << 20];
+    std::mem::forget(memory);
+    for _ in 0..h.forks {
+        // SAFETY: the forked child only sleeps: it takes no lock and allocates nothing.
+        if unsafe { libc::fork() } == 0 {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+    }
+    let (threads, connections) = (h.threads, h.connections);
     let mut held = Vec::new();
     if let Ok(l) = std::net::TcpListener::bind("127.0.0.1:0") {
         let addr = l.local_addr().ok();
@@ -48,14 +72,19 @@ struct Timed {
     net_times: Vec<Duration>,
     held: probe::net::Connections,
     thread_times: Vec<Duration>,
+    pss_times: Vec<Duration>,
+    processes: usize,
+    pss_kb: u64,
 }
 
-/// Starts the child holding `threads` threads and `connections` connections (killed when
-/// dropped, or by the watchdog should the bench be killed).
-fn hold(exe: &std::path::Path, threads: usize, connections: usize) -> anyhow::Result<guard::Owned> {
+/// Starts the child holding what `h` says (killed with its forks when dropped, or by the
+/// watchdog should the bench be killed).
+fn hold(exe: &std::path::Path, h: Held) -> anyhow::Result<guard::Owned> {
     let mut cmd = Command::new(exe);
-    cmd.args(["bench", "hold-threads", "--threads", &threads.to_string()])
-        .args(["--connections", &connections.to_string()])
+    cmd.args(["bench", "hold-threads", "--threads", &h.threads.to_string()])
+        .args(["--connections", &h.connections.to_string()])
+        .args(["--memory-mb", &h.memory_mb.to_string()])
+        .args(["--forks", &h.forks.to_string()])
         .stdout(Stdio::piped());
     let mut child = guard::Owned::spawn(&mut cmd).context("starting the thread-holding child")?;
     let mut line = String::new();
@@ -98,10 +127,21 @@ fn time(pid: u32, samples: usize) -> Timed {
         std::hint::black_box(probe::threads::read_all(&pids));
         thread_times.push(t.elapsed());
     }
+    let mut pss_times = Vec::new();
+    let mut pss_kb = 0;
+    for _ in 0..11 {
+        let t = Instant::now();
+        pss_kb = probe::pss::tree_pss_kb(&pids).unwrap_or_default();
+        pss_times.push(t.elapsed());
+    }
     times.sort();
     net_times.sort();
     thread_times.sort();
+    pss_times.sort();
     Timed {
+        pss_times,
+        processes: pids.len(),
+        pss_kb,
         seen,
         times,
         full_cost,
@@ -111,16 +151,11 @@ fn time(pid: u32, samples: usize) -> Timed {
     }
 }
 
-pub fn run_probe_bench(
-    exe: &std::path::Path,
-    threads: usize,
-    samples: usize,
-    connections: usize,
-) -> anyhow::Result<()> {
-    if threads > MAX_THREADS {
-        anyhow::bail!("--threads {threads}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)");
+pub fn run_probe_bench(exe: &std::path::Path, h: Held, samples: usize) -> anyhow::Result<()> {
+    if h.threads > MAX_THREADS {
+        anyhow::bail!("--threads {}: this benchmark holds at most {MAX_THREADS} threads (vm.max_map_count allows about that many)", h.threads);
     }
-    let child = hold(exe, threads, connections)?;
+    let child = hold(exe, h)?;
     let t = time(child.pid(), samples);
     drop(child);
     print(&t, samples);
@@ -161,6 +196,15 @@ fn print(t: &Timed, samples: usize) {
     println!(
         "per-thread CPU (every thread's schedstat): median {read:.0} µs a read; paced to {:.0} % of a core, one read every {every_ms:.0} ms",
         probe::threads::COST_SHARE * 100.0
+    );
+    let pss = us(t.pss_times[t.pss_times.len() / 2]);
+    let pss_every_ms = (pss * f64::from(probe::pss::PSS_SHARE_INVERSE) / 1000.0)
+        .max(probe::pss::PSS_EVERY.as_secs_f64() * 1000.0);
+    println!(
+        "PSS (each process's smaps_rollup: {} processes, {:.0} MB by PSS): median {pss:.0} µs a read; paced to {:.1} % of a core, one read every {pss_every_ms:.0} ms",
+        t.processes,
+        t.pss_kb as f64 / 1024.0,
+        100.0 / f64::from(probe::pss::PSS_SHARE_INVERSE)
     );
     println!(
         "samples and threads together: {:.2} % of one core ({:.2} % + {:.2} %); counting connections adds at most {:.1} %",

@@ -40,10 +40,29 @@ mod tests {
     #[test]
     fn a_reading_waits_its_own_cost_times_the_inverse() {
         let mut p = Paced::new(100, Duration::ZERO);
+        let t0 = Instant::now();
         let slow = || std::thread::sleep(Duration::from_millis(2));
         assert!(p.run(slow).is_some());
-        assert!(p.run(|| ()).is_none(), "due only ~200 ms later");
-        std::thread::sleep(Duration::from_millis(260));
+        // However long the machine took over the 2 ms reading, the next is 100 times that
+        // later: at least 200 ms, and not before.
+        let wait = p.due - t0;
+        assert!(wait >= Duration::from_millis(200), "{wait:?}");
+        let due = p.due;
+        let early = p.run(|| ());
+        assert!(
+            early.is_none() || Instant::now() >= due,
+            "read before it was due"
+        );
+        std::thread::sleep(p.due.saturating_duration_since(Instant::now()));
         assert!(p.run(|| ()).is_some());
+    }
+
+    #[test]
+    fn a_cheap_reading_waits_the_floor() {
+        let mut p = Paced::new(100, Duration::from_secs(3600));
+        let t0 = Instant::now();
+        assert!(p.run(|| ()).is_some());
+        assert!(p.due - t0 >= Duration::from_secs(3600));
+        assert!(p.run(|| ()).is_none());
     }
 }

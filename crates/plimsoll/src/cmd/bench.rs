@@ -65,6 +65,13 @@ pub enum BenchCommand {
         /// accepted socket), to time counting them by remote port.
         #[arg(long, default_value_t = 0)]
         connections: usize,
+        /// MB the child writes before it forks (shared by its forks, as a worker's model is
+        /// by its job processes), to time reading the tree's PSS.
+        #[arg(long, default_value_t = 512)]
+        memory_mb: usize,
+        /// Children the child forks after writing its memory, each a process of the tree.
+        #[arg(long, default_value_t = 4)]
+        forks: usize,
     },
     /// The live view's cost (`--live`): time to answer the page's parts (the report's body
     /// over the ladder so far) and one /metrics scrape, over boards of more and more
@@ -96,6 +103,10 @@ pub enum BenchCommand {
         threads: usize,
         #[arg(long, default_value_t = 0)]
         connections: usize,
+        #[arg(long, default_value_t = 0)]
+        memory_mb: usize,
+        #[arg(long, default_value_t = 0)]
+        forks: usize,
     },
 }
 
@@ -258,15 +269,30 @@ pub fn run(c: BenchCommand) -> anyhow::Result<u8> {
             threads,
             samples,
             connections,
+            memory_mb,
+            forks,
         } => {
             let exe = std::env::current_exe().context("locating the plimsoll executable")?;
-            bench::run_probe_bench(&exe, threads, samples.max(1), connections)?
+            let held = bench::Held {
+                threads,
+                connections,
+                memory_mb,
+                forks,
+            };
+            bench::run_probe_bench(&exe, held, samples.max(1))?
         }
         BenchCommand::NullSut => bench::serve_null_sut()?,
         BenchCommand::HoldThreads {
             threads,
             connections,
-        } => bench::hold_threads(threads, connections),
+            memory_mb,
+            forks,
+        } => bench::hold_threads(bench::Held {
+            threads,
+            connections,
+            memory_mb,
+            forks,
+        }),
     }
     Ok(0)
 }
