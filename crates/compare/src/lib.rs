@@ -1,7 +1,8 @@
 //! `plimsoll compare`: two builds of the SUT on the same ladder, scenario, seed and cap,
-//! their steps interleaved (base, branch, base, branch …) `repeat` times so drift of the
-//! machine hits both alike; per level and metric, both medians, their ratio with a
-//! bootstrap confidence interval, and a verdict. This crate runs the steps and records
+//! their steps interleaved `repeat` times, the order swapped each time (base, branch,
+//! branch, base …) so drift of the machine and the warmth one side leaves hit both alike;
+//! per level and metric, both medians, their ratio with a bootstrap confidence interval,
+//! and a verdict. This crate runs the steps and records
 //! them; the statistics are `analysis::stats`, the tables and charts `report`.
 
 use analysis::stats::{COST_METRIC, METRICS};
@@ -79,6 +80,17 @@ pub fn parse_fail_on(s: &str) -> Result<Vec<(String, f64)>, String> {
     Ok(out)
 }
 
+/// The sides (0 base, 1 branch) in the order repetition `rep` runs them: base first on
+/// even repetitions, branch first on odd (ABBA), since a side that always ran second would
+/// always start on a machine the other had just warmed.
+fn sides_in_order(rep: usize) -> [usize; 2] {
+    if rep.is_multiple_of(2) {
+        [0, 1]
+    } else {
+        [1, 0]
+    }
+}
+
 pub async fn run_compare(
     cfg: &Config,
     opts: &CompareOptions,
@@ -87,7 +99,8 @@ pub async fn run_compare(
     let mut samples: Vec<[Vec<StepResult>; 2]> = vec![[Vec::new(), Vec::new()]; opts.levels.len()];
     for rep in 0..opts.repeat.max(1) {
         for (li, &level) in opts.levels.iter().enumerate() {
-            for (side, cmd) in [(0usize, &opts.base_cmd), (1, &opts.branch_cmd)] {
+            for side in sides_in_order(rep) {
+                let cmd = [&opts.base_cmd, &opts.branch_cmd][side];
                 let mut c = cfg.clone();
                 let mut o = opts.step.clone();
                 match &opts.arms {
@@ -247,5 +260,11 @@ mod workload_tests {
             .to_string();
         assert!(e.contains("no workload (the session file)"), "{e}");
         assert!(same_workload(&with("aa"), &with("bb"), true).is_ok());
+    }
+
+    #[test]
+    fn each_repetition_swaps_which_side_runs_first() {
+        let order: Vec<[usize; 2]> = (0..4).map(sides_in_order).collect();
+        assert_eq!(order, [[0, 1], [1, 0], [0, 1], [1, 0]]);
     }
 }

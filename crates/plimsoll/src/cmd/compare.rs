@@ -32,7 +32,7 @@ pub struct CompareArgs {
     /// Concurrency levels both sides run, e.g. 10,20,40 (every level, both sides, each repetition).
     #[arg(long, default_value = "10,20")]
     pub ladder: String,
-    /// Repetitions per level and side, interleaved base, branch, base, branch … (6 or more for a verdict).
+    /// Repetitions per level and side, interleaved base, branch, branch, base … (6 or more for a verdict).
     #[arg(long, default_value_t = 6)]
     pub repeat: usize,
     /// CI gates, e.g. 'p99_session_ms>+10%,peak_threads>+0'.
