@@ -20,6 +20,7 @@ Needs the server (scripts/test builds it: PLIMSOLL_LIVEKIT_SERVER) and the worke
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -65,6 +66,13 @@ def example(request):
         cfg = (d / "plimsoll.toml").read_text()
         assert "env = { " in cfg
         (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LOAD_THRESHOLD = "1.0", ', 1))
+        # Two workers starting their job processes at once on two cores: a job process took
+        # over 10 s to be ready (stop 71's CI, both tries: "timed out waiting for idle
+        # processes to initialize"). These tests judge what a call hears, not how soon an
+        # agent joins: 20 s to be ready.
+        session = (d / "session.toml").read_text()
+        assert "answer_timeout_ms = 10000" in session
+        (d / "session.toml").write_text(session.replace("answer_timeout_ms = 10000", "answer_timeout_ms = 20000"))
     (d / ".venv").symlink_to((ROOT / VENV).resolve())
     (d / "bin").mkdir()
     (d / "bin" / "livekit-server").symlink_to(pathlib.Path(SERVER).resolve())
@@ -84,8 +92,11 @@ def agent_lost_a_turn(p):
     the mock and the server: both jobs start at once beside two new idle processes, the
     agent's VAD falls behind real time ("VAD inference is slower than realtime") and cuts a
     turn's start, its words are lost (the mock heard no words), so no reply comes. That is
-    the agent's doing, said as such; about one run in six here."""
-    return p.returncode == 3 and "the bot never answered within" in p.stderr
+    the agent's doing, said as such; about one run in six here. Beside the other pair's
+    worker, a job process can also take more than the 10 s to start (no agent ready)."""
+    return p.returncode == 3 and (
+        "the bot never answered within" in p.stderr or "no agent was ready in room" in p.stderr
+    )
 
 
 @pytest.mark.pairs
@@ -104,7 +115,7 @@ def test_a_run_reports_the_words_the_agent_s_readiness_and_the_server_apart(exam
     d, env = example
     p, r = plimsoll(d, env, "run", "--set", "turns=1")
     if agent_lost_a_turn(p):
-        assert "heard no words" in p.stderr, p.stderr
+        assert "heard no words" in p.stderr or "no agent was ready" in p.stderr, p.stderr
         p, r = plimsoll(d, env, "run", "--set", "turns=1")
     assert p.returncode == 0, p.stderr
     v = r["voice"]
@@ -123,13 +134,15 @@ def test_a_run_reports_the_words_the_agent_s_readiness_and_the_server_apart(exam
     assert "service livekit:" in p.stderr and "the agent ready" in p.stderr, p.stderr
 
 
-def named(d, agent, timeout_ms=10000):
+def named(d, agent, timeout_ms=None):
     """The worker registered as "support" (LiveKit's agent_name: explicit dispatch only),
-    the caller asking for `agent`."""
+    the caller asking for `agent` (waiting `timeout_ms` for it, or as the fixture set)."""
     cfg = (d / "plimsoll.toml").read_text()
     (d / "plimsoll.toml").write_text(cfg.replace("env = { ", 'env = { LIVEKIT_AGENT_NAME = "support", ', 1))
     session = (d / "session.toml").read_text().replace("[voice]\n", f'[voice]\nagent = "{agent}"\n')
-    (d / "session.toml").write_text(session.replace("answer_timeout_ms = 10000", f"answer_timeout_ms = {timeout_ms}"))
+    if timeout_ms is not None:
+        session = re.sub(r"answer_timeout_ms = \d+", f"answer_timeout_ms = {timeout_ms}", session)
+    (d / "session.toml").write_text(session)
 
 
 @pytest.mark.pairs
@@ -145,7 +158,7 @@ def test_a_named_agent_is_dispatched(example):
 @pytest.mark.pairs
 def test_an_agent_name_no_worker_serves_is_one_line(example):
     d, env = example
-    named(d, "nobody", timeout_ms=4000)  # no agent comes: waiting 4 s says the same as 10
+    named(d, "nobody", timeout_ms=4000)  # no agent comes: waiting 4 s says the same as 20
     p, r = plimsoll(d, env, "run", "-c", "1", "--set", "turns=1")
     assert p.returncode == 3, p.stderr
     assert "no agent was ready in room" in p.stderr, p.stderr
@@ -272,8 +285,11 @@ def test_a_transcript_shared_between_calls_is_caught_by_the_words(example):
 """
     (d / "agent.py").write_text(src.replace(anchor, anchor + bug))
     p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=2")
-    if r and r["voice"]["words_wrong"] == 0 and agent_lost_a_turn(p):
-        p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=2")  # a turn lost, not heard
+    if r and r["voice"]["words_wrong"] == 0 and p.returncode == 3:
+        # A call that failed before any reply reached the wrong call (a turn the VAD lost;
+        # beside the other pair on a slower 2-core machine, a job not ready within 10 s, or
+        # a line dropped, seen 2026-12-01): nothing to judge the words by, so once more.
+        p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=2")
     assert p.returncode == 3, p.stderr
     assert r["voice"]["words_wrong"] >= 1, r["voice"]
     assert "heard the reply to call" in p.stderr, p.stderr
