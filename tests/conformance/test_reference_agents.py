@@ -47,7 +47,10 @@ def test_clean_step(example):
     # Never under 1 (exact). The ceiling holds where the step measured the SUT: a
     # harness-bound step (exit 4, a busy 2-core machine) says its latency is Plimsoll's own.
     assert r["latency_inflation"] >= 1.0
-    assert code == 4 or r["latency_inflation"] < 3.0, r["latency_inflation"]
+    # A step the machine's other processes took a material share of (contaminated) says
+    # it measured the machine too: its latency is not the SUT's alone.
+    busy = (r.get("interference") or {}).get("contaminated", False)
+    assert code == 4 or busy or r["latency_inflation"] < 3.0, (r["latency_inflation"], r.get("interference"))
     assert r["peak_rss_mb"] > 20  # a Python process
     assert r["cpu_ms_per_turn"] > 0
 

@@ -2,8 +2,7 @@
 //! second and prints its table or JSON, so the benchmark cannot rot. It asserts what the table holds, never
 //! how fast anything was: the numbers themselves are docs/benchmarks.md's.
 
-mod common;
-
+use crate::common;
 use std::process::Command;
 
 #[test]
@@ -266,4 +265,34 @@ fn a_killed_bench_leaves_no_mock_sut_or_scratch_dir() {
             left()
         );
     }
+}
+
+#[test]
+fn the_probe_bench_times_each_reading_and_reads_pss_of_a_forked_tree() {
+    let out = Command::new(common::BIN)
+        .args(["bench", "probe", "--threads", "20", "--samples", "8"])
+        .args(["--memory-mb", "64", "--forks", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("plimsoll bench probe — "), "{stdout}");
+    assert!(stdout.contains("time per sample: median "), "{stdout}");
+    // Three processes share the 64 MB the first wrote: by PSS, once (not three times).
+    let pss = stdout
+        .lines()
+        .find(|l| l.starts_with("PSS (each process's smaps_rollup: 3 processes, "))
+        .unwrap_or_else(|| panic!("no PSS line for 3 processes:\n{stdout}"));
+    let mb: f64 = pss
+        .split(", ")
+        .nth(1)
+        .and_then(|w| w.split(' ').next())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{pss}"));
+    assert!((64.0..130.0).contains(&mb), "{mb} MB by PSS: {pss}");
+    assert!(pss.contains("µs a read; paced to 0.5 % of a core"), "{pss}");
 }

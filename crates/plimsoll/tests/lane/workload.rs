@@ -2,8 +2,7 @@
 //! openai-agent example) replayed through the floor agent, exactly and sampled, with the
 //! mock answering as recorded and the driver pacing by the recording.
 
-mod common;
-use common::{root, BIN};
+use crate::common::{root, BIN};
 use serde_json::Value;
 use std::path::PathBuf;
 

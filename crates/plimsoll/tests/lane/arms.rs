@@ -4,9 +4,7 @@
 //! a SUT holding a known number of connections to a `[[service]]`, with a `[[probe]]` on a
 //! process Plimsoll did not start.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::Command;
 

@@ -3,8 +3,7 @@
 //! renders byte for byte the files that Plimsoll wrote from it then. One side of a
 //! comparison is said to be one, not rendered as a ladder that "collapsed at once".
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 

@@ -2,9 +2,7 @@
 //! running now, and once it ends they carry its RESULT's figures — and a bad address or
 //! URL is refused before anything starts.
 
-mod common;
-
-use common::{root, BIN};
+use crate::common::{root, BIN};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 

@@ -4,8 +4,7 @@
 //! a SUT that cannot start fails the run, and `plimsoll history` lists it as failed, not
 //! as `interrupted?` with 0 steps.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 fn dir(name: &str) -> std::path::PathBuf {

@@ -5,9 +5,7 @@
 //! one after the other: each pins its SUT to the same core, so running them side by side
 //! would halve the CPU of the first.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn ramp_in(dir: &std::path::Path, args: &[&str]) -> (Value, String) {

@@ -2,8 +2,7 @@
 //! poll until done, delete it — the shape of LangGraph's API server) driven with its own
 //! request sequence, history checking on, latency per request, planted bugs caught.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 /// `plimsoll run` in `dir` with `env`; the RESULT and stderr.

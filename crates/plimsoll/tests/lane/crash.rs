@@ -2,9 +2,7 @@
 //! key, as a new user met it): `run` and `check` lead with its exception line, show a
 //! short context with the repeated frames collapsed, and name the file of its whole output.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 /// 37 times the same two frames, ANSI-coloured log lines, the cause last, exit 3.

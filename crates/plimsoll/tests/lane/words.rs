@@ -1,8 +1,6 @@
 //! The step line says what ran: `--set turns=10` runs 10 turns a session and says so.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn the_step_line_prints_the_turns_actually_run() {

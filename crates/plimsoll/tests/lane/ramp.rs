@@ -1,8 +1,6 @@
 //! `plimsoll ramp`, `demo`, `history` and `report` end to end: real steps under real caps.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 

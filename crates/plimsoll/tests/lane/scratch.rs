@@ -3,8 +3,7 @@
 //! run out) as the cause. Needs to mount a tmpfs (root, as on this project's machines);
 //! elsewhere it is skipped.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 /// Answers each turn after writing `SIZE` bytes to a new file in $TMPDIR; 500 when it cannot.

@@ -3,8 +3,7 @@
 //! same percentiles within what the latencies themselves vary — and the merges that must
 //! say "unknown" (a shard missing, one twice, one late).
 
-mod common;
-use common::{root, BIN};
+use crate::common::{self, root, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -6,9 +6,7 @@
 //! the demo's agent beside a CPU burner on the SUT's core (the verdict says the machine
 //! was busy before anything else; a burner gone by the re-run gives the quiet answer). One test runs them one after the other: each pins its SUT to the same cores.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::{Child, Command};
 

@@ -3,8 +3,7 @@
 //! forgetting each session at its [[teardown]] is called no leak. Short soaks here; the
 //! 30-minute run is in docs/benchmarks.md.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 fn soak(config: &str, out: &std::path::Path) -> (i32, serde_json::Value, String) {

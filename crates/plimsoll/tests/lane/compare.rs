@@ -1,8 +1,6 @@
 //! `plimsoll compare` end to end: two builds, interleaved and repeated.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 #[test]

@@ -31,7 +31,7 @@ fn same(file: &Path, made: &str) {
     let held = std::fs::read_to_string(file).unwrap_or_default();
     assert!(
         held == made,
-        "{} is not what `plimsoll schema` makes from the types: run PLIMSOLL_BLESS=1 cargo test -p plimsoll --test schemas and read the change",
+        "{} is not what `plimsoll schema` makes from the types: run PLIMSOLL_BLESS=1 cargo test --release -p plimsoll --test lane schemas:: and read the change",
         file.display()
     );
 }

@@ -1,8 +1,6 @@
 //! `plimsoll run` end to end: the real binary, real SUT processes on loopback.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -1,8 +1,7 @@
 //! Bus steps end to end: the example broker (examples/broker) fanning out and queueing,
 //! its planted bugs caught, and a real redis-server's pub/sub over raw TCP.
 
-mod common;
-use common::{root, BIN};
+use crate::common::{root, BIN};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
