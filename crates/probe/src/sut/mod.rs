@@ -20,7 +20,7 @@ pub use spec::{Ready, SutError, SutSpec};
 
 use crate::log::LogBook;
 use launch::{command, read_output, spawn_cause, Whole};
-use ready::{http_ok, never_ready};
+use ready::{answer_is_the_suts, http_ok, never_ready};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -109,7 +109,8 @@ impl Sut {
         spec: &SutSpec,
         mut seen_rx: tokio::sync::watch::Receiver<bool>,
     ) -> Result<Sut, SutError> {
-        let deadline = tokio::time::Instant::now() + spec.ready_timeout;
+        let began = tokio::time::Instant::now();
+        let deadline = began + spec.ready_timeout;
         loop {
             // Running is all `Started` asks: a harness that is done already is done, not
             // a start-up failure.
@@ -133,7 +134,7 @@ impl Sut {
                 Ready::Log(_) => *seen_rx.borrow_and_update(),
                 Ready::Started => true,
             };
-            if ready {
+            if ready && answer_is_the_suts(&spec.ready, self.pid, began.elapsed()) {
                 self.disk = Some(crate::disk::DiskWatch::start(
                     &self.scratch,
                     Duration::from_millis(500),

@@ -1,9 +1,48 @@
-//! Whether the SUT is ready: a plain HTTP GET that answers 2xx, and what a probe that
-//! never answered says in the error. Polling it until the time is up is the `sut`
-//! module's business.
+//! Whether the SUT is ready: a plain HTTP GET that answers 2xx, an answer taken as the
+//! SUT's only where its own processes listen on the port, and what a probe that never
+//! answered says in the error. Polling it until the time is up is the `sut` module's
+//! business.
 
 use super::spec::Ready;
 use std::time::Duration;
+
+/// How long an answer on the probed port from a program outside the SUT's process tree is
+/// not taken as the SUT's. Plimsoll chooses a free port and lets it go for the SUT to bind;
+/// another program can take it first (seen in CI: a concurrent run's mock answered the
+/// probe, and the step's every turn got its 404s). Such a SUT fails to bind and exits in
+/// this time, saying so. Past it the answer is taken: a SUT in a container answers
+/// through a proxy that is not its child.
+pub(super) const FOREIGN_GRACE: Duration = Duration::from_secs(3);
+
+/// The loopback port a readiness probe asks, where it asks one (an http URL on
+/// 127.0.0.1 or localhost, or a port).
+fn probed_port(ready: &Ready) -> Option<u16> {
+    match ready {
+        Ready::Port(p) => Some(*p),
+        Ready::Http(url) => {
+            let rest = url.strip_prefix("http://")?;
+            let hostport = rest.split('/').next()?;
+            let (host, port) = hostport.rsplit_once(':')?;
+            matches!(host, "127.0.0.1" | "localhost")
+                .then(|| port.parse().ok())
+                .flatten()
+        }
+        Ready::Log(_) | Ready::Started => None,
+    }
+}
+
+/// Whether a probe's answer, `waited` into the start of the SUT whose group leader is
+/// `pid`, is the SUT's: a process of its tree listens on the probed port, the probe names
+/// no loopback port, or [`FOREIGN_GRACE`] has passed.
+pub(super) fn answer_is_the_suts(ready: &Ready, pid: u32, waited: Duration) -> bool {
+    let Some(port) = probed_port(ready) else {
+        return true;
+    };
+    waited >= FOREIGN_GRACE
+        || crate::net::connections(&crate::tree::tree_pids(pid))
+            .listening
+            .contains(&port)
+}
 
 /// What the readiness probe never saw, for the error.
 pub(super) fn never_ready(ready: &Ready) -> String {
@@ -51,7 +90,42 @@ const REPLY_MAX: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
+    use super::{answer_is_the_suts, probed_port, Ready, FOREIGN_GRACE};
     use std::io::{Read, Write};
+    use std::time::Duration;
+
+    #[test]
+    fn the_probed_port_is_a_loopback_ones() {
+        assert_eq!(probed_port(&Ready::Port(8080)), Some(8080));
+        let http = |u: &str| probed_port(&Ready::Http(u.into()));
+        assert_eq!(http("http://127.0.0.1:4000/health"), Some(4000));
+        assert_eq!(http("http://localhost:4001"), Some(4001));
+        assert_eq!(http("http://10.0.0.7:4000/health"), None);
+        assert_eq!(probed_port(&Ready::Log("up".into())), None);
+    }
+
+    /// A port another program listens on (here this test's own listener, not a process of
+    /// the "SUT" tree, a child that sleeps) answers, but not for the SUT until the grace
+    /// is over; a port the tree itself listens on is the SUT's at once.
+    #[test]
+    fn an_answer_on_a_port_the_tree_does_not_hold_is_not_the_suts() {
+        let foreign = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = foreign.local_addr().unwrap().port();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let ready = Ready::Port(port);
+        assert!(!answer_is_the_suts(&ready, child.id(), Duration::ZERO));
+        assert!(answer_is_the_suts(&ready, child.id(), FOREIGN_GRACE));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(answer_is_the_suts(
+            &ready,
+            std::process::id(),
+            Duration::ZERO
+        ));
+    }
 
     /// A server that sends its headers, then its body a moment later (as Python's
     /// http.server does with Nagle off): the probe must still be listening for the body.
