@@ -229,6 +229,47 @@ def test_a_transcription_is_the_words_the_voice_carried(client):
     assert events[-1].text == text
 
 
+def encoded(x, rate, container, codec, out_rate):
+    """Mono samples at `rate` encoded by FFmpeg (PyAV) as `codec` at `out_rate` in
+    `container`: a file as a recorder or an encoder of a client writes it."""
+    import av
+
+    buf = io.BytesIO()
+    with av.open(buf, "w", format=container) as out:
+        s = out.add_stream(codec, rate=out_rate, layout="mono")
+        frame = av.AudioFrame.from_ndarray(
+            np.round(x * 32767).astype(np.int16).reshape(1, -1), format="s16", layout="mono"
+        )
+        frame.sample_rate = rate
+        for packet in [*s.encode(frame), *s.encode(None)]:
+            out.mux(packet)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name, container, codec, rate", [
+    ("turn.mp3", "mp3", "libmp3lame", 24000),
+    ("turn.flac", "flac", "flac", 16000),
+    ("turn.m4a", "mp4", "aac", 24000),
+    ("turn.ogg", "ogg", "libopus", 48000),
+    ("turn.webm", "webm", "libopus", 48000),
+])
+def test_an_upload_in_the_containers_clients_send_is_heard(client, name, container, codec, rate):
+    """What the API's transcription takes besides WAV (mp3, FLAC, AAC in m4a, Opus in Ogg and
+    in WebM, a browser's MediaRecorder default), encoded by FFmpeg: the marker comes back.
+    The SDK sends the file as given, no content type of its own."""
+    text = marker("upload-s2", turn=3)
+    data = encoded(pcm_of(client, text), 24000, container, codec, rate)
+    t = client.audio.transcriptions.create(model="gpt-4o-transcribe", file=(name, data))
+    assert t.text == text
+
+
+def test_an_upload_the_mock_cannot_read_is_refused_naming_what_it_reads(client):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.audio.transcriptions.create(model="whisper-1", file=("turn.mp3", b"ID3 not really an mp3 at all" * 8))
+    msg = str(e.value)
+    assert "is not audio this mock reads" in msg and "m4a/mp4 (AAC)" in msg and "webm (Opus" in msg, msg
+
+
 def test_a_marker_survives_a_phone_line_round_trip(client):
     """The mock's speech of a marked text, down a phone line (µ-law at 8 kHz) and back up
     to 16 kHz, transcribed by the mock: the marker comes back."""

@@ -16,6 +16,7 @@ pub mod said;
 pub mod speech;
 mod stream;
 pub mod transcribe;
+mod upload;
 
 use crate::serve::app::App;
 use bytes::Bytes;

@@ -1,6 +1,7 @@
 //! `POST /v1/audio/transcriptions`: the multipart form read as it streams in (a file over
-//! the API's 25 MB is refused before it is buffered), the audio decoded (WAV of PCM,
-//! µ-law or A-law; raw 16-bit PCM at 24 kHz; raw µ-law at 8 kHz), the words the voice
+//! the API's 25 MB is refused before it is buffered), the audio decoded off the serving
+//! threads (WAV of PCM, µ-law or A-law; raw 16-bit PCM at 24 kHz; raw µ-law at 8 kHz;
+//! mp3, FLAC, m4a, Ogg and WebM as `upload` reads them), the words the voice
 //! carries heard from the audio itself, and the answer after a latency that grows with
 //! the audio's length — whole, in the asked format, or streamed as transcript events. The
 //! transcription is the session's whose marker it carries.
@@ -33,7 +34,20 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         Err(e) => return refused(&e),
     };
     let start = Instant::now();
-    let (ask, samples, rate) = match understand(&form) {
+    let (ask, file) = match understand(&form) {
+        Ok(x) => x,
+        Err(e) => return refused(&e),
+    };
+    let decoded = super::off_clock(&app, move || decode(&file.0, &file.1, &file.2)).await;
+    let (samples, rate) = match decoded.unwrap_or_else(|| {
+        Err(WireError::invalid(
+            "file",
+            "could not be decoded: the mock is stopping",
+        ))
+    }) {
+        Ok((x, _)) if x.is_empty() => {
+            return refused(&WireError::invalid("file", "holds no audio"))
+        }
         Ok(x) => x,
         Err(e) => return refused(&e),
     };
@@ -172,24 +186,20 @@ async fn read_form(headers: &HeaderMap, b: Body) -> Result<Form, WireError> {
     Ok(form)
 }
 
-/// What the form asks, and its audio as samples at their rate.
-fn understand(form: &Form) -> Result<(TranscriptionAsk, Vec<f32>, u32), WireError> {
-    let Some((name, ct, bytes)) = &form.file else {
+/// What the form asks, and its file (name, content type, bytes).
+fn understand(form: &Form) -> Result<(TranscriptionAsk, (String, String, Bytes)), WireError> {
+    let Some(file) = &form.file else {
         return Err(WireError::invalid(
             "file",
             "is required (the audio, as a multipart file)",
         ));
     };
-    let ask = transcription::parse(&form.fields)?;
-    let (samples, rate) = decode(name, ct, bytes)?;
-    if samples.is_empty() {
-        return Err(WireError::invalid("file", "holds no audio"));
-    }
-    Ok((ask, samples, rate))
+    Ok((transcription::parse(&form.fields)?, file.clone()))
 }
 
 /// A file's audio: a WAV by its header; raw PCM (`.pcm`, `audio/pcm`: 16-bit at 24 kHz);
-/// raw µ-law (`.ulaw`, `.mulaw`, `audio/basic`: 8 kHz).
+/// raw µ-law (`.ulaw`, `.mulaw`, `audio/basic`: 8 kHz); else a container `upload` reads,
+/// found by its bytes.
 fn decode(name: &str, ct: &str, bytes: &[u8]) -> Result<(Vec<f32>, u32), WireError> {
     let ext = name
         .rsplit('.')
@@ -205,11 +215,14 @@ fn decode(name: &str, ct: &str, bytes: &[u8]) -> Result<(Vec<f32>, u32), WireErr
         ("ulaw" | "mulaw" | "ul", _) | (_, "audio/basic" | "audio/pcmu" | "audio/x-mulaw") => {
             Ok((voice::pcm::from_ulaw(bytes), 8000))
         }
-        _ => Err(WireError::invalid(
-            "file",
-            format!(
-                "Invalid file format: {name:?} is not audio this mock reads. Supported: wav (PCM, µ-law, A-law), pcm (16-bit, 24 kHz), ulaw (8 kHz)"
-            ),
-        )),
+        _ => super::upload::decode(&ext, bytes).map_err(|why| {
+            WireError::invalid(
+                "file",
+                format!(
+                    "Invalid file format: {name:?} is not audio this mock reads: {why}. Supported: wav (PCM, µ-law, A-law), pcm (16-bit, 24 kHz), ulaw (8 kHz), {}",
+                    super::upload::READ
+                ),
+            )
+        }),
     }
 }
