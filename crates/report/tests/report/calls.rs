@@ -17,7 +17,7 @@ fn doc() -> LadderDoc {
 
 /// The fixture's steps, changed by `f` before they are analysed.
 fn doc_with(f: impl Fn(&mut StepResult)) -> LadderDoc {
-    let text = include_str!("fixtures/calls/steps.json");
+    let text = include_str!("../fixtures/calls/steps.json");
     let v: serde_json::Value = serde_json::from_str(text).unwrap();
     let mut steps: Vec<StepResult> = serde_json::from_value(v["steps"].clone()).unwrap();
     steps.iter_mut().for_each(f);
@@ -167,7 +167,7 @@ fn the_junit_report_of_calls_names_levels_in_calls_and_skips_what_a_collapse_lef
 /// line, a call's memory by PSS and its CPU a call-second, read from the step it holds at.
 #[test]
 fn arms_of_a_worker_say_what_a_call_costs_at_each_line() {
-    let text = include_str!("fixtures/arms-calls/result.json");
+    let text = include_str!("../fixtures/arms-calls/result.json");
     let d: result::arms::ArmsDoc = serde_json::from_str(text).unwrap();
     let lines = report::arms::summary_lines(&d);
     assert_eq!(lines.len(), 2, "{lines:?}");

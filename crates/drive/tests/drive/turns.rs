@@ -1,7 +1,7 @@
 //! The driver against small real servers on 127.0.0.1: WebSocket turns, HTTP checks,
 //! failures classified.
 
-mod common;
+use crate::common;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Raw socket sessions against small servers: a length-prefixed MessagePack RPC server
 //! over TCP, a line server over a Unix socket, and one that hangs up.
 
-mod common;
+use crate::common;
 use drive::{drive, DriveOptions, Progress, SessionSpec};
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
