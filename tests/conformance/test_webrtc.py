@@ -141,9 +141,14 @@ def test_each_bad_input_is_one_line_and_the_run_goes_on(tmp, bug, words):
     assert r["sessions_ok"] + r["sessions_failed"] == 2, r
 
 
+@pytest.mark.quiet
+@pytest.mark.pairs
 def test_the_pipecat_webrtc_example_checks_clean_from_its_own_install(tmp):
     """examples/pipecat-webrtc as its header installs it (a venv of its requirements.txt
-    alone): `plimsoll check` places two SmallWebRTC calls, each reply heard on its own."""
+    alone): `plimsoll check` places two SmallWebRTC calls, each reply heard on its own.
+    With the LiveKit calls, two tests at a time (pytest.ini: pairs), not beside the lanes:
+    beside a cold build on a 2-core Xeon its replies came damaged both tries (2 of 4 heard,
+    15 % stalled, 2026-12-03)."""
     d = example_copy("pipecat-webrtc", tmp)
     p, _ = run(d, "check")
     if "the machine is busy" in p.stderr and "(4 of 4)" not in p.stderr:

@@ -8,8 +8,23 @@
 use crate::common::*;
 use serde_json::Value;
 
+/// The ramp, run once more where a step says the harness could not keep up: what these
+/// known answers judge is the SUT's wall, which a step cannot show when Plimsoll itself says
+/// it fell behind (seen in CI on a VM whose hypervisor took 4 % of a core: the driver 73 ms
+/// late at one session, its own CPU 3 %).
 fn ramp_in(dir: &std::path::Path, args: &[&str]) -> (Value, String) {
-    ramp_json(dir, args)
+    let (doc, err) = ramp_json(dir, args);
+    let steps = doc["steps"].as_array().map_or(&[][..], |s| s.as_slice());
+    match steps.iter().find(|s| s["harness"]["bound"] != "sut") {
+        Some(s) => {
+            eprintln!(
+                "a step was not SUT-bound ({}): running the ramp once more",
+                s["harness"]
+            );
+            ramp_json(dir, args)
+        }
+        None => (doc, err),
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

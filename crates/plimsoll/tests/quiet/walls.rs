@@ -253,7 +253,24 @@ fn busy() {
 
 /// A burner on the SUT's core while the first step runs, stopped as soon as Plimsoll says
 /// it will run that step again: the re-run is clean, and the verdict is the quiet one.
+/// Where the re-run still found the core taken with the burner gone (seen in CI: 11 % on
+/// a VM whose hypervisor takes some of each core), the machine was not quiet: once more.
 fn busy_then_quiet(quiet: &Value) {
+    let (doc, err) = burned_then_quiet();
+    let first = &doc["steps"][0];
+    if first["interference"]["contaminated"] == true && first["interference"]["rerun"] == true {
+        eprintln!(
+            "the re-run found the SUT's core taken with the burner gone ({}): once more",
+            first["interference"]
+        );
+        return judge_quiet_again(quiet, burned_then_quiet());
+    }
+    judge_quiet_again(quiet, (doc, err))
+}
+
+/// The demo ramp with a burner on the SUT's core until Plimsoll says it will run the first
+/// step again: its RESULT document and its stderr.
+fn burned_then_quiet() -> (Value, String) {
     use std::io::BufRead;
     let mut burner = Some(burn());
     let mut child = Command::new(BIN)
@@ -279,6 +296,11 @@ fn busy_then_quiet(quiet: &Value) {
     assert!(child.wait().unwrap().success(), "{err}");
     let out = out.join().unwrap();
     let doc: Value = serde_json::from_str(out.lines().last().unwrap_or("null")).expect(&err);
+    (doc, err)
+}
+
+/// The busy-then-quiet ramp's verdict is the quiet ladder's, its first step run again.
+fn judge_quiet_again(quiet: &Value, (doc, err): (Value, String)) {
     let v = &doc["analysis"]["verdict"];
     let headline = v["headline"].as_str().unwrap_or_default();
     assert!(err.contains("running it again"), "{err}");
