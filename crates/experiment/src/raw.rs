@@ -90,9 +90,9 @@ pub(crate) struct RawSut {
     #[schemars(with = "Option<Vec<String>>")]
     pub(crate) command: Option<Spanned<Vec<String>>>,
     /// How Plimsoll knows the SUT is ready: "http" (GET ready_path answers 2xx), "port"
-    /// (the port accepts), or "log" (a line of its output contains ready_log). An answer
-    /// on the port counts once a process of the SUT listens there (or 3 s on: a
-    /// container's proxy), not another program that took the port first.
+    /// (the port accepts), or "log" (a line of its output contains ready_log). For its
+    /// first 3 s, an answer counts only where a process of the SUT listens on the port,
+    /// not another program that took it (after: a container's proxy).
     #[schemars(with = "Option<String>")]
     pub(crate) ready: Option<Spanned<String>>,
     /// With ready = "http": the path that answers 2xx once the SUT is ready (default

@@ -134,7 +134,9 @@ impl Sut {
                 Ready::Log(_) => *seen_rx.borrow_and_update(),
                 Ready::Started => true,
             };
-            if ready && answer_is_the_suts(&spec.ready, self.pid, began.elapsed()) {
+            if ready
+                && answer_is_the_suts(&spec.ready, self.pid, began.elapsed(), spec.ready_timeout)
+            {
                 self.disk = Some(crate::disk::DiskWatch::start(
                     &self.scratch,
                     Duration::from_millis(500),

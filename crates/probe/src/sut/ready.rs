@@ -7,11 +7,12 @@ use super::spec::Ready;
 use std::time::Duration;
 
 /// How long an answer on the probed port from a program outside the SUT's process tree is
-/// not taken as the SUT's. Plimsoll chooses a free port and lets it go for the SUT to bind;
-/// another program can take it first (seen in CI: a concurrent run's mock answered the
-/// probe, and the step's every turn got its 404s). Such a SUT fails to bind and exits in
-/// this time, saying so. Past it the answer is taken: a SUT in a container answers
-/// through a proxy that is not its child.
+/// not taken as the SUT's (at most half the ready timeout). Plimsoll chooses a free port
+/// and lets it go for the SUT to bind; another program can take it first (seen in CI: a
+/// concurrent run's mock answered the probe, and the step's every turn got its 404s). A
+/// SUT that starts within this time and exits when it cannot bind is then said as that,
+/// with its own words. Past it the answer is taken: a SUT in a container answers through a
+/// proxy that is not its child. A SUT slower to bind than this is not protected.
 pub(super) const FOREIGN_GRACE: Duration = Duration::from_secs(3);
 
 /// The loopback port a readiness probe asks, where it asks one (an http URL on
@@ -33,12 +34,18 @@ fn probed_port(ready: &Ready) -> Option<u16> {
 
 /// Whether a probe's answer, `waited` into the start of the SUT whose group leader is
 /// `pid`, is the SUT's: a process of its tree listens on the probed port, the probe names
-/// no loopback port, or [`FOREIGN_GRACE`] has passed.
-pub(super) fn answer_is_the_suts(ready: &Ready, pid: u32, waited: Duration) -> bool {
+/// no loopback port, or the grace has passed ([`FOREIGN_GRACE`], at most half of
+/// `timeout`, so a short ready timeout still takes a container's answer).
+pub(super) fn answer_is_the_suts(
+    ready: &Ready,
+    pid: u32,
+    waited: Duration,
+    timeout: Duration,
+) -> bool {
     let Some(port) = probed_port(ready) else {
         return true;
     };
-    waited >= FOREIGN_GRACE
+    waited >= FOREIGN_GRACE.min(timeout / 2)
         || crate::net::connections(&crate::tree::tree_pids(pid))
             .listening
             .contains(&port)
@@ -116,15 +123,28 @@ mod tests {
             .spawn()
             .unwrap();
         let ready = Ready::Port(port);
-        assert!(!answer_is_the_suts(&ready, child.id(), Duration::ZERO));
-        assert!(answer_is_the_suts(&ready, child.id(), FOREIGN_GRACE));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let long = Duration::from_secs(30);
+        assert!(!answer_is_the_suts(
+            &ready,
+            child.id(),
+            Duration::ZERO,
+            long
+        ));
+        assert!(answer_is_the_suts(&ready, child.id(), FOREIGN_GRACE, long));
+        // A ready timeout of 2 s: its half is the grace.
+        let short = Duration::from_secs(2);
+        let early = Duration::from_millis(900);
+        assert!(!answer_is_the_suts(&ready, child.id(), early, short));
         assert!(answer_is_the_suts(
             &ready,
-            std::process::id(),
-            Duration::ZERO
+            child.id(),
+            Duration::from_secs(1),
+            short
         ));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let me = std::process::id();
+        assert!(answer_is_the_suts(&ready, me, Duration::ZERO, long));
     }
 
     /// A server that sends its headers, then its body a moment later (as Python's
