@@ -38,7 +38,17 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
         Ok(x) => x,
         Err(e) => return refused(&e),
     };
-    let decoded = super::off_clock(&app, move || decode(&file.0, &file.1, &file.2)).await;
+    let decoded = super::off_clock(&app, move || {
+        // A decoder's panic on a malformed file is that file's refusal, not the mock's end.
+        let decode = std::panic::AssertUnwindSafe(|| decode(&file.0, &file.1, &file.2));
+        std::panic::catch_unwind(decode).unwrap_or_else(|_| {
+            Err(WireError::invalid(
+                "file",
+                "could not be decoded: the decoder failed on it",
+            ))
+        })
+    })
+    .await;
     let (samples, rate) = match decoded.unwrap_or_else(|| {
         Err(WireError::invalid(
             "file",

@@ -18,6 +18,13 @@ use symphonia::core::probe::Hint;
 pub(crate) const READ: &str =
     "mp3, flac, m4a/mp4 (AAC), ogg or oga (Opus, Vorbis), opus, webm (Opus, Vorbis)";
 
+/// The most audio an upload may decode to: 25 minutes, more than the API's 25 MB holds at
+/// a speech bitrate, so a small file that would unpack to hours (FLAC of silence) is
+/// refused before it fills the memory of the process the mock runs in.
+const MAX_SECONDS: usize = 25 * 60;
+/// What is said of an upload over [`MAX_SECONDS`].
+const TOO_LONG: &str = "it holds more than 25 minutes of audio";
+
 /// Opus decodes at 48 kHz, its own rate, whatever the encoder's input was.
 const OPUS_RATE: u32 = 48_000;
 /// Opus's longest packet: 120 ms at 48 kHz.
@@ -69,6 +76,9 @@ pub(crate) fn decode(ext: &str, bytes: &[u8]) -> Result<(Vec<f32>, u32), String>
         let mut buf = SampleBuffer::<f32>::new(decoded.capacity() as u64, spec);
         buf.copy_interleaved_ref(decoded);
         mono(buf.samples(), spec.channels.count(), &mut out);
+        if out.len() > MAX_SECONDS * rate as usize {
+            return Err(TOO_LONG.into());
+        }
     }
     if out.is_empty() || rate == 0 {
         return Err("it holds no audio".into());
@@ -83,11 +93,15 @@ fn flac(bytes: &[u8]) -> Result<(Vec<f32>, u32), String> {
     let info = r.streaminfo();
     let channels = info.channels.max(1) as usize;
     let scale = 1.0 / (1u64 << (info.bits_per_sample.clamp(1, 32) - 1)) as f32;
-    let samples: Vec<f32> = r
-        .samples()
-        .map(|s| s.map(|v| v as f32 * scale))
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("a FLAC frame could not be decoded ({e})"))?;
+    let most = MAX_SECONDS * info.sample_rate as usize * channels;
+    let mut samples = Vec::new();
+    for s in r.samples() {
+        let v = s.map_err(|e| format!("a FLAC frame could not be decoded ({e})"))?;
+        if samples.len() == most {
+            return Err(TOO_LONG.into());
+        }
+        samples.push(v as f32 * scale);
+    }
     let mut out = Vec::with_capacity(samples.len() / channels);
     mono(&samples, channels, &mut out);
     match out.is_empty() {
@@ -134,6 +148,13 @@ fn opus(
     let mut frame = vec![0f32; OPUS_MAX_FRAME];
     let mut out = Vec::new();
     while let Some(packet) = next(format, id)? {
+        // An empty packet would have libopus conceal a whole frame of audio nobody sent.
+        if packet.data.is_empty() {
+            continue;
+        }
+        if out.len() > MAX_SECONDS * OPUS_RATE as usize {
+            return Err(TOO_LONG.into());
+        }
         let n = decoder
             .decode_float(&packet.data, &mut frame, false)
             .map_err(|e| format!("an Opus packet could not be decoded ({e})"))?;
@@ -183,6 +204,28 @@ mod tests {
             let level = rms(&x);
             assert!((0.22..0.30).contains(&level), "{ext}: rms {level}");
         }
+    }
+
+    /// 26 minutes of silence at 1 kHz: a FLAC of a few kilobytes that unpacks past the
+    /// limit is refused, not decoded whole.
+    #[test]
+    fn an_upload_that_unpacks_past_the_limit_is_refused() {
+        use flacenc::component::BitRepr;
+        use flacenc::error::Verify;
+        let rate = 1_000;
+        let silence = vec![0i32; 26 * 60 * rate];
+        let config = flacenc::config::Encoder::default().into_verified().unwrap();
+        let source = flacenc::source::MemSource::from_samples(&silence, 1, 16, rate);
+        let stream =
+            flacenc::encode_with_fixed_block_size(&config, source, config.block_size).unwrap();
+        let mut sink = flacenc::bitsink::ByteSink::new();
+        stream.write(&mut sink).unwrap();
+        assert!(
+            sink.as_slice().len() < 64 << 10,
+            "{} bytes",
+            sink.as_slice().len()
+        );
+        assert_eq!(decode("flac", sink.as_slice()).unwrap_err(), TOO_LONG);
     }
 
     #[test]
