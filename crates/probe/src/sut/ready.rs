@@ -21,8 +21,7 @@ fn probed_port(ready: &Ready) -> Option<u16> {
     match ready {
         Ready::Port(p) => Some(*p),
         Ready::Http(url) => {
-            let rest = url.strip_prefix("http://")?;
-            let hostport = rest.split('/').next()?;
+            let (hostport, _) = host_and_path(url)?;
             let (host, port) = hostport.rsplit_once(':')?;
             matches!(host, "127.0.0.1" | "localhost")
                 .then(|| port.parse().ok())
@@ -61,15 +60,20 @@ pub(super) fn never_ready(ready: &Ready) -> String {
     }
 }
 
+/// An `http://` URL's host and port, and its path ("/" where it has none).
+fn host_and_path(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("http://")?;
+    Some(match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    })
+}
+
 /// A plain HTTP/1.1 GET over loopback, 2xx or not; enough for a readiness probe.
 pub(super) async fn http_ok(url: &str) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let Some(rest) = url.strip_prefix("http://") else {
+    let Some((hostport, path)) = host_and_path(url) else {
         return false;
-    };
-    let (hostport, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
     };
     let connect = tokio::net::TcpStream::connect(hostport);
     let Ok(Ok(mut tcp)) = tokio::time::timeout(Duration::from_secs(2), connect).await else {
