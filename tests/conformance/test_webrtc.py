@@ -75,8 +75,10 @@ def test_a_clean_bot_is_heard_call_by_call_over_webrtc(tmp, signaling):
     assert v["protocol"] == "webrtc" and v["calls"] == 2 and v["dropped"] == 0, v
     assert v["turns"] == 4 and v["words_checked"] == 4 and v["words_wrong"] == 0, v
     # The mock's STT, LLM and TTS, the bot's 500 ms of silence, and the wire: not instant,
-    # not seconds.
-    assert 300 < v["response_p50_ms"] < 2500, v
+    # and not a clock read from the wrong end of the turn. Not a latency bound: beside the
+    # Rust tests' build on the 2-core Xeon the p50 was 2,814 ms (CI, 2026-12-03), about 1 s
+    # on a quiet machine.
+    assert 300 < v["response_p50_ms"] < 6000, v
     assert v["stall_share"] < 0.05, v
     n = v["network"]
     # Each call is ~12 s of the bot's 20 ms frames: hundreds of packets, none lost on loopback.
