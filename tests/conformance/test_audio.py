@@ -10,6 +10,7 @@ import base64
 import io
 import json
 import socket
+import threading
 import time
 import urllib.request
 import wave
@@ -18,6 +19,7 @@ import numpy as np
 import openai
 import pytest
 import soxr
+import websockets
 
 from apps.g711 import ulaw, unulaw, wav_bytes
 from conftest import Mock, get_json
@@ -292,6 +294,22 @@ def realtime_turn(conn, audio_24k):
         conn.input_audio_buffer.append(audio=base64.b64encode(pcm[i:i + 4800]).decode())
 
 
+def events(conn, seen, limit_s=60):
+    """The connection's events, each type put in `seen`; a session that goes quiet
+    before the test has what it waits for fails in `limit_s` naming what came, where a
+    bare `for ev in conn` waits for ever."""
+    timer = threading.Timer(limit_s, conn.close)
+    timer.start()
+    try:
+        for ev in conn:
+            seen.append(ev.type)
+            yield ev
+    except websockets.exceptions.ConnectionClosed:
+        pytest.fail(f"the mock said nothing more for {limit_s} s; the events so far: {seen}")
+    finally:
+        timer.cancel()
+
+
 def test_a_realtime_session_hears_the_voice_answers_with_audio_and_calls_a_function(client, vm):
     text = marker("rt-s0")
     voice = pcm_of(client, text)
@@ -303,8 +321,7 @@ def test_a_realtime_session_hears_the_voice_answers_with_audio_and_calls_a_funct
             "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}],
         })
         realtime_turn(conn, voice)
-        for ev in conn:
-            seen.append(ev.type)
+        for ev in events(conn, seen):
             if ev.type == "input_audio_buffer.speech_stopped":
                 assert ev.audio_end_ms > 1000
             if ev.type == "conversation.item.input_audio_transcription.completed":
@@ -340,6 +357,26 @@ def test_a_realtime_session_hears_the_voice_answers_with_audio_and_calls_a_funct
     assert "plimsoll_mock_audio_frame_lateness_seconds_count" in metrics
 
 
+def test_a_response_asked_for_the_moment_the_last_one_ended_is_answered(client, vm):
+    """A client that reads `response.done` may start the next response at once: the mock
+    never answers it 'already has an active response' (CI 2026-12-04 waited 600 s on one)."""
+    seen = []
+    with client.realtime.connect(model="gpt-realtime") as conn:
+        conn.session.update(session={"type": "realtime", "output_modalities": ["text"]})
+        conn.conversation.item.create(item={"type": "message", "role": "user", "content": [{"type": "input_text", "text": marker("rt-next")}]})
+        conn.response.create()
+        done = 0
+        for ev in events(conn, seen):
+            assert ev.type != "error", ev
+            if ev.type == "response.done":
+                assert ev.response.status == "completed", ev
+                done += 1
+                if done == 20:
+                    break
+                conn.response.create()
+    assert done == 20, seen
+
+
 def test_a_calls_audio_in_another_calls_conversation_is_an_isolation_violation(client, vm):
     """Two calls; the second turn of call B carries call A's voice (swapped audio): the
     oracle names the cross-session violation."""
@@ -350,7 +387,7 @@ def test_a_calls_audio_in_another_calls_conversation_is_an_isolation_violation(c
         conn.session.update(session={"type": "realtime", "output_modalities": ["text"]})
         for voice in (b1, a2):
             realtime_turn(conn, voice)
-            for ev in conn:
+            for ev in events(conn, []):
                 if ev.type == "response.done":
                     break
     del a1
@@ -394,7 +431,7 @@ def test_bad_input_gets_the_apis_error_and_the_mock_stays_up(client, vm):
     with client.realtime.connect(model="gpt-realtime") as conn:
         conn.input_audio_buffer.append(audio="%%% not base64 %%%")
         errs = []
-        for ev in conn:
+        for ev in events(conn, []):
             if ev.type == "error":
                 errs.append(ev.error)
                 conn.session.update(session={"type": "realtime"})

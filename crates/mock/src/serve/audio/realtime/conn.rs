@@ -101,6 +101,11 @@ pub(crate) async fn run(app: Arc<App>, socket: WebSocket, model: String, who: Op
     loop {
         tokio::select! {
             msg = tokio::time::timeout(Duration::from_secs(IDLE_S), stream.next()) => {
+                // What the responses told is taken first: a client answering a
+                // `response.done` it has read acts on a conversation that holds its output.
+                while let Ok(u) = done_rx.try_recv() {
+                    c.update(u);
+                }
                 match msg {
                     Ok(Some(Ok(Message::Text(t)))) => c.client_event(t.as_str(), &done_tx).await,
                     Ok(Some(Ok(Message::Binary(_)))) => c.error(&WireError::invalid("message", "binary frames are not read: send each client event as a JSON text message"), None),
@@ -281,6 +286,15 @@ impl Conn {
 
     /// A response started (one at a time: a second while one runs is an error).
     fn respond(&mut self, opts: serde_json::Value, done: &mpsc::UnboundedSender<Update>) {
+        // A response that has said `response.done` is over, whether or not its task has
+        // told so yet: the client may start the next one the moment it reads the end.
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.ended.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            self.running = None;
+        }
         if let Some(r) = &self.running {
             let mut e = WireError::invalid("response", format!("Conversation already has an active response in progress: {}. Wait until the response is finished before creating a new one.", r.id));
             e.code = wire::Code::Is("conversation_already_has_active_response");
