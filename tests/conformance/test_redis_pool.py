@@ -68,7 +68,10 @@ def test_the_held_pool_is_named_as_the_wall_and_the_fix_is_not():
         assert redis and redis[0]["peak"] == min(4, s["concurrency"]), s["connections"]
         dep = [d for d in s["dependencies"] if d["name"] == "redis"][0]
         assert dep["kind"] == "service" and dep["processes"] == 1 and dep["peak_rss_mb"] > 1, dep
-        assert s["cpu_of_cap"] < 0.6, s
+        # Below what Plimsoll reads as a CPU wall (analysis::throughput::CPU_WALL, 0.85):
+        # the pool holds the SUT back, not its core (0.64 at 16 sessions on a 2-core Xeon,
+        # CI 2026-12-04; about 0.5 on the EPYC).
+        assert s["cpu_of_cap"] < 0.85, s
 
     command = arms["command"]
     cv = command["analysis"]["verdict"]

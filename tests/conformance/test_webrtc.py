@@ -93,7 +93,9 @@ def test_a_reply_routed_to_another_call_is_caught_by_the_words(tmp):
     p, r = run(d, "run")
     assert p.returncode == 3, p.stderr
     assert r["voice"]["words_wrong"] >= 1, r["voice"]
-    assert "heard the reply to call" in p.stderr, p.stderr
+    # Named on the call that heard it, or (where that call's own turn failed first, as a
+    # busy machine's 6 s timeout makes it: CI 2026-12-04) on the words line.
+    assert "heard the reply to call" in p.stderr or "'s reply was heard on call" in p.stderr, p.stderr
 
 
 @pytest.mark.quiet
