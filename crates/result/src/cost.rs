@@ -85,6 +85,20 @@ pub struct ModelTokens {
     pub write_5m_tokens: u64,
 }
 
+impl ModelTokens {
+    /// Another's tokens counted in (a call's into its model's, a shard's into the whole).
+    pub fn add(&mut self, o: &ModelTokens) {
+        self.calls += o.calls;
+        self.could_tokens += o.could_tokens;
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.read_tokens += o.read_tokens;
+        self.reasoning_tokens += o.reasoning_tokens;
+        self.write_1h_tokens += o.write_1h_tokens;
+        self.write_5m_tokens += o.write_5m_tokens;
+    }
+}
+
 /// Money by kind of token.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct CostSplit {

@@ -35,9 +35,10 @@ pub struct Mcp {
 pub struct McpTool {
     pub calls: u64,
     pub errors: u64,
+    /// The tool's latency as the mock scheduled it, over its calls.
+    pub max_ms: f64,
     pub p50_ms: f64,
     pub p99_ms: f64,
-    pub max_ms: f64,
 }
 
 /// What the SUT's stdio MCP servers cost (they are part of its tree: its RSS counts them).

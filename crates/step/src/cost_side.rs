@@ -56,24 +56,10 @@ pub(crate) fn cache_report(ledger: &Summary) -> Option<CacheReport> {
     })
 }
 
-/// Each model's tokens, as a price table prices them.
+/// Each model's tokens, as a price table prices them (the ledger counts them in RESULT's
+/// own type).
 pub(crate) fn tokens(t: &CacheTotals) -> BTreeMap<String, ModelTokens> {
-    t.by_model
-        .iter()
-        .map(|(m, u)| {
-            let tokens = ModelTokens {
-                calls: u.calls,
-                could_tokens: u.could_tokens,
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                read_tokens: u.read_tokens,
-                reasoning_tokens: u.reasoning_tokens,
-                write_1h_tokens: u.write_1h_tokens,
-                write_5m_tokens: u.write_5m_tokens,
-            };
-            (m.clone(), tokens)
-        })
-        .collect()
+    t.by_model.clone()
 }
 
 /// What the step's calls cost, over its sessions and turns (none without a call).

@@ -14,20 +14,6 @@ use std::time::Duration;
 
 /// RESULT's `mcp` (without `stdio`) from the ledger's.
 pub(crate) fn from_ledger(s: &McpSummary) -> result::Mcp {
-    let tools = s
-        .tools
-        .iter()
-        .map(|(name, t)| {
-            let tool = result::McpTool {
-                calls: t.calls,
-                errors: t.errors,
-                p50_ms: t.p50_ms,
-                p99_ms: t.p99_ms,
-                max_ms: t.max_ms,
-            };
-            (name.clone(), tool)
-        })
-        .collect();
     let traced: u64 = s.sessions.values().map(|x| x.calls).sum();
     result::Mcp {
         calls: s.calls,
@@ -36,7 +22,7 @@ pub(crate) fn from_ledger(s: &McpSummary) -> result::Mcp {
         errors_by_kind: s.errors_by_kind.clone(),
         mcp_sessions: s.mcp_sessions,
         sessions_per_mcp_session: s.sessions_per_mcp_session,
-        tools,
+        tools: s.tools.clone(),
         transports: s.transports.clone(),
         stdio: None,
     }

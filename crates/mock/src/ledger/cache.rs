@@ -5,6 +5,7 @@
 //!
 //! Fields are declared in the order serde_json writes map keys, as in `summary.rs`.
 
+use result::ModelTokens;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wire::CacheUsage;
@@ -22,33 +23,6 @@ pub struct CallCache {
     pub reasoning: u32,
     /// When its first token was due (prefill of what missed the cache included).
     pub first_token_ms: f64,
-}
-
-/// Tokens of one model, by what a price table charges for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModelUsage {
-    pub calls: u64,
-    pub could_tokens: u64,
-    pub input_tokens: u64,
-    /// Output tokens, reasoning included.
-    pub output_tokens: u64,
-    pub read_tokens: u64,
-    pub reasoning_tokens: u64,
-    pub write_1h_tokens: u64,
-    pub write_5m_tokens: u64,
-}
-
-impl ModelUsage {
-    fn add(&mut self, o: &ModelUsage) {
-        self.calls += o.calls;
-        self.could_tokens += o.could_tokens;
-        self.input_tokens += o.input_tokens;
-        self.output_tokens += o.output_tokens;
-        self.read_tokens += o.read_tokens;
-        self.reasoning_tokens += o.reasoning_tokens;
-        self.write_1h_tokens += o.write_1h_tokens;
-        self.write_5m_tokens += o.write_5m_tokens;
-    }
 }
 
 /// The calls of one turn (by the sessions' markers).
@@ -69,7 +43,7 @@ pub struct CacheTotals {
     /// Cache breaks, in all and by kind.
     pub breaks: u64,
     pub breaks_by_kind: BTreeMap<String, u64>,
-    pub by_model: BTreeMap<String, ModelUsage>,
+    pub by_model: BTreeMap<String, ModelTokens>,
     /// By turn, in order.
     pub by_turn: Vec<TurnCache>,
     pub calls: u64,
@@ -88,7 +62,7 @@ impl CacheTotals {
 
     /// Counts one call.
     pub fn call(&mut self, c: &CallCache) {
-        let m = ModelUsage {
+        let m = ModelTokens {
             calls: 1,
             could_tokens: c.could as u64,
             input_tokens: c.input as u64,

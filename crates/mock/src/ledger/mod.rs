@@ -15,7 +15,7 @@ pub mod voice;
 
 use crate::cache::threads::Threads;
 use crate::failures::rates::Injected;
-pub use crate::ledger::cache::{CacheBreak, CacheTotals, CallCache, ModelUsage, TurnCache};
+pub use crate::ledger::cache::{CacheBreak, CacheTotals, CallCache, TurnCache};
 use crate::ledger::entry::{Entry, Said};
 pub use crate::ledger::summary::{
     InjectedCounts, ProviderSummary, QueueWait, Reasoning, SessionSummary, Summary, Totals, Usage,

@@ -44,12 +44,5 @@ pub struct McpSession {
     pub tools: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct McpTool {
-    pub calls: u64,
-    pub errors: u64,
-    /// The tool's latency as scheduled, over its calls.
-    pub max_ms: f64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-}
+/// A tool's calls, errors and scheduled latency: RESULT's own type, written as it is.
+pub use result::McpTool;
