@@ -9,7 +9,8 @@
 //! assistant messages since the last user message.
 
 use crate::hash::fnv1a;
-use crate::provider::reply::{arguments_for, call_id, words};
+use crate::provider::invent::{arguments_for, words};
+use crate::provider::reply::call_id;
 use crate::provider::scenario::ModelSpec;
 use crate::session::{markers, Session};
 use rand::Rng;
