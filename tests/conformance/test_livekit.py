@@ -255,7 +255,11 @@ def test_a_room_closed_mid_call_ends_that_call_in_one_line_and_the_other_goes_on
     if p.returncode == 3 and r and r["sessions_failed"] == 2 and agent_lost_a_turn(p):
         p, r = plimsoll(d, env, "run", "-c", "2", "--set", "turns=1")
     assert p.returncode == 3, p.stderr
-    assert "livekit: the server ended the caller's part in the room" in p.stderr, p.stderr
+    # The server sends its leave and closes the peer connection together; the caller names
+    # whichever it reads first (the peer connection, once in five runs on a slow EPYC,
+    # CI 2026-12-04): either way one line says the bot's side ended the call.
+    assert ("livekit: the server ended the caller's part in the room" in p.stderr
+            or "the bot's side of the call went away" in p.stderr), p.stderr
     assert (r["sessions_ok"], r["sessions_failed"]) == (1, 1), r
     assert r["voice"]["words_checked"] >= 1 and r["voice"]["words_wrong"] == 0, r["voice"]
     assert "panicked" not in p.stderr, p.stderr
