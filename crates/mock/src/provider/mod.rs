@@ -1,10 +1,9 @@
 //! The synthetic model itself: the scenario file (`scenario.rs`, `model_file.rs`), what
 //! one model is (`model.rs`), its scripted choreography (`script.rs`), the reply it
 //! decides (`reply.rs`) with its reasoning and seals (`thoughts.rs`), the words and tool
-//! arguments it makes up (`invent.rs`), when each chunk is
-//! due (`timing.rs`), its embedding vectors (`embed.rs`), and the responses it stores for
-//! a later request to go on from (`chain.rs`), and the answers of a recorded workload
-//! replayed (`replay.rs`).
+//! arguments it makes up (`invent.rs`), when each chunk is due (`timing.rs`), its
+//! embedding vectors (`embed.rs`), the responses it stores for a later request to go on
+//! from (`chain.rs`), and the answers of a recorded workload replayed (`replay.rs`).
 //!
 //! What it says, never how: the bytes are `wire`'s, the sending is `serve`'s.
 

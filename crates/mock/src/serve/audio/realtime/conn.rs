@@ -19,11 +19,19 @@ use wire::{Role, WireError};
 /// A client gone quiet this long is closed (the API closes idle sessions too).
 pub const IDLE_S: u64 = 600;
 
-/// A response under way: its id and its task.
+/// The latest response: its id, its task, and whether it has said its end.
 struct Running {
     id: String,
     task: tokio::task::JoinHandle<()>,
     ended: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Running {
+    /// Over once its `response.done` is sent (by itself or a cancel), whether or not its
+    /// task has returned: the client may start the next response the moment it reads it.
+    fn is_over(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 pub(crate) struct Conn {
@@ -286,16 +294,7 @@ impl Conn {
 
     /// A response started (one at a time: a second while one runs is an error).
     fn respond(&mut self, opts: serde_json::Value, done: &mpsc::UnboundedSender<Update>) {
-        // A response that has said `response.done` is over, whether or not its task has
-        // told so yet: the client may start the next one the moment it reads the end.
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.ended.load(std::sync::atomic::Ordering::SeqCst))
-        {
-            self.running = None;
-        }
-        if let Some(r) = &self.running {
+        if let Some(r) = self.running.as_ref().filter(|r| !r.is_over()) {
             let mut e = WireError::invalid("response", format!("Conversation already has an active response in progress: {}. Wait until the response is finished before creating a new one.", r.id));
             e.code = wire::Code::Is("conversation_already_has_active_response");
             return self.error(&e, None);
@@ -338,21 +337,12 @@ impl Conn {
         self.send(|ev| ev.response_done(&r.id, &self.session, &[], Some(why), Default::default()));
     }
 
-    /// What a response told: its output decided (it joins the conversation at once, so
-    /// a response cut short by the caller keeps what it was to say), or its end.
+    /// A response's output, decided: it joins the conversation at once, so a response cut
+    /// short by the caller keeps what it was to say.
     fn update(&mut self, u: Update) {
-        match u {
-            Update::Decided { output, who, .. } => {
-                if self.who.is_none() {
-                    self.who = who;
-                }
-                self.items.extend(output);
-            }
-            Update::Finished { response_id } => {
-                if self.running.as_ref().is_some_and(|r| r.id == response_id) {
-                    self.running = None;
-                }
-            }
+        if self.who.is_none() {
+            self.who = u.who;
         }
+        self.items.extend(u.output);
     }
 }

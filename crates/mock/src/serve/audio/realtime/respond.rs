@@ -32,15 +32,11 @@ pub(crate) struct Job {
     pub ended: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// What a response tells its connection.
-pub(crate) enum Update {
-    Decided {
-        output: Vec<Item>,
-        who: Option<String>,
-    },
-    Finished {
-        response_id: String,
-    },
+/// What a response tells its connection: its output, once decided (its end the
+/// connection reads from `Job::ended`).
+pub(crate) struct Update {
+    pub output: Vec<Item>,
+    pub who: Option<String>,
 }
 
 impl Job {
@@ -60,12 +56,11 @@ pub(crate) async fn run(job: Job, from: Instant, tell: mpsc::UnboundedSender<Upd
             if !job.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
                 job.send(|ev| ev.response_done(&id, &job.session, &[], None, Usage::default()));
             }
-            let _ = tell.send(Update::Finished { response_id: id });
             return;
         }
     };
     let output = decided.items(&job);
-    let _ = tell.send(Update::Decided {
+    let _ = tell.send(Update {
         output: output.clone(),
         who: Some(decided.session.clone()),
     });
@@ -107,7 +102,6 @@ pub(crate) async fn run(job: Job, from: Instant, tell: mpsc::UnboundedSender<Upd
     if !job.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
         job.send(|ev| ev.response_done(&id, &job.session, &output, None, usage));
     }
-    let _ = tell.send(Update::Finished { response_id: id });
 }
 
 /// The reply decided for the conversation so far.
