@@ -48,7 +48,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// The median of the pairwise slopes (points at the same x left out).
-fn theil_sen(p: &[(f64, f64)]) -> Option<f64> {
+pub(crate) fn theil_sen(p: &[(f64, f64)]) -> Option<f64> {
     let mut slopes = Vec::new();
     for i in 0..p.len() {
         for j in i + 1..p.len() {

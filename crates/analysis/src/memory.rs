@@ -94,6 +94,52 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
     })
 }
 
+/// What one more session costs in memory, as a ladder's line says it: `mb` a session by
+/// `measure`; `over` the levels whose slope it is, None where it is one level's own figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionCost {
+    pub measure: MemoryMeasure,
+    pub mb: f64,
+    pub over: Option<(usize, usize)>,
+}
+
+/// A session's memory at the line `at`: the slope of the peak (PSS where every level read
+/// it, summed RSS otherwise) over the levels that did not collapse, where two or more did
+/// and it rises — what each further session adds, which is what a cap pays for and what
+/// the cgroup's own growth shows; a level's own figure (its peak over the memory before
+/// the first session, ÷ its sessions) otherwise. That quotient carries what the first
+/// session alone sets up: on the LiveKit worker's thread arm it read 44 MB a call where
+/// the slope and the cgroup's anonymous pages both grew 14 (issue 62).
+pub fn session_cost(steps: &[StepResult], at: usize) -> Option<SessionCost> {
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
+    let measure = match ok.iter().all(|s| s.memory().0 == MemoryMeasure::Pss) {
+        true => MemoryMeasure::Pss,
+        false => MemoryMeasure::Rss,
+    };
+    let peak = |s: &StepResult| match measure {
+        MemoryMeasure::Pss => s.memory().2,
+        MemoryMeasure::Rss => s.peak_rss_mb,
+    };
+    let points: Vec<(f64, f64)> = ok.iter().map(|s| (s.concurrency as f64, peak(s))).collect();
+    let lo = ok.iter().map(|s| s.concurrency).min();
+    let hi = ok.iter().map(|s| s.concurrency).max();
+    let slope = crate::growth::theil_sen(&points).filter(|m| *m > 0.0);
+    if let (Some(mb), Some(lo), Some(hi)) = (slope, lo, hi) {
+        return Some(SessionCost {
+            measure,
+            mb,
+            over: Some((lo, hi)),
+        });
+    }
+    let s = steps.iter().find(|s| s.concurrency == at)?;
+    let (measure, mb, _) = s.memory();
+    Some(SessionCost {
+        measure,
+        mb,
+        over: None,
+    })
+}
+
 /// The wall that stops a ladder before memory does, as the sentence names it.
 fn stops_first(kind: WallKind) -> Option<&'static str> {
     match kind {
@@ -197,6 +243,12 @@ mod tests {
             said,
             "memory grows 65.7 MB a call (PSS 571 → 768 MB from 1 to 4 calls): the 2,048 MB cap would hold about 23 calls"
         );
+        // What a call costs at the line is the same slope, not a level's quotient (69 MB
+        // at 4: what the first call alone set up, spread over four).
+        let cost = session_cost(&steps, 4).unwrap();
+        assert_eq!(cost.measure, MemoryMeasure::Pss);
+        assert!((cost.mb - 65.7).abs() < 0.1, "{cost:?}");
+        assert_eq!(cost.over, Some((1, 4)));
         // A level that read no PSS: RSS for every level, said as RSS.
         let mut mixed = steps.clone();
         mixed[1].pss = None;
@@ -205,5 +257,29 @@ mod tests {
             said.starts_with("memory grows 405 MB a call (RSS 1728 → 2943 MB"),
             "{said}"
         );
+    }
+
+    /// One level, or levels whose memory falls: that level's own figure, its measure kept.
+    #[test]
+    fn one_level_s_cost_is_its_own_figure() {
+        let step = |n: usize, pss: f64| StepResult {
+            concurrency: n,
+            sessions_ok: n as u64,
+            peak_rss_mb: 900.0,
+            pss: Some(result::PssFigures {
+                baseline_mb: 500.0,
+                peak_mb: pss,
+                kb_per_session: (pss - 500.0) * 1024.0 / n as f64,
+            }),
+            ..Default::default()
+        };
+        let one = session_cost(&[step(2, 600.0)], 2).unwrap();
+        assert_eq!(
+            (one.measure, one.mb, one.over),
+            (MemoryMeasure::Pss, 50.0, None)
+        );
+        let falls = session_cost(&[step(1, 600.0), step(2, 590.0)], 2).unwrap();
+        assert_eq!((falls.mb, falls.over), (45.0, None));
+        assert_eq!(session_cost(&[step(1, 600.0)], 3), None);
     }
 }

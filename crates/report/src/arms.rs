@@ -15,7 +15,7 @@ fn name(arm: &LadderDoc) -> &str {
     arm.arm.as_deref().unwrap_or("?")
 }
 
-/// "process  holds 4 calls · wall: … — at 4: 67 MB a call (PSS), 171 CPU ms a
+/// "process  holds 4 calls · wall: … — at 4: 64 MB a call (PSS, 1 → 4 calls), 171 CPU ms a
 /// call-second" — an arm's headline and what a session cost at its line, one line each
 /// (the density question: a process per call against many in one); then, with a
 /// replicas axis, each variant's scaling.
@@ -43,11 +43,12 @@ pub fn summary_lines(doc: &ArmsDoc) -> Vec<String> {
 }
 
 /// What a session cost at the level an arm holds: memory a session (PSS where it was
-/// read) and CPU, a call-second's for calls, a turn's for text sessions.
+/// read; the slope over the levels that did not collapse, `analysis::memory::session_cost`)
+/// and CPU, a call-second's for calls, a turn's for text sessions.
 fn at_the_line(a: &LadderDoc) -> Option<String> {
     let held = a.ladder()?.verdict.as_ref()?.holds?;
     let s = a.steps.iter().find(|s| s.concurrency == held)?;
-    let (measure, per_session_mb, _) = s.memory();
+    let cost = analysis::memory::session_cost(&a.steps, held)?;
     let (noun, cpu) = if s.voice.is_some() {
         let per = s.cpu_ms_per_call_second();
         ("call", per.map(|c| format!("{c:.0} CPU ms a call-second")))
@@ -55,7 +56,16 @@ fn at_the_line(a: &LadderDoc) -> Option<String> {
         let per = s.cpu_ms_per_turn;
         ("session", per.map(|c| format!("{c:.1} CPU ms a turn")))
     };
-    let memory = format!("{per_session_mb:.1} MB a {noun} ({})", measure.as_str());
+    let over = match cost.over {
+        Some((lo, hi)) => format!(", {lo} → {hi} {noun}s"),
+        None => String::new(),
+    };
+    // Under a megabyte a session, in kilobytes: "0.0 MB" would say nothing grew.
+    let amount = match cost.mb < 1.0 {
+        true => format!("{:.0} KB", cost.mb * 1024.0),
+        false => format!("{:.1} MB", cost.mb),
+    };
+    let memory = format!("{amount} a {noun} ({}{over})", cost.measure.as_str());
     Some(match cpu {
         Some(c) => format!("at {held}: {memory}, {c}"),
         None => format!("at {held}: {memory}"),

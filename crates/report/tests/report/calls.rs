@@ -164,7 +164,10 @@ fn the_junit_report_of_calls_names_levels_in_calls_and_skips_what_a_collapse_lef
 /// The density question on a real worker: examples/livekit-agent's two arms (LiveKit's
 /// process and thread job executors, `ramp --cpus 1 --ladder 1,2,4,8`, 2026-11-29; the
 /// levels 1 and 2 kept). Known answers: each arm's line says what it holds and, at that
-/// line, a call's memory by PSS and its CPU a call-second, read from the step it holds at.
+/// line, a call's memory by PSS — the slope from 1 to 2 calls, which the cgroup's anonymous
+/// pages bear out (64.4 and 13.5 MB a call), where level 1's own quotient said 80.6 and
+/// 43.9, the first call's set-up spread over one — and its CPU a call-second, read from the
+/// step it holds at.
 #[test]
 fn arms_of_a_worker_say_what_a_call_costs_at_each_line() {
     let text = include_str!("../fixtures/arms-calls/result.json");
@@ -177,7 +180,7 @@ fn arms_of_a_worker_say_what_a_call_costs_at_each_line() {
         lines[0]
     );
     assert!(
-        lines[0].ends_with(" — at 1: 80.6 MB a call (PSS), 225 CPU ms a call-second"),
+        lines[0].ends_with(" — at 1: 63.7 MB a call (PSS, 1 → 2 calls), 225 CPU ms a call-second"),
         "{}",
         lines[0]
     );
@@ -187,12 +190,12 @@ fn arms_of_a_worker_say_what_a_call_costs_at_each_line() {
         lines[1]
     );
     assert!(
-        lines[1].ends_with(" — at 1: 43.9 MB a call (PSS), 219 CPU ms a call-second"),
+        lines[1].ends_with(" — at 1: 13.7 MB a call (PSS, 1 → 2 calls), 219 CPU ms a call-second"),
         "{}",
         lines[1]
     );
     // The same in report.md's table, a column of its own.
     let md = report::arms::markdown(&d);
     assert!(md.contains("| a session at its line |"), "{md}");
-    assert!(md.contains("| at 1: 43.9 MB a call (PSS), 219 CPU ms a call-second |"));
+    assert!(md.contains("| at 1: 13.7 MB a call (PSS, 1 → 2 calls), 219 CPU ms a call-second |"));
 }
