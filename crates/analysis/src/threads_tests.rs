@@ -277,3 +277,53 @@ fn a_thread_that_holds_a_collapse_is_the_wall_there() {
     let v = verdict(&steps, &crate::Budget::default());
     assert_ne!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
 }
+
+/// Issue 62's Pipecat SmallWebRTC bot, built as examples/pipecat-webrtc builds it with 4 ms
+/// of CPU burnt on its event loop for every 20 ms audio frame a caller sends, `ramp --cpus 1
+/// --ladder 2,4,8,16` (2026-12-05, 2-core Xeon). At 2 calls the loop (uvicorn's main
+/// thread) is runnable 70 % of a core doing 84 % of the process's work, aiortc's and the
+/// server's other threads the rest; at 4 the calls need 141 % of it and fail, stuttering
+/// (36 % of the replies' time), the probe's p99 from 10.6 to 28.6 ms, the cap 65 % full.
+/// It read "none before the collapse at 4"; the wall is the loop.
+#[test]
+fn a_pipecat_webrtc_loop_the_next_level_needs_more_than_a_core_of_is_the_wall() {
+    use crate::calls::tests::{call, collapsed};
+    let level = |n: usize, main: f64, wait: f64, cpu: f64, probe: f64, stall: f64| {
+        let mut s = call(n, stall, 1743.0, cpu);
+        s.cpu_cores = Some(1.0);
+        s.probe_p99_ms = Some(probe);
+        s.thread_cpu = Some(ThreadCpu {
+            busiest: vec![BusyThread {
+                name: "uvicorn".into(),
+                tid: 1,
+                core_share: main,
+                wait_share: Some(wait),
+                main: true,
+            }],
+            busy: 1,
+            ..Default::default()
+        });
+        s
+    };
+    let steps = vec![
+        level(2, 0.596, 0.107, 0.709, 10.6, 0.0),
+        collapsed(level(4, 0.55, 0.094, 0.647, 28.62, 0.358)),
+    ];
+    let b = crate::calls::tests::pipecat_budget();
+    let v = verdict(&steps, &b);
+    assert_eq!(v.holds, Some(2));
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_eq!(
+        v.wall.short,
+        "one thread (the main thread of `uvicorn` at 70 % of a core for 2 calls, 141 % needed at 4)"
+    );
+    // The probe no slower at the collapse: nothing there says the loop was, so none.
+    let mut calm = steps.clone();
+    calm[1].probe_p99_ms = Some(12.0);
+    assert_eq!(verdict(&calm, &b).wall.kind, WallKind::None);
+    // The loop at 42 % of its process's work (the same CPU of a 2-core cap): not one
+    // thread's collapse.
+    let mut shared = steps.clone();
+    shared[0].cpu_cores = Some(2.0);
+    assert_eq!(verdict(&shared, &b).wall.kind, WallKind::None);
+}
