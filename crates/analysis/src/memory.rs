@@ -31,23 +31,14 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
     if wall.kind == WallKind::Memory {
         return None;
     }
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
-    // PSS where every level read it (a forked worker's shared pages counted once), else RSS.
-    let measure = match ok.iter().all(|s| s.memory().0 == MemoryMeasure::Pss) {
-        true => MemoryMeasure::Pss,
-        false => MemoryMeasure::Rss,
-    };
-    let peak = |s: &StepResult| match measure {
-        MemoryMeasure::Pss => s.memory().2,
-        MemoryMeasure::Rss => s.peak_rss_mb,
-    };
-    let points: Vec<(f64, f64)> = ok.iter().map(|s| (s.concurrency as f64, peak(s))).collect();
+    let (measure, ok) = peaks(steps);
+    let points: Vec<(f64, f64)> = ok.iter().map(|(s, p)| (s.concurrency as f64, *p)).collect();
     let f = fit(&points, MATERIAL_MB)
         .filter(|f| matches!(f.shape, Shape::Linear | Shape::SuperLinear))?;
-    let (first, top) = (ok.first()?, ok.last()?);
+    let (&(first, first_peak), &(top, top_peak)) = (ok.first()?, ok.last()?);
     let held = f.slope * top.concurrency as f64;
     let u = Unit::of(steps);
-    if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * peak(top) {
+    if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * top_peak {
         return None;
     }
     let mut out = format!(
@@ -55,14 +46,14 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
         num(f.slope),
         u.one(),
         measure.as_str(),
-        num(peak(first)),
-        num(peak(top)),
+        num(first_peak),
+        num(top_peak),
         first.concurrency,
         u.level(top.concurrency)
     );
     let cap = ok
         .iter()
-        .find_map(|s| s.cap.as_ref())
+        .find_map(|(s, _)| s.cap.as_ref())
         .filter(|c| c.mem_mb > 0.0 && c.method != "affinity")
         .map(|c| c.mem_mb);
     let mut runs_out = None;
@@ -111,18 +102,10 @@ pub struct SessionCost {
 /// session alone sets up: on the LiveKit worker's thread arm it read 44 MB a call where
 /// the slope and the cgroup's anonymous pages both grew 14 (issue 62).
 pub fn session_cost(steps: &[StepResult], at: usize) -> Option<SessionCost> {
-    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
-    let measure = match ok.iter().all(|s| s.memory().0 == MemoryMeasure::Pss) {
-        true => MemoryMeasure::Pss,
-        false => MemoryMeasure::Rss,
-    };
-    let peak = |s: &StepResult| match measure {
-        MemoryMeasure::Pss => s.memory().2,
-        MemoryMeasure::Rss => s.peak_rss_mb,
-    };
-    let points: Vec<(f64, f64)> = ok.iter().map(|s| (s.concurrency as f64, peak(s))).collect();
-    let lo = ok.iter().map(|s| s.concurrency).min();
-    let hi = ok.iter().map(|s| s.concurrency).max();
+    let (measure, ok) = peaks(steps);
+    let points: Vec<(f64, f64)> = ok.iter().map(|(s, p)| (s.concurrency as f64, *p)).collect();
+    let lo = ok.iter().map(|(s, _)| s.concurrency).min();
+    let hi = ok.iter().map(|(s, _)| s.concurrency).max();
     let slope = crate::growth::theil_sen(&points).filter(|m| *m > 0.0);
     if let (Some(mb), Some(lo), Some(hi)) = (slope, lo, hi) {
         return Some(SessionCost {
@@ -138,6 +121,21 @@ pub fn session_cost(steps: &[StepResult], at: usize) -> Option<SessionCost> {
         mb,
         over: None,
     })
+}
+
+/// The levels that did not collapse, each with its peak memory, and the measure of it:
+/// PSS where every level read it (a forked worker's shared pages counted once), else RSS.
+fn peaks(steps: &[StepResult]) -> (MemoryMeasure, Vec<(&StepResult, f64)>) {
+    let ok: Vec<&StepResult> = steps.iter().filter(|s| s.outcome.is_ok()).collect();
+    let measure = match ok.iter().all(|s| s.memory().0 == MemoryMeasure::Pss) {
+        true => MemoryMeasure::Pss,
+        false => MemoryMeasure::Rss,
+    };
+    let peak = |s: &StepResult| match measure {
+        MemoryMeasure::Pss => s.memory().2,
+        MemoryMeasure::Rss => s.peak_rss_mb,
+    };
+    (measure, ok.into_iter().map(|s| (s, peak(s))).collect())
 }
 
 /// The wall that stops a ladder before memory does, as the sentence names it.
