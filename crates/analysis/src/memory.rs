@@ -241,7 +241,7 @@ mod tests {
             said,
             "memory grows 65.7 MB a call (PSS 571 → 768 MB from 1 to 4 calls): the 2,048 MB cap would hold about 23 calls"
         );
-        // What a call costs at the line is the same slope, not a level's quotient (69 MB
+        // What a call costs at the line is the same slope, not a level's quotient (67 MB
         // at 4: what the first call alone set up, spread over four).
         let cost = session_cost(&steps, 4).unwrap();
         assert_eq!(cost.measure, MemoryMeasure::Pss);
