@@ -187,15 +187,17 @@ fn jsonl_conversations_with_and_without_timestamps_and_usage() {
     assert_eq!(plain.turns[0].user_text.as_deref(), Some("hi"));
 }
 
+/// The error `name` holding `text` gets, read from a directory of its own (removed after).
 fn error_of(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("plimsoll-workload-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("plimsoll-workload-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
-    let e = from_files(std::slice::from_ref(&p))
-        .unwrap_err()
-        .to_string();
-    e.replace(&format!("{}", p.display()), name)
+    let e = from_files(std::slice::from_ref(&p));
+    let _ = std::fs::remove_dir_all(&dir);
+    e.unwrap_err()
+        .to_string()
+        .replace(&format!("{}", p.display()), name)
 }
 
 #[test]

@@ -3,6 +3,8 @@
 
 pub mod otlp;
 
+use std::ffi::OsStr;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,14 +23,25 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// `cmd` with the scratch dir `path` is in (or is) as its TMPDIR, where it is one, so the
+/// SUT log a failed run keeps goes with the test's dir.
+pub fn tmp_in_scratch<'c>(cmd: &'c mut Command, path: &Path) -> &'c mut Command {
+    let tmp = std::env::temp_dir();
+    let dir = match path.is_dir() {
+        true => Some(path),
+        false => path.parent(),
+    };
+    if let Some(d) = dir.filter(|d| d.starts_with(&tmp) && *d != tmp) {
+        cmd.env("TMPDIR", d);
+    }
+    cmd
+}
+
+/// `plimsoll run --config config extra…` (TMPDIR the config's scratch dir).
 pub fn run(config: &Path, extra: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg("--config")
-        .arg(config)
-        .args(extra)
-        .output()
-        .unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.arg("run").arg("--config").arg(config).args(extra);
+    let out = tmp_in_scratch(&mut cmd, config).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let result = stdout
         .lines()
@@ -42,10 +55,63 @@ pub fn run(config: &Path, extra: &[&str]) -> Run {
     }
 }
 
-/// A config in a temp dir next to a copy of the floor's session file.
-pub fn config(name: &str, sut_command: &str, extra: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plimsoll-run-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A test's own directory in the temp dir, and a path in it (the directory itself, or the
+/// config file a run is given): removed with everything in it when this is dropped, as
+/// the test ends, passed or panicked, so the suite leaves nothing behind.
+pub struct Scratch {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Scratch {
+    /// A fresh, empty `plimsoll-{kind}-{pid}-{name}` in the temp dir.
+    pub fn new(kind: &str, name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("plimsoll-{kind}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch {
+            path: dir.clone(),
+            dir,
+        }
+    }
+
+    /// The same directory, standing for the file `name` in it.
+    pub fn file(mut self, name: &str) -> Scratch {
+        self.path = self.dir.join(name);
+        self
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.path.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A config in a temp dir of its own next to a copy of the floor's session file.
+pub fn config(name: &str, sut_command: &str, extra: &str) -> Scratch {
+    let cfg = Scratch::new("run-test", name).file("plimsoll.toml");
+    let dir = cfg.parent().unwrap();
     std::fs::copy(
         root().join("examples/floor/session.toml"),
         dir.join("session.toml"),
@@ -57,7 +123,7 @@ pub fn config(name: &str, sut_command: &str, extra: &str) -> PathBuf {
         format!("[sut]\ncommand = {sut_command}\nready_timeout_s = 10\nstop_grace_s = 2\n[mock]\nscenario = {:?}\n{extra}\n", scenario.display()),
     )
     .unwrap();
-    dir.join("plimsoll.toml")
+    cfg
 }
 
 /// A Python SUT that keeps 16 MB per turn it serves: made to be OOM-killed.
@@ -136,7 +202,7 @@ pub fn alive(pid: u32) -> bool {
 
 /// Runs `plimsoll ramp`; also returns how many cgroups that process left behind.
 pub fn ramp_with_pid(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String, usize) {
-    let child = Command::new(BIN)
+    let child = tmp_in_scratch(&mut Command::new(BIN), config)
         .args(["ramp", "--json", "--config"])
         .arg(config)
         .args(extra)
@@ -174,7 +240,7 @@ pub fn ramp(config: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
 }
 
 /// A quick memory scenario (10 ms to first token) so compare's many steps stay short.
-pub fn fast_config(name: &str) -> PathBuf {
+pub fn fast_config(name: &str) -> Scratch {
     let cfg = config(name, "[\"true\"]", "[step]\nconcurrency = 6\n");
     let dir = cfg.parent().unwrap().to_path_buf();
     let scenario = std::fs::read_to_string(root().join("scenarios/memory.toml"))

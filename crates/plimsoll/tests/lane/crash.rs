@@ -32,7 +32,7 @@ fn a_sut_dying_at_start_up_gives_its_exception_first_and_its_log_path() {
     let r = run(&cfg, &["--concurrency", "1"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_cause_first(&r.stderr);
-    let out = Command::new(BIN)
+    let out = tmp_in_scratch(&mut Command::new(BIN), &cfg)
         .args(["check", "--config"])
         .arg(&cfg)
         .output()

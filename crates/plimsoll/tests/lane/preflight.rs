@@ -7,15 +7,12 @@
 use crate::common::*;
 use std::process::Command;
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("plimsoll-preflight-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> Scratch {
+    Scratch::new("preflight", name)
 }
 
 fn ramp(d: &std::path::Path) -> (i32, String) {
-    let o = Command::new(BIN)
+    let o = tmp_in_scratch(&mut Command::new(BIN), d)
         .args([
             "ramp",
             "--ladder",

@@ -2,15 +2,15 @@
 //! openai-agent example) replayed through the floor agent, exactly and sampled, with the
 //! mock answering as recorded and the driver pacing by the recording.
 
-use crate::common::{root, BIN};
+use crate::common::{root, Scratch, BIN};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::Path;
 
 /// A floor agent whose user message carries `{{prompt}}`, a fast provider, and the
 /// example's workload.
-fn setup(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plimsoll-workload-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+fn setup(name: &str) -> Scratch {
+    let config = Scratch::new("workload", name).file("plimsoll.toml");
+    let dir = config.parent().unwrap();
     std::fs::write(
         dir.join("scenario.toml"),
         "seed = 2\n[defaults]\nttft_ms = 5\ntok_ms = 0.05\n",
@@ -30,10 +30,10 @@ fn setup(name: &str) -> PathBuf {
         ),
     )
     .unwrap();
-    dir.join("plimsoll.toml")
+    config
 }
 
-fn result(config: &PathBuf, extra: &[&str]) -> Value {
+fn result(config: &Path, extra: &[&str]) -> Value {
     let out = std::process::Command::new(BIN)
         .args(["run", "--no-partition", "--json", "--config"])
         .arg(config)
