@@ -116,6 +116,7 @@ mod axes;
 mod bus;
 mod form;
 mod lint;
+mod raw;
 mod read;
 mod reply;
 mod request;
