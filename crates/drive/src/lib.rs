@@ -27,10 +27,8 @@ mod stream;
 pub mod template;
 
 pub use driver::drive;
-pub use voice::pool::cores;
-
-/// The name of the threads that drive the sessions (the runtime a load command runs
-/// on, and the calls' background thread): what a step counts as the driver's CPU.
-pub const THREAD_NAME: &str = "plimsoll-drive";
-pub use run::{DriveOptions, DriveReport, FullLoad, Hook, Progress, RequestStats, TURN_BUCKETS_S};
+pub use run::{
+    DriveOptions, DriveReport, FullLoad, Hook, Progress, RequestStats, THREAD_NAME, TURN_BUCKETS_S,
+};
 pub use spec::{Chat, SessionError, SessionSpec};
+pub use voice::pool::cores;

@@ -1,10 +1,10 @@
 //! Where placing a call is decided: a LiveKit room is joined (`livekit`), any other bot
 //! takes the caller's offer over HTTP (`peer`).
 
+use crate::error::CallError;
 use crate::peer::{self, Line, Setup};
 use crate::place::Place;
 use crate::signal::Signaling;
-use crate::CallError;
 
 /// Places a call as `p.how` says: ICE and DTLS done, the line ready for the caller's frames.
 pub async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {

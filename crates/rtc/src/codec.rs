@@ -2,7 +2,7 @@
 //! decoded at the call's rate (libopus), and the RTP time of each frame on Opus's 48 kHz
 //! clock, following the wall clock.
 
-use crate::CallError;
+use crate::error::CallError;
 use std::time::Duration;
 use str0m::media::{Frequency, MediaTime};
 

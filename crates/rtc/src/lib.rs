@@ -7,6 +7,7 @@
 
 mod call;
 mod codec;
+mod error;
 pub mod livekit;
 mod peer;
 mod place;
@@ -15,32 +16,8 @@ mod signal;
 
 pub use call::open;
 pub use codec::{encode, silence};
+pub use error::CallError;
 pub use peer::{Line, Setup};
 pub use place::Place;
 pub use run::{Audio, NetStats};
 pub use signal::Signaling;
-
-/// What went wrong placing or holding a call, in one line that names the fix.
-#[derive(Debug)]
-pub struct CallError {
-    /// A short kind: "signaling", "sdp", "ice", "dtls", "media", "timeout".
-    pub kind: &'static str,
-    pub message: String,
-}
-
-impl CallError {
-    pub fn new(kind: &'static str, message: impl Into<String>) -> CallError {
-        CallError {
-            kind,
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CallError {}

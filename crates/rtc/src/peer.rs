@@ -5,10 +5,10 @@
 //! RTCP reports it) kept as they come.
 
 use crate::codec::Coder;
+use crate::error::CallError;
 use crate::place::Place;
 use crate::run::{one_line, Audio, NetStats, Run};
 use crate::signal;
-use crate::CallError;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

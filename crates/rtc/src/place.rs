@@ -1,6 +1,6 @@
-//! Where a call is going and how it is placed: what every way of placing one reads.
+//! Where a call is going and how it is placed: what every way of placing one reads, and
+//! what a LiveKit room's call reads besides (`Join`).
 
-use crate::livekit::Join;
 use crate::signal::Signaling;
 use std::time::Duration;
 
@@ -18,4 +18,24 @@ pub struct Place<'a> {
     /// With `Signaling::LiveKit`: the key pair, the agent's dispatch, the call's room and
     /// the caller's identity (the server is `url`).
     pub livekit: Option<&'a Join>,
+}
+
+/// How the agent comes into a call's room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// The server sends a worker's agent when the room is made (a worker with no agent name).
+    Automatic,
+    /// The server API sends the agent registered under this name.
+    Named(String),
+}
+
+/// What a call into LiveKit needs besides where the server is: the key pair that signs its
+/// tokens, how its agent comes, its room and the caller's identity there.
+#[derive(Clone, Debug)]
+pub struct Join {
+    pub key: String,
+    pub secret: String,
+    pub dispatch: Dispatch,
+    pub room: String,
+    pub identity: String,
 }

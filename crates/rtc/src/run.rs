@@ -6,7 +6,7 @@
 //! offer).
 
 use crate::codec::Coder;
-use crate::CallError;
+use crate::error::CallError;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

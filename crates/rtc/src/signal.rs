@@ -5,7 +5,7 @@
 //! and a `Location` to `DELETE` when the call hangs up. The caller's one host candidate is
 //! in its offer, so neither needs a trickled candidate.
 
-use crate::CallError;
+use crate::error::CallError;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;

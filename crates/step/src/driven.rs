@@ -206,7 +206,7 @@ fn keep_audio(
     cfg: &Config,
     opts: &StepOptions,
     concurrency: usize,
-) -> Option<drive::call::KeepAudio> {
+) -> Option<drive::run::KeepAudio> {
     let all = match cfg.keep_audio {
         experiment::KeepAudio::None => return None,
         which => which == experiment::KeepAudio::All,
@@ -215,11 +215,11 @@ fn keep_audio(
         let stamp = crate::clock::now_rfc3339().replace(':', "-");
         std::path::Path::new(".plimsoll/audio").join(format!("{stamp}-c{concurrency}"))
     });
-    Some(drive::call::KeepAudio {
+    Some(drive::run::KeepAudio {
         dir,
         all,
         calls: cfg.keep_audio_calls,
-        budget: drive::call::KeepAudio::BUDGET,
+        budget: drive::run::KeepAudio::BUDGET,
     })
 }
 

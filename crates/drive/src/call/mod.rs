@@ -8,27 +8,21 @@
 //! timing. The line's messages are `line`'s, the playback clock `playback`'s, the sums
 //! `tally`'s.
 
-mod background;
-mod keeper;
 pub(crate) mod line;
 pub(crate) mod playback;
-pub mod tally;
 mod tape;
 mod tape_note;
 mod wire;
 mod words;
 
-use crate::driver::vars::Ctx;
-use crate::run::Failure;
+use crate::run::tally::{Tally, TurnFigures};
+use crate::run::{Ctx, Failure};
 use crate::spec::voice::VoiceSpec;
 use crate::spec::SessionSpec;
-pub use keeper::KeepAudio;
 use line::{Heard, LineIo};
 use playback::Playback;
 use std::collections::VecDeque;
 use std::time::Duration;
-pub use tally::Tally as VoiceTally;
-use tally::{Tally, TurnFigures};
 use tape::Tape;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -61,7 +55,7 @@ struct Call<'a> {
     /// How long a reply may run once it started (the session's `turn_timeout_ms`).
     reply_cap: Duration,
     /// Each reply's words being read, by turn.
-    pending: Vec<(u32, background::Receiver<Vec<voice::Utterance>>)>,
+    pending: Vec<(u32, crate::run::background::Receiver<Vec<voice::Utterance>>)>,
     /// The call's audio, kept when it goes wrong.
     tape: Option<Tape<'a>>,
 }

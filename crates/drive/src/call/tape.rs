@@ -6,7 +6,7 @@
 //! over. What all calls may hold at once is capped; a call past the cap stops recording
 //! and its note says where it was cut.
 
-use super::keeper::Keeper;
+use crate::run::keeper::Keeper;
 use std::path::PathBuf;
 
 /// One reply's start in what the caller heard.
@@ -96,7 +96,7 @@ impl<'k> Tape<'k> {
         went_wrong: Option<&str>,
         words: &[(u32, String)],
         mouths: &[Vec<f32>],
-        background: &super::background::Background,
+        background: &crate::run::background::Background,
     ) -> Option<PathBuf> {
         let held = std::mem::take(&mut self.held);
         let keeper = self.keeper;
@@ -167,7 +167,7 @@ pub(super) async fn keep(
     out: Result<(), crate::run::Failure>,
     found: &[(u32, super::words::Found)],
     mouths: &[Vec<f32>],
-    tally: &super::tally::Tally,
+    tally: &crate::run::tally::Tally,
 ) -> Result<(), crate::run::Failure> {
     let unheard = found
         .iter()
@@ -225,7 +225,7 @@ mod tests {
     use super::*;
 
     fn keeper(budget: usize) -> Keeper {
-        Keeper::new(super::super::KeepAudio {
+        Keeper::new(crate::run::KeepAudio {
             dir: PathBuf::from("kept"),
             all: false,
             calls: 1,

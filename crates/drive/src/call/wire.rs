@@ -5,7 +5,7 @@
 //! measures does not depend on the wire.
 
 use super::line::{Heard, LineIo};
-use super::tally::Tally;
+use crate::run::tally::Tally;
 use crate::run::Failure;
 use crate::spec::voice::{Line, VoiceSpec};
 use futures_util::{SinkExt, StreamExt};

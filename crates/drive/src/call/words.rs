@@ -1,8 +1,8 @@
 //! A call's words: the caller's utterances spoken at the line's rate (off the pacing
 //! threads), and the words heard in a reply checked against the mock's ledger.
 
-use super::tally::{Tally, Words};
-use crate::driver::vars::Ctx;
+use crate::run::tally::{Tally, Words};
+use crate::run::Ctx;
 use crate::run::Failure;
 use crate::spec::voice::VoiceSpec;
 

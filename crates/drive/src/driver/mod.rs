@@ -53,7 +53,7 @@ pub async fn drive(
         let name = spec.protocol.voice_name();
         let frame_ms = spec.voice.as_ref().map_or(20, |v| v.frame_ms);
         recorder.voice =
-            Some(crate::call::VoiceTally::new(name, frame_ms).keeping(opts.keep_audio.clone()));
+            Some(crate::run::VoiceTally::new(name, frame_ms).keeping(opts.keep_audio.clone()));
     }
     let recorder = Arc::new(recorder);
     let lag = Lag::start();

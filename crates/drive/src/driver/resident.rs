@@ -5,7 +5,8 @@
 //! the active ones add.
 
 use super::sequence;
-use super::vars::{fixed_vars, Ctx, Vars};
+use super::vars::{fixed_vars, Vars};
+use crate::run::Ctx;
 use crate::run::{DriveOptions, InFlight, Recorder};
 use crate::spec::SessionSpec;
 use std::collections::VecDeque;

@@ -5,11 +5,12 @@
 
 use super::http_turn::{send, status_ok, HttpReply, Outgoing};
 use super::pace;
-use super::vars::{Ctx, Vars};
+use super::vars::Vars;
 use crate::address::target;
 use crate::checks::{check_one, extract, last_json, reply_json};
 use crate::http::Conn;
 use crate::pointer;
+use crate::run::Ctx;
 use crate::run::Failure;
 use crate::spec::{Request, SessionSpec};
 use crate::stream;

@@ -7,8 +7,9 @@ use super::chat::ChatLink;
 use super::raw::RawLink;
 use super::sequence;
 use super::talk::talk;
-use super::vars::{fixed_vars, Ctx, Vars};
+use super::vars::{fixed_vars, Vars};
 use super::ws::WsLink;
+use crate::run::Ctx;
 use crate::run::{DriveOptions, InFlight, Recorder};
 use crate::spec::{Protocol, SessionSpec};
 use std::sync::atomic::Ordering::Relaxed;
@@ -65,7 +66,7 @@ pub(super) async fn run_session(
 async fn call_session(
     spec: &SessionSpec,
     vars: &Vars,
-    ctx: &super::vars::Ctx<'_>,
+    ctx: &Ctx<'_>,
     name: &str,
 ) -> Result<(), crate::run::Failure> {
     let fill = |t: &str, turn: u32| -> Result<String, crate::run::Failure> {

@@ -6,8 +6,9 @@
 
 use super::pace;
 use super::sequence::unset_message;
-use super::vars::{Ctx, Vars};
+use super::vars::Vars;
 use crate::checks::{check_one, extract};
+use crate::run::Ctx;
 use crate::run::Failure;
 use crate::spec::{Request, SessionSpec};
 use crate::template::fill;

@@ -4,7 +4,7 @@
 //! replays. Filling templates with them is `template`'s business.
 
 use crate::address::{replica, ws_base};
-use crate::run::{DriveOptions, Recorder};
+use crate::run::DriveOptions;
 use crate::template::{nonce, uuid};
 
 /// A session's values: built-ins, then extracted names as replies set them.
@@ -89,13 +89,4 @@ pub(super) fn service_vars(opts: &DriveOptions) -> Vec<(String, String)> {
         .iter()
         .map(|(name, port)| (format!("{name}.port"), port.to_string()))
         .collect()
-}
-
-/// What every request of a session shares.
-pub(crate) struct Ctx<'a> {
-    pub recorder: &'a Recorder,
-    pub allow_remote: bool,
-    pub timeout_ms: u64,
-    /// Who said a text (the mock's ledger), for a voice call's words check.
-    pub voice_owner: Option<&'a crate::run::options::Owner>,
 }

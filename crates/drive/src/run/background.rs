@@ -13,7 +13,7 @@ pub(crate) struct Background(voice::pool::Pool);
 impl Background {
     pub fn start() -> Background {
         Background(voice::pool::Pool::new(
-            &format!("{}-caller", crate::THREAD_NAME),
+            &format!("{}-caller", super::THREAD_NAME),
             voice::pool::cores(),
             19,
         ))

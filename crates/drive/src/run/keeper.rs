@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-pub use crate::run::options::KeepAudio;
+pub use super::options::KeepAudio;
 
 /// A step's keeper: the policy, the memory its tapes hold, and the calls kept.
 pub(crate) struct Keeper {
@@ -30,7 +30,7 @@ impl Keeper {
     }
 
     /// Takes room for `bytes` more of a tape; false when the step's budget is spent.
-    pub(super) fn reserve(&self, bytes: usize) -> bool {
+    pub(crate) fn reserve(&self, bytes: usize) -> bool {
         let before = self.used.fetch_add(bytes, Relaxed);
         if before + bytes > self.how.budget {
             self.used.fetch_sub(bytes, Relaxed);
@@ -39,18 +39,18 @@ impl Keeper {
         true
     }
 
-    pub(super) fn release(&self, bytes: usize) {
+    pub(crate) fn release(&self, bytes: usize) {
         self.used.fetch_sub(bytes, Relaxed);
     }
 
     /// What the tapes hold now, in bytes.
     #[cfg(test)]
-    pub(super) fn used(&self) -> usize {
+    pub(crate) fn used(&self) -> usize {
         self.used.load(Relaxed)
     }
 
     /// A call to keep: its place among the kept, or None past the cap (counted).
-    pub(super) fn admit(&self, name: &str) -> Option<()> {
+    pub(crate) fn admit(&self, name: &str) -> Option<()> {
         let mut k = self.kept.lock().ok()?;
         match k.names.len() < self.how.calls {
             true => {

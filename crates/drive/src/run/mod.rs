@@ -1,21 +1,33 @@
 //! A run of sessions as the runners and the callers both see it: what it is asked
-//! (`options`), what it counts while it goes (`progress`, `recorder`, `load`), how a
-//! failure is named (`failure`) and what it gives back (`report`).
+//! (`options`), what a session's requests share (`ctx`), what it counts while it goes
+//! (`progress`, `recorder`, `load`, and a call's sums in `tally`, with the audio it keeps,
+//! `keeper`, and its off-the-clock work, `background`), how a failure is named
+//! (`failure`) and what it gives back (`report`).
 //!
 //! This module imports none of the runners, the transports or the session-file readers:
 //! they all import it, so the types they share sit below every one of them.
 
+pub(crate) mod background;
+mod ctx;
 mod failure;
+pub(crate) mod keeper;
 mod load;
 pub(crate) mod options;
 mod progress;
 pub(crate) mod recorder;
 mod report;
+pub mod tally;
 
+pub(crate) use ctx::Ctx;
 pub use failure::Failure;
 pub use load::FullLoad;
-pub use options::{DriveOptions, Hook};
+pub use options::{DriveOptions, Hook, KeepAudio};
 pub(crate) use progress::InFlight;
 pub use progress::{Progress, TURN_BUCKETS_S};
 pub(crate) use recorder::{measure_lag, Lag, Recorder};
 pub use report::{DriveReport, RequestStats};
+pub use tally::Tally as VoiceTally;
+
+/// The name of the threads that drive the sessions (the runtime a load command runs
+/// on, and the calls' background thread): what a step counts as the driver's CPU.
+pub const THREAD_NAME: &str = "plimsoll-drive";

@@ -39,7 +39,7 @@ pub(crate) struct Recorder {
     /// Sessions end all the time under churn: only a slot's last one ends full load.
     churn: bool,
     /// A step of voice calls: what they add up to.
-    pub(crate) voice: Option<crate::call::VoiceTally>,
+    pub(crate) voice: Option<super::VoiceTally>,
 }
 
 impl Recorder {
@@ -230,7 +230,7 @@ impl Recorder {
             session_ms: std::mem::take(
                 &mut *self.session_times.lock().unwrap_or_else(|p| p.into_inner()),
             ),
-            voice: self.voice.as_ref().map(crate::call::VoiceTally::figures),
+            voice: self.voice.as_ref().map(super::VoiceTally::figures),
         }
     }
 }

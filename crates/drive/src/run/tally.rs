@@ -137,7 +137,7 @@ impl Tally {
     }
 
     /// The same, keeping the audio of calls as `keep` says.
-    pub fn keeping(self, keep: Option<super::KeepAudio>) -> Self {
+    pub fn keeping(self, keep: Option<super::options::KeepAudio>) -> Self {
         Tally {
             keeper: keep.map(super::keeper::Keeper::new),
             ..self

@@ -5,8 +5,8 @@
 
 use super::server::Server;
 use super::token;
+use crate::error::CallError;
 use crate::signal::request;
-use crate::CallError;
 use livekit_protocol as proto;
 use prost::Message;
 

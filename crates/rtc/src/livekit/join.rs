@@ -4,7 +4,7 @@
 //! every `ping_interval` the server asked for, and `Leave` at hang-up.
 
 use super::server::Server;
-use crate::CallError;
+use crate::error::CallError;
 use futures_util::{SinkExt, StreamExt};
 use livekit_protocol as proto;
 use prost::Message as _;

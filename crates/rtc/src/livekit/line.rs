@@ -6,13 +6,13 @@
 //! peer's task of its own (`run::Run`); the signal connection is this module's.
 
 use super::join::Signal;
-use super::server::{Dispatch, Join, Server};
+use super::server::Server;
 use super::{api, room};
 use crate::codec::Coder;
+use crate::error::CallError;
 use crate::peer::{self, Line, Session, Setup};
-use crate::place::Place;
+use crate::place::{Dispatch, Join, Place};
 use crate::run::{Audio, Control, NetStats, Run};
-use crate::CallError;
 use livekit_protocol as proto;
 use proto::signal_request::Message as Out;
 use proto::signal_response::Message as In;

@@ -10,6 +10,7 @@ mod room;
 mod server;
 mod token;
 
+pub use crate::place::{Dispatch, Join};
 pub(crate) use line::open;
 pub use room::{enter, Entered};
-pub use server::{Dispatch, Join, Server};
+pub use server::Server;

@@ -2,9 +2,10 @@
 //! for as the dispatch says, and the caller joined over the signal connection.
 
 use super::join::{self, Signal};
-use super::server::{Dispatch, Server};
+use super::server::Server;
 use super::{api, token};
-use crate::CallError;
+use crate::error::CallError;
+use crate::place::Dispatch;
 use std::time::{Duration, Instant};
 
 /// A call's room, made and joined: the caller in it, its agent sent for.

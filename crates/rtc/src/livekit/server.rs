@@ -1,7 +1,6 @@
-//! Which LiveKit server a call goes to, with the key pair that signs for it, and how the
-//! agent comes into the call's room.
+//! Which LiveKit server a call goes to, with the key pair that signs for it.
 
-use crate::CallError;
+use crate::error::CallError;
 
 /// A LiveKit server and the key pair that signs for it.
 #[derive(Clone, Debug)]
@@ -37,24 +36,4 @@ impl Server {
             ),
         )
     }
-}
-
-/// How the agent comes into a call's room.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Dispatch {
-    /// The server sends a worker's agent when the room is made (a worker with no agent name).
-    Automatic,
-    /// The server API sends the agent registered under this name.
-    Named(String),
-}
-
-/// What a call into LiveKit needs besides where the server is: the key pair that signs its
-/// tokens, how its agent comes, its room and the caller's identity there.
-#[derive(Clone, Debug)]
-pub struct Join {
-    pub key: String,
-    pub secret: String,
-    pub dispatch: Dispatch,
-    pub room: String,
-    pub identity: String,
 }

@@ -3,7 +3,7 @@
 //! do (join one room, publish and subscribe there; or, for the server API, create rooms
 //! and run one room's agents).
 
-use crate::CallError;
+use crate::error::CallError;
 use serde::Serialize;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
