@@ -2,7 +2,7 @@
 //! and the `--fail-on` gates that were breached.
 
 use crate::stats::{alpha_among, metric_of, request_metric, verdict_at, COST_METRIC, METRICS};
-use result::compare::{CompareLevel, CompareLine};
+use result::compare::{Breach, CompareLevel, CompareLine};
 use result::{Outcome, StepResult};
 use std::collections::BTreeMap;
 
@@ -12,8 +12,8 @@ pub struct Summary {
     pub levels: Vec<CompareLevel>,
     /// (base, branch): the highest level where every repetition was clean.
     pub ceiling: (Option<usize>, Option<usize>),
-    /// The `--fail-on` gates breached, in words.
-    pub breaches: Vec<String>,
+    /// The `--fail-on` gates breached.
+    pub breaches: Vec<Breach>,
     /// Both sides' lines as ranges, with repetitions.
     pub line: Option<CompareLine>,
 }
@@ -74,7 +74,7 @@ pub fn summarise(
         let mut metrics = BTreeMap::new();
         let names = metric_names(&samples[li]);
         let alpha = alpha_among(names.len());
-        let at = result::words::Unit::of(&samples[li][0]).level(level);
+        let unit = result::words::Unit::of(&samples[li][0]);
         for m in &names {
             let vals = |side: usize| -> Vec<f64> {
                 samples[li][side]
@@ -87,15 +87,21 @@ pub fn summarise(
                 gated.push(m.clone());
                 if !vals(0).is_empty() && vals(1).is_empty() {
                     // The worst regression: the branch never produced the figure at all.
-                    breaches.push(format!("{at}: {m} has a base value but none on the branch (every such request failed?)"));
+                    breaches.push(Breach::Vanished {
+                        level,
+                        unit,
+                        metric: m.clone(),
+                    });
                 }
                 if let Some(r) = v.ratio.filter(|r| r.is_finite()) {
                     if r > 1.0 + limit + 1e-12 {
-                        breaches.push(format!(
-                            "{at}: {m} {:+.1} % (limit +{:.1} %)",
-                            (r - 1.0) * 100.0,
-                            limit * 100.0
-                        ));
+                        breaches.push(Breach::Grew {
+                            level,
+                            unit,
+                            metric: m.clone(),
+                            change: r - 1.0,
+                            limit: *limit,
+                        });
                     }
                 }
             }
@@ -113,7 +119,7 @@ pub fn summarise(
     // A gate on a figure no level had cannot pass silently (a misspelled request name).
     for (g, _) in fail_on.iter().filter(|(g, _)| g != "ceiling") {
         if !gated.contains(g) {
-            breaches.push(format!("--fail-on {g}: no level has this figure (a request of that name is not in the session, or no LLM call to price?)"));
+            breaches.push(Breach::NoFigure { metric: g.clone() });
         }
     }
     // Ceiling per side: the highest level where every repetition was clean.
@@ -134,7 +140,7 @@ pub fn summarise(
         // only when the two lines' ranges are apart (else it is within their spread).
         let apart = line.as_ref().is_none_or(|l| l.differ);
         if (r as f64) < b as f64 * (1.0 - limit) && apart {
-            breaches.push(format!("ceiling {b} → {r}"));
+            breaches.push(Breach::Ceiling { base: b, branch: r });
         }
     }
     Summary {
@@ -197,7 +203,7 @@ mod tests {
         worse[1][1] = vec![bad.clone(), bad.clone()];
         let s = summarise(&levels, &worse, &gate);
         assert!(s.line.as_ref().unwrap().differ);
-        assert_eq!(s.breaches, vec!["ceiling 8 → 4".to_string()]);
+        assert_eq!(s.breaches, vec![Breach::Ceiling { base: 8, branch: 4 }]);
         // One run a level: no range, the ceiling gate as before.
         let once: Vec<[Vec<StepResult>; 2]> = samples
             .iter()
@@ -223,16 +229,18 @@ mod tests {
         assert!((s.levels[0].metrics[COST_METRIC].ratio.unwrap() - 1.2).abs() < 1e-9);
         assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
         assert!(
-            s.breaches[0].starts_with("4 sessions: cost_per_session +20.0 %"),
+            matches!(&s.breaches[0], Breach::Grew { level: 4, metric, change, limit, .. }
+                if metric == COST_METRIC && (change - 0.2).abs() < 1e-9 && *limit == 0.1),
             "{:?}",
             s.breaches
         );
         // Without prices there is nothing to gate, and the gate says so.
         let s = summarise(&[4], &[[vec![sample(1.0)], vec![sample(1.0)]]], &gate);
-        assert!(
-            s.breaches[0].contains("no level has this figure"),
-            "{:?}",
-            s.breaches
+        assert_eq!(
+            s.breaches,
+            vec![Breach::NoFigure {
+                metric: COST_METRIC.to_string()
+            }]
         );
         assert!(summarise(&[4], &[[base.clone(), base]], &gate)
             .breaches
@@ -250,7 +258,8 @@ mod tests {
         assert!((m.ratio.unwrap() - 152.5 / 102.5).abs() < 1e-9);
         assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
         assert!(
-            s.breaches[0].starts_with("4 sessions: requests.wait.p50_ms +48.8 %"),
+            matches!(&s.breaches[0], Breach::Grew { level: 4, metric, change, .. }
+                if metric == "requests.wait.p50_ms" && (change - 0.488).abs() < 1e-3),
             "{:?}",
             s.breaches
         );
@@ -265,16 +274,18 @@ mod tests {
         let broken: Vec<StepResult> = (0..6).map(|_| wait(0, None, 3, None)).collect();
         let s = summarise(&[4], &[[base.clone(), broken]], &gate);
         assert!(
-            s.breaches.iter().any(|b| b.contains("none on the branch")),
+            s.breaches
+                .iter()
+                .any(|b| matches!(b, Breach::Vanished { level: 4, .. })),
             "{:?}",
             s.breaches
         );
         let typo = vec![("requests.wiat.p50_ms".to_string(), 0.10)];
         let s = summarise(&[4], &[[base.clone(), base]], &typo);
         assert!(
-            s.breaches
-                .iter()
-                .any(|b| b.contains("no level has this figure")),
+            s.breaches.iter().any(
+                |b| matches!(b, Breach::NoFigure { metric } if metric == "requests.wiat.p50_ms")
+            ),
             "{:?}",
             s.breaches
         );

@@ -95,7 +95,7 @@ pub async fn run_compare(
     cfg: &Config,
     opts: &CompareOptions,
     worktrees: Option<&Worktrees>,
-) -> anyhow::Result<(CompareDoc, Vec<String>)> {
+) -> anyhow::Result<(CompareDoc, Vec<result::compare::Breach>)> {
     let mut samples: Vec<[Vec<StepResult>; 2]> = vec![[Vec::new(), Vec::new()]; opts.levels.len()];
     for rep in 0..opts.repeat.max(1) {
         for (li, &level) in opts.levels.iter().enumerate() {

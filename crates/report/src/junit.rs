@@ -3,7 +3,7 @@
 //! (a step's and a ladder's budget checks are in [`steps`]).
 
 use crate::num::cell;
-use result::compare::CompareDoc;
+use result::compare::{Breach, CompareDoc};
 
 #[path = "junit_steps.rs"]
 pub mod steps;
@@ -23,12 +23,14 @@ struct Case {
 /// The JUnit document of a comparison: a case per `--fail-on` gate and level (or the
 /// ceiling's one), a failing case for a gate no level had, and a passing case per level
 /// that says its outcomes when no gate was given.
-pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -> String {
+pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[Breach]) -> String {
     let mut cases = Vec::new();
     for (g, limit) in gates {
         let bound = format!("≤ +{} %", result::budget::num(limit * 100.0));
         if g == "ceiling" {
-            let b = breaches.iter().find(|b| b.starts_with("ceiling "));
+            let b = breaches
+                .iter()
+                .find(|b| matches!(b, Breach::Ceiling { .. }));
             cases.push(Case {
                 name: format!("ceiling may drop {bound}"),
                 out: format!(
@@ -36,7 +38,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                     opt(doc.ceiling.base),
                     opt(doc.ceiling.branch)
                 ),
-                failure: b.cloned(),
+                failure: b.map(crate::gates::said),
                 kind: "gate",
                 skipped: None,
             });
@@ -44,12 +46,12 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
         }
         let missing = breaches
             .iter()
-            .find(|b| b.starts_with(&format!("--fail-on {g}:")));
+            .find(|b| matches!(b, Breach::NoFigure { metric } if metric == g));
         if let Some(m) = missing {
             cases.push(Case {
                 name: format!("{g} {bound}"),
                 out: String::new(),
-                failure: Some(m.clone()),
+                failure: Some(crate::gates::said(m)),
                 kind: "gate",
                 skipped: None,
             });
@@ -57,7 +59,6 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
         }
         for l in &doc.levels {
             let Some(v) = l.metrics.get(g) else { continue };
-            let head = format!("{} sessions: {g} ", l.concurrency);
             cases.push(Case {
                 name: format!("{g} at {} sessions {bound}", l.concurrency),
                 out: format!(
@@ -67,7 +68,10 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[String]) -
                     cell(v.ratio),
                     v.verdict
                 ),
-                failure: breaches.iter().find(|b| b.starts_with(&head)).cloned(),
+                failure: breaches
+                    .iter()
+                    .find(|b| b.gate() == g && b.level() == Some(l.concurrency))
+                    .map(crate::gates::said),
                 kind: "gate",
                 skipped: None,
             });
@@ -172,7 +176,7 @@ fn esc(s: &str) -> String {
 
 /// The Markdown a CI job summary or a pull request's comment shows: pass or fail and
 /// why, then the comparison's table.
-pub fn compare_summary(doc: &CompareDoc, breaches: &[String]) -> String {
+pub fn compare_summary(doc: &CompareDoc, breaches: &[Breach]) -> String {
     let head = match breaches.is_empty() {
         true => "**Plimsoll compare: pass** — no gate breached\n\n".to_string(),
         false => format!(
@@ -180,7 +184,7 @@ pub fn compare_summary(doc: &CompareDoc, breaches: &[String]) -> String {
             crate::words::count(breaches.len() as u64, "gate") + " breached",
             breaches
                 .iter()
-                .map(|b| format!("- {b}"))
+                .map(|b| format!("- {}", crate::gates::said(b)))
                 .collect::<Vec<_>>()
                 .join("\n")
         ),
@@ -224,15 +228,48 @@ mod tests {
         let gates = vec![
             ("p99_session_ms".to_string(), 0.1),
             ("ceiling".to_string(), 0.0),
+            ("requests.<&>.p50_ms".to_string(), 0.1),
         ];
-        let breaches = vec!["4 sessions: p99_session_ms +30.0 % (limit +10.0 %) <&>".to_string()];
+        let breaches = vec![
+            Breach::Grew {
+                level: 4,
+                unit: result::words::Unit::Session,
+                metric: "p99_session_ms".into(),
+                change: 0.3,
+                limit: 0.1,
+            },
+            Breach::NoFigure {
+                metric: "requests.<&>.p50_ms".into(),
+            },
+        ];
         let x = compare(&doc(), &gates, &breaches);
-        assert!(x.contains("tests=\"2\" failures=\"1\""), "{x}");
+        assert!(x.contains("tests=\"3\" failures=\"2\""), "{x}");
         assert!(
             x.contains("name=\"p99_session_ms at 4 sessions ≤ +10 %\""),
             "{x}"
         );
-        assert!(x.contains("(limit +10.0 %) &lt;&amp;&gt;"), "{x}");
+        assert!(
+            x.contains("message=\"4 sessions: p99_session_ms +30.0 % (limit +10.0 %)\""),
+            "{x}"
+        );
+        assert!(
+            x.contains("--fail-on requests.&lt;&amp;&gt;.p50_ms: no level"),
+            "{x}"
+        );
+        // A ladder of calls: its breach is its level's case's failure all the same (the
+        // case was once found by the words "4 sessions: ").
+        let calls = [Breach::Grew {
+            level: 4,
+            unit: result::words::Unit::Call,
+            metric: "p99_session_ms".into(),
+            change: 0.3,
+            limit: 0.1,
+        }];
+        let c = compare(&doc(), &gates[..1], &calls);
+        assert!(
+            c.contains("message=\"4 calls: p99_session_ms +30.0 %"),
+            "{c}"
+        );
         assert!(
             x.contains("base 100, branch 130, ratio 1.30, verdict worse"),
             "{x}"
@@ -241,6 +278,6 @@ mod tests {
         let clean = compare(&doc(), &gates, &[]);
         assert!(clean.contains("failures=\"0\""), "{clean}");
         assert!(compare_summary(&doc(), &breaches)
-            .starts_with("**Plimsoll compare: FAIL** — 1 gate breached"));
+            .starts_with("**Plimsoll compare: FAIL** — 2 gates breached"));
     }
 }

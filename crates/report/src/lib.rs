@@ -9,6 +9,7 @@ pub mod calls;
 mod charts;
 pub mod check;
 pub mod cost;
+pub mod gates;
 pub mod harness;
 pub mod html;
 pub mod junit;

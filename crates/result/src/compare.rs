@@ -72,3 +72,49 @@ pub struct MetricVerdict {
     pub p: Option<f64>,
     pub verdict: String,
 }
+
+/// A `--fail-on` gate a comparison breached, as a fact: `report::gates` words it, and the
+/// JUnit case of its gate and level finds it by these fields.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Breach {
+    /// At `level` (counted in `unit`), `metric` changed by `change` (0.3: +30 %), past the
+    /// gate's `limit` (0.1: +10 %).
+    Grew {
+        level: usize,
+        unit: crate::words::Unit,
+        metric: String,
+        change: f64,
+        limit: f64,
+    },
+    /// At `level`, `metric` had a base value and none on the branch (every such request
+    /// failed there?).
+    Vanished {
+        level: usize,
+        unit: crate::words::Unit,
+        metric: String,
+    },
+    /// No level had `metric`: a gate on a figure no level has cannot pass silently.
+    NoFigure { metric: String },
+    /// The highest clean level dropped from `base` to `branch`.
+    Ceiling { base: usize, branch: usize },
+}
+
+impl Breach {
+    /// The gate breached: a metric's name, or "ceiling".
+    pub fn gate(&self) -> &str {
+        match self {
+            Breach::Grew { metric, .. }
+            | Breach::Vanished { metric, .. }
+            | Breach::NoFigure { metric } => metric,
+            Breach::Ceiling { .. } => "ceiling",
+        }
+    }
+
+    /// The level it was breached at, where it was one level's.
+    pub fn level(&self) -> Option<usize> {
+        match self {
+            Breach::Grew { level, .. } | Breach::Vanished { level, .. } => Some(*level),
+            Breach::NoFigure { .. } | Breach::Ceiling { .. } => None,
+        }
+    }
+}

@@ -159,7 +159,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<u8> {
     }
     println!("{}", result::to_line_json(&doc));
     for b in &breaches {
-        eprintln!("FAIL: {b}");
+        eprintln!("FAIL: {}", report::gates::said(b));
     }
     for_ci(&a, &doc, &gates, &breaches)?;
     Ok(if breaches.is_empty() { 0 } else { 2 })
@@ -170,7 +170,7 @@ fn for_ci(
     a: &CompareArgs,
     doc: &result::compare::CompareDoc,
     gates: &[(String, f64)],
-    breaches: &[String],
+    breaches: &[result::compare::Breach],
 ) -> anyhow::Result<()> {
     let ci = super::ForCi {
         junit: a.junit.as_deref(),
