@@ -198,8 +198,8 @@ pub fn ramp_summary(docs: &[LadderDoc]) -> String {
             "**Plimsoll ramp{arm}: {}**\n\n",
             crate::verdict::headline(doc)
         ));
-        let details = crate::verdict::detail_lines(doc);
-        for l in details.iter().filter(|l| !l.starts_with("  ")) {
+        let details = crate::verdict::details(doc);
+        for l in &details.lines {
             s.push_str(&format!("- {l}\n"));
         }
         s.push('\n');

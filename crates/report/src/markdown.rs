@@ -41,10 +41,10 @@ pub fn ladder(doc: &LadderDoc) -> String {
         crate::verdict::headline(doc),
         doc.environment.machine(),
     );
-    let details = crate::verdict::detail_lines(doc);
-    let (main, capacity): (Vec<_>, Vec<_>) = details
-        .iter()
-        .partition(|l| !l.starts_with("  ") && !l.starts_with("capacity projection"));
+    let crate::verdict::Details {
+        lines: main,
+        capacity,
+    } = crate::verdict::details(doc);
     // A verdict with labelled lines says them before the table, in the terminal's order.
     let labelled = doc
         .ladder()
@@ -68,14 +68,14 @@ pub fn ladder(doc: &LadderDoc) -> String {
             s.push_str(&format!("- {l}\n"));
         }
     }
-    s.push_str(&sections(steps, &capacity));
+    s.push_str(&sections(steps, capacity.as_deref()));
     s
 }
 
 /// The sections after a ladder's table: the workload replayed, per request, cost and
 /// cache, MCP stdio servers, dependencies, the capacity projection (each when it has
 /// something to say).
-fn sections(steps: &[result::StepResult], capacity: &[&String]) -> String {
+fn sections(steps: &[result::StepResult], capacity: Option<&[String]>) -> String {
     let mut s = String::new();
     if let Some(w) = steps.iter().find_map(|r| r.workload.as_ref()) {
         s.push_str("\n## Workload replayed\n\nEvery level replayed this recording (its sessions drawn with the seed); each step's own fidelity is in its RESULT.\n\n");
@@ -104,9 +104,9 @@ fn sections(steps: &[result::StepResult], capacity: &[&String]) -> String {
         s.push_str("\n## Dependencies\n\nEach `[[service]]` Plimsoll started for the step and each `[[probe]]` it found running, sampled beside the SUT; *clients* is the most connections it had accepted at once, *SUT's connections* the most the SUT held to it.\n\n");
         s.push_str(&t);
     }
-    if !capacity.is_empty() {
+    if let Some(working) = capacity {
         s.push_str("\n## Capacity projection (not a measurement)\n\n");
-        for l in capacity.iter().filter(|l| l.starts_with("  ")) {
+        for l in working {
             s.push_str(&format!("- {}\n", l.trim()));
         }
     }

@@ -38,10 +38,35 @@ fn first_level_running(doc: &LadderDoc) -> bool {
     doc.running.is_some() && doc.ladder().is_none()
 }
 
-/// Every line under the headline.
+/// What is said under a ladder's headline: the verdict's lines, and apart from them the
+/// capacity projection's working (a projection, not a measurement), None without one.
+pub struct Details {
+    pub lines: Vec<String>,
+    pub capacity: Option<Vec<String>>,
+}
+
+/// Every line under the headline, as the terminal says them: the verdict's, then the
+/// capacity projection under its heading, indented.
 pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
+    let Details {
+        mut lines,
+        capacity,
+    } = details(doc);
+    if let Some(c) = capacity {
+        lines.push("capacity projection (not a measurement):".into());
+        lines.extend(c.iter().map(|l| format!("  {l}")));
+    }
+    lines
+}
+
+/// What is said under the headline, the verdict's lines and the projection apart.
+pub fn details(doc: &LadderDoc) -> Details {
     if first_level_running(doc) {
-        return Vec::new(); // nothing judged yet
+        // Nothing judged yet.
+        return Details {
+            lines: Vec::new(),
+            capacity: None,
+        };
     }
     let empty = LadderAnalysis::default();
     let a = doc.ladder().unwrap_or(&empty);
@@ -72,11 +97,10 @@ pub fn detail_lines(doc: &LadderDoc) -> Vec<String> {
     }
     tail.extend(log_lines(a.log.as_deref().unwrap_or_default(), u));
     out.extend(tail);
-    if let Some(c) = &a.capacity {
-        out.push("capacity projection (not a measurement):".into());
-        out.extend(c.working.iter().map(|l| format!("  {l}")));
+    Details {
+        lines: out,
+        capacity: a.capacity.as_ref().map(|c| c.working.clone()),
     }
-    out
 }
 
 /// The provider's limits, and at each level where it refused calls or kept them waiting:
