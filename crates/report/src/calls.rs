@@ -68,11 +68,7 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
     let mut out = vec![format!(
         "step: {} over {} × {turns} — {} ok, {} failed in {:.1} s; peak {} {:.1} MB ({:.1} MB/call), {}, {} CPU ms per call-second",
         crate::words::count(r.concurrency as u64, "concurrent call"),
-        match v.protocol.as_str() {
-            "twilio" => "Twilio Media Streams",
-            "webrtc" => "WebRTC (Opus)",
-            _ => "raw PCM",
-        },
+        transport(v),
         r.sessions_ok,
         r.sessions_failed,
         r.wall_ms / 1000.0,
@@ -85,6 +81,23 @@ pub fn step_lines(r: &StepResult, v: &result::VoiceCalls, turns: &str) -> Vec<St
     if let (Some(b), Some(p)) = (r.baseline_processes, r.peak_processes.filter(|p| *p > 1)) {
         out.push(memory_line(r, b, p));
     }
+    out.extend(voice_lines(r, v));
+    out
+}
+
+/// "Twilio Media Streams", "WebRTC (Opus)" or "raw PCM".
+pub fn transport(v: &result::VoiceCalls) -> &'static str {
+    match v.protocol.as_str() {
+        "twilio" => "Twilio Media Streams",
+        "webrtc" => "WebRTC (Opus)",
+        _ => "raw PCM",
+    }
+}
+
+/// What the callers heard, under a step's line (or a merged one's): the replies, the
+/// audio, the words, the calls, the mock's audio stages and the harness's frame timing.
+pub fn voice_lines(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
+    let mut out = Vec::new();
     out.push(format!(
         "  replies: {} answered; response p50/p95/p99 {} / {} / {} ms (the end of the caller's speech to the bot's first audio)",
         v.turns,

@@ -51,6 +51,10 @@ pub struct Counters {
     pub error_rate_threshold: f64,
     pub p99_session_ms_threshold: f64,
     pub harness_lag_ms_threshold: f64,
+    /// A shard of calls: what its calls counted (their histograms are in the interval
+    /// log, tagged `voice.*`). Absent for sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voice: Option<drive::run::VoiceCounts>,
     /// The config's `[budget]`, judged once over the merged step (absent: the defaults).
     #[serde(default)]
     pub budget: analysis::Budget,

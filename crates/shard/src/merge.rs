@@ -227,6 +227,29 @@ fn requests(
         .collect()
 }
 
+/// A step of calls: what every shard's calls counted, added, and their histograms, made
+/// into RESULT's `voice` by the function one process makes it with (no latency when the
+/// shards are not one run), with what the shared mock's audio APIs did for them.
+fn voice(
+    shards: &[Shard],
+    hists: &BTreeMap<String, Histogram<u64>>,
+    mock: &mock::ledger::Totals,
+    known: bool,
+) -> Option<result::VoiceCalls> {
+    let mut counts: Option<drive::run::VoiceCounts> = None;
+    for c in shards.iter().filter_map(|s| s.counters.voice.as_ref()) {
+        counts.get_or_insert_with(Default::default).add(c);
+    }
+    let voice_hists: BTreeMap<String, Histogram<u64>> = hists
+        .iter()
+        .filter(|(tag, _)| known && tag.starts_with("voice."))
+        .map(|(tag, h)| (tag.clone(), h.clone()))
+        .collect();
+    let mut v = drive::run::sums::figures(&counts?, &voice_hists);
+    v.stages = mock.voice_stages();
+    Some(v)
+}
+
 /// The one RESULT of these shards. With `unknown` reasons, no latency or rate: a
 /// figure from part of a run would read as the whole run's.
 pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
@@ -239,6 +262,8 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
     let open = c0.as_ref().and_then(|c| c.arrival_rate_per_s);
     let q = |tag: &str, p: f64| ms_q(hists.get(tag).filter(|_| known), p);
     let (p50_session, ideal) = (q(SESSION, 0.5), q(IDEAL, 0.5));
+    let voice = voice(shards, &hists, &sum.mock, known);
+    let calls = voice.is_some();
     let result = StepResult {
         schema_version: result::SCHEMA_VERSION,
         concurrency: match open {
@@ -257,6 +282,9 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
         p99_ttft_ms: q(TTFT, 0.99),
         ideal_session_ms: ideal,
         latency_inflation: match (p50_session, ideal) {
+            // A call's time is its speech, not the SUT's work: voice is judged by its
+            // replies, as one process judges it.
+            _ if calls => None,
             (Some(s), Some(i)) if i > 0.0 => Some(round2(s / i)),
             _ => None,
         },
@@ -279,6 +307,7 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
         sessions: open.map(|_| sum.planned),
         turns_per_s: known.then(|| round2(sum.turns_per_s)),
         requests: requests(&hists, &sum.request_errors, known),
+        voice,
         // The SUT ran elsewhere: its process figures were not sampled (they read 0).
         shards: Some(result::Shards {
             count: c0.as_ref().map_or(0, |c| c.count),

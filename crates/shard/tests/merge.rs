@@ -49,6 +49,7 @@ fn counters(index: usize, count: usize) -> Counters {
         error_rate_threshold: 0.0,
         p99_session_ms_threshold: 0.0,
         harness_lag_ms_threshold: 10.0,
+        voice: None,
         budget: analysis::Budget::default(),
         seed: 1,
     }
@@ -251,5 +252,74 @@ fn a_torn_interval_log_is_an_error_naming_the_file() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("shard-0-of-4.hlog"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 64: two shards of a step of calls, written and read back, merge into the voice
+/// figures one process that placed every call makes (drive's own function), with the
+/// shared mock's audio stages.
+#[test]
+fn shards_of_calls_merge_into_one_steps_voice() {
+    use drive::run::{sums, VoiceCounts};
+    let dir = scratch("calls");
+    let v = values(400);
+    let (mut whole, mut parts) = (hist(), [hist(), hist()]);
+    for (i, x) in v.iter().enumerate() {
+        whole.record(*x).unwrap();
+        parts[i % 2].record(*x).unwrap();
+    }
+    for (i, h) in parts.into_iter().enumerate() {
+        let mut c = counters(i, 2);
+        c.concurrency = 4;
+        c.voice = Some(VoiceCounts {
+            protocol: "twilio".into(),
+            frame_ms: 20,
+            calls: 2,
+            turns: 200,
+            words_checked: 4,
+            words_wrong: i as u64,
+            crosstalk: vec![(format!("s{i}"), format!("s{}", 1 - i), false)],
+            heard_own: [format!("s{i}")].into(),
+            ..Default::default()
+        });
+        if let Some(m) = c.mock.as_mut() {
+            m.totals.voice.stt_calls = 200;
+            m.totals.voice.stt_ms = 200.0 * 60.0;
+        }
+        // A call lasts as long as its speech: 30 s against an "ideal" of 1 s.
+        let (mut call, mut ideal) = (hist(), hist());
+        call.record(30_000_000).unwrap();
+        ideal.record(1_000_000).unwrap();
+        let hists = BTreeMap::from([
+            (sums::RESPONSE.to_string(), h),
+            (SESSION.to_string(), call),
+            (shard::IDEAL.to_string(), ideal),
+        ]);
+        write(&dir, &c, &hists).unwrap();
+    }
+    let shards = read_dirs(std::slice::from_ref(&dir)).unwrap();
+    let m = merge(&shards, 1000.0);
+    let voice = m
+        .result
+        .voice
+        .as_ref()
+        .expect("a step of calls merged has its voice");
+    assert_eq!((voice.calls, voice.turns), (4, 400));
+    assert_eq!((voice.words_checked, voice.words_wrong), (8, 1));
+    // In ms to two places, as a call's figures are.
+    let q = |p: f64| Some((whole.value_at_quantile(p) as f64 / 10.0).round() / 100.0);
+    assert_eq!(
+        (voice.response_p50_ms, voice.response_p99_ms),
+        (q(0.5), q(0.99))
+    );
+    // A reply heard on the other shard's call, its owner's own heard there.
+    assert_eq!(voice.crosstalk.len(), 2);
+    assert!(voice.crosstalk.iter().all(|c| c.owner_heard_own));
+    // Judged by its replies, as one process judges calls: no inflation over an ideal, so
+    // the default budget's `latency_inflation ≤ 2` has nothing to break.
+    assert_eq!(m.result.latency_inflation, None);
+    assert!(m.breaches.is_empty(), "{:?}", m.breaches);
+    let stages = voice.stages.as_ref().unwrap();
+    assert_eq!((stages.stt_calls, stages.stt_ms_mean), (400, Some(60.0)));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -26,6 +26,7 @@ mod measured;
 mod mock_side;
 pub mod options;
 mod own_cpu;
+mod owner;
 mod prepare;
 mod rates;
 mod replay_diff;

@@ -37,21 +37,6 @@ pub(crate) struct MockSide {
     pub(crate) refused: result::MockRefusals,
 }
 
-/// What the audio APIs did, from the ledger (none when none was called).
-fn stages_of(t: &Totals) -> Option<result::VoiceStages> {
-    let v = &t.voice;
-    let mean = |sum: f64, n: u64| (n > 0).then(|| round2(sum / n as f64));
-    (!v.is_empty()).then(|| result::VoiceStages {
-        stt_calls: v.stt_calls,
-        stt_ms_mean: mean(v.stt_ms, v.stt_calls),
-        tts_calls: v.tts_calls,
-        tts_first_byte_ms_mean: mean(v.tts_first_byte_ms, v.tts_calls),
-        realtime_responses: v.realtime_responses,
-        realtime_response_ms_mean: mean(v.realtime_response_ms, v.realtime_responses),
-        unheard: v.unheard,
-    })
-}
-
 /// The mock's refusals as RESULT keeps them.
 fn refused_of(r: &mock::serve::refusals::Refusals) -> result::MockRefusals {
     let (kinds, more) = r.list();
@@ -168,7 +153,7 @@ impl MockSide {
             cache: crate::cost_side::cache_report(ledger),
             tokens: crate::cost_side::tokens(&t.cache),
             mcp: ledger.mcp.as_ref().map(crate::mcp_side::from_ledger),
-            stages: stages_of(t),
+            stages: t.voice_stages(),
             refused: refused_of(refused),
         }
     }

@@ -202,7 +202,7 @@ fn drive_options(
         start_at,
         name_prefix: format!("r{:08x}-", tag as u32),
         replay: None,
-        voice_owner: None,
+        voice_owner: plan.mock.as_deref().and_then(crate::owner::of_mock),
         keep_audio: None,
         services: Vec::new(),
     }
@@ -336,6 +336,7 @@ fn counters(
         error_rate_threshold: cfg.error_rate,
         p99_session_ms_threshold: cfg.p99_session_ms,
         harness_lag_ms_threshold: cfg.harness_lag_ms,
+        voice: r.voice_parts.as_ref().map(|p| p.counts.clone()),
         budget: cfg.budget.clone(),
         seed: cfg.seed,
     }
@@ -353,6 +354,10 @@ fn histograms(r: &drive::DriveReport, ideal: Histogram<u64>) -> BTreeMap<String,
     }
     for (name, q) in &r.requests {
         hists.insert(format!("{}{name}", shard::REQUEST), q.us.clone());
+    }
+    // A shard of calls: its calls' histograms, tagged `voice.*`.
+    for (name, h) in r.voice_parts.iter().flat_map(|p| &p.hists) {
+        hists.insert(name.clone(), h.clone());
     }
     hists
 }

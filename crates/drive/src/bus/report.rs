@@ -57,6 +57,7 @@ pub(super) fn report(
     }
     DriveReport {
         voice: None,
+        voice_parts: None,
         think_late_us: hist(),
         session_ms: Default::default(),
         sessions_ok: ok,

@@ -1,6 +1,6 @@
 //! A run of sessions as the runners and the callers both see it: what it is asked
 //! (`options`), what a session's requests share (`ctx`), what it counts while it goes
-//! (`progress`, `recorder`, `load`, and a call's sums in `tally`, with the audio it keeps,
+//! (`progress`, `recorder`, `load`, and a call's in `tally`, added up by `sums`, with the audio it keeps,
 //! `keeper`, and its off-the-clock work, `background`), how a failure is named
 //! (`failure`) and what it gives back (`report`).
 //!
@@ -16,6 +16,7 @@ pub(crate) mod options;
 mod progress;
 pub(crate) mod recorder;
 mod report;
+pub mod sums;
 pub mod tally;
 
 pub(crate) use ctx::Ctx;
@@ -26,6 +27,7 @@ pub(crate) use progress::InFlight;
 pub use progress::{Progress, TURN_BUCKETS_S};
 pub(crate) use recorder::{measure_lag, Lag, Recorder};
 pub use report::{DriveReport, RequestStats};
+pub use sums::{VoiceCounts, VoiceParts};
 pub use tally::Tally as VoiceTally;
 
 /// The name of the threads that drive the sessions (the runtime a load command runs

@@ -199,6 +199,10 @@ impl Recorder {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         let progress = &self.progress;
+        let (voice, voice_parts) = match self.voice.as_ref().map(|t| t.figures_and_parts()) {
+            Some((v, parts)) => (Some(v), Some(parts)),
+            None => (None, None),
+        };
         DriveReport {
             sessions_ok: progress.sessions_ok.load(Relaxed),
             sessions_failed: progress.sessions_failed.load(Relaxed),
@@ -230,7 +234,8 @@ impl Recorder {
             session_ms: std::mem::take(
                 &mut *self.session_times.lock().unwrap_or_else(|p| p.into_inner()),
             ),
-            voice: self.voice.as_ref().map(super::VoiceTally::figures),
+            voice,
+            voice_parts,
         }
     }
 }

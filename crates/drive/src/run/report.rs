@@ -49,8 +49,10 @@ pub struct DriveReport {
     /// A replay's session times in ms by name (empty otherwise): replayed sessions differ,
     /// so each is measured against its own ideal.
     pub session_ms: BTreeMap<String, f64>,
-    /// A step of voice calls: answers, broken audio, words, the harness's frames.
+    /// A step of voice calls: answers, broken audio, words, the harness's frames; and what
+    /// they were made from, which a shard writes for a merge to add.
     pub voice: Option<result::VoiceCalls>,
+    pub voice_parts: Option<super::VoiceParts>,
 }
 
 #[derive(Debug, Clone)]

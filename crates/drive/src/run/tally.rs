@@ -2,47 +2,12 @@
 //! histograms, and the counts of turns, stalls, words and drops — written into RESULT's
 //! `voice` at the end.
 
+use super::sums::{self, VoiceCounts, VoiceParts, CROSSTALK_KEPT};
 use crate::hist::hist;
 use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
-
-#[derive(Default)]
-struct Inner {
-    calls: u64,
-    dropped: u64,
-    turns: u64,
-    stuttered: u64,
-    stall: Duration,
-    /// The replies' audio, from each one's first sound to its last.
-    replied: Duration,
-    longest: Duration,
-    caller_s: f64,
-    bot_s: f64,
-    words_checked: u64,
-    words_wrong: u64,
-    words_unheard: u64,
-    barge_ins: u64,
-    /// Replies heard on the wrong call: (heard on, whose, over the call's own), the first
-    /// few; and the calls that heard a reply of their own.
-    crosstalk: Vec<(String, String, bool)>,
-    heard_own: std::collections::HashSet<String>,
-    /// WebRTC calls: the bot's packets received and missing, the caller's the bot lost.
-    packets: u64,
-    packets_lost: u64,
-    lost_by_bot: u64,
-}
-
-/// Of the time callers listened to replies, the share that was silence from stalls: the
-/// stalls over the replies' audio and the stalls together (at most 1, however late the
-/// bot's packets came; a bot that sends silence between replies counts only its replies).
-fn stall_share(stall: Duration, replied: Duration) -> f64 {
-    let listened = (stall + replied).as_secs_f64();
-    match listened > 0.0 {
-        true => (stall.as_secs_f64() / listened * 10_000.0).round() / 10_000.0,
-        false => 0.0,
-    }
-}
 
 /// A WebRTC call's setup, part by part, and its receiver's jitter.
 #[derive(Default)]
@@ -56,10 +21,7 @@ struct Network {
 }
 
 pub struct Tally {
-    /// "twilio", "pcm-ws" or "webrtc".
-    protocol: &'static str,
-    frame_ms: u32,
-    inner: Mutex<Inner>,
+    inner: Mutex<VoiceCounts>,
     response: Mutex<Histogram<u64>>,
     setup: Mutex<Histogram<u64>>,
     barge: Mutex<Histogram<u64>>,
@@ -88,44 +50,20 @@ pub(crate) enum Words {
     Unheard,
 }
 
-/// Replies heard on the wrong call kept by name.
-const CROSSTALK_KEPT: usize = 10;
-
-/// The replies heard on the wrong call, each said with whether its own call heard any
-/// reply of its own (by the end of the step: a call that heard none may have timed out).
-fn crosstalk(i: &Inner) -> Vec<result::Crosstalk> {
-    i.crosstalk
-        .iter()
-        .map(|(on, owner, with_own)| result::Crosstalk {
-            heard_on: on.clone(),
-            owner: owner.clone(),
-            with_own: *with_own,
-            owner_heard_own: i.heard_own.contains(owner),
-        })
-        .collect()
-}
-
 fn rec(h: &Mutex<Histogram<u64>>, d: Duration) {
     if let Ok(mut h) = h.lock() {
         let _ = h.record((d.as_micros() as u64).max(1));
     }
 }
 
-fn q_ms(h: &Mutex<Histogram<u64>>, q: f64) -> Option<f64> {
-    quantile_ms(&*h.lock().ok()?, q)
-}
-
-/// A histogram of µs at quantile `q`, in ms to two places; None when it is empty.
-fn quantile_ms(h: &Histogram<u64>, q: f64) -> Option<f64> {
-    (!h.is_empty()).then(|| (h.value_at_quantile(q) as f64 / 10.0).round() / 100.0)
-}
-
 impl Tally {
     pub fn new(protocol: &'static str, frame_ms: u32) -> Self {
         Tally {
-            protocol,
-            frame_ms,
-            inner: Mutex::default(),
+            inner: Mutex::new(VoiceCounts {
+                protocol: protocol.into(),
+                frame_ms,
+                ..Default::default()
+            }),
             response: Mutex::new(hist()),
             setup: Mutex::new(hist()),
             barge: Mutex::new(hist()),
@@ -146,7 +84,7 @@ impl Tally {
 }
 
 impl Tally {
-    fn with(&self, f: impl FnOnce(&mut Inner)) {
+    fn with(&self, f: impl FnOnce(&mut VoiceCounts)) {
         if let Ok(mut i) = self.inner.lock() {
             f(&mut i);
         }
@@ -200,9 +138,9 @@ impl Tally {
         rec(&self.response, t.response);
         self.with(|i| {
             i.turns += 1;
-            i.stall += t.stall;
-            i.replied += t.replied;
-            i.longest = i.longest.max(t.longest);
+            i.stall_ns += t.stall.as_nanos() as u64;
+            i.replied_ns += t.replied.as_nanos() as u64;
+            i.longest_gap_ns = i.longest_gap_ns.max(t.longest.as_nanos() as u64);
             i.stuttered += u64::from(t.stall >= Duration::from_millis(20));
         });
     }
@@ -253,59 +191,58 @@ impl Tally {
 
     /// The calls as RESULT's `voice` says them (the mock's stages are the step's to add).
     pub fn figures(&self) -> result::VoiceCalls {
-        let protocol = self.protocol;
-        let i = self
-            .inner
-            .lock()
-            .map(|mut i| std::mem::take(&mut *i))
-            .unwrap_or_default();
-        let r2 = |x: f64| (x * 100.0).round() / 100.0;
-        result::VoiceCalls {
-            protocol: protocol.into(),
-            calls: i.calls,
-            dropped: i.dropped,
-            turns: i.turns,
-            response_p50_ms: q_ms(&self.response, 0.5),
-            response_p95_ms: q_ms(&self.response, 0.95),
-            response_p99_ms: q_ms(&self.response, 0.99),
-            stall_ms_per_turn: r2(i.stall.as_secs_f64() * 1000.0 / i.turns.max(1) as f64),
-            stall_share: stall_share(i.stall, i.replied),
-            longest_gap_ms: r2(i.longest.as_secs_f64() * 1000.0),
-            stuttered_share: r2(i.stuttered as f64 / i.turns.max(1) as f64),
-            caller_audio_s: r2(i.caller_s),
-            bot_audio_s: r2(i.bot_s),
-            setup_p50_ms: q_ms(&self.setup, 0.5),
-            words_checked: i.words_checked,
-            words_wrong: i.words_wrong,
-            words_unheard: i.words_unheard,
-            barge_ins: i.barge_ins,
-            barge_stop_p50_ms: q_ms(&self.barge, 0.5),
-            frame_jitter_p99_ms: q_ms(&self.jitter, 0.99).unwrap_or(0.0),
-            frame_ms: self.frame_ms,
-            stages: None,
-            network: self.network(&i),
-            kept_audio: self.keeper.as_ref().and_then(|k| k.figures()),
-            crosstalk: crosstalk(&i),
-        }
+        self.figures_and_parts().0
     }
 
-    /// The network's part, when the calls were WebRTC's.
-    fn network(&self, i: &Inner) -> Option<result::VoiceNetwork> {
-        let n = self.network.lock().ok()?;
-        let q = |h: &Option<Histogram<u64>>, q: f64| quantile_ms(h.as_ref()?, q);
-        (n.signaling.is_some() || n.jitter.is_some()).then(|| result::VoiceNetwork {
-            signaling_p50_ms: q(&n.signaling, 0.5),
-            ice_p50_ms: q(&n.ice, 0.5),
-            dtls_p50_ms: q(&n.dtls, 0.5),
-            agent_p50_ms: q(&n.agent, 0.5),
-            agent_p99_ms: q(&n.agent, 0.99),
-            agent_max_ms: q(&n.agent, 1.0),
-            agent_joined_p50_ms: q(&n.agent_joined, 0.5),
-            packets: i.packets,
-            packets_lost: i.packets_lost,
-            jitter_p95_ms: q(&n.jitter, 0.95),
-            lost_by_bot: i.lost_by_bot,
-        })
+    /// The same, and what it was made from, for a shard to write and a merge to add.
+    pub fn figures_and_parts(&self) -> (result::VoiceCalls, VoiceParts) {
+        let parts = self.parts();
+        let mut v = sums::figures(&parts.counts, &parts.hists);
+        v.kept_audio = self.keeper.as_ref().and_then(|k| k.figures());
+        (v, parts)
+    }
+
+    /// What the calls counted and their histograms by name, taken (the counts start
+    /// again; the histograms are copies).
+    fn parts(&self) -> VoiceParts {
+        let counts = self
+            .inner
+            .lock()
+            .map(|mut i| {
+                let fresh = VoiceCounts {
+                    protocol: i.protocol.clone(),
+                    frame_ms: i.frame_ms,
+                    ..Default::default()
+                };
+                std::mem::replace(&mut *i, fresh)
+            })
+            .unwrap_or_default();
+        let mut hists = BTreeMap::new();
+        for (name, h) in [
+            (sums::RESPONSE, &self.response),
+            (sums::SETUP, &self.setup),
+            (sums::BARGE, &self.barge),
+            (sums::FRAME_LATE, &self.jitter),
+        ] {
+            if let Ok(h) = h.lock() {
+                hists.insert(name.to_string(), h.clone());
+            }
+        }
+        if let Ok(n) = self.network.lock() {
+            for (name, h) in [
+                (sums::SIGNALING, &n.signaling),
+                (sums::ICE, &n.ice),
+                (sums::DTLS, &n.dtls),
+                (sums::AGENT, &n.agent),
+                (sums::AGENT_JOINED, &n.agent_joined),
+                (sums::NET_JITTER, &n.jitter),
+            ] {
+                if let Some(h) = h {
+                    hists.insert(name.to_string(), h.clone());
+                }
+            }
+        }
+        VoiceParts { counts, hists }
     }
 }
 
@@ -313,16 +250,48 @@ impl Tally {
 mod tests {
     use super::*;
 
+    /// Issue 64: a step's calls placed from two processes, their counts and histograms
+    /// added, say word for word what one process that placed every call says.
     #[test]
-    fn the_stall_share_is_of_the_time_the_replies_played_and_at_most_one() {
+    fn two_tallies_added_say_what_one_that_saw_every_call_says() {
         let ms = Duration::from_millis;
-        // 30 ms of stalls in 3 s of replies: about 1 %.
-        assert_eq!(stall_share(ms(30), ms(2970)), 0.01);
-        // A bot so late that each 20 ms packet came after an 80 ms gap: the caller heard
-        // silence four fifths of the time, never more than all of it.
-        assert_eq!(stall_share(ms(4000), ms(1000)), 0.8);
-        assert_eq!(stall_share(ms(500), Duration::ZERO), 1.0);
-        assert_eq!(stall_share(Duration::ZERO, Duration::ZERO), 0.0);
+        let one = Tally::new("twilio", 20);
+        let halves = [Tally::new("twilio", 20), Tally::new("twilio", 20)];
+        for (i, r) in [420u64, 515, 610, 1880, 733, 905].into_iter().enumerate() {
+            for t in [&one, &halves[i % 2]] {
+                t.call(Some(ms(30 + r / 100)));
+                t.turn(&TurnFigures {
+                    response: ms(r),
+                    stall: ms(r / 40),
+                    longest: ms(r / 20),
+                    replied: ms(r * 3),
+                });
+                t.jitter(Duration::from_micros(r * 3));
+                t.words(if i == 3 { Words::Other } else { Words::Own });
+                t.audio(1.25, 2.5 + i as f64);
+                if i == 4 {
+                    t.barge(ms(r / 3));
+                    t.dropped();
+                }
+            }
+        }
+        for t in [&one, &halves[0]] {
+            t.crosstalk("s2", "s3", false);
+        }
+        for t in [&one, &halves[1]] {
+            t.heard_own("s3");
+        }
+        let [a, b] = halves.map(|t| t.figures_and_parts().1);
+        let mut counts = a.counts.clone();
+        counts.add(&b.counts);
+        let mut hists = a.hists.clone();
+        for (name, h) in &b.hists {
+            hists.get_mut(name).unwrap().add(h).unwrap();
+        }
+        let whole = one.figures();
+        assert_eq!(sums::figures(&counts, &hists), whole);
+        assert_eq!((whole.calls, whole.turns, whole.words_wrong), (6, 6, 1));
+        assert!(whole.crosstalk[0].owner_heard_own, "{:?}", whole.crosstalk);
     }
 
     #[test]

@@ -68,6 +68,22 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// What the audio APIs did, as RESULT's `voice.stages` says it (None when none was
+    /// called): a step's, or the shards' of one step added.
+    pub fn voice_stages(&self) -> Option<result::VoiceStages> {
+        let v = &self.voice;
+        let mean = |sum: f64, n: u64| (n > 0).then(|| result::round2(sum / n as f64));
+        (!v.is_empty()).then(|| result::VoiceStages {
+            stt_calls: v.stt_calls,
+            stt_ms_mean: mean(v.stt_ms, v.stt_calls),
+            tts_calls: v.tts_calls,
+            tts_first_byte_ms_mean: mean(v.tts_first_byte_ms, v.tts_calls),
+            realtime_responses: v.realtime_responses,
+            realtime_response_ms_mean: mean(v.realtime_response_ms, v.realtime_responses),
+            unheard: v.unheard,
+        })
+    }
+
     /// Adds another's counts to these: sums, the later of the maxima, violations by kind
     /// merged.
     pub fn add(&mut self, o: &Totals) {

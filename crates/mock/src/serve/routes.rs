@@ -48,6 +48,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/plimsoll/timing", get(timing))
         .route("/plimsoll/timing/reset", post(reset_timing))
         .route("/plimsoll/ledger", get(ledger))
+        .route("/plimsoll/owner", post(owner))
         .route("/plimsoll/shards/{run}/barrier", post(rendezvous::barrier))
         .route("/plimsoll/shards/{run}/files", get(rendezvous::get_files))
         .route(
@@ -120,6 +121,13 @@ async fn reset_timing(State(app): State<Arc<App>>) -> Json<Value> {
 /// value would write them, so these are the bytes of `App::ledger_json`.
 async fn ledger(State(app): State<Arc<App>>) -> Json<crate::ledger::Summary> {
     Json(app.ledger_summary())
+}
+
+/// Whose reply holds the text in the body (the words a caller heard): `{"owner": "s3"}`,
+/// or null when it is no reply of the mock's. Calls driven from shards ask it, sharing
+/// one mock but not its ledger in memory.
+async fn owner(State(app): State<Arc<App>>, text: String) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "owner": app.ledger.owner_of_spoken(&text) }))
 }
 
 /// The API whose client sent these headers.
