@@ -70,7 +70,7 @@ func checkName(t *testing.T, m metav1.ObjectMeta) {
 func TestManifestsAreValidKubernetesObjects(t *testing.T) {
 	docs := render(t, "--shards", "4", "--target", "http://agent.default.svc:8080",
 		"--image", "registry.example/plimsoll:test", "--run-id", "r-test", "-c", "400",
-		"--prometheus", "--otlp", "http://otel-collector.monitoring:4318")
+		"--prometheus", "--otlp", "http://otel-collector.monitoring:4318", "--env-secret", "livekit-keys")
 	if len(docs) != 5 {
 		t.Fatalf("want 5 documents (ConfigMap, Deployment, Service, two Jobs), got %d", len(docs))
 	}
@@ -134,6 +134,10 @@ func TestManifestsAreValidKubernetesObjects(t *testing.T) {
 	}
 	if env["PLIMSOLL_MOCK"] != "http://"+svc.Name+":8700" {
 		t.Errorf("drivers reach the mock at %q, the Service is %q", env["PLIMSOLL_MOCK"], svc.Name)
+	}
+	// A Secret's keys (a LiveKit server's key pair) are the drivers' environment.
+	if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef == nil || c.EnvFrom[0].SecretRef.Name != "livekit-keys" {
+		t.Errorf("drivers: envFrom %v", c.EnvFrom)
 	}
 	args := strings.Join(c.Args, " ")
 	for _, want := range []string{"run", "--barrier", "--upload", "--concurrency 400", "--session /experiment/session.toml"} {

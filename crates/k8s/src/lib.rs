@@ -35,6 +35,10 @@ pub struct Plan {
     pub timeout_s: f64,
     /// How the run is watched while it runs, shard by shard.
     pub watch: Watch,
+    /// A Secret whose keys become every driver pod's environment: what a step's session
+    /// reads from it, kept out of the ConfigMap (a LiveKit server's LIVEKIT_API_KEY and
+    /// LIVEKIT_API_SECRET, which its calls sign their tokens with).
+    pub env_secret: Option<String>,
 }
 
 /// A sharded run watched live: each driver pod pushes its figures to a collector, or
@@ -218,6 +222,9 @@ fn drivers(p: &Plan) -> Value {
         {"name": "PLIMSOLL_RUN_ID", "value": p.run},
         {"name": "PLIMSOLL_SHARD_DIR", "value": "/shards"},
     ]);
+    if let Some(secret) = &p.env_secret {
+        c["envFrom"] = json!([{"secretRef": {"name": secret}}]);
+    }
     c["volumeMounts"]
         .as_array_mut()
         .expect("a list")
@@ -336,7 +343,28 @@ mod tests {
             rate: None,
             timeout_s: 300.0,
             watch: Watch::default(),
+            env_secret: None,
         }
+    }
+
+    /// Issue 64: a LiveKit step's key pair reaches the driver pods from a Secret, not the
+    /// ConfigMap; the session reads LIVEKIT_API_KEY and LIVEKIT_API_SECRET by default.
+    #[test]
+    fn a_secret_becomes_the_drivers_environment() {
+        let c = |p: &Plan| drivers(p)["spec"]["template"]["spec"]["containers"][0].clone();
+        assert!(c(&plan())["envFrom"].is_null());
+        let p = Plan {
+            env_secret: Some("livekit-keys".into()),
+            ..plan()
+        };
+        assert_eq!(
+            c(&p)["envFrom"],
+            json!([{"secretRef": {"name": "livekit-keys"}}])
+        );
+        assert!(
+            !render(&p)[0].to_string().contains("livekit-keys"),
+            "not in the ConfigMap"
+        );
     }
 
     #[test]

@@ -42,6 +42,11 @@ pub struct K8sArgs {
     /// annotated prometheus.io/scrape for a Prometheus that discovers pods.
     #[arg(long)]
     pub prometheus: bool,
+    /// A Secret (in the run's namespace) whose keys become every driver pod's environment:
+    /// what the session reads from it and should not sit in the ConfigMap, such as a
+    /// LiveKit server's LIVEKIT_API_KEY and LIVEKIT_API_SECRET for calls into its rooms.
+    #[arg(long, value_name = "SECRET")]
+    pub env_secret: Option<String>,
     /// Write the manifests here instead of stdout.
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
@@ -88,6 +93,7 @@ pub fn run(a: K8sArgs) -> anyhow::Result<u8> {
             otlp: a.otlp.clone(),
             scrape: a.prometheus,
         },
+        env_secret: a.env_secret.clone(),
     };
     if let Some(u) = &a.otlp {
         live::otlp::target(u)?;
