@@ -361,8 +361,10 @@ mod tests {
             c(&p)["envFrom"],
             json!([{"secretRef": {"name": "livekit-keys"}}])
         );
+        let docs = render(&p);
+        let config = docs.iter().find(|d| d["kind"] == "ConfigMap").unwrap();
         assert!(
-            !render(&p)[0].to_string().contains("livekit-keys"),
+            !config.to_string().contains("livekit-keys"),
             "not in the ConfigMap"
         );
     }

@@ -60,7 +60,7 @@ fn at_the_line(a: &LadderDoc) -> Option<String> {
     // worker's process arm, 83 MB at 1 call where the cgroup grew 61 a call): say so.
     let over = match cost.over {
         Some((lo, hi)) => format!(", {lo} → {hi} {noun}s"),
-        None => format!(" at {held}, the first {noun}'s set-up in it"),
+        None => format!(", the first {noun}'s set-up in it"),
     };
     // Under a megabyte a session, in kilobytes: "0.0 MB" would say nothing grew.
     let amount = match cost.mb < 1.0 {

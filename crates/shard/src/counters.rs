@@ -3,8 +3,13 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The version of this file's shape; a merge refuses others.
-pub const FORMAT: u32 = 2;
+/// The version of this file's shape; a merge refuses others. 3 added `voice` (a shard of
+/// calls): a merge of format 2 would take its calls for sessions, so it refuses 3; format 2
+/// files (no calls) still merge here.
+pub const FORMAT: u32 = 3;
+
+/// The formats this merge reads.
+pub const READS: [u32; 2] = [2, 3];
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Counters {

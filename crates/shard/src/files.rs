@@ -131,9 +131,9 @@ pub fn read(json: &Path) -> anyhow::Result<Shard> {
             e.line()
         )
     })?;
-    if counters.format != FORMAT {
+    if !crate::counters::READS.contains(&counters.format) {
         bail!(
-            "{}: format {} (this Plimsoll reads format {FORMAT}); merge with the version that wrote it",
+            "{}: format {} (this Plimsoll writes format {FORMAT} and reads 2 and 3); merge with the version that wrote it",
             json.display(),
             counters.format
         );

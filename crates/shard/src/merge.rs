@@ -96,9 +96,16 @@ pub fn not_one_run(shards: &[Shard], late_tolerance_ms: f64) -> Option<String> {
         .iter()
         .find(|s| s.counters.bound == result::Bound::Harness)
     {
+        let why = match s.counters.voice {
+            Some(_) => "its calls' frames went out late".to_string(),
+            None => format!(
+                "its driver's lag p99 {:.1} ms",
+                s.counters.driver_lag_p99_ms
+            ),
+        };
         return Some(format!(
-            "shard {} was harness-bound (its driver's lag p99 {:.1} ms): its latencies describe its own driver, not the SUT (give that shard more CPU, or run more shards)",
-            s.counters.index, s.counters.driver_lag_p99_ms
+            "shard {} was harness-bound ({why}): its latencies describe its own driver, not the SUT (give that shard more CPU, or run more shards)",
+            s.counters.index
         ));
     }
     None

@@ -326,7 +326,18 @@ fn counters(
         driver_lag_p99_ms: lag_p99,
         harness_cpu_sec: seen.harness_cpu_sec,
         cores: drive::cores(),
-        bound: analysis::outcome::harness_bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn),
+        // Calls are the harness's when their frames went out late, as one process judges.
+        bound: match &r.voice {
+            Some(v) => analysis::outcome::calls_harness_bound(
+                late_mock,
+                v.frame_jitter_p99_ms,
+                cfg.harness_lag_ms,
+                v.frame_ms as f64,
+            ),
+            None => {
+                analysis::outcome::harness_bound(late_mock, lag_p99, cfg.harness_lag_ms, p50_turn)
+            }
+        },
         request_errors: r
             .requests
             .iter()

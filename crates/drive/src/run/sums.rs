@@ -153,7 +153,9 @@ pub fn figures(c: &VoiceCounts, h: &BTreeMap<String, Histogram<u64>>) -> result:
 /// The network's part, when the calls were WebRTC's.
 fn network(c: &VoiceCounts, h: &BTreeMap<String, Histogram<u64>>) -> Option<result::VoiceNetwork> {
     let q = |name: &str, q: f64| quantile_ms(h.get(name)?, q);
-    let webrtc = h.contains_key(SIGNALING) || h.contains_key(NET_JITTER);
+    // From the counts too: shards that are not one run give no histograms, but their
+    // packets still add up.
+    let webrtc = c.protocol == "webrtc" || h.contains_key(SIGNALING) || h.contains_key(NET_JITTER);
     webrtc.then(|| result::VoiceNetwork {
         signaling_p50_ms: q(SIGNALING, 0.5),
         ice_p50_ms: q(ICE, 0.5),

@@ -202,8 +202,9 @@ impl Tally {
         (v, parts)
     }
 
-    /// What the calls counted and their histograms by name, taken (the counts start
-    /// again; the histograms are copies).
+    /// What the calls counted and their histograms by name: the counts are taken (they
+    /// start again), the histograms copied. Read once, as a run ends (`Recorder::report`);
+    /// a second read would give percentiles over no calls.
     fn parts(&self) -> VoiceParts {
         let counts = self
             .inner

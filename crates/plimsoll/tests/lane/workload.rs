@@ -2,7 +2,7 @@
 //! openai-agent example) replayed through the floor agent, exactly and sampled, with the
 //! mock answering as recorded and the driver pacing by the recording.
 
-use crate::common::{root, Scratch, BIN};
+use crate::common::{root, tmp_in_scratch, Scratch, BIN};
 use serde_json::Value;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ fn setup(name: &str) -> Scratch {
 }
 
 fn result(config: &Path, extra: &[&str]) -> Value {
-    let out = std::process::Command::new(BIN)
+    let out = tmp_in_scratch(&mut std::process::Command::new(BIN), config)
         .args(["run", "--no-partition", "--json", "--config"])
         .arg(config)
         .args(extra)

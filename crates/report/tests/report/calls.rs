@@ -241,7 +241,7 @@ fn an_arms_memory_a_call_is_what_its_cgroup_grew_a_call() {
     }
     let line = &report::arms::summary_lines(&d)[0];
     assert!(
-        line.contains(" — at 1: 84.0 MB a call (PSS at 1, the first call's set-up in it), "),
+        line.contains(" — at 1: 84.0 MB a call (PSS, the first call's set-up in it), "),
         "{line}"
     );
 }
