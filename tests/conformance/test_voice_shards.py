@@ -16,11 +16,11 @@ from conftest import BIN, Mock, free_port
 from voice_calls_common import APPS, SCENARIO, bot_dir
 
 
-def start_bot(mock, bug=""):
+def start_bot(mock, bug="", app="voice_bot.py"):
     port = free_port()
     env = dict(os.environ, PORT=str(port), OPENAI_BASE_URL=mock.base + "/v1", OPENAI_API_KEY="x", AGENT_BUG=bug)
     bot = subprocess.Popen(
-        [sys.executable, str(APPS / "voice_bot.py")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, str(APPS / app)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     end = time.time() + 30
     while True:
@@ -63,6 +63,24 @@ def test_two_shards_of_calls_merge_into_one_step_of_calls(tmp_path):
     assert "  replies: 8 answered" in err and "p50/p99 session" not in err, err
     # Judged by its replies, as a step of calls is: no session time over an "ideal".
     assert r["latency_inflation"] is None and "budget: holds" in err, err
+
+
+def test_shards_of_webrtc_calls_keep_the_network_line(tmp_path):
+    """The same over WebRTC (apps/webrtc_bot.py, Pipecat's SmallWebRTC offer): every reply
+    read back through Opus, and the calls' setup and packets added across the shards."""
+    import test_webrtc
+    mock = Mock(SCENARIO)
+    bot, target = start_bot(mock, app="webrtc_bot.py")
+    try:
+        code, r, err = sharded(test_webrtc.bot_dir(tmp_path), target, mock)
+    finally:
+        bot.kill()
+        mock.stop()
+    v, n = r["voice"], r["voice"]["network"]
+    assert (code, v["protocol"], v["calls"], v["turns"], v["words_wrong"]) == (0, "webrtc", 4, 8, 0), err
+    assert v["words_checked"] + v["words_unheard"] == 8 and v["words_checked"] >= 6, v
+    assert n["packets"] > 0 and n["signaling_p50_ms"] > 0 and n["dtls_p50_ms"] > 0, n
+    assert "4 concurrent calls over WebRTC (Opus)" in err and "  network:" in err, err
 
 
 def test_a_reply_spoken_on_another_shards_call_is_named(tmp_path):
