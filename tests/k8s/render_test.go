@@ -32,7 +32,11 @@ func plimsoll(t *testing.T) string {
 }
 
 func render(t *testing.T, args ...string) []string {
-	cmd := exec.Command(plimsoll(t), append([]string{"k8s", "--config", "../../examples/floor/plimsoll.toml"}, args...)...)
+	return renderConfig(t, "../../examples/floor/plimsoll.toml", args...)
+}
+
+func renderConfig(t *testing.T, config string, args ...string) []string {
+	cmd := exec.Command(plimsoll(t), append([]string{"k8s", "--config", config}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -171,6 +175,38 @@ func TestManifestsAreValidKubernetesObjects(t *testing.T) {
 	margs := strings.Join(merge.Spec.Template.Spec.Containers[0].Args, " ")
 	if !strings.Contains(margs, "merge --from http://"+svc.Name+":8700 --run-id r-test") {
 		t.Errorf("merge args %q", margs)
+	}
+}
+
+// A step of calls (the Pipecat example's Twilio bot) renders the same valid objects, its
+// session file (protocol = "twilio") in the ConfigMap the drivers read.
+func TestACallsStepRendersValidObjects(t *testing.T) {
+	docs := renderConfig(t, "../../examples/pipecat-voice/plimsoll.toml", "--shards", "2",
+		"--target", "http://bot.default.svc:8765", "--run-id", "r-calls", "-c", "8", "--env-secret", "bot-keys")
+	if len(docs) != 5 {
+		t.Fatalf("want 5 documents, got %d", len(docs))
+	}
+	for _, d := range docs {
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal([]byte(d), &tm); err != nil {
+			t.Fatal(err)
+		}
+		switch tm.Kind {
+		case "ConfigMap":
+			cm := &corev1.ConfigMap{}
+			strict(t, d, cm)
+			if !strings.Contains(cm.Data["session.toml"], `protocol = "twilio"`) {
+				t.Errorf("the ConfigMap's session file is not the calls': %q", cm.Data["session.toml"])
+			}
+		case "Deployment":
+			strict(t, d, &appsv1.Deployment{})
+		case "Service":
+			strict(t, d, &corev1.Service{})
+		case "Job":
+			strict(t, d, &batchv1.Job{})
+		default:
+			t.Fatalf("unexpected kind %q", tm.Kind)
+		}
 	}
 }
 

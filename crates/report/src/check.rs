@@ -29,6 +29,8 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     }
     let mut errors: Vec<&(String, String)> = r.first_errors.iter().collect();
     errors.sort_by_key(|(kind, _)| rank(kind));
+    // The first request failure's place: what follows from it is said under it.
+    let first_failure = out.len();
     for (kind, first) in &errors {
         out.push(explain_sent(kind, first, sent));
     }
@@ -42,10 +44,7 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     let refused =
         res.turns == 0 && !errors.is_empty() && errors.iter().all(|(k, _)| refused_before_llm(k));
     if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && refused {
-        if let Some(first) = out
-            .iter_mut()
-            .find(|p| !p.starts_with("the step collapsed"))
-        {
+        if let Some(first) = out.get_mut(first_failure) {
             first.push_str(
                 "\n     so no LLM call reached the mock: that follows from this one; fix it first",
             );
@@ -237,6 +236,46 @@ mod tests {
         );
         assert!(p[0].contains("so no LLM call reached the mock: that follows from this one"));
         assert!(!p.iter().any(|l| l.contains("never called the mock")));
+    }
+
+    /// What follows from the first request failure is said under that failure, found by
+    /// its place, not by the words of the lines before it (a refusal of the mock's first).
+    #[test]
+    fn what_follows_is_said_under_the_first_failure_even_after_a_refusal() {
+        let r = StepReport {
+            result: StepResult {
+                sessions_failed: 1,
+                outcome: Outcome::ErrorRate,
+                mock_refused: result::MockRefusals {
+                    kinds: vec![result::MockRefusal {
+                        what: "speech".into(),
+                        status: 400,
+                        message: "\"mp3\" is not produced".into(),
+                        count: 1,
+                    }],
+                    more: 0,
+                },
+                ..Default::default()
+            },
+            cause: Some("every session failed".into()),
+            first_errors: vec![(
+                "status_422".into(),
+                "turn 1: HTTP 422 (expected a 2xx): {}".into(),
+            )],
+            ..Default::default()
+        };
+        let sent = Sent {
+            file: Path::new("session.toml"),
+            json_keys: None,
+            shared: Vec::new(),
+        };
+        let p = problems(&r, &sent);
+        let under = p
+            .iter()
+            .position(|l| l.contains("that follows from this one"));
+        let failure = p.iter().position(|l| l.contains("HTTP 422"));
+        assert!(under.is_some() && under == failure, "{p:#?}");
+        assert!(failure > Some(0), "the refusal is said first: {p:#?}");
     }
 
     #[test]
