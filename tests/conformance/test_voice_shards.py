@@ -47,14 +47,22 @@ def sharded(d, target, mock, calls=4, n=2):
     return m.returncode, json.loads(line[7:]), m.stderr
 
 
-def test_two_shards_of_calls_merge_into_one_step_of_calls(tmp_path):
+def against_a_bot(config_dir, *, app="voice_bot.py", bug=""):
+    """A shared mock and the bot `app` started, the config's calls sharded against them and
+    merged, both stopped however it ends: (exit code, RESULT, stderr)."""
     mock = Mock(SCENARIO)
-    bot, target = start_bot(mock)
     try:
-        code, r, err = sharded(bot_dir(tmp_path), target, mock)
+        bot, target = start_bot(mock, bug=bug, app=app)
+        try:
+            return sharded(config_dir, target, mock)
+        finally:
+            bot.kill()
     finally:
-        bot.kill()
         mock.stop()
+
+
+def test_two_shards_of_calls_merge_into_one_step_of_calls(tmp_path):
+    code, r, err = against_a_bot(bot_dir(tmp_path))
     v = r["voice"]
     assert (code, r["outcome"], v["calls"], v["turns"]) == (0, "ok", 4, 8), err
     assert (v["words_checked"], v["words_wrong"], v["words_unheard"]) == (8, 0, 0), err
@@ -69,13 +77,7 @@ def test_shards_of_webrtc_calls_keep_the_network_line(tmp_path):
     """The same over WebRTC (apps/webrtc_bot.py, Pipecat's SmallWebRTC offer): every reply
     read back through Opus, and the calls' setup and packets added across the shards."""
     import test_webrtc
-    mock = Mock(SCENARIO)
-    bot, target = start_bot(mock, app="webrtc_bot.py")
-    try:
-        code, r, err = sharded(test_webrtc.bot_dir(tmp_path), target, mock)
-    finally:
-        bot.kill()
-        mock.stop()
+    code, r, err = against_a_bot(test_webrtc.bot_dir(tmp_path), app="webrtc_bot.py")
     v, n = r["voice"], r["voice"]["network"]
     assert (code, v["protocol"], v["calls"], v["turns"], v["words_wrong"]) == (0, "webrtc", 4, 8, 0), err
     assert v["words_checked"] + v["words_unheard"] == 8 and v["words_checked"] >= 6, v
@@ -84,13 +86,7 @@ def test_shards_of_webrtc_calls_keep_the_network_line(tmp_path):
 
 
 def test_a_reply_spoken_on_another_shards_call_is_named(tmp_path):
-    mock = Mock(SCENARIO)
-    bot, target = start_bot(mock, bug="cross")
-    try:
-        code, r, err = sharded(bot_dir(tmp_path), target, mock)
-    finally:
-        bot.kill()
-        mock.stop()
+    code, r, err = against_a_bot(bot_dir(tmp_path), bug="cross")
     v = r["voice"]
     # Shard 0 places calls 0 and 2, shard 1 calls 1 and 3. Each reply goes to the call
     # that connected next: in a ring of four calls, two per shard, at least two of the
