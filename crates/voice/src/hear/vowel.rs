@@ -6,8 +6,6 @@
 use super::front::FS;
 use crate::dsp::{cascade_mag, glottal, radiation_mag};
 use crate::synth::vowel_formants;
-use rustfft::num_complex::Complex;
-use rustfft::FftPlanner;
 use std::f64::consts::PI;
 
 const P: usize = 128;
@@ -69,14 +67,17 @@ pub fn harmonics(
     let hann: Vec<f64> = (0..l)
         .map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / (l - 1) as f64).cos())
         .collect();
-    let fft = FftPlanner::<f64>::new().plan_fft_forward(l);
+    let fft = super::front::real_fft(l);
+    let (mut frame, mut buf) = (fft.make_input_vec(), fft.make_output_vec());
+    let mut scratch = fft.make_scratch_vec();
     let mut rows: Vec<Vec<f64>> = Vec::new();
     let mut st = 0;
     while st + l <= xw.len() {
-        let mut buf: Vec<Complex<f64>> = (0..l)
-            .map(|i| Complex::new(xw[st + i] * hann[i], 0.0))
-            .collect();
-        fft.process(&mut buf);
+        for (i, x) in frame.iter_mut().enumerate() {
+            *x = xw[st + i] * hann[i];
+        }
+        fft.process_with_scratch(&mut frame, &mut buf, &mut scratch)
+            .ok()?;
         rows.push(
             (1..=K)
                 .map(|k| {
