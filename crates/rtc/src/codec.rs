@@ -1,7 +1,8 @@
-//! A call's Opus: the caller's words encoded ahead of their time and the bot's packets
-//! decoded at the call's rate (libopus), and the RTP time of each frame on Opus's 48 kHz
-//! clock, following the wall clock.
+//! A call's Opus: the caller's words encoded ahead of their time (libopus), and the RTP
+//! time of each frame on Opus's 48 kHz clock, following the wall clock. The bot's packets
+//! are decoded off the clock (`decode`).
 
+use crate::decode::{Decoding, Lane};
 use crate::error::CallError;
 use std::time::Duration;
 use str0m::media::{Frequency, MediaTime};
@@ -51,24 +52,20 @@ pub fn silence(rate: u32, frame: Duration) -> Result<Vec<u8>, CallError> {
     Ok(packets.last().cloned().unwrap_or_default())
 }
 
-/// The bot's packets decoded at the call's rate; the RTP clock (48 kHz for Opus) a frame
-/// at a time.
+/// A call's RTP clock (48 kHz for Opus), a frame at a time, and the lane its bot's packets
+/// are decoded on.
 pub(crate) struct Coder {
-    dec: opus::Decoder,
+    pub lane: Lane,
     rtp_per_frame: u64,
     last_rtp: Option<u64>,
-    pcm: Vec<i16>,
 }
 
 impl Coder {
-    pub(crate) fn new(rate: u32, frame: Duration) -> Result<Coder, CallError> {
-        let dec = opus::Decoder::new(rate, opus::Channels::Mono)
-            .map_err(|e| CallError::new("media", format!("Opus at {rate} Hz: {e}")))?;
+    pub(crate) fn new(rate: u32, frame: Duration, decoding: &Decoding) -> Result<Coder, CallError> {
         Ok(Coder {
-            dec,
+            lane: decoding.lane(rate)?,
             rtp_per_frame: (48 * frame.as_millis()) as u64,
             last_rtp: None,
-            pcm: vec![0; 5760],
         })
     }
 
@@ -84,17 +81,6 @@ impl Coder {
         self.last_rtp = Some(rtp);
         MediaTime::new(rtp, Frequency::FORTY_EIGHT_KHZ)
     }
-
-    /// The bot's packet as samples at the call's rate.
-    pub(crate) fn decode(&mut self, packet: &[u8]) -> Result<Vec<f32>, CallError> {
-        let n = self.dec.decode(packet, &mut self.pcm, false).map_err(|e| {
-            CallError::new(
-                "media",
-                format!("the bot sent an Opus payload that does not decode ({e})"),
-            )
-        })?;
-        Ok(self.pcm[..n].iter().map(|&s| s as f32 / 32768.0).collect())
-    }
 }
 
 #[cfg(test)]
@@ -108,8 +94,8 @@ mod tests {
         let tone: Vec<f32> = (0..2400).map(|i| (i as f32 * 0.05).sin() * 0.5).collect();
         let packets = encode(&tone[..2300], rate, frame).unwrap();
         assert_eq!(packets.len(), 5, "a packet a frame, the last one padded");
-        let mut c = Coder::new(rate, frame).unwrap();
-        let heard = packets.iter().map(|p| c.decode(p).unwrap()).last().unwrap();
+        let mut d = crate::decode::Decoder::new(rate).unwrap();
+        let heard = packets.iter().map(|p| d.decode(p).unwrap()).last().unwrap();
         assert_eq!(heard.len(), 480);
         assert!(heard.iter().map(|x| x.abs()).fold(0.0, f32::max) > 0.2);
         let quiet = silence(rate, frame).unwrap();
@@ -117,11 +103,12 @@ mod tests {
             quiet.len() < packets[2].len(),
             "silence codes smaller than a tone"
         );
-        let after = (0..5).map(|_| c.decode(&quiet).unwrap()).last().unwrap();
+        let after = (0..5).map(|_| d.decode(&quiet).unwrap()).last().unwrap();
         assert!(
             after.iter().all(|x| x.abs() < 0.01),
             "the tone dies away into silence"
         );
+        let mut c = Coder::new(rate, frame, &Decoding::new("t-opus", 1)).unwrap();
         for i in 0..5 {
             c.stamp(i * 20);
         }
@@ -134,7 +121,7 @@ mod tests {
         assert_eq!(c.stamp(101).numer(), 6 * 960);
         // The pacer fell behind and went on from now: RTP time jumps with the wall clock.
         assert_eq!(c.stamp(2000).numer(), 100 * 960);
-        assert!(c.decode(&[0xff, 0xff, 0xff]).is_err());
+        assert!(d.decode(&[0xff, 0xff, 0xff]).is_err());
     }
 
     #[test]

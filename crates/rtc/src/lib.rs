@@ -3,10 +3,11 @@
 //! LiveKit room joined over its `/rtc` signal connection: `livekit`),
 //! ICE on host candidates, DTLS-SRTP, one Opus track each way with RTCP reports (str0m,
 //! sans-IO, on Plimsoll's own runtime), the caller's words encoded ahead of their time
-//! (`encode`, off the call's clock) and the bot's packets decoded as they come. What the call measures is the caller's business (`drive::call`).
+//! (`encode`, off the call's clock) and the bot's packets decoded off the clock (`Decoding`). What the call measures is the caller's business (`drive::call`).
 
 mod call;
 mod codec;
+mod decode;
 mod error;
 pub mod livekit;
 mod peer;
@@ -16,8 +17,9 @@ mod signal;
 
 pub use call::open;
 pub use codec::{encode, silence};
+pub use decode::{Audio, Decoding};
 pub use error::CallError;
 pub use peer::{Line, Setup};
 pub use place::Place;
-pub use run::{Audio, NetStats};
+pub use run::NetStats;
 pub use signal::Signaling;

@@ -5,9 +5,10 @@
 //! RTCP reports it) kept as they come.
 
 use crate::codec::Coder;
+use crate::decode::Audio;
 use crate::error::CallError;
 use crate::place::Place;
-use crate::run::{one_line, Audio, NetStats, Run};
+use crate::run::{one_line, NetStats, Run};
 use crate::signal;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -161,7 +162,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
             rtc,
             socket,
             local,
-            Coder::new(p.rate, p.frame)?,
+            Coder::new(p.rate, p.frame, p.decoding)?,
             heard_tx,
             stats.clone(),
         )

@@ -18,6 +18,8 @@ pub struct Place<'a> {
     /// With `Signaling::LiveKit`: the key pair, the agent's dispatch, the call's room and
     /// the caller's identity (the server is `url`).
     pub livekit: Option<&'a Join>,
+    /// The lanes the bot's packets are decoded on, off the call's clock.
+    pub decoding: &'a crate::Decoding,
 }
 
 /// How the agent comes into a call's room.

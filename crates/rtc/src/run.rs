@@ -6,6 +6,7 @@
 //! offer).
 
 use crate::codec::Coder;
+use crate::decode::Audio;
 use crate::error::CallError;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -16,13 +17,6 @@ use str0m::net::{Protocol, Receive};
 use str0m::{Candidate, Event, IceConnectionState, Input, Output, Rtc};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
-
-/// What the bot's side of the call gave: audio at the call's rate, or the call's end.
-#[derive(Debug)]
-pub enum Audio {
-    Samples(Vec<f32>),
-    Ended(CallError),
-}
 
 /// The network's figures for the bot's audio, as the caller received it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -255,8 +249,7 @@ impl Run {
             }
             Event::MediaData(d) => {
                 self.count(**d.seq_range.start(), **d.seq_range.end());
-                let samples = self.coder.decode(&d.data)?;
-                let _ = self.heard.send(Audio::Samples(samples));
+                self.coder.lane.decode(d.data, Instant::now(), &self.heard);
             }
             Event::MediaIngressStats(s) => {
                 let mut st = self.stats.lock().unwrap_or_else(|p| p.into_inner());

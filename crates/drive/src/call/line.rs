@@ -13,8 +13,11 @@ use tokio_tungstenite::tungstenite::Message;
 /// What a message from the bot was.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Heard {
-    /// Audio at the line's rate.
+    /// Audio at the line's rate, as it arrives.
     Audio(Vec<f32>),
+    /// Audio at the line's rate decoded after its packet arrived, and when that was (a
+    /// WebRTC call's, decoded off the clock).
+    Arrived(Vec<f32>, std::time::Instant),
     /// A mark to return once the audio before it has played.
     Mark(String),
     /// Drop the audio queued for playback.

@@ -433,18 +433,21 @@ impl<'a> Call<'a> {
         Ok(())
     }
 
+    /// The bot's audio, arrived `now`: played, and kept where the call's audio is.
+    fn audio(&mut self, x: &[f32], now: Instant) {
+        let waiting = self.play.reply.first.is_none();
+        self.play.audio(x, now);
+        if let Some(t) = &mut self.tape {
+            let began = waiting && self.play.reply.first.is_some();
+            t.heard(x, now.duration_since(self.t0).as_millis() as u64, began);
+        }
+    }
+
     /// One message from the bot, as the line read it.
     async fn heard(&mut self, h: Heard) -> Result<(), Failure> {
         match h {
-            Heard::Audio(x) => {
-                let now = Instant::now();
-                let waiting = self.play.reply.first.is_none();
-                self.play.audio(&x, now);
-                if let Some(t) = &mut self.tape {
-                    let began = waiting && self.play.reply.first.is_some();
-                    t.heard(&x, now.duration_since(self.t0).as_millis() as u64, began);
-                }
-            }
+            Heard::Audio(x) => self.audio(&x, Instant::now()),
+            Heard::Arrived(x, at) => self.audio(&x, Instant::from_std(at)),
             Heard::Mark(name) => self.play.mark(name),
             Heard::Clear => {
                 self.cleared = true;

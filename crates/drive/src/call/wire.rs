@@ -131,7 +131,7 @@ impl Wire {
                 Some(Ok(m)) => Ok(io.read(&m)),
             },
             Wire::Rtc(r) => match r.line.heard.recv().await {
-                Some(rtc::Audio::Samples(s)) => Ok(Heard::Audio(s)),
+                Some(rtc::Audio::Samples(s, at)) => Ok(Heard::Arrived(s, at)),
                 Some(rtc::Audio::Ended(e)) => Err(failure(e)),
                 None => Err(why_it_ended(&mut r.line)),
             },
@@ -231,6 +231,7 @@ async fn rtc_call(
         frame: Duration::from_millis(v.frame_ms as u64),
         connect_timeout: Duration::from_millis(v.answer_timeout_ms),
         livekit: join.as_ref(),
+        decoding: &tally.opus,
     };
     match tokio::time::timeout(d.timeout, rtc::open(&place)).await {
         Ok(Ok((line, setup))) => {

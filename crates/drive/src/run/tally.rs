@@ -29,6 +29,9 @@ pub struct Tally {
     network: Mutex<Network>,
     /// Where the step's calls speak and read words, off their clocks.
     pub(crate) background: super::background::Background,
+    /// Where the step's WebRTC calls decode the bot's Opus, off their clocks: a lane a core
+    /// (started at the first call).
+    pub(crate) opus: rtc::Decoding,
     /// Which calls' audio is kept, and which were.
     pub(crate) keeper: Option<super::keeper::Keeper>,
 }
@@ -70,6 +73,10 @@ impl Tally {
             jitter: Mutex::new(hist()),
             network: Mutex::default(),
             background: super::background::Background::start(),
+            opus: rtc::Decoding::new(
+                &format!("{}-opus", super::THREAD_NAME),
+                voice::pool::cores(),
+            ),
             keeper: None,
         }
     }

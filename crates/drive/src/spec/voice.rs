@@ -42,7 +42,7 @@ pub enum Line {
     Twilio,
     /// Binary WebSocket frames of 16-bit little-endian PCM at `rate`.
     Pcm { rate: u32 },
-    /// WebRTC: Opus both ways, heard and spoken at 24 kHz; the offer signalled so.
+    /// WebRTC: Opus both ways, heard and spoken at 16 kHz; the offer signalled so.
     WebRtc(rtc::Signaling),
 }
 
@@ -56,9 +56,11 @@ impl Line {
     }
 }
 
-/// The rate a WebRTC call's audio is spoken and heard at: Opus codes it directly, and it is
-/// the voice's own.
-pub const WEBRTC_RATE: u32 = 24000;
+/// The rate a WebRTC call's audio is spoken and heard at: wideband, where Opus codes speech
+/// (SILK at 16 kHz) and the voice is heard, so neither the caller's coder nor its decoder
+/// nor its hearing resamples (at 24 kHz each did: a WebRTC call cost the harness 8.0 ms a
+/// call-second, `plimsoll bench calls --transport webrtc --calls 100`).
+pub const WEBRTC_RATE: u32 = 16000;
 
 #[derive(Clone, Debug)]
 pub struct VoiceSpec {

@@ -111,7 +111,7 @@ fn a_webrtc_call_signals_as_pipecat_or_whip_and_refuses_what_opus_cannot_carry()
     let s = parse("protocol = \"webrtc\"\nurl = \"{{base}}/api/offer\"\n").unwrap();
     let v = s.voice.expect("a voice call");
     assert_eq!(v.line, Line::WebRtc(rtc::Signaling::Pipecat));
-    assert_eq!(v.line.rate(), 24000);
+    assert_eq!(v.line.rate(), 16000);
     let whip = "protocol = \"webrtc\"\nurl = \"{{base}}/whip\"\n[voice]\nsignaling = \"whip\"\n";
     assert_eq!(
         parse(whip).unwrap().voice.unwrap().line,
@@ -137,9 +137,9 @@ fn a_webrtc_call_signals_as_pipecat_or_whip_and_refuses_what_opus_cannot_carry()
             && e.contains("voice.api_key applies to signaling = \"livekit\""),
         "{e}"
     );
-    let e = bad("rate = 16000");
+    let e = bad("rate = 24000");
     assert!(
-        e.starts_with("session.toml:4:") && e.contains("Opus at 24000 Hz"),
+        e.starts_with("session.toml:4:") && e.contains("Opus at 16000 Hz"),
         "{e}"
     );
     let e = bad("frame_ms = 30");

@@ -9,10 +9,11 @@ use super::join::Signal;
 use super::server::Server;
 use super::{api, room};
 use crate::codec::Coder;
+use crate::decode::Audio;
 use crate::error::CallError;
 use crate::peer::{self, Line, Session, Setup};
 use crate::place::{Dispatch, Join, Place};
-use crate::run::{Audio, Control, NetStats, Run};
+use crate::run::{Control, NetStats, Run};
 use livekit_protocol as proto;
 use proto::signal_request::Message as Out;
 use proto::signal_response::Message as In;
@@ -74,6 +75,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         stats: stats.clone(),
         rate: c.rate,
         frame: c.frame,
+        decoding: c.decoding.clone(),
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
@@ -149,7 +151,7 @@ impl Published {
         heard: mpsc::UnboundedSender<Audio>,
         stats: Arc<Mutex<NetStats>>,
     ) -> Result<Run, CallError> {
-        let coder = Coder::new(c.rate, c.frame)?;
+        let coder = Coder::new(c.rate, c.frame, c.decoding)?;
         Ok(Run {
             send: Some((self.mid, self.pt)),
             ..Run::new(self.rtc, self.socket, self.local, coder, heard, stats)
@@ -323,6 +325,7 @@ struct Router {
     stats: Arc<Mutex<NetStats>>,
     rate: u32,
     frame: Duration,
+    decoding: crate::Decoding,
 }
 
 impl Router {
@@ -387,7 +390,7 @@ impl Router {
             let (rtc, socket, local) = peer::on_loopback().await?;
             let (ctl, ctl_rx) = mpsc::unbounded_channel();
             let (frames, frames_rx) = mpsc::channel(1);
-            let coder = Coder::new(self.rate, self.frame)?;
+            let coder = Coder::new(self.rate, self.frame, &self.decoding)?;
             let run = Run::new(
                 rtc,
                 socket,

@@ -64,7 +64,14 @@ fn place(how: rtc::Signaling, url: &str) -> rtc::Place<'_> {
         frame: Duration::from_millis(20),
         connect_timeout: Duration::from_secs(10),
         livekit: None,
+        decoding: decoding(),
     }
+}
+
+/// The test process's decoding lanes.
+fn decoding() -> &'static rtc::Decoding {
+    static D: std::sync::OnceLock<rtc::Decoding> = std::sync::OnceLock::new();
+    D.get_or_init(|| rtc::Decoding::new("t-opus", 2))
 }
 
 /// A second of tone, then a second of silence, on the clock; the loudest sample heard back.
@@ -82,7 +89,9 @@ async fn talk(line: &mut rtc::Line) -> f32 {
         line.frames.send((frame, i * 20)).await.unwrap();
         while let Ok(a) = line.heard.try_recv() {
             match a {
-                rtc::Audio::Samples(s) => loudest = s.iter().fold(loudest, |m, x| m.max(x.abs())),
+                rtc::Audio::Samples(s, _) => {
+                    loudest = s.iter().fold(loudest, |m, x| m.max(x.abs()))
+                }
                 rtc::Audio::Ended(e) => panic!("the call ended: {e}"),
             }
         }

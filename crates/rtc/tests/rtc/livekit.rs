@@ -157,7 +157,14 @@ fn call<'a>(url: &'a str, join: &'a Join) -> Place<'a> {
         frame: Duration::from_millis(20),
         connect_timeout: Duration::from_secs(10),
         livekit: Some(join),
+        decoding: decoding(),
     }
+}
+
+/// The test process's decoding lanes.
+fn decoding() -> &'static rtc::Decoding {
+    static D: std::sync::OnceLock<rtc::Decoding> = std::sync::OnceLock::new();
+    D.get_or_init(|| rtc::Decoding::new("t-opus", 2))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -197,7 +204,7 @@ async fn one_caller_hears_another_s_words_through_the_room() {
     let until = tokio::time::Instant::now() + Duration::from_secs(12);
     while let Ok(Some(a)) = tokio::time::timeout_at(until, listener.heard.recv()).await {
         match a {
-            Audio::Samples(s) => heard.extend(s),
+            Audio::Samples(s, _) => heard.extend(s),
             Audio::Ended(e) => panic!("the listener's call ended: {e}"),
         }
         if sending.is_finished() {
