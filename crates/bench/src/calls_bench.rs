@@ -10,6 +10,7 @@
 //! transcriptions share the harness's core as well: `plimsoll bench mock --audio` prices
 //! those.
 
+use crate::calls_cpu::{filled_first, Threads};
 use crate::procfs::cpu_seconds;
 use crate::{echo_bot, webrtc_bot};
 use serde::Serialize;
@@ -59,8 +60,14 @@ pub struct CallsBenchRow {
     pub calls_failed: u64,
     /// Calls a harness core drives at this rate (calls over the harness's cores busy).
     pub calls_per_harness_core: f64,
-    /// Frame lateness p99 ≤ 5 ms and the harness below 95 % of its cores.
+    /// Frame lateness p99 ≤ 5 ms, the harness below 95 % of its cores, and no call failed.
     pub kept_time: bool,
+    /// Where the CPU went: the harness on and off the clock, and the bot.
+    pub cpu: crate::Split,
+    /// The first failed call's error (`kind: message`).
+    pub first_failure: Option<String>,
+    /// Where the row did not keep time: which part filled first, in words.
+    pub filled_first: Option<String>,
 }
 
 /// Each row as it finishes (`on_row`), with a line of progress on stderr every few
@@ -121,15 +128,10 @@ fn session(bot: &Bot, turns: u32) -> String {
     )
 }
 
-async fn one_row(
-    spec: &drive::SessionSpec,
-    bot: &Bot,
-    calls: usize,
-    harness_cores: usize,
-) -> anyhow::Result<CallsBenchRow> {
-    let read = Arc::new(AtomicU64::new(0));
-    let counted = read.clone();
-    let opts = drive::DriveOptions {
+/// The driver's options for a row of `calls`: every reply decoded as a step decodes it,
+/// and counted in `read` (no owner: words are not checked).
+fn drive_options(bot: &Bot, calls: usize, read: Arc<AtomicU64>) -> drive::DriveOptions {
+    drive::DriveOptions {
         concurrency: calls,
         base: format!("http://{}", bot.origin),
         replicas: Vec::new(),
@@ -146,25 +148,64 @@ async fn one_row(
         name_prefix: format!("b{calls}-"),
         replay: None,
         services: Vec::new(),
-        // Every reply is decoded as a step decodes it; no owner: only counted.
         voice_owner: Some(drive::call::Owner(Arc::new(move |_| {
-            counted.fetch_add(1, Relaxed);
+            read.fetch_add(1, Relaxed);
             None
         }))),
         keep_audio: None,
-    };
+    }
+}
+
+async fn one_row(
+    spec: &drive::SessionSpec,
+    bot: &Bot,
+    calls: usize,
+    harness_cores: usize,
+) -> anyhow::Result<CallsBenchRow> {
+    let read = Arc::new(AtomicU64::new(0));
+    let opts = drive_options(bot, calls, read.clone());
     let cpu0 = harness_cpu(bot.tid)?;
+    let mut before = Threads::default();
+    before.sample();
+    let threads = Arc::new(std::sync::Mutex::new(Threads::default()));
     let t0 = Instant::now();
     let progress = Arc::new(drive::Progress::default());
-    let ticker = tokio::spawn(tell_progress(progress.clone(), calls, spec.turns as u64));
+    let ticker = tokio::spawn(tell_progress(
+        progress.clone(),
+        calls,
+        spec.turns as u64,
+        threads.clone(),
+    ));
     let report = drive::drive(spec, &opts, progress).await;
     ticker.abort();
     let report = report?;
     let secs = t0.elapsed().as_secs_f64();
     let cpu = harness_cpu(bot.tid)? - cpu0;
+    let mut seen = threads
+        .lock()
+        .map(|mut t| std::mem::take(&mut *t))
+        .unwrap_or_default();
+    seen.sample();
+    let off = seen.off_clock_since(&before).clamp(0.0, cpu);
+    let split = crate::Split {
+        on_clock_cores: (cpu - off) / secs,
+        off_clock_cores: off / secs,
+        bot_cores: seen.thread_since(&before, bot.tid) / secs,
+    };
     let v = report.voice.unwrap_or_default();
     let call_s = calls as f64 * secs;
     let cores = cpu / secs;
+    let first_failure = report
+        .first_errors
+        .iter()
+        .next()
+        .map(|(kind, msg)| format!("{kind}: {msg}"));
+    let filled = filled_first(
+        &split,
+        harness_cores,
+        v.frame_jitter_p99_ms,
+        first_failure.as_deref(),
+    );
     Ok(CallsBenchRow {
         calls,
         frames_per_s: calls as f64 * 1000.0 / v.frame_ms.max(1) as f64,
@@ -176,15 +217,30 @@ async fn one_row(
         turns: v.turns,
         calls_failed: report.sessions_failed,
         calls_per_harness_core: calls as f64 / cores.max(1e-9),
-        kept_time: v.frame_jitter_p99_ms <= 5.0 && cores < 0.95 * harness_cores.max(1) as f64,
+        kept_time: filled.is_none(),
+        cpu: split,
+        first_failure,
+        filled_first: filled,
     })
 }
 
-/// Every 5 s on stderr: the calls done and in flight, and the turns of all spoken.
-async fn tell_progress(p: Arc<drive::Progress>, calls: usize, turns: u64) {
+/// Every 5 s on stderr: the calls done and in flight, and the turns of all spoken; the
+/// threads' CPU read every second (a pool's threads are gone once the row's driver is).
+async fn tell_progress(
+    p: Arc<drive::Progress>,
+    calls: usize,
+    turns: u64,
+    threads: Arc<std::sync::Mutex<Threads>>,
+) {
     let t0 = Instant::now();
-    loop {
-        tokio::time::sleep(Duration::from_secs(5)).await;
+    for tick in 1u64.. {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if let Ok(mut t) = threads.lock() {
+            t.sample();
+        }
+        if tick % 5 != 0 {
+            continue;
+        }
         let done = p.sessions_ok.load(Relaxed) + p.sessions_failed.load(Relaxed);
         eprintln!(
             "  {calls} calls, {:.0} s: {done} done, {} in flight, {} of {} turns spoken",

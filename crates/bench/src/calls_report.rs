@@ -1,5 +1,6 @@
-//! `plimsoll bench calls` on the terminal: the header, a row as each call count finishes,
-//! and what the rows say — or JSON at the end.
+//! `plimsoll bench calls` on the terminal: the header, a row as each call count finishes
+//! (under a row that did not keep time, which part filled first), and what the rows say —
+//! or a line of JSON at the end.
 
 use crate::report::{runtime, sockets_for};
 
@@ -29,7 +30,7 @@ pub fn print_calls_bench(opts: &crate::CallsBenchOptions, json: bool) -> anyhow:
         );
         return Ok(());
     }
-    println!("(late: how late the harness sent its frames against their 20 ms deadlines; kept time: late p99 ≤ 5 ms with the harness below 95 % of its {}; calls/core: calls over the harness's cores busy; replies: utterances read back from the bot's audio)", count_cores(opts.harness_cores));
+    println!("(late: how late the harness sent its frames against their 20 ms deadlines; kept time: late p99 ≤ 5 ms with the harness below 95 % of its {}, the bot's core not full and no call failed; calls/core: calls over the harness's cores busy; replies: utterances read back from the bot's audio)", count_cores(opts.harness_cores));
     match held {
         Some(r) => println!(
             "this process drives {} calls in real time here on {} (the most of these rows), {:.0} calls per harness core busy; a step's mock adds its speech and transcription to those cores: see plimsoll bench mock --audio",
@@ -112,4 +113,7 @@ fn calls_row(r: &crate::CallsBenchRow) {
         r.calls_failed,
         if r.kept_time { "yes" } else { "no" }
     );
+    if let Some(why) = &r.filled_first {
+        println!("        {} calls: {why}", r.calls);
+    }
 }

@@ -14,16 +14,16 @@ pub enum BenchCommand {
     /// How many voice calls one harness core drives in real time: Twilio or WebRTC calls
     /// against a bot that costs nothing, every 20 ms frame on its deadline, each reply decoded.
     #[command(
-        after_help = "Examples:\n  plimsoll bench calls                          (10, 25, 50, 100, 200 Twilio calls)\n  plimsoll bench calls --transport webrtc       (the same over WebRTC: Opus, DTLS-SRTP, a jitter buffer)\n  plimsoll bench calls --calls 50,400 --turns 3 --json"
+        after_help = "Examples:\n  plimsoll bench calls                          (10, 25, 50, 100, 200 Twilio calls)\n  plimsoll bench calls --transport webrtc       (the same over WebRTC: Opus, DTLS-SRTP, a jitter buffer)\n  plimsoll bench calls --calls 250,500,1000 --transport twilio,webrtc   (a table each; under a row that did not keep time, which part filled first)\n  plimsoll bench calls --calls 50,400 --turns 3 --json   (a line of JSON a transport)"
     )]
     Calls {
         /// Call counts, a row each.
         #[arg(long, value_delimiter = ',', default_value = "10,25,50,100,200")]
         calls: Vec<usize>,
         /// How the calls reach the bot: twilio (µ-law over a WebSocket) or webrtc (Opus over
-        /// DTLS-SRTP, offered as Pipecat's SmallWebRTC takes it).
-        #[arg(long, default_value = "twilio", value_parser = ["twilio", "webrtc"])]
-        transport: String,
+        /// DTLS-SRTP, offered as Pipecat's SmallWebRTC takes it); a list runs each in turn.
+        #[arg(long, value_delimiter = ',', default_value = "twilio", value_parser = ["twilio", "webrtc"])]
+        transport: Vec<String>,
         /// Turns each call speaks.
         #[arg(long, default_value_t = 2)]
         turns: u32,
@@ -325,7 +325,13 @@ fn bench_driver(
     )
 }
 
-fn bench_calls(calls: Vec<usize>, transport: &str, turns: u32, json: bool) -> anyhow::Result<()> {
+/// Each transport's rows in turn, the harness pinned apart from the bot's core once.
+fn bench_calls(
+    calls: Vec<usize>,
+    transports: &[String],
+    turns: u32,
+    json: bool,
+) -> anyhow::Result<()> {
     if calls.contains(&0) || turns == 0 {
         anyhow::bail!("--calls: every count ≥ 1, and --turns ≥ 1");
     }
@@ -336,20 +342,23 @@ fn bench_calls(calls: Vec<usize>, transport: &str, turns: u32, json: bool) -> an
         let _ = probe::affinity::pin_current(&cores[..cores.len() - 1]);
     }
     let mine = probe::affinity::available();
-    bench::print_calls_bench(
-        &bench::CallsBenchOptions {
-            calls,
-            transport: match transport {
-                "webrtc" => bench::Transport::WebRtc,
-                _ => bench::Transport::Twilio,
+    for t in transports {
+        bench::print_calls_bench(
+            &bench::CallsBenchOptions {
+                calls: calls.clone(),
+                transport: match t.as_str() {
+                    "webrtc" => bench::Transport::WebRtc,
+                    _ => bench::Transport::Twilio,
+                },
+                turns,
+                bot_core,
+                harness_cores: mine.len(),
+                apart: !mine.contains(&bot_core),
             },
-            turns,
-            bot_core,
-            harness_cores: mine.len(),
-            apart: !mine.contains(&bot_core),
-        },
-        json,
-    )
+            json,
+        )?;
+    }
+    Ok(())
 }
 
 fn mock(a: BenchMockArgs) -> anyhow::Result<()> {

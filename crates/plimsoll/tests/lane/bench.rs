@@ -168,15 +168,19 @@ fn the_driver_bench_drives_sessions_and_charges_its_own_threads() {
 
 #[test]
 fn the_calls_bench_places_calls_over_either_transport_and_reads_every_reply() {
-    for transport in ["twilio", "webrtc"] {
-        let out = Command::new(common::BIN)
-            .args(["bench", "calls", "--calls", "2", "--turns", "1", "--json"])
-            .args(["--transport", transport])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{transport}: {stderr}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Both transports in one run: a line of JSON each, in the order asked.
+    let out = Command::new(common::BIN)
+        .args(["bench", "calls", "--calls", "2", "--turns", "1", "--json"])
+        .args(["--transport", "twilio,webrtc"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    for (transport, line) in ["twilio", "webrtc"].into_iter().zip(lines) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(v["transport"], transport, "{v}");
         let r = &v["rows"][0];
         // Two calls of one turn against the bench's bot: each answered, each reply played
@@ -189,6 +193,16 @@ fn the_calls_bench_places_calls_over_either_transport_and_reads_every_reply() {
             r["harness_cpu_ms_per_call_s"].as_f64().unwrap() > 0.0,
             "{v}"
         );
+        // Where the CPU went: the harness on the clock and off it (speaking, hearing and,
+        // over WebRTC, decoding the bot's Opus) together are what it spent.
+        let (on, off) = (
+            r["cpu"]["on_clock_cores"].as_f64().unwrap(),
+            r["cpu"]["off_clock_cores"].as_f64().unwrap(),
+        );
+        let total = r["harness_cpu_cores"].as_f64().unwrap();
+        assert!(on > 0.0 && off > 0.0, "{transport}: {v}");
+        assert!((on + off - total).abs() < 1e-6, "{transport}: {v}");
+        assert_eq!(r["kept_time"], r["filled_first"].is_null(), "{v}");
     }
     let out = Command::new(common::BIN)
         .args(["bench", "calls", "--transport", "sip"])
