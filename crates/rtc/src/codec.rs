@@ -2,7 +2,7 @@
 //! time of each frame on Opus's 48 kHz clock, following the wall clock. The bot's packets
 //! are decoded off the clock (`decode`).
 
-use crate::decode::{Decoding, Lane};
+use crate::decode::{Backlog, Decoding, Lane};
 use crate::error::CallError;
 use std::time::Duration;
 use str0m::media::{Frequency, MediaTime};
@@ -61,9 +61,14 @@ pub(crate) struct Coder {
 }
 
 impl Coder {
-    pub(crate) fn new(rate: u32, frame: Duration, decoding: &Decoding) -> Result<Coder, CallError> {
+    pub(crate) fn new(
+        rate: u32,
+        frame: Duration,
+        decoding: &Decoding,
+        backlog: Backlog,
+    ) -> Result<Coder, CallError> {
         Ok(Coder {
-            lane: decoding.lane(rate)?,
+            lane: decoding.lane(rate, backlog)?,
             rtp_per_frame: (48 * frame.as_millis()) as u64,
             last_rtp: None,
         })
@@ -108,7 +113,8 @@ mod tests {
             after.iter().all(|x| x.abs() < 0.01),
             "the tone dies away into silence"
         );
-        let mut c = Coder::new(rate, frame, &Decoding::new("t-opus", 1)).unwrap();
+        let mut c =
+            Coder::new(rate, frame, &Decoding::new("t-opus", 1), Backlog::default()).unwrap();
         for i in 0..5 {
             c.stamp(i * 20);
         }

@@ -1,13 +1,16 @@
 //! The bot's Opus decoded off the call's clock. The peer that writes the caller's frames on
 //! the RTP clock only notes when each of the bot's packets arrived and hands it over; a
-//! few threads of their own (lanes, at the voice's lowest priority) decode them, a call's
-//! packets in order on one lane, and send the samples on with the arrival time. Decoding
-//! may lag a packet and catch up: what times a reply, a stall and the playback clock is
-//! when the packets came, not when they were decoded. A busy lane wakes once a tick
-//! ([`TICK`]) and decodes what gathered, not once a packet: on a VM a thread woken 5,000
-//! times a second cost more than the decoding.
+//! few threads of their own (lanes) decode them, a call's packets in order on one lane,
+//! and send the samples on with the arrival time. Decoding may lag a packet and catch up:
+//! what times a reply, a stall and the playback clock is when the packets came, and the
+//! call judges a reply's end on what it has heard (`Backlog`). A busy lane wakes once a
+//! tick ([`TICK`]) and decodes what gathered, not once a packet: on a VM a thread woken
+//! 5,000 times a second cost more than the decoding. The lanes run at the normal priority:
+//! at the voice's lowest (nice 19), a machine busy with a LiveKit worker starved them, and
+//! calls waited on audio that had long arrived.
 
 use crate::error::CallError;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -23,8 +26,8 @@ pub enum Audio {
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// How long a lane that has decoded waits before it decodes what gathered meanwhile: two
-/// packets of 20 ms, well inside the player's 60 ms jitter buffer.
+/// How long a lane that has decoded waits before it decodes what gathered meanwhile: half a
+/// packet of 20 ms, well inside the player's 60 ms jitter buffer.
 const TICK: Duration = Duration::from_millis(10);
 
 /// The lanes a process's calls decode on: started at the first call, a thread each, ended
@@ -39,9 +42,6 @@ struct Lanes {
     next: AtomicUsize,
 }
 
-/// The priority the lanes run at: the voice's, below the threads that keep time.
-const NICE: i32 = 19;
-
 impl Decoding {
     /// `lanes` threads named `name-0`, `name-1`, … (a thread's name is how its CPU is
     /// counted as the caller's).
@@ -54,8 +54,8 @@ impl Decoding {
         }))
     }
 
-    /// A call's decoder at `rate`, on the next lane.
-    pub(crate) fn lane(&self, rate: u32) -> Result<Lane, CallError> {
+    /// A call's decoder at `rate`, on the next lane, its packets waiting kept in `backlog`.
+    pub(crate) fn lane(&self, rate: u32, backlog: Backlog) -> Result<Lane, CallError> {
         let l = &self.0;
         let lanes = l.lanes.get_or_init(|| {
             (0..l.count)
@@ -69,6 +69,7 @@ impl Decoding {
         Ok(Lane {
             tx,
             dec: Arc::new(Mutex::new(Decoder::new(rate)?)),
+            backlog,
         })
     }
 }
@@ -80,10 +81,6 @@ fn start(name: &str) -> Option<mpsc::Sender<Job>> {
     let started = std::thread::Builder::new()
         .name(name.to_string())
         .spawn(move || {
-            // SAFETY: setpriority on this thread (who 0) has no preconditions.
-            unsafe {
-                libc::setpriority(libc::PRIO_PROCESS, 0, NICE);
-            }
             while let Ok(job) = rx.recv() {
                 job();
                 while let Ok(job) = rx.try_recv() {
@@ -95,17 +92,45 @@ fn start(name: &str) -> Option<mpsc::Sender<Job>> {
     started.ok().map(|_| tx)
 }
 
+/// When a call's packets that still wait to be decoded arrived, oldest first. Until they
+/// are decoded, what the call has heard is complete only up to the oldest: a reply's end,
+/// a silence or a deadline is judged on that clock, so a lane that lags (its core busy)
+/// delays the call's decisions rather than making them wrong.
+#[derive(Clone, Default)]
+pub struct Backlog(Arc<Mutex<VecDeque<Instant>>>);
+
+impl Backlog {
+    /// When the oldest packet still waiting arrived; None when every packet is decoded.
+    pub fn oldest(&self) -> Option<Instant> {
+        self.0.lock().ok()?.front().copied()
+    }
+
+    fn push(&self, at: Instant) {
+        if let Ok(mut q) = self.0.lock() {
+            q.push_back(at);
+        }
+    }
+
+    fn pop(&self) {
+        if let Ok(mut q) = self.0.lock() {
+            q.pop_front();
+        }
+    }
+}
+
 /// One call's decoder, on its lane.
 pub(crate) struct Lane {
     tx: mpsc::Sender<Job>,
     dec: Arc<Mutex<Decoder>>,
+    backlog: Backlog,
 }
 
 impl Lane {
     /// `packet`, arrived `at`, decoded on the lane; its samples (or why the call cannot go
     /// on) go to `heard`.
     pub(crate) fn decode(&self, packet: Arc<[u8]>, at: Instant, heard: &UnboundedSender<Audio>) {
-        let (dec, tx) = (self.dec.clone(), heard.clone());
+        let (dec, tx, backlog) = (self.dec.clone(), heard.clone(), self.backlog.clone());
+        self.backlog.push(at);
         let queued = self.tx.send(Box::new(move || {
             let got = match dec.lock() {
                 Ok(mut d) => d.decode(&packet),
@@ -115,8 +140,12 @@ impl Lane {
                 Ok(samples) => Audio::Samples(samples, at),
                 Err(e) => Audio::Ended(e),
             });
+            // After the samples are on their way: a call that finds its backlog empty has
+            // them to read.
+            backlog.pop();
         }));
         if queued.is_err() {
+            self.backlog.pop();
             let _ = heard.send(Audio::Ended(gone()));
         }
     }
@@ -174,7 +203,8 @@ mod tests {
             5,
         ));
         let decoding = Decoding::new("t-opus", 2);
-        let lane = decoding.lane(rate).unwrap();
+        let backlog = Backlog::default();
+        let lane = decoding.lane(rate, backlog.clone()).unwrap();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let t0 = Instant::now();
         let at: Vec<Instant> = (0..10).map(|i| t0 + frame * i).collect();
@@ -182,6 +212,9 @@ mod tests {
             lane.decode(p.as_slice().into(), a, &tx);
         }
         lane.decode(Arc::from(&[0xffu8, 0xff, 0xff][..]), t0, &tx);
+        // Nothing is decoded until the lane runs; what waits is known by when it arrived.
+        let oldest = backlog.oldest();
+        assert!(oldest.is_none() || oldest >= Some(t0), "{oldest:?}");
         let mut loud = Vec::new();
         for want in &at {
             match rx.blocking_recv() {
@@ -197,5 +230,11 @@ mod tests {
         assert!(
             matches!(rx.blocking_recv(), Some(Audio::Ended(e)) if e.message.contains("does not decode"))
         );
+        // Every packet handed over was decoded: the call's clock is the wall clock again.
+        let waited = Instant::now() + Duration::from_secs(10);
+        while backlog.oldest().is_some() && Instant::now() < waited {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(backlog.oldest(), None);
     }
 }

@@ -17,7 +17,7 @@ mod signal;
 
 pub use call::open;
 pub use codec::{encode, silence};
-pub use decode::{Audio, Decoding};
+pub use decode::{Audio, Backlog, Decoding};
 pub use error::CallError;
 pub use peer::{Line, Setup};
 pub use place::Place;

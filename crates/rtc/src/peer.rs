@@ -5,7 +5,7 @@
 //! RTCP reports it) kept as they come.
 
 use crate::codec::Coder;
-use crate::decode::Audio;
+use crate::decode::{Audio, Backlog};
 use crate::error::CallError;
 use crate::place::Place;
 use crate::run::{one_line, NetStats, Run};
@@ -45,6 +45,9 @@ pub struct Line {
     pub frames: mpsc::Sender<(Vec<u8>, u64)>,
     /// The bot's audio as it is decoded, and the call's end.
     pub heard: mpsc::UnboundedReceiver<Audio>,
+    /// The bot's packets still waiting to be decoded (the call's audio is complete up to
+    /// the oldest's arrival).
+    pub backlog: Backlog,
     pub stats: Arc<Mutex<NetStats>>,
     pub(crate) task: tokio::task::JoinHandle<()>,
     pub(crate) session: Session,
@@ -155,6 +158,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let (heard_tx, heard) = mpsc::unbounded_channel();
     let stats = Arc::new(Mutex::new(NetStats::default()));
     let (up, connected) = oneshot::channel();
+    let backlog = Backlog::default();
     let run = Run {
         send: Some((mid, pt)),
         up: Some(up),
@@ -162,7 +166,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
             rtc,
             socket,
             local,
-            Coder::new(p.rate, p.frame, p.decoding)?,
+            Coder::new(p.rate, p.frame, p.decoding, backlog.clone())?,
             heard_tx,
             stats.clone(),
         )
@@ -193,6 +197,7 @@ pub(crate) async fn open(p: &Place<'_>) -> Result<(Line, Setup), CallError> {
     let line = Line {
         frames,
         heard,
+        backlog,
         stats,
         task,
         session,

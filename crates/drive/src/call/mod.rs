@@ -384,15 +384,23 @@ impl<'a> Call<'a> {
         limit: Instant,
     ) -> Result<(), Failure> {
         loop {
-            let now = Instant::now();
+            // The audio's clock: a reply's end, a silence and a deadline are judged on what
+            // has been heard, so a WebRTC call's decoding that lags delays them.
+            let now = self.wire.heard_to(Instant::now());
             if done(self, now) {
                 return Ok(());
             }
             if now >= limit {
                 return Err(("timeout".into(), "waited too long".into()));
             }
+            // Past the deadline on the wall clock but not yet on the audio's: the next frame
+            // or the next decoded packet wakes the loop, not the deadline again.
+            let wake = match limit > Instant::now() {
+                true => self.next_send.min(limit),
+                false => self.next_send,
+            };
             tokio::select! {
-                _ = tokio::time::sleep_until(self.next_send.min(limit)) => {
+                _ = tokio::time::sleep_until(wake) => {
                     if Instant::now() >= self.next_send {
                         self.send_frame().await?;
                     }

@@ -120,6 +120,19 @@ impl Wire {
         }
     }
 
+    /// When the bot's audio heard so far is complete to: the arrival of its oldest packet
+    /// still being decoded (a WebRTC call's, decoded off the clock), else now.
+    pub fn heard_to(&self, now: Instant) -> Instant {
+        match self {
+            Wire::Ws(_) => now,
+            Wire::Rtc(r) => r
+                .line
+                .backlog
+                .oldest()
+                .map_or(now, |at| Instant::from_std(at).min(now)),
+        }
+    }
+
     /// What the bot sent next, read as the line reads it; an error when the call broke.
     pub async fn next(&mut self, io: &LineIo) -> Result<Heard, Failure> {
         match self {

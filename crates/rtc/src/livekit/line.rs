@@ -9,7 +9,7 @@ use super::join::Signal;
 use super::server::Server;
 use super::{api, room};
 use crate::codec::Coder;
-use crate::decode::Audio;
+use crate::decode::{Audio, Backlog};
 use crate::error::CallError;
 use crate::peer::{self, Line, Session, Setup};
 use crate::place::{Dispatch, Join, Place};
@@ -57,6 +57,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
     };
     let publisher = tokio::spawn(publisher.go(frames_rx, Some(pub_rx)));
     let (ready_tx, agent_ready) = oneshot::channel();
+    let backlog = Backlog::default();
     let router = Router {
         signal,
         server,
@@ -76,6 +77,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         rate: c.rate,
         frame: c.frame,
         decoding: c.decoding.clone(),
+        backlog: backlog.clone(),
     };
     let task = tokio::spawn(router.go(early, publisher));
     let answered = Instant::now();
@@ -98,6 +100,7 @@ pub(crate) async fn open(c: &Place<'_>, join: &Join) -> Result<(Line, Setup), Ca
         Line {
             frames,
             heard,
+            backlog,
             stats,
             task,
             session: Session(None),
@@ -151,7 +154,8 @@ impl Published {
         heard: mpsc::UnboundedSender<Audio>,
         stats: Arc<Mutex<NetStats>>,
     ) -> Result<Run, CallError> {
-        let coder = Coder::new(c.rate, c.frame, c.decoding)?;
+        // The publisher sends only: its backlog stays empty.
+        let coder = Coder::new(c.rate, c.frame, c.decoding, Backlog::default())?;
         Ok(Run {
             send: Some((self.mid, self.pt)),
             ..Run::new(self.rtc, self.socket, self.local, coder, heard, stats)
@@ -326,6 +330,9 @@ struct Router {
     rate: u32,
     frame: Duration,
     decoding: crate::Decoding,
+    /// The subscriber's packets waiting to be decoded (the agent's voice comes on the
+    /// subscriber connection): the caller's line reads it.
+    backlog: Backlog,
 }
 
 impl Router {
@@ -390,7 +397,7 @@ impl Router {
             let (rtc, socket, local) = peer::on_loopback().await?;
             let (ctl, ctl_rx) = mpsc::unbounded_channel();
             let (frames, frames_rx) = mpsc::channel(1);
-            let coder = Coder::new(self.rate, self.frame, &self.decoding)?;
+            let coder = Coder::new(self.rate, self.frame, &self.decoding, self.backlog.clone())?;
             let run = Run::new(
                 rtc,
                 socket,
