@@ -64,7 +64,8 @@ pub struct CallsBenchRow {
     pub kept_time: bool,
     /// Where the CPU went: the harness on and off the clock, and the bot.
     pub cpu: crate::Split,
-    /// The first failed call's error (`kind: message`).
+    /// A failed call's error (`kind: message`): the first of its kind, the kinds in
+    /// alphabetical order.
     pub first_failure: Option<String>,
     /// Where the row did not keep time: which part filled first, in words.
     pub filled_first: Option<String>,
@@ -167,29 +168,20 @@ async fn one_row(
     let cpu0 = harness_cpu(bot.tid)?;
     let mut before = Threads::default();
     before.sample();
-    let threads = Arc::new(std::sync::Mutex::new(Threads::default()));
     let t0 = Instant::now();
     let progress = Arc::new(drive::Progress::default());
-    let ticker = tokio::spawn(tell_progress(
-        progress.clone(),
-        calls,
-        spec.turns as u64,
-        threads.clone(),
-    ));
+    let ticker = tokio::spawn(tell_progress(progress.clone(), calls, spec.turns as u64));
     let report = drive::drive(spec, &opts, progress).await;
     ticker.abort();
     let report = report?;
     let secs = t0.elapsed().as_secs_f64();
     let cpu = harness_cpu(bot.tid)? - cpu0;
-    let mut seen = threads
-        .lock()
-        .map(|mut t| std::mem::take(&mut *t))
-        .unwrap_or_default();
+    let mut seen = Threads::default();
     seen.sample();
-    let off = seen.off_clock_since(&before).clamp(0.0, cpu);
+    let on = seen.on_clock_since(&before, bot.tid).clamp(0.0, cpu);
     let split = crate::Split {
-        on_clock_cores: (cpu - off) / secs,
-        off_clock_cores: off / secs,
+        on_clock_cores: on / secs,
+        off_clock_cores: (cpu - on) / secs,
         bot_cores: seen.thread_since(&before, bot.tid) / secs,
     };
     let v = report.voice.unwrap_or_default();
@@ -224,23 +216,11 @@ async fn one_row(
     })
 }
 
-/// Every 5 s on stderr: the calls done and in flight, and the turns of all spoken; the
-/// threads' CPU read every second (a pool's threads are gone once the row's driver is).
-async fn tell_progress(
-    p: Arc<drive::Progress>,
-    calls: usize,
-    turns: u64,
-    threads: Arc<std::sync::Mutex<Threads>>,
-) {
+/// Every 5 s on stderr: the calls done and in flight, and the turns of all spoken.
+async fn tell_progress(p: Arc<drive::Progress>, calls: usize, turns: u64) {
     let t0 = Instant::now();
-    for tick in 1u64.. {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        if let Ok(mut t) = threads.lock() {
-            t.sample();
-        }
-        if tick % 5 != 0 {
-            continue;
-        }
+    loop {
+        tokio::time::sleep(Duration::from_secs(5)).await;
         let done = p.sessions_ok.load(Relaxed) + p.sessions_failed.load(Relaxed);
         eprintln!(
             "  {calls} calls, {:.0} s: {done} done, {} in flight, {} of {} turns spoken",

@@ -5,8 +5,7 @@
 
 use std::collections::HashMap;
 
-/// CPU seconds by thread, as last seen: a pool's threads end with the row's driver, so
-/// they are read while they run and their last reading kept.
+/// CPU seconds by thread, as read.
 #[derive(Default)]
 pub(crate) struct Threads {
     seen: HashMap<i32, (bool, f64)>,
@@ -14,7 +13,7 @@ pub(crate) struct Threads {
 
 impl Threads {
     /// Reads every thread of this process: its CPU so far, and whether it works off the
-    /// clock.
+    /// clock (a thread gone since is left as last read).
     pub fn sample(&mut self) {
         let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
             return;
@@ -47,11 +46,14 @@ impl Threads {
         }
     }
 
-    /// CPU seconds of the threads off the clock, less what they had at `before`.
-    pub fn off_clock_since(&self, before: &Threads) -> f64 {
+    /// CPU seconds of the threads on the clock (every one but the driver's pools and the
+    /// bot's), less what they had at `before`. They live as long as the bench, so this is
+    /// exact; the pools' threads end with each row, and are what the rest of the harness's
+    /// CPU was.
+    pub fn on_clock_since(&self, before: &Threads, bot_tid: i32) -> f64 {
         self.seen
             .iter()
-            .filter(|(_, (off, _))| *off)
+            .filter(|(tid, (off, _))| !*off && **tid != bot_tid)
             .map(|(tid, (_, s))| s - before.seen.get(tid).map_or(0.0, |b| b.1))
             .sum()
     }
@@ -121,7 +123,7 @@ pub(crate) fn filled_first(
             "frames went late ({late_p99_ms:.1} ms at p99) with the cores not full: the threads that keep time waited for a core; {parts}"
         ));
     }
-    failed.map(|f| format!("calls failed with the cores not full (first: {f}); {parts}"))
+    failed.map(|f| format!("calls failed with the cores not full ({f}); {parts}"))
 }
 
 #[cfg(test)]
@@ -161,6 +163,6 @@ mod tests {
             "{late}"
         );
         let failed = filled_first(&s(0.5, 0.3, 0.4), 1, 2.0, Some("timeout: no reply")).unwrap();
-        assert!(failed.contains("(first: timeout: no reply)"), "{failed}");
+        assert!(failed.contains("not full (timeout: no reply)"), "{failed}");
     }
 }

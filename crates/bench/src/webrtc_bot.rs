@@ -26,8 +26,8 @@ use tokio::net::{TcpListener, UdpSocket};
 const REPLY: &str = "Thank you. Your order ships today and arrives on Friday.";
 
 /// An Opus packet this long or longer is speech; shorter, silence. The caller's coder
-/// (`rtc::encode`: libopus, VoIP, 24 kHz, complexity 0) codes its silent frame in 25
-/// bytes and Plimsoll's speech in 39 to 99 (`packets_tell_speech_from_silence`).
+/// (`rtc::encode`: libopus, VoIP, the call's 16 kHz, complexity 0) codes its silent frame
+/// in fewer bytes, and most of Plimsoll's speech in more (`packets_tell_speech_from_silence`).
 const SPEECH_BYTES: usize = 32;
 
 /// The bot's voice, encoded once: its reply's packets and a silent one.
@@ -240,15 +240,15 @@ mod tests {
 
     #[test]
     fn packets_tell_speech_from_silence() {
-        // As the caller codes them (rtc::encode, rtc::silence at the call's 24 kHz).
+        // As the caller codes them (rtc::encode, rtc::silence at the call's 16 kHz).
         let frame = Duration::from_millis(20);
-        let speech = voice::speak("Where is my order? It was due on Monday.", 24000).unwrap();
-        let spoken: Vec<usize> = rtc::encode(&speech, 24000, frame)
+        let speech = voice::speak("Where is my order? It was due on Monday.", 16000).unwrap();
+        let spoken: Vec<usize> = rtc::encode(&speech, 16000, frame)
             .unwrap()
             .iter()
             .map(Vec::len)
             .collect();
-        let quiet = rtc::silence(24000, frame).unwrap().len();
+        let quiet = rtc::silence(16000, frame).unwrap().len();
         let loud = spoken.iter().filter(|&&n| n >= SPEECH_BYTES).count();
         assert!(loud * 2 > spoken.len(), "speech: {spoken:?}");
         assert!(quiet < SPEECH_BYTES, "silence: {quiet}");

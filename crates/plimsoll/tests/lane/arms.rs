@@ -96,12 +96,28 @@ fn two_arms_and_a_replicas_axis_in_one_report() {
         .and_then(|s| s["efficiency"].as_f64())
         .expect(&err);
     assert!((0.85..=1.15).contains(&eff), "efficiency {eff}\n{err}");
-    // The free arm never hit a wall at 8 sessions: no efficiency claimed for it.
+    // The free arm has no limit: on a quiet machine it hits no wall by 8 sessions, and no
+    // efficiency is claimed for it (the line says to widen the ladder). Beside the other
+    // tests a busy machine can stop its throughput growing (a CI run of 12-06 read 48.7 %):
+    // then the claim is the one its own line prints, never one without a wall.
     let free2 = scaling
         .iter()
         .find(|s| s["variant"] == "free" && s["replicas"] == 2)
         .unwrap();
-    assert!(free2["efficiency"].is_null(), "{free2}");
+    let free_line = err
+        .lines()
+        .find(|l| l.contains("scaling of free:"))
+        .expect(&err);
+    match free2["efficiency"].as_f64() {
+        None => assert!(
+            free_line.contains("scaling not measured: 1 replica found no wall"),
+            "{free_line}"
+        ),
+        Some(e) => assert!(
+            free_line.contains(&format!("{:.0} % of linear", e * 100.0)),
+            "{free2}\n{free_line}"
+        ),
+    }
     assert!(
         err.contains("scaling of limited: 1 replica:") && err.contains("% of linear"),
         "{err}"
