@@ -10,7 +10,7 @@
 //! transcriptions share the harness's core as well: `plimsoll bench mock --audio` prices
 //! those.
 
-use crate::calls_cpu::{filled_first, Threads};
+use crate::calls_cpu::{filled_first, on_clock_secs};
 use crate::procfs::cpu_seconds;
 use crate::{echo_bot, webrtc_bot};
 use serde::Serialize;
@@ -99,6 +99,8 @@ struct Bot {
     /// The host and port.
     origin: String,
     tid: i32,
+    /// Its thread's name, as the kernel keeps it.
+    name: String,
 }
 
 impl Bot {
@@ -111,6 +113,9 @@ impl Bot {
             transport,
             origin: b.addr.to_string(),
             tid: b.tid,
+            name: std::fs::read_to_string(format!("/proc/self/task/{}/comm", b.tid))?
+                .trim_end()
+                .to_string(),
         })
     }
 }
@@ -165,9 +170,11 @@ async fn one_row(
 ) -> anyhow::Result<CallsBenchRow> {
     let read = Arc::new(AtomicU64::new(0));
     let opts = drive_options(bot, calls, read.clone());
-    let cpu0 = harness_cpu(bot.tid)?;
-    let mut before = Threads::default();
-    before.sample();
+    let (cpu0, bot0, on0) = (
+        harness_cpu(bot.tid)?,
+        bot_cpu(bot.tid)?,
+        on_clock_secs(&bot.name),
+    );
     let t0 = Instant::now();
     let progress = Arc::new(drive::Progress::default());
     let ticker = tokio::spawn(tell_progress(progress.clone(), calls, spec.turns as u64));
@@ -176,13 +183,11 @@ async fn one_row(
     let report = report?;
     let secs = t0.elapsed().as_secs_f64();
     let cpu = harness_cpu(bot.tid)? - cpu0;
-    let mut seen = Threads::default();
-    seen.sample();
-    let on = seen.on_clock_since(&before, bot.tid).clamp(0.0, cpu);
+    let on = (on_clock_secs(&bot.name) - on0).clamp(0.0, cpu);
     let split = crate::Split {
         on_clock_cores: on / secs,
         off_clock_cores: (cpu - on) / secs,
-        bot_cores: seen.thread_since(&before, bot.tid) / secs,
+        bot_cores: (bot_cpu(bot.tid)? - bot0) / secs,
     };
     let v = report.voice.unwrap_or_default();
     let call_s = calls as f64 * secs;
@@ -235,10 +240,15 @@ async fn tell_progress(p: Arc<drive::Progress>, calls: usize, turns: u64) {
 /// The harness's CPU seconds: this process's, less the bot thread's.
 fn harness_cpu(bot_tid: i32) -> anyhow::Result<f64> {
     let (u, s) = cpu_seconds(std::process::id())?;
+    Ok(u + s - bot_cpu(bot_tid)?)
+}
+
+/// The bot thread's CPU seconds.
+fn bot_cpu(bot_tid: i32) -> anyhow::Result<f64> {
     let stat = std::fs::read_to_string(format!("/proc/self/task/{bot_tid}/stat"))?;
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     let hz = probe::tree::clock_ticks_per_sec().max(1.0);
-    Ok(u + s - (ticks(11) + ticks(12)) / hz)
+    Ok((ticks(11) + ticks(12)) / hz)
 }

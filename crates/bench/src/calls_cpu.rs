@@ -3,66 +3,16 @@
 //! hearing, decoding) and on it (the async threads: frames, RTP and SRTP, WebSockets,
 //! playback) — and which of them filled first when a row did not keep time.
 
-use std::collections::HashMap;
-
-/// CPU seconds by thread, as read.
-#[derive(Default)]
-pub(crate) struct Threads {
-    seen: HashMap<i32, (bool, f64)>,
-}
-
-impl Threads {
-    /// Reads every thread of this process: its CPU so far, and whether it works off the
-    /// clock (a thread gone since is left as last read).
-    pub fn sample(&mut self) {
-        let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-            return;
-        };
-        let hz = probe::tree::clock_ticks_per_sec().max(1.0);
-        for e in dir.flatten() {
-            let Some(tid) = e.file_name().to_str().and_then(|t| t.parse::<i32>().ok()) else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-                continue;
-            };
-            let (Some((head, rest)), Some(open)) = (stat.rsplit_once(')'), stat.find('(')) else {
-                continue;
-            };
-            let off = head[open + 1..].starts_with(drive::THREAD_NAME);
-            // Its time on a CPU in ns where the kernel keeps it (a short run's pool spends
-            // less than one 10 ms tick), else its user and system ticks.
-            let ns = std::fs::read_to_string(e.path().join("schedstat"))
-                .ok()
-                .and_then(|s| {
-                    s.split_whitespace()
-                        .next()
-                        .and_then(|v| v.parse::<f64>().ok())
-                });
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-            let secs = ns.map_or((ticks(11) + ticks(12)) / hz, |ns| ns / 1e9);
-            self.seen.insert(tid, (off, secs));
-        }
-    }
-
-    /// CPU seconds of the threads on the clock (every one but the driver's pools and the
-    /// bot's), less what they had at `before`. They live as long as the bench, so this is
-    /// exact; the pools' threads end with each row, and are what the rest of the harness's
-    /// CPU was.
-    pub fn on_clock_since(&self, before: &Threads, bot_tid: i32) -> f64 {
-        self.seen
-            .iter()
-            .filter(|(tid, (off, _))| !*off && **tid != bot_tid)
-            .map(|(tid, (_, s))| s - before.seen.get(tid).map_or(0.0, |b| b.1))
-            .sum()
-    }
-
-    /// A thread's CPU seconds since `before`.
-    pub fn thread_since(&self, before: &Threads, tid: i32) -> f64 {
-        let now = self.seen.get(&tid).map_or(0.0, |t| t.1);
-        now - before.seen.get(&tid).map_or(0.0, |t| t.1)
-    }
+/// CPU seconds of the threads on the clock so far: every living thread but the driver's
+/// pools and lanes (`plimsoll-drive…`) and the bot's (`bot`, its name). They live as long
+/// as the bench, so a row's share is exact; the pools' threads end with each row, and are
+/// the rest of the harness's CPU.
+pub(crate) fn on_clock_secs(bot: &str) -> f64 {
+    probe::own::threads_cpu_ns()
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with(drive::THREAD_NAME) && name != bot)
+        .map(|(_, ns)| ns as f64 / 1e9)
+        .sum()
 }
 
 /// What a row's CPU was, in cores over its seconds.
