@@ -2,9 +2,9 @@
 //! check of calls driven from shards, which share one mock but not its ledger in memory. A
 //! reply heard on another shard's call is named all the same.
 
-use std::io::{Read, Write};
-use std::net::ToSocketAddrs;
-use std::sync::{Arc, Once};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 /// How long a question may take, connecting, sending or reading.
@@ -22,8 +22,9 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
         return None;
     };
     let said = Arc::new(Once::new());
+    let lines = Arc::new(Lines::default());
     Some(drive::call::Owner(Arc::new(move |text: &str| {
-        let ask = || match ask(&addr, text) {
+        let ask = || match lines.ask(&addr, text) {
             Ok(owner) => owner,
             Err(why) => {
                 said.call_once(|| {
@@ -42,37 +43,73 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
     })))
 }
 
-/// One question over its own connection: the owner, None when the mock knows no such
-/// reply; an error when it cannot be asked (unreachable, too slow, an older mock).
-fn ask(addr: &str, text: &str) -> Result<Option<String>, String> {
+/// Connections to the mock kept open between questions (HTTP/1.1 keep-alive): a question
+/// takes one that is idle or opens one, and gives it back once answered. A shard asks once
+/// per reply heard; a connection each was a socket in TIME_WAIT each.
+#[derive(Default)]
+struct Lines(Mutex<Vec<BufReader<TcpStream>>>);
+
+impl Lines {
+    /// The owner of `text`, asked on an idle connection; asked again on a new one when
+    /// the idle one fails (the mock may have closed it).
+    fn ask(&self, addr: &str, text: &str) -> Result<Option<String>, String> {
+        let idle = self.0.lock().map(|mut v| v.pop()).unwrap_or(None);
+        let answer = match idle {
+            Some(mut line) => ask_on(&mut line, addr, text).map(|a| (a, line)),
+            None => Err(String::new()),
+        };
+        let (owner, line) = match answer {
+            Ok(done) => done,
+            Err(_) => {
+                let mut line = BufReader::new(connect(addr)?);
+                let owner = ask_on(&mut line, addr, text)?;
+                (owner, line)
+            }
+        };
+        if let Ok(mut v) = self.0.lock() {
+            v.push(line);
+        }
+        Ok(owner)
+    }
+}
+
+fn connect(addr: &str) -> Result<TcpStream, String> {
     let to = addr
         .to_socket_addrs()
         .map_err(|e| e.to_string())?
         .next()
         .ok_or("no address")?;
-    let mut s = std::net::TcpStream::connect_timeout(&to, WAIT).map_err(|e| e.to_string())?;
+    let s = TcpStream::connect_timeout(&to, WAIT).map_err(|e| e.to_string())?;
     let _ = (
         s.set_read_timeout(Some(WAIT)),
         s.set_write_timeout(Some(WAIT)),
+        s.set_nodelay(true),
     );
+    Ok(s)
+}
+
+/// One question on an open connection: the owner, None when the mock knows no such reply;
+/// an error when it cannot be asked (too slow, closed, an older mock).
+fn ask_on(
+    line: &mut BufReader<TcpStream>,
+    addr: &str,
+    text: &str,
+) -> Result<Option<String>, String> {
     let head = format!(
-        "POST /plimsoll/owner HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /plimsoll/owner HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
         text.len()
     );
+    let s = line.get_mut();
     s.write_all(head.as_bytes())
         .and_then(|_| s.write_all(text.as_bytes()))
         .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).map_err(|e| e.to_string())?;
-    let out = String::from_utf8_lossy(&out);
-    let (head, body) = out.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
-    if !head.starts_with("HTTP/1.1 200") {
-        let status = head.lines().next().unwrap_or_default();
+    let (status, body) = read_answer(line)?;
+    if !status.starts_with("HTTP/1.1 200") {
         return Err(format!(
             "{status}: a `plimsoll mock` of this version answers POST /plimsoll/owner"
         ));
     }
-    let v: serde_json::Value = serde_json::from_str(body.trim()).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
     // The mock's anonymous session is the drive's "no call's".
     Ok(v["owner"]
         .as_str()
@@ -80,6 +117,32 @@ fn ask(addr: &str, text: &str) -> Result<Option<String>, String> {
             true => drive::call::NO_CALL.to_string(),
             false => o.to_string(),
         }))
+}
+
+/// An HTTP/1.1 answer's status line and its body (by its Content-Length).
+fn read_answer(line: &mut BufReader<TcpStream>) -> Result<(String, Vec<u8>), String> {
+    let mut status = String::new();
+    line.read_line(&mut status).map_err(|e| e.to_string())?;
+    if status.is_empty() {
+        return Err("the connection closed".into());
+    }
+    let mut length = 0usize;
+    loop {
+        let mut header = String::new();
+        line.read_line(&mut header).map_err(|e| e.to_string())?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().map_err(|_| "a bad Content-Length")?;
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    line.read_exact(&mut body).map_err(|e| e.to_string())?;
+    Ok((status.trim_end().to_string(), body))
 }
 
 #[cfg(test)]
@@ -96,9 +159,60 @@ mod tests {
             .unwrap()
             .port();
         let t0 = std::time::Instant::now();
-        assert!(ask(&format!("127.0.0.1:{port}"), "hello").is_err());
+        assert!(Lines::default()
+            .ask(&format!("127.0.0.1:{port}"), "hello")
+            .is_err());
         assert!(t0.elapsed() < WAIT * 2);
         assert!(of_mock("https://mock:8700").is_none());
         assert!(of_mock("http://127.0.0.1:8700").is_some());
+    }
+
+    /// A mock of two questions a connection: the second question goes on the first's
+    /// connection, the third finds it closed and asks again on a new one.
+    #[test]
+    fn questions_share_a_connection_and_one_closed_is_opened_again() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                count.fetch_add(1, SeqCst);
+                let mut line = BufReader::new(conn.unwrap());
+                for _ in 0..2 {
+                    answer_one(&mut line);
+                }
+            }
+        });
+        let lines = Lines::default();
+        for text in ["a", "b", "c"] {
+            let owner = lines.ask(&addr, text).unwrap();
+            assert_eq!(owner.as_deref(), Some(format!("s-{text}").as_str()));
+        }
+        assert_eq!(accepted.load(SeqCst), 2);
+    }
+
+    /// One request read and answered as the mock would: the owner is "s-" and the text.
+    fn answer_one(line: &mut BufReader<TcpStream>) {
+        let mut length = 0;
+        loop {
+            let mut h = String::new();
+            line.read_line(&mut h).unwrap();
+            if h.trim_end().is_empty() {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut text = vec![0; length];
+        line.read_exact(&mut text).unwrap();
+        let body = format!("{{\"owner\":\"s-{}\"}}", String::from_utf8(text).unwrap());
+        let out = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        line.get_mut().write_all(out.as_bytes()).unwrap();
     }
 }
