@@ -10,10 +10,13 @@
 //! (0 of 3); Opus at 8 kbps and complexity 0 (6 of 9). Worst of all, silence a stalling
 //! output puts inside a reply (a transport that sends silence while its queue is dry):
 //! 10 ms every 200 ms keeps 2 of 3, 20 ms every 500 ms none, 20–100 ms every second 1–2
-//! of 3 — a gap splits a vowel's nucleus or reads as a stop's closure. Each lost syllable
-//! fails its utterance's CRC: the marker repeated with error correction, read by a
-//! decoder that a gap cannot shift, is what will carry it through. Those cells join the
-//! grid's assertions when it does.
+//! of 3 — a gap splits a vowel's nucleus or reads as a stop's closure. Taking such gaps
+//! back out mostly works on raw audio (2–3 of 3 with a gap every 300 ms or more: a
+//! stall's silence begins where the voice is loud, the voice's own closures and pauses as
+//! its resonances ring down), but not after Opus, which codes the silence as noise 25–43
+//! dB down, in packets as large as speech's. Each lost syllable fails its utterance's CRC:
+//! the marker repeated with error correction, read by a decoder that a gap cannot shift,
+//! is what will carry it through. Those cells join the grid's assertions when it does.
 
 use voice::pcm;
 
