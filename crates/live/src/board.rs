@@ -1,8 +1,10 @@
 //! What the live view shows, as the run writes it: the run, the level it is at with each
 //! second's figures (a [`Tick`]), the steps it finished and the final document. Written
 //! by the run, read by the page and the metrics; every read is a copy taken under a lock
-//! held for no longer than the copy.
+//! held for no longer than the copy. What it records is also sent, as it happens, to the
+//! run's events file when it has one (`--events`, [`crate::events`]).
 
+use crate::events::Events;
 use result::ladder::LadderDoc;
 pub use result::live::Tick;
 use result::words::Unit;
@@ -62,19 +64,31 @@ pub struct Finished {
     pub repeat: usize,
 }
 
-/// The board: shared by the run that writes it and the server that reads it.
+/// The board: shared by the run that writes it and the server that reads it, and the
+/// events file it sends what it records to.
 #[derive(Clone, Debug, Default)]
-pub struct Board(Arc<Mutex<State>>);
+pub struct Board(Arc<Mutex<State>>, Option<Arc<Events>>);
 
 impl Board {
     pub fn new(run: &str, config: &str, unit: Unit, budget: &analysis::Budget) -> Board {
-        Board(Arc::new(Mutex::new(State {
-            run: run.into(),
-            config: config.into(),
-            unit,
-            budget: budget.clone(),
-            ..State::default()
-        })))
+        Board(
+            Arc::new(Mutex::new(State {
+                run: run.into(),
+                config: config.into(),
+                unit,
+                budget: budget.clone(),
+                ..State::default()
+            })),
+            None,
+        )
+    }
+
+    /// The board sending what it records to `events` too, from the run's start.
+    pub fn with_events(mut self, events: Events) -> Board {
+        let s = self.state();
+        events.run(&s.run, &s.config, s.unit.many());
+        self.1 = Some(Arc::new(events));
+        self
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
@@ -103,17 +117,27 @@ impl Board {
 
     /// A level begins.
     pub fn level(&self, concurrency: usize, again: bool) {
-        self.with(|s| {
+        let arm = self.with(|s| {
             s.level = Some(Level {
                 concurrency,
                 again,
                 ..Level::default()
-            })
+            });
+            s.arm.clone()
         });
+        if let Some(e) = &self.1 {
+            e.level(arm.as_deref(), concurrency, again);
+        }
     }
 
     /// A second of the level that is running.
     pub fn tick(&self, t: Tick) {
+        if let Some(e) = &self.1 {
+            let at = self.with(|s| Some((s.arm.clone(), s.level.as_ref()?.concurrency)));
+            if let Some((arm, level)) = at {
+                e.second(arm.as_deref(), level, &t);
+            }
+        }
         self.with(|s| {
             if let Some(l) = s.level.as_mut() {
                 // A level run afresh (its machine was busy) starts its seconds again.
@@ -133,7 +157,7 @@ impl Board {
 
     /// The level that was running finished as `result`, standing so against the budget.
     pub fn step(&self, result: &StepResult, standing: &str) {
-        self.with(|s| {
+        let (arm, again) = self.with(|s| {
             let again = s.level.take().is_some_and(|l| l.again);
             let repeat = s
                 .steps
@@ -147,12 +171,19 @@ impl Board {
                 again,
                 repeat,
             });
+            (s.arm.clone(), again)
         });
+        if let Some(e) = &self.1 {
+            e.step(arm.as_deref(), result, standing, again);
+        }
     }
 
     /// A soak's document so far (each sample), or its last.
     pub fn soak(&self, doc: &result::soak::SoakDoc) {
         self.with(|s| s.soak = Some(Box::new(doc.clone())));
+        if let Some(e) = &self.1 {
+            e.soak(doc);
+        }
     }
 
     /// The run ended with these documents (one, or one an arm). A shard has none of its
@@ -164,6 +195,9 @@ impl Board {
             }
             s.done = Some(docs.to_vec());
         });
+        if let Some(e) = &self.1 {
+            e.done(docs);
+        }
     }
 }
 

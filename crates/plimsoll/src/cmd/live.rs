@@ -1,6 +1,7 @@
-//! `--live` and `--otlp`: a run watched while it runs — its page and Prometheus metrics
-//! served from a board the run writes to (the `live` crate), on loopback unless an
-//! address says otherwise, and its metrics pushed to an OpenTelemetry collector.
+//! `--live`, `--otlp` and `--events`: a run watched while it runs — its page and Prometheus
+//! metrics served from a board the run writes to (the `live` crate), on loopback unless an
+//! address says otherwise, its metrics pushed to an OpenTelemetry collector, and what
+//! happens written to a file as JSON lines.
 
 use std::time::Duration;
 
@@ -24,6 +25,12 @@ pub struct LiveArgs {
     /// With --otlp: seconds between pushes.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub otlp_every: f64,
+    /// Write what happens, as it happens, to FILE as JSON lines, for another tool to follow
+    /// (`tail -f`): the run, each level as it begins, each of its seconds, each step with
+    /// its RESULT, a soak's samples, the verdict, the end. Every line has `event` and
+    /// `t_s`; docs/live.md lists the fields.
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<std::path::PathBuf>,
 }
 
 /// A live view (a page, a push, or both), and the board its run writes to.
@@ -51,12 +58,12 @@ fn seconds(flag: &str, x: f64, min: f64) -> anyhow::Result<Duration> {
 }
 
 impl LiveArgs {
-    /// Whether `--live` or `--otlp` was given.
+    /// Whether `--live`, `--otlp` or `--events` was given.
     pub fn wanted(&self) -> bool {
-        self.live.is_some() || self.otlp.is_some()
+        self.live.is_some() || self.otlp.is_some() || self.events.is_some()
     }
 
-    /// Starts the view when `--live` or `--otlp` was given, and says where it is.
+    /// Starts the view when `--live`, `--otlp` or `--events` was given, and says where it is.
     pub fn start(&self, rt: &tokio::runtime::Runtime, n: Named) -> anyhow::Result<Option<Live>> {
         if !self.wanted() {
             return Ok(None);
@@ -64,8 +71,16 @@ impl LiveArgs {
         let linger = seconds("--live-linger", self.live_linger, 0.0)?;
         let every = seconds("--otlp-every", self.otlp_every, 1.0)?;
         let target = self.otlp.as_deref().map(live::otlp::target).transpose()?;
-        let board = live::Board::new(n.run, n.config, n.unit, n.budget);
+        let events = self
+            .events
+            .as_deref()
+            .map(live::events::Events::create)
+            .transpose()?;
+        let mut board = live::Board::new(n.run, n.config, n.unit, n.budget);
         board.cap(n.cap);
+        if let Some(e) = events {
+            board = board.with_events(e);
+        }
         let server = match &self.live {
             Some(given) => {
                 let addr = live::serve::address(given)?;

@@ -170,7 +170,7 @@ pub fn run(a: RampArgs) -> anyhow::Result<u8> {
             anyhow::bail!("--junit and --summary judge a ladder's levels against the budget; a --sweep has no line to judge (run a ladder, or gate with `compare`)");
         }
         if a.live.wanted() {
-            anyhow::bail!("--live and --otlp watch a ladder, a step or a soak; a --sweep is not watched live yet (run it without them: its report.html has its grid)");
+            anyhow::bail!("--live, --otlp and --events follow a ladder, a step or a soak; a --sweep is not followed yet (run it without them: its report.html has its grid)");
         }
         return sweep(&a, &cfg, &opts, &rt);
     }

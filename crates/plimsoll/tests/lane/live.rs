@@ -216,3 +216,65 @@ fn a_soak_shows_its_series_and_leak_verdict_so_far() {
     );
     assert!(child.wait().unwrap().success());
 }
+
+/// `--events FILE`: a ramp's events read back as another tool reads them — the run first,
+/// each level before its seconds and its step, each step's RESULT the one the ladder
+/// keeps, the verdict, the end last — with no page served (`--events` alone).
+#[test]
+fn a_ramps_events_are_written_as_they_happen_and_read_back() {
+    let dir = std::env::temp_dir().join(format!("plimsoll-events-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("events.jsonl");
+    let o = Command::new(BIN)
+        .args(["ramp", "--config", "examples/floor/plimsoll.toml"])
+        .args(["--ladder", "2,4", "--no-cap", "--no-history", "--json"])
+        .arg("--events")
+        .arg(&file)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("live: http"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let kind = |e: &serde_json::Value| e["event"].as_str().unwrap().to_string();
+    assert_eq!(kind(&events[0]), "run");
+    assert_eq!(events[0]["unit"], "sessions");
+    assert_eq!(kind(events.last().unwrap()), "end");
+    // Each level: begun, its seconds, its step; in the ladder's order.
+    let mut levels = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if kind(e) != "step" {
+            continue;
+        }
+        let c = e["concurrency"].as_u64().unwrap();
+        let begun = events[..i]
+            .iter()
+            .rposition(|x| kind(x) == "level")
+            .expect("a level before its step");
+        assert_eq!(events[begun]["concurrency"], c);
+        assert!(
+            events[begun..i]
+                .iter()
+                .any(|x| kind(x) == "second" && x["concurrency"] == c),
+            "no second of level {c}"
+        );
+        assert_eq!(e["result"], doc["steps"][levels.len()], "level {c}");
+        levels.push(c);
+    }
+    assert_eq!(levels, [2, 4]);
+    let verdict = events
+        .iter()
+        .find(|e| kind(e) == "verdict")
+        .expect("a verdict");
+    assert_eq!(verdict["ceiling"], doc["analysis"]["ceiling"]);
+    assert_eq!(verdict["verdict"], doc["analysis"]["verdict"]);
+    let t: Vec<f64> = events.iter().map(|e| e["t_s"].as_f64().unwrap()).collect();
+    assert!(t.windows(2).all(|w| w[0] <= w[1]), "{t:?}");
+}
