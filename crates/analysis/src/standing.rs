@@ -1,12 +1,13 @@
 //! A step against the budget: the figures a budget judges, the budgets it breaks, and
 //! its standing — holds, over, or collapsed — alone or among the steps of its ladder
 //! (`latency_vs_single` compares it with the lowest level), or judged alone in a line of
-//! its own (`run --budget`); and the rate it is read by.
+//! its own (`run --budget`); a step's one list of checks (its thresholds and budgets),
+//! which its exit code and its CI files read; and the rate it is read by.
 
 use crate::budget::{breaches, Breach, Budget, Figures};
 use result::ladder::LevelStanding;
 use result::words::{count, Unit};
-use result::{Outcome, Standing, StepResult};
+use result::{Check, CheckFrom, Outcome, Standing, StepResult, Thresholds};
 
 /// Completed turns per second of a step: as measured under full load, or for a step
 /// recorded before that figure existed, its turns over its wall time.
@@ -117,6 +118,42 @@ pub(crate) fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> 
     out
 }
 
+/// A step's one list of checks: the config's thresholds (checked whatever the outcome),
+/// then the budgets it is judged by (`budget`), where it ended ok with no session failed
+/// (a step that failed is not judged by them: its failure decides, and `alone` says so).
+pub fn step_checks(s: &StepResult, t: &Thresholds, budget: Option<&Budget>) -> Vec<Check> {
+    let thresholds = [
+        ("p99_session_ms", t.p99_session_ms, s.p99_session_ms),
+        ("peak_rss_mb", t.peak_rss_mb, Some(s.peak_rss_mb)),
+    ];
+    let mut out: Vec<Check> = thresholds
+        .into_iter()
+        .filter(|(_, limit, _)| *limit > 0.0)
+        .map(|(name, limit, value)| Check {
+            name: name.into(),
+            from: CheckFrom::Threshold,
+            limit,
+            value,
+            over: value.is_some_and(|v| v > limit),
+        })
+        .collect();
+    let judged = s.outcome == Outcome::Ok && s.sessions_failed == 0;
+    if let Some(b) = budget.filter(|_| judged) {
+        out.extend(
+            crate::budget::checks(b, &figures_of(s), None)
+                .into_iter()
+                .map(|c| Check {
+                    name: c.budget.into(),
+                    from: CheckFrom::Budget,
+                    limit: c.limit,
+                    value: c.value,
+                    over: c.over,
+                }),
+        );
+    }
+    out
+}
+
 /// One step judged alone against the budgets a flag named (`run --budget rss_mb=4096`):
 /// the line that says so, first in what `run` prints, and the budgets it broke. A step
 /// whose sessions failed is not judged: that is said, and its exit code says it.
@@ -199,5 +236,45 @@ mod tests {
             br.is_empty(),
             "a failed step's exit code is 3, not the budget's 2"
         );
+    }
+
+    /// One list: the thresholds first, checked whatever the outcome, then the budgets,
+    /// only where the step ended ok; a threshold of 0 is no check.
+    #[test]
+    fn a_steps_checks_are_its_thresholds_then_its_budgets() {
+        let mut b = Budget::none();
+        b.apply_flag("rss_mb=4096").unwrap();
+        let mut s = step(8, 1.0, 1.0, 0.5);
+        s.peak_rss_mb = 4210.0;
+        s.p99_session_ms = Some(2500.0);
+        let t = Thresholds {
+            p99_session_ms: 2000.0,
+            peak_rss_mb: 0.0,
+        };
+        let c = step_checks(&s, &t, Some(&b));
+        let said: Vec<(&str, CheckFrom, bool)> = c
+            .iter()
+            .map(|c| (c.name.as_str(), c.from, c.over))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("p99_session_ms", CheckFrom::Threshold, true),
+                ("rss_mb", CheckFrom::Budget, true)
+            ]
+        );
+        assert_eq!(s.exit_code(&c), result::exit::THRESHOLD);
+        assert_eq!(
+            c[1].breach().map(|b| b.text()).as_deref(),
+            Some("RSS MB 4210 > 4096")
+        );
+        s.sessions_failed = 1;
+        let c = step_checks(&s, &t, Some(&b));
+        assert_eq!(
+            c.len(),
+            1,
+            "a failed step is checked by its thresholds alone"
+        );
+        assert!(step_checks(&s, &Thresholds::default(), None).is_empty());
     }
 }

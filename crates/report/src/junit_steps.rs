@@ -1,25 +1,17 @@
 //! JUnit XML and the pull-request summary for `run` and `ramp`. A step's cases are the
-//! checks its exit code is made of (the outcome, every session completing, integrity, the
-//! config's thresholds, the harness keeping up), so the report fails exactly when `run`
-//! exits non-zero. A ladder is a suite per level, a case per budget check at that level,
+//! checks its exit code is made of (the outcome, every session completing, integrity, its
+//! list of checks — the config's thresholds and the budgets it is judged by — and the
+//! harness keeping up), so the report fails exactly when `run` exits non-zero. A ladder is a suite per level, a case per budget check at that level,
 //! failing where the level is over budget or collapsed, with the figures.
 
 use super::{document, Case};
-use crate::num::cell;
 use result::budget::{num, words};
 use result::ladder::LadderDoc;
 use result::words::{count, Unit};
-use result::{Bound, Outcome, StepReport};
-
-/// The thresholds `run` judges a step by (`[thresholds]`; 0 judges nothing).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Thresholds {
-    pub p99_session_ms: f64,
-    pub peak_rss_mb: f64,
-}
+use result::{Bound, Check, Outcome, StepReport};
 
 /// The cases of one step, what `run`'s exit code is made of.
-fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case> {
+fn step_cases(step: &StepReport, checks: &[Check]) -> Vec<Case> {
     let r = &step.result;
     let case = |name: String, out: String, failure: Option<String>, kind| Case {
         name,
@@ -68,21 +60,18 @@ fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case>
             "outcome",
         ),
     ];
-    let thresholds = [
-        ("p99_session_ms", t.p99_session_ms, r.p99_session_ms),
-        ("peak_rss_mb", t.peak_rss_mb, Some(r.peak_rss_mb)),
-    ];
-    for (name, limit, value) in thresholds.into_iter().filter(|x| x.1 > 0.0) {
-        let mut c = case(
-            format!("{name} ≤ {}", num(limit)),
-            format!("{name} {}", cell(value)),
-            crossed.iter().find(|c| c.starts_with(name)).cloned(),
+    for c in checks {
+        let mut case = case(
+            crate::checks::case_name(c),
+            crate::checks::measured(c),
+            c.over.then(|| crate::checks::breach(c)),
             "budget",
         );
-        c.skipped = value
+        case.skipped = c
+            .value
             .is_none()
             .then(|| "not measured in this step".to_string());
-        cases.push(c);
+        cases.push(case);
     }
     cases.push(case(
         "the harness kept up".into(),
@@ -101,18 +90,18 @@ fn step_cases(step: &StepReport, crossed: &[String], t: Thresholds) -> Vec<Case>
 }
 
 /// The JUnit document of one `plimsoll run` step.
-pub fn run(step: &StepReport, crossed: &[String], t: Thresholds) -> String {
+pub fn run(step: &StepReport, checks: &[Check]) -> String {
     let name = format!(
         "plimsoll run: {}",
         Unit::of_step(&step.result).level(step.result.concurrency)
     );
-    document("plimsoll run", &[(name, step_cases(step, crossed, t))])
+    document("plimsoll run", &[(name, step_cases(step, checks))])
 }
 
 /// The Markdown a CI job summary or a pull request's comment shows for one step: pass or
 /// fail and why, then the step's lines as the terminal shows them.
-pub fn run_summary(step: &StepReport, crossed: &[String], t: Thresholds) -> String {
-    let failed: Vec<String> = step_cases(step, crossed, t)
+pub fn run_summary(step: &StepReport, checks: &[Check]) -> String {
+    let failed: Vec<String> = step_cases(step, checks)
         .into_iter()
         .filter_map(|c| c.failure)
         .collect();
@@ -131,7 +120,7 @@ pub fn run_summary(step: &StepReport, crossed: &[String], t: Thresholds) -> Stri
                 .join("\n")
         ),
     };
-    let lines = crate::step::lines(step, crossed).join("\n");
+    let lines = crate::step::lines(step, checks).join("\n");
     format!("{head}```text\n{lines}\n```\n")
 }
 
@@ -212,4 +201,56 @@ pub fn ramp_summary(docs: &[LadderDoc]) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::CheckFrom;
+
+    /// A `run --budget` the step broke exits 2, and its JUnit fails the budget's case with
+    /// the figures (it once passed every case); a threshold's case is named as before.
+    #[test]
+    fn a_broken_budget_fails_its_case_as_the_exit_code_does() {
+        let step = StepReport {
+            result: result::StepResult {
+                concurrency: 4,
+                sessions_ok: 4,
+                peak_rss_mb: 4210.0,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let checks = [
+            Check {
+                name: "p99_session_ms".into(),
+                from: CheckFrom::Threshold,
+                limit: 2000.0,
+                value: Some(1500.0),
+                over: false,
+            },
+            Check {
+                name: "rss_mb".into(),
+                from: CheckFrom::Budget,
+                limit: 4096.0,
+                value: Some(4210.0),
+                over: true,
+            },
+        ];
+        assert_eq!(step.result.exit_code(&checks), result::exit::THRESHOLD);
+        let x = run(&step, &checks);
+        assert!(x.contains("name=\"p99_session_ms ≤ 2000\""), "{x}");
+        assert!(x.contains("name=\"budget RSS MB ≤ 4096\""), "{x}");
+        assert!(
+            x.contains("message=\"budget RSS MB 4210 &gt; 4096\""),
+            "{x}"
+        );
+        assert!(x.contains("failures=\"1\""), "{x}");
+        let md = run_summary(&step, &checks);
+        assert!(md.starts_with("**Plimsoll run: FAIL**"), "{md}");
+        assert!(
+            md.contains("threshold crossed: budget RSS MB 4210 > 4096"),
+            "{md}"
+        );
+    }
 }

@@ -8,6 +8,7 @@ pub mod bus;
 pub mod calls;
 mod charts;
 pub mod check;
+pub mod checks;
 pub mod cost;
 pub mod gates;
 pub mod harness;

@@ -10,7 +10,7 @@ fn ms(x: Option<f64>) -> String {
 }
 
 /// The lines, in order, to print above the RESULT line.
-pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) -> Vec<String> {
+pub fn summary_lines(r: &StepResult, cause: Option<&str>, checks: &[result::Check]) -> Vec<String> {
     let Some(s) = &r.shards else {
         return Vec::new();
     };
@@ -63,7 +63,12 @@ pub fn summary_lines(r: &StepResult, cause: Option<&str>, crossed: &[String]) ->
         ));
     }
     out.push("  the SUT ran elsewhere: its memory, threads and CPU were not sampled (they read 0 in the RESULT)".into());
-    out.extend(crossed.iter().map(|c| format!("threshold crossed: {c}")));
+    out.extend(
+        checks
+            .iter()
+            .filter(|c| c.over)
+            .map(|c| format!("threshold crossed: {}", crate::checks::breach(c))),
+    );
     out
 }
 

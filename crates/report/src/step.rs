@@ -7,7 +7,7 @@
 use result::{Bound, StepReport, StepResult};
 
 /// The lines printed above the RESULT line, in order.
-pub fn lines(step: &StepReport, crossed: &[String]) -> Vec<String> {
+pub fn lines(step: &StepReport, checks: &[result::Check]) -> Vec<String> {
     let r: &StepResult = &step.result;
     let mut out = crate::mock_refused::lines(&r.mock_refused);
     out.extend(head(step));
@@ -22,8 +22,8 @@ pub fn lines(step: &StepReport, crossed: &[String]) -> Vec<String> {
     for v in &step.violations {
         out.push(format!("  integrity: {v}"));
     }
-    for c in crossed {
-        out.push(format!("threshold crossed: {c}"));
+    for c in checks.iter().filter(|c| c.over) {
+        out.push(format!("threshold crossed: {}", crate::checks::breach(c)));
     }
     if r.harness.bound == Bound::Harness {
         out.push(format!(

@@ -207,6 +207,47 @@ impl Budget {
 /// The budgets only voice calls are judged by.
 const VOICE: &[&str] = &["response_p95_ms", "stall_share"];
 
+/// One check a step is judged by: a figure against its limit. A step's checks are one
+/// list (the config's `[thresholds]` and the budgets it is judged by), which its exit
+/// code, its JUnit cases, its CI summary and its terminal lines all read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// The limit's key as written: `p99_session_ms`, `peak_rss_mb`, or a budget's name.
+    pub name: String,
+    pub from: CheckFrom,
+    pub limit: f64,
+    /// The step's figure; None where the step has none (the check is then skipped).
+    pub value: Option<f64>,
+    pub over: bool,
+}
+
+/// The config's `[thresholds]` a step is checked against (0: not checked).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Thresholds {
+    pub p99_session_ms: f64,
+    pub peak_rss_mb: f64,
+}
+
+/// Where a check's limit was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckFrom {
+    /// `[thresholds]` in the config.
+    Threshold,
+    /// A budget (`run --budget`, or the config's `[budget]` where it is judged).
+    Budget,
+}
+
+impl Check {
+    /// The budget this check found broken, when it is a budget's and over.
+    pub fn breach(&self) -> Option<Breach> {
+        (self.over && self.from == CheckFrom::Budget).then(|| Breach {
+            budget: self.name.clone(),
+            value: self.value.unwrap_or_default(),
+            limit: self.limit,
+        })
+    }
+}
+
 /// A budget a step broke.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Breach {

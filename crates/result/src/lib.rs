@@ -33,7 +33,7 @@ pub mod words;
 pub mod worker;
 pub mod workload;
 
-pub use budget::{Breach, Budget};
+pub use budget::{Breach, Budget, Check, CheckFrom, Thresholds};
 pub use cost::{
     CacheBreakKind, CacheReport, CacheTurn, Cost, CostSplit, ModelTokens, Price, PriceTable,
 };

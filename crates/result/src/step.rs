@@ -283,27 +283,8 @@ impl StepResult {
         )
     }
 
-    /// Which thresholds were crossed, as messages.
-    pub fn crossed(&self, p99_session_ms: f64, peak_rss_mb: f64) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(p99) = self
-            .p99_session_ms
-            .filter(|p| p99_session_ms > 0.0 && *p > p99_session_ms)
-        {
-            out.push(format!(
-                "p99_session_ms {p99:.1} > threshold {p99_session_ms}"
-            ));
-        }
-        if peak_rss_mb > 0.0 && self.peak_rss_mb > peak_rss_mb {
-            out.push(format!(
-                "peak_rss_mb {:.1} > threshold {peak_rss_mb}",
-                self.peak_rss_mb
-            ));
-        }
-        out
-    }
-
-    pub fn exit_code(&self, crossed: &[String]) -> u8 {
+    /// The exit code of a step judged by `checks` (its list of checks: any over is 2).
+    pub fn exit_code(&self, checks: &[crate::Check]) -> u8 {
         if self.outcome == Outcome::Unknown {
             exit::UNKNOWN
         } else if self.outcome != Outcome::Ok
@@ -311,7 +292,7 @@ impl StepResult {
             || self.integrity_violations > 0
         {
             exit::FAILED
-        } else if !crossed.is_empty() {
+        } else if checks.iter().any(|c| c.over) {
             exit::THRESHOLD
         } else if self.harness.bound == Bound::Harness {
             exit::HARNESS

@@ -20,8 +20,9 @@ pub struct Merged {
     /// Why the outcome is not ok, in words.
     pub cause: Option<String>,
     pub first_errors: BTreeMap<String, String>,
-    /// Thresholds crossed (p99 session time).
-    pub crossed: Vec<String>,
+    /// The merged step's list of checks: the config's p99 session threshold (what its
+    /// exit code reads; the `[budget]` below is said, not an exit code, as for one step).
+    pub checks: Vec<result::Check>,
     /// The shards' `[budget]`, and what the merged step breaks of it (judged once, here).
     pub budget: analysis::Budget,
     pub breaches: Vec<analysis::budget::Breach>,
@@ -325,10 +326,13 @@ pub fn merge(shards: &[Shard], late_tolerance_ms: f64) -> Merged {
         }),
         ..StepResult::default()
     };
-    let threshold = c0.as_ref().map_or(0.0, |c| c.p99_session_ms_threshold);
+    let thresholds = result::Thresholds {
+        p99_session_ms: c0.as_ref().map_or(0.0, |c| c.p99_session_ms_threshold),
+        peak_rss_mb: 0.0,
+    };
     let budget = c0.as_ref().map(|c| c.budget.clone()).unwrap_or_default();
     Merged {
-        crossed: result.crossed(threshold, 0.0),
+        checks: analysis::standing::step_checks(&result, &thresholds, None),
         breaches: analysis::verdict::step_breaches(&result, &budget),
         budget,
         result,

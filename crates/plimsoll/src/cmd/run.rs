@@ -238,41 +238,36 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     if let Some(l) = &live {
         l.board.step(&step.result, step.result.outcome.as_str());
     }
-    let mut crossed = step.result.crossed(cfg.p99_session_ms, cfg.peak_rss_mb);
-    let judged = judge
-        .as_ref()
-        .map(|b| analysis::standing::alone(&step.result, b));
-    if let Some((_, broken)) = &judged {
-        crossed.extend(broken.iter().map(|b| format!("budget {}", b.text())));
-    }
+    // The step's one list of checks: what its exit code, its lines and its CI files read.
+    let thresholds = result::Thresholds {
+        p99_session_ms: cfg.p99_session_ms,
+        peak_rss_mb: cfg.peak_rss_mb,
+    };
+    let checks = analysis::standing::step_checks(&step.result, &thresholds, judge.as_ref());
     if !json {
-        if let Some((line, _)) = &judged {
-            eprintln!("{line}");
+        if let Some(b) = &judge {
+            eprintln!("{}", analysis::standing::alone(&step.result, b).0);
         }
-        for line in report::step::lines(&step, &crossed) {
+        for line in report::step::lines(&step, &checks) {
             eprintln!("{line}");
         }
     }
     println!("{}", step.result.line());
-    let t = report::junit::steps::Thresholds {
-        p99_session_ms: cfg.p99_session_ms,
-        peak_rss_mb: cfg.peak_rss_mb,
-    };
     let ci = super::ForCi {
         junit: a.junit.as_deref(),
         summary: a.summary.as_deref(),
         job_summary_always: false,
     };
     ci.write(
-        || report::junit::steps::run(&step, &crossed, t),
-        report::junit::steps::run_summary(&step, &crossed, t),
+        || report::junit::steps::run(&step, &checks),
+        report::junit::steps::run_summary(&step, &checks),
     )?;
     if let Some(l) = live {
         // Said first, then served a while longer: the final figures, as the page shows them.
         let docs = l.board.state().so_far();
         l.finish(&rt, &docs);
     }
-    Ok(step.result.exit_code(&crossed))
+    Ok(step.result.exit_code(&checks))
 }
 
 /// A shard (or, without --shard, the whole step as one driver) against a running SUT.
