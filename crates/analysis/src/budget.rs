@@ -4,7 +4,8 @@
 //! session: `latency_vs_single` compares a level with the same SUT at one. The budget
 //! itself, and a breach, are types of `result`.
 
-pub use result::budget::{num, words, Breach, Budget, BUDGETS};
+use result::budget::CheckFrom;
+pub use result::budget::{num, words, Breach, Budget, Check, BUDGETS};
 
 /// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that
 /// a small share is not said as none ("0.3 %", "< 0.1 %").
@@ -44,17 +45,9 @@ pub struct Figures {
     pub agent_p99_ms: Option<f64>,
 }
 
-/// One budget judged at one step: its limit, the step's figure (none where the step has
-/// no such figure) and whether the figure is over the limit.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Check {
-    pub budget: &'static str,
-    pub limit: f64,
-    pub value: Option<f64>,
-    pub over: bool,
-}
-
-/// Every budget in force, judged on `f`; `single` is the first level's p50 session time.
+/// Every budget in force, judged on `f` (a check each: its limit, the step's figure, none
+/// where the step has no such figure, and whether it is over); `single` is the first
+/// level's p50 session time.
 pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
     let vs_single = match (f.p50_session_ms, single) {
         (Some(p), Some(s)) if s > 0.0 => Some(p / s),
@@ -79,24 +72,14 @@ pub fn checks(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Check> {
         .filter_map(|(&(budget, limit), value)| {
             let limit = limit?;
             Some(Check {
-                budget,
+                name: budget.to_string(),
+                from: CheckFrom::Budget,
                 limit,
                 value,
                 over: value.is_some_and(|v| v > limit + 1e-9),
             })
         })
         .collect()
-}
-
-impl Check {
-    /// The breach this check found, when its figure is over the limit.
-    pub fn breach(&self) -> Option<Breach> {
-        self.over.then(|| Breach {
-            budget: self.budget.to_string(),
-            value: self.value.unwrap_or_default(),
-            limit: self.limit,
-        })
-    }
 }
 
 /// The budgets `f` breaks; `single` is the first level's p50 session time.

@@ -45,7 +45,7 @@ pub fn step_breaches(s: &StepResult, b: &Budget) -> Vec<Breach> {
 
 /// Every budget in force judged at each of a ladder's steps (the first step's p50
 /// session time is what `latency_vs_single` divides by), as the verdict judges them.
-pub fn checks(steps: &[StepResult], b: &Budget) -> Vec<Vec<crate::budget::Check>> {
+pub fn checks(steps: &[StepResult], b: &Budget) -> Vec<Vec<Check>> {
     let b = &crate::pace::of(steps.first(), b);
     let single = steps.first().and_then(single_ms);
     steps
@@ -139,17 +139,7 @@ pub fn step_checks(s: &StepResult, t: &Thresholds, budget: Option<&Budget>) -> V
         .collect();
     let judged = s.outcome == Outcome::Ok && s.sessions_failed == 0;
     if let Some(b) = budget.filter(|_| judged) {
-        out.extend(
-            crate::budget::checks(b, &figures_of(s), None)
-                .into_iter()
-                .map(|c| Check {
-                    name: c.budget.into(),
-                    from: CheckFrom::Budget,
-                    limit: c.limit,
-                    value: c.value,
-                    over: c.over,
-                }),
-        );
+        out.extend(crate::budget::checks(b, &figures_of(s), None));
     }
     out
 }
@@ -176,15 +166,12 @@ pub fn alone(s: &StepResult, b: &Budget) -> (String, Vec<Breach>) {
             let op = if c.over { ">" } else { "≤" };
             format!(
                 "{} {v} {op} {}",
-                result::budget::words(c.budget),
+                result::budget::words(&c.name),
                 crate::budget::num(c.limit)
             )
         })
         .collect();
-    let br: Vec<Breach> = checks
-        .iter()
-        .filter_map(crate::budget::Check::breach)
-        .collect();
+    let br: Vec<Breach> = checks.iter().filter_map(Check::breach).collect();
     let standing = if br.is_empty() {
         "within budget"
     } else {

@@ -170,11 +170,7 @@ async fn one_row(
 ) -> anyhow::Result<CallsBenchRow> {
     let read = Arc::new(AtomicU64::new(0));
     let opts = drive_options(bot, calls, read.clone());
-    let (cpu0, bot0, on0) = (
-        harness_cpu(bot.tid)?,
-        bot_cpu(bot.tid)?,
-        on_clock_secs(&bot.name),
-    );
+    let ((cpu0, bot0), on0) = (harness_and_bot_cpu(bot.tid)?, on_clock_secs(&bot.name));
     let t0 = Instant::now();
     let progress = Arc::new(drive::Progress::default());
     let ticker = tokio::spawn(tell_progress(progress.clone(), calls, spec.turns as u64));
@@ -182,12 +178,13 @@ async fn one_row(
     ticker.abort();
     let report = report?;
     let secs = t0.elapsed().as_secs_f64();
-    let cpu = harness_cpu(bot.tid)? - cpu0;
+    let (cpu1, bot1) = harness_and_bot_cpu(bot.tid)?;
+    let cpu = cpu1 - cpu0;
     let on = (on_clock_secs(&bot.name) - on0).clamp(0.0, cpu);
     let split = crate::Split {
         on_clock_cores: on / secs,
         off_clock_cores: (cpu - on) / secs,
-        bot_cores: (bot_cpu(bot.tid)? - bot0) / secs,
+        bot_cores: (bot1 - bot0) / secs,
     };
     let v = report.voice.unwrap_or_default();
     let call_s = calls as f64 * secs;
@@ -237,10 +234,11 @@ async fn tell_progress(p: Arc<drive::Progress>, calls: usize, turns: u64) {
     }
 }
 
-/// The harness's CPU seconds: this process's, less the bot thread's.
-fn harness_cpu(bot_tid: i32) -> anyhow::Result<f64> {
+/// The harness's CPU seconds (this process's, less the bot thread's) and the bot thread's.
+fn harness_and_bot_cpu(bot_tid: i32) -> anyhow::Result<(f64, f64)> {
     let (u, s) = cpu_seconds(std::process::id())?;
-    Ok(u + s - bot_cpu(bot_tid)?)
+    let bot = bot_cpu(bot_tid)?;
+    Ok((u + s - bot, bot))
 }
 
 /// The bot thread's CPU seconds.

@@ -132,27 +132,27 @@ impl Board {
 
     /// A second of the level that is running.
     pub fn tick(&self, t: Tick) {
-        if let Some(e) = &self.1 {
-            let at = self.with(|s| Some((s.arm.clone(), s.level.as_ref()?.concurrency)));
-            if let Some((arm, level)) = at {
-                e.second(arm.as_deref(), level, &t);
+        // The events file gets the second too, sent after the board's lock is let go.
+        let sent = self.1.as_ref().map(|_| t.clone());
+        let at = self.with(|s| {
+            let arm = s.arm.clone();
+            let l = s.level.as_mut()?;
+            // A level run afresh (its machine was busy) starts its seconds again.
+            if l.ticks.last().is_some_and(|last| t.t_s < last.t_s) {
+                l.ticks.clear();
+                (l.peak_rss_bytes, l.peak_threads) = (0, 0);
             }
-        }
-        self.with(|s| {
-            if let Some(l) = s.level.as_mut() {
-                // A level run afresh (its machine was busy) starts its seconds again.
-                if l.ticks.last().is_some_and(|last| t.t_s < last.t_s) {
-                    l.ticks.clear();
-                    (l.peak_rss_bytes, l.peak_threads) = (0, 0);
-                }
-                l.peak_rss_bytes = l.peak_rss_bytes.max(t.rss_bytes);
-                l.peak_threads = l.peak_threads.max(t.threads);
-                l.ticks.push(t);
-                if l.ticks.len() > KEPT + 1 {
-                    l.ticks.remove(1);
-                }
+            l.peak_rss_bytes = l.peak_rss_bytes.max(t.rss_bytes);
+            l.peak_threads = l.peak_threads.max(t.threads);
+            l.ticks.push(t);
+            if l.ticks.len() > KEPT + 1 {
+                l.ticks.remove(1);
             }
+            Some((arm, l.concurrency))
         });
+        if let (Some(e), Some(t), Some((arm, level))) = (&self.1, sent, at) {
+            e.second(arm.as_deref(), level, &t);
+        }
     }
 
     /// The level that was running finished as `result`, standing so against the budget.

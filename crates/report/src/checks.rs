@@ -9,14 +9,17 @@ use result::{Check, CheckFrom};
 /// A check over its limit, as the terminal says it after "threshold crossed: ":
 /// "p99_session_ms 2512.4 > threshold 2000", "budget RSS MB 4210 > 4096".
 pub fn breach(c: &Check) -> String {
-    match (c.from, c.breach()) {
-        (CheckFrom::Budget, Some(b)) => format!("budget {}", b.text()),
-        _ => format!(
-            "{} {:.1} > threshold {}",
-            c.name,
-            c.value.unwrap_or_default(),
-            c.limit
-        ),
+    let value = c.value.unwrap_or_default();
+    match c.from {
+        CheckFrom::Budget => {
+            let b = result::Breach {
+                budget: c.name.clone(),
+                value,
+                limit: c.limit,
+            };
+            format!("budget {}", b.text())
+        }
+        CheckFrom::Threshold => format!("{} {value:.1} > threshold {}", c.name, c.limit),
     }
 }
 

@@ -154,14 +154,14 @@ fn level_suites(doc: &LadderDoc) -> Vec<(String, Vec<Case>)> {
             cases.extend(checks.into_iter().map(|c| {
                 // The figure as the verdict says it (0.0114, not a cell's 0.01).
                 let figure = c.value.map_or("—".to_string(), num);
-                let said = format!("{} {figure}", words(c.budget));
+                let said = format!("{} {figure}", words(&c.name));
                 let skipped = match (judged, c.value) {
                     (false, _) => Some("not judged: the level collapsed".to_string()),
                     (true, None) => Some("not measured at this level".to_string()),
                     _ => None,
                 };
                 Case {
-                    name: format!("{} ≤ {}", words(c.budget), num(c.limit)),
+                    name: format!("{} ≤ {}", words(&c.name), num(c.limit)),
                     failure: (judged && c.over).then(|| format!("{said} > {}", num(c.limit))),
                     out: said,
                     kind: "budget",

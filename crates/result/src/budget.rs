@@ -209,7 +209,8 @@ const VOICE: &[&str] = &["response_p95_ms", "stall_share"];
 
 /// One check a step is judged by: a figure against its limit. A step's checks are one
 /// list (the config's `[thresholds]` and the budgets it is judged by), which its exit
-/// code, its JUnit cases, its CI summary and its terminal lines all read.
+/// code, its JUnit cases, its CI summary and its terminal lines all read; a ladder's
+/// levels are judged by budget checks of the same kind (`analysis::budget::checks`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     /// The limit's key as written: `p99_session_ms`, `peak_rss_mb`, or a budget's name.

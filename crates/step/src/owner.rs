@@ -50,26 +50,44 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
 struct Lines(Mutex<Vec<BufReader<TcpStream>>>);
 
 impl Lines {
-    /// The owner of `text`, asked on an idle connection; asked again on a new one when
-    /// the idle one fails (the mock may have closed it).
+    /// The owner of `text`, asked on an idle connection; asked again on a new one only
+    /// when the idle one is broken (the mock may have closed it), not when the mock
+    /// answered with a refusal.
     fn ask(&self, addr: &str, text: &str) -> Result<Option<String>, String> {
         let idle = self.0.lock().map(|mut v| v.pop()).unwrap_or(None);
-        let answer = match idle {
-            Some(mut line) => ask_on(&mut line, addr, text).map(|a| (a, line)),
-            None => Err(String::new()),
-        };
-        let (owner, line) = match answer {
-            Ok(done) => done,
-            Err(_) => {
-                let mut line = BufReader::new(connect(addr)?);
-                let owner = ask_on(&mut line, addr, text)?;
-                (owner, line)
+        if let Some(mut line) = idle {
+            match ask_on(&mut line, addr, text) {
+                Ok(owner) => return Ok(self.keep(line, owner)),
+                Err(Failed::Refused(why)) => return Err(why),
+                Err(Failed::Broken(_)) => {}
             }
-        };
+        }
+        let mut line = BufReader::new(connect(addr)?);
+        let owner = ask_on(&mut line, addr, text).map_err(Failed::why)?;
+        Ok(self.keep(line, owner))
+    }
+
+    /// `line` back among the idle ones, and what it answered.
+    fn keep(&self, line: BufReader<TcpStream>, owner: Option<String>) -> Option<String> {
         if let Ok(mut v) = self.0.lock() {
             v.push(line);
         }
-        Ok(owner)
+        owner
+    }
+}
+
+/// Why a question got no owner: the connection broke (closed, too slow), or the mock
+/// answered but not with an owner (an error status, an older mock, a body it cannot read).
+enum Failed {
+    Broken(String),
+    Refused(String),
+}
+
+impl Failed {
+    fn why(self) -> String {
+        match self {
+            Failed::Broken(why) | Failed::Refused(why) => why,
+        }
     }
 }
 
@@ -89,12 +107,13 @@ fn connect(addr: &str) -> Result<TcpStream, String> {
 }
 
 /// One question on an open connection: the owner, None when the mock knows no such reply;
-/// an error when it cannot be asked (too slow, closed, an older mock).
+/// an error when it cannot be asked (too slow, closed) or the mock refused it (an older
+/// mock).
 fn ask_on(
     line: &mut BufReader<TcpStream>,
     addr: &str,
     text: &str,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Failed> {
     let head = format!(
         "POST /plimsoll/owner HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
         text.len()
@@ -102,14 +121,15 @@ fn ask_on(
     let s = line.get_mut();
     s.write_all(head.as_bytes())
         .and_then(|_| s.write_all(text.as_bytes()))
-        .map_err(|e| e.to_string())?;
-    let (status, body) = read_answer(line)?;
+        .map_err(|e| Failed::Broken(e.to_string()))?;
+    let (status, body) = read_answer(line).map_err(Failed::Broken)?;
     if !status.starts_with("HTTP/1.1 200") {
-        return Err(format!(
+        return Err(Failed::Refused(format!(
             "{status}: a `plimsoll mock` of this version answers POST /plimsoll/owner"
-        ));
+        )));
     }
-    let v: serde_json::Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&body).map_err(|e| Failed::Refused(e.to_string()))?;
     // The mock's anonymous session is the drive's "no call's".
     Ok(v["owner"]
         .as_str()
