@@ -105,15 +105,7 @@ pub fn voice_lines(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
         cell(v.response_p95_ms),
         cell(v.response_p99_ms)
     ));
-    out.push(format!(
-        "  audio: {:.1} s from the bot, {:.2} % of it stalled ({} ms a turn, the longest gap {} ms; {:.0} % of turns stuttered); the callers spoke {:.1} s",
-        v.bot_audio_s,
-        v.stall_share * 100.0,
-        cell(Some(v.stall_ms_per_turn)),
-        cell(Some(v.longest_gap_ms)),
-        v.stuttered_share * 100.0,
-        v.caller_audio_s
-    ));
+    out.push(audio_line(v));
     out.push(words_line(v));
     out.extend(v.kept_audio.as_ref().map(kept_line));
     out.push(format!(
@@ -141,11 +133,36 @@ pub fn voice_lines(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
     out
 }
 
+/// How the bot's audio broke: the stalls (the holes inside its audio among them).
+fn audio_line(v: &result::VoiceCalls) -> String {
+    let holes = match v.holes {
+        0 => String::new(),
+        n => format!(
+            "; of that, {} of silence inside the replies' audio, {} ms in all: the bot's output ran dry and padded with silence, its packets on time (a transport starved of CPU)",
+            crate::words::count(n, "hole"),
+            cell(Some(v.holes_ms))
+        ),
+    };
+    format!(
+        "  audio: {:.1} s from the bot, {:.2} % of it stalled ({} ms a turn, the longest gap {} ms; {:.0} % of turns stuttered{holes}); the callers spoke {:.1} s",
+        v.bot_audio_s,
+        v.stall_share * 100.0,
+        cell(Some(v.stall_ms_per_turn)),
+        cell(Some(v.longest_gap_ms)),
+        v.stuttered_share * 100.0,
+        v.caller_audio_s
+    )
+}
+
 fn words_line(v: &result::VoiceCalls) -> String {
+    let why = match v.holes {
+        0 => "other audio, or damaged past reading",
+        _ => "other audio, or damaged past reading: see the holes in the audio",
+    };
     let unheard = match v.words_unheard {
         0 => String::new(),
         n => format!(
-            "; {} not heard as the mock's voice (other audio, or damaged past reading)",
+            "; {} not heard as the mock's voice ({why})",
             crate::words::count(n, "reply")
         ),
     };
@@ -360,6 +377,27 @@ mod tests {
             assert!(line.contains(cell), "{cell:?} in {line}");
         }
         assert_eq!(crate::table::header_for(&[r]), HEADER);
+    }
+
+    #[test]
+    fn holes_inside_the_replies_are_said_with_the_stalls_and_the_unheard_words() {
+        let v = result::VoiceCalls {
+            bot_audio_s: 30.0,
+            stall_share: 0.25,
+            stall_ms_per_turn: 750.0,
+            longest_gap_ms: 60.0,
+            stuttered_share: 1.0,
+            holes: 84,
+            holes_ms: 2980.0,
+            words_checked: 4,
+            words_unheard: 4,
+            ..Default::default()
+        };
+        assert_eq!(
+            audio_line(&v),
+            "  audio: 30.0 s from the bot, 25.00 % of it stalled (750 ms a turn, the longest gap 60.0 ms; 100 % of turns stuttered; of that, 84 holes of silence inside the replies' audio, 2980 ms in all: the bot's output ran dry and padded with silence, its packets on time (a transport starved of CPU)); the callers spoke 0.0 s"
+        );
+        assert!(words_line(&v).ends_with("4 replies not heard as the mock's voice (other audio, or damaged past reading: see the holes in the audio)"), "{}", words_line(&v));
     }
 
     #[test]

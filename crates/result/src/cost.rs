@@ -32,7 +32,7 @@ pub struct CacheReport {
     pub input_tokens: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

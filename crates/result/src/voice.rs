@@ -27,6 +27,13 @@ pub struct VoiceCalls {
     pub stall_share: f64,
     pub longest_gap_ms: f64,
     pub stuttered_share: f64,
+    /// Of the stalls, the holes: silence inside the replies' audio, entered while the
+    /// voice was loud (a transport that pads a dry queue with silence sends its packets on
+    /// time, so the playback clock sees no gap): how many, and ms in all.
+    #[serde(default, skip_serializing_if = "crate::cost::is_zero")]
+    pub holes: u64,
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub holes_ms: f64,
     /// Seconds of audio the callers spoke and the bot sent.
     pub caller_audio_s: f64,
     pub bot_audio_s: f64,
@@ -140,4 +147,8 @@ pub struct VoiceStages {
     pub realtime_response_ms_mean: Option<f64>,
     /// Audio the mock heard no words in.
     pub unheard: u64,
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
 }

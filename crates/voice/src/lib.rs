@@ -10,15 +10,18 @@
 //! as a formant voice; `hear` reads syllables back out of audio; `pcm` is the plumbing
 //! (16-bit PCM, µ-law, A-law, WAV, resampling); `vad` tells speech from silence as audio
 //! streams in, as a server's voice activity detection does; `pool` runs speaking and
-//! hearing off the clock, on threads of lowered priority. The driver speaks with it and
+//! hearing off the clock, on threads of lowered priority; `holes` finds silence put inside
+//! speech (a transport padding a dry queue). The driver speaks with it and
 //! the mock hears with it, and the other way round: one voice, not two copies.
 
 pub mod code;
 mod dsp;
 pub mod frame;
 mod hear;
+pub mod holes;
 pub mod pcm;
 pub mod pool;
+mod rs;
 pub mod synth;
 pub mod vad;
 

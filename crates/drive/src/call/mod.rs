@@ -118,9 +118,9 @@ pub(crate) async fn run(
     call.hang_up().await;
     let mut found = Vec::new();
     for (turn, h) in pending {
-        if let Ok(heard) = h.await {
-            found.extend(words(&heard, ctx, name, tally).map(|f| (turn, f)));
-        }
+        // A reading that never came back (its thread is gone) heard nothing.
+        let heard = h.await.unwrap_or_default();
+        found.extend(words(&heard, ctx, name, tally).map(|f| (turn, f)));
     }
     let wrong = found.iter().find_map(|(_, f)| match f {
         Found::Other(o, false) => Some(format!("call {name} heard the reply to call {o}")),
@@ -247,6 +247,7 @@ impl<'a> Call<'a> {
                 stall: reply.stall,
                 longest: reply.longest,
                 replied: Duration::from_secs_f64(reply.spoken as f64 / self.play_rate()),
+                holes: voice::holes::holes(&reply.audio[..reply.spoken], v.line.rate()),
             });
             ctx.recorder.turn_ended(turn, spoke, Some(first), end);
             if ctx.voice_owner.is_some() {

@@ -42,6 +42,11 @@ pub struct VoiceCounts {
     /// Turns with 20 ms or more of stalls.
     pub stuttered: u64,
     pub stall_ns: u64,
+    /// Of the stalls, the holes of silence inside the replies' audio: how many, how long.
+    #[serde(default)]
+    pub holes: u64,
+    #[serde(default)]
+    pub holes_ns: u64,
     /// The replies' audio, from each one's first sound to its last.
     pub replied_ns: u64,
     pub longest_gap_ns: u64,
@@ -77,6 +82,8 @@ impl VoiceCounts {
             (&mut self.turns, o.turns),
             (&mut self.stuttered, o.stuttered),
             (&mut self.stall_ns, o.stall_ns),
+            (&mut self.holes, o.holes),
+            (&mut self.holes_ns, o.holes_ns),
             (&mut self.replied_ns, o.replied_ns),
             (&mut self.words_checked, o.words_checked),
             (&mut self.words_wrong, o.words_wrong),
@@ -132,6 +139,8 @@ pub fn figures(c: &VoiceCounts, h: &BTreeMap<String, Histogram<u64>>) -> result:
         stall_ms_per_turn: r2(ns(c.stall_ns).as_secs_f64() * 1000.0 / turns),
         stall_share: stall_share(ns(c.stall_ns), ns(c.replied_ns)),
         longest_gap_ms: r2(ns(c.longest_gap_ns).as_secs_f64() * 1000.0),
+        holes: c.holes,
+        holes_ms: r2(ns(c.holes_ns).as_secs_f64() * 1000.0),
         stuttered_share: r2(c.stuttered as f64 / turns),
         caller_audio_s: r2(c.caller_s),
         bot_audio_s: r2(c.bot_s),

@@ -43,6 +43,9 @@ pub(crate) struct TurnFigures {
     pub longest: Duration,
     /// The reply's audio, from its first sound to its last.
     pub replied: Duration,
+    /// Silence the bot's audio carried inside the reply (stalls its packets' timing does
+    /// not show: a transport padding a dry queue).
+    pub holes: voice::holes::Holes,
 }
 
 /// Where the words a caller heard came from.
@@ -145,10 +148,16 @@ impl Tally {
         rec(&self.response, t.response);
         self.with(|i| {
             i.turns += 1;
-            i.stall_ns += t.stall.as_nanos() as u64;
+            let holes = Duration::from_secs_f64(t.holes.ms / 1000.0);
+            let longest = t
+                .longest
+                .max(Duration::from_secs_f64(t.holes.longest_ms / 1000.0));
+            i.stall_ns += (t.stall + holes).as_nanos() as u64;
+            i.holes += u64::from(t.holes.count);
+            i.holes_ns += holes.as_nanos() as u64;
             i.replied_ns += t.replied.as_nanos() as u64;
-            i.longest_gap_ns = i.longest_gap_ns.max(t.longest.as_nanos() as u64);
-            i.stuttered += u64::from(t.stall >= Duration::from_millis(20));
+            i.longest_gap_ns = i.longest_gap_ns.max(longest.as_nanos() as u64);
+            i.stuttered += u64::from(t.stall + holes >= Duration::from_millis(20));
         });
     }
 
@@ -273,6 +282,7 @@ mod tests {
                     stall: ms(r / 40),
                     longest: ms(r / 20),
                     replied: ms(r * 3),
+                    holes: voice::holes::Holes::default(),
                 });
                 t.jitter(Duration::from_micros(r * 3));
                 t.words(if i == 3 { Words::Other } else { Words::Own });
@@ -300,6 +310,35 @@ mod tests {
         assert_eq!(sums::figures(&counts, &hists), whole);
         assert_eq!((whole.calls, whole.turns, whole.words_wrong), (6, 6, 1));
         assert!(whole.crosstalk[0].owner_heard_own, "{:?}", whole.crosstalk);
+    }
+
+    /// Silence inside a reply is a stall the caller heard, though every packet came on
+    /// time: it counts with the stalls, and is named as holes.
+    #[test]
+    fn holes_in_a_replys_audio_are_stalls_and_counted_as_holes() {
+        let ms = Duration::from_millis;
+        let t = Tally::new("webrtc", 20);
+        for (stall, holes) in [(0, 0), (0, 3), (30, 1)] {
+            t.turn(&TurnFigures {
+                response: ms(800),
+                stall: ms(stall),
+                longest: ms(stall),
+                replied: ms(2000),
+                holes: voice::holes::Holes {
+                    count: holes,
+                    ms: holes as f64 * 20.0,
+                    longest_ms: if holes > 0 { 25.0 } else { 0.0 },
+                },
+            });
+        }
+        let v = t.figures();
+        assert_eq!((v.holes, v.holes_ms), (4, 80.0));
+        assert_eq!(
+            v.stall_ms_per_turn, 36.67,
+            "30 ms of stalls and 80 of holes"
+        );
+        assert_eq!(v.longest_gap_ms, 30.0);
+        assert_eq!(v.stuttered_share, 0.67);
     }
 
     #[test]

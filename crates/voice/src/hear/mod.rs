@@ -1,10 +1,13 @@
 //! The decoder: audio at any rate back to the text it carries, or nothing. The audio is
-//! brought to 16 kHz; the vowel nuclei are found and grouped into phrases; each syllable
-//! is read as its consonant (the 60 ms before its vowel), its pitch class (register
-//! against the phrase line, contour shape) and its vowel class (harmonics against the
-//! synthesizer's own templates); the syllables after the preamble are unframed, the CRC
-//! deciding. `all` reads several utterances one after another (a call's replies, each
-//! sentence its own TTS request) by trying the frame between every pair of preambles.
+//! brought to 16 kHz; the vowel nuclei are found and placed on the voice's grid of
+//! syllable slots (by their spacing, a pause's or a stall's silence taken out, so a
+//! syllable that a gap or a lost packet took leaves its slot empty instead of shifting the
+//! rest); each syllable is read as its consonant (the 60 ms before its vowel), its pitch
+//! class (register against the phrase line, contour shape) and its vowel class (harmonics
+//! against the synthesizer's own templates); the slots after the preamble are unframed,
+//! the parity filling the empty ones and the CRC deciding. `all` reads several utterances
+//! one after another (a call's replies, each sentence its own TTS request) by trying the
+//! frame between every pair of preambles.
 
 mod front;
 mod pitch;
@@ -13,70 +16,90 @@ mod vowel;
 
 use crate::synth::{base_f0, Symbol, CONS_MS, PHRASE_SYL, PREAMBLE, VOWEL_MS};
 use front::FS;
-use segment::{ConsonantTracks, Nucleus};
+use segment::ConsonantTracks;
 
-/// A syllable as heard: its time (the vowel's onset, seconds) and its symbol (None when
-/// it could not be read).
+/// What was read of a syllable: its consonant, vowel class, contour shape and pitch
+/// offset (semitones re 100 Hz; the register is read against the phrase's line).
+#[derive(Clone, Copy, Debug)]
+struct Read {
+    c: u8,
+    vowel: u8,
+    shape: u8,
+    offset: f64,
+}
+
+/// A syllable as heard: its vowel's onset and offset (seconds), its slot on the voice's
+/// grid (counted from the first heard: a syllable a gap or a lost packet took leaves its
+/// slot empty), whether a pause came before it, and what was read of it.
 #[derive(Clone, Copy, Debug)]
 struct Heard {
     on: f64,
     off: f64,
-    symbol: Option<Symbol>,
+    slot: i64,
+    after_pause: bool,
+    read: Option<Read>,
 }
 
-/// A nucleus read: its consonant and its vowel (class, contour, pitch offset).
-type Read = (Nucleus, Option<u8>, Option<(u8, u8, f64)>);
+impl Heard {
+    /// Its symbol as the syllable at position `j` of an utterance (preamble included).
+    fn symbol(&self, j: i64) -> Option<Symbol> {
+        let r = self.read?;
+        let line = base_f0(j.rem_euclid(PHRASE_SYL as i64) as usize);
+        let reg = u8::from(r.offset > 12.0 * (line / 100.0).log2());
+        Some((r.c, r.vowel, reg * 4 + r.shape))
+    }
+}
 
-/// Every syllable in the audio (16 kHz), in time order, with its phrase position.
-fn syllables(y: &[f64]) -> Vec<Vec<Heard>> {
-    let nuc = segment::nuclei(y);
+/// A syllable's length on the grid (a consonant's mean and a vowel), seconds.
+fn syllable_s() -> f64 {
+    (CONS_MS.iter().sum::<u32>() as f64 / CONS_MS.len() as f64 + VOWEL_MS as f64) / 1000.0
+}
+
+/// Silence longer than a syllable holds (a stop's closure, 40 ms at most) is a pause or a
+/// stall, and takes no slot.
+const HELD_S: f64 = 0.05;
+
+/// Silence a pause between phrases holds at least (120-180 ms are spoken).
+const PAUSE_S: f64 = 0.09;
+
+/// Slots from one syllable to the next, `d` seconds later with `held` seconds of pauses
+/// and stalls between them: none when a stall's silence split one vowel in two (its
+/// parts closer than 0.7 of a syllable).
+fn steps(d: f64, held: f64) -> i64 {
+    ((d - held) / syllable_s() + 0.3).floor().max(0.0) as i64
+}
+
+/// Every syllable in the audio (16 kHz), in time order, on the grid.
+fn syllables(y: &[f64]) -> Vec<Heard> {
     let cons = ConsonantTracks::new(y);
     let ylp = front::lowpass(y);
-    let gap = (CONS_MS.iter().max().copied().unwrap_or(64) + 100) as f64 / 1000.0;
-    let mut groups: Vec<Vec<Read>> = Vec::new();
-    let mut prev_off: Option<f64> = None;
-    for n in nuc {
-        if prev_off.is_none_or(|o| n.on - o > gap) {
-            groups.push(Vec::new());
-        }
-        let c = cons.classify(&n);
-        let v = read_vowel(y, &ylp, n.on * FS);
-        if let Some(g) = groups.last_mut() {
-            g.push((n, c, v));
-        }
-        prev_off = Some(n.off);
+    let mut out: Vec<Heard> = Vec::new();
+    for n in segment::nuclei(y) {
+        let (slot, after_pause) = match out.last() {
+            None => (0, false),
+            Some(p) => {
+                let (held, longest) = cons.silences(p.off, n.on, HELD_S);
+                (p.slot + steps(n.on - p.on, held), longest > PAUSE_S)
+            }
+        };
+        let read = match (cons.classify(&n), read_vowel(y, &ylp, n.on * FS)) {
+            (Some(c), Some((vowel, shape, offset))) => Some(Read {
+                c,
+                vowel,
+                shape,
+                offset,
+            }),
+            _ => None,
+        };
+        out.push(Heard {
+            on: n.on,
+            off: n.off,
+            slot,
+            after_pause,
+            read,
+        });
     }
-    let many = groups.len() > 1;
-    groups
-        .iter()
-        .enumerate()
-        .map(|(gi, g)| {
-            // The first phrase may have lost syllables at its start (a cut preamble).
-            let shift = if gi == 0 && many && g.len() < PHRASE_SYL {
-                PHRASE_SYL - g.len()
-            } else {
-                0
-            };
-            g.iter()
-                .enumerate()
-                .map(|(i, (n, c, v))| {
-                    let symbol = match (c, v) {
-                        (Some(c), Some((vowel, shape, offset))) => {
-                            let j = (i + shift).min(PHRASE_SYL - 1);
-                            let reg = u8::from(*offset > 12.0 * (base_f0(j) / 100.0).log2());
-                            Some((*c, *vowel, reg * 4 + shape))
-                        }
-                        _ => None,
-                    };
-                    Heard {
-                        on: n.on,
-                        off: n.off,
-                        symbol,
-                    }
-                })
-                .collect()
-        })
-        .collect()
+    out
 }
 
 /// A vowel at onset sample `v0`: its class, contour shape and pitch offset.
@@ -113,26 +136,6 @@ fn read_vowel(y: &[f64], ylp: &[f64], v0: f64) -> Option<(u8, u8, f64)> {
     Some((vowel::classify(&levels, f0m), shape, offset))
 }
 
-/// The text in a run of syllables that starts with the preamble (or what is left of it).
-fn message(syms: &[Option<Symbol>]) -> Option<String> {
-    let mut order = Vec::new();
-    if syms.len() > 1 && syms[1] == Some(PREAMBLE[1]) {
-        order.push(2);
-    }
-    if syms.first() == Some(&Some(PREAMBLE[1])) {
-        order.push(1);
-    }
-    for k in [2, 1, 0, 3] {
-        if !order.contains(&k) {
-            order.push(k);
-        }
-    }
-    order.into_iter().find_map(|k| {
-        let data: Option<Vec<Symbol>> = syms.get(k..)?.iter().copied().collect();
-        crate::frame::unframe(&data?)
-    })
-}
-
 /// The audio (mono, at `fs`) brought to the decoder's 16 kHz.
 fn at_16k(samples: &[f32], fs: u32) -> Vec<f64> {
     let y: Vec<f32> = match fs {
@@ -144,13 +147,7 @@ fn at_16k(samples: &[f32], fs: u32) -> Vec<f64> {
 
 /// The text one utterance carries, or None.
 pub fn one(samples: &[f32], fs: u32) -> Option<String> {
-    let y = at_16k(samples, fs);
-    let syms: Vec<Option<Symbol>> = syllables(&y)
-        .into_iter()
-        .flatten()
-        .map(|h| h.symbol)
-        .collect();
-    message(&syms)
+    all(samples, fs).into_iter().next().map(|u| u.text)
 }
 
 /// An utterance heard in longer audio: its text and where it was (seconds).
@@ -174,14 +171,69 @@ fn ends(starts: &[usize], si: usize, len: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Syllables after the last heard that a message may have lost (a cut or a gap at its
+/// end): their slots are tried empty.
+const LOST_AT_END: i64 = 2;
+
+/// The text of the message whose utterance begins at slot `base` (its first preamble
+/// syllable) and whose last syllable heard is the last of `heard`: each slot from its
+/// first data syllable on, empty where nothing was heard.
+fn message(heard: &[Heard], base: i64) -> Option<String> {
+    let last = heard.last()?.slot;
+    // A slot two parts of a split vowel share is read only where they agree.
+    let at = |slot: i64| {
+        let mut read = heard
+            .iter()
+            .filter(|h| h.slot == slot)
+            .map(|h| h.symbol(slot - base));
+        let first = read.next()??;
+        read.all(|r| r == Some(first)).then_some(first)
+    };
+    let mut syms: Vec<Option<Symbol>> = (base + 2..=last).map(at).collect();
+    for _ in 0..=LOST_AT_END {
+        if let Some(text) = crate::frame::unframe(&syms) {
+            return Some(text);
+        }
+        syms.push(None);
+    }
+    None
+}
+
+/// Where an utterance whose preamble was not heard begins: the phrases after a pause
+/// begin on a multiple of [`PHRASE_SYL`] slots, so the slot most of them agree on says
+/// how many the start lost; then the preamble's second syllable, if heard first.
+fn bases(heard: &[Heard]) -> Vec<i64> {
+    let first = heard.first().map_or(0, |h| h.slot);
+    let mut votes = [0usize; PHRASE_SYL];
+    for h in heard.iter().filter(|h| h.after_pause) {
+        votes[(h.slot - first).rem_euclid(PHRASE_SYL as i64) as usize] += 1;
+    }
+    let mut out = Vec::new();
+    if let Some((r, _)) = votes
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0)
+        .max_by_key(|(_, v)| **v)
+    {
+        out.push(first + r as i64 - if r > 0 { PHRASE_SYL as i64 } else { 0 });
+    }
+    for b in [first - 1, first, first - 2] {
+        if !out.contains(&b) {
+            out.push(b);
+        }
+    }
+    out
+}
+
 /// Every utterance in the audio, in order: the syllables between one preamble and the
-/// next (or the end) unframed; a run whose CRC fails is skipped.
+/// next (or the end) unframed; a run the parity cannot mend is skipped. Audio with no
+/// preamble heard is read as one utterance that lost its start.
 pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
     let y = at_16k(samples, fs);
-    let heard: Vec<Heard> = syllables(&y).into_iter().flatten().collect();
+    let heard = syllables(&y);
     // Where a preamble's second syllable is: a message's data follows it.
     let starts: Vec<usize> = (0..heard.len())
-        .filter(|&i| heard[i].symbol == Some(PREAMBLE[1]))
+        .filter(|&i| heard[i].symbol(1) == Some(PREAMBLE[1]))
         .collect();
     let mut out = Vec::new();
     let mut taken_to = 0;
@@ -190,8 +242,7 @@ pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
             continue;
         }
         for e in ends(&starts, si, heard.len()) {
-            let syms: Option<Vec<Symbol>> = heard[s + 1..e].iter().map(|h| h.symbol).collect();
-            if let Some(text) = syms.and_then(|v| crate::frame::unframe(&v)) {
+            if let Some(text) = message(&heard[s..e], heard[s].slot - 1) {
                 out.push(Utterance {
                     text,
                     start_s: heard[s.saturating_sub(1)].on,
@@ -202,16 +253,12 @@ pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
             }
         }
     }
-    if out.is_empty() {
-        if let Some(text) = message(&heard.iter().map(|h| h.symbol).collect::<Vec<_>>()) {
-            let (start_s, end_s) = (
-                heard.first().map_or(0.0, |h| h.on),
-                heard.last().map_or(0.0, |h| h.off),
-            );
+    if out.is_empty() && !heard.is_empty() {
+        if let Some(text) = bases(&heard).into_iter().find_map(|b| message(&heard, b)) {
             out.push(Utterance {
                 text,
-                start_s,
-                end_s,
+                start_s: heard[0].on,
+                end_s: heard[heard.len() - 1].off,
             });
         }
     }

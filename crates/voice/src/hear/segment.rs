@@ -3,7 +3,7 @@
 //! the pauses; and each nucleus's consonant told from the 60 ms before it — a nasal by
 //! its low band, a stop by its silent closure, `sh` by its high band, else `f`.
 
-use super::front::{band_energy_db, median_filter, percentile};
+use super::front::{band_energy_db, median_filter, percentile, FS, HOP};
 
 /// A vowel nucleus: onset and offset (seconds), its peak vowel-band energy (dB).
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +63,7 @@ pub struct ConsonantTracks {
     tc: Vec<f64>,
     total: Vec<f64>,
     floor: f64,
+    quiet: f64,
 }
 
 impl ConsonantTracks {
@@ -70,6 +71,7 @@ impl ConsonantTracks {
         let (t, b) = band_energy_db(y, &[(100.0, 450.0), (450.0, 2000.0), (2000.0, 3400.0)], 20);
         let (tc, tot) = band_energy_db(y, &[(100.0, 3400.0)], 10);
         let floor = percentile(&tot[0], 2.0);
+        let quiet = (floor + 10.0).max(percentile(&tot[0], 98.0) - 40.0);
         let mut b = b.into_iter();
         ConsonantTracks {
             t,
@@ -79,7 +81,34 @@ impl ConsonantTracks {
             tc,
             total: tot.into_iter().next().unwrap_or_default(),
             floor,
+            quiet,
         }
+    }
+
+    /// The silences between `a` and `b` (seconds): frames (10 ms windows every 2 ms) 10 dB or
+    /// less above the audio's floor, and 40 dB or more below its loudest. Their length in
+    /// all, counting only runs longer than `min_s`, and the longest.
+    pub fn silences(&self, a: f64, b: f64, min_s: f64) -> (f64, f64) {
+        let frame = HOP as f64 / FS;
+        let (mut run, mut sum, mut most) = (0.0f64, 0.0, 0.0f64);
+        for (t, e) in self.tc.iter().zip(&self.total) {
+            if *t < a || *t > b {
+                continue;
+            }
+            if *e <= self.quiet {
+                run += frame;
+                continue;
+            }
+            if run > min_s {
+                sum += run;
+            }
+            most = most.max(run);
+            run = 0.0;
+        }
+        if run > min_s {
+            sum += run;
+        }
+        (sum, most.max(run))
     }
 
     /// The consonant before a nucleus: 0 sh, 1 f, 2 m, 3 t (None where the audio has
