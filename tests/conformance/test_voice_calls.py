@@ -181,7 +181,7 @@ def test_silence_padded_inside_the_replies_is_a_stall_named_as_holes(tmp):
     v = r["voice"]
     assert v["holes"] >= 20 and v["holes_ms"] >= 20 * v["holes"] * 0.9, v
     assert v["stall_share"] > 0.1 and v["stall_ms_per_turn"] >= v["holes_ms"] / 2, v
-    assert "holes of silence inside the replies' audio" in p.stderr, p.stderr
+    assert "holes of silence cutting into the replies' sound" in p.stderr, p.stderr
     if v["words_unheard"]:
         assert "see the holes in the audio" in p.stderr, p.stderr
 

@@ -138,7 +138,7 @@ fn audio_line(v: &result::VoiceCalls) -> String {
     let holes = match v.holes {
         0 => String::new(),
         n => format!(
-            "; of that, {} of silence inside the replies' audio, {} ms in all: the bot's output ran dry and padded with silence, its packets on time (a transport starved of CPU)",
+            "; of that, {} of silence cutting into the replies' sound, {} ms in all, its packets on time: an output padding its dry queue (short of CPU), or audio cut and spliced",
             crate::words::count(n, "hole"),
             cell(Some(v.holes_ms))
         ),
@@ -395,7 +395,7 @@ mod tests {
         };
         assert_eq!(
             audio_line(&v),
-            "  audio: 30.0 s from the bot, 25.00 % of it stalled (750 ms a turn, the longest gap 60.0 ms; 100 % of turns stuttered; of that, 84 holes of silence inside the replies' audio, 2980 ms in all: the bot's output ran dry and padded with silence, its packets on time (a transport starved of CPU)); the callers spoke 0.0 s"
+            "  audio: 30.0 s from the bot, 25.00 % of it stalled (750 ms a turn, the longest gap 60.0 ms; 100 % of turns stuttered; of that, 84 holes of silence cutting into the replies' sound, 2980 ms in all, its packets on time: an output padding its dry queue (short of CPU), or audio cut and spliced); the callers spoke 0.0 s"
         );
         assert!(words_line(&v).ends_with("4 replies not heard as the mock's voice (other audio, or damaged past reading: see the holes in the audio)"), "{}", words_line(&v));
     }

@@ -29,7 +29,7 @@ pub struct Budget {
     /// Voice calls: p95 of the end of the caller's speech to the bot's first audio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_p95_ms: Option<f64>,
-    /// Voice calls: stall time (the caller's playback run dry) as a share of the time the replies played (their sound and the stalls).
+    /// Voice calls: stall time (the caller's playback run dry, or holes in the audio) as a share of the time the replies played (their sound and the stalls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_share: Option<f64>,
     /// LiveKit rooms: p99 of the wait from making the room to its agent ready in it, in

@@ -69,6 +69,10 @@ fn codewords(k: usize) -> Vec<usize> {
     (0..b).map(|i| (k + b - 1 - i) / b).collect()
 }
 
+/// Parity syllables a frame keeps unused as a check of its mending: a frame tried at
+/// several starts and lengths is refused unless it passes that check and the CRC.
+const SPARE: usize = 1;
+
 /// Syllables a frame of `k` data syllables takes, its parity included.
 fn framed_len(k: usize) -> usize {
     k + codewords(k).iter().map(|&d| parity_len(d)).sum::<usize>()
@@ -104,8 +108,7 @@ pub fn frame(text: &str) -> Option<Vec<Symbol>> {
 /// None when the length is no frame's or the damage is past mending.
 fn mended(heard: &[Option<Symbol>]) -> Option<Vec<u16>> {
     let n = heard.len();
-    // Two syllables at the least: the CRC's 16 bits and one more.
-    let k = (2..n).rev().find(|&k| framed_len(k) == n)?;
+    let k = (1..n).rev().find(|&k| framed_len(k) == n)?;
     let words = codewords(k);
     let b = words.len();
     let mut data = vec![0u16; k];
@@ -115,7 +118,7 @@ fn mended(heard: &[Option<Symbol>]) -> Option<Vec<u16>> {
         let mut word: Vec<Option<u16>> = (0..d).map(|j| heard[i + j * b].map(value)).collect();
         word.extend(heard[at..at + p].iter().map(|s| s.map(value)));
         at += p;
-        let fixed = rs::mend(&word, p)?;
+        let fixed = rs::mend(&word, p, SPARE)?;
         for (j, v) in fixed.into_iter().take(d).enumerate() {
             data[i + j * b] = v;
         }
@@ -126,15 +129,12 @@ fn mended(heard: &[Option<Symbol>]) -> Option<Vec<u16>> {
 /// The text the syllables carry (None where one was not read), or None when the parity
 /// cannot mend them or their CRC or their tokens are wrong.
 pub fn unframe(heard: &[Option<Symbol>]) -> Option<String> {
-    if heard.len() < 2 {
-        return None;
-    }
     let mut bits = Bits::new();
     for v in mended(heard)? {
         push(&mut bits, v as u64, SYMBOL_BITS);
     }
     let f = whiten(&bits);
-    let (payload, crc) = f.split_at(f.len() - 16);
+    let (payload, crc) = f.split_at(f.len().checked_sub(16)?);
     let got = crc.iter().fold(0u16, |v, &b| v << 1 | b as u16);
     if crc16(payload) != got {
         return None;
@@ -182,7 +182,13 @@ mod tests {
             "7 erasures and an error: 9 > 8"
         );
         h[30] = Some(s[30]);
-        assert_eq!(unframe(&h).as_deref(), Some(t), "6 erasures and an error");
+        assert_eq!(
+            unframe(&h),
+            None,
+            "6 erasures and an error: 8, none to spare"
+        );
+        h[22] = Some(s[22]);
+        assert_eq!(unframe(&h).as_deref(), Some(t), "5 erasures and an error");
         assert_eq!(
             unframe(&h[..h.len() - 1]),
             None,

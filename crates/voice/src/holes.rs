@@ -14,8 +14,11 @@ pub struct Holes {
 
 /// Energy is read in blocks of 2 ms.
 const BLOCK_MS: usize = 2;
-/// The shortest hole counted, ms.
+/// The shortest hole counted, and the longest: a dry queue's padding is 10-60 ms at a
+/// time (at most ~300 seen); longer silence is a bot's own doing (a reply cut off at a
+/// barge-in, then the next), not a hole.
 const SHORTEST_MS: usize = 8;
+const LONGEST_MS: usize = 300;
 /// Sound before a hole: its louder 2 ms block of the 4 ms before must be louder than
 /// −36 dBFS (RMS), and the hole 25 dB below that and below −40 dBFS throughout. A voice's
 /// own pauses and closures decay into their silence over tens of ms; a dry queue's
@@ -27,7 +30,7 @@ const LOUD_DB: f64 = -36.0;
 const DROP_DB: f64 = 25.0;
 const QUIET_DB: f64 = -40.0;
 
-/// The holes in `audio` (mono, at `rate`): silence of 8 ms or more that cuts into loud
+/// The holes in `audio` (mono, at `rate`): silence of 8 to 300 ms that cuts into loud
 /// sound (see the constants); silence at the very end is not one. A codec's smearing
 /// hides some: the count is at least what a listener heard.
 pub fn holes(audio: &[f32], rate: u32) -> Holes {
@@ -39,7 +42,11 @@ pub fn holes(audio: &[f32], rate: u32) -> Holes {
             10.0 * (p + 1e-20).log10()
         })
         .collect();
-    let (before, shortest) = (BEFORE_MS / BLOCK_MS, SHORTEST_MS / BLOCK_MS);
+    let (before, shortest, longest) = (
+        BEFORE_MS / BLOCK_MS,
+        SHORTEST_MS / BLOCK_MS,
+        LONGEST_MS / BLOCK_MS,
+    );
     let mut out = Holes::default();
     let mut k = before;
     while k < db.len() {
@@ -53,7 +60,7 @@ pub fn holes(audio: &[f32], rate: u32) -> Holes {
         while k < db.len() && db[k] <= quiet {
             k += 1;
         }
-        if k - start >= shortest && k < db.len() {
+        if k - start >= shortest && k - start <= longest && k < db.len() {
             let ms = ((k - start) * BLOCK_MS) as f64;
             out.count += 1;
             out.ms += ms;
@@ -106,6 +113,14 @@ mod tests {
         let mut end = tone.clone();
         end.extend(vec![0.0; 1600]);
         assert_eq!(holes(&end, rate), Holes::default(), "silence at the end");
+        let mut cut_off = tone.clone();
+        cut_off.extend(vec![0.0; 8000]);
+        cut_off.extend(&tone);
+        assert_eq!(
+            holes(&cut_off, rate),
+            Holes::default(),
+            "half a second: a bot's own"
+        );
         let mut cut = tone.clone();
         cut.extend(vec![0.0; 480]);
         cut.extend(&tone);

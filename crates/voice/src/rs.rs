@@ -100,23 +100,30 @@ pub fn parity(data: &[u16], parity: usize) -> Vec<u16> {
     rem
 }
 
+/// r(α^1..α^parity), `r` highest degree first.
+fn syndromes(r: &[u16], parity: usize) -> Vec<u16> {
+    (1..=parity)
+        .map(|i| r.iter().fold(0, |acc, &c| mul(acc, pow_a(i)) ^ c))
+        .collect()
+}
+
 /// The codeword mended: `word` is data then `parity` symbols, None where a symbol was not
-/// read. None when more went wrong than the parity can mend (2 errors + 1 erasure each
-/// cost what they take: 2·errors + erasures ≤ parity).
-pub fn mend(word: &[Option<u16>], parity: usize) -> Option<Vec<u16>> {
+/// read. None when more went wrong than the parity can mend with `spare` of it left
+/// unused (an error costs 2, an erasure 1: 2·errors + erasures ≤ parity − spare). A spare
+/// syndrome checks the mending: a word past mending passes it one time in 512.
+pub fn mend(word: &[Option<u16>], parity: usize, spare: usize) -> Option<Vec<u16>> {
     let n = word.len();
+    let budget = parity.checked_sub(spare)?;
     if n > MAX_LEN || parity >= n {
         return None;
     }
     let mut r: Vec<u16> = word.iter().map(|s| s.unwrap_or(0) & 0x1FF).collect();
     // Array index j is the coefficient of x^(n-1-j); its locator is α^(n-1-j).
     let erased: Vec<usize> = (0..n).filter(|&j| word[j].is_none()).collect();
-    if erased.len() > parity {
+    if erased.len() > budget {
         return None;
     }
-    let synd: Vec<u16> = (1..=parity)
-        .map(|i| r.iter().fold(0, |acc, &c| mul(acc, pow_a(i)) ^ c))
-        .collect();
+    let synd = syndromes(&r, parity);
     if synd.iter().all(|&s| s == 0) {
         return Some(r);
     }
@@ -126,6 +133,9 @@ pub fn mend(word: &[Option<u16>], parity: usize) -> Option<Vec<u16>> {
         .iter()
         .fold(vec![1u16], |g, &j| pmul(&g, &[1, loc(j)]));
     let lambda = errors_locator(&synd, &gamma, erased.len(), parity)?;
+    if 2 * (lambda.len() - 1) + erased.len() > budget {
+        return None;
+    }
     let psi = pmul(&lambda, &gamma);
     let omega: Vec<u16> = pmul(&synd, &psi).into_iter().take(parity).collect();
     // ψ'(x): in characteristic 2 only the odd terms survive.
@@ -146,11 +156,10 @@ pub fn mend(word: &[Option<u16>], parity: usize) -> Option<Vec<u16>> {
         found += 1;
     }
     let degree = psi.iter().rposition(|&c| c != 0).unwrap_or(0);
-    if found != degree || r.iter().any(|&s| s >= Q as u16) {
+    if found != degree {
         return None;
     }
-    let clean = (1..=parity).all(|i| r.iter().fold(0, |acc, &c| mul(acc, pow_a(i)) ^ c) == 0);
-    clean.then_some(r)
+    syndromes(&r, parity).iter().all(|&s| s == 0).then_some(r)
 }
 
 /// The errors' locator Λ(x) by Berlekamp–Massey over the Forney syndromes (the
@@ -222,7 +231,7 @@ mod tests {
         assert_eq!(pow_a(9), 0x11, "α^9 = α^4 + 1");
         let w = codeword(&mut Lcg(1), 20, 6);
         let got: Vec<Option<u16>> = w.iter().map(|&s| Some(s)).collect();
-        assert_eq!(mend(&got, 6), Some(w));
+        assert_eq!(mend(&got, 6, 0), Some(w));
     }
 
     #[test]
@@ -247,7 +256,7 @@ mod tests {
                 };
             }
             assert_eq!(
-                mend(&got, p).as_ref(),
+                mend(&got, p, 0).as_ref(),
                 Some(&w),
                 "trial {trial}: k {k}, parity {p}, {errors} errors, {erasures} erasures"
             );
@@ -262,7 +271,14 @@ mod tests {
         for g in got.iter_mut().take(9) {
             *g = None;
         }
-        assert_eq!(mend(&got, 8), None, "9 erasures, 8 parity");
+        assert_eq!(mend(&got, 8, 0), None, "9 erasures, 8 parity");
+        got[0] = Some(w[0]);
+        assert_eq!(mend(&got, 8, 0).as_ref(), Some(&w), "8 erasures, 8 parity");
+        assert_eq!(
+            mend(&got, 8, 1),
+            None,
+            "8 erasures and a syndrome kept spare"
+        );
         let mut wrong = 0;
         for trial in 0..200 {
             let mut got: Vec<Option<u16>> = w.iter().map(|&s| Some(s)).collect();
@@ -272,10 +288,10 @@ mod tests {
             }
             // Six errors with eight parity symbols: refused, or mended to another codeword
             // (the frame's CRC refuses that one), never to a word that is no codeword.
-            if let Some(m) = mend(&got, 8) {
+            if let Some(m) = mend(&got, 8, 0) {
                 wrong += usize::from(m != w);
                 let clean: Vec<Option<u16>> = m.iter().map(|&s| Some(s)).collect();
-                assert_eq!(mend(&clean, 8), Some(m));
+                assert_eq!(mend(&clean, 8, 0), Some(m));
             }
         }
         assert!(wrong < 20, "{wrong} of 200 mended to another codeword");

@@ -16,7 +16,7 @@ mod vowel;
 
 use crate::synth::{base_f0, Symbol, CONS_MS, PHRASE_SYL, PREAMBLE, VOWEL_MS};
 use front::FS;
-use segment::ConsonantTracks;
+use segment::{ConsonantTracks, Nucleus};
 
 /// What was read of a syllable: its consonant, vowel class, contour shape and pitch
 /// offset (semitones re 100 Hz; the register is read against the phrase's line).
@@ -30,12 +30,14 @@ struct Read {
 
 /// A syllable as heard: its vowel's onset and offset (seconds), its slot on the voice's
 /// grid (counted from the first heard: a syllable a gap or a lost packet took leaves its
-/// slot empty), whether a pause came before it, and what was read of it.
+/// slot empty) and the time that slot was due, whether a pause came before it, and what
+/// was read of it.
 #[derive(Clone, Copy, Debug)]
 struct Heard {
     on: f64,
     off: f64,
     slot: i64,
+    grid: f64,
     after_pause: bool,
     read: Option<Read>,
 }
@@ -62,11 +64,20 @@ const HELD_S: f64 = 0.05;
 /// Silence a pause between phrases holds at least (120-180 ms are spoken).
 const PAUSE_S: f64 = 0.09;
 
-/// Slots from one syllable to the next, `d` seconds later with `held` seconds of pauses
-/// and stalls between them: none when a stall's silence split one vowel in two (its
-/// parts closer than 0.7 of a syllable).
-fn steps(d: f64, held: f64) -> i64 {
-    ((d - held) / syllable_s() + 0.3).floor().max(0.0) as i64
+/// Where syllable `n` sits on the grid after `p`, with `held` seconds of pauses and stalls
+/// and `longest` the longest silence between them: its slot and that slot's time. Slots
+/// are counted from where `p`'s slot should be, not from `p`'s own onset, so one onset a
+/// gap made late moves no other slot; the second half of a vowel a stall split (both
+/// halves within a vowel and the stall) shares its slot.
+fn place(p: &Heard, n: &Nucleus, held: f64, longest: f64) -> (i64, f64) {
+    let s = syllable_s();
+    if n.off - p.on <= VOWEL_MS as f64 / 1000.0 + longest + 0.04 {
+        return (p.slot, p.grid);
+    }
+    let steps = ((n.on - p.grid - held) / s).round().max(1.0);
+    let due = p.grid + steps * s + held;
+    // The grid follows the voice's own timing, half way at each syllable.
+    (p.slot + steps as i64, due + 0.5 * (n.on - due))
 }
 
 /// Every syllable in the audio (16 kHz), in time order, on the grid.
@@ -75,11 +86,11 @@ fn syllables(y: &[f64]) -> Vec<Heard> {
     let ylp = front::lowpass(y);
     let mut out: Vec<Heard> = Vec::new();
     for n in segment::nuclei(y) {
-        let (slot, after_pause) = match out.last() {
-            None => (0, false),
+        let ((slot, grid), after_pause) = match out.last() {
+            None => ((0, n.on), false),
             Some(p) => {
                 let (held, longest) = cons.silences(p.off, n.on, HELD_S);
-                (p.slot + steps(n.on - p.on, held), longest > PAUSE_S)
+                (place(p, &n, held, longest), longest > PAUSE_S)
             }
         };
         let read = match (cons.classify(&n), read_vowel(y, &ylp, n.on * FS)) {
@@ -95,6 +106,7 @@ fn syllables(y: &[f64]) -> Vec<Heard> {
             on: n.on,
             off: n.off,
             slot,
+            grid,
             after_pause,
             read,
         });
@@ -175,21 +187,28 @@ fn ends(starts: &[usize], si: usize, len: usize) -> Vec<usize> {
 /// end): their slots are tried empty.
 const LOST_AT_END: i64 = 2;
 
+/// Syllables of the preamble, before a message's data.
+const PRE: i64 = PREAMBLE.len() as i64;
+
 /// The text of the message whose utterance begins at slot `base` (its first preamble
 /// syllable) and whose last syllable heard is the last of `heard`: each slot from its
 /// first data syllable on, empty where nothing was heard.
 fn message(heard: &[Heard], base: i64) -> Option<String> {
-    let last = heard.last()?.slot;
-    // A slot two parts of a split vowel share is read only where they agree.
-    let at = |slot: i64| {
-        let mut read = heard
-            .iter()
-            .filter(|h| h.slot == slot)
-            .map(|h| h.symbol(slot - base));
-        let first = read.next()??;
-        read.all(|r| r == Some(first)).then_some(first)
-    };
-    let mut syms: Vec<Option<Symbol>> = (base + 2..=last).map(at).collect();
+    let data = base + PRE;
+    let len = (heard.last()?.slot - data + 1).max(0) as usize;
+    let mut syms: Vec<Option<Symbol>> = vec![None; len];
+    let mut seen = vec![false; len];
+    for h in heard.iter().filter(|h| h.slot >= data) {
+        let i = (h.slot - data) as usize;
+        let read = h.symbol(h.slot - base);
+        // A slot two parts of a split vowel share is read only where they agree.
+        syms[i] = if seen[i] && syms[i] != read {
+            None
+        } else {
+            read
+        };
+        seen[i] = true;
+    }
     for _ in 0..=LOST_AT_END {
         if let Some(text) = crate::frame::unframe(&syms) {
             return Some(text);
@@ -242,7 +261,7 @@ pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
             continue;
         }
         for e in ends(&starts, si, heard.len()) {
-            if let Some(text) = message(&heard[s..e], heard[s].slot - 1) {
+            if let Some(text) = message(&heard[s..e], heard[s].slot - (PRE - 1)) {
                 out.push(Utterance {
                     text,
                     start_s: heard[s.saturating_sub(1)].on,

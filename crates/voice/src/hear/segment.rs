@@ -86,15 +86,16 @@ impl ConsonantTracks {
     }
 
     /// The silences between `a` and `b` (seconds): frames (10 ms windows every 2 ms) 10 dB or
-    /// less above the audio's floor, and 40 dB or more below its loudest. Their length in
+    /// less above the audio's floor, or 40 dB or more below its loudest. Their length in
     /// all, counting only runs longer than `min_s`, and the longest.
     pub fn silences(&self, a: f64, b: f64, min_s: f64) -> (f64, f64) {
         let frame = HOP as f64 / FS;
         let (mut run, mut sum, mut most) = (0.0f64, 0.0, 0.0f64);
-        for (t, e) in self.tc.iter().zip(&self.total) {
-            if *t < a || *t > b {
-                continue;
-            }
+        let (from, to) = (
+            self.tc.partition_point(|t| *t < a),
+            self.tc.partition_point(|t| *t <= b),
+        );
+        for e in &self.total[from..to.max(from)] {
             if *e <= self.quiet {
                 run += frame;
                 continue;
