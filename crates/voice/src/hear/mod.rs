@@ -245,8 +245,9 @@ fn bases(heard: &[Heard]) -> Vec<i64> {
 }
 
 /// Every utterance in the audio, in order: the syllables between one preamble and the
-/// next (or the end) unframed; a run the parity cannot mend is skipped. Audio with no
-/// preamble heard is read as one utterance that lost its start.
+/// next (or the end) unframed; a run the parity cannot mend is skipped. Audio where no
+/// utterance was read that way (no preamble heard, or none that began one) is read as
+/// one utterance that lost its start.
 pub fn all(samples: &[f32], fs: u32) -> Vec<Utterance> {
     let y = at_16k(samples, fs);
     let heard = syllables(&y);
