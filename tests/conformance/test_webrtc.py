@@ -182,3 +182,26 @@ def test_a_pipecat_realtime_bot_is_heard_call_by_call(tmp):
     v = r["voice"]
     assert (v["words_checked"], v["words_unheard"], v["words_wrong"]) == (6, 0, 0), (v, p.stderr)
     assert v["stages"]["realtime_responses"] >= 6, v
+
+
+@pytest.mark.quiet
+@pytest.mark.pairs
+def test_a_realtime_bot_that_sends_every_reply_out_of_the_first_call_is_named(tmp):
+    """Issue 61, item 4: the same Realtime bot with a router keyed by the wrong id
+    (AGENT_BUG=first: every call's audio to the first call's output). The first caller
+    hears both replies interleaved delta by delta, no piece long enough to read; the second
+    hears nothing and times out. The replies are found by their sound and named as
+    cross-talk, whose and where: exit 3."""
+    d = example_copy("pipecat-webrtc", tmp)
+    (d / "bot.py").write_bytes((APPS / "realtime_bot.py").read_bytes())
+    toml = (d / "plimsoll.toml").read_text()
+    (d / "plimsoll.toml").write_text(toml.replace("env = { ", 'env = { AGENT_BUG = "first", ', 1))
+    p, r = run(d, "run", "-c", "2", "--set", "turns=1")
+    assert p.returncode == 3, p.stderr
+    v = r["voice"]
+    assert v["words_wrong"] == 1, (v, p.stderr)
+    c = v["crosstalk"][0]
+    assert c["by_sound"] and c["with_own"] and not c["owner_heard_own"], c
+    assert c["owner"] != c["heard_on"], c
+    said = f"call {c['owner']}'s reply was heard on call {c['heard_on']} interleaved with that call's own (found by its sound: cut too fine to read), and call {c['owner']} heard none of its own"
+    assert said in p.stderr, p.stderr

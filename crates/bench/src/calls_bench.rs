@@ -154,10 +154,13 @@ fn drive_options(bot: &Bot, calls: usize, read: Arc<AtomicU64>) -> drive::DriveO
         name_prefix: format!("b{calls}-"),
         replay: None,
         services: Vec::new(),
-        voice_owner: Some(drive::call::Owner(Arc::new(move |_| {
-            read.fetch_add(1, Relaxed);
-            None
-        }))),
+        voice_owner: Some(drive::call::Owner::new(
+            Arc::new(move |_| {
+                read.fetch_add(1, Relaxed);
+                None
+            }),
+            None,
+        )),
         keep_audio: None,
     }
 }

@@ -187,11 +187,16 @@ fn crosstalk(c: &[result::Crosstalk]) -> String {
         .take(3)
         .map(|x| {
             format!(
-                "call {}'s reply was heard on call {}{}{}",
+                "call {}'s reply was heard on call {}{}{}{}",
                 x.owner,
                 x.heard_on,
-                if x.with_own {
-                    " along with that call's own"
+                match (x.with_own, x.by_sound) {
+                    (true, false) => " along with that call's own",
+                    (true, true) => " interleaved with that call's own",
+                    (false, _) => "",
+                },
+                if x.by_sound {
+                    " (found by its sound: cut too fine to read)"
                 } else {
                     ""
                 },
@@ -407,6 +412,7 @@ mod tests {
             owner: owner.into(),
             with_own,
             owner_heard_own,
+            by_sound: false,
         };
         let v = result::VoiceCalls {
             words_checked: 3,
@@ -417,6 +423,20 @@ mod tests {
         assert_eq!(
             words_line(&v),
             "  words: 2 of 3 replies heard were another call's: call s1's reply was heard on call s0 along with that call's own, and call s1 heard none of its own; call s0's reply was heard on call s1"
+        );
+        // Two replies interleaved piece by piece on one output: found by their sound.
+        let v = result::VoiceCalls {
+            words_checked: 1,
+            words_wrong: 1,
+            crosstalk: vec![result::Crosstalk {
+                by_sound: true,
+                ..c("s0", "s1", true, false)
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            words_line(&v),
+            "  words: 1 of 1 replies heard were another call's: call s1's reply was heard on call s0 interleaved with that call's own (found by its sound: cut too fine to read), and call s1 heard none of its own"
         );
     }
 

@@ -71,14 +71,17 @@ pub struct VoiceCalls {
 }
 
 /// A reply heard on another call than the one that asked: where it was heard, whose it
-/// was, whether it came with the call's own reply, and whether the call it belonged to
-/// heard any reply of its own in the step.
+/// was, whether it came with the call's own reply, whether the call it belonged to
+/// heard any reply of its own in the step, and whether it was found by its sound (its
+/// words cut too fine to read: two replies interleaved piece by piece) rather than read.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Crosstalk {
     pub heard_on: String,
     pub owner: String,
     pub with_own: bool,
     pub owner_heard_own: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_sound: bool,
 }
 
 /// Where the audio of the step's calls was kept: in `dir`, `NAME.sent.wav` (what the

@@ -278,7 +278,11 @@ fn shards_of_calls_merge_into_one_steps_voice() {
             turns: 200,
             words_checked: 4,
             words_wrong: i as u64,
-            crosstalk: vec![(format!("s{i}"), format!("s{}", 1 - i), false)],
+            crosstalk: vec![result::Crosstalk {
+                heard_on: format!("s{i}"),
+                owner: format!("s{}", 1 - i),
+                ..Default::default()
+            }],
             heard_own: [format!("s{i}")].into(),
             ..Default::default()
         });

@@ -23,24 +23,20 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
     };
     let said = Arc::new(Once::new());
     let lines = Arc::new(Lines::default());
-    Some(drive::call::Owner(Arc::new(move |text: &str| {
-        let ask = || match lines.ask(&addr, text) {
-            Ok(owner) => owner,
-            Err(why) => {
-                said.call_once(|| {
-                    eprintln!("the shared mock at {addr} could not say whose reply a caller heard ({why}): those words count as unheard");
-                });
-                None
-            }
-        };
-        // Asked as a call ends, on the driver's runtime: its other tasks move off this
-        // thread while it waits.
-        let flavor = tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor());
-        match flavor {
-            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(ask),
-            _ => ask(),
+    // Asked on the voice's low-priority threads as each reply is read, never on the
+    // driver's runtime.
+    let who = Arc::new(move |text: &str| match lines.ask(&addr, text) {
+        Ok(owner) => owner,
+        Err(why) => {
+            said.call_once(|| {
+                eprintln!("the shared mock at {addr} could not say whose reply a caller heard ({why}): those words count as unheard");
+            });
+            None
         }
-    })))
+    });
+    // A shard's caller does not list the shared mock's replies: a reply whose words
+    // cannot be read is not compared with them by its sound.
+    Some(drive::call::Owner::new(who, None))
 }
 
 /// Connections to the mock kept open between questions (HTTP/1.1 keep-alive): a question

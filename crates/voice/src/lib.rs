@@ -19,6 +19,7 @@ mod dsp;
 pub mod frame;
 mod hear;
 pub mod holes;
+pub mod likeness;
 pub mod pcm;
 pub mod pool;
 mod rs;

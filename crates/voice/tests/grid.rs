@@ -330,3 +330,24 @@ fn tones_and_noise_read_as_no_words() {
         );
     }
 }
+
+/// Issue 61, item 4: a bot that sends two calls' Realtime replies out of one call's output
+/// interleaves them delta by delta (100 ms each, as the mock streams them). No piece is
+/// long enough to read; through aiortc's Opus each reply is still found by its sound, and
+/// a reply that was not sent is not.
+#[test]
+fn two_replies_interleaved_delta_by_delta_are_found_by_their_sound_not_read() {
+    let a = voice::speak(REPLIES[1], 24000).expect("a reply is spoken");
+    let b = voice::speak(REPLIES[2], 24000).expect("a reply is spoken");
+    let (x, y): (Vec<&[f32]>, Vec<&[f32]>) = (a.chunks(2400).collect(), b.chunks(2400).collect());
+    let mut out = Vec::new();
+    for i in 0..x.len().max(y.len()) {
+        out.extend(x.get(i).copied().unwrap_or_default());
+        out.extend(y.get(i).copied().unwrap_or_default());
+    }
+    let heard = aiortc(&out);
+    assert_eq!(self::heard(&heard, 16000), 0, "interleaved, neither reads");
+    let l = voice::likeness::likeness(&heard, 16000, &[REPLIES[1], REPLIES[2], REPLIES[0]]);
+    assert!(l[0].found > 0.7 && l[1].found > 0.7, "{l:?}");
+    assert!(l[2].found < 0.15, "{l:?}");
+}

@@ -7,12 +7,18 @@ venv has every package it needs, in place of that example's bot.py: uvicorn bot:
 This is the chain issue 61 found losing words: a Realtime reply through Pipecat's output
 transport and aiortc's Opus. On a bot starved of CPU that output pads its dry queue with
 silence, which Plimsoll names as holes.
+
+Planted bug, by AGENT_BUG:
+  first    every call's spoken audio goes to the first call's output (one output for all
+           calls, as a router keyed by the wrong id does): the first caller hears every
+           reply, interleaved delta by delta as the model streams them; the others none
 """
 
 import os
 
 from fastapi import BackgroundTasks, FastAPI
 from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.frames.frames import OutputAudioRawFrame
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
@@ -20,6 +26,7 @@ from pipecat.processors.aggregators.llm_response_universal import (
     LLMContextAggregatorPair,
     LLMUserAggregatorParams,
 )
+from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.services.openai.realtime.llm import OpenAIRealtimeLLMService
 from pipecat.transports.base_transport import TransportParams
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
@@ -34,8 +41,26 @@ from pipecat.workers.runner import WorkerRunner
 MOCK = os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
 REALTIME = MOCK.replace("http://", "ws://", 1).rstrip("/") + "/realtime"
 KEY = os.environ.get("OPENAI_API_KEY", "sk-mock")
+BUG = os.environ.get("AGENT_BUG", "")
 app = FastAPI()
 handler = SmallWebRTCRequestHandler()
+outputs = []  # every call's output processor, the first call's first
+
+
+class Route(FrameProcessor):
+    """Between the model and the call's output: AGENT_BUG=first sends each piece of audio
+    to the first call's output instead of this call's own."""
+
+    def __init__(self, own):
+        super().__init__()
+        self.own = own
+
+    async def process_frame(self, frame, direction):
+        await super().process_frame(frame, direction)
+        if BUG == "first" and isinstance(frame, OutputAudioRawFrame) and outputs[0] is not self.own:
+            await outputs[0].queue_frame(frame)
+        else:
+            await self.push_frame(frame, direction)
 
 
 @app.get("/health")
@@ -57,11 +82,14 @@ async def run_bot(connection: SmallWebRTCConnection):
     user, assistant = LLMContextAggregatorPair(
         context, user_params=LLMUserAggregatorParams(vad_analyzer=SileroVADAnalyzer())
     )
-    pipeline = Pipeline([transport.input(), user, llm, transport.output(), assistant])
+    out = transport.output()
+    outputs.append(out)
+    pipeline = Pipeline([transport.input(), user, llm, Route(out), out, assistant])
     worker = PipelineWorker(pipeline, params=PipelineParams())
 
     @transport.event_handler("on_client_disconnected")
     async def _gone(transport, client):
+        outputs.remove(out)
         await worker.cancel()
 
     runner = WorkerRunner(handle_sigint=False)

@@ -27,7 +27,7 @@ use tape::Tape;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use wire::{Dial, Wire};
-use words::{utterances, words, Found};
+use words::{utterances, words};
 
 pub use crate::run::options::{Owner, NO_CALL};
 
@@ -55,7 +55,7 @@ struct Call<'a> {
     /// How long a reply may run once it started (the session's `turn_timeout_ms`).
     reply_cap: Duration,
     /// Each reply's words being read, by turn.
-    pending: Vec<(u32, crate::run::background::Receiver<Vec<voice::Utterance>>)>,
+    pending: Vec<(u32, crate::run::background::Receiver<words::Reading>)>,
     /// The call's audio, kept when it goes wrong.
     tape: Option<Tape<'a>>,
 }
@@ -122,16 +122,7 @@ pub(crate) async fn run(
         let heard = h.await.unwrap_or_default();
         found.extend(words(&heard, ctx, name, tally).map(|f| (turn, f)));
     }
-    let wrong = found.iter().find_map(|(_, f)| match f {
-        Found::Other(o, false) => Some(format!("call {name} heard the reply to call {o}")),
-        Found::Other(o, true) => Some(format!(
-            "call {name} heard the reply to call {o} along with its own"
-        )),
-        Found::NoCall => Some(format!(
-            "call {name} heard a reply to words that named no call: the caller's marker never reached the LLM (the bot's speech to text lost their start, or it asked in words of its own)"
-        )),
-        _ => None,
-    });
+    let wrong = found.iter().find_map(|(_, f)| f.failure(name));
     let out = match (out, wrong) {
         (Ok(()), Some(w)) => Err(("words".into(), w)),
         (out, _) => out,
@@ -205,6 +196,7 @@ impl<'a> Call<'a> {
         let think = Duration::from_secs_f64(spec.think_ms / 1000.0);
         let quiet = Duration::from_millis(v.reply_end_ms);
         for turn in 1..=turns {
+            let began = Instant::now();
             self.tape_turn(turn);
             if !spoken_next {
                 let words = &mouths[turn as usize - 1];
@@ -250,13 +242,15 @@ impl<'a> Call<'a> {
                 holes: voice::holes::holes(&reply.audio[..reply.spoken], v.line.rate()),
             });
             ctx.recorder.turn_ended(turn, spoke, Some(first), end);
-            if ctx.voice_owner.is_some() {
-                // Read off the async threads, and checked when the call is over.
-                let (audio, rate) = (reply.audio, v.line.rate());
+            if let Some(owner) = ctx.voice_owner {
+                // Read off the async threads, and checked when the call is over; its sound
+                // compared with what the mock spoke since the caller began (and a little).
+                let (audio, rate, owner) = (reply.audio, v.line.rate(), owner.clone());
+                let window = began.elapsed() + Duration::from_secs(5);
                 let words = self
                     .tally
                     .background
-                    .submit(move || voice::hear_all(&audio, rate));
+                    .submit(move || words::read(audio, rate, owner, window));
                 self.pending.push((turn, words));
             }
         }

@@ -1,10 +1,12 @@
 //! A call's words: the caller's utterances spoken at the line's rate (off the pacing
 //! threads), and the words heard in a reply checked against the mock's ledger.
 
+use crate::run::options::Owner;
 use crate::run::tally::{Tally, Words};
 use crate::run::Ctx;
 use crate::run::Failure;
 use crate::spec::voice::VoiceSpec;
+use std::time::Duration;
 
 /// Every turn's utterance at the line's rate: the user's WAV, or the words spoken.
 pub(super) async fn utterances(
@@ -49,6 +51,9 @@ pub(super) enum Found {
     Own,
     /// Another call's reply (its name), and whether this call's own was heard with it.
     Other(String, bool),
+    /// The same found by its sound where no words could be read: the replies cut too fine
+    /// to read (two interleaved piece by piece on one output).
+    Sounded(String, bool),
     /// The mock's reply to words that named no call ([`NO_CALL`]): the caller's marker
     /// never reached the LLM — the bot's speech to text lost its start (a VAD's cut), or the
     /// bot asked in words of its own. Not another call's reply.
@@ -65,35 +70,120 @@ impl Found {
             Found::Own => "this call's reply".into(),
             Found::Other(o, false) => format!("the reply to call {o}"),
             Found::Other(o, true) => format!("the reply to call {o}, along with this call's own"),
+            Found::Sounded(o, false) => {
+                format!("the reply to call {o}, by its sound (cut too fine to read)")
+            }
+            Found::Sounded(o, true) => format!(
+                "the reply to call {o} interleaved with this call's own, by their sound (cut too fine to read)"
+            ),
             Found::NoCall => "a reply to words that named no call".into(),
             Found::Unheard => "none heard as the mock's voice".into(),
         }
     }
 }
 
+impl Found {
+    /// Why call `name` fails for what it heard: another call's reply, or one to words
+    /// that named no call; None for its own, or none heard (counted, not a failure).
+    pub fn failure(&self, name: &str) -> Option<String> {
+        match self {
+            Found::Other(o, false) => Some(format!("call {name} heard the reply to call {o}")),
+            Found::Other(o, true) => Some(format!(
+                "call {name} heard the reply to call {o} along with its own"
+            )),
+            Found::Sounded(o, own) => Some(format!(
+                "call {name} heard the reply to call {o}{}, by its sound (cut too fine to read)",
+                if *own { " interleaved with its own" } else { "" }
+            )),
+            Found::NoCall => Some(format!(
+                "call {name} heard a reply to words that named no call: the caller's marker never reached the LLM (the bot's speech to text lost their start, or it asked in words of its own)"
+            )),
+            Found::Own | Found::Unheard => None,
+        }
+    }
+}
+
 /// The words a caller heard in one reply, checked (and counted): this call's reply,
 /// another's, or none heard. None when no ledger says who said what.
-pub(super) fn words(
-    heard: &[voice::Utterance],
-    ctx: &Ctx<'_>,
-    name: &str,
-    tally: &Tally,
-) -> Option<Found> {
-    let owner = ctx.voice_owner.as_ref()?;
-    let found: Vec<Option<String>> = heard.iter().map(|u| (owner.0)(&u.text)).collect();
-    let f = classify(&found, name);
+pub(super) fn words(heard: &Reading, ctx: &Ctx<'_>, name: &str, tally: &Tally) -> Option<Found> {
+    ctx.voice_owner.as_ref()?;
+    let f = match classify(&heard.owners, name) {
+        f @ (Found::Unheard | Found::NoCall) => by_sound(&heard.sounds, name).unwrap_or(f),
+        f => f,
+    };
     match &f {
         Found::Own => tally.words(Words::Own),
-        Found::Other(other, own) => {
+        Found::Other(other, own) | Found::Sounded(other, own) => {
             tally.words(Words::Other);
-            tally.crosstalk(name, other, *own);
+            tally.crosstalk(name, other, *own, matches!(f, Found::Sounded(..)));
         }
         Found::NoCall | Found::Unheard => tally.words(Words::Unheard),
     }
-    if matches!(f, Found::Own | Found::Other(_, true)) {
+    if matches!(
+        f,
+        Found::Own | Found::Other(_, true) | Found::Sounded(_, true)
+    ) {
         tally.heard_own(name);
     }
     Some(f)
+}
+
+/// What a caller heard of one reply: whose reply each utterance read is (None: not read
+/// as the mock's voice), and where none is a call's, the calls whose replies its sound
+/// holds.
+#[derive(Debug, Default)]
+pub(super) struct Reading {
+    pub owners: Vec<Option<String>>,
+    pub sounds: Vec<String>,
+}
+
+/// Of a candidate's own sound, the share that must be found in a reply to say it was
+/// heard there: four times what another reply's chance likeness reaches (0.13 at most on
+/// the voice's tests).
+const FOUND: f64 = 0.5;
+/// The most replies a reply's sound is compared with (each about 35 ms of a 2-core
+/// Xeon's thread for a 10 s reply in 20 s of audio).
+const CANDIDATES: usize = 16;
+
+/// One reply's audio read and its words' owners asked, off the pacing threads; where no
+/// utterance is any call's, its sound compared with the replies the mock spoke within
+/// `window`.
+pub(super) fn read(audio: Vec<f32>, rate: u32, owner: Owner, window: Duration) -> Reading {
+    let said = voice::hear_all(&audio, rate);
+    let owners: Vec<Option<String>> = said.iter().map(|u| (owner.who)(&u.text)).collect();
+    let spoken: Vec<(String, String)> = match owners.iter().flatten().any(|o| o != NO_CALL) {
+        true => Vec::new(),
+        false => owner
+            .spoken_lately(window)
+            .into_iter()
+            .take(CANDIDATES)
+            .collect(),
+    };
+    if spoken.is_empty() {
+        return Reading {
+            owners,
+            sounds: Vec::new(),
+        };
+    }
+    let texts: Vec<&str> = spoken.iter().map(|(_, t)| t.as_str()).collect();
+    let likeness = voice::likeness::likeness(&audio, rate, &texts);
+    let mut sounds: Vec<String> = Vec::new();
+    for ((whose, _), l) in spoken.iter().zip(likeness) {
+        if l.found >= FOUND && !sounds.contains(whose) {
+            sounds.push(whose.clone());
+        }
+    }
+    Reading { owners, sounds }
+}
+
+/// A reply no words were read from, by whose replies its sound holds: another call's
+/// (with this call's own or not), or None (its own alone is no news: still unheard).
+fn by_sound(sounds: &[String], name: &str) -> Option<Found> {
+    let other = sounds.iter().find(|o| *o != name && *o != NO_CALL)?;
+    Some(Found::Sounded(
+        other.clone(),
+        sounds.iter().any(|o| o == name),
+    ))
 }
 
 /// One reply's utterances by whose reply each was (None: not read as the mock's voice),
@@ -133,5 +223,17 @@ mod tests {
         );
         assert_eq!(classify(&[None], "s0"), Found::Unheard);
         assert_eq!(classify(&[], "s0"), Found::Unheard);
+    }
+
+    #[test]
+    fn a_reply_found_by_its_sound_is_named_only_when_it_holds_another_calls() {
+        let s = |v: &[&str]| v.iter().map(|o| o.to_string()).collect::<Vec<_>>();
+        let two = by_sound(&s(&["s1", "s0"]), "s0");
+        assert_eq!(two, Some(Found::Sounded("s1".into(), true)));
+        let other = by_sound(&s(&["s1"]), "s0");
+        assert_eq!(other, Some(Found::Sounded("s1".into(), false)));
+        // Its own alone, or a reply to words that named no call: still unheard.
+        assert_eq!(by_sound(&s(&["s0"]), "s0"), None);
+        assert_eq!(by_sound(&s(&[NO_CALL]), "s0"), None);
     }
 }

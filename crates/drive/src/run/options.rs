@@ -64,9 +64,49 @@ impl std::fmt::Debug for Hook {
     }
 }
 
-/// Who said a text, by the mock's ledger: the session whose reply holds it.
+/// Who said a text, by the mock's ledger: the session whose reply holds it; and the
+/// replies the mock spoke lately, where the ledger can list them.
 #[derive(Clone)]
-pub struct Owner(pub std::sync::Arc<WhoSaid>);
+pub struct Owner {
+    pub who: std::sync::Arc<WhoSaid>,
+    spoken: Option<std::sync::Arc<Spoken>>,
+    /// How many more unread replies may be compared by their sound this step.
+    sound_checks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// The most unread replies a step compares by their sound (up to about half a second of a
+/// low-priority thread each, at most): enough to name a bot that mixes its calls' outputs, not a
+/// cost that grows with a run whose every reply is other audio.
+pub const SOUND_CHECKS: usize = 32;
+
+impl Owner {
+    /// The ledger's lookup, and its list of replies spoken lately where it has one.
+    pub fn new(who: std::sync::Arc<WhoSaid>, spoken: Option<std::sync::Arc<Spoken>>) -> Owner {
+        Owner {
+            who,
+            spoken,
+            sound_checks: std::sync::Arc::new(SOUND_CHECKS.into()),
+        }
+    }
+
+    /// The replies spoken within `window`, newest first; none once the step has compared
+    /// [`SOUND_CHECKS`] replies, or where the ledger cannot list them.
+    pub fn spoken_lately(&self, window: std::time::Duration) -> Vec<(String, String)> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let list = self.spoken.as_ref();
+        let left = self
+            .sound_checks
+            .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1));
+        match (list, left) {
+            (Some(list), Ok(_)) => list(window),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The replies the mock spoke aloud within the last this long, newest first: (whose, its
+/// text), [`NO_CALL`] for a reply to words that named no session.
+pub type Spoken = dyn Fn(std::time::Duration) -> Vec<(String, String)> + Send + Sync;
 
 /// The ledger's lookup: the session whose reply holds a text; [`NO_CALL`] for a reply the
 /// mock gave to words that named no session.
@@ -97,4 +137,24 @@ pub struct KeepAudio {
 impl KeepAudio {
     /// What tapes may hold at once by default: 256 MB, about 90 minutes of 24 kHz audio.
     pub const BUDGET: usize = 256 << 20;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_step_compares_so_many_replies_by_their_sound_and_no_more() {
+        let list: Arc<Spoken> = Arc::new(|_| vec![("s1".into(), "hello".into())]);
+        let owner = Owner::new(Arc::new(|_| None), Some(list));
+        let d = std::time::Duration::from_secs(1);
+        for _ in 0..SOUND_CHECKS {
+            assert_eq!(owner.clone().spoken_lately(d).len(), 1);
+        }
+        assert!(owner.spoken_lately(d).is_empty());
+        assert!(Owner::new(Arc::new(|_| None), None)
+            .spoken_lately(d)
+            .is_empty());
+    }
 }

@@ -56,9 +56,9 @@ pub struct VoiceCounts {
     pub words_wrong: u64,
     pub words_unheard: u64,
     pub barge_ins: u64,
-    /// Replies heard on the wrong call: (heard on, whose, over the call's own), the first
-    /// few; and the calls that heard a reply of their own.
-    pub crosstalk: Vec<(String, String, bool)>,
+    /// Replies heard on the wrong call, the first few (whether the owner heard its own is
+    /// filled in when the figures are made); and the calls that heard a reply of their own.
+    pub crosstalk: Vec<result::Crosstalk>,
     pub heard_own: BTreeSet<String>,
     /// WebRTC calls: the bot's packets received and missing, the caller's the bot lost.
     pub packets: u64,
@@ -185,11 +185,9 @@ fn network(c: &VoiceCounts, h: &BTreeMap<String, Histogram<u64>>) -> Option<resu
 fn crosstalk(c: &VoiceCounts) -> Vec<result::Crosstalk> {
     c.crosstalk
         .iter()
-        .map(|(on, owner, with_own)| result::Crosstalk {
-            heard_on: on.clone(),
-            owner: owner.clone(),
-            with_own: *with_own,
-            owner_heard_own: c.heard_own.contains(owner),
+        .map(|x| result::Crosstalk {
+            owner_heard_own: c.heard_own.contains(&x.owner),
+            ..x.clone()
         })
         .collect()
 }

@@ -186,12 +186,18 @@ impl Tally {
         });
     }
 
-    /// Call `heard_on` heard call `owner`'s reply (with its own, or not).
-    pub(crate) fn crosstalk(&self, heard_on: &str, owner: &str, with_own: bool) {
+    /// Call `heard_on` heard call `owner`'s reply (with its own, or not; read, or found
+    /// by its sound).
+    pub(crate) fn crosstalk(&self, heard_on: &str, owner: &str, with_own: bool, by_sound: bool) {
         self.with(|i| {
             if i.crosstalk.len() < CROSSTALK_KEPT {
-                i.crosstalk
-                    .push((heard_on.to_string(), owner.to_string(), with_own));
+                i.crosstalk.push(result::Crosstalk {
+                    heard_on: heard_on.to_string(),
+                    owner: owner.to_string(),
+                    with_own,
+                    owner_heard_own: false,
+                    by_sound,
+                });
             }
         });
     }
@@ -294,7 +300,7 @@ mod tests {
             }
         }
         for t in [&one, &halves[0]] {
-            t.crosstalk("s2", "s3", false);
+            t.crosstalk("s2", "s3", false, false);
         }
         for t in [&one, &halves[1]] {
             t.heard_own("s3");
@@ -345,8 +351,8 @@ mod tests {
     fn crosstalk_says_whether_the_owner_heard_a_reply_of_its_own() {
         let t = Tally::new("twilio", 20);
         t.heard_own("s0");
-        t.crosstalk("s0", "s1", true);
-        t.crosstalk("s1", "s0", false);
+        t.crosstalk("s0", "s1", true, false);
+        t.crosstalk("s1", "s0", false, true);
         let v = t.figures();
         let said: Vec<_> = v
             .crosstalk

@@ -8,6 +8,7 @@
 //! sessions rarely share a lock. What the ledger reports is a typed [`Summary`]
 //! (`summary.rs`).
 
+pub mod aloud;
 pub mod cache;
 pub mod entry;
 pub mod summary;
@@ -48,6 +49,8 @@ pub struct Ledger {
     violations: Mutex<Violations>,
     /// Cache breaks: counts by kind and the first of each.
     breaks: Mutex<cache::Breaks>,
+    /// The replies spoken aloud lately, for the words check's comparison by sound.
+    pub aloud: aloud::Aloud,
 }
 
 fn shard_of(key: &str) -> usize {
@@ -67,6 +70,7 @@ impl Ledger {
             owners: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             violations: Mutex::new(Violations::default()),
             breaks: Mutex::new(cache::Breaks::default()),
+            aloud: aloud::Aloud::default(),
         }
     }
 

@@ -9,7 +9,7 @@
 //! one after another (a call's replies, each sentence its own TTS request) by trying the
 //! frame between every pair of preambles.
 
-mod front;
+pub(crate) mod front;
 mod pitch;
 mod segment;
 mod vowel;
@@ -149,7 +149,7 @@ fn read_vowel(y: &[f64], ylp: &[f64], v0: f64) -> Option<(u8, u8, f64)> {
 }
 
 /// The audio (mono, at `fs`) brought to the decoder's 16 kHz.
-fn at_16k(samples: &[f32], fs: u32) -> Vec<f64> {
+pub(crate) fn at_16k(samples: &[f32], fs: u32) -> Vec<f64> {
     let y: Vec<f32> = match fs {
         16000 => samples.to_vec(),
         _ => crate::pcm::resample(samples, fs, 16000),

@@ -61,6 +61,7 @@ pub async fn handle(app: Arc<App>, headers: HeaderMap, b: Body) -> Response {
     };
     let session = super::owner_of_spoken(&app, &req.input)
         .unwrap_or_else(|| crate::ledger::ANONYMOUS.to_string());
+    app.ledger.aloud.said(&session, &req.input);
     app.ledger.voice(&session, |v| {
         v.tts_calls += 1;
         v.tts_first_byte_ms += set.tts_first_byte_ms;

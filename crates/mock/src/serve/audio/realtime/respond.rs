@@ -218,6 +218,7 @@ async fn say(job: &Job, out: &Out, d: &Decided, from: Instant) -> f64 {
     let bytes = crate::serve::audio::spoken(&job.app, text, seconds, fmt)
         .await
         .unwrap_or_default();
+    job.app.ledger.aloud.said(&d.session, text);
     let chunks: Vec<&[u8]> = bytes.chunks(said::chunk_bytes(fmt, set.chunk_ms)).collect();
     let words: Vec<&str> = d.text.split_inclusive(' ').collect();
     let (mut said_words, n) = (0, chunks.len().max(1));
