@@ -1,6 +1,7 @@
-//! Whose reply a caller heard, asked of the shared mock (`POST /plimsoll/owner`): the words
-//! check of calls driven from shards, which share one mock but not its ledger in memory. A
-//! reply heard on another shard's call is named all the same.
+//! Whose reply a caller heard, asked of the shared mock (`POST /plimsoll/owner`), and the
+//! replies it spoke lately (`POST /plimsoll/spoken`, for a reply compared by its sound):
+//! the words check of calls driven from shards, which share one mock but not its ledger in
+//! memory. A reply heard on another shard's call is named all the same.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -25,18 +26,39 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
     let lines = Arc::new(Lines::default());
     // Asked on the voice's low-priority threads as each reply is read, never on the
     // driver's runtime.
-    let who = Arc::new(move |text: &str| match lines.ask(&addr, text) {
-        Ok(owner) => owner,
+    let ask = move |path: &str, body: &str| match lines.ask(&addr, path, body) {
+        Ok(v) => Some(v),
         Err(why) => {
             said.call_once(|| {
                 eprintln!("the shared mock at {addr} could not say whose reply a caller heard ({why}): those words count as unheard");
             });
             None
         }
+    };
+    let ask = Arc::new(ask);
+    let list = ask.clone();
+    let who = Arc::new(move |text: &str| {
+        let v = ask("/plimsoll/owner", text)?;
+        v["owner"].as_str().map(call)
     });
-    // A shard's caller does not list the shared mock's replies: a reply whose words
-    // cannot be read is not compared with them by its sound.
-    Some(drive::call::Owner::new(who, None))
+    let spoken = Arc::new(move |within: Duration| {
+        let v = list("/plimsoll/spoken", &within.as_millis().to_string());
+        let pairs = v.as_ref().and_then(|v| v["spoken"].as_array());
+        pairs
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((call(p[0].as_str()?), p[1].as_str()?.to_string())))
+            .collect()
+    });
+    Some(drive::call::Owner::new(who, Some(spoken)))
+}
+
+/// The mock's anonymous session is the drive's "no call's".
+fn call(owner: &str) -> String {
+    match owner == mock::session::ANONYMOUS {
+        true => drive::call::NO_CALL.to_string(),
+        false => owner.to_string(),
+    }
 }
 
 /// Connections to the mock kept open between questions (HTTP/1.1 keep-alive): a question
@@ -46,29 +68,29 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
 struct Lines(Mutex<Vec<BufReader<TcpStream>>>);
 
 impl Lines {
-    /// The owner of `text`, asked on an idle connection; asked again on a new one only
-    /// when the idle one is broken (the mock may have closed it), not when the mock
-    /// answered with a refusal.
-    fn ask(&self, addr: &str, text: &str) -> Result<Option<String>, String> {
+    /// The mock's answer to `body` posted to `path`, asked on an idle connection; asked
+    /// again on a new one only when the idle one is broken (the mock may have closed it),
+    /// not when the mock answered with a refusal.
+    fn ask(&self, addr: &str, path: &str, body: &str) -> Result<serde_json::Value, String> {
         let idle = self.0.lock().map(|mut v| v.pop()).unwrap_or(None);
         if let Some(mut line) = idle {
-            match ask_on(&mut line, addr, text) {
-                Ok(owner) => return Ok(self.keep(line, owner)),
+            match ask_on(&mut line, addr, path, body) {
+                Ok(v) => return Ok(self.keep(line, v)),
                 Err(Failed::Refused(why)) => return Err(why),
                 Err(Failed::Broken(_)) => {}
             }
         }
         let mut line = BufReader::new(connect(addr)?);
-        let owner = ask_on(&mut line, addr, text).map_err(Failed::why)?;
-        Ok(self.keep(line, owner))
+        let v = ask_on(&mut line, addr, path, body).map_err(Failed::why)?;
+        Ok(self.keep(line, v))
     }
 
     /// `line` back among the idle ones, and what it answered.
-    fn keep(&self, line: BufReader<TcpStream>, owner: Option<String>) -> Option<String> {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(line);
+    fn keep(&self, line: BufReader<TcpStream>, v: serde_json::Value) -> serde_json::Value {
+        if let Ok(mut idle) = self.0.lock() {
+            idle.push(line);
         }
-        owner
+        v
     }
 }
 
@@ -102,37 +124,29 @@ fn connect(addr: &str) -> Result<TcpStream, String> {
     Ok(s)
 }
 
-/// One question on an open connection: the owner, None when the mock knows no such reply;
-/// an error when it cannot be asked (too slow, closed) or the mock refused it (an older
-/// mock).
+/// One question on an open connection: the mock's JSON answer; an error when it cannot be
+/// asked (too slow, closed) or the mock refused it (an older mock).
 fn ask_on(
     line: &mut BufReader<TcpStream>,
     addr: &str,
-    text: &str,
-) -> Result<Option<String>, Failed> {
+    path: &str,
+    body: &str,
+) -> Result<serde_json::Value, Failed> {
     let head = format!(
-        "POST /plimsoll/owner HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
-        text.len()
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+        body.len()
     );
     let s = line.get_mut();
     s.write_all(head.as_bytes())
-        .and_then(|_| s.write_all(text.as_bytes()))
+        .and_then(|_| s.write_all(body.as_bytes()))
         .map_err(|e| Failed::Broken(e.to_string()))?;
-    let (status, body) = read_answer(line).map_err(Failed::Broken)?;
+    let (status, answer) = read_answer(line).map_err(Failed::Broken)?;
     if !status.starts_with("HTTP/1.1 200") {
         return Err(Failed::Refused(format!(
-            "{status}: a `plimsoll mock` of this version answers POST /plimsoll/owner"
+            "{status}: a `plimsoll mock` of this version answers POST {path}"
         )));
     }
-    let v: serde_json::Value =
-        serde_json::from_slice(&body).map_err(|e| Failed::Refused(e.to_string()))?;
-    // The mock's anonymous session is the drive's "no call's".
-    Ok(v["owner"]
-        .as_str()
-        .map(|o| match o == mock::session::ANONYMOUS {
-            true => drive::call::NO_CALL.to_string(),
-            false => o.to_string(),
-        }))
+    serde_json::from_slice(&answer).map_err(|e| Failed::Refused(e.to_string()))
 }
 
 /// An HTTP/1.1 answer's status line and its body (by its Content-Length).
@@ -176,7 +190,7 @@ mod tests {
             .port();
         let t0 = std::time::Instant::now();
         assert!(Lines::default()
-            .ask(&format!("127.0.0.1:{port}"), "hello")
+            .ask(&format!("127.0.0.1:{port}"), "/plimsoll/owner", "hello")
             .is_err());
         assert!(t0.elapsed() < WAIT * 2);
         assert!(of_mock("https://mock:8700").is_none());
@@ -203,20 +217,43 @@ mod tests {
         });
         let lines = Lines::default();
         for text in ["a", "b", "c"] {
-            let owner = lines.ask(&addr, text).unwrap();
-            assert_eq!(owner.as_deref(), Some(format!("s-{text}").as_str()));
+            let v = lines.ask(&addr, "/plimsoll/owner", text).unwrap();
+            assert_eq!(v["owner"], format!("s-{text}"));
         }
         assert_eq!(accepted.load(SeqCst), 2);
     }
 
-    /// One request read and answered as the mock would: the owner is "s-" and the text.
+    /// A shard's caller lists the shared mock's replies spoken lately, to compare a reply
+    /// it cannot read with them by its sound; the anonymous session's are no call's.
+    #[test]
+    fn the_replies_spoken_lately_are_listed_with_whose_each_was() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                answer_one(&mut BufReader::new(conn.unwrap()));
+            }
+        });
+        let owner = of_mock(&format!("http://{addr}")).unwrap();
+        let list = owner.spoken_lately(Duration::from_secs(5));
+        let want = [("s1", "hello"), (drive::call::NO_CALL, "hi")];
+        let want: Vec<(String, String)> = want.map(|(o, t)| (o.into(), t.into())).into();
+        assert_eq!(list, want);
+        assert_eq!((owner.who)("x").as_deref(), Some("s-x"));
+    }
+
+    /// One request read and answered as the mock would: the owner is "s-" and the text;
+    /// the replies spoken, one of a call's and one of the anonymous session's.
     fn answer_one(line: &mut BufReader<TcpStream>) {
-        let mut length = 0;
+        let (mut length, mut first) = (0, String::new());
         loop {
             let mut h = String::new();
             line.read_line(&mut h).unwrap();
             if h.trim_end().is_empty() {
                 break;
+            }
+            if first.is_empty() {
+                first = h.clone();
             }
             if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap();
@@ -224,7 +261,10 @@ mod tests {
         }
         let mut text = vec![0; length];
         line.read_exact(&mut text).unwrap();
-        let body = format!("{{\"owner\":\"s-{}\"}}", String::from_utf8(text).unwrap());
+        let body = match first.starts_with("POST /plimsoll/spoken ") {
+            true => r#"{"spoken":[["s1","hello"],["-","hi"]]}"#.to_string(),
+            false => format!("{{\"owner\":\"s-{}\"}}", String::from_utf8(text).unwrap()),
+        };
         let out = format!(
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()

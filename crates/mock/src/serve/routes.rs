@@ -49,6 +49,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/plimsoll/timing/reset", post(reset_timing))
         .route("/plimsoll/ledger", get(ledger))
         .route("/plimsoll/owner", post(owner))
+        .route("/plimsoll/spoken", post(spoken))
         .route("/plimsoll/shards/{run}/barrier", post(rendezvous::barrier))
         .route("/plimsoll/shards/{run}/files", get(rendezvous::get_files))
         .route(
@@ -128,6 +129,17 @@ async fn ledger(State(app): State<Arc<App>>) -> Json<crate::ledger::Summary> {
 /// one mock but not its ledger in memory.
 async fn owner(State(app): State<Arc<App>>, text: String) -> Json<serde_json::Value> {
     Json(serde_json::json!({ "owner": app.ledger.owner_of_spoken(&text) }))
+}
+
+/// The replies spoken aloud within the last milliseconds in the body, newest first:
+/// `{"spoken": [["s3", "text"], …]}`. A shard's caller compares a reply it cannot read with
+/// them by its sound; a body that is not a number of milliseconds lists none.
+async fn spoken(State(app): State<Arc<App>>, ms: String) -> Json<serde_json::Value> {
+    let within = ms.trim().parse().map(std::time::Duration::from_millis);
+    let list = within
+        .map(|d| app.ledger.aloud.within(d))
+        .unwrap_or_default();
+    Json(serde_json::json!({ "spoken": list }))
 }
 
 /// The API whose client sent these headers.

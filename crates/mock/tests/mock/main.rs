@@ -5,3 +5,4 @@
 mod mcp;
 mod scenarios;
 mod serve;
+mod spoken;

@@ -38,7 +38,7 @@ async fn start(fixed_created: Option<u64>) -> MockServer {
 
 /// Sends one request with `Connection: close` and returns (status, head, body, time to
 /// first body byte).
-async fn raw(
+pub(crate) async fn raw(
     server: &MockServer,
     path: &str,
     headers: &str,
