@@ -85,9 +85,7 @@ fn frames(y: &[f64], hop: usize) -> Frames {
     } else {
         (y.len() - WIN) / hop + 1
     };
-    let hann: Vec<f64> = (0..WIN)
-        .map(|i| 0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / (WIN - 1) as f64).cos())
-        .collect();
+    let hann = front::hann(WIN);
     let edges: Vec<usize> = (0..=BANDS)
         .map(|b| {
             let f = 150.0 * (3400.0f64 / 150.0).powf(b as f64 / BANDS as f64);

@@ -21,6 +21,13 @@ pub fn real_fft(n: usize) -> Arc<dyn RealToComplex<f64>> {
     PLANNER.with(|p| p.borrow_mut().plan_fft_forward(n))
 }
 
+/// The symmetric Hann window of `n` samples (docs/voice-encoding.md's "Hann(N)").
+pub fn hann(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / (n - 1) as f64).cos())
+        .collect()
+}
+
 /// Band energies (dB) over frames every 2 ms with a Hann window of `win_ms`: the frame
 /// times (centres, seconds) and one track per band `(lo, hi)` Hz.
 pub fn band_energy_db(y: &[f64], bands: &[(f64, f64)], win_ms: usize) -> (Vec<f64>, Vec<Vec<f64>>) {
@@ -34,9 +41,7 @@ pub fn band_energy_db(y: &[f64], bands: &[(f64, f64)], win_ms: usize) -> (Vec<f6
         y
     };
     let n = (y.len() - win) / HOP + 1;
-    let hann: Vec<f64> = (0..win)
-        .map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / (win - 1) as f64).cos())
-        .collect();
+    let hann = hann(win);
     let fft = real_fft(nfft);
     let bins: Vec<(usize, usize)> = bands
         .iter()

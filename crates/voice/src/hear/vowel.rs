@@ -6,7 +6,6 @@
 use super::front::FS;
 use crate::dsp::{cascade_mag, glottal, radiation_mag};
 use crate::synth::vowel_formants;
-use std::f64::consts::PI;
 
 const P: usize = 128;
 const CHUNK: usize = 3;
@@ -64,9 +63,7 @@ pub fn harmonics(
     let span = pos[pos.len() - 1] - pos[0];
     let f0m = m as f64 / ((span + span / (pos.len() - 1) as f64) / FS);
     let l = CHUNK * P;
-    let hann: Vec<f64> = (0..l)
-        .map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / (l - 1) as f64).cos())
-        .collect();
+    let hann = super::front::hann(l);
     let fft = super::front::real_fft(l);
     let (mut frame, mut buf) = (fft.make_input_vec(), fft.make_output_vec());
     let mut scratch = fft.make_scratch_vec();
