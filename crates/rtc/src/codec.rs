@@ -53,9 +53,9 @@ pub fn silence(rate: u32, frame: Duration) -> Result<Vec<u8>, CallError> {
 }
 
 /// A call's RTP clock (48 kHz for Opus), a frame at a time, and the lane its bot's packets
-/// are decoded on.
+/// are decoded on (none for a connection that only sends).
 pub(crate) struct Coder {
-    pub lane: Lane,
+    pub lane: Option<Lane>,
     rtp_per_frame: u64,
     last_rtp: Option<u64>,
 }
@@ -68,10 +68,19 @@ impl Coder {
         backlog: Backlog,
     ) -> Result<Coder, CallError> {
         Ok(Coder {
-            lane: decoding.lane(rate, backlog)?,
+            lane: Some(decoding.lane(rate, backlog)?),
+            ..Coder::sending(frame)
+        })
+    }
+
+    /// The clock of a connection that only sends (LiveKit's publisher): no decoder, no
+    /// place on a decoding lane.
+    pub(crate) fn sending(frame: Duration) -> Coder {
+        Coder {
+            lane: None,
             rtp_per_frame: (48 * frame.as_millis()) as u64,
             last_rtp: None,
-        })
+        }
     }
 
     /// The RTP time of the caller's frame due `at_ms` into the call: the frame's slot on

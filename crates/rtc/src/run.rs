@@ -249,7 +249,9 @@ impl Run {
             }
             Event::MediaData(d) => {
                 self.count(**d.seq_range.start(), **d.seq_range.end());
-                self.coder.lane.decode(d.data, Instant::now(), &self.heard);
+                if let Some(lane) = &self.coder.lane {
+                    lane.decode(d.data, Instant::now(), &self.heard);
+                }
             }
             Event::MediaIngressStats(s) => {
                 let mut st = self.stats.lock().unwrap_or_else(|p| p.into_inner());

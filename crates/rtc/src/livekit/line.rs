@@ -154,8 +154,8 @@ impl Published {
         heard: mpsc::UnboundedSender<Audio>,
         stats: Arc<Mutex<NetStats>>,
     ) -> Result<Run, CallError> {
-        // The publisher sends only: its backlog stays empty.
-        let coder = Coder::new(c.rate, c.frame, c.decoding, Backlog::default())?;
+        // The publisher sends only: no decoder, no lane.
+        let coder = Coder::sending(c.frame);
         Ok(Run {
             send: Some((self.mid, self.pt)),
             ..Run::new(self.rtc, self.socket, self.local, coder, heard, stats)
