@@ -120,7 +120,7 @@ pub(crate) async fn run(
     for (turn, h) in pending {
         // A reading that never came back (its thread is gone) heard nothing.
         let heard = h.await.unwrap_or_default();
-        found.extend(words(&heard, ctx, name, tally).map(|f| (turn, f)));
+        found.push((turn, words(&heard, name, tally)));
     }
     let wrong = found.iter().find_map(|(_, f)| f.failure(name));
     let out = match (out, wrong) {

@@ -3,7 +3,6 @@
 
 use crate::run::options::Owner;
 use crate::run::tally::{Tally, Words};
-use crate::run::Ctx;
 use crate::run::Failure;
 use crate::spec::voice::VoiceSpec;
 use std::time::Duration;
@@ -104,9 +103,8 @@ impl Found {
 }
 
 /// The words a caller heard in one reply, checked (and counted): this call's reply,
-/// another's, or none heard. None when no ledger says who said what.
-pub(super) fn words(heard: &Reading, ctx: &Ctx<'_>, name: &str, tally: &Tally) -> Option<Found> {
-    ctx.voice_owner.as_ref()?;
+/// another's (read, or found by its sound), or none heard.
+pub(super) fn words(heard: &Reading, name: &str, tally: &Tally) -> Found {
     let f = match classify(&heard.owners, name) {
         f @ (Found::Unheard | Found::NoCall) => by_sound(&heard.sounds, name).unwrap_or(f),
         f => f,
@@ -125,7 +123,7 @@ pub(super) fn words(heard: &Reading, ctx: &Ctx<'_>, name: &str, tally: &Tally) -
     ) {
         tally.heard_own(name);
     }
-    Some(f)
+    f
 }
 
 /// What a caller heard of one reply: whose reply each utterance read is (None: not read

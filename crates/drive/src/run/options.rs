@@ -74,8 +74,8 @@ pub struct Owner {
     sound_checks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
-/// The most unread replies a step compares by their sound (up to about half a second of a
-/// low-priority thread each, at most): enough to name a bot that mixes its calls' outputs, not a
+/// The most unread replies a step compares by their sound (each up to about half a second
+/// of a low-priority thread): enough to name a bot that mixes its calls' outputs, not a
 /// cost that grows with a run whose every reply is other audio.
 pub const SOUND_CHECKS: usize = 32;
 
