@@ -199,8 +199,8 @@ fn owner_of(app: &std::sync::Arc<mock::App>) -> drive::call::Owner {
     let (a, b) = (app.clone(), app.clone());
     drive::call::Owner::new(
         std::sync::Arc::new(move |t: &str| a.ledger.owner_of_spoken(t).map(call)),
-        Some(std::sync::Arc::new(move |within| {
-            let list = b.ledger.aloud.within(within);
+        Some(std::sync::Arc::new(move |since, until, most| {
+            let list = b.ledger.aloud.between(since, until, most);
             list.into_iter().map(|(o, t)| (call(o), t)).collect()
         })),
     )

@@ -22,32 +22,49 @@ pub(crate) fn of_mock(base: &str) -> Option<drive::call::Owner> {
         eprintln!("--mock {base}: not http://HOST:PORT, so the calls' words are not checked (a reply heard on the wrong call goes unnamed)");
         return None;
     };
-    let said = Arc::new(Once::new());
     let lines = Arc::new(Lines::default());
     // Asked on the voice's low-priority threads as each reply is read, never on the
-    // driver's runtime.
-    let ask = move |path: &str, body: &str| match lines.ask(&addr, path, body) {
+    // driver's runtime; each path's failure said once.
+    let ask = move |path: &str, body: &str, said: &Once| match lines.ask(&addr, path, body) {
         Ok(v) => Some(v),
         Err(why) => {
             said.call_once(|| {
-                eprintln!("the shared mock at {addr} could not say whose reply a caller heard ({why}): those words count as unheard");
+                let what = match path {
+                    "/plimsoll/owner" => "whose reply a caller heard (those words count as unheard)",
+                    _ => "which replies it spoke (a reply whose words cannot be read is not compared by its sound)",
+                };
+                eprintln!("the shared mock at {addr} could not say {what}: {why}");
             });
             None
         }
     };
     let ask = Arc::new(ask);
-    let list = ask.clone();
+    let (list, said_who, said_list) = (ask.clone(), Once::new(), Once::new());
     let who = Arc::new(move |text: &str| {
-        let v = ask("/plimsoll/owner", text)?;
+        let v = ask("/plimsoll/owner", text, &said_who)?;
         v["owner"].as_str().map(call)
     });
-    let spoken = Arc::new(move |within: Duration| {
-        let v = list("/plimsoll/spoken", &within.as_millis().to_string());
-        let pairs = v.as_ref().and_then(|v| v["spoken"].as_array());
+    // A mock that refused the list once (an older one) is not asked again.
+    let refused = std::sync::atomic::AtomicBool::new(false);
+    let spoken = Arc::new(move |since: Duration, until: Duration, most: usize| {
+        use std::sync::atomic::Ordering::Relaxed;
+        if refused.load(Relaxed) {
+            return Vec::new();
+        }
+        let body = format!("{} {} {most}", since.as_millis(), until.as_millis());
+        let v = list("/plimsoll/spoken", &body, &said_list);
+        refused.store(v.is_none(), Relaxed);
+        let pairs = v.as_ref().and_then(|v| v["spoken"].as_array().cloned());
         pairs
             .into_iter()
             .flatten()
-            .filter_map(|p| Some((call(p[0].as_str()?), p[1].as_str()?.to_string())))
+            .filter_map(|p| {
+                let texts = p[1]
+                    .as_array()?
+                    .iter()
+                    .filter_map(|t| t.as_str().map(String::from));
+                Some((call(p[0].as_str()?), texts.collect()))
+            })
             .collect()
     });
     Some(drive::call::Owner::new(who, Some(spoken)))
@@ -235,9 +252,9 @@ mod tests {
             }
         });
         let owner = of_mock(&format!("http://{addr}")).unwrap();
-        let list = owner.spoken_lately(Duration::from_secs(5));
+        let list = owner.spoken_lately(Duration::from_secs(5), Duration::ZERO, 8);
         let want = [("s1", "hello"), (drive::call::NO_CALL, "hi")];
-        let want: Vec<(String, String)> = want.map(|(o, t)| (o.into(), t.into())).into();
+        let want: Vec<(String, Vec<String>)> = want.map(|(o, t)| (o.into(), vec![t.into()])).into();
         assert_eq!(list, want);
         assert_eq!((owner.who)("x").as_deref(), Some("s-x"));
     }
@@ -262,7 +279,7 @@ mod tests {
         let mut text = vec![0; length];
         line.read_exact(&mut text).unwrap();
         let body = match first.starts_with("POST /plimsoll/spoken ") {
-            true => r#"{"spoken":[["s1","hello"],["-","hi"]]}"#.to_string(),
+            true => r#"{"spoken":[["s1",["hello"]],["-",["hi"]]]}"#.to_string(),
             false => format!("{{\"owner\":\"s-{}\"}}", String::from_utf8(text).unwrap()),
         };
         let out = format!(

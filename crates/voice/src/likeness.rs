@@ -10,7 +10,7 @@ use crate::hear::front;
 
 /// 10 ms frames (a hop at 16 kHz) of 20 ms Hann windows, 512-point transforms.
 const HOP: usize = 160;
-/// A candidate's frames come this many to the heard audio's one (every 5 ms): a piece of
+/// A candidate's frames come this many to the heard audio's one (every 2.5 ms): a piece of
 /// a reply starts anywhere on the heard audio's grid, and a frame 5 ms off the
 /// candidate's is another sound in a consonant's transition. Runs keep their phase;
 /// a run resumed after another's piece may take any.
@@ -35,38 +35,55 @@ const RESUME: f64 = 1.0;
 /// reply's candidate, chained from chance runs, skips most of itself).
 const SKIP: f64 = 0.05;
 
+/// The most heard audio compared (a reply's first 30 s), and the most of a candidate
+/// (twice as much: two replies interleaved take twice as long to play): the alignment's
+/// cost is their product.
+const HEARD_MOST_S: usize = 30;
+
 /// How much of heard audio one candidate accounts for.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Likeness {
     /// Of the heard audio's loud 10 ms frames, the share found in runs of this candidate.
     pub share: f64,
     /// Of the candidate's own loud frames, the share found in the heard audio.
     pub found: f64,
+    /// The heard audio's loud seconds found in runs of this candidate.
+    pub found_s: f64,
 }
 
-/// Each candidate text (spoken as the mock speaks it) against `heard` (mono at `rate`),
-/// in the candidates' order. A text the voice cannot speak is found nowhere.
-pub fn likeness(heard: &[f32], rate: u32, candidates: &[&str]) -> Vec<Likeness> {
-    let h = frames(&crate::hear::at_16k(heard, rate), HOP);
-    let loud_heard = h.loud.iter().filter(|l| **l).count().max(1) as f64;
+/// Each candidate (texts spoken one after another, as the mock speaks a reply sentence by
+/// sentence) against `heard` (mono at `rate`), in the candidates' order. A text the voice
+/// cannot speak adds nothing; a candidate longer than twice the heard audio is not
+/// compared (found nowhere).
+pub fn likeness<S: AsRef<str>>(heard: &[f32], rate: u32, candidates: &[Vec<S>]) -> Vec<Likeness> {
+    let most = HEARD_MOST_S * rate as usize;
+    let h = frames(
+        &crate::hear::at_16k(&heard[..heard.len().min(most)], rate),
+        HOP,
+    );
+    let loud_heard = h.loud.iter().filter(|l| **l).count();
     candidates
         .iter()
-        .map(|text| {
-            let Some(spoken) = crate::speak(text, 16000) else {
-                return Likeness {
-                    share: 0.0,
-                    found: 0.0,
-                };
-            };
-            let c = frames(
-                &spoken.into_iter().map(f64::from).collect::<Vec<_>>(),
-                HOP / SUB,
-            );
+        .map(|texts| {
+            let mut spoken: Vec<f64> = Vec::new();
+            for t in texts {
+                let said = crate::speak(t.as_ref(), 16000).unwrap_or_default();
+                spoken.extend(said.into_iter().map(f64::from));
+                spoken.extend([0.0; 3200]); // 200 ms between sentences
+            }
+            if spoken.len() / 16000 > 2 * HEARD_MOST_S {
+                return Likeness::default();
+            }
+            let c = frames(&spoken, HOP / SUB);
+            let loud_c = c.loud.iter().filter(|l| **l).count() / SUB;
+            if loud_c > 2 * loud_heard + 100 {
+                return Likeness::default();
+            }
             let matched = align(&h, &c) as f64;
-            let loud_c = (c.loud.iter().filter(|l| **l).count() / SUB).max(1) as f64;
             Likeness {
-                share: (matched / loud_heard).min(1.0),
-                found: (matched / loud_c).min(1.0),
+                share: (matched / loud_heard.max(1) as f64).min(1.0),
+                found: (matched / loud_c.max(1) as f64).min(1.0),
+                found_s: matched * HOP as f64 / front::FS,
             }
         })
         .collect()
@@ -190,9 +207,9 @@ fn best(a: Path, b: Path) -> Path {
 
 /// The loud heard frames the candidate's best alignment matches: heard frames taken in
 /// order, each matched to the candidate's next frame (in a run) or skipped for free;
-/// the candidate's frames skipped at [`SKIP`] each. A run begun where the candidate's
-/// last run ended (its audio went on after another's piece) costs [`RESUME`]; one begun
-/// anywhere else, [`OPEN`].
+/// the candidate's frames skipped at [`SKIP`] each, but for its end (a reply cut short
+/// is free to stop anywhere). A run begun where the candidate's last run ended (its audio
+/// went on after another's piece) costs [`RESUME`]; one begun anywhere else, [`OPEN`].
 fn align(h: &Frames, c: &Frames) -> u32 {
     let m = c.loud.len();
     // Per candidate position p (its sub-frames taken): the best path that matched heard
@@ -202,11 +219,13 @@ fn align(h: &Frames, c: &Frames) -> u32 {
     let mut held = vec![NONE; m + 1];
     let step = SKIP / SUB as f64;
     let mut moved: Vec<Path> = (0..=m).map(|p| Path(-step * p as f64, 0)).collect();
+    let (mut nrun, mut nheld, mut nmoved) = (vec![NONE; m + 1], vec![NONE; m + 1], moved.clone());
     let mut end = Path(0.0, 0);
     for i in 0..h.loud.len() {
-        let mut nrun = vec![NONE; m + 1];
-        let nheld: Vec<Path> = run.iter().zip(&held).map(|(r, h)| best(*r, *h)).collect();
-        let mut nmoved = moved.clone();
+        for (n, (r, h)) in nheld.iter_mut().zip(run.iter().zip(&held)) {
+            *n = best(*r, *h);
+        }
+        nmoved.copy_from_slice(&moved);
         for p in 1..=m {
             let mut from = Path(moved[p - 1].0 - OPEN, moved[p - 1].1);
             if p > SUB {
@@ -222,9 +241,9 @@ fn align(h: &Frames, c: &Frames) -> u32 {
             let skip_own = best(nrun[p - 1], best(nheld[p - 1], nmoved[p - 1]));
             nmoved[p] = best(nmoved[p], Path(skip_own.0 - step, skip_own.1));
         }
-        run = nrun;
-        held = nheld;
-        moved = nmoved;
+        std::mem::swap(&mut run, &mut nrun);
+        std::mem::swap(&mut held, &mut nheld);
+        std::mem::swap(&mut moved, &mut nmoved);
         end = [&run, &held, &moved]
             .into_iter()
             .flatten()
@@ -259,12 +278,12 @@ mod tests {
     #[test]
     fn a_reply_is_its_own_whole_and_not_anothers() {
         let a = crate::speak(A, 24000).unwrap();
-        let l = likeness(&a, 24000, &[A, B, C]);
+        let l = likeness(&a, 24000, &[vec![A], vec![B], vec![C]]);
         assert!(l[0].share > 0.95 && l[0].found > 0.95, "{l:?}");
         assert!(l[1].found < 0.15 && l[2].found < 0.15, "{l:?}");
         // Stretched as the mock stretches a reply to its pace, and at a phone's rate.
         let slow = crate::speak_for(A, 8000, A.len() as f64 / 12.0).unwrap();
-        let l = likeness(&slow, 8000, &[A, B]);
+        let l = likeness(&slow, 8000, &[vec![A], vec![B]]);
         assert!(l[0].found > 0.8 && l[1].found < 0.15, "{l:?}");
     }
 
@@ -284,7 +303,7 @@ mod tests {
         ];
         for (piece, least, share) in cells {
             let heard = interleave(&a, &b, piece);
-            let l = likeness(&heard, 24000, &[A, B, C]);
+            let l = likeness(&heard, 24000, &[vec![A], vec![B], vec![C]]);
             assert!(l[0].found > least && l[1].found > least, "{piece}: {l:?}");
             assert!(l[0].share > share && l[1].share > share, "{piece}: {l:?}");
             assert!(l[2].found < 0.15, "{piece}: {l:?}");
@@ -295,10 +314,10 @@ mod tests {
     fn no_audio_and_no_speech_are_nobodys() {
         let tone: Vec<f32> = (0..48000).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
         for heard in [Vec::new(), vec![0.0; 16000], tone] {
-            for l in likeness(&heard, 16000, &[A, B]) {
+            for l in likeness(&heard, 16000, &[vec![A], vec![B]]) {
                 assert!(l.found < 0.05, "{l:?}");
             }
         }
-        assert_eq!(likeness(&[0.0; 100], 16000, &[""])[0].found, 0.0);
+        assert_eq!(likeness(&[0.0; 100], 16000, &[vec![""]])[0].found, 0.0);
     }
 }

@@ -347,7 +347,11 @@ fn two_replies_interleaved_delta_by_delta_are_found_by_their_sound_not_read() {
     }
     let heard = aiortc(&out);
     assert_eq!(self::heard(&heard, 16000), 0, "interleaved, neither reads");
-    let l = voice::likeness::likeness(&heard, 16000, &[REPLIES[1], REPLIES[2], REPLIES[0]]);
+    let l = voice::likeness::likeness(
+        &heard,
+        16000,
+        &[[REPLIES[1]], [REPLIES[2]], [REPLIES[0]]].map(Vec::from),
+    );
     assert!(l[0].found > 0.7 && l[1].found > 0.7, "{l:?}");
     assert!(l[2].found < 0.15, "{l:?}");
 }

@@ -243,18 +243,29 @@ impl<'a> Call<'a> {
             });
             ctx.recorder.turn_ended(turn, spoke, Some(first), end);
             if let Some(owner) = ctx.voice_owner {
-                // Read off the async threads, and checked when the call is over; its sound
-                // compared with what the mock spoke since the caller began (and a little).
-                let (audio, rate, owner) = (reply.audio, v.line.rate(), owner.clone());
-                let window = began.elapsed() + Duration::from_secs(5);
-                let words = self
-                    .tally
-                    .background
-                    .submit(move || words::read(audio, rate, owner, window));
-                self.pending.push((turn, words));
+                self.read_later(turn, reply.audio, v.line.rate(), owner, (name, began));
             }
         }
         Ok(())
+    }
+
+    /// Turn `turn`'s reply read off the async threads, checked when the call is over; its
+    /// sound compared with what the mock spoke during the turn (from `began`).
+    fn read_later(
+        &mut self,
+        turn: u32,
+        audio: Vec<f32>,
+        rate: u32,
+        owner: &Owner,
+        (name, began): (&str, Instant),
+    ) {
+        let (owner, who) = (owner.clone(), name.to_string());
+        let during = (began.into_std(), Instant::now().into_std());
+        let words = self
+            .tally
+            .background
+            .submit(move || words::read(audio, rate, owner, &who, during));
+        self.pending.push((turn, words));
     }
 
     /// The caller's pause after a reply: `pause` of listening, begun again whenever the

@@ -136,41 +136,44 @@ pub(super) struct Reading {
 }
 
 /// Of a candidate's own sound, the share that must be found in a reply to say it was
-/// heard there: four times what another reply's chance likeness reaches (0.13 at most on
-/// the voice's tests).
+/// heard there (four times what another reply's chance likeness reaches, 0.13 at most on
+/// the voice's tests), and at least this many seconds of it (a short reply is no proof).
 const FOUND: f64 = 0.5;
-/// The most replies a reply's sound is compared with (each about 35 ms of a 2-core
-/// Xeon's thread for a 10 s reply in 20 s of audio).
-const CANDIDATES: usize = 16;
+const FOUND_S: f64 = 1.0;
+/// The most calls' replies a reply's sound is compared with, this call's own first.
+const CANDIDATES: usize = 8;
+/// How long before the turn began a reply heard in it may have been spoken.
+const SLACK: Duration = Duration::from_secs(5);
 
 /// One reply's audio read and its words' owners asked, off the pacing threads; where no
-/// utterance is any call's, its sound compared with the replies the mock spoke within
-/// `window`.
-pub(super) fn read(audio: Vec<f32>, rate: u32, owner: Owner, window: Duration) -> Reading {
+/// utterance is any call's, its sound compared with the replies the mock spoke during
+/// the turn (`began` to `ended`).
+pub(super) fn read(
+    audio: Vec<f32>,
+    rate: u32,
+    owner: Owner,
+    name: &str,
+    (began, ended): (std::time::Instant, std::time::Instant),
+) -> Reading {
     let said = voice::hear_all(&audio, rate);
     let owners: Vec<Option<String>> = said.iter().map(|u| (owner.who)(&u.text)).collect();
-    let spoken: Vec<(String, String)> = match owners.iter().flatten().any(|o| o != NO_CALL) {
+    let mut spoken = match owners.iter().flatten().any(|o| o != NO_CALL) {
         true => Vec::new(),
-        false => owner
-            .spoken_lately(window)
-            .into_iter()
-            .take(CANDIDATES)
-            .collect(),
+        false => owner.spoken_lately(began.elapsed() + SLACK, ended.elapsed(), 64),
     };
-    if spoken.is_empty() {
-        return Reading {
-            owners,
-            sounds: Vec::new(),
-        };
-    }
-    let texts: Vec<&str> = spoken.iter().map(|(_, t)| t.as_str()).collect();
-    let likeness = voice::likeness::likeness(&audio, rate, &texts);
-    let mut sounds: Vec<String> = Vec::new();
-    for ((whose, _), l) in spoken.iter().zip(likeness) {
-        if l.found >= FOUND && !sounds.contains(whose) {
-            sounds.push(whose.clone());
-        }
-    }
+    spoken.sort_by_key(|(whose, _)| whose != name);
+    spoken.truncate(CANDIDATES);
+    let texts: Vec<Vec<String>> = spoken.iter().map(|(_, t)| t.clone()).collect();
+    let likeness = match texts.is_empty() {
+        true => Vec::new(),
+        false => voice::likeness::likeness(&audio, rate, &texts),
+    };
+    let sounds = spoken
+        .into_iter()
+        .zip(likeness)
+        .filter(|(_, l)| l.found >= FOUND && l.found_s >= FOUND_S)
+        .map(|((whose, _), _)| whose)
+        .collect();
     Reading { owners, sounds }
 }
 
@@ -221,6 +224,40 @@ mod tests {
         );
         assert_eq!(classify(&[None], "s0"), Found::Unheard);
         assert_eq!(classify(&[], "s0"), Found::Unheard);
+    }
+
+    /// Two replies interleaved 100 ms at a time on one call: neither read, both found by
+    /// their sound among the turn's replies; a one-word reply of a third call is too short
+    /// to be proof, and its whole sound is not there.
+    #[test]
+    fn an_unread_reply_is_compared_with_the_turns_replies_by_its_sound() {
+        use std::sync::Arc;
+        let (a, b) = (
+            "Your order shipped yesterday and should arrive by Friday afternoon.",
+            "The agent plans a careful answer with tools and memory, so we test again.",
+        );
+        let (x, y) = (
+            voice::speak(a, 16000).unwrap(),
+            voice::speak(b, 16000).unwrap(),
+        );
+        let mut heard = Vec::new();
+        for i in 0..x.len().max(y.len()).div_ceil(1600) {
+            for z in [&x, &y] {
+                heard.extend(z.chunks(1600).nth(i).unwrap_or_default());
+            }
+        }
+        let list: Arc<crate::run::options::Spoken> = Arc::new(move |_, _, _| {
+            let one = |s: &str, t: &str| (s.to_string(), vec![t.to_string()]);
+            vec![one("s2", "Tide."), one("s1", b), one("s0", a)]
+        });
+        let owner = Owner::new(Arc::new(|_| None), Some(list));
+        let now = std::time::Instant::now();
+        let r = read(heard, 16000, owner, "s0", (now, now));
+        assert_eq!(r.sounds, ["s0", "s1"], "{r:?}");
+        assert_eq!(
+            by_sound(&r.sounds, "s0"),
+            Some(Found::Sounded("s1".into(), true))
+        );
     }
 
     #[test]

@@ -89,24 +89,29 @@ impl Owner {
         }
     }
 
-    /// The replies spoken within `window`, newest first; none once the step has compared
-    /// [`SOUND_CHECKS`] replies, or where the ledger cannot list them.
-    pub fn spoken_lately(&self, window: std::time::Duration) -> Vec<(String, String)> {
+    /// The replies spoken between `since` and `until` ago, by session (at most `most`);
+    /// none once the step has compared [`SOUND_CHECKS`] replies, or where the ledger
+    /// cannot list them.
+    pub fn spoken_lately(&self, since: Duration, until: Duration, most: usize) -> Vec<Said> {
         use std::sync::atomic::Ordering::Relaxed;
         let list = self.spoken.as_ref();
         let left = self
             .sound_checks
             .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1));
         match (list, left) {
-            (Some(list), Ok(_)) => list(window),
+            (Some(list), Ok(_)) => list(since, until, most),
             _ => Vec::new(),
         }
     }
 }
 
-/// The replies the mock spoke aloud within the last this long, newest first: (whose, its
-/// text), [`NO_CALL`] for a reply to words that named no session.
-pub type Spoken = dyn Fn(std::time::Duration) -> Vec<(String, String)> + Send + Sync;
+/// The replies the mock spoke aloud between two times ago (the first the longer), by
+/// session, at most so many: [`Said`].
+pub type Spoken = dyn Fn(Duration, Duration, usize) -> Vec<Said> + Send + Sync;
+
+/// A session's reply as the mock spoke it: whose ([`NO_CALL`] for words that named no
+/// session), and its texts in the order spoken.
+pub type Said = (String, Vec<String>);
 
 /// The ledger's lookup: the session whose reply holds a text; [`NO_CALL`] for a reply the
 /// mock gave to words that named no session.
@@ -146,15 +151,14 @@ mod tests {
 
     #[test]
     fn a_step_compares_so_many_replies_by_their_sound_and_no_more() {
-        let list: Arc<Spoken> = Arc::new(|_| vec![("s1".into(), "hello".into())]);
+        let list: Arc<Spoken> = Arc::new(|_, _, _| vec![("s1".into(), vec!["hello".into()])]);
         let owner = Owner::new(Arc::new(|_| None), Some(list));
-        let d = std::time::Duration::from_secs(1);
+        let d = Duration::from_secs(1);
         for _ in 0..SOUND_CHECKS {
-            assert_eq!(owner.clone().spoken_lately(d).len(), 1);
+            assert_eq!(owner.clone().spoken_lately(d, d, 8).len(), 1);
         }
-        assert!(owner.spoken_lately(d).is_empty());
-        assert!(Owner::new(Arc::new(|_| None), None)
-            .spoken_lately(d)
-            .is_empty());
+        assert!(owner.spoken_lately(d, d, 8).is_empty());
+        let none = Owner::new(Arc::new(|_| None), None);
+        assert!(none.spoken_lately(d, d, 8).is_empty());
     }
 }

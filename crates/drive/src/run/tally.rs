@@ -363,9 +363,14 @@ mod tests {
                     c.owner.as_str(),
                     c.with_own,
                     c.owner_heard_own,
+                    c.by_sound,
                 )
             })
             .collect();
-        assert_eq!(said, [("s0", "s1", true, false), ("s1", "s0", false, true)]);
+        let want = [
+            ("s0", "s1", true, false, false),
+            ("s1", "s0", false, true, true),
+        ];
+        assert_eq!(said, want);
     }
 }

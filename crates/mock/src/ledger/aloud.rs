@@ -22,18 +22,26 @@ impl Aloud {
         q.push_back((Instant::now(), session.to_string(), text.to_string()));
     }
 
-    /// The replies spoken within the last `d`, newest first, each text once: (session,
-    /// text).
-    pub fn within(&self, d: Duration) -> Vec<(String, String)> {
+    /// The replies spoken between `since` and `until` ago (`since` the longer), by session
+    /// (the first spoken first) with its texts in the order spoken, at most `most` sessions.
+    pub fn between(
+        &self,
+        since: Duration,
+        until: Duration,
+        most: usize,
+    ) -> Vec<(String, Vec<String>)> {
+        let now = Instant::now();
+        let (from, to) = (now.checked_sub(since), now.checked_sub(until));
         let q = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let since = Instant::now().checked_sub(d);
-        let mut out: Vec<(String, String)> = Vec::new();
-        for (at, session, text) in q.iter().rev() {
-            if since.is_some_and(|s| *at < s) {
-                break;
-            }
-            if !out.iter().any(|(_, t)| t == text) {
-                out.push((session.clone(), text.clone()));
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        let inside = q
+            .iter()
+            .filter(|(at, _, _)| from.is_none_or(|f| *at >= f) && to.is_none_or(|t| *at <= t));
+        for (_, session, text) in inside {
+            match out.iter().position(|(s, _)| s == session) {
+                Some(i) => out[i].1.push(text.clone()),
+                None if out.len() < most => out.push((session.clone(), vec![text.clone()])),
+                None => {}
             }
         }
         out
@@ -45,20 +53,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_last_seconds_replies_newest_first_each_text_once() {
+    fn a_windows_replies_by_session_their_texts_in_order() {
         let a = Aloud::default();
+        a.said("s0", "old");
+        std::thread::sleep(Duration::from_millis(60));
         a.said("s0", "one");
         a.said("s1", "two");
-        a.said("s0", "one");
+        a.said("s0", "three");
+        let secs = Duration::from_secs;
+        let got = a.between(Duration::from_millis(40), Duration::ZERO, 8);
+        let want = [("s0", vec!["one", "three"]), ("s1", vec!["two"])];
+        let want: Vec<(String, Vec<String>)> = want
+            .map(|(s, t)| (s.into(), t.into_iter().map(String::from).collect()))
+            .into();
+        assert_eq!(got, want);
         assert_eq!(
-            a.within(Duration::from_secs(60)),
-            vec![("s0".into(), "one".into()), ("s1".into(), "two".into())]
+            a.between(secs(60), Duration::ZERO, 1).len(),
+            1,
+            "at most one session"
         );
-        std::thread::sleep(Duration::from_millis(30));
-        a.said("s2", "three");
-        assert_eq!(
-            a.within(Duration::from_millis(20)),
-            vec![("s2".into(), "three".into())]
+        assert!(
+            a.between(secs(60), secs(30), 8).is_empty(),
+            "none that long ago"
         );
         for i in 0..KEPT + 5 {
             a.said("s", &i.to_string());

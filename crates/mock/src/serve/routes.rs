@@ -131,14 +131,23 @@ async fn owner(State(app): State<Arc<App>>, text: String) -> Json<serde_json::Va
     Json(serde_json::json!({ "owner": app.ledger.owner_of_spoken(&text) }))
 }
 
-/// The replies spoken aloud within the last milliseconds in the body, newest first:
-/// `{"spoken": [["s3", "text"], …]}`. A shard's caller compares a reply it cannot read with
-/// them by its sound; a body that is not a number of milliseconds lists none.
-async fn spoken(State(app): State<Arc<App>>, ms: String) -> Json<serde_json::Value> {
-    let within = ms.trim().parse().map(std::time::Duration::from_millis);
-    let list = within
-        .map(|d| app.ledger.aloud.within(d))
-        .unwrap_or_default();
+/// The replies spoken aloud between two times ago, by session: the body `SINCE_MS UNTIL_MS
+/// MOST` (at most MOST sessions), the answer `{"spoken": [["s3", ["text", …]], …]}`. A
+/// shard's caller compares a reply it cannot read with them by its sound; a body it cannot
+/// read lists none.
+async fn spoken(State(app): State<Arc<App>>, body: String) -> Json<serde_json::Value> {
+    let n: Vec<u64> = body
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let list = match n[..] {
+        [since, until, most] => app.ledger.aloud.between(
+            std::time::Duration::from_millis(since),
+            std::time::Duration::from_millis(until),
+            most as usize,
+        ),
+        _ => Vec::new(),
+    };
     Json(serde_json::json!({ "spoken": list }))
 }
 

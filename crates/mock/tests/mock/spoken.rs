@@ -36,11 +36,11 @@ async fn a_reply_spoken_is_listed_with_its_session() {
     )
     .await;
     assert_eq!(s, 200);
-    let (s, _, listed) = raw(&server, "/plimsoll/spoken", "", b"60000").await;
+    let (s, _, listed) = raw(&server, "/plimsoll/spoken", "", b"60000 0 8").await;
     assert_eq!(s, 200);
     let listed: serde_json::Value = serde_json::from_slice(&listed).unwrap();
-    assert_eq!(listed, serde_json::json!({"spoken": [["s1", text]]}));
-    // Not a number of milliseconds: none listed, not an error.
+    assert_eq!(listed, serde_json::json!({"spoken": [["s1", [text]]]}));
+    // Not three numbers: none listed, not an error.
     let (s, _, listed) = raw(&server, "/plimsoll/spoken", "", b"soon").await;
     assert_eq!((s, listed), (200, br#"{"spoken":[]}"#.to_vec()));
 }
