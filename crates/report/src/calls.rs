@@ -166,9 +166,13 @@ fn words_line(v: &result::VoiceCalls) -> String {
             crate::words::count(n, "reply")
         ),
     };
+    let sound = match v.words_by_sound {
+        0 => String::new(),
+        n => format!(" ({n} by their sound alone: too damaged to read)"),
+    };
     match v.words_wrong {
         0 => format!(
-            "  words: {} heard, each on its own call{unheard}",
+            "  words: {} heard, each on its own call{sound}{unheard}",
             crate::words::count(v.words_checked, "reply")
         ),
         n => format!(
@@ -403,6 +407,16 @@ mod tests {
             "  audio: 30.0 s from the bot, 25.00 % of it stalled (750 ms a turn, the longest gap 60.0 ms; 100 % of turns stuttered; of that, 84 holes of silence cutting into the replies' sound, 2980 ms in all, its packets on time: an output padding its dry queue (short of CPU), or audio cut and spliced); the callers spoke 0.0 s"
         );
         assert!(words_line(&v).ends_with("4 replies not heard as the mock's voice (other audio, or damaged past reading: see the holes in the audio)"), "{}", words_line(&v));
+        // Replies damaged past reading whose sound is still their own call's.
+        let v = result::VoiceCalls {
+            words_checked: 6,
+            words_by_sound: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            words_line(&v),
+            "  words: 6 replies heard, each on its own call (2 by their sound alone: too damaged to read)"
+        );
     }
 
     #[test]

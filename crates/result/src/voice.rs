@@ -44,6 +44,10 @@ pub struct VoiceCalls {
     pub words_checked: u64,
     pub words_wrong: u64,
     pub words_unheard: u64,
+    /// Of the replies heard on their own call, those found by their sound alone where no
+    /// words could be read (a pipeline damaged them past reading, or cut all but a stretch).
+    #[serde(default, skip_serializing_if = "crate::cost::is_zero")]
+    pub words_by_sound: u64,
     /// Barge-ins: turns the caller spoke over the bot, and how long the bot took to fall
     /// silent (a `clear`, or its audio stopping), p50 ms.
     pub barge_ins: u64,

@@ -29,11 +29,45 @@ const BEFORE_MS: usize = 4;
 const LOUD_DB: f64 = -36.0;
 const DROP_DB: f64 = 25.0;
 const QUIET_DB: f64 = -40.0;
+/// Holes are taken out after quieter sound than they are counted after: a padded reply's
+/// quiet syllables are padded too, and a voice decays below this before its pauses (the
+/// voice's own tests: none taken out of it at any rate).
+const CLOSE_LOUD_DB: f64 = -60.0;
 
 /// The holes in `audio` (mono, at `rate`): silence of 8 to 300 ms that cuts into loud
 /// sound (see the constants); silence at the very end is not one. A codec's smearing
 /// hides some: the count is at least what a listener heard.
 pub fn holes(audio: &[f32], rate: u32) -> Holes {
+    let mut out = Holes::default();
+    for (start, end) in spans(audio, rate, LOUD_DB) {
+        let ms = (end - start) as f64 * 1000.0 / rate as f64;
+        out.count += 1;
+        out.ms += ms;
+        out.longest_ms = out.longest_ms.max(ms);
+    }
+    out
+}
+
+/// `audio` with its holes taken out: the reply as it was before a transport padded it,
+/// for reading and comparing; None where it has none.
+pub fn closed(audio: &[f32], rate: u32) -> Option<Vec<f32>> {
+    let spans = spans(audio, rate, CLOSE_LOUD_DB);
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(audio.len());
+    let mut from = 0;
+    for (start, end) in spans {
+        out.extend_from_slice(&audio[from..start]);
+        from = end;
+    }
+    out.extend_from_slice(&audio[from..]);
+    Some(out)
+}
+
+/// Where the holes are, after sound at least `loud_db`: each one's first sample and the
+/// sample after its last.
+fn spans(audio: &[f32], rate: u32, loud_db: f64) -> Vec<(usize, usize)> {
     let per = (rate as usize * BLOCK_MS / 1000).max(1);
     let db: Vec<f64> = audio
         .chunks_exact(per)
@@ -47,12 +81,12 @@ pub fn holes(audio: &[f32], rate: u32) -> Holes {
         SHORTEST_MS / BLOCK_MS,
         LONGEST_MS / BLOCK_MS,
     );
-    let mut out = Holes::default();
+    let mut out = Vec::new();
     let mut k = before;
     while k < db.len() {
         let loud = db[k - before..k].iter().copied().fold(f64::MIN, f64::max);
         let quiet = QUIET_DB.min(loud - DROP_DB);
-        if loud < LOUD_DB || db[k] > quiet {
+        if loud < loud_db || db[k] > quiet {
             k += 1;
             continue;
         }
@@ -61,10 +95,7 @@ pub fn holes(audio: &[f32], rate: u32) -> Holes {
             k += 1;
         }
         if k - start >= shortest && k - start <= longest && k < db.len() {
-            let ms = ((k - start) * BLOCK_MS) as f64;
-            out.count += 1;
-            out.ms += ms;
-            out.longest_ms = out.longest_ms.max(ms);
+            out.push((start * per, k * per));
         }
     }
     out
@@ -80,6 +111,7 @@ mod tests {
         for rate in [8000, 16000, 24000, 48000] {
             let s = crate::speak(t, rate).unwrap();
             assert_eq!(holes(&s, rate), Holes::default(), "the voice at {rate} Hz");
+            assert_eq!(closed(&s, rate), None);
             // 20 ms of zeros put in every 500 ms, as a dry queue's padding.
             let per = rate as usize / 1000;
             let mut y = Vec::new();
@@ -98,6 +130,14 @@ mod tests {
                 "{h:?} of {put} at {rate} Hz"
             );
             assert!(h.ms >= h.count as f64 * 16.0, "{h:?}");
+            // Taken out, the holes leave the voice as long as it was, less what is not one.
+            let c = closed(&y, rate).expect("holes to take out");
+            let left = c.len() as f64 - s.len() as f64;
+            assert_eq!(
+                left,
+                (y.len() - s.len()) as f64 - h.ms * per as f64,
+                "{rate} Hz"
+            );
         }
     }
 

@@ -20,6 +20,10 @@ const NFFT: usize = 512;
 /// Log-spaced bands from 150 to 3400 Hz: the vowel's formants and the consonants' noise,
 /// what every codec a voice agent uses keeps.
 const BANDS: usize = 16;
+/// How many loud frames of its own (3 s) the heard audio's mean band levels weigh as
+/// much as a candidate's: a reply's whole is taken by its own colour, a 1.5 s stretch of
+/// it mostly by the candidate's.
+const PRIOR: f64 = 150.0;
 /// A loud frame is within this of the audio's 98th-percentile level (dB).
 const LOUD_DB: f64 = 30.0;
 /// Two loud frames' spectral shapes (correlation of their mean-removed band levels)
@@ -51,17 +55,56 @@ pub struct Likeness {
     pub found_s: f64,
 }
 
+/// Of a candidate's own sound, the share that must be found in the heard audio to say it
+/// was heard there (four times what another reply's chance likeness reaches, 0.15 at most
+/// on the voice's tests); or of the heard audio, the share the candidate accounts for (a
+/// stretch of a reply: another's chance reaches 0.46 of a second's stretch, where the
+/// replies' shared opening is); and either way this many seconds of it (a one-word reply,
+/// or a second of chance runs, is no proof).
+const FOUND: f64 = 0.5;
+const SHARE: f64 = 0.6;
+const FOUND_S: f64 = 1.0;
+/// A stretch is one reply's: the candidate that accounts for most of it, by this much
+/// more than the next (two replies that open with the same words sound the same there).
+const MARGIN: f64 = 0.1;
+
+/// Which candidates were heard, of `all` compared with one audio: each one most of whose
+/// sound was found (two replies interleaved are both found); else the one that accounts
+/// for most of the audio, clear of the next (a stretch of one reply); a second of sound
+/// at least either way.
+pub fn heard(all: &[Likeness]) -> Vec<bool> {
+    let whole = |l: &Likeness| l.found >= FOUND && l.found_s >= FOUND_S;
+    let mut shares: Vec<(usize, f64)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !whole(l))
+        .map(|(i, l)| (i, l.share))
+        .collect();
+    shares.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let stretch = match shares.as_slice() {
+        [(i, s), rest @ ..] if *s >= SHARE && all[*i].found_s >= FOUND_S => rest
+            .first()
+            .is_none_or(|(_, next)| s - next >= MARGIN)
+            .then_some(*i),
+        _ => None,
+    };
+    all.iter()
+        .enumerate()
+        .map(|(i, l)| whole(l) || stretch == Some(i))
+        .collect()
+}
+
 /// Each candidate (texts spoken one after another, as the mock speaks a reply sentence by
 /// sentence) against `heard` (mono at `rate`), in the candidates' order. A text the voice
-/// cannot speak adds nothing; a candidate longer than twice the heard audio is not
-/// compared (found nowhere).
+/// cannot speak adds nothing; a candidate longer than a minute is not compared (found
+/// nowhere).
 pub fn likeness<S: AsRef<str>>(heard: &[f32], rate: u32, candidates: &[Vec<S>]) -> Vec<Likeness> {
     let most = HEARD_MOST_S * rate as usize;
-    let h = frames(
-        &crate::hear::at_16k(&heard[..heard.len().min(most)], rate),
-        HOP,
-    );
-    let loud_heard = h.loud.iter().filter(|l| **l).count();
+    let as_heard = |a: &[f32]| frames(&crate::hear::at_16k(&a[..a.len().min(most)], rate), HOP);
+    // Also with a transport's padding taken out (a hole every 40 ms leaves no frame
+    // whole), where it had any: whichever finds more of the candidate.
+    let mut heards = vec![as_heard(heard)];
+    heards.extend(crate::holes::closed(heard, rate).map(|c| as_heard(&c)));
     candidates
         .iter()
         .map(|texts| {
@@ -75,18 +118,34 @@ pub fn likeness<S: AsRef<str>>(heard: &[f32], rate: u32, candidates: &[Vec<S>]) 
                 return Likeness::default();
             }
             let c = frames(&spoken, HOP / SUB);
-            let loud_c = c.loud.iter().filter(|l| **l).count() / SUB;
-            if loud_c > 2 * loud_heard + 100 {
-                return Likeness::default();
-            }
-            let matched = align(&h, &c) as f64;
-            Likeness {
-                share: (matched / loud_heard.max(1) as f64).min(1.0),
-                found: (matched / loud_c.max(1) as f64).min(1.0),
-                found_s: matched * HOP as f64 / front::FS,
-            }
+            heards
+                .iter_mut()
+                .map(|h| compare(h, &c))
+                .fold(
+                    Likeness::default(),
+                    |a, b| if b.found > a.found { b } else { a },
+                )
         })
         .collect()
+}
+
+/// How much of the candidate `c` the heard frames `h` hold.
+fn compare(h: &mut Frames, c: &Frames) -> Likeness {
+    let loud_heard = h.loud.iter().filter(|l| **l).count();
+    let loud_c = c.loud.iter().filter(|l| **l).count() / SUB;
+    // A short stretch's mean is its few syllables' more than the channel's colour: it
+    // leans on the candidate's, as much as PRIOR frames of its own would.
+    let mut mean = h.mean;
+    for (m, q) in mean.iter_mut().zip(&c.mean) {
+        *m = (*m * h.count + q * PRIOR) / (h.count + PRIOR);
+    }
+    h.shaped(&mean);
+    let matched = align(h, c) as f64;
+    Likeness {
+        share: (matched / loud_heard.max(1) as f64).min(1.0),
+        found: (matched / loud_c.max(1) as f64).min(1.0),
+        found_s: matched * HOP as f64 / front::FS,
+    }
 }
 
 /// Audio as frames: each loud one's spectral shape (band levels less their mean, unit
@@ -94,6 +153,24 @@ pub fn likeness<S: AsRef<str>>(heard: &[f32], rate: u32, candidates: &[Vec<S>]) 
 struct Frames {
     shape: Vec<[f32; BANDS]>,
     loud: Vec<bool>,
+    bands: Vec<[f64; BANDS]>,
+    mean: [f64; BANDS],
+    count: f64,
+}
+
+impl Frames {
+    /// The shapes again with `mean` taken out.
+    fn shaped(&mut self, mean: &[f64; BANDS]) {
+        self.shape = self
+            .bands
+            .iter()
+            .map(|db| {
+                let mut d = *db;
+                d.iter_mut().zip(mean).for_each(|(x, m)| *x -= m);
+                unit(&d)
+            })
+            .collect();
+    }
 }
 
 fn frames(y: &[f64], hop: usize) -> Frames {
@@ -115,8 +192,7 @@ fn frames(y: &[f64], hop: usize) -> Frames {
         fft.make_output_vec(),
         fft.make_scratch_vec(),
     );
-    let mut levels = Vec::with_capacity(n);
-    let mut bands = Vec::with_capacity(n);
+    let mut power = Vec::with_capacity(n);
     for i in 0..n {
         buf.fill(0.0);
         for (k, w) in hann.iter().enumerate() {
@@ -128,13 +204,21 @@ fn frames(y: &[f64], hop: usize) -> Frames {
         {
             break; // the buffers are the plan's own: it cannot refuse them
         }
-        let mut db = [0f64; BANDS];
-        for (b, d) in db.iter_mut().enumerate() {
-            let e: f64 = spec[edges[b]..edges[b + 1].max(edges[b] + 1)]
+        let mut e = [0f64; BANDS];
+        for (b, d) in e.iter_mut().enumerate() {
+            *d = spec[edges[b]..edges[b + 1].max(edges[b] + 1)]
                 .iter()
                 .map(|c| c.norm_sqr())
                 .sum();
-            *d = 10.0 * (e + 1e-12).log10();
+        }
+        power.push(e);
+    }
+    let mut levels = Vec::with_capacity(n);
+    let mut bands = Vec::with_capacity(n);
+    for e in &power {
+        let mut db = [0f64; BANDS];
+        for (d, p) in db.iter_mut().zip(e) {
+            *d = 10.0 * (p + 1e-12).log10();
         }
         let total: f64 = db.iter().map(|d| 10f64.powf(d / 10.0)).sum();
         levels.push(10.0 * (total + 1e-12).log10());
@@ -151,15 +235,15 @@ fn frames(y: &[f64], hop: usize) -> Frames {
             *m += d / count;
         }
     }
-    let shape = bands
-        .iter()
-        .map(|db| {
-            let mut d = *db;
-            d.iter_mut().zip(&mean).for_each(|(x, m)| *x -= m);
-            unit(&d)
-        })
-        .collect();
-    Frames { shape, loud }
+    let mut f = Frames {
+        shape: Vec::new(),
+        loud,
+        bands,
+        mean,
+        count,
+    };
+    f.shaped(&mean);
+    f
 }
 
 /// Band levels less their mean, scaled to unit length.
@@ -308,6 +392,27 @@ mod tests {
             assert!(l[0].share > share && l[1].share > share, "{piece}: {l:?}");
             assert!(l[2].found < 0.15, "{piece}: {l:?}");
         }
+    }
+
+    /// Two replies interleaved are both heard; a stretch is the one reply that accounts for
+    /// most of it, clear of the next; two that sound alike there (the same opening words),
+    /// neither; a second of sound at least either way.
+    #[test]
+    fn heard_takes_every_whole_reply_and_one_stretch_clear_of_the_next() {
+        let l = |share, found, found_s| Likeness {
+            share,
+            found,
+            found_s,
+        };
+        let both = [l(0.5, 0.9, 4.0), l(0.45, 0.85, 3.5), l(0.1, 0.13, 1.2)];
+        assert_eq!(heard(&both), [true, true, false]);
+        let stretch = [l(0.1, 0.02, 0.2), l(0.95, 0.14, 1.4), l(0.46, 0.05, 0.5)];
+        assert_eq!(heard(&stretch), [false, true, false]);
+        let alike = [l(0.95, 0.14, 1.4), l(0.9, 0.2, 1.3)];
+        assert_eq!(heard(&alike), [false, false]);
+        let short = [l(0.99, 0.1, 0.8), l(0.2, 0.9, 0.6)];
+        assert_eq!(heard(&short), [false, false]);
+        assert_eq!(heard(&[]), Vec::<bool>::new());
     }
 
     #[test]

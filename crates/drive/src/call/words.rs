@@ -48,6 +48,10 @@ pub(super) async fn utterances(
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Found {
     Own,
+    /// This call's own reply found by its sound alone, where no words could be read: a
+    /// pipeline damaged it past reading (silences put inside it, a low bitrate, loss) or
+    /// only a stretch of it came through.
+    OwnSounded,
     /// Another call's reply (its name), and whether this call's own was heard with it.
     Other(String, bool),
     /// The same found by its sound where no words could be read: the replies cut too fine
@@ -67,6 +71,7 @@ impl Found {
     pub fn said(&self) -> String {
         match self {
             Found::Own => "this call's reply".into(),
+            Found::OwnSounded => "this call's reply, by its sound (too damaged to read)".into(),
             Found::Other(o, false) => format!("the reply to call {o}"),
             Found::Other(o, true) => format!("the reply to call {o}, along with this call's own"),
             Found::Sounded(o, false) => {
@@ -97,7 +102,7 @@ impl Found {
             Found::NoCall => Some(format!(
                 "call {name} heard a reply to words that named no call: the caller's marker never reached the LLM (the bot's speech to text lost their start, or it asked in words of its own)"
             )),
-            Found::Own | Found::Unheard => None,
+            Found::Own | Found::OwnSounded | Found::Unheard => None,
         }
     }
 }
@@ -111,6 +116,7 @@ pub(super) fn words(heard: &Reading, name: &str, tally: &Tally) -> Found {
     };
     match &f {
         Found::Own => tally.words(Words::Own),
+        Found::OwnSounded => tally.words(Words::OwnSounded),
         Found::Other(other, own) | Found::Sounded(other, own) => {
             tally.words(Words::Other);
             tally.crosstalk(name, other, *own, matches!(f, Found::Sounded(..)));
@@ -119,7 +125,7 @@ pub(super) fn words(heard: &Reading, name: &str, tally: &Tally) -> Found {
     }
     if matches!(
         f,
-        Found::Own | Found::Other(_, true) | Found::Sounded(_, true)
+        Found::Own | Found::OwnSounded | Found::Other(_, true) | Found::Sounded(_, true)
     ) {
         tally.heard_own(name);
     }
@@ -135,11 +141,6 @@ pub(super) struct Reading {
     pub sounds: Vec<String>,
 }
 
-/// Of a candidate's own sound, the share that must be found in a reply to say it was
-/// heard there (four times what another reply's chance likeness reaches, 0.13 at most on
-/// the voice's tests), and at least this many seconds of it (a short reply is no proof).
-const FOUND: f64 = 0.5;
-const FOUND_S: f64 = 1.0;
 /// The most calls' replies a reply's sound is compared with, this call's own first.
 const CANDIDATES: usize = 8;
 /// How long before the turn began a reply heard in it may have been spoken.
@@ -155,13 +156,26 @@ pub(super) fn read(
     name: &str,
     (began, ended): (std::time::Instant, std::time::Instant),
 ) -> Reading {
-    let said = voice::hear_all(&audio, rate);
-    let owners: Vec<Option<String>> = said.iter().map(|u| (owner.who)(&u.text)).collect();
+    let ask = |audio: &[f32]| -> Vec<Option<String>> {
+        let said = voice::hear_all(audio, rate);
+        said.iter().map(|u| (owner.who)(&u.text)).collect()
+    };
+    let mut owners = ask(&audio);
+    // Read again with the holes a starved transport padded it with taken out.
+    if !owners.iter().flatten().any(|o| o != NO_CALL) {
+        if let Some(closed) = voice::holes::closed(&audio, rate) {
+            owners = ask(&closed);
+        }
+    }
     let mut spoken = match owners.iter().flatten().any(|o| o != NO_CALL) {
         true => Vec::new(),
         false => owner.spoken_lately(began.elapsed() + SLACK, ended.elapsed(), 64),
     };
     spoken.sort_by_key(|(whose, _)| whose != name);
+    // Another call's reply in the same words as this call's own cannot be told from it.
+    if let Some((_, own)) = spoken.first().filter(|(whose, _)| whose == name).cloned() {
+        spoken.retain(|(whose, texts)| whose == name || *texts != own);
+    }
     spoken.truncate(CANDIDATES);
     let texts: Vec<Vec<String>> = spoken.iter().map(|(_, t)| t.clone()).collect();
     let likeness = match texts.is_empty() {
@@ -170,21 +184,21 @@ pub(super) fn read(
     };
     let sounds = spoken
         .into_iter()
-        .zip(likeness)
-        .filter(|(_, l)| l.found >= FOUND && l.found_s >= FOUND_S)
+        .zip(voice::likeness::heard(&likeness))
+        .filter(|(_, heard)| *heard)
         .map(|((whose, _), _)| whose)
         .collect();
     Reading { owners, sounds }
 }
 
 /// A reply no words were read from, by whose replies its sound holds: another call's
-/// (with this call's own or not), or None (its own alone is no news: still unheard).
+/// (with this call's own or not), this call's own alone, or None.
 fn by_sound(sounds: &[String], name: &str) -> Option<Found> {
-    let other = sounds.iter().find(|o| *o != name && *o != NO_CALL)?;
-    Some(Found::Sounded(
-        other.clone(),
-        sounds.iter().any(|o| o == name),
-    ))
+    let own = sounds.iter().any(|o| o == name);
+    match sounds.iter().find(|o| *o != name && *o != NO_CALL) {
+        Some(other) => Some(Found::Sounded(other.clone(), own)),
+        None => own.then_some(Found::OwnSounded),
+    }
 }
 
 /// One reply's utterances by whose reply each was (None: not read as the mock's voice),
@@ -260,6 +274,42 @@ mod tests {
         );
     }
 
+    /// Two seconds from the middle of a reply, its opening cut (a pipeline that lost the
+    /// rest): no words read; its sound is this call's own, and another call's reply in the
+    /// same words is no candidate (it could not be told from it). Heard, by its sound.
+    #[test]
+    fn a_stretch_of_this_calls_own_reply_is_heard_by_its_sound() {
+        use std::sync::Arc;
+        let a = "Your order shipped yesterday and should arrive by Friday afternoon.";
+        let b = "The agent plans a careful answer with tools and memory, so we test again.";
+        let heard = voice::speak(a, 16000).unwrap()[8000..40000].to_vec();
+        let list: Arc<crate::run::options::Spoken> = Arc::new(move |_, _, _| {
+            let one = |s: &str, t: &str| (s.to_string(), vec![t.to_string()]);
+            vec![one("s1", b), one("s2", a), one("s0", a)]
+        });
+        let who = move |t: &str| (t == a).then(|| "s0".to_string());
+        let owner = Owner::new(Arc::new(who), Some(list));
+        let now = std::time::Instant::now();
+        let tally = crate::run::tally::Tally::new("twilio", 20);
+        let r = read(heard, 16000, owner, "s0", (now, now));
+        assert_eq!(
+            (r.owners.as_slice(), r.sounds.as_slice()),
+            (&[][..], &["s0".to_string()][..]),
+            "{r:?}"
+        );
+        assert_eq!(words(&r, "s0", &tally), Found::OwnSounded);
+        let v = tally.figures();
+        assert_eq!(
+            (
+                v.words_checked,
+                v.words_by_sound,
+                v.words_unheard,
+                v.words_wrong
+            ),
+            (1, 1, 0, 0)
+        );
+    }
+
     #[test]
     fn a_reply_found_by_its_sound_is_named_only_when_it_holds_another_calls() {
         let s = |v: &[&str]| v.iter().map(|o| o.to_string()).collect::<Vec<_>>();
@@ -267,8 +317,9 @@ mod tests {
         assert_eq!(two, Some(Found::Sounded("s1".into(), true)));
         let other = by_sound(&s(&["s1"]), "s0");
         assert_eq!(other, Some(Found::Sounded("s1".into(), false)));
-        // Its own alone, or a reply to words that named no call: still unheard.
-        assert_eq!(by_sound(&s(&["s0"]), "s0"), None);
+        // Its own alone: heard, by its sound; a reply to words that named no call: none.
+        assert_eq!(by_sound(&s(&["s0"]), "s0"), Some(Found::OwnSounded));
         assert_eq!(by_sound(&s(&[NO_CALL]), "s0"), None);
+        assert_eq!(by_sound(&[], "s0"), None);
     }
 }

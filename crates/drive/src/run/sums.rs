@@ -55,6 +55,9 @@ pub struct VoiceCounts {
     pub words_checked: u64,
     pub words_wrong: u64,
     pub words_unheard: u64,
+    /// Of the replies checked, those found by their sound alone (too damaged to read).
+    #[serde(default)]
+    pub words_by_sound: u64,
     pub barge_ins: u64,
     /// Replies heard on the wrong call, the first few (whether the owner heard its own is
     /// filled in when the figures are made); and the calls that heard a reply of their own.
@@ -88,6 +91,7 @@ impl VoiceCounts {
             (&mut self.words_checked, o.words_checked),
             (&mut self.words_wrong, o.words_wrong),
             (&mut self.words_unheard, o.words_unheard),
+            (&mut self.words_by_sound, o.words_by_sound),
             (&mut self.barge_ins, o.barge_ins),
             (&mut self.packets, o.packets),
             (&mut self.packets_lost, o.packets_lost),
@@ -148,6 +152,7 @@ pub fn figures(c: &VoiceCounts, h: &BTreeMap<String, Histogram<u64>>) -> result:
         words_checked: c.words_checked,
         words_wrong: c.words_wrong,
         words_unheard: c.words_unheard,
+        words_by_sound: c.words_by_sound,
         barge_ins: c.barge_ins,
         barge_stop_p50_ms: q(BARGE, 0.5),
         frame_jitter_p99_ms: q(FRAME_LATE, 0.99).unwrap_or(0.0),

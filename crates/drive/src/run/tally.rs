@@ -52,6 +52,8 @@ pub(crate) struct TurnFigures {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Words {
     Own,
+    /// This call's own, found by its sound where no words could be read.
+    OwnSounded,
     Other,
     Unheard,
 }
@@ -171,6 +173,10 @@ impl Tally {
     pub(crate) fn words(&self, w: Words) {
         self.with(|i| match w {
             Words::Own => i.words_checked += 1,
+            Words::OwnSounded => {
+                i.words_checked += 1;
+                i.words_by_sound += 1;
+            }
             Words::Other => {
                 i.words_checked += 1;
                 i.words_wrong += 1;
