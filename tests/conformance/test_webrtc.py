@@ -191,7 +191,7 @@ def test_a_realtime_bot_that_sends_every_reply_out_of_the_first_call_is_named(tm
     (AGENT_BUG=first: every call's audio to the first call's output). The first caller
     hears both replies interleaved delta by delta, no piece long enough to read; the second
     hears nothing and times out. The replies are found by their sound and named as
-    cross-talk, whose and where: exit 3."""
+    cross-talk, whose and where: exit 3; `check` says it first, the timeout under it."""
     d = example_copy("pipecat-webrtc", tmp)
     (d / "bot.py").write_bytes((APPS / "realtime_bot.py").read_bytes())
     toml = (d / "plimsoll.toml").read_text()
@@ -205,3 +205,9 @@ def test_a_realtime_bot_that_sends_every_reply_out_of_the_first_call_is_named(tm
     assert c["owner"] != c["heard_on"], c
     said = f"call {c['owner']}'s reply was heard on call {c['heard_on']} interleaved with that call's own (found by its sound: cut too fine to read), and call {c['owner']} heard none of its own"
     assert said in p.stderr, p.stderr
+    # `check` says the cause first, the timeout it caused under it.
+    p, _ = run(d, "check")
+    assert p.returncode != 0, p.stderr
+    first = p.stderr.split("  1. ", 1)[1].split("\n  2. ", 1)[0]
+    assert first.startswith("1 of 2 replies were heard on another call"), p.stderr
+    assert "what follows from it — timeout:" in first, p.stderr

@@ -323,12 +323,6 @@ pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
     if v.turns > 0 && st.tts_calls == 0 && !realtime {
         out.push("the bot spoke, but not with the mock's text-to-speech: replies cannot be checked against their calls (point its TTS at OPENAI_BASE_URL)".into());
     }
-    if v.words_wrong > 0 {
-        out.push(format!(
-            "{} of {} replies were heard on another call than the one that asked{}: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
-            v.words_wrong, v.words_checked, crosstalk(&v.crosstalk), listen(v, v.crosstalk.first().map(|c| c.heard_on.as_str()))
-        ));
-    }
     if v.turns > 0 && v.words_checked == 0 && (st.tts_calls > 0 || realtime) {
         out.push(format!(
             "none of the {} replies carried words the mock spoke for the call: the bot's audio reached the caller changed past reading (resampled to another rate than the line's, or mixed with other audio?){}",
@@ -339,6 +333,15 @@ pub fn check_problems(r: &StepResult, v: &result::VoiceCalls) -> Vec<String> {
         out.push("the calls ended without one answered turn".into());
     }
     out
+}
+
+/// `plimsoll check`'s problem for replies heard on the wrong call, if any: the cause a
+/// turn that timed out (its reply went elsewhere) and a failed turn follow from.
+pub fn crosstalk_problem(v: &result::VoiceCalls) -> Option<String> {
+    (v.words_wrong > 0).then(|| format!(
+        "{} of {} replies were heard on another call than the one that asked{}: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
+        v.words_wrong, v.words_checked, crosstalk(&v.crosstalk), listen(v, v.crosstalk.first().map(|c| c.heard_on.as_str()))
+    ))
 }
 
 /// `plimsoll check`'s line for calls that went well.

@@ -31,7 +31,17 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     errors.sort_by_key(|(kind, _)| rank(kind));
     // The first request failure's place: what follows from it is said under it.
     let first_failure = out.len();
-    for (kind, first) in &errors {
+    // Replies heard on the wrong call come first: a turn whose reply went elsewhere timed
+    // out, and the call that heard it failed its words; both are said under it.
+    let cross = res.voice.as_ref().and_then(crate::calls::crosstalk_problem);
+    let follows = |kind: &str| cross.is_some() && (kind == "timeout" || kind == "words");
+    if let Some(mut line) = cross.clone() {
+        for (kind, first) in errors.iter().filter(|(k, _)| follows(k)) {
+            line.push_str(&format!("\n     what follows from it — {kind}: {first}"));
+        }
+        out.push(line);
+    }
+    for (kind, first) in errors.iter().filter(|(k, _)| !follows(k)) {
         out.push(explain_sent(kind, first, sent));
     }
     // A session that failed before its first turn, or whose every turn was refused
@@ -308,6 +318,66 @@ mod tests {
         assert!(p[2].contains("— check_failed:"), "{p:#?}");
         // A 5xx may well be the LLM call failing elsewhere: that stays a problem of its own.
         assert!(p[3].contains("the SUT never called the mock"), "{p:#?}");
+    }
+
+    /// A Realtime bot that sent call s1's reply out of call s0's output: s1's turn timed
+    /// out and s0 failed its words. The cross-talk is the cause, said first; the timeout and
+    /// the failed turn under it; a failure of another kind stays a problem of its own.
+    #[test]
+    fn crosstalk_comes_before_the_timeout_and_the_failed_turn_it_caused() {
+        let voice = result::VoiceCalls {
+            turns: 2,
+            words_checked: 2,
+            words_wrong: 1,
+            crosstalk: vec![result::Crosstalk {
+                heard_on: "s0".into(),
+                owner: "s1".into(),
+                with_own: true,
+                owner_heard_own: false,
+                by_sound: true,
+            }],
+            stages: Some(result::VoiceStages {
+                stt_calls: 2,
+                tts_calls: 2,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let r = StepReport {
+            result: StepResult {
+                sessions_ok: 1,
+                sessions_failed: 2,
+                llm_calls: 2,
+                voice: Some(voice),
+                ..Default::default()
+            },
+            marked_sessions: 2,
+            first_errors: vec![
+                (
+                    "timeout".into(),
+                    "session s1 turn 1: the bot never answered".into(),
+                ),
+                (
+                    "words".into(),
+                    "session s0 call s0 heard the reply to call s1".into(),
+                ),
+                ("status_500".into(), "turn 2: HTTP 500: boom".into()),
+            ],
+            ..Default::default()
+        };
+        let sent = Sent {
+            file: Path::new("s.toml"),
+            json_keys: None,
+            shared: Vec::new(),
+        };
+        let p = problems(&r, &sent);
+        assert_eq!(p.len(), 2, "{p:#?}");
+        assert!(
+            p[0].starts_with("1 of 2 replies were heard on another call"),
+            "{p:#?}"
+        );
+        assert!(p[0].contains("\n     what follows from it — timeout: session s1 turn 1: the bot never answered\n     what follows from it — words: session s0 call s0 heard the reply to call s1"), "{p:#?}");
+        assert!(p[1].contains("— status_500:"), "{p:#?}");
     }
 
     /// Two sessions sent `"session": "plimsoll"` (issue 40): the violations follow from
