@@ -166,9 +166,13 @@ fn words_line(v: &result::VoiceCalls) -> String {
             crate::words::count(n, "reply")
         ),
     };
-    let sound = match v.words_by_sound {
-        0 => String::new(),
-        n => format!(" ({n} by their sound alone: too damaged to read)"),
+    let sound = match (v.words_by_sound, v.words_wrong) {
+        (0, _) => String::new(),
+        (n, 0) => format!(" ({n} by their sound alone: too damaged to read)"),
+        (n, _) => format!(
+            "; {} on its own call by its sound alone (too damaged to read)",
+            crate::words::count(n, "reply")
+        ),
     };
     match v.words_wrong {
         0 => format!(
@@ -176,7 +180,7 @@ fn words_line(v: &result::VoiceCalls) -> String {
             crate::words::count(v.words_checked, "reply")
         ),
         n => format!(
-            "  words: {n} of {} replies heard were another call's{}{unheard}",
+            "  words: {n} of {} replies heard were another call's{}{sound}{unheard}",
             v.words_checked,
             crosstalk(&v.crosstalk)
         ),
@@ -342,6 +346,18 @@ pub fn crosstalk_problem(v: &result::VoiceCalls) -> Option<String> {
         "{} of {} replies were heard on another call than the one that asked{}: the bot mixed its calls up (a transcript, a context or an audio buffer shared between calls){}",
         v.words_wrong, v.words_checked, crosstalk(&v.crosstalk), listen(v, v.crosstalk.first().map(|c| c.heard_on.as_str()))
     ))
+}
+
+/// Under a turn that timed out, where a call's reply was heard on another call and that
+/// call heard none of its own: what the timeout may follow from.
+pub fn timed_out_for_crosstalk(v: Option<&result::VoiceCalls>) -> String {
+    let Some(c) = v.and_then(|v| v.crosstalk.iter().find(|c| !c.owner_heard_own)) else {
+        return String::new();
+    };
+    format!(
+        "\n     if it is call {}'s, it follows from the cross-talk above: its reply was heard on call {}",
+        c.owner, c.heard_on
+    )
 }
 
 /// `plimsoll check`'s line for calls that went well.

@@ -29,20 +29,17 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     }
     let mut errors: Vec<&(String, String)> = r.first_errors.iter().collect();
     errors.sort_by_key(|(kind, _)| rank(kind));
+    // Replies heard on the wrong call come first: a call whose reply went elsewhere heard
+    // none, and its turn timed out.
+    out.extend(res.voice.as_ref().and_then(crate::calls::crosstalk_problem));
     // The first request failure's place: what follows from it is said under it.
     let first_failure = out.len();
-    // Replies heard on the wrong call come first: a turn whose reply went elsewhere timed
-    // out, and the call that heard it failed its words; both are said under it.
-    let cross = res.voice.as_ref().and_then(crate::calls::crosstalk_problem);
-    let follows = |kind: &str| cross.is_some() && (kind == "timeout" || kind == "words");
-    if let Some(mut line) = cross.clone() {
-        for (kind, first) in errors.iter().filter(|(k, _)| follows(k)) {
-            line.push_str(&format!("\n     what follows from it — {kind}: {first}"));
+    for (kind, first) in &errors {
+        let mut line = explain_sent(kind, first, sent);
+        if kind == "timeout" {
+            line.push_str(&crate::calls::timed_out_for_crosstalk(res.voice.as_ref()));
         }
         out.push(line);
-    }
-    for (kind, first) in errors.iter().filter(|(k, _)| !follows(k)) {
-        out.push(explain_sent(kind, first, sent));
     }
     // A session that failed before its first turn, or whose every turn was refused
     // (4xx) or never sent, never asked the SUT to call the LLM: that follows.
@@ -321,10 +318,10 @@ mod tests {
     }
 
     /// A Realtime bot that sent call s1's reply out of call s0's output: s1's turn timed
-    /// out and s0 failed its words. The cross-talk is the cause, said first; the timeout and
-    /// the failed turn under it; a failure of another kind stays a problem of its own.
+    /// out and s0 failed its words. The cross-talk is the cause, said first; the timeout says
+    /// what it may follow from; the failed turn and a 500 stay problems of their own.
     #[test]
-    fn crosstalk_comes_before_the_timeout_and_the_failed_turn_it_caused() {
+    fn crosstalk_comes_before_the_timeout_it_may_have_caused() {
         let voice = result::VoiceCalls {
             turns: 2,
             words_checked: 2,
@@ -371,13 +368,15 @@ mod tests {
             shared: Vec::new(),
         };
         let p = problems(&r, &sent);
-        assert_eq!(p.len(), 2, "{p:#?}");
+        assert_eq!(p.len(), 4, "{p:#?}");
         assert!(
             p[0].starts_with("1 of 2 replies were heard on another call"),
             "{p:#?}"
         );
-        assert!(p[0].contains("\n     what follows from it — timeout: session s1 turn 1: the bot never answered\n     what follows from it — words: session s0 call s0 heard the reply to call s1"), "{p:#?}");
         assert!(p[1].contains("— status_500:"), "{p:#?}");
+        let timeout = "— timeout: session s1 turn 1: the bot never answered\n     if it is call s1's, it follows from the cross-talk above: its reply was heard on call s0";
+        assert!(p[2].ends_with(timeout), "{p:#?}");
+        assert!(p[3].contains("— words: session s0"), "{p:#?}");
     }
 
     /// Two sessions sent `"session": "plimsoll"` (issue 40): the violations follow from

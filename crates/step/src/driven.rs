@@ -184,26 +184,9 @@ fn drive_options(
         name_prefix: step_tag(),
         replay: rig.replay.clone(),
         services: rig.deps.ports(),
-        voice_owner: Some(owner_of(&rig.mock.app)),
+        voice_owner: Some(crate::owner::of_app(&rig.mock.app)),
         keep_audio: keep_audio(cfg, opts, rig.concurrency),
     }
-}
-
-/// The in-process mock's ledger as the words check's: whose reply a text is, and the
-/// replies it spoke lately. The mock's anonymous session is the drive's "no call's".
-fn owner_of(app: &std::sync::Arc<mock::App>) -> drive::call::Owner {
-    let call = |o: String| match o == mock::session::ANONYMOUS {
-        true => drive::call::NO_CALL.to_string(),
-        false => o,
-    };
-    let (a, b) = (app.clone(), app.clone());
-    drive::call::Owner::new(
-        std::sync::Arc::new(move |t: &str| a.ledger.owner_of_spoken(t).map(call)),
-        Some(std::sync::Arc::new(move |since, until, most| {
-            let list = b.ledger.aloud.between(since, until, most);
-            list.into_iter().map(|(o, t)| (call(o), t)).collect()
-        })),
-    )
 }
 
 /// Whose calls' audio the step keeps, and where: `--keep-audio DIR`, or a folder of the

@@ -1,12 +1,24 @@
-//! Whose reply a caller heard, asked of the shared mock (`POST /plimsoll/owner`), and the
-//! replies it spoke lately (`POST /plimsoll/spoken`, for a reply compared by its sound):
-//! the words check of calls driven from shards, which share one mock but not its ledger in
-//! memory. A reply heard on another shard's call is named all the same.
+//! Whose reply a caller heard, and the replies the mock spoke lately (for a reply compared
+//! by its sound): the words check's ledger. In process, the mock's own; from shards, which
+//! share one mock but not its ledger in memory, asked of it (`POST /plimsoll/owner`,
+//! `POST /plimsoll/spoken`). A reply heard on another shard's call is named all the same.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
+
+/// The in-process mock's ledger as the words check's.
+pub(crate) fn of_app(app: &Arc<mock::App>) -> drive::call::Owner {
+    let (a, b) = (app.clone(), app.clone());
+    drive::call::Owner::new(
+        Arc::new(move |t: &str| a.ledger.owner_of_spoken(t).as_deref().map(call)),
+        Some(Arc::new(move |since, until, most| {
+            let list = b.ledger.aloud.between(since, until, most);
+            list.into_iter().map(|(o, t)| (call(&o), t)).collect()
+        })),
+    )
+}
 
 /// How long a question may take, connecting, sending or reading.
 const WAIT: Duration = Duration::from_secs(5);

@@ -20,9 +20,9 @@ const NFFT: usize = 512;
 /// Log-spaced bands from 150 to 3400 Hz: the vowel's formants and the consonants' noise,
 /// what every codec a voice agent uses keeps.
 const BANDS: usize = 16;
-/// How many loud frames of its own (3 s) the heard audio's mean band levels weigh as
-/// much as a candidate's: a reply's whole is taken by its own colour, a 1.5 s stretch of
-/// it mostly by the candidate's.
+/// How many loud frames of its own (1.5 s) the heard audio's mean band levels weigh as
+/// much as a candidate's: a reply's whole is taken mostly by its own colour, a 1.5 s
+/// stretch of it half by the candidate's.
 const PRIOR: f64 = 150.0;
 /// A loud frame is within this of the audio's 98th-percentile level (dB).
 const LOUD_DB: f64 = 30.0;
@@ -56,8 +56,8 @@ pub struct Likeness {
 }
 
 /// Of a candidate's own sound, the share that must be found in the heard audio to say it
-/// was heard there (four times what another reply's chance likeness reaches, 0.15 at most
-/// on the voice's tests); or of the heard audio, the share the candidate accounts for (a
+/// was heard there (over three times what another reply's chance likeness reaches, 0.15
+/// at most on the voice's tests); or of the heard audio, the share the candidate accounts for (a
 /// stretch of a reply: another's chance reaches 0.46 of a second's stretch, where the
 /// replies' shared opening is); and either way this many seconds of it (a one-word reply,
 /// or a second of chance runs, is no proof).
@@ -69,17 +69,15 @@ const FOUND_S: f64 = 1.0;
 const MARGIN: f64 = 0.1;
 
 /// Which candidates were heard, of `all` compared with one audio: each one most of whose
-/// sound was found (two replies interleaved are both found); else the one that accounts
-/// for most of the audio, clear of the next (a stretch of one reply); a second of sound
-/// at least either way.
+/// sound was found (two replies interleaved are both found); where none was, the one that
+/// accounts for most of the audio, clear of the next (a stretch of one reply); a second of
+/// sound at least either way.
 pub fn heard(all: &[Likeness]) -> Vec<bool> {
     let whole = |l: &Likeness| l.found >= FOUND && l.found_s >= FOUND_S;
-    let mut shares: Vec<(usize, f64)> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| !whole(l))
-        .map(|(i, l)| (i, l.share))
-        .collect();
+    if all.iter().any(whole) {
+        return all.iter().map(whole).collect();
+    }
+    let mut shares: Vec<(usize, f64)> = all.iter().map(|l| l.share).enumerate().collect();
     shares.sort_by(|a, b| b.1.total_cmp(&a.1));
     let stretch = match shares.as_slice() {
         [(i, s), rest @ ..] if *s >= SHARE && all[*i].found_s >= FOUND_S => rest
@@ -88,10 +86,7 @@ pub fn heard(all: &[Likeness]) -> Vec<bool> {
             .then_some(*i),
         _ => None,
     };
-    all.iter()
-        .enumerate()
-        .map(|(i, l)| whole(l) || stretch == Some(i))
-        .collect()
+    (0..all.len()).map(|i| stretch == Some(i)).collect()
 }
 
 /// Each candidate (texts spoken one after another, as the mock speaks a reply sentence by
@@ -412,7 +407,33 @@ mod tests {
         assert_eq!(heard(&alike), [false, false]);
         let short = [l(0.99, 0.1, 0.8), l(0.2, 0.9, 0.6)];
         assert_eq!(heard(&short), [false, false]);
+        // A reply heard whole: another sharing a stretch of its words is not heard.
+        let own_whole = [l(0.95, 0.9, 4.0), l(0.7, 0.3, 2.0)];
+        assert_eq!(heard(&own_whole), [true, false]);
         assert_eq!(heard(&[]), Vec::<bool>::new());
+    }
+
+    /// Audio that is not the mock's voice as it was spoken is no candidate's, whole or as a
+    /// stretch, even with one candidate only (nothing to be clear of): the reply played at
+    /// the wrong rate (a pipeline that mislabels 16 kHz as 24 kHz), and noise.
+    #[test]
+    fn the_voice_at_the_wrong_rate_and_noise_are_nobodys() {
+        let a = crate::speak(A, 16000).unwrap();
+        let mut x: u64 = 5;
+        let noise: Vec<f32> = (0..64000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.4
+            })
+            .collect();
+        for (what, heard_as) in [("fast", 24000), ("slow", 11025)] {
+            let l = likeness(&a, heard_as, &[vec![A]]);
+            assert_eq!(heard(&l), [false], "{what}: {l:?}");
+        }
+        let l = likeness(&noise, 16000, &[vec![A]]);
+        assert_eq!(heard(&l), [false], "noise: {l:?}");
     }
 
     #[test]

@@ -14,8 +14,8 @@
 //! consonant reads as a stop's closure, or hides one, and errors cost twice what erasures
 //! do), or a stretch of a reply without its opening. The silence, where it cuts in at
 //! once, is taken out and the reply read again; either is found by its sound among the
-//! replies the mock spoke (`voice::likeness`), the last tests. Noise at 10 dB SNR is neither read nor found. Cells that pass all but one reply
-//! assert that many.
+//! replies the mock spoke (`voice::likeness`), the last tests. Noise at 10 dB SNR is
+//! neither read nor found. Cells that pass all but one reply assert that many.
 
 use voice::pcm;
 

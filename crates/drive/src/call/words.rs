@@ -110,9 +110,12 @@ impl Found {
 /// The words a caller heard in one reply, checked (and counted): this call's reply,
 /// another's (read, or found by its sound), or none heard.
 pub(super) fn words(heard: &Reading, name: &str, tally: &Tally) -> Found {
-    let f = match classify(&heard.owners, name) {
-        f @ (Found::Unheard | Found::NoCall) => by_sound(&heard.sounds, name).unwrap_or(f),
-        f => f,
+    // Found by its sound: another call's reply where none or no call's was read; this
+    // call's own only where none was (a reply to words that named no call stays that).
+    let f = match (classify(&heard.owners, name), by_sound(&heard.sounds, name)) {
+        (Found::Unheard, Some(s)) => s,
+        (Found::NoCall, Some(s @ Found::Sounded(..))) => s,
+        (f, _) => f,
     };
     match &f {
         Found::Own => tally.words(Words::Own),
@@ -162,12 +165,14 @@ pub(super) fn read(
     };
     let mut owners = ask(&audio);
     // Read again with the holes a starved transport padded it with taken out.
-    if !owners.iter().flatten().any(|o| o != NO_CALL) {
-        if let Some(closed) = voice::holes::closed(&audio, rate) {
-            owners = ask(&closed);
+    if !any_call(&owners) {
+        if let Some(again) = voice::holes::closed(&audio, rate).map(|c| ask(&c)) {
+            if any_call(&again) {
+                owners = again;
+            }
         }
     }
-    let mut spoken = match owners.iter().flatten().any(|o| o != NO_CALL) {
+    let mut spoken = match any_call(&owners) {
         true => Vec::new(),
         false => owner.spoken_lately(began.elapsed() + SLACK, ended.elapsed(), 64),
     };
@@ -189,6 +194,12 @@ pub(super) fn read(
         .map(|((whose, _), _)| whose)
         .collect();
     Reading { owners, sounds }
+}
+
+/// Whether any utterance read is a call's reply (not one to words that named no call):
+/// where none is, the reply is read again, then compared by its sound.
+fn any_call(owners: &[Option<String>]) -> bool {
+    owners.iter().flatten().any(|o| o != NO_CALL)
 }
 
 /// A reply no words were read from, by whose replies its sound holds: another call's
@@ -308,6 +319,26 @@ mod tests {
             ),
             (1, 1, 0, 0)
         );
+    }
+
+    /// What was read decides first: a reply to words that named no call stays that though
+    /// its sound holds this call's own; another call's found by sound is named all the same.
+    #[test]
+    fn the_sound_overrides_none_read_and_no_calls_only_with_another_calls() {
+        let tally = crate::run::tally::Tally::new("twilio", 20);
+        let r = |owners: &[Option<&str>], sounds: &[&str]| Reading {
+            owners: owners.iter().map(|o| o.map(String::from)).collect(),
+            sounds: sounds.iter().map(|o| o.to_string()).collect(),
+        };
+        let f = |owners, sounds| words(&r(owners, sounds), "s0", &tally);
+        assert_eq!(f(&[None], &["s0"]), Found::OwnSounded);
+        assert_eq!(f(&[Some(NO_CALL)], &["s0"]), Found::NoCall);
+        assert_eq!(
+            f(&[Some(NO_CALL)], &["s1"]),
+            Found::Sounded("s1".into(), false)
+        );
+        assert_eq!(f(&[Some("s0")], &[]), Found::Own);
+        assert_eq!(f(&[None], &[]), Found::Unheard);
     }
 
     #[test]

@@ -74,9 +74,10 @@ pub struct Owner {
     sound_checks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
-/// The most unread replies a step compares by their sound (each up to about half a second
-/// of a low-priority thread): enough to name a bot that mixes its calls' outputs, not a
-/// cost that grows with a run whose every reply is other audio.
+/// The most unread replies a step compares by their sound (each up to about a second of a
+/// low-priority thread, twice where it had holes to take out): enough to name a bot that
+/// mixes its calls' outputs or to hear a damaged reply as its call's, not a cost that grows
+/// with a run whose every reply is other audio. Past it, an unread reply is unheard.
 pub const SOUND_CHECKS: usize = 32;
 
 impl Owner {
