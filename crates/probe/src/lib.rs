@@ -42,5 +42,5 @@ pub mod threads;
 pub mod tree;
 
 pub use sampler::{MachineCpu, MachinePoint, Sampler, Series, Summary};
-pub use sut::{Ready, Stopped, Sut, SutError, SutSpec};
+pub use sut::{Ready, Role, Stopped, Sut, SutError, SutSpec};
 pub use tree::{sample_tree, TreeSample};

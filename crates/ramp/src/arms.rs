@@ -12,7 +12,8 @@ use result::ladder::LadderDoc;
 
 /// The ladder table's header with the arm's column first.
 fn header(unit: result::words::Unit) -> String {
-    let mut lines = report::table::live_header(unit).lines();
+    let head = report::table::live_header(unit);
+    let mut lines = head.lines();
     format!(
         "| arm          {}\n|:-------------{}",
         lines.next().unwrap_or(""),

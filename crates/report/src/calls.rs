@@ -1,40 +1,11 @@
-//! The ladder table of voice calls: one row a step, the columns a team running a voice
-//! agent reads — how soon the bot answered (response p50/p95 from the end of the caller's
-//! speech to its first audio), how its audio broke (the share of it that stalled, the
-//! longest gap), replies heard on the wrong call, the SUT's responsiveness beside the
-//! calls, the harness's own frame timing, and what a call costs.
+//! A step of voice calls in words: the lines under its row (how soon the bot answered,
+//! how its audio broke, the words heard and on which call, the network, the stages, what
+//! a call costs), `check`'s problems and its all-well line. The row itself is `table`'s.
 
 use crate::num::cell;
 use result::StepResult;
 
 /// The calls table's header (with the state column: every voice step has a state).
-pub const HEADER: &str = "| calls | outcome           | state            | budget    | resp p50 | resp p95 | stall % | gap ms | wrong | probe p99 | frames p99 | CPU % cap | RSS MB  | MB/call | threads | bound   |\n|------:|:------------------|:-----------------|:----------|---------:|---------:|--------:|-------:|------:|----------:|-----------:|----------:|--------:|--------:|--------:|:--------|";
-
-/// One row of a step of calls; `state` is its state cell.
-pub fn row(r: &StepResult, v: &result::VoiceCalls, state: &str, standing: &str) -> String {
-    format!(
-        "| {:>5} | {:<17} | {:<16} | {:<9} | {:>8} | {:>8} | {:>7} | {:>6} | {:>5} | {:>9} | {:>10} | {:>9} | {:>7} | {:>7} | {:>7} | {:<7} |",
-        r.concurrency,
-        r.outcome.as_str(),
-        state,
-        standing,
-        cell(v.response_p50_ms),
-        cell(v.response_p95_ms),
-        format!("{:.1}", v.stall_share * 100.0),
-        cell(Some(v.longest_gap_ms)),
-        v.words_wrong,
-        cell(r.probe_p99_ms),
-        cell(Some(v.frame_jitter_p99_ms)),
-        r.cpu_of_cap
-            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
-        cell(Some(r.peak_rss_mb)),
-        // What a call costs by PSS where it was read (result's `memory`), RSS else.
-        cell(Some(r.memory().1)),
-        r.peak_threads,
-        r.harness.bound.as_str(),
-    )
-}
-
 /// What a tree of processes held before the first call and at the peak: by PSS where it
 /// was read (each page the processes share counted once), with the summed RSS beside it,
 /// which counts those pages again in every process.
@@ -382,30 +353,6 @@ pub fn all_well(r: &StepResult, v: &result::VoiceCalls) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::tests::step;
-
-    #[test]
-    fn a_call_row_lines_up_with_its_header() {
-        let r = step(
-            serde_json::json!({"concurrency": 4, "outcome": "ok", "state": "stable",
-            "cpu_of_cap": 0.41, "peak_rss_mb": 212.0, "rss_kb_per_session": 30720.0, "peak_threads": 41,
-            "harness": {"bound": "sut"},
-            "voice": {"protocol": "twilio", "calls": 4, "dropped": 0, "turns": 8, "response_p50_ms": 912.0,
-              "response_p95_ms": 1240.5, "response_p99_ms": 1300.0, "stall_ms_per_turn": 3.0, "stall_share": 0.0042,
-              "longest_gap_ms": 40.0, "stuttered_share": 0.12, "caller_audio_s": 20.0, "bot_audio_s": 30.0,
-              "setup_p50_ms": 12.0, "words_checked": 8, "words_wrong": 1, "words_unheard": 0, "barge_ins": 0,
-              "barge_stop_p50_ms": null, "frame_jitter_p99_ms": 0.8}}),
-        );
-        let line = crate::table::row(&r, "holds");
-        let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
-        assert_eq!(widths(&line), widths(HEADER.lines().next().unwrap()));
-        for cell in [
-            " 912 ", " 1240 ", " 0.4 ", " 40.0 ", " 1 ", " 0.80 ", " 41 % ", " 30.0 ",
-        ] {
-            assert!(line.contains(cell), "{cell:?} in {line}");
-        }
-        assert_eq!(crate::table::header_for(&[r]), HEADER);
-    }
 
     #[test]
     fn holes_inside_the_replies_are_said_with_the_stalls_and_the_unheard_words() {

@@ -35,7 +35,8 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     // The first request failure's place: what follows from it is said under it.
     let first_failure = out.len();
     for (kind, first) in &errors {
-        let mut line = explain_sent(kind, first, sent);
+        let body = r.first_bodies.get(kind.as_str()).map(String::as_str);
+        let mut line = explain_sent(kind, first, body, sent);
         if kind == "timeout" {
             line.push_str(&crate::calls::timed_out_for_crosstalk(res.voice.as_ref()));
         }
@@ -44,10 +45,8 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     // A session that failed before its first turn, or whose every turn was refused
     // (4xx) or never sent, never asked the SUT to call the LLM: that follows.
     let before_turns = res.turns == 0
-        && !r.first_errors.is_empty()
-        && r.first_errors
-            .iter()
-            .all(|(_, m)| m.contains(" setup, request "));
+        && r.sessions_failed_in_setup > 0
+        && r.sessions_failed_in_setup == res.sessions_failed;
     let refused =
         res.turns == 0 && !errors.is_empty() && errors.iter().all(|(k, _)| refused_before_llm(k));
     if res.llm_calls == 0 && res.sessions_ok + res.sessions_failed > 0 && refused {
@@ -114,14 +113,14 @@ fn refused_before_llm(kind: &str) -> bool {
     kind == "config" || kind == "connect" || kind.starts_with("status_4")
 }
 
-/// A failure explained; a refusal with a JSON body also with the fields it names and,
-/// when the cause is likely the body's encoding, the fix.
-fn explain_sent(kind: &str, first: &str, sent: &Sent) -> String {
+/// A failure explained; a refusal with a JSON body (the SUT's `body`) also with the
+/// fields it names and, when the cause is likely the body's encoding, the fix.
+fn explain_sent(kind: &str, first: &str, body: Option<&str>, sent: &Sent) -> String {
     let mut line = explain(kind, first);
-    if !kind.starts_with("status_4") {
+    let Some(body) = body.filter(|_| kind.starts_with("status_4")) else {
         return line;
-    }
-    let named = crate::refusal::named_fields(first);
+    };
+    let named = crate::refusal::named_fields(body);
     if !named.is_empty() {
         line.push_str(&format!(
             "\n     the SUT names {}",
@@ -130,7 +129,7 @@ fn explain_sent(kind: &str, first: &str, sent: &Sent) -> String {
         if let Some(hint) = crate::refusal::missing_hint(&named, sent.json_keys.as_deref()) {
             line.push_str(&format!("\n     fix: {hint}"));
         }
-    } else if let Some(m) = crate::refusal::message(first) {
+    } else if let Some(m) = crate::refusal::message(body) {
         line.push_str(&format!("\n     the SUT says: {m}"));
     }
     line
@@ -201,241 +200,5 @@ pub fn all_well(r: &StepReport) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use result::StepResult;
-
-    fn refused(json_keys: Option<Vec<String>>) -> Vec<String> {
-        let r = StepReport {
-            result: StepResult {
-                sessions_failed: 1,
-                outcome: Outcome::ErrorRate,
-                ..Default::default()
-            },
-            cause: Some("every session failed".into()),
-            first_errors: vec![("status_422".into(), r#"turn 1: HTTP 422 (expected a 2xx): {"detail":[{"type":"missing","loc":["body","message"],"msg":"Field required","input":null}]}"#.into())],
-            ..Default::default()
-        };
-        let file = Path::new("session.toml");
-        problems(
-            &r,
-            &Sent {
-                file,
-                json_keys,
-                shared: Vec::new(),
-            },
-        )
-    }
-
-    #[test]
-    fn a_form_endpoint_sent_json_gets_the_form_hint_and_no_second_problem() {
-        let p = refused(Some(vec!["message".into(), "session".into()]));
-        assert_eq!(p.len(), 1, "{p:#?}");
-        assert!(
-            p[0].contains("the SUT names body.message: Field required"),
-            "{}",
-            p[0]
-        );
-        assert!(
-            p[0].contains("this endpoint may take form fields: `form = { message = \"…\" }`"),
-            "{}",
-            p[0]
-        );
-        assert!(p[0].contains("so no LLM call reached the mock: that follows from this one"));
-        assert!(!p.iter().any(|l| l.contains("never called the mock")));
-    }
-
-    /// What follows from the first request failure is said under that failure, found by
-    /// its place, not by the words of the lines before it (a refusal of the mock's first).
-    #[test]
-    fn what_follows_is_said_under_the_first_failure_even_after_a_refusal() {
-        let r = StepReport {
-            result: StepResult {
-                sessions_failed: 1,
-                outcome: Outcome::ErrorRate,
-                mock_refused: result::MockRefusals {
-                    kinds: vec![result::MockRefusal {
-                        what: "speech".into(),
-                        status: 400,
-                        message: "\"mp3\" is not produced".into(),
-                        count: 1,
-                    }],
-                    more: 0,
-                },
-                ..Default::default()
-            },
-            cause: Some("every session failed".into()),
-            first_errors: vec![(
-                "status_422".into(),
-                "turn 1: HTTP 422 (expected a 2xx): {}".into(),
-            )],
-            ..Default::default()
-        };
-        let sent = Sent {
-            file: Path::new("session.toml"),
-            json_keys: None,
-            shared: Vec::new(),
-        };
-        let p = problems(&r, &sent);
-        let under = p
-            .iter()
-            .position(|l| l.contains("that follows from this one"));
-        let failure = p.iter().position(|l| l.contains("HTTP 422"));
-        assert!(under.is_some() && under == failure, "{p:#?}");
-        assert!(failure > Some(0), "the refusal is said first: {p:#?}");
-    }
-
-    #[test]
-    fn causes_come_before_what_follows_from_them() {
-        let r = StepReport {
-            result: StepResult {
-                sessions_failed: 1,
-                ..Default::default()
-            },
-            first_errors: vec![
-                ("check_failed".into(), "turn 1: /reply missing".into()),
-                (
-                    "status_500".into(),
-                    "turn 2: HTTP 500 (expected a 2xx): boom".into(),
-                ),
-                ("config".into(), "turn 1: {{x}} has no value".into()),
-            ],
-            ..Default::default()
-        };
-        let p = problems(
-            &r,
-            &Sent {
-                file: Path::new("s.toml"),
-                json_keys: None,
-                shared: Vec::new(),
-            },
-        );
-        assert!(p[0].contains("— config:"), "{p:#?}");
-        assert!(p[1].contains("— status_500:"), "{p:#?}");
-        assert!(p[2].contains("— check_failed:"), "{p:#?}");
-        // A 5xx may well be the LLM call failing elsewhere: that stays a problem of its own.
-        assert!(p[3].contains("the SUT never called the mock"), "{p:#?}");
-    }
-
-    /// A Realtime bot that sent call s1's reply out of call s0's output: s1's turn timed
-    /// out and s0 failed its words. The cross-talk is the cause, said first; the timeout says
-    /// what it may follow from; the failed turn and a 500 stay problems of their own.
-    #[test]
-    fn crosstalk_comes_before_the_timeout_it_may_have_caused() {
-        let voice = result::VoiceCalls {
-            turns: 2,
-            words_checked: 2,
-            words_wrong: 1,
-            crosstalk: vec![result::Crosstalk {
-                heard_on: "s0".into(),
-                owner: "s1".into(),
-                with_own: true,
-                owner_heard_own: false,
-                by_sound: true,
-            }],
-            stages: Some(result::VoiceStages {
-                stt_calls: 2,
-                tts_calls: 2,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let r = StepReport {
-            result: StepResult {
-                sessions_ok: 1,
-                sessions_failed: 2,
-                llm_calls: 2,
-                voice: Some(voice),
-                ..Default::default()
-            },
-            marked_sessions: 2,
-            first_errors: vec![
-                (
-                    "timeout".into(),
-                    "session s1 turn 1: the bot never answered".into(),
-                ),
-                (
-                    "words".into(),
-                    "session s0 call s0 heard the reply to call s1".into(),
-                ),
-                ("status_500".into(), "turn 2: HTTP 500: boom".into()),
-            ],
-            ..Default::default()
-        };
-        let sent = Sent {
-            file: Path::new("s.toml"),
-            json_keys: None,
-            shared: Vec::new(),
-        };
-        let p = problems(&r, &sent);
-        assert_eq!(p.len(), 4, "{p:#?}");
-        assert!(
-            p[0].starts_with("1 of 2 replies were heard on another call"),
-            "{p:#?}"
-        );
-        assert!(p[1].contains("— status_500:"), "{p:#?}");
-        let timeout = "— timeout: session s1 turn 1: the bot never answered\n     if it is call s1's, it follows from the cross-talk above: its reply was heard on call s0";
-        assert!(p[2].ends_with(timeout), "{p:#?}");
-        assert!(p[3].contains("— words: session s0"), "{p:#?}");
-    }
-
-    /// Two sessions sent `"session": "plimsoll"` (issue 40): the violations follow from
-    /// the session file, said once, pointing at it — not one line each blaming the SUT.
-    #[test]
-    fn violations_with_a_shared_conversation_value_point_at_the_session_file() {
-        let r = StepReport {
-            result: StepResult {
-                sessions_ok: 2,
-                turns: 6,
-                llm_calls: 6,
-                integrity_violations: 4,
-                outcome: Outcome::Integrity,
-                ..Default::default()
-            },
-            marked_sessions: 2,
-            violations: vec![
-                serde_json::json!({"kind": "isolation", "detail": "message of session 3f-s0 in this conversation"}),
-            ],
-            ..Default::default()
-        };
-        let shared = vec![
-            "`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)"
-                .to_string(),
-        ];
-        let p = problems(
-            &r,
-            &Sent {
-                file: Path::new("session.toml"),
-                json_keys: None,
-                shared,
-            },
-        );
-        assert_eq!(p.len(), 1, "{p:#?}");
-        assert!(p[0].starts_with("every session sent the same value in a field that names a conversation: `session` = \"plimsoll\""), "{}", p[0]);
-        assert!(
-            p[0].contains("(4 integrity violations follow from this, not from the SUT)"),
-            "{}",
-            p[0]
-        );
-        assert!(
-            p[0].ends_with(
-                "`{{session}}`, or `{{uuid}}` where the SUT wants a UUID, in session.toml"
-            ),
-            "{}",
-            p[0]
-        );
-        // Without a shared value the violations are the SUT's, each said.
-        let own = problems(
-            &r,
-            &Sent {
-                file: Path::new("session.toml"),
-                json_keys: None,
-                shared: Vec::new(),
-            },
-        );
-        assert!(
-            own[0].starts_with("integrity: message of session 3f-s0"),
-            "{own:#?}"
-        );
-    }
-}
+#[path = "check_tests.rs"]
+mod tests;

@@ -3,6 +3,7 @@
 //! section of report.md and the pieces of report.html's (cost per session and hit share
 //! per level, the cache-break kinds with their excerpts). It reads RESULTs only.
 
+use crate::grid::{Cell, Col, Grid};
 use crate::svg::{Chart, Series};
 use result::{CacheBreakKind, CacheReport, Cost, StepResult};
 
@@ -151,29 +152,38 @@ pub fn explain(r: &StepResult) -> Vec<String> {
 
 /// The ladder's cost and cache per level as a Markdown table; None when no step has
 /// either.
-pub fn table(steps: &[StepResult]) -> Option<String> {
+pub fn table(steps: &[StepResult]) -> Option<Grid> {
     if !steps.iter().any(|s| s.cost.is_some() || s.cache.is_some()) {
         return None;
     }
-    let mut t = String::from(
-        "| sessions | cost/session | per 1,000 sessions | perfect caching | hit share | could hit | cache breaks |\n|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
+    let names = [
+        "sessions",
+        "cost/session",
+        "per 1,000 sessions",
+        "perfect caching",
+        "hit share",
+        "could hit",
+        "cache breaks",
+    ];
+    let cols: Vec<Col> = names.iter().map(|&n| Col::right(n).short()).collect();
+    let mut g = Grid::new(&cols);
     for s in steps {
         let cost = s.cost.as_ref().filter(|c| !c.by_model.is_empty());
-        let m = |f: fn(&Cost) -> f64| cost.map_or("—".into(), |c| money(f(c), &c.currency));
+        let m = |f: fn(&Cost) -> f64| -> Cell {
+            cost.map_or("—".into(), |c| money(f(c), &c.currency).into())
+        };
         let c = s.cache.as_ref();
-        t.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
-            s.concurrency,
+        g.row(vec![
+            s.concurrency.to_string().into(),
             m(|c| c.per_session),
             m(|c| c.per_1000_sessions),
             m(|c| c.perfect_per_session),
-            c.map_or("—".into(), |c| pct(c.hit_share)),
-            c.map_or("—".into(), |c| pct(c.could_hit_share)),
-            c.map_or(0, |c| c.breaks),
-        ));
+            c.map_or("—".into(), |c| pct(c.hit_share).into()),
+            c.map_or("—".into(), |c| pct(c.could_hit_share).into()),
+            c.map_or(0, |c| c.breaks).to_string().into(),
+        ]);
     }
-    Some(t)
+    Some(g)
 }
 
 /// The first break of each kind across the ladder, the steps' counts added up.
@@ -194,7 +204,7 @@ pub fn break_kinds(steps: &[StepResult]) -> Vec<CacheBreakKind> {
 
 /// The report's section: how to read the table, the table, the break kinds.
 pub fn markdown(steps: &[StepResult]) -> Option<String> {
-    let t = table(steps)?;
+    let t = table(steps)?.markdown();
     let mut s = format!("\n## LLM cost and prompt cache\n\nWhat the step's LLM calls cost at the price table's prices, per session, and with every call reading all it could from the cache; the hit share is input tokens read from the cache, *could hit* what a cache-friendly client would have read; a cache break is a prompt that threw away what the provider had cached for its conversation.\n\n{t}");
     let kinds = break_kinds(steps);
     if !kinds.is_empty() {

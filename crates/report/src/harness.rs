@@ -1,6 +1,7 @@
 //! The harness's CPU by part as one line: the total, the part that cost the most, then
 //! the others in the order of their cost. It reads a RESULT's `harness.parts` only.
 
+use crate::grid::{Col, Grid};
 use result::harness::{HarnessParts, PartCpu};
 use result::StepResult;
 
@@ -9,29 +10,31 @@ pub const HOW: &str = "Plimsoll's own CPU over each step, by the kernel's count 
 
 /// A row per step that has its parts: sessions, harness ms a turn, its share of the
 /// SUT's CPU, and the largest part with its ms a turn. None when no step has parts.
-pub fn table(steps: &[StepResult]) -> Option<String> {
-    let mut out = String::from(
-        "| sessions | harness ms/turn | of the SUT's CPU | largest part | its ms/turn |\n|---------:|----------------:|-----------------:|:-------------|------------:|\n",
-    );
-    let mut any = false;
+pub fn table(steps: &[StepResult]) -> Option<Grid> {
+    let mut g = Grid::new(&[
+        Col::right("sessions"),
+        Col::right("harness ms/turn"),
+        Col::right("of the SUT's CPU"),
+        Col::left("largest part"),
+        Col::right("its ms/turn"),
+    ]);
     for r in steps {
         let Some(p) = &r.harness.parts else { continue };
-        any = true;
         let (name, big) = p.largest();
         let of_sut = match r.cpu_sec > 0.0 {
             true => format!("{:.0} %", p.total.cpu_sec / r.cpu_sec * 100.0),
             false => "—".into(),
         };
         let ms = |x: &PartCpu| x.ms_per_turn.map_or("—".into(), |m| format!("{m:.2}"));
-        out.push_str(&format!(
-            "| {} | {} | {of_sut} | {} | {} |\n",
-            r.concurrency,
-            ms(&p.total),
-            words(name),
-            ms(&big)
-        ));
+        g.row(vec![
+            r.concurrency.to_string().into(),
+            ms(&p.total).into(),
+            of_sut.into(),
+            words(name).into(),
+            ms(&big).into(),
+        ]);
     }
-    any.then_some(out)
+    (!g.is_empty()).then_some(g)
 }
 
 fn per(p: &PartCpu) -> String {
@@ -107,7 +110,7 @@ mod tests {
         };
         with.harness.parts = Some(parts);
         let without = StepResult::default();
-        let t = table(&[without.clone(), with]).unwrap();
+        let t = table(&[without.clone(), with]).unwrap().markdown();
         assert!(
             t.ends_with("| 8 | 2.00 | 10 % | the probe's sampling | 1.50 |\n"),
             "{t}"

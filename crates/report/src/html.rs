@@ -5,7 +5,7 @@
 use crate::svg::{chart, esc, Chart, Marks, Series, W};
 use result::compare::CompareDoc;
 use result::ladder::{KneeReading, LadderAnalysis, LadderDoc};
-use result::{Bound, Confidence, StepResult};
+use result::{Bound, Confidence};
 use std::fmt::Write;
 
 /// The marks every chart of a ladder carries.
@@ -45,58 +45,6 @@ fn marks(doc: &LadderDoc, a: &LadderAnalysis) -> Marks {
             .running
             .and_then(|n| steps.iter().rposition(|s| s.concurrency == n)),
     }
-}
-
-/// The cells of a Markdown table row, escaped for HTML.
-fn cells(line: &str) -> Vec<String> {
-    line.trim_matches('|')
-        .split('|')
-        .map(|c| esc(c.trim()))
-        .collect()
-}
-
-/// A Markdown table (header, separator, rows) as an HTML table (bold marks dropped).
-pub fn markdown_table(md: &str) -> String {
-    html_table(&md.replace("**", ""))
-}
-
-/// A Markdown table (header, separator, rows) as an HTML table.
-fn html_table(md: &str) -> String {
-    let mut lines = md.lines();
-    let mut t = String::from("<table><tr>");
-    for h in cells(lines.next().unwrap_or("")) {
-        let _ = write!(t, "<th>{h}</th>");
-    }
-    t.push_str("</tr>");
-    for line in lines.skip(1) {
-        t.push_str("<tr>");
-        for c in cells(line) {
-            let _ = write!(t, "<td>{c}</td>");
-        }
-        t.push_str("</tr>");
-    }
-    t.push_str("</table>");
-    t
-}
-
-/// The steps as a table, the same columns as the terminal's.
-fn step_table(doc: &LadderDoc, steps: &[StepResult]) -> String {
-    let header = crate::table::header_for(steps).lines().next().unwrap_or("");
-    let mut t = String::from("<table><tr>");
-    for h in cells(header) {
-        let _ = write!(t, "<th>{h}</th>");
-    }
-    t.push_str("</tr>");
-    for r in steps {
-        let standing = crate::table::standing_in(doc, r);
-        let _ = write!(t, r#"<tr class="{standing}">"#);
-        for c in cells(&crate::table::row(r, standing)) {
-            let _ = write!(t, "<td>{c}</td>");
-        }
-        t.push_str("</tr>");
-    }
-    t.push_str("</table>");
-    t
 }
 
 /// The whole report for a ladder document (fresh or from the history): the verdict on
@@ -153,12 +101,12 @@ tr.over td{background:#fff4e0} tr.collapsed td{background:#fde}
 /// when there are any.
 pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
     let steps = &doc.steps;
-    let mut out = format!("<h2>Steps</h2>{}", step_table(doc, steps));
+    let mut out = format!("<h2>Steps</h2>{}", crate::table::grid(doc, steps).html());
     if let Some(t) = crate::table::requests(steps) {
         let _ = write!(
             out,
             "<h2>Latency per request</h2><p class=\"how\">Each named request of the session, first send to last reply (polls included); failed counts its errors of every kind.</p>{}",
-            html_table(&t)
+            t.html()
         );
     }
     if let Some(t) = crate::harness::table(steps) {
@@ -166,7 +114,7 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
             out,
             "<h2>What the harness cost</h2><p class=\"how\">{}</p>{}",
             crate::harness::HOW,
-            html_table(&t)
+            t.html()
         );
     }
     if let Some(t) = crate::cost::table(steps) {
@@ -174,24 +122,23 @@ pub(crate) fn steps_and_dependencies(doc: &LadderDoc) -> String {
             out,
             "<h2>LLM cost and prompt cache</h2><p class=\"how\">{}</p>{}{}",
             crate::cost::HOW_HTML,
-            html_table(&t),
+            t.html(),
             crate::cost::break_kinds_html(steps)
         );
     }
-    if let Some(t) = crate::mcp::stdio_table(steps) {
-        let (table, growth) = t.split_once("\n\n").unwrap_or((&t, ""));
+    if let Some((table, growth)) = crate::mcp::stdio_table(steps) {
         let _ = write!(
             out,
             "<h2>MCP stdio servers</h2><p class=\"how\">The stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.</p>{}<p>{}</p>",
-            html_table(table),
-            crate::svg::esc(growth.trim())
+            table.html(),
+            crate::svg::esc(&growth)
         );
     }
     if let Some(t) = crate::table::dependencies(steps) {
         let _ = write!(
             out,
             "<h2>Dependencies</h2><p class=\"how\">Each [[service]] Plimsoll started for the step and each [[probe]] it found running, sampled beside the SUT; clients is the most connections it had accepted at once.</p>{}",
-            html_table(&t)
+            t.html()
         );
     }
     out

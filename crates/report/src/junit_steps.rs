@@ -192,12 +192,7 @@ pub fn ramp_summary(docs: &[LadderDoc]) -> String {
             s.push_str(&format!("- {l}\n"));
         }
         s.push('\n');
-        s.push_str(crate::table::header_for(&doc.steps));
-        s.push('\n');
-        for r in &doc.steps {
-            s.push_str(&crate::table::row(r, crate::table::standing_in(doc, r)));
-            s.push('\n');
-        }
+        s.push_str(&crate::table::grid(doc, &doc.steps).markdown());
         s.push('\n');
     }
     s

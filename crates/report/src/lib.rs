@@ -11,6 +11,7 @@ pub mod check;
 pub mod checks;
 pub mod cost;
 pub mod gates;
+pub mod grid;
 pub mod harness;
 pub mod html;
 pub mod junit;

@@ -1,6 +1,5 @@
 //! `report.md` for a ladder and `compare.md` for a comparison.
 
-use crate::table::{header_for, row};
 use analysis::stats::METRICS;
 use result::compare::{CompareDoc, CompareLevel};
 use result::ladder::LadderDoc;
@@ -34,7 +33,6 @@ pub fn ladder(doc: &LadderDoc) -> String {
     let run = doc
         .run
         .map_or("not recorded".to_string(), |r| r.to_string());
-    let header = header_for(steps);
     let mut s = format!(
         "# Plimsoll ramp — {}\n\n**Verdict: {}**\n\nRun {run} · machine: {} · cap: {cap} · cores: {partition}\n\n",
         doc.config,
@@ -56,12 +54,7 @@ pub fn ladder(doc: &LadderDoc) -> String {
         }
         s.push('\n');
     }
-    s.push_str(header);
-    s.push('\n');
-    for r in steps {
-        s.push_str(&row(r, crate::table::standing_in(doc, r)));
-        s.push('\n');
-    }
+    s.push_str(&crate::table::grid(doc, steps).markdown());
     s.push_str("\n*How to read this:* one fresh SUT per row; budget is holds / over / collapsed against the budget above; turns/s is completed turns per second with every session in flight; sess p50/p99 are whole-session times in ms; inflation is p50 session time over the time the mock itself took; CPU % cap is the SUT's CPU over the cores it could use; KB/sess is (peak − baseline RSS) / sessions; `bound = harness` rows describe Plimsoll, not the SUT.\n\n");
     if !labelled {
         for l in main {
@@ -85,24 +78,25 @@ fn sections(steps: &[result::StepResult], capacity: Option<&[String]>) -> String
     }
     if let Some(t) = crate::table::requests(steps) {
         s.push_str("\n## Latency per request\n\nEach named request of the session, first send to last reply (polls included); *failed* counts its errors of every kind.\n\n");
-        s.push_str(&t);
+        s.push_str(&t.markdown());
     }
     if let Some(t) = crate::cost::markdown(steps) {
         s.push_str(&t);
     }
     if let Some(t) = crate::harness::table(steps) {
         s.push_str(&format!(
-            "\n## What the harness cost\n\n{}\n\n{t}",
-            crate::harness::HOW
+            "\n## What the harness cost\n\n{}\n\n{}",
+            crate::harness::HOW,
+            t.markdown()
         ));
     }
-    if let Some(t) = crate::mcp::stdio_table(steps) {
+    if let Some((t, growth)) = crate::mcp::stdio_table(steps) {
         s.push_str("\n## MCP stdio servers\n\nThe stdio MCP servers in the SUT's process tree (part of its RSS): the most alive at once, per session, their memory each and together.\n\n");
-        s.push_str(&t);
+        s.push_str(&format!("{}\n{growth}\n", t.markdown()));
     }
     if let Some(t) = crate::table::dependencies(steps) {
         s.push_str("\n## Dependencies\n\nEach `[[service]]` Plimsoll started for the step and each `[[probe]]` it found running, sampled beside the SUT; *clients* is the most connections it had accepted at once, *SUT's connections* the most the SUT held to it.\n\n");
-        s.push_str(&t);
+        s.push_str(&t.markdown());
     }
     if let Some(working) = capacity {
         s.push_str("\n## Capacity projection (not a measurement)\n\n");
@@ -127,7 +121,7 @@ pub(crate) fn metric_names(level: &CompareLevel) -> Vec<String> {
 /// The comparison as a Markdown table (also printed on the terminal).
 pub fn compare(doc: &CompareDoc) -> String {
     let mut s = format!(
-        "# Plimsoll compare\n\nbase: `{}`  \nbranch: `{}`  \nrepetitions: {} (interleaved)\n\n| sessions | metric | base | branch | ratio | 95 % CI | verdict |\n|---:|:--|---:|---:|---:|:--|:--|\n",
+        "# Plimsoll compare\n\nbase: `{}`  \nbranch: `{}`  \nrepetitions: {} (interleaved)\n\n",
         doc.base, doc.branch, doc.repeat
     );
     if let Some(l) = &doc.line {
@@ -138,20 +132,18 @@ pub fn compare(doc: &CompareDoc) -> String {
                 format!("{a}–{b}")
             }
         };
-        s.insert_str(
-            s.find("| sessions |").unwrap_or(s.len()),
-            &format!(
-                "line (the highest level clean in every run – in any): base {}, branch {}: {}\n\n",
-                r(l.base),
-                r(l.branch),
-                if l.differ {
-                    "the ranges are apart, the lines differ"
-                } else {
-                    "the ranges overlap, no difference the repetitions can tell"
-                }
-            ),
-        );
+        s.push_str(&format!(
+            "line (the highest level clean in every run – in any): base {}, branch {}: {}\n\n",
+            r(l.base),
+            r(l.branch),
+            if l.differ {
+                "the ranges are apart, the lines differ"
+            } else {
+                "the ranges overlap, no difference the repetitions can tell"
+            }
+        ));
     }
+    s.push_str("| sessions | metric | base | branch | ratio | 95 % CI | verdict |\n|---:|:--|---:|---:|---:|:--|:--|\n");
     for l in &doc.levels {
         for m in metric_names(l) {
             let v = l.metrics.get(m.as_str());

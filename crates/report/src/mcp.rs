@@ -3,6 +3,7 @@
 //! growth ("1.0 MCP server process per session, 14 MB each"). MCP tools' latency joins
 //! the named requests' table (`table::requests`) as `mcp NAME` rows.
 
+use crate::grid::{Col, Grid};
 use result::words::{count, count_f};
 use result::StepResult;
 
@@ -64,29 +65,31 @@ pub(crate) fn step_lines(r: &StepResult) -> Vec<String> {
     out
 }
 
-/// The stdio servers at every step that ran any, and their growth; None when none did.
-pub fn stdio_table(steps: &[StepResult]) -> Option<String> {
+/// The stdio servers at every step that ran any, and their growth in words; None when
+/// none did.
+pub fn stdio_table(steps: &[StepResult]) -> Option<(Grid, String)> {
     let growth = analysis::mcp::stdio_growth(steps)?;
-    let mut out = String::from(
-        "| sessions | stdio servers | per session | MB each | MB together | threads |
-|---------:|--------------:|------------:|--------:|------------:|--------:|
-",
-    );
+    let mut g = Grid::new(&[
+        Col::right("sessions"),
+        Col::right("stdio servers"),
+        Col::right("per session"),
+        Col::right("MB each"),
+        Col::right("MB together"),
+        Col::right("threads"),
+    ]);
     for s in steps {
         if let Some(x) = s.mcp.as_ref().and_then(|m| m.stdio.as_ref()) {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                s.concurrency,
-                x.peak_processes,
-                x.processes_per_session,
-                x.rss_mb_per_server,
-                x.peak_rss_mb,
-                x.peak_threads
-            ));
+            g.row(vec![
+                s.concurrency.to_string().into(),
+                x.peak_processes.to_string().into(),
+                x.processes_per_session.to_string().into(),
+                x.rss_mb_per_server.to_string().into(),
+                x.peak_rss_mb.to_string().into(),
+                x.peak_threads.to_string().into(),
+            ]);
         }
     }
-    out.push_str(&format!("\nGrowth: {}.\n", growth.words()));
-    Some(out)
+    Some((g, format!("Growth: {}.", growth.words())))
 }
 
 #[cfg(test)]
@@ -140,11 +143,12 @@ mod tests {
             "{}",
             l[2]
         );
-        let t = stdio_table(&[r]).unwrap();
+        let (t, growth) = stdio_table(&[r]).unwrap();
+        let t = t.markdown();
+        assert!(t.contains("| 4 | 4 | 1 | 3.5 | 14 | 8 |"), "{t}");
         assert!(
-            t.contains("| 4 | 4 | 1 | 3.5 | 14 | 8 |")
-                && t.contains("Growth: 1.0 MCP server process per session, 3.5 MB each"),
-            "{t}"
+            growth.starts_with("Growth: 1.0 MCP server process per session, 3.5 MB each"),
+            "{growth}"
         );
     }
 }

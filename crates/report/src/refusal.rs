@@ -1,4 +1,5 @@
-//! What a refused request's JSON error body names, read for a person: the fields a
+//! What a refused request's JSON error body names (the SUT's own words, as the driver
+//! kept them beside its failure: `StepReport::first_bodies`), read for a person: the fields a
 //! validation error points at (FastAPI/pydantic's `detail: [{loc, msg}]`) or the
 //! message of `{"error": {"message"}}`, `{"detail": "…"}`, `{"message": "…"}` — read
 //! leniently, since the body comes cut at a few hundred characters; and, when a field the
@@ -12,16 +13,15 @@ pub struct Named {
     pub msg: String,
 }
 
-/// The error body of a failure message (`… HTTP 422 (expected a 2xx): {…}`), if any.
-fn body_of(first: &str) -> Option<&str> {
-    let i = first.find("): ")?;
-    let rest = first[i + 3..].trim_start();
-    rest.starts_with('{').then_some(rest)
+/// The SUT's body as JSON text, if it is that (a JSON object, perhaps cut off).
+fn json(body: &str) -> Option<&str> {
+    let body = body.trim_start();
+    body.starts_with('{').then_some(body)
 }
 
-/// The fields a validation error names, in order; works on a cut-off body.
-pub fn named_fields(first: &str) -> Vec<Named> {
-    let Some(body) = body_of(first) else {
+/// The fields a validation error body names, in order; works on a cut-off body.
+pub fn named_fields(body: &str) -> Vec<Named> {
+    let Some(body) = json(body) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -43,8 +43,8 @@ pub fn named_fields(first: &str) -> Vec<Named> {
 }
 
 /// The error's own message when the body is not a list of fields.
-pub fn message(first: &str) -> Option<String> {
-    let body = body_of(first)?;
+pub fn message(body: &str) -> Option<String> {
+    let body = json(body)?;
     ["\"message\":", "\"detail\":", "\"error\":"]
         .iter()
         .find_map(|k| string_after(body, k))
@@ -112,7 +112,7 @@ pub fn missing_hint(named: &[Named], sent_json_keys: Option<&[String]>) -> Optio
 mod tests {
     use super::*;
 
-    const FASTAPI: &str = r#"turn 1: HTTP 422 (expected a 2xx): {"detail":[{"type":"missing","loc":["body","message"],"msg":"Field required","input":null},{"type":"missing","loc":["body","session_id"],"msg":"Field req"#;
+    const FASTAPI: &str = r#"{"detail":[{"type":"missing","loc":["body","message"],"msg":"Field required","input":null},{"type":"missing","loc":["body","session_id"],"msg":"Field req"#;
 
     #[test]
     fn a_cut_off_fastapi_body_still_names_its_fields() {
@@ -135,13 +135,12 @@ mod tests {
 
     #[test]
     fn other_error_bodies_give_their_message() {
-        let m = message(
-            r#"turn 1: HTTP 401 (expected a 2xx): {"error":{"message":"bad key \"x\"","type":"auth"}}"#,
-        );
+        let m = message(r#"{"error":{"message":"bad key \"x\"","type":"auth"}}"#);
         assert_eq!(m.as_deref(), Some("bad key \"x\""));
+        assert_eq!(message("Not Found"), None);
         assert_eq!(
-            message("turn 1: HTTP 404 (expected a 2xx): Not Found"),
-            None
+            message(r#"  {"detail": "no such thread"}"#).as_deref(),
+            Some("no such thread")
         );
     }
 }

@@ -1,6 +1,7 @@
 //! A soak's reports: `soak.md` (the verdict per resource and the rule) and `soak.html`
 //! (the same, with the series against time: RSS, threads, open files, CPU, sessions).
 
+use crate::grid::{strong, Col, Grid};
 use crate::svg::esc;
 use crate::timeline::{render, Timeline};
 use result::soak::{SoakDoc, SoakSample};
@@ -16,8 +17,17 @@ fn f(v: Option<f64>) -> String {
 }
 
 /// The verdict per resource as a Markdown table.
-fn leak_table(doc: &SoakDoc) -> String {
-    let mut t = String::from("| resource | verdict | Sen slope / h | per 1,000 sessions | OLS / h (95 % CI) | Mann–Kendall p | start → end of load → end of drain | drain gave back |\n|:--|:--|--:|--:|:--|--:|:--|--:|\n");
+fn leak_table(doc: &SoakDoc) -> Grid {
+    let mut g = Grid::new(&[
+        Col::left("resource").short(),
+        Col::left("verdict").short(),
+        Col::right("Sen slope / h").short(),
+        Col::right("per 1,000 sessions").short(),
+        Col::left("OLS / h (95 % CI)").short(),
+        Col::right("Mann–Kendall p").short(),
+        Col::left("start → end of load → end of drain").short(),
+        Col::right("drain gave back").short(),
+    ]);
     for l in &doc.analysis.leaks {
         let ci = l.ols_ci95_per_hour.map_or("—".into(), |c| {
             format!(
@@ -27,25 +37,30 @@ fn leak_table(doc: &SoakDoc) -> String {
                 f(Some(c[1]))
             )
         });
-        t.push_str(&format!(
-            "| {} | **{}** | {} | {} | {ci} | {} | {} → {} → {} | {} |\n",
-            l.resource,
-            l.verdict,
-            f(l.sen_per_hour),
-            f(l.sen_per_1000_sessions),
-            l.mann_kendall_p.map_or("—".into(), |p| if p < 0.01 {
-                format!("{p:.1e}")
-            } else {
-                format!("{p:.2}")
-            }),
-            f(l.start),
-            f(l.end_of_load),
-            f(l.end_of_drain),
+        let p = l.mann_kendall_p.map_or("—".into(), |p| match p < 0.01 {
+            true => format!("{p:.1e}"),
+            false => format!("{p:.2}"),
+        });
+        g.row(vec![
+            l.resource.as_str().into(),
+            strong(l.verdict.to_string()),
+            f(l.sen_per_hour).into(),
+            f(l.sen_per_1000_sessions).into(),
+            ci.into(),
+            p.into(),
+            format!(
+                "{} → {} → {}",
+                f(l.start),
+                f(l.end_of_load),
+                f(l.end_of_drain)
+            )
+            .into(),
             l.drain_return
-                .map_or("—".into(), |r| format!("{:.0} %", r * 100.0)),
-        ));
+                .map_or("—".into(), |r| format!("{:.0} %", r * 100.0))
+                .into(),
+        ]);
     }
-    t
+    g
 }
 
 fn plan(doc: &SoakDoc) -> String {
@@ -77,7 +92,7 @@ pub fn markdown(doc: &SoakDoc) -> String {
         doc.config,
         a.headline,
         plan(doc),
-        leak_table(doc),
+        leak_table(doc).markdown(),
         a.rule,
     )
 }
@@ -137,7 +152,7 @@ pub fn body(doc: &SoakDoc) -> String {
         .iter()
         .map(|c| format!("<section>{}</section>", render(c)))
         .collect();
-    let table = crate::html::markdown_table(&leak_table(doc));
+    let table = leak_table(doc).html();
     format!(
         r#"<h1>Plimsoll soak</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><p>{}</p>{}{}<p class="how"><b>The rule:</b> {}.</p>"#,
         esc(&doc.analysis.headline),

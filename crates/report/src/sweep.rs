@@ -2,6 +2,7 @@
 //! `report.html`'s heat map (rows: the first axis, columns: the last; colour: the
 //! standing; the number: throughput).
 
+use crate::grid::{Col, Grid};
 use crate::svg::esc;
 use result::environment::Axis;
 use result::sweep::{Cell, SweepDoc};
@@ -62,7 +63,7 @@ pub fn markdown(doc: &SweepDoc) -> String {
         let _ = writeln!(md, "- {}", line.trim());
     }
     md.push('\n');
-    md.push_str(&points_table(doc));
+    md.push_str(&points_table(doc).markdown());
     let _ = writeln!(
         md,
         "\nThroughput is deliveries a second for a bus, turns a second otherwise. Each row stops at its first collapse (the rest: skipped)."
@@ -71,27 +72,31 @@ pub fn markdown(doc: &SweepDoc) -> String {
 }
 
 /// Every point, as a Markdown table.
-fn points_table(doc: &SweepDoc) -> String {
-    let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "| point | standing | outcome | throughput /s | p50 ms | p99 ms | damage |\n|---|---|---|---|---|---|---|"
-    );
+fn points_table(doc: &SweepDoc) -> Grid {
+    let names = [
+        "point",
+        "standing",
+        "outcome",
+        "throughput /s",
+        "p50 ms",
+        "p99 ms",
+        "damage",
+    ];
+    let cols: Vec<Col> = names.iter().map(|&n| Col::plain(n)).collect();
+    let mut g = Grid::new(&cols);
     for c in &doc.sweep.cells {
         let s = c.step.as_ref();
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            c.label,
-            c.standing,
-            s.map_or("—", |s| s.outcome.as_str()),
-            cell(s.and_then(rate)),
-            cell(s.and_then(|s| s.p50_turn_ms)),
-            cell(s.and_then(|s| s.p99_turn_ms)),
-            s.map_or("—".into(), damage)
-        );
+        g.row(vec![
+            c.label.as_str().into(),
+            c.standing.as_str().into(),
+            s.map_or("—", |s| s.outcome.as_str()).into(),
+            cell(s.and_then(rate)).into(),
+            cell(s.and_then(|s| s.p50_turn_ms)).into(),
+            cell(s.and_then(|s| s.p99_turn_ms)).into(),
+            s.map_or("—".into(), damage).into(),
+        ]);
     }
-    md
+    g
 }
 
 fn colour(standing: &str) -> &'static str {
@@ -193,6 +198,6 @@ pub fn html(doc: &SweepDoc) -> String {
         crate::html::STYLE,
         verdict.join(""),
         heat_map(doc),
-        crate::html::markdown_table(&points_table(doc))
+        points_table(doc).html()
     )
 }

@@ -1,31 +1,113 @@
 //! The ladder table: one row a step, as printed while a ramp runs and in report.md.
 //! Numbers are rounded for people here; the JSON keeps them whole.
 
+use crate::grid::{Cell, Col, Grid};
 use result::ladder::LadderDoc;
 use result::{Standing, StepResult};
 
-pub const HEADER: &str = "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
+/// The ladder table's columns, with the state column for runs whose steps have one.
+fn columns(state: bool) -> Vec<Col> {
+    let mut c = vec![
+        Col::right("sessions").fixed(8),
+        Col::left("outcome").fixed(17),
+    ];
+    if state {
+        c.push(Col::left("state").fixed(16));
+    }
+    c.extend([
+        Col::left("budget").fixed(9),
+        Col::right("turns/s").fixed(7),
+        Col::right("sess p50").fixed(8),
+        Col::right("sess p99").fixed(8),
+        Col::right("inflation").fixed(9),
+        Col::right("CPU % cap").fixed(9),
+        Col::right("RSS MB").fixed(7),
+        Col::right("KB/sess").fixed(7),
+        Col::right("threads").fixed(7),
+        Col::right("CPU ms/turn").fixed(11),
+        Col::left("bound").fixed(7),
+    ]);
+    c
+}
+
+/// The calls table's columns: how soon the bot answered (response p50/p95 from the end
+/// of the caller's speech to its first audio), how its audio broke (the share that
+/// stalled, the longest gap), replies heard on the wrong call, the SUT's responsiveness
+/// beside the calls, the harness's own frame timing, and what a call costs.
+pub const CALL_COLUMNS: &[Col] = &[
+    Col::right("calls").fixed(5),
+    Col::left("outcome").fixed(17),
+    Col::left("state").fixed(16),
+    Col::left("budget").fixed(9),
+    Col::right("resp p50").fixed(8),
+    Col::right("resp p95").fixed(8),
+    Col::right("stall %").fixed(7),
+    Col::right("gap ms").fixed(6),
+    Col::right("wrong").fixed(5),
+    Col::right("probe p99").fixed(9),
+    Col::right("frames p99").fixed(10),
+    Col::right("CPU % cap").fixed(9),
+    Col::right("RSS MB").fixed(7),
+    Col::right("MB/call").fixed(7),
+    Col::right("threads").fixed(7),
+    Col::left("bound").fixed(7),
+];
+
+/// One row's cells of a step of calls; `state` is its state cell.
+fn call_cells(r: &StepResult, v: &result::VoiceCalls, state: &str, standing: &str) -> Vec<Cell> {
+    vec![
+        r.concurrency.to_string().into(),
+        r.outcome.as_str().into(),
+        state.into(),
+        standing.into(),
+        cell(v.response_p50_ms).into(),
+        cell(v.response_p95_ms).into(),
+        format!("{:.1}", v.stall_share * 100.0).into(),
+        cell(Some(v.longest_gap_ms)).into(),
+        v.words_wrong.to_string().into(),
+        cell(r.probe_p99_ms).into(),
+        cell(Some(v.frame_jitter_p99_ms)).into(),
+        r.cpu_of_cap
+            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0))
+            .into(),
+        cell(Some(r.peak_rss_mb)).into(),
+        // What a call costs by PSS where it was read (result's `memory`), RSS else.
+        cell(Some(r.memory().1)).into(),
+        r.peak_threads.to_string().into(),
+        r.harness.bound.as_str().into(),
+    ]
+}
 
 /// The header a ramp prints before its first step: the calls table for voice calls.
-pub fn live_header(unit: result::words::Unit) -> &'static str {
+pub fn live_header(unit: result::words::Unit) -> String {
     match unit.is_calls() {
-        true => crate::calls::HEADER,
-        false => HEADER_STATE,
+        true => Grid::new(CALL_COLUMNS).head(),
+        false => Grid::new(&columns(true)).head(),
     }
 }
 
-/// The header with a state column, for runs whose steps have one.
-pub const HEADER_STATE: &str = "| sessions | outcome           | state            | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:-----------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|";
-
-/// The header for these steps: with the state column when they carry a state.
-pub fn header_for(steps: &[StepResult]) -> &'static str {
+/// The columns for these steps: the calls table's for calls; with the state column
+/// when they carry a state.
+fn columns_for(steps: &[StepResult]) -> Vec<Col> {
     if result::words::Unit::of(steps).is_calls() {
-        return crate::calls::HEADER;
+        return CALL_COLUMNS.to_vec();
     }
-    match steps.iter().any(|s| s.state.is_some()) {
-        true => HEADER_STATE,
-        false => HEADER,
+    columns(steps.iter().any(|s| s.state.is_some()))
+}
+
+/// The header for these steps (its two lines, no newline after them).
+pub fn header_for(steps: &[StepResult]) -> String {
+    Grid::new(&columns_for(steps)).head()
+}
+
+/// The steps as one table, each row classed by its standing in the run's verdict.
+pub fn grid(doc: &LadderDoc, steps: &[StepResult]) -> Grid {
+    let mut g = Grid::new(&columns_for(steps));
+    for r in steps {
+        let standing = standing_in(doc, r);
+        g.row_classed(standing, cells(r, standing));
     }
+    g
 }
 
 /// A step's state as its table cell: stable, backlogged or overloaded, and "busy" when
@@ -55,103 +137,117 @@ pub fn word(standing: Option<Standing>) -> &'static str {
 /// One table row from a RESULT (as stored, so history re-renders the same) and its
 /// standing against the budget (holds, over, collapsed; empty when not judged).
 pub fn row(r: &StepResult, standing: &str) -> String {
-    if let Some(v) = &r.voice {
-        return crate::calls::row(r, v, &state_cell(r), standing);
-    }
-    let state = match r.state {
-        Some(_) => format!(" {:<16} |", state_cell(r)),
-        None => String::new(),
+    let cols = match &r.voice {
+        Some(_) => CALL_COLUMNS.to_vec(),
+        None => columns(r.state.is_some()),
     };
-    format!(
-        "| {:>8} | {:<17} |{state} {:<9} | {:>7} | {:>8} | {:>8} | {:>9} | {:>9} | {:>7} | {:>7} | {:>7} | {:>11} | {:<7} |",
-        r.concurrency,
-        r.outcome.as_str(),
-        standing,
-        cell(turns_per_s(r)),
-        cell(r.p50_session_ms),
-        cell(r.p99_session_ms),
-        cell(r.latency_inflation),
+    let mut g = Grid::new(&cols);
+    g.row(cells(r, standing));
+    g.line_at(0)
+}
+
+/// A step's cells, in its table's columns.
+fn cells(r: &StepResult, standing: &str) -> Vec<Cell> {
+    if let Some(v) = &r.voice {
+        return call_cells(r, v, &state_cell(r), standing);
+    }
+    let mut c: Vec<Cell> = vec![r.concurrency.to_string().into(), r.outcome.as_str().into()];
+    if r.state.is_some() {
+        c.push(state_cell(r).into());
+    }
+    c.extend([
+        standing.into(),
+        cell(turns_per_s(r)).into(),
+        cell(r.p50_session_ms).into(),
+        cell(r.p99_session_ms).into(),
+        cell(r.latency_inflation).into(),
         r.cpu_of_cap
-            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0)),
-        cell(Some(r.peak_rss_mb)),
-        cell(Some(r.rss_kb_per_session)),
-        r.peak_threads,
-        cell(r.cpu_ms_per_turn),
-        r.harness.bound.as_str(),
-    )
+            .map_or("—".to_string(), |c| format!("{:.0} %", c * 100.0))
+            .into(),
+        cell(Some(r.peak_rss_mb)).into(),
+        cell(Some(r.rss_kb_per_session)).into(),
+        r.peak_threads.to_string().into(),
+        cell(r.cpu_ms_per_turn).into(),
+        r.harness.bound.as_str().into(),
+    ]);
+    c
 }
 
 /// Latency per named request (sessions written as `[[setup]]`/`[[turn]]`/`[[teardown]]`)
 /// and per MCP tool the SUT called (`mcp NAME`), a row per step and request (by name);
 /// None when no step has any.
-pub fn requests(steps: &[StepResult]) -> Option<String> {
-    let mut out = String::from(
-        "| sessions | request | ok | p50 ms | p99 ms | failed |
-|---------:|:--------|---:|-------:|-------:|-------:|
-",
-    );
-    let mut any = false;
+pub fn requests(steps: &[StepResult]) -> Option<Grid> {
+    let mut g = Grid::new(&[
+        Col::right("sessions"),
+        Col::left("request"),
+        Col::right("ok"),
+        Col::right("p50 ms"),
+        Col::right("p99 ms"),
+        Col::right("failed"),
+    ]);
     for s in steps {
+        let n = || s.concurrency.to_string().into();
         for (name, q) in &s.requests {
-            any = true;
-            out.push_str(&format!(
-                "| {} | {name} | {} | {} | {} | {} |
-",
-                s.concurrency,
-                q.count,
-                cell(q.p50_ms),
-                cell(q.p99_ms),
-                q.errors,
-            ));
+            g.row(vec![
+                n(),
+                name.as_str().into(),
+                q.count.to_string().into(),
+                cell(q.p50_ms).into(),
+                cell(q.p99_ms).into(),
+                q.errors.to_string().into(),
+            ]);
         }
         // The MCP tools the SUT called: the mock's latency for each, per tool.
         for (name, t) in s.mcp.iter().flat_map(|m| &m.tools) {
-            any = true;
-            out.push_str(&format!(
-                "| {} | mcp {name} | {} | {} | {} | {} |\n",
-                s.concurrency,
-                t.calls - t.errors,
-                cell(Some(t.p50_ms)),
-                cell(Some(t.p99_ms)),
-                t.errors,
-            ));
+            g.row(vec![
+                n(),
+                format!("mcp {name}").into(),
+                (t.calls - t.errors).to_string().into(),
+                cell(Some(t.p50_ms)).into(),
+                cell(Some(t.p99_ms)).into(),
+                t.errors.to_string().into(),
+            ]);
         }
     }
-    any.then_some(out)
+    (!g.is_empty()).then_some(g)
 }
 
 /// The SUT's dependencies (`[[service]]`, `[[probe]]`) at every step, a row each, with
 /// the SUT's connections to each: None when no step has any.
-pub fn dependencies(steps: &[StepResult]) -> Option<String> {
-    let mut out = String::from(
-        "| sessions | dependency | kind | processes | RSS MB | threads | CPU ms/turn | clients | SUT's connections |
-|---------:|:-----------|:-----|----------:|-------:|--------:|------------:|--------:|------------------:|
-",
-    );
-    let mut any = false;
+pub fn dependencies(steps: &[StepResult]) -> Option<Grid> {
+    let mut g = Grid::new(&[
+        Col::right("sessions"),
+        Col::left("dependency"),
+        Col::left("kind"),
+        Col::right("processes"),
+        Col::right("RSS MB"),
+        Col::right("threads"),
+        Col::right("CPU ms/turn"),
+        Col::right("clients"),
+        Col::right("SUT's connections"),
+    ]);
     for s in steps {
         for d in &s.dependencies {
-            any = true;
             let conns = s
                 .connections
                 .iter()
                 .find(|c| c.peer.as_deref() == Some(d.name.as_str()))
                 .map_or("—".to_string(), |c| c.peak.to_string());
-            out.push_str(&format!(
-                "| {} | {} | {}{} | {} | {} | {} | {} | {} | {conns} |\n",
-                s.concurrency,
-                d.name,
-                d.kind,
-                if d.exited { " (exited)" } else { "" },
-                d.processes,
-                cell(Some(d.peak_rss_mb)),
-                d.peak_threads,
-                cell(d.cpu_ms_per_turn),
-                d.peak_clients,
-            ));
+            let exited = if d.exited { " (exited)" } else { "" };
+            g.row(vec![
+                s.concurrency.to_string().into(),
+                d.name.as_str().into(),
+                format!("{}{exited}", d.kind).into(),
+                d.processes.to_string().into(),
+                cell(Some(d.peak_rss_mb)).into(),
+                d.peak_threads.to_string().into(),
+                cell(d.cpu_ms_per_turn).into(),
+                d.peak_clients.to_string().into(),
+                conns.into(),
+            ]);
         }
     }
-    any.then_some(out)
+    (!g.is_empty()).then_some(g)
 }
 
 /// A step's standing as the run's verdict recorded it ("" for runs from before budgets).
@@ -180,6 +276,47 @@ pub(crate) mod tests {
         serde_json::from_value(v).unwrap()
     }
 
+    /// The calls head the terminal has always printed.
+    const CALL_HEADER: &str = "| calls | outcome           | state            | budget    | resp p50 | resp p95 | stall % | gap ms | wrong | probe p99 | frames p99 | CPU % cap | RSS MB  | MB/call | threads | bound   |\n|------:|:------------------|:-----------------|:----------|---------:|---------:|--------:|-------:|------:|----------:|-----------:|----------:|--------:|--------:|--------:|:--------|";
+
+    #[test]
+    fn a_call_row_lines_up_with_its_header() {
+        let r = step(
+            serde_json::json!({"concurrency": 4, "outcome": "ok", "state": "stable",
+            "cpu_of_cap": 0.41, "peak_rss_mb": 212.0, "rss_kb_per_session": 30720.0, "peak_threads": 41,
+            "harness": {"bound": "sut"},
+            "voice": {"protocol": "twilio", "calls": 4, "dropped": 0, "turns": 8, "response_p50_ms": 912.0,
+              "response_p95_ms": 1240.5, "response_p99_ms": 1300.0, "stall_ms_per_turn": 3.0, "stall_share": 0.0042,
+              "longest_gap_ms": 40.0, "stuttered_share": 0.12, "caller_audio_s": 20.0, "bot_audio_s": 30.0,
+              "setup_p50_ms": 12.0, "words_checked": 8, "words_wrong": 1, "words_unheard": 0, "barge_ins": 0,
+              "barge_stop_p50_ms": null, "frame_jitter_p99_ms": 0.8}}),
+        );
+        let line = row(&r, "holds");
+        let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
+        assert_eq!(widths(&line), widths(CALL_HEADER.lines().next().unwrap()));
+        for cell in [
+            " 912 ", " 1240 ", " 0.4 ", " 40.0 ", " 1 ", " 0.80 ", " 41 % ", " 30.0 ",
+        ] {
+            assert!(line.contains(cell), "{cell:?} in {line}");
+        }
+        assert_eq!(header_for(&[r]), CALL_HEADER);
+    }
+
+    /// The heads the terminal has always printed, now written from the columns.
+    #[test]
+    fn the_heads_are_the_terminal_own() {
+        assert_eq!(
+            Grid::new(&columns(false)).head(),
+            "| sessions | outcome           | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|"
+        );
+        assert_eq!(
+            Grid::new(&columns(true)).head(),
+            "| sessions | outcome           | state            | budget    | turns/s | sess p50 | sess p99 | inflation | CPU % cap | RSS MB  | KB/sess | threads | CPU ms/turn | bound   |\n|---------:|:------------------|:-----------------|:----------|--------:|---------:|---------:|----------:|----------:|--------:|--------:|--------:|------------:|:--------|"
+        );
+        let r = step(serde_json::json!({"concurrency": 4, "turns_per_s": 2.5}));
+        assert_eq!(row(&r, "holds").chars().count(), 154);
+    }
+
     #[test]
     fn requests_get_a_row_per_step_and_name() {
         let steps = vec![
@@ -188,7 +325,7 @@ pub(crate) mod tests {
             ),
             step(serde_json::json!({"concurrency": 8})),
         ];
-        let t = requests(&steps).unwrap();
+        let t = requests(&steps).unwrap().markdown();
         assert!(t.contains("| 4 | create | 4 | 2.59 | 8.30 | 0 |"), "{t}");
         assert!(t.contains("| 4 | run | 12 | 449 | — | 1 |"), "{t}");
         assert_eq!(t.lines().count(), 4);
@@ -205,7 +342,7 @@ pub(crate) mod tests {
             ),
             step(serde_json::json!({"concurrency": 16})),
         ];
-        let t = dependencies(&steps).unwrap();
+        let t = dependencies(&steps).unwrap().markdown();
         assert!(
             t.contains("| 8 | redis | service (exited) | 1 | 11.9 | 5 | 0.42 | 5 | 4 |"),
             "{t}"
@@ -223,7 +360,8 @@ pub(crate) mod tests {
         );
         let line = row(&r, "holds");
         let widths = |s: &str| s.split('|').map(|c| c.chars().count()).collect::<Vec<_>>();
-        assert_eq!(widths(&line), widths(HEADER.lines().next().unwrap()));
+        let head = header_for(std::slice::from_ref(&r));
+        assert_eq!(widths(&line), widths(head.lines().next().unwrap()));
         assert!(
             line.contains(" 1.02 ") && line.contains(" 97 % ") && line.contains(" 30.0 "),
             "{line}"

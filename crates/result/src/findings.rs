@@ -11,6 +11,11 @@ pub struct StepReport {
     pub cause: Option<String>,
     /// The first error of each kind: (kind, what it said).
     pub first_errors: Vec<(String, String)>,
+    /// The SUT's own body that the first failure of each `status_…` kind quoted: what
+    /// it said when it refused a request.
+    pub first_bodies: std::collections::BTreeMap<String, String>,
+    /// Sessions that failed in their `[[setup]]` requests, before any turn.
+    pub sessions_failed_in_setup: u64,
     /// The first few integrity violations, as the mock's ledger gives them.
     pub violations: Vec<serde_json::Value>,
     /// Sessions whose marker reached the mock (0 with LLM calls: the marker got lost).

@@ -54,18 +54,12 @@ impl Deps {
                 stop_grace: Duration::from_secs(5),
                 cores: Vec::new(),
                 log_pattern: None,
+                role: probe::Role::Service,
             };
             let exports: Vec<(String, String)> =
                 s.export.iter().map(|(k, v)| (k.clone(), f(v))).collect();
             let sut = Sut::start(&spec).await.map_err(|e| {
-                anyhow::anyhow!(
-                    "[[service]] {:?} in {}: {}",
-                    s.name,
-                    cfg.file.display(),
-                    e.to_string()
-                        .replacen("the SUT", "the service", 2)
-                        .replace("[sut] ready_timeout_s", "its ready_timeout_s")
-                )
+                anyhow::anyhow!("[[service]] {:?} in {}: {}", s.name, cfg.file.display(), e)
             })?;
             let scratch = sut.scratch.display().to_string();
             deps.exports.extend(

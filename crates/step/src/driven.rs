@@ -80,6 +80,7 @@ fn sut_spec(cfg: &Config, opts: &StepOptions, rig: &Rig, cap: Option<&cap::Cap>)
             }
         },
         log_pattern: cfg.log_pattern.clone(),
+        role: probe::Role::Sut,
     }
 }
 
@@ -368,6 +369,8 @@ fn measured(
         ),
         timed_out: report.timed_out,
         first_errors: report.first_errors.clone().into_iter().collect(),
+        first_bodies: report.first_bodies.clone(),
+        sessions_failed_in_setup: report.sessions_failed_in_setup,
         failed_sessions: report.failed_sessions.clone(),
         session_ms: report.session_ms.clone(),
         open_model: opts_d.arrival_rate.map(|r| (r, report.peak_in_flight)),

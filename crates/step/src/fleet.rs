@@ -120,6 +120,7 @@ mod tests {
             stop_grace: Duration::from_secs(1),
             cores: Vec::new(),
             log_pattern: None,
+            role: probe::Role::Sut,
         };
         let s = for_port(&spec, 4000, 4100, 1);
         assert_eq!(s.command[2], "127.0.0.1:4100");

@@ -36,6 +36,7 @@ pub(crate) async fn run(
             .as_ref()
             .map_or(Vec::new(), |p| p.sut.clone()),
         log_pattern: cfg.log_pattern.clone(),
+        role: probe::Role::Sut,
     };
     let mut h = Sut::start(&spec)
         .await

@@ -97,6 +97,8 @@ pub(crate) async fn judge(
     });
     let bound = bound_of(cfg, &side, &m);
     let first_errors = m.first_errors.clone();
+    let first_bodies = m.first_bodies.clone();
+    let sessions_failed_in_setup = m.sessions_failed_in_setup;
     let turns_per_session = m.session_turns;
     let mut result = assemble(
         &probe,
@@ -128,6 +130,8 @@ pub(crate) async fn judge(
         result,
         cause,
         first_errors,
+        first_bodies,
+        sessions_failed_in_setup,
         violations: side.violation_list.iter().take(5).cloned().collect(),
         marked_sessions: side.marked,
         log_lines: stopped.log.kept.iter().cloned().collect(),

@@ -32,6 +32,10 @@ pub struct Measured {
     pub timed_out: bool,
     pub errors_by_kind: BTreeMap<String, u64>,
     pub first_errors: Vec<(String, String)>,
+    /// The SUT's body each first `status_…` failure quoted.
+    pub first_bodies: BTreeMap<String, String>,
+    /// Sessions that failed in their setup requests.
+    pub sessions_failed_in_setup: u64,
     pub harness_cpu_sec: f64,
     /// The same, part by part (driver, mock, probe, orchestration).
     pub harness_parts: Option<result::harness::HarnessParts>,

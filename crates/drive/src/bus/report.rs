@@ -76,6 +76,8 @@ pub(super) fn report(
         timed_out,
         peak_in_flight: n,
         first_errors,
+        first_bodies: BTreeMap::new(),
+        sessions_failed_in_setup: 0,
         full_load: None,
         requests: BTreeMap::new(),
         resident: 0,

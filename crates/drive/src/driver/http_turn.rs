@@ -110,18 +110,10 @@ pub(super) fn status_ok(reply: &HttpReply, expect: Option<u16>) -> Result<(), Fa
     if ok {
         return Ok(());
     }
-    let snippet: String = String::from_utf8_lossy(&reply.body)
-        .chars()
-        .take(200)
-        .collect();
     let expected = expect.map_or("a 2xx".to_string(), |s| s.to_string());
-    let body = if snippet.trim().is_empty() {
-        "(empty body)".to_string()
-    } else {
-        snippet
-    };
-    Err((
-        format!("status_{}", reply.status),
-        format!("HTTP {} (expected {expected}): {body}", reply.status),
+    Err(crate::run::failure::status(
+        reply.status,
+        &expected,
+        &reply.body,
     ))
 }

@@ -47,9 +47,10 @@ pub(super) async fn setup(
     ctx: &Ctx<'_>,
 ) -> Result<(), (String, String)> {
     for r in &spec.setup {
-        let d = request(r, spec, vars, 0, conn, ctx)
-            .await
-            .map_err(|e| named(spec, r, e, "setup"))?;
+        let d = request(r, spec, vars, 0, conn, ctx).await.map_err(|e| {
+            ctx.recorder.failed_in_setup();
+            named(spec, r, e, "setup")
+        })?;
         keep(vars, d.values);
     }
     Ok(())

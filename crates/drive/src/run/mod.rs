@@ -9,7 +9,7 @@
 
 pub(crate) mod background;
 mod ctx;
-mod failure;
+pub(crate) mod failure;
 pub(crate) mod keeper;
 mod load;
 pub(crate) mod options;

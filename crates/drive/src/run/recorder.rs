@@ -33,6 +33,8 @@ pub(crate) struct Recorder {
     errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
+    /// Sessions that failed in their setup requests, before any turn.
+    failed_in_setup: std::sync::atomic::AtomicU64,
     pub(crate) progress: Arc<Progress>,
     pub(crate) t0: Instant,
     load: Load,
@@ -58,6 +60,7 @@ impl Recorder {
             errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
+            failed_in_setup: Default::default(),
             progress,
             t0: Instant::now(),
             load: Load::default(),
@@ -158,6 +161,11 @@ impl Recorder {
             .insert(name);
     }
 
+    /// A session failed in its setup requests, before its first turn.
+    pub(crate) fn failed_in_setup(&self) {
+        self.failed_in_setup.fetch_add(1, Relaxed);
+    }
+
     /// A session ended (well or not): the first end closes the span of full load.
     pub(crate) fn session_ended(&self) {
         if !self.churn {
@@ -175,6 +183,17 @@ impl Recorder {
         *e.0.entry(kind.clone()).or_insert(0) += 1;
         e.1.entry(kind).or_insert(message);
     }
+}
+
+/// The SUT's body each first failure of a `status_…` kind quotes.
+fn first_bodies(first_errors: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    first_errors
+        .iter()
+        .filter_map(|(kind, m)| {
+            let body = super::failure::quoted_body(kind, m)?;
+            Some((kind.clone(), body.to_string()))
+        })
+        .collect()
 }
 
 fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
@@ -218,7 +237,9 @@ impl Recorder {
             lag_us,
             errors_by_kind,
             timed_out,
+            first_bodies: first_bodies(&first_errors),
             first_errors,
+            sessions_failed_in_setup: self.failed_in_setup.load(Relaxed),
             peak_in_flight: progress.peak_in_flight.load(Relaxed),
             full_load: self.load.full_load(),
             requests,

@@ -28,6 +28,11 @@ pub struct DriveReport {
     pub peak_in_flight: u64,
     /// First error message of each kind, for the terminal.
     pub first_errors: BTreeMap<String, String>,
+    /// The SUT's own body that the first failure of each `status_…` kind quotes, for
+    /// reading what it refused (`run::failure::quoted_body`).
+    pub first_bodies: BTreeMap<String, String>,
+    /// Sessions that failed in their `[[setup]]` requests, before any turn.
+    pub sessions_failed_in_setup: u64,
     /// The span of full load (see `FullLoad`).
     pub full_load: Option<FullLoad>,
     /// Per named request of a `[[setup]]`/`[[turn]]`/`[[teardown]]` session: its

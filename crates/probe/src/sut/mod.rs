@@ -16,7 +16,7 @@ mod launch;
 mod ready;
 mod spec;
 
-pub use spec::{Ready, SutError, SutSpec};
+pub use spec::{Ready, Role, SutError, SutSpec};
 
 use crate::log::LogBook;
 use launch::{command, read_output, spawn_cause, Whole};
@@ -70,6 +70,7 @@ impl Sut {
         let mut child = command(spec, &scratch).spawn().map_err(|e| {
             let _ = std::fs::remove_dir_all(&scratch);
             SutError::Spawn {
+                role: spec.role,
                 command: spec.command.clone(),
                 why: spawn_cause(spec, &e),
             }
@@ -121,6 +122,7 @@ impl Sut {
             if let Some(status) = exited {
                 tokio::time::sleep(Duration::from_millis(50)).await; // let the tail readers finish
                 return Err(SutError::ExitedEarly {
+                    role: spec.role,
                     status: status.to_string(),
                     tail: self.tail(),
                     whole: self.keep_whole(),
@@ -148,6 +150,7 @@ impl Sut {
                 let whole = self.keep_whole();
                 self.stop().await;
                 return Err(SutError::NotReady {
+                    role: spec.role,
                     secs: spec.ready_timeout.as_secs_f64(),
                     what: never_ready(&spec.ready),
                     tail,
@@ -291,6 +294,7 @@ mod tests {
             stop_grace: Duration::from_millis(500),
             cores: Vec::new(),
             log_pattern: None,
+            role: Default::default(),
         }
     }
 
@@ -340,7 +344,24 @@ mod tests {
         s.ready_timeout = Duration::from_millis(300);
         let msg = Sut::start(&s).await.err().unwrap().to_string();
         assert!(
-            msg.contains("not ready after") && msg.contains("still starting"),
+            msg.starts_with("the SUT was not ready after")
+                && msg.contains("raise [sut] ready_timeout_s")
+                && msg.contains("still starting"),
+            "{msg}"
+        );
+        // A service started for the SUT is named as one, with its own setting.
+        s.role = Role::Service;
+        let msg = Sut::start(&s).await.err().unwrap().to_string();
+        assert!(
+            msg.starts_with("the service was not ready after")
+                && msg.contains("raise its ready_timeout_s"),
+            "{msg}"
+        );
+        let mut s = spec("exit 3", Ready::Port(1));
+        s.role = Role::Service;
+        let msg = Sut::start(&s).await.err().unwrap().to_string();
+        assert!(
+            msg.starts_with("the service exited during start-up"),
             "{msg}"
         );
     }

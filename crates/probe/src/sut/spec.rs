@@ -31,23 +31,59 @@ pub struct SutSpec {
     pub cores: Vec<usize>,
     /// Lines of its log matching this count as warnings (see `log`).
     pub log_pattern: Option<regex::Regex>,
+    /// What the process is to the run: its errors name it so.
+    pub role: Role,
+}
+
+/// What a started process is to the run, as its errors name it and the setting that
+/// gives it time to be ready.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Role {
+    /// The system under test (`[sut]`).
+    #[default]
+    Sut,
+    /// A dependency Plimsoll starts for it (`[[service]]`).
+    Service,
+}
+
+impl Role {
+    pub fn noun(self) -> &'static str {
+        match self {
+            Role::Sut => "the SUT",
+            Role::Service => "the service",
+        }
+    }
+
+    /// The setting that gives it longer to be ready.
+    pub fn ready_timeout(self) -> &'static str {
+        match self {
+            Role::Sut => "[sut] ready_timeout_s",
+            Role::Service => "its ready_timeout_s",
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum SutError {
     /// `why` names the real cause (a missing working directory, a program not on PATH),
     /// said once.
-    #[error("could not start the SUT command {command:?}: {why}")]
-    Spawn { command: Vec<String>, why: String },
+    #[error("could not start {} command {command:?}: {why}", .role.noun())]
+    Spawn {
+        role: Role,
+        command: Vec<String>,
+        why: String,
+    },
     /// Said cause first (`log::crash`): the exception, some context, the whole output's file.
-    #[error("the SUT exited during start-up ({status}); {}", crate::log::crash::digest(.tail, .whole.as_deref()))]
+    #[error("{} exited during start-up ({status}); {}", .role.noun(), crate::log::crash::digest(.tail, .whole.as_deref()))]
     ExitedEarly {
+        role: Role,
         status: String,
         tail: String,
         whole: Option<PathBuf>,
     },
-    #[error("the SUT was not ready after {secs:.0} s ({what}); raise [sut] ready_timeout_s or check the readiness probe. Its last output:\n{}", crate::log::crash::digest(.tail, .whole.as_deref()))]
+    #[error("{} was not ready after {secs:.0} s ({what}); raise {} or check the readiness probe. Its last output:\n{}", .role.noun(), .role.ready_timeout(), crate::log::crash::digest(.tail, .whole.as_deref()))]
     NotReady {
+        role: Role,
         secs: f64,
         what: String,
         tail: String,
