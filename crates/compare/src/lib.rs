@@ -7,7 +7,7 @@
 
 use analysis::stats::{COST_METRIC, METRICS};
 use experiment::Config;
-use step::{run_step, StepOptions};
+use step::StepOptions;
 pub use worktrees::Worktrees;
 
 mod worktrees;
@@ -114,7 +114,12 @@ pub async fn run_compare(
                 if let Some(w) = &opts.side_workloads[side] {
                     o.workload = Some(w.clone());
                 }
-                let step = run_step(&c, &o).await?;
+                let Some(step) = step::start(&c, &o, step::Start::default()).await? else {
+                    anyhow::bail!(
+                        "interrupted at rep {}: the comparison is left unfinished and unrecorded",
+                        rep + 1
+                    );
+                };
                 eprintln!(
                     "  rep {} · {} · {:<6} → {} (p99 {} ms, {})",
                     rep + 1,

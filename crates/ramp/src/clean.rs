@@ -1,40 +1,28 @@
-//! A step run so that a busy machine does not pass for the system's limit: a step whose
-//! SUT lost a material share of its cores to other processes (`analysis::trust`) is run
-//! again after a pause, and the cleaner of the two is kept, marked as a re-run.
+//! A step of a ladder or a sweep started so that a busy machine does not pass for the
+//! system's limit: `step::start` runs it again after a pause when others took a material
+//! share of the SUT's cores, and this says so on the terminal.
 
 use experiment::Config;
 use result::StepReport;
-use std::time::Duration;
-use step::{run_step, StepOptions};
+use step::{Note, Start, StepOptions};
 
-/// How long a contaminated step waits before it runs again.
-pub const PAUSE: Duration = Duration::from_secs(5);
-
-/// What other processes took of the cores a step ran on (0 when not measured).
-fn others(r: &StepReport) -> f64 {
-    analysis::trust::taken(&r.result)
-}
-
-/// One step, run again once when the first run was contaminated; the cleaner is kept.
-pub async fn run_clean(cfg: &Config, opts: &StepOptions, what: &str) -> anyhow::Result<StepReport> {
-    let first = run_step(cfg, opts).await?;
-    if !first.result.contaminated() {
-        return Ok(first);
-    }
-    eprintln!(
-        "  the machine was busy during the step at {what}: {}; running it again in {} s",
-        report::step::busy_words(&first.result),
-        PAUSE.as_secs()
-    );
-    tokio::time::sleep(PAUSE).await;
-    let second = run_step(cfg, opts).await?;
-    let mut kept = if others(&second) < others(&first) {
-        second
-    } else {
-        first
+/// One step, run again once when the first run was contaminated (the cleaner is kept);
+/// None when Ctrl-C stopped it.
+pub async fn run_clean(
+    cfg: &Config,
+    opts: &StepOptions,
+    what: &str,
+) -> anyhow::Result<Option<StepReport>> {
+    let say = |n: Note<'_>| match n {
+        Note::Busy { first, pause } => eprintln!(
+            "  the machine was busy during the step at {what}: {}; running it again in {} s",
+            report::step::busy_words(&first.result),
+            pause.as_secs()
+        ),
     };
-    if let Some(i) = kept.result.interference.as_mut() {
-        i.rerun = true;
-    }
-    Ok(kept)
+    let how = Start {
+        again_when_busy: true,
+        note: Some(&say),
+    };
+    step::start(cfg, opts, how).await
 }

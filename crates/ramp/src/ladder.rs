@@ -147,22 +147,14 @@ impl<'a> Run<'a> {
                 board.tick(t)
             })));
         }
-        let step = tokio::select! {
-            r = crate::clean::run_clean(self.cfg, &o, &what) => r.with_context(|| format!("step at {what}"))?,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
-                self.interrupted = true;
-                return Ok(None);
-            }
+        let step = crate::clean::run_clean(self.cfg, &o, &what)
+            .await
+            .with_context(|| format!("step at {what}"))?;
+        let Some(step) = step else {
+            eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
+            self.interrupted = true;
+            return Ok(None);
         };
-        let value = serde_json::to_value(&step.result)?;
-        // Nothing reaches the history or result.json that the schema would refuse.
-        result::schema::check(&value).map_err(|e| {
-            anyhow::anyhow!(
-                "step at {} produced a RESULT the schema refuses: {e}",
-                self.opts.unit.level(level)
-            )
-        })?;
         let standing =
             analysis::verdict::standing_among(&self.steps, &step.result, &self.opts.budget);
         if let Some(b) = &self.opts.live {

@@ -128,13 +128,13 @@ pub fn document(
     }
 }
 
-/// One point run: its cell, and whether it collapsed.
+/// One point run: its cell, and whether it collapsed; None when Ctrl-C stopped it.
 async fn point(
     cfg: &Config,
     axes: &[Axis],
     values: &[f64],
     opts: &RampOptions,
-) -> anyhow::Result<(Cell, bool)> {
+) -> anyhow::Result<Option<(Cell, bool)>> {
     let name = label(axes, values);
     let mut o = opts.step.clone();
     for (a, v) in axes.iter().zip(values) {
@@ -143,12 +143,12 @@ async fn point(
             n => o.set.push((n.to_string(), *v)),
         }
     }
-    let step = crate::clean::run_clean(cfg, &o, &name)
+    let Some(step) = crate::clean::run_clean(cfg, &o, &name)
         .await
-        .with_context(|| format!("step at {name}"))?;
-    let value = serde_json::to_value(&step.result)?;
-    result::schema::check(&value)
-        .map_err(|e| anyhow::anyhow!("step at {name} produced a RESULT the schema refuses: {e}"))?;
+        .with_context(|| format!("step at {name}"))?
+    else {
+        return Ok(None);
+    };
     let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
     let why = match standing {
         Standing::Collapsed => step.cause.as_ref().map(|c| {
@@ -175,7 +175,7 @@ async fn point(
         step: Some(step.result),
         why: Some(why),
     };
-    Ok((cell, standing == Standing::Collapsed))
+    Ok(Some((cell, standing == Standing::Collapsed)))
 }
 
 pub async fn run_sweep(
@@ -215,26 +215,25 @@ pub async fn run_sweep(
         let cell = if interrupted || dead_row.as_ref() == Some(&row) {
             skipped(&values, &label(axes, &values))
         } else {
-            tokio::select! {
-                r = point(cfg, axes, &values, opts) => {
-                    let (cell, collapsed) = match r {
-                        Ok(c) => c,
-                        Err(e) => {
-                            if let (Some(h), Some(id)) = (&history, id) {
-                                h.fail_run(id, &format!("{e:#}"))?;
-                            }
-                            return Err(e);
-                        }
-                    };
+            match point(cfg, axes, &values, opts).await {
+                Ok(Some((cell, collapsed))) => {
                     if collapsed {
                         dead_row = Some(row);
                     }
                     cell
                 }
-                _ = tokio::signal::ctrl_c() => {
-                    eprintln!("interrupted: the finished steps are kept; the run is marked interrupted");
+                Ok(None) => {
+                    eprintln!(
+                        "interrupted: the finished steps are kept; the run is marked interrupted"
+                    );
                     interrupted = true;
                     skipped(&values, &label(axes, &values))
+                }
+                Err(e) => {
+                    if let (Some(h), Some(id)) = (&history, id) {
+                        h.fail_run(id, &format!("{e:#}"))?;
+                    }
+                    return Err(e);
                 }
             }
         };

@@ -75,10 +75,10 @@ pub async fn run_soak(cfg: &Config, opts: &SoakOptions) -> anyhow::Result<SoakDo
     let mut step_opts = opts.step.clone();
     step_opts.soak = Some(plan);
     step_opts.progress = false; // the soak prints its own line a sample
-    let outcome = tokio::select! {
-        r = step::run_step(cfg, &step_opts) => Some(r.context("the soak's step").inspect_err(|e| failed(&history, id, e))?),
-        _ = tokio::signal::ctrl_c() => None,
-    };
+    let outcome = step::start(cfg, &step_opts, step::Start::default())
+        .await
+        .context("the soak's step")
+        .inspect_err(|e| failed(&history, id, e))?;
     let interrupted = outcome.is_none();
     if interrupted {
         eprintln!("\ninterrupted: the series so far is kept and judged; the SUT was stopped");

@@ -2,7 +2,8 @@
 //! at it, C sessions driven through it (or the user's own harness driving them), its
 //! process tree sampled all along, and one RESULT whose outcome `analysis` names.
 //!
-//! `step` starts the rig and drives the sessions; `harness` runs the user's harness
+//! `start` is where every step starts (Ctrl-C, a busy machine's re-run, the RESULT's
+//! schema); `step` starts the rig and drives the sessions; `harness` runs the user's harness
 //! instead; `judge` puts the measurements together (the outcome is `analysis::outcome`'s
 //! to decide); `soak` holds a step for a long time with session churn and samples the SUT
 //! into a series; `sharded` drives one shard of a step against a SUT and mock already
@@ -33,13 +34,15 @@ mod replay_diff;
 mod replayed;
 mod responsive;
 mod rig;
+mod shard_mock;
 pub mod sharded;
 pub mod soak;
-pub mod step;
+pub mod start;
+mod step;
 
 pub use clock::now_rfc3339;
 pub use options::StepOptions;
 pub use prepare::{preflight, Preflight};
 pub use result::{StepReport, StepResult};
 pub use soak::{SoakPlan, SoakSample};
-pub use step::run_step;
+pub use start::{start, Note, Start};

@@ -15,6 +15,7 @@ mod model_file;
 pub mod replay;
 pub mod reply;
 pub mod scenario;
+pub mod scenario_file;
 pub mod script;
 pub mod thoughts;
 pub mod timing;

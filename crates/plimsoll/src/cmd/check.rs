@@ -39,7 +39,11 @@ pub fn check(a: CheckArgs) -> anyhow::Result<u8> {
         what.unit.many(),
         cfg.command.join(" ").replace("{{port}}", "PORT")
     );
-    let r = super::runtime()?.block_on(step::run_step(&cfg, &opts))?;
+    let Some(r) = super::runtime()?.block_on(step::start(&cfg, &opts, step::Start::default()))?
+    else {
+        eprintln!("plimsoll check: interrupted; the SUT was stopped");
+        return Ok(130);
+    };
     let session_file = a.session.as_ref().unwrap_or(&cfg.session_file);
     let spec = drive::SessionSpec::load(session_file).ok();
     let sent = report::check::Sent {

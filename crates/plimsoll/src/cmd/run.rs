@@ -224,13 +224,8 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     if let Some(l) = &live {
         opts.on_tick = Some(l.begin(opts.concurrency.unwrap_or(cfg.concurrency)));
     }
-    let step = rt.block_on(async {
-        tokio::select! {
-            r = step::run_step(&cfg, &opts) => r.map(Some),
-            // The step's futures are dropped here; the SUT's Drop kills its process group.
-            _ = tokio::signal::ctrl_c() => Ok(None),
-        }
-    })?;
+    // Ctrl-C drops the step's futures; the SUT's Drop kills its process group.
+    let step = rt.block_on(step::start(&cfg, &opts, step::Start::default()))?;
     let Some(step) = step else {
         eprintln!("plimsoll run: interrupted; the SUT was stopped");
         return Ok(130);

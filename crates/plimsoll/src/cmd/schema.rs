@@ -31,7 +31,7 @@ pub const FILES: &[(&str, &str, Make)] = &[
     (
         "scenario",
         "scenario.toml",
-        mock::provider::scenario::schema,
+        mock::provider::scenario_file::schema,
     ),
 ];
 
