@@ -165,7 +165,7 @@ pub fn table(steps: &[StepResult]) -> Option<Grid> {
         "could hit",
         "cache breaks",
     ];
-    let cols: Vec<Col> = names.iter().map(|&n| Col::right(n).short()).collect();
+    let cols: Vec<Col> = names.iter().map(|&n| Col::right(n).rule(4)).collect();
     let mut g = Grid::new(&cols);
     for s in steps {
         let cost = s.cost.as_ref().filter(|c| !c.by_model.is_empty());
@@ -308,7 +308,8 @@ mod tests {
         let steps = [step(2, 0.4, 0.01), step(4, 0.41, 0.012)];
         let md = markdown(&steps).unwrap();
         assert!(
-            md.contains("| 2 | $0.400 | $400.00 | $0.0500 | 1.0 % | 90.0 % | 3 |"),
+            md.contains("| sessions | cost/session | per 1,000 sessions | perfect caching | hit share | could hit | cache breaks |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+                && md.contains("| 2 | $0.400 | $400.00 | $0.0500 | 1.0 % | 90.0 % | 3 |"),
             "{md}"
         );
         assert!(md.contains("- 6 × system_changed — system message, char 55: `…at 18:41:07Z…` before, `…at 18:41:09Z…` now"), "{md}");

@@ -19,8 +19,8 @@ pub enum Align {
 pub enum Width {
     /// Cells as they are; the rule as wide as the head (`|---------:|` under `sessions`).
     Head,
-    /// Cells as they are; a rule of three (`|--:|`).
-    Short,
+    /// Cells as they are; a rule this many characters wide (`|--:|` is 3).
+    Rule(usize),
     /// Every cell padded to this many characters, for a terminal's columns.
     Fixed(usize),
 }
@@ -54,14 +54,19 @@ impl Col {
         Col {
             name,
             align: Align::Plain,
-            width: Width::Short,
+            width: Width::Rule(3),
         }
     }
 
-    /// The same column with a rule of three.
+    /// The same column with a rule of three (`--:`).
     pub const fn short(self) -> Col {
+        self.rule(3)
+    }
+
+    /// The same column with a rule `n` characters wide, its cells as they are.
+    pub const fn rule(self, n: usize) -> Col {
         Col {
-            width: Width::Short,
+            width: Width::Rule(n),
             ..self
         }
     }
@@ -75,10 +80,10 @@ impl Col {
     }
 
     /// Markdown's rule under this column's name.
-    fn rule(&self) -> String {
+    fn rule_text(&self) -> String {
         let n = match self.width {
             Width::Head => self.name.chars().count() + 2,
-            Width::Short => 3,
+            Width::Rule(n) => n,
             Width::Fixed(w) => w + 2,
         };
         match self.align {
@@ -143,7 +148,8 @@ impl Grid {
         }
     }
 
-    /// A row of cells, one a column.
+    /// A row of cells, one a column (a row short of cells is written with its last
+    /// columns empty, never shifted).
     pub fn row(&mut self, cells: Vec<Cell>) {
         self.rows.push((None, cells));
     }
@@ -160,12 +166,19 @@ impl Grid {
     /// The head and its rule, each line without its newline.
     pub fn head(&self) -> String {
         let names: Vec<Cell> = self.cols.iter().map(|c| Cell::from(c.name)).collect();
-        let rule: String = self.cols.iter().map(|c| format!("{}|", c.rule())).collect();
+        let rule: String = self
+            .cols
+            .iter()
+            .map(|c| format!("{}|", c.rule_text()))
+            .collect();
         format!("{}\n|{rule}", self.line(&names, true))
     }
 
     /// One row as Markdown writes it.
     fn line(&self, cells: &[Cell], head: bool) -> String {
+        debug_assert_eq!(cells.len(), self.cols.len(), "a row's cells, one a column");
+        let empty = Cell::from("");
+        let cells = cells.iter().chain(std::iter::repeat(&empty));
         let mut s = String::from("|");
         for (c, cell) in self.cols.iter().zip(cells) {
             let text = cell.text.replace('|', "\\|");
@@ -252,6 +265,7 @@ mod tests {
             g.html(),
             r#"<table><tr><th>sessions</th><th>outcome</th><th>ok</th><th>note</th></tr><tr class="holds"><td>4</td><td>ok</td><td>12</td><td>a | b</td></tr><tr><td>8</td><td>collapsed</td><td>0</td><td>&lt;x&gt; | y</td></tr></table>"#
         );
-        assert_eq!(Col::plain("point").rule(), "---");
+        assert_eq!(Col::plain("point").rule_text(), "---");
+        assert_eq!(Col::right("sessions").rule(4).rule_text(), "---:");
     }
 }

@@ -87,12 +87,16 @@ pub fn live_header(unit: result::words::Unit) -> String {
 }
 
 /// The columns for these steps: the calls table's for calls; with the state column
-/// when they carry a state.
+/// when any carries a state.
 fn columns_for(steps: &[StepResult]) -> Vec<Col> {
     if result::words::Unit::of(steps).is_calls() {
         return CALL_COLUMNS.to_vec();
     }
-    columns(steps.iter().any(|s| s.state.is_some()))
+    columns(any_state(steps))
+}
+
+fn any_state(steps: &[StepResult]) -> bool {
+    steps.iter().any(|s| s.state.is_some())
 }
 
 /// The header for these steps (its two lines, no newline after them).
@@ -103,9 +107,10 @@ pub fn header_for(steps: &[StepResult]) -> String {
 /// The steps as one table, each row classed by its standing in the run's verdict.
 pub fn grid(doc: &LadderDoc, steps: &[StepResult]) -> Grid {
     let mut g = Grid::new(&columns_for(steps));
+    let state = any_state(steps);
     for r in steps {
         let standing = standing_in(doc, r);
-        g.row_classed(standing, cells(r, standing));
+        g.row_classed(standing, cells(r, standing, state));
     }
     g
 }
@@ -142,17 +147,18 @@ pub fn row(r: &StepResult, standing: &str) -> String {
         None => columns(r.state.is_some()),
     };
     let mut g = Grid::new(&cols);
-    g.row(cells(r, standing));
+    g.row(cells(r, standing, r.state.is_some()));
     g.line_at(0)
 }
 
-/// A step's cells, in its table's columns.
-fn cells(r: &StepResult, standing: &str) -> Vec<Cell> {
+/// A step's cells, in its table's columns: with a state cell where the table has the
+/// state column (a step recorded before states were kept shows "—" there).
+fn cells(r: &StepResult, standing: &str, state: bool) -> Vec<Cell> {
     if let Some(v) = &r.voice {
         return call_cells(r, v, &state_cell(r), standing);
     }
     let mut c: Vec<Cell> = vec![r.concurrency.to_string().into(), r.outcome.as_str().into()];
-    if r.state.is_some() {
+    if state {
         c.push(state_cell(r).into());
     }
     c.extend([
@@ -348,6 +354,26 @@ pub(crate) mod tests {
             "{t}"
         );
         assert_eq!(dependencies(&steps[1..]), None);
+    }
+
+    /// A step recorded before states were kept, beside one with a state: its row keeps
+    /// every column, "—" for its state, none shifted.
+    #[test]
+    fn a_step_without_a_state_keeps_its_columns_beside_one_with() {
+        let steps = [
+            step(serde_json::json!({"concurrency": 1, "harness": {"bound": "sut"}})),
+            step(
+                serde_json::json!({"concurrency": 2, "state": "stable", "harness": {"bound": "sut"}}),
+            ),
+        ];
+        let md = grid(&LadderDoc::default(), &steps).markdown();
+        let bars: Vec<usize> = md.lines().map(|l| l.matches('|').count()).collect();
+        assert_eq!(bars, [15, 15, 15, 15], "{md}");
+        let first = md.lines().nth(2).unwrap();
+        assert!(
+            first.contains("| —                |") && first.ends_with("| sut     |"),
+            "{first}"
+        );
     }
 
     #[test]
