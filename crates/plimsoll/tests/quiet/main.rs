@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod arms;
 mod bus;
 mod quota;
 mod run;
