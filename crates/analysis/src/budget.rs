@@ -7,16 +7,8 @@
 use result::budget::CheckFrom;
 pub use result::budget::{num, words, Breach, Budget, Check, BUDGETS};
 
-/// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that
-/// a small share is not said as none ("0.3 %", "< 0.1 %").
-pub(crate) fn pct(x: f64) -> String {
-    let p = x * 100.0;
-    match p {
-        p if p > 0.0 && p < 0.05 => "< 0.1 %".into(),
-        p if p > 0.0 && p < 0.95 => format!("{p:.1} %"),
-        p => format!("{p:.0} %"),
-    }
-}
+/// A share in percent (0.93 → "93 %"), said where every share is (`words::pct`).
+pub(crate) use words::pct;
 
 /// A cap's size as an adjective: "1-core", "0.5-core"; the machine's without a cap.
 pub(crate) fn cap_size(c: Option<f64>) -> String {

@@ -443,23 +443,24 @@ fn a_pipeline_slower_than_the_default_budget_is_judged_against_its_own_pace() {
         call(8, 0.0, 3400.0, 0.7),
     ];
     let v = verdict(&steps, &Budget::default().for_calls());
+    let said = words::verdict::budget;
     assert_eq!(
         (v.holds, v.over_from),
         (Some(4), Some(8)),
         "{} / {:?}",
-        v.budget,
+        said(&v),
         v.standings
     );
     assert!(
-        v.budget.contains("response p95 ms ≤ 2680, stall share ≤ 0.01 — its response p95 is one call's own pace times 1.5: 1,786 ms at 1 call"),
+        said(&v).contains("response p95 ms ≤ 2680, stall share ≤ 0.01 — its response p95 is one call's own pace times 1.5: 1,786 ms at 1 call"),
         "{}",
-        v.budget
+        said(&v)
     );
     let mut set = Budget::default();
     set.apply_flag("response_p95_ms=1500").unwrap();
     let v = verdict(&steps, &set.for_calls());
-    assert_eq!(v.holds, None, "{}", v.budget);
-    assert!(!v.budget.contains("pace"), "{}", v.budget);
+    assert_eq!(v.holds, None, "{}", said(&v));
+    assert!(!said(&v).contains("pace"), "{}", said(&v));
 }
 
 /// examples/livekit-agent's process arm, `ramp --cpus 1 --ladder 1,2,4,8` (2026-11-29, the
@@ -473,19 +474,23 @@ fn a_pipelines_own_stalls_at_one_call_are_not_load() {
     let steps = vec![call(1, 0.0081, 1579.0, 0.23), call(2, 0.0119, 1587.0, 0.45)];
     let v = verdict(&steps, &Budget::default().for_calls());
     assert_eq!(v.holds, Some(2), "{}", v.headline);
-    assert!(v.over_from.is_none(), "{:?}", v.over_why);
+    let said = words::verdict::budget(&v);
+    assert!(v.over_from.is_none(), "{said}");
     assert!(
-        v.budget.contains("stall share ≤ 0.0181")
-            && v.budget.contains(
+        said.contains("stall share ≤ 0.0181")
+            && said.contains(
                 "its stall share is the lowest level's own and 1 % more: 0.8 % at 1 call"
             ),
-        "{}",
-        v.budget
+        "{said}"
     );
     let mut set = Budget::default();
     set.apply_flag("stall_share=0.01").unwrap();
     let v = verdict(&steps, &set.for_calls());
     assert_eq!(v.holds, Some(1), "{}", v.headline);
     assert_eq!(v.over_from, Some(2));
-    assert_eq!(v.over_why, vec!["stall share 0.0119 > 0.01".to_string()]);
+    assert!(
+        words::verdict::budget(&v).ends_with("; over from 2 (stall share 0.0119 > 0.01)"),
+        "{}",
+        words::verdict::budget(&v)
+    );
 }

@@ -8,6 +8,7 @@
 //! SUT's cost per turn held still across levels.
 
 use crate::budget::{num, Budget};
+use result::facts::{FirstCost, Note};
 use result::ladder::LevelStanding;
 use result::words::{count, Unit};
 use result::{Standing, StepResult};
@@ -171,50 +172,31 @@ fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
 /// What a session costs at the first level, when even that level is over budget: the
 /// SUT's own time per turn beyond the mock's, and how much of it was CPU (over the span of
 /// full load, not counting the SUT's start-up).
-pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<String> {
-    let infl = s.latency_inflation?;
-    let u = Unit::of_step(s);
+pub(crate) fn first_cost(s: &StepResult, b: &Budget) -> Option<FirstCost> {
+    let inflation = s.latency_inflation?;
     let per_session = (s.turns as f64 / (s.sessions_ok + s.sessions_failed).max(1) as f64).max(1.0);
-    let own = match (s.p50_session_ms, s.ideal_session_ms) {
-        (Some(p), Some(i)) if p > i => format!(
-            "a turn takes {} ms more than the mock's own time ({}× in all)",
-            num((p - i) / per_session),
-            num(infl)
-        ),
-        _ => format!("a {} takes {}× the mock's own time", u.one(), num(infl)),
+    let extra_ms_per_turn = match (s.p50_session_ms, s.ideal_session_ms) {
+        (Some(p), Some(i)) if p > i => Some((p - i) / per_session),
+        _ => None,
     };
-    let cpu = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
-        (Some(c), Some(n), Some(x)) if x > 0.0 => {
-            format!(", {} CPU ms of it under load", num(c * n * 1000.0 / x))
-        }
-        _ => String::new(),
+    let cpu_ms_per_turn = match (s.cpu_of_cap, s.cpu_cores, s.turns_per_s) {
+        (Some(c), Some(n), Some(x)) if x > 0.0 => Some(c * n * 1000.0 / x),
+        _ => None,
     };
-    let advice = if b.latency_vs_single.is_some() {
-        String::new()
-    } else {
-        " (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"
-            .into()
-    };
-    // At one or two sessions the time is the SUT's own; above, queueing is in it.
-    if s.concurrency > 2 {
-        return Some(format!(
-            "at {} {own}{cpu}, queueing between {many} included (run a level of 1 or 2 {many} to see what one {} costs alone){advice}",
-            u.level(s.concurrency),
-            u.one(),
-            many = u.many()
-        ));
-    }
-    Some(format!(
-        "at {} {own}{cpu}: the SUT's own time per turn, before any queueing between {}{advice}",
-        u.level(s.concurrency),
-        u.many()
-    ))
+    Some(FirstCost {
+        level: s.concurrency,
+        unit: Unit::of_step(s),
+        extra_ms_per_turn,
+        inflation,
+        cpu_ms_per_turn,
+        advise_vs_single: b.latency_vs_single.is_none(),
+    })
 }
 
 /// The SUT's CPU per turn should not depend much on the level; when it varies by more
 /// than 30 % across levels (warm-up, caching, garbage collection, a busy machine), the
 /// curves mix more than load and the reading is less certain.
-pub(crate) fn unstable_cost(steps: &[StepResult]) -> Option<String> {
+pub(crate) fn unstable_cost(steps: &[StepResult]) -> Option<Note> {
     let costs: Vec<(usize, f64)> = steps
         .iter()
         .filter(|s| s.outcome.is_ok() && s.turns >= 20)
@@ -223,14 +205,9 @@ pub(crate) fn unstable_cost(steps: &[StepResult]) -> Option<String> {
         .collect();
     let lo = costs.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
     let hi = costs.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    (hi.1 > lo.1 * 1.3).then(|| {
-        format!(
-            "the SUT's CPU per turn varied from {} ms (at {}) to {} ms (at {}) across levels: its cost per turn is not stable (warm-up, caching, garbage collection, or a busy machine), so the curves mix more than load",
-            num(lo.1),
-            lo.0,
-            num(hi.1),
-            hi.0
-        )
+    (hi.1 > lo.1 * 1.3).then_some(Note::UnstableCost {
+        low: *lo,
+        high: *hi,
     })
 }
 
@@ -255,18 +232,19 @@ mod tests {
     #[test]
     fn the_cost_sentence_names_queueing_above_two_sessions() {
         let b = Budget::default();
-        let one = first_cost(&at(1), &b).unwrap();
+        let said = |s: &StepResult| words::verdict::first_cost(&first_cost(s, &b).unwrap());
+        let one = said(&at(1));
         assert!(one.starts_with("at 1 session a turn takes"), "{one}");
         assert!(
             one.contains("before any queueing between sessions"),
             "{one}"
         );
-        let two = first_cost(&at(2), &b).unwrap();
+        let two = said(&at(2));
         assert!(
             two.starts_with("at 2 sessions a turn") && two.contains("before any queueing"),
             "{two}"
         );
-        let many = first_cost(&at(64), &b).unwrap();
+        let many = said(&at(64));
         assert!(many.starts_with("at 64 sessions a turn takes"), "{many}");
         assert!(
             many.contains("queueing between sessions included"),

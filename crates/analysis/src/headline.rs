@@ -76,7 +76,7 @@ fn labelled(label: &str, text: String) -> Labelled {
 
 /// The lines under the headline, in their order.
 pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
-    let mut out = vec![labelled("budget", budget(v))];
+    let mut out = vec![labelled("budget", words::verdict::budget(v))];
     if let Some(l) = &v.line {
         out.push(labelled("line", line(l)));
     }
@@ -99,29 +99,17 @@ pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
             ),
         ));
     }
-    out.extend(v.notes.iter().map(|n| labelled("note", n.clone())));
+    out.extend(
+        v.notes
+            .iter()
+            .map(|n| labelled("note", words::verdict::note(n))),
+    );
     out.extend(
         v.first_level_cost
             .iter()
-            .map(|c| labelled("cost", c.clone())),
+            .map(|c| labelled("cost", words::verdict::first_cost(c))),
     );
     out
-}
-
-/// The budgets, where the ladder is over them, and noise below the line.
-fn budget(v: &Verdict) -> String {
-    let mut s = v.budget.clone();
-    if let Some(m) = v.over_from {
-        s.push_str(&format!("; over from {m} ({})", v.over_why.join(", ")));
-    }
-    if !v.over_below.is_empty() {
-        let levels: Vec<String> = v.over_below.iter().map(|l| l.to_string()).collect();
-        s.push_str(&format!(
-            "; over at {} too, below the line",
-            levels.join(", ")
-        ));
-    }
-    s
 }
 
 /// The runs behind the line's range and how the line is crossed.

@@ -8,8 +8,8 @@
 //! 1 % is what more calls may add to one call's own share, not the whole of it.
 //! Where the default holds there, it stands; a budget the user set is judged as set.
 
-use crate::budget::{pct, Budget};
-use result::words::{int, Unit};
+use crate::budget::Budget;
+use result::facts::{Paced, PacedResponse, PacedStall};
 use result::StepResult;
 
 /// What more calls may add to one call's own response time before a level is over.
@@ -62,28 +62,20 @@ fn paced_stall(lowest: Option<&StepResult>, b: &Budget) -> Option<(f64, f64)> {
     (b.stall_share_default && gaps).then_some((limit, own))
 }
 
-/// What the verdict's budget line adds where one call's pace set a voice budget:
-/// " — its response p95 is one call's own pace times 1.5: 1,786 ms at 1 call (…)".
-pub fn words(lowest: Option<&StepResult>, b: &Budget) -> String {
-    let Some(s) = lowest else {
-        return String::new();
-    };
-    let at = Unit::Call.level(s.concurrency);
-    let mut out = String::new();
-    if let Some((_, p95)) = paced(lowest, b) {
-        out += &format!(
-            " — its response p95 is one call's own pace times {PACE}: {} ms at {at}, the pipeline's own time, not load (no response_p95_ms was set)",
-            int(p95.round() as u64),
-        );
-    }
-    if let Some((limit, own)) = paced_stall(lowest, b) {
-        out += &format!(
-            " — its stall share is the lowest level's own and {} more: {:.1} % at {at}, the pipeline's own gaps, not load (no stall_share was set)",
-            pct(limit - own),
-            own * 100.0,
-        );
-    }
-    out
+/// Where one call's pace set a voice budget: the fact the verdict's budget line says
+/// (`words::verdict::paced`); None where it set neither.
+pub fn fact(lowest: Option<&StepResult>, b: &Budget) -> Option<Paced> {
+    let s = lowest?;
+    let response = paced(lowest, b).map(|(_, own_p95_ms)| PacedResponse {
+        factor: PACE,
+        own_p95_ms,
+    });
+    let stall = paced_stall(lowest, b).map(|(limit, own)| PacedStall { limit, own });
+    (response.is_some() || stall.is_some()).then_some(Paced {
+        level: s.concurrency,
+        response,
+        stall,
+    })
 }
 
 #[cfg(test)]
@@ -100,12 +92,16 @@ mod tests {
         let b = of(Some(&slow), &d);
         assert_eq!(b.response_p95_ms, Some(2680.0));
         assert_eq!(b.stall_share, d.stall_share);
-        assert!(words(Some(&slow), &d).contains(": 1,786 ms at 1 call, the pipeline's own time"));
+        let said = words::verdict::paced(&fact(Some(&slow), &d).unwrap());
+        assert!(
+            said.contains(": 1,786 ms at 1 call, the pipeline's own time"),
+            "{said}"
+        );
         // Within the default at one call, the default stands: a verdict right today.
         for p95 in [700.0, 1200.0, 1500.0] {
             let quick = call(1, 0.0, p95, 0.3);
             assert_eq!(of(Some(&quick), &d), d);
-            assert_eq!(words(Some(&quick), &d), "");
+            assert_eq!(fact(Some(&quick), &d), None);
         }
         // Set by the user, as set.
         let mut set = Budget::default();
@@ -130,7 +126,7 @@ mod tests {
         assert_eq!(b.stall_share, Some(0.0181));
         assert_eq!(b.response_p95_ms, d.response_p95_ms);
         assert_eq!(
-            words(Some(&gappy), &d),
+            words::verdict::paced(&fact(Some(&gappy), &d).unwrap()),
             " — its stall share is the lowest level's own and 1 % more: 0.8 % at 1 call, the pipeline's own gaps, not load (no stall_share was set)"
         );
         // No stalls at one call: the default, as before; stalls past twice the default
@@ -150,7 +146,7 @@ mod tests {
             let set = set.for_calls();
             assert!(!set.stall_share_default);
             assert_eq!(of(Some(&gappy), &set), set);
-            assert_eq!(words(Some(&gappy), &set), "");
+            assert_eq!(fact(Some(&gappy), &set), None);
         }
         // A lowest level that failed sets no pace.
         let failed = crate::calls::tests::collapsed(call(1, 0.0081, 1400.0, 0.3));

@@ -3,7 +3,7 @@
 //! the harness, a limit inside it, or the provider), and whether it collapsed. Built only from the
 //! steps, so the sentence on top says what the charts under it show.
 
-use crate::budget::{Breach, Budget};
+use crate::budget::Budget;
 use crate::standing::standings;
 pub use crate::standing::{standing, standing_among, step_breaches, turns_per_s};
 use crate::throughput::{self, Sample, Wall};
@@ -20,7 +20,7 @@ pub fn verdict(steps: &[StepResult], b: &Budget) -> Verdict {
 /// The same, with the levels either side of the line run again (`repeats`).
 pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) -> Verdict {
     // The budget as judged (one call's pace in place of a default it is over), and why.
-    let paced_why = crate::pace::words(steps.first(), b);
+    let paced = crate::pace::fact(steps.first(), b);
     let b = &crate::pace::of(steps.first(), b);
     let st = standings(steps, b);
     // The highest level that holds, and the first above it that does not: levels below it
@@ -69,12 +69,10 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     let mut v = Verdict {
         headline: String::new(),
         unit,
-        budget: b.describe() + &paced_why,
+        budget: Some(b.clone()),
+        paced,
         holds,
         over_from: over.map(|s| s.concurrency),
-        over_why: over.map_or(Vec::new(), |s| {
-            s.breaches.iter().map(Breach::text).collect()
-        }),
         over_below,
         collapse,
         top: steps.last().map(|s| s.concurrency),

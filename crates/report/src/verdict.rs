@@ -76,11 +76,14 @@ pub fn details(doc: &LadderDoc) -> Details {
     if let Some(v) = labelled {
         out.extend(v.lines.iter().map(|l| format!("{}: {}", l.label, l.text)));
     } else if let Some(v) = &a.verdict {
-        out.push(format!("budget: {}", v.budget));
+        out.push(format!(
+            "budget: {}",
+            words::verdict::judged(v, doc.budget())
+        ));
         out.push(format!("wall: {}", v.wall.text));
         out.extend(v.plateau.as_ref().map(plateau_line));
         for n in &v.notes {
-            out.push(format!("note: {n}"));
+            out.push(format!("note: {}", words::verdict::note(n)));
         }
     }
     // Calls are judged by their replies and audio: no knee of a rate of turns, no USL.

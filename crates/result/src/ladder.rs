@@ -234,14 +234,17 @@ pub struct Verdict {
     /// (written only for calls: a run recorded before it counted sessions).
     #[serde(default, skip_serializing_if = "crate::words::Unit::is_sessions")]
     pub unit: crate::words::Unit,
-    /// The budgets in force, in words.
-    pub budget: String,
+    /// The budgets judged (None in runs recorded when this was a sentence: their
+    /// environment holds the budget).
+    #[serde(default, deserialize_with = "crate::facts::legacy::option")]
+    pub budget: Option<crate::Budget>,
+    /// A voice budget one call's own pace set, where the user set none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<crate::facts::Paced>,
     /// The highest level within budget below the first level that is not.
     pub holds: Option<usize>,
-    /// The first level over budget (not collapsed), and what it broke.
+    /// The first level over budget (not collapsed): its standing says what it broke.
     pub over_from: Option<usize>,
-    #[serde(default)]
-    pub over_why: Vec<String>,
     /// Levels below `holds` that were over budget all the same.
     #[serde(default)]
     pub over_below: Vec<usize>,
@@ -251,12 +254,12 @@ pub struct Verdict {
     pub plateau: Option<Plateau>,
     pub knee: Option<Knee>,
     pub wall: Wall,
-    /// When even the first level is over budget: what a session costs there, and why.
-    #[serde(default)]
-    pub first_level_cost: Option<String>,
-    /// What makes the reading less certain (an unstable cost per turn, a poor fit).
-    #[serde(default)]
-    pub notes: Vec<String>,
+    /// When even the first level is over budget: what a session costs there.
+    #[serde(default, deserialize_with = "crate::facts::legacy::option")]
+    pub first_level_cost: Option<crate::facts::FirstCost>,
+    /// What makes the reading less certain (an unstable cost per turn).
+    #[serde(default, deserialize_with = "crate::facts::legacy::list")]
+    pub notes: Vec<crate::facts::Note>,
     /// The line with its spread, when the levels either side of it ran more than once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<Line>,

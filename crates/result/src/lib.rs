@@ -1,6 +1,6 @@
 //! The documents Plimsoll writes and reads, as types: the RESULT of one step (`step`,
 //! `parts`, its MCP tool hop `mcp`), the kinds they name (`kinds`), the budget they are judged against (`budget`),
-//! what a step found besides (`findings`), what its LLM calls did with the prompt cache
+//! what a step found besides (`findings`), a verdict's facts (`facts`), what its LLM calls did with the prompt cache
 //! and cost at a price table's prices (`cost`), the documents built from steps — a ladder
 //! (`ladder`), arms side by side (`arms`), a sweep (`sweep`), a soak (`soak`), a
 //! comparison (`compare`) and where each ran (`environment`), a running level's second
@@ -15,6 +15,7 @@ pub mod budget;
 pub mod compare;
 pub mod cost;
 pub mod environment;
+pub mod facts;
 pub mod findings;
 pub mod harness;
 pub mod kinds;
