@@ -10,6 +10,7 @@
 
 use crate::budget::{num, pct};
 use crate::throughput::Wall;
+use result::facts::{Blocked, Finding, WorkerFull};
 use result::words::{count, Unit};
 use result::worker::{WorkerLog, LOAD_WINDOW_S};
 use result::{StepResult, WallKind};
@@ -85,12 +86,7 @@ impl Refusal<'_> {
 
 /// "at load 0.93 (its load_threshold 0.7)", as much as the worker said.
 fn at_load(w: &WorkerLog) -> String {
-    match (w.full_load, w.threshold) {
-        (Some(l), Some(t)) => format!("at load {} (its load_threshold {})", num(l), num(t)),
-        (Some(l), None) => format!("at load {} (its load_threshold)", num(l)),
-        (None, Some(t)) => format!("at its load_threshold {}", num(t)),
-        (None, None) => "at its load_threshold".into(),
-    }
+    words::findings::at_load(w.full_load, w.threshold)
 }
 
 /// The calls it took inside one load window before its load showed them, when more
@@ -188,7 +184,7 @@ pub fn notes(s: &StepResult) -> Vec<String> {
 
 /// The ladder's findings of the worker: marked full without a refusal, and its event
 /// loops blocked level by level.
-pub fn findings(steps: &[StepResult]) -> Vec<String> {
+pub fn findings(steps: &[StepResult]) -> Vec<Finding> {
     [marked(steps), blocked(steps)]
         .into_iter()
         .flatten()
@@ -197,31 +193,25 @@ pub fn findings(steps: &[StepResult]) -> Vec<String> {
 
 /// How long the worker's event loops were blocked at each level where its loop monitor
 /// said so: "7 times at 2 calls (the longest 714 ms), 15 times at 3 (1019 ms)".
-fn blocked(steps: &[StepResult]) -> Option<String> {
-    let levels: Vec<String> = steps
+fn blocked(steps: &[StepResult]) -> Option<Finding> {
+    let levels: Vec<Blocked> = steps
         .iter()
         .filter_map(|s| {
             let w = worker(s)?;
             let max = w.loop_blocked_max_ms.filter(|_| w.loop_blocked > 0)?;
-            Some(format!(
-                "{} at {} (the longest {} ms)",
-                count(w.loop_blocked, "time"),
-                Unit::Call.level(s.concurrency),
-                num(max)
-            ))
+            Some(Blocked {
+                level: s.concurrency,
+                times: w.loop_blocked,
+                longest_ms: max,
+            })
         })
         .collect();
-    (!levels.is_empty()).then(|| {
-        format!(
-            "the worker's event loops were blocked past its loop monitor's threshold {}: audio and turns wait meanwhile",
-            levels.join(", ")
-        )
-    })
+    (!levels.is_empty()).then_some(Finding::LoopsBlocked { levels })
 }
 
 /// The lowest level where the worker marked itself full, when no level's calls failed
 /// for it (the wall or the collapse says so then).
-fn marked(steps: &[StepResult]) -> Option<String> {
+fn marked(steps: &[StepResult]) -> Option<Finding> {
     if steps.iter().any(|s| refused(s).is_some()) {
         return None;
     }
@@ -229,11 +219,11 @@ fn marked(steps: &[StepResult]) -> Option<String> {
         .iter()
         .find(|s| worker(s).is_some_and(|w| w.full > 0))?;
     let w = worker(full)?;
-    Some(format!(
-        "the worker marked itself full {} from {}, and no call failed for it: a call placed while it is full gets no agent",
-        at_load(w),
-        Unit::Call.level(full.concurrency)
-    ))
+    Some(Finding::WorkerFull(WorkerFull {
+        level: full.concurrency,
+        load: w.full_load,
+        threshold: w.threshold,
+    }))
 }
 
 #[cfg(test)]
@@ -243,6 +233,11 @@ mod tests {
     use crate::verdict::verdict;
     use crate::Budget;
     use result::SutLog;
+
+    /// The verdict's findings in words.
+    fn said(v: &result::ladder::Verdict) -> Vec<String> {
+        v.findings.iter().map(words::findings::finding).collect()
+    }
 
     /// A worker that took `jobs` calls, `in_window` of them within one load window, then
     /// marked itself full at `load` (its threshold 0.7).
@@ -299,7 +294,7 @@ mod tests {
             Some("the worker refused calls at load 0.93 (its load_threshold 0.7); 2 calls failed")
         );
         assert!(
-            v.findings.iter().all(|f| !f.contains("marked itself full")),
+            said(&v).iter().all(|f| !f.contains("marked itself full")),
             "{:?}",
             v.findings
         );
@@ -350,8 +345,8 @@ mod tests {
         let steps = vec![worker(call(1, 0.0, 1200.0, 0.3), 1, 1, None), two.clone()];
         let v = verdict(&steps, &budget());
         assert_ne!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
-        assert!(v.findings.contains(&"the worker marked itself full at load 0.74 (its load_threshold 0.7) from 2 calls, and no call failed for it: a call placed while it is full gets no agent".to_string()), "{:?}", v.findings);
-        assert!(v.findings.contains(&"the worker's event loops were blocked past its loop monitor's threshold 2 times at 2 calls (the longest 360 ms): audio and turns wait meanwhile".to_string()), "{:?}", v.findings);
+        assert!(said(&v).contains(&"the worker marked itself full at load 0.74 (its load_threshold 0.7) from 2 calls, and no call failed for it: a call placed while it is full gets no agent".to_string()), "{:?}", v.findings);
+        assert!(said(&v).contains(&"the worker's event loops were blocked past its loop monitor's threshold 2 times at 2 calls (the longest 360 ms): audio and turns wait meanwhile".to_string()), "{:?}", v.findings);
         assert_eq!(
             notes(&two),
             vec![

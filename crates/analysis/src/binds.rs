@@ -4,27 +4,20 @@
 //! reached near 22. The nearest keeps its sentence, said to run out first; the others go
 //! in one line after it, nearest first.
 
-use result::words::{many, Unit};
+use result::facts::{Finding, Limit};
+use result::words::Unit;
 
-/// Where one finding's resource runs out: its name as the grouped line says it ("open
-/// files"), and the sessions or calls at which it does.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunsOut {
-    pub what: String,
-    pub near: f64,
-}
-
-/// A growth finding's sentence, with where its resource runs out when it says so.
+/// A growth finding, with where its resource runs out when it says so.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Growth {
-    pub text: String,
-    pub runs_out: Option<RunsOut>,
+    pub finding: Finding,
+    pub runs_out: Option<Limit>,
 }
 
 impl Growth {
-    pub fn said(text: String) -> Growth {
+    pub fn said(finding: Finding) -> Growth {
         Growth {
-            text,
+            finding,
             runs_out: None,
         }
     }
@@ -32,53 +25,54 @@ impl Growth {
 
 /// The findings in their order, but where two or more project a limit: the nearest named
 /// as the first the sessions reach, the farther ones folded into one line after it.
-pub fn ranked(found: Vec<Growth>, u: Unit) -> Vec<String> {
-    let mut near: Vec<(usize, &RunsOut)> = found
+pub fn ranked(found: Vec<Growth>, u: Unit) -> Vec<Finding> {
+    let mut near: Vec<(usize, Limit)> = found
         .iter()
         .enumerate()
-        .filter_map(|(i, g)| Some((i, g.runs_out.as_ref()?)))
+        .filter_map(|(i, g)| Some((i, g.runs_out?)))
         .collect();
     if near.len() < 2 {
-        return found.into_iter().map(|g| g.text).collect();
+        return found.into_iter().map(|g| g.finding).collect();
     }
     near.sort_by(|a, b| a.1.near.total_cmp(&b.1.near));
     let first = near[0].0;
-    let farther: Vec<String> = near[1..]
-        .iter()
-        .map(|(_, r)| format!("{} near {}", r.what, many(at(r.near), u.one())))
-        .collect();
     let folded: Vec<usize> = near[1..].iter().map(|(i, _)| *i).collect();
     let mut out = Vec::new();
     for (i, g) in found.into_iter().enumerate() {
         if i == first {
-            out.push(format!("first to run out: {}", g.text));
-            out.push(format!(
-                "farther off, as {} are added: {}",
-                u.many(),
-                farther.join(", ")
-            ));
+            out.push(Finding::FirstToRunOut {
+                finding: Box::new(g.finding),
+            });
+            out.push(Finding::FartherOff {
+                unit: u,
+                limits: near[1..].iter().map(|(_, l)| *l).collect(),
+            });
         } else if !folded.contains(&i) {
-            out.push(g.text);
+            out.push(g.finding);
         }
     }
     out
 }
 
-fn at(n: f64) -> u64 {
-    n.max(0.0).round() as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use result::facts::{Resource, Rising, RisingFigure};
 
-    fn runs(text: &str, what: &str, near: f64) -> Growth {
+    fn runs(resource: Resource, near: f64) -> Growth {
         Growth {
-            text: text.into(),
-            runs_out: Some(RunsOut {
-                what: what.into(),
-                near,
-            }),
+            finding: Finding::Rising(rises(near)),
+            runs_out: Some(Limit { resource, near }),
+        }
+    }
+
+    /// A finding to rank, told apart by its figures.
+    fn rises(x: f64) -> Rising {
+        Rising {
+            figure: RisingFigure::CpuPerTurn,
+            unit: Unit::Call,
+            first: (1.0, x),
+            last: (4.0, x),
         }
     }
 
@@ -86,18 +80,33 @@ mod tests {
     /// said beside a memory cap reached near 22. The cap is first; the rest one line.
     #[test]
     fn the_nearest_limit_is_named_first_and_the_farther_ones_folded() {
+        let cap = Resource::MemoryCap { mb: 2048.0 };
         let found = vec![
-            runs("threads grow 32 per call", "threads", 5162.0),
-            runs("open files grow 57.3 per call", "open files", 348.0),
-            Growth::said("CPU per turn rises with calls".into()),
-            runs("memory grows 66 MB a call", "the 2,048 MB memory cap", 22.4),
+            runs(Resource::Threads, 5162.0),
+            runs(Resource::OpenFiles, 348.0),
+            Growth::said(Finding::Rising(rises(0.0))),
+            runs(cap, 22.4),
         ];
         assert_eq!(
             ranked(found, Unit::Call),
             [
-                "CPU per turn rises with calls",
-                "first to run out: memory grows 66 MB a call",
-                "farther off, as calls are added: open files near 348 calls, threads near 5,162 calls",
+                Finding::Rising(rises(0.0)),
+                Finding::FirstToRunOut {
+                    finding: Box::new(Finding::Rising(rises(22.4)))
+                },
+                Finding::FartherOff {
+                    unit: Unit::Call,
+                    limits: vec![
+                        Limit {
+                            resource: Resource::OpenFiles,
+                            near: 348.0
+                        },
+                        Limit {
+                            resource: Resource::Threads,
+                            near: 5162.0
+                        }
+                    ]
+                },
             ]
         );
     }
@@ -105,12 +114,12 @@ mod tests {
     #[test]
     fn one_projection_is_said_as_it_was() {
         let found = vec![
-            runs("threads grow 3 per session", "threads", 332.0),
-            Growth::said("memory per session rises".into()),
+            runs(Resource::Threads, 332.0),
+            Growth::said(Finding::Rising(rises(0.0))),
         ];
         assert_eq!(
             ranked(found, Unit::Session),
-            ["threads grow 3 per session", "memory per session rises"]
+            [Finding::Rising(rises(332.0)), Finding::Rising(rises(0.0))]
         );
     }
 }

@@ -7,10 +7,10 @@
 //! and what a session costs when even the first level is over budget, and whether the
 //! SUT's cost per turn held still across levels.
 
-use crate::budget::{num, Budget};
-use result::facts::{FirstCost, Note};
+use crate::budget::Budget;
+use result::facts::{Cold, Finding, FirstCost, Note, RateFellBack, RunQueue};
 use result::ladder::LevelStanding;
-use result::words::{count, Unit};
+use result::words::Unit;
 use result::{Standing, StepResult};
 
 /// A first turn this many times slower than the others is a cold start.
@@ -24,10 +24,10 @@ pub const RUN_QUEUE_MS: f64 = 200.0;
 /// cold start seen there is the process's, not the step's start.
 pub const UNQUEUED: usize = 4;
 
-/// The findings of these steps (sorted by sessions), a sentence each; `standings` says
-/// which levels were over budget (a finding that did not touch the verdict is noise).
-pub fn of(steps: &[StepResult], standings: &[LevelStanding]) -> Vec<String> {
-    let mut out: Vec<String> = [
+/// The findings of these steps (sorted by sessions); `standings` says which levels were
+/// over budget (a finding that did not touch the verdict is noise).
+pub fn of(steps: &[StepResult], standings: &[LevelStanding]) -> Vec<Finding> {
+    let mut out: Vec<Finding> = [
         cold_start(steps),
         run_queue(steps, standings),
         rate_fallbacks(steps),
@@ -45,39 +45,22 @@ pub fn of(steps: &[StepResult], standings: &[LevelStanding]) -> Vec<String> {
 /// start (every session's first turn begins at the same instant and queues on a busy
 /// SUT), not a cold process: nothing is said. At a first level of many sessions the two
 /// cannot be told apart, and the finding says so.
-fn cold_start(steps: &[StepResult]) -> Option<String> {
+fn cold_start(steps: &[StepResult]) -> Option<Finding> {
     let first = steps.iter().find(|s| s.outcome.is_ok())?;
     let c = first.cold_start.as_ref()?;
     if c.first_turn_p50_ms < COLD * c.later_turn_p50_ms || c.later_turn_p50_ms <= 0.0 {
         return None;
     }
     let s = first;
-    let u = Unit::of(steps);
     let turns = s.turns / (s.sessions_ok + s.sessions_failed).max(1);
-    let advice = if turns <= SHORT_SESSIONS {
-        format!(
-            "; {} of {} are too short to reach a steady state — run longer ones (--set turns=10)",
-            u.many(),
-            count(turns, "turn")
-        )
-    } else {
-        String::new()
-    };
-    let doubt = match s.concurrency > UNQUEUED {
-        true => format!(
-            " — with {} starting at once this may be their first turns queueing, not a cold process: a level of 1 or 2 {} tells them apart",
-            u.level(s.concurrency),
-            u.many()
-        ),
-        false => String::new(),
-    };
-    Some(format!(
-        "a cold start: each {}'s first turn takes {} ms against {} ms for the turns after (median, at {}){doubt}{advice}",
-        u.one(),
-        num(c.first_turn_p50_ms),
-        num(c.later_turn_p50_ms),
-        u.level(s.concurrency)
-    ))
+    Some(Finding::ColdStart(Cold {
+        unit: Unit::of(steps),
+        level: s.concurrency,
+        first_turn_ms: c.first_turn_p50_ms,
+        later_turn_ms: c.later_turn_p50_ms,
+        short_turns: (turns <= SHORT_SESSIONS).then_some(turns),
+        may_be_queueing: s.concurrency > UNQUEUED,
+    }))
 }
 
 /// Wait per turn this share of what a turn took beyond the mock's own time, or more, is
@@ -89,7 +72,7 @@ const MATERIAL_WAIT: f64 = 0.25;
 /// material: at a level over budget, where the wait per turn is a material share of what
 /// a turn took beyond the mock's own time. Elsewhere (a JIT warming up, a few threads
 /// woken at once on an idle box) it moved nothing the verdict reads.
-fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String> {
+fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<Finding> {
     let over = |s: &StepResult| {
         standings
             .iter()
@@ -111,29 +94,20 @@ fn run_queue(steps: &[StepResult], standings: &[LevelStanding]) -> Option<String
         ((below || throttled) && clean && over(s) && beyond > 0.0 && wait >= MATERIAL_WAIT * beyond)
             .then_some((s, wait, beyond))
     })?;
-    let at = Unit::of(steps).level(s.concurrency);
-    if let Some(t) = crate::quota::throttle_words(s) {
-        return Some(format!(
-            "its cap shapes its latency: at {} it was {t}, its threads runnable {} ms a second while the quota was spent (about {} ms a turn, of the {} ms a turn took beyond the mock's time) — the cap at work, neither a busy machine nor threads queueing for a core; a bigger cap or less CPU a turn would cut it",
-            at,
-            num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
-            num(wait.min(beyond)),
-            num(beyond),
-        ));
-    }
-    Some(format!(
-        "its threads queue for the cores it has: at {} they waited {} ms a second for a CPU (about {} ms a turn, of the {} ms a turn took beyond the mock's time) while its CPU was at {} of its cap and nothing else used its cores — more threads runnable at once than cores, so that wait is part of its latency; fewer threads doing the work (a smaller pool) or more cores would cut it",
-        at,
-        num(s.sched_delay_ms_per_s.unwrap_or(0.0)),
-        num(wait.min(beyond)),
-        num(beyond),
-        crate::throughput::pct(s.cpu_of_cap.unwrap_or(0.0))
-    ))
+    Some(Finding::RunQueue(RunQueue {
+        unit: Unit::of(steps),
+        level: s.concurrency,
+        waited_ms_per_s: s.sched_delay_ms_per_s.unwrap_or(0.0),
+        wait_ms_per_turn: wait.min(beyond),
+        beyond_ms: beyond,
+        cpu_of_cap: s.cpu_of_cap.unwrap_or(0.0),
+        throttled: crate::quota::throttled(s).map(|t| (t, crate::quota::held_below_cores(s))),
+    }))
 }
 
 /// Levels whose rate is the whole step's because the rate of full load failed its check,
 /// said as what happened there and what to do.
-fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
+fn rate_fallbacks(steps: &[StepResult]) -> Option<Finding> {
     // Calls are judged by their replies and audio, not by a rate of turns.
     if Unit::of(steps).is_calls() {
         return None;
@@ -142,31 +116,16 @@ fn rate_fallbacks(steps: &[StepResult]) -> Option<String> {
         .iter()
         .filter(|s| s.rate_check.as_ref().is_some_and(|r| r.why.is_some()))
         .collect();
-    let first = fell.first()?;
-    let r = first.rate_check.as_ref()?;
-    let levels: Vec<String> = fell.iter().map(|s| s.concurrency.to_string()).collect();
-    let at = match levels.as_slice() {
-        [_] => format!("at {}", Unit::Session.level(first.concurrency)),
-        [rest @ .., last] => format!("at {} and {last} sessions", rest.join(", ")),
-        [] => return None,
-    };
+    let r = fell.first()?.rate_check.as_ref()?;
     let full = r.full_load_turns_per_s.unwrap_or(0.0);
-    let why = match r.cpu_allows_turns_per_s {
-        Some(a) if full > a * crate::trust::CPU_MARGIN => format!(
-            "the span when every session was in flight read {} turns/s, more than its CPU per turn allows on its cores ({}): that span missed CPU the step spent (its start, its first turns)",
-            num(full),
-            num(a)
-        ),
-        _ => format!(
-            "the span when every session was in flight read {} turns/s, but held too little of the step's work to stand for it (its first turns, all begun at once, queued before it)",
-            num(full)
-        ),
-    };
-    Some(format!(
-        "{at} the throughput is the step's turns over its whole time ({} turns/s at {}): {why} — sessions of more turns (--set turns=10) measure a steady rate",
-        num(r.wall_turns_per_s),
-        first.concurrency
-    ))
+    Some(Finding::RateFellBack(RateFellBack {
+        levels: fell.iter().map(|s| s.concurrency).collect(),
+        wall_turns_per_s: r.wall_turns_per_s,
+        full_load_turns_per_s: full,
+        cpu_allows: r
+            .cpu_allows_turns_per_s
+            .filter(|a| full > a * crate::trust::CPU_MARGIN),
+    }))
 }
 
 /// What a session costs at the first level, when even that level is over budget: the
@@ -214,6 +173,14 @@ pub(crate) fn unstable_cost(steps: &[StepResult]) -> Option<Note> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The findings in words.
+    fn of(steps: &[StepResult], standings: &[LevelStanding]) -> Vec<String> {
+        super::of(steps, standings)
+            .iter()
+            .map(words::findings::finding)
+            .collect()
+    }
 
     fn at(concurrency: usize) -> StepResult {
         StepResult {

@@ -6,9 +6,9 @@
 //! slope is a finding in its own right ("threads grow 3.0 per session"), and where the box
 //! has a limit (threads, open files) the slope says at how many sessions it runs out.
 
-use crate::binds::{Growth, RunsOut};
-use crate::budget::num;
-use result::words::{int, many, Unit};
+use crate::binds::Growth;
+use result::facts::{CountGrowth, Finding, Held, Limit, Resource, Rising, RisingFigure};
+use result::words::Unit;
 use result::{BoxLimits, StepResult};
 
 /// A slope this many times the lower levels' over the upper ones: super-linear.
@@ -103,18 +103,18 @@ fn points(steps: &[StepResult], f: impl Fn(&StepResult) -> Option<f64>) -> Vec<(
         .collect()
 }
 
-/// What a slope of things held per session means, in words.
-fn held_per(slope: f64, turns: f64, what: &str, u: Unit) -> String {
+/// What a slope of things held per session means.
+fn held_per(slope: f64, turns: f64, u: Unit) -> Held {
     if u.is_calls() {
         // A call is open the whole time it lasts: what it holds, it holds while it lasts.
-        return format!("{what}s each call holds while it lasts");
+        return Held::WhileACallLasts;
     }
     if turns > 1.5 && (slope / turns - 1.0).abs() <= 0.2 {
-        format!("a {what} per request (turn) that is never released")
+        Held::PerTurnNeverReleased
     } else if (slope - 1.0).abs() <= 0.2 {
-        format!("a {what} per session")
+        Held::OnePerSession
     } else {
-        format!("{what}s held for every session")
+        Held::ManyPerSession
     }
 }
 
@@ -135,10 +135,9 @@ const NEAR: f64 = 1_000.0;
 
 /// A count that grows per session, and what a session holds of it anyway.
 struct Count<'a> {
-    name: &'a str,
+    resource: Resource,
     /// Its key in the ladder document's fits (the charts).
     figure: &'a str,
-    unit: &'a str,
     get: fn(&StepResult) -> Option<f64>,
     /// A slope under this is flat.
     material: f64,
@@ -169,34 +168,24 @@ fn material<'s>(steps: &'s [StepResult], c: &Count) -> Option<(Fit, &'s StepResu
 /// A count that grows per session: threads, open files, connections, with where the box
 /// runs out of it.
 fn count_finding(steps: &[StepResult], c: &Count) -> Option<Growth> {
-    let (name, unit, limit, get) = (c.name, c.unit, c.limit, c.get);
     let (f, top) = material(steps, c)?;
     let u = Unit::of(steps);
     let turns = top.turns as f64 / (top.sessions_ok + top.sessions_failed).max(1) as f64;
-    let at_top = get(top).unwrap_or(0.0);
-    let ten_k = f.intercept + f.slope * 10_000.0;
-    let near = runs_out(&f, limit);
-    let out = match near {
-        Some(n) => format!(
-            "; the box allows {} — they run out near {}",
-            int(limit.unwrap_or(0)),
-            many(n.max(0.0).round() as u64, u.one())
-        ),
-        None => String::new(),
-    };
+    let near = runs_out(&f, c.limit);
     Some(Growth {
-        text: format!(
-            "{name} grow {} per {} ({} at {}): {} — 10,000 {} would need {} {unit}{out}",
-            num(f.slope),
-            u.one(),
-            num(at_top),
-            top.concurrency,
-            held_per(f.slope, turns, unit.trim_end_matches('s'), u),
-            u.many(),
-            int(ten_k.round().max(0.0) as u64)
-        ),
-        runs_out: near.map(|near| RunsOut {
-            what: name.to_string(),
+        finding: Finding::Count(CountGrowth {
+            resource: c.resource,
+            unit: u,
+            slope: f.slope,
+            at_top: (c.get)(top).unwrap_or(0.0),
+            top_level: top.concurrency,
+            held: held_per(f.slope, turns, u),
+            at_10k: f.intercept + f.slope * 10_000.0,
+            limit: near.and(c.limit),
+            runs_out_near: near,
+        }),
+        runs_out: near.map(|near| Limit {
+            resource: c.resource,
             near,
         }),
     })
@@ -205,23 +194,19 @@ fn count_finding(steps: &[StepResult], c: &Count) -> Option<Growth> {
 /// A figure per session or per turn that rises with the sessions.
 fn rising(
     steps: &[StepResult],
-    what: &str,
-    unit: &str,
-    why: &str,
+    figure: RisingFigure,
     get: impl Fn(&StepResult) -> Option<f64>,
-) -> Option<String> {
+) -> Option<Finding> {
     let p = points(steps, &get);
     let (first, last) = (p.first()?, p.last()?);
     // Material: the fitted growth over the ladder is at least 30 % of where it began.
     rising_fit(steps, &get).map(|_| {
-        format!(
-            "{what} rises with {} ({} {unit} at {} → {} {unit} at {}): {why}",
-            Unit::of(steps).many(),
-            num(first.1),
-            first.0,
-            num(last.1),
-            last.0
-        )
+        Finding::Rising(Rising {
+            figure,
+            unit: Unit::of(steps),
+            first: *first,
+            last: *last,
+        })
     })
 }
 
@@ -230,27 +215,24 @@ fn rising(
 fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
     [
         Count {
-            name: "threads",
+            resource: Resource::Threads,
             figure: "threads",
-            unit: "threads",
             get: |s| Some(s.peak_threads as f64),
             material: 0.5,
             expected: 0.0,
             limit: limits.threads,
         },
         Count {
-            name: "open files",
+            resource: Resource::OpenFiles,
             figure: "open_files",
-            unit: "descriptors",
             get: |s| Some(s.peak_fds as f64),
             material: 1.0,
             expected: 2.0,
             limit: limits.open_files,
         },
         Count {
-            name: "connections",
+            resource: Resource::Connections,
             figure: "connections",
-            unit: "connections",
             get: |s| Some(s.connections.iter().map(|c| c.peak as f64).sum()),
             material: 0.5,
             expected: 1.0,
@@ -259,9 +241,9 @@ fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
     ]
 }
 
-/// The findings of growth per session over a ladder (sorted by sessions), a sentence each.
-pub fn findings(steps: &[StepResult]) -> Vec<String> {
-    said(steps).into_iter().map(|g| g.text).collect()
+/// The findings of growth per session over a ladder (sorted by sessions).
+pub fn findings(steps: &[StepResult]) -> Vec<Finding> {
+    said(steps).into_iter().map(|g| g.finding).collect()
 }
 
 /// The same findings, each with where its resource runs out when the box limits it
@@ -272,29 +254,12 @@ pub fn said(steps: &[StepResult]) -> Vec<Growth> {
         .find_map(|s| s.limits.clone())
         .unwrap_or(BoxLimits::default());
     let [threads, files, conns] = counts(&limits);
-    let u = Unit::of(steps);
     let rises = [
-        rising(
-            steps,
-            &format!("memory per {}", u.one()),
-            "KB",
-            &format!(
-                "what a {} holds grows with load (queues, buffers, caches)",
-                u.one()
-            ),
-            // PSS where it was read (`StepResult::memory`), RSS else.
-            |s| Some(s.memory().1 * 1024.0).filter(|k| *k > 0.0),
-        ),
-        rising(
-            steps,
-            "CPU per turn",
-            "ms",
-            &format!(
-                "each turn costs more as {} are added (more threads to switch, locks, garbage collection)",
-                u.many()
-            ),
-            |s| s.cpu_ms_per_turn,
-        ),
+        // PSS where it was read (`StepResult::memory`), RSS else.
+        rising(steps, RisingFigure::MemoryPerSession, |s| {
+            Some(s.memory().1 * 1024.0).filter(|k| *k > 0.0)
+        }),
+        rising(steps, RisingFigure::CpuPerTurn, |s| s.cpu_ms_per_turn),
     ];
     [threads, files, conns]
         .iter()
@@ -348,7 +313,7 @@ fn rising_fit(steps: &[StepResult], get: impl Fn(&StepResult) -> Option<f64>) ->
 
 /// Whether CPU per turn rises with the sessions (the wall then has a cause to name).
 pub fn cpu_per_turn_rises(steps: &[StepResult]) -> bool {
-    rising(steps, "", "", "", |s| s.cpu_ms_per_turn).is_some()
+    rising(steps, RisingFigure::CpuPerTurn, |s| s.cpu_ms_per_turn).is_some()
 }
 
 /// The SUT's threads per session, when they grow enough to be a finding: what makes a

@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// The findings in words.
+fn findings(steps: &[StepResult]) -> Vec<String> {
+    super::findings(steps)
+        .iter()
+        .map(words::findings::finding)
+        .collect()
+}
+
 fn step(n: usize, threads: u64, fds: u64, kb: f64, cpu_ms: f64) -> StepResult {
     StepResult {
         concurrency: n,

@@ -81,7 +81,11 @@ pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
         out.push(labelled("line", line(l)));
     }
     out.push(labelled("wall", v.wall.text.clone()));
-    out.extend(v.findings.iter().map(|f| labelled("finding", f.clone())));
+    out.extend(
+        v.findings
+            .iter()
+            .map(|f| labelled("finding", words::findings::finding(f))),
+    );
     out.extend(machine(v, steps).map(|m| labelled("machine", m)));
     if let Some(p) = &v.plateau {
         out.push(labelled(

@@ -3,11 +3,11 @@
 //! the memory a session holds decides how far a bigger CPU would take it — so it is said,
 //! with where the memory cap would stop it and what stops it first.
 
-use crate::binds::{Growth, RunsOut};
-use crate::budget::num;
+use crate::binds::Growth;
 use crate::growth::{fit, Shape};
+use result::facts::{Finding, Limit, MemoryGrowth, Resource};
 use result::ladder::Wall;
-use result::words::{int, Unit};
+use result::words::Unit;
 use result::{MemoryMeasure, StepResult, WallKind};
 
 /// A session holding less than this (MB) is not worth a sentence.
@@ -21,12 +21,7 @@ const MATERIAL_SHARE: f64 = 0.25;
 /// memory is the tree's PSS where every level read it (a process per call forked from a
 /// parent that loaded the models: their shared pages counted once, as the cap counts
 /// them), its summed RSS otherwise; the sentence says which.
-pub fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
-    said(steps, wall).map(|g| g.text)
-}
-
-/// The same sentence, with where the memory cap runs out when there is one (for
-/// `binds::ranked`).
+/// Said with where the memory cap runs out when there is one (for `binds::ranked`).
 pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
     if wall.kind == WallKind::Memory {
         return None;
@@ -41,47 +36,27 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
     if f.slope < MATERIAL_MB || held < MATERIAL_SHARE * top_peak {
         return None;
     }
-    let mut out = format!(
-        "memory grows {} MB a {} ({} {} → {} MB from {} to {})",
-        num(f.slope),
-        u.one(),
-        measure.as_str(),
-        num(first_peak),
-        num(top_peak),
-        first.concurrency,
-        u.level(top.concurrency)
-    );
     let cap = ok
         .iter()
         .find_map(|(s, _)| s.cap.as_ref())
         .filter(|c| c.mem_mb > 0.0 && c.method != "affinity")
         .map(|c| c.mem_mb);
-    let mut runs_out = None;
-    match cap {
-        Some(mb) => {
-            let holds = ((mb - f.intercept) / f.slope).max(0.0);
-            out.push_str(&format!(
-                ": the {} MB cap would hold about {}",
-                int(mb.round() as u64),
-                u.count(round_to_two(holds))
-            ));
-            runs_out = Some(RunsOut {
-                what: format!("the {} MB memory cap", int(mb.round() as u64)),
-                near: holds,
-            });
-        }
-        None => out.push_str(&format!(
-            ": 1,000 {} would need about {} MB",
-            u.many(),
-            int((f.intercept + f.slope * 1000.0).round().max(0.0) as u64)
-        )),
-    }
-    if let (Some(first_wall), Some(from)) = (stops_first(wall.kind), wall.from) {
-        out.push_str(&format!(" — {first_wall} stops it first, at {}", num(from)));
-    }
+    let holds = cap.map(|mb| ((mb - f.intercept) / f.slope).max(0.0));
     Some(Growth {
-        text: out,
-        runs_out,
+        finding: Finding::Memory(MemoryGrowth {
+            unit: u,
+            mb_per_session: f.slope,
+            measure,
+            first: (first.concurrency, first_peak),
+            top: (top.concurrency, top_peak),
+            cap_mb: cap,
+            holds_or_1000_mb: holds.unwrap_or(f.intercept + f.slope * 1000.0),
+            stopped_first: wall.from.map(|from| (wall.kind, from)),
+        }),
+        runs_out: cap.zip(holds).map(|(mb, near)| Limit {
+            resource: Resource::MemoryCap { mb },
+            near,
+        }),
     })
 }
 
@@ -138,31 +113,15 @@ fn peaks(steps: &[StepResult]) -> (MemoryMeasure, Vec<(&StepResult, f64)>) {
     (measure, ok.into_iter().map(|s| (s, peak(s))).collect())
 }
 
-/// The wall that stops a ladder before memory does, as the sentence names it.
-fn stops_first(kind: WallKind) -> Option<&'static str> {
-    match kind {
-        WallKind::Cpu => Some("CPU"),
-        WallKind::Thread => Some("a thread"),
-        WallKind::Pool => Some("a pool"),
-        WallKind::Provider => Some("the provider"),
-        WallKind::Internal => Some("a limit inside the SUT"),
-        WallKind::Memory | WallKind::Harness | WallKind::None => None,
-    }
-}
-
-/// Two significant digits: "about 320 sessions", not "about 321.4".
-fn round_to_two(x: f64) -> f64 {
-    if x < 100.0 {
-        return x.round();
-    }
-    let m = 10f64.powf(x.log10().floor() - 1.0);
-    (x / m).round() * m
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use result::CapInfo;
+
+    /// The finding in words.
+    fn per_session(steps: &[StepResult], wall: &Wall) -> Option<String> {
+        said(steps, wall).map(|g| words::findings::finding(&g.finding))
+    }
 
     /// A service that keeps ~3 MB per concurrent session under a 1 GB cap (issue 40): RSS
     /// 88 → 298 MB from 5 to 80 sessions, CPU the wall at 20.

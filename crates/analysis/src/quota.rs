@@ -4,9 +4,9 @@
 //! what other processes took of the CPU the SUT could have used: only that makes a
 //! machine busy. Pure: a step's figures in, decisions out.
 
-use crate::budget::{cap_size, num, pct};
+use crate::budget::{cap_size, pct};
 use crate::sample::Sample;
-use result::words::count_f;
+use result::facts::CapHeld;
 use result::StepResult;
 
 /// Other processes at this share of the CPU the SUT could have used, or more: the step
@@ -123,32 +123,36 @@ pub fn throttled(s: &StepResult) -> Option<f64> {
         .filter(|_| quota_below_cores(s))
 }
 
-/// How a quota smaller than the SUT's cores held it, for the words that name its
-/// throttling ([`how`]); None where the quota is not below its cores.
+/// How the cap was held: its cores, and the cores it may run on. None without a cap.
+pub fn held(s: &StepResult) -> Option<CapHeld> {
+    Some(CapHeld {
+        cores: cap_cores(s)?,
+        on: may_use(s),
+    })
+}
+
+/// How a quota smaller than the SUT's cores held it; None where the quota is not below
+/// its cores.
+pub fn held_below_cores(s: &StepResult) -> Option<CapHeld> {
+    quota_below_cores(s).then(|| held(s)).flatten()
+}
+
+/// The same in words ([`how`]), for the words that name its throttling.
 pub fn quota_how(s: &StepResult) -> Option<String> {
-    quota_below_cores(s).then(|| how(s)).flatten()
+    held_below_cores(s).map(|h| words::findings::cap_held(&h))
 }
 
 /// How the cap was held, in words: "a 1-core quota over 14 cores", "a cpuset of 1 core",
 /// "a 0.5-core quota on a cpuset of 1 core". None without a cap.
 pub fn how(s: &StepResult) -> Option<String> {
-    let cap = cap_cores(s)?;
-    let on = may_use(s);
-    let cores = |n: f64| count_f(n, "core");
-    Some(match on {
-        Some(m) if m > cap.ceil() => format!("a {}-core quota over {}", num(cap), cores(m)),
-        Some(m) if m > cap => format!("a {}-core quota on a cpuset of {}", num(cap), cores(m)),
-        Some(m) => format!("a cpuset of {}", cores(m)),
-        None => format!("a {}-core quota", num(cap)),
-    })
+    held(s).map(|h| words::findings::cap_held(&h))
 }
 
 /// "throttled in 93 % of its periods by a 1-core quota over 14 cores", where the quota
 /// throttled the step materially.
 pub fn throttle_words(s: &StepResult) -> Option<String> {
     let t = throttled(s)?;
-    let how = quota_how(s).unwrap_or_else(|| "its quota".into());
-    Some(format!("throttled in {} of its periods by {how}", pct(t)))
+    Some(words::findings::throttled(t, held_below_cores(s).as_ref()))
 }
 
 /// Where the SUT's CPU met its cap, and how the cap held it there: "the SUT's CPU reaches

@@ -1,6 +1,7 @@
 //! A verdict's facts beside its line and its wall, typed with their figures: where one
 //! call's own pace set a voice budget (`Paced`), what a session costs when even the first
-//! level is over budget (`FirstCost`), what makes the reading less certain (`Note`).
+//! level is over budget (`FirstCost`), what makes the reading less certain (`Note`), what
+//! else the ladder shows (`Finding`).
 //! `analysis` decides them, the `words` crate says them; nothing here is a sentence.
 //! Runs recorded when these were sentences still read: `legacy` drops the sentences
 //! (their words are in the verdict's recorded `lines`).
@@ -63,6 +64,188 @@ pub enum Note {
         low: (usize, f64),
         high: (usize, f64),
     },
+}
+
+/// What else a ladder shows besides its line and its wall, with its figures: what grows
+/// with sessions (and which limit it reaches first), a cold start, threads queueing for
+/// a core, a rate that needed checking, an agent worker's own reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Finding {
+    Count(CountGrowth),
+    Rising(Rising),
+    Memory(MemoryGrowth),
+    /// Of several findings that project a limit, the nearest.
+    FirstToRunOut {
+        finding: Box<Finding>,
+    },
+    /// The farther projected limits, nearest first.
+    FartherOff {
+        unit: Unit,
+        limits: Vec<Limit>,
+    },
+    ColdStart(Cold),
+    RunQueue(RunQueue),
+    RateFellBack(RateFellBack),
+    /// The agent worker marked itself full, and no call failed for it.
+    WorkerFull(WorkerFull),
+    /// The agent worker's event loops blocked past its loop monitor's threshold.
+    LoopsBlocked {
+        levels: Vec<Blocked>,
+    },
+}
+
+/// A resource a growth runs out of.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resource {
+    Threads,
+    OpenFiles,
+    Connections,
+    MemoryCap { mb: f64 },
+}
+
+/// Where a growing resource runs out: at about `near` sessions (or calls).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    pub resource: Resource,
+    pub near: f64,
+}
+
+/// What each session holds of a count, read from the slope against its turns.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Held {
+    /// A call holds what it holds while it lasts.
+    WhileACallLasts,
+    /// One per request (turn), never released.
+    PerTurnNeverReleased,
+    OnePerSession,
+    ManyPerSession,
+}
+
+/// A count (threads, open files, connections) that grows with every session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CountGrowth {
+    pub resource: Resource,
+    pub unit: Unit,
+    pub slope: f64,
+    /// Its value at the top level that held a session.
+    pub at_top: f64,
+    pub top_level: usize,
+    pub held: Held,
+    /// What 10,000 sessions would need.
+    pub at_10k: f64,
+    /// The box's limit of it, and the sessions at which it runs out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_out_near: Option<f64>,
+}
+
+/// A figure per session or per turn that rises with the sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RisingFigure {
+    /// KB per session (PSS where read, RSS else).
+    MemoryPerSession,
+    /// The SUT's CPU ms per turn.
+    CpuPerTurn,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rising {
+    pub figure: RisingFigure,
+    pub unit: Unit,
+    /// (sessions, value) at the lowest and the highest level that did not collapse.
+    pub first: (f64, f64),
+    pub last: (f64, f64),
+}
+
+/// Memory that grows with every session, and where a memory cap runs out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryGrowth {
+    pub unit: Unit,
+    pub mb_per_session: f64,
+    pub measure: crate::MemoryMeasure,
+    /// (level, peak MB) at the lowest and the highest level that did not collapse.
+    pub first: (usize, f64),
+    pub top: (usize, f64),
+    /// The memory cap and the sessions it would hold; without one, what 1,000 need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_mb: Option<f64>,
+    pub holds_or_1000_mb: f64,
+    /// The wall that stops the sessions before memory does, and from where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_first: Option<(crate::WallKind, f64)>,
+}
+
+/// Each session's first turn much slower than the rest, at the ladder's first level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cold {
+    pub unit: Unit,
+    pub level: usize,
+    pub first_turn_ms: f64,
+    pub later_turn_ms: f64,
+    /// The turns a session had, when too few to reach a steady state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_turns: Option<u64>,
+    /// A first level of many sessions: this may be their first turns queueing.
+    #[serde(default)]
+    pub may_be_queueing: bool,
+}
+
+/// How a CPU cap was held: its cores, and the cores it may run on where known.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapHeld {
+    pub cores: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<f64>,
+}
+
+/// The SUT's threads runnable and waiting for a CPU, where that moved its latency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunQueue {
+    pub unit: Unit,
+    pub level: usize,
+    pub waited_ms_per_s: f64,
+    pub wait_ms_per_turn: f64,
+    /// What a turn took beyond the mock's own time.
+    pub beyond_ms: f64,
+    pub cpu_of_cap: f64,
+    /// A quota that throttled it: the share of its periods, and how it was held (None:
+    /// "its quota").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled: Option<(f64, Option<CapHeld>)>,
+}
+
+/// Levels whose rate is the whole step's, the rate of full load having failed its check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RateFellBack {
+    pub levels: Vec<usize>,
+    pub wall_turns_per_s: f64,
+    pub full_load_turns_per_s: f64,
+    /// What the CPU per turn allows, where full load read more than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_allows: Option<f64>,
+}
+
+/// The worker marked full: the load it read and its threshold, where logged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerFull {
+    pub level: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+}
+
+/// How often, and how long at most, the worker's loops blocked at one level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Blocked {
+    pub level: usize,
+    pub times: u64,
+    pub longest_ms: f64,
 }
 
 /// Reading a field that runs recorded before it was typed wrote as a sentence (or a list

@@ -263,10 +263,14 @@ pub struct Verdict {
     /// The line with its spread, when the levels either side of it ran more than once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<Line>,
-    /// What else the ladder shows, a sentence each: growth per session, a cold start,
-    /// run-queue wait, a rate that needed checking, a busy machine.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub findings: Vec<String>,
+    /// What else the ladder shows: growth per session, a cold start, run-queue wait, a
+    /// rate that needed checking, the agent worker's own reports.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::facts::legacy::list"
+    )]
+    pub findings: Vec<crate::facts::Finding>,
     /// The lines under the headline, in order (absent in runs recorded before them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<Labelled>,

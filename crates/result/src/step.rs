@@ -234,7 +234,8 @@ pub fn round2(x: f64) -> f64 {
 
 /// Which measure a memory figure is: PSS (each shared page counted once) where it was
 /// read, else summed RSS.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum MemoryMeasure {
     Pss,
     Rss,

@@ -4,6 +4,7 @@
 //! Pure functions of `result`'s facts (`result::facts`, the budget judged and what broke
 //! it); each phrase written once, its known-answer test beside it.
 
+pub mod findings;
 pub mod verdict;
 
 /// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that

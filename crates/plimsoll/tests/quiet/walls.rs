@@ -16,12 +16,15 @@ fn ramp(example: &str, args: &[&str]) -> (Value, String) {
     ramp_json(&root().join("examples").join(example), &all)
 }
 
+/// The findings as the verdict's lines word them (the document keeps their facts).
 fn findings(doc: &Value) -> Vec<String> {
-    doc["analysis"]["verdict"]["findings"]
+    doc["analysis"]["verdict"]["lines"]
         .as_array()
-        .map(|f| {
-            f.iter()
-                .filter_map(|x| x.as_str().map(String::from))
+        .map(|lines| {
+            lines
+                .iter()
+                .filter(|l| l["label"] == "finding")
+                .filter_map(|l| l["text"].as_str().map(String::from))
                 .collect()
         })
         .unwrap_or_default()
