@@ -7,7 +7,6 @@ use crate::budget::num;
 use crate::throughput::{flat_words, pct};
 use crate::trust::WAIT_WORTH_SAYING;
 use result::ladder::{Labelled, Verdict};
-use result::words::count;
 use result::StepResult;
 
 /// The first line: what holds, the wall, the collapse; a busy machine first when one
@@ -78,7 +77,7 @@ fn labelled(label: &str, text: String) -> Labelled {
 pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
     let mut out = vec![labelled("budget", words::verdict::budget(v))];
     if let Some(l) = &v.line {
-        out.push(labelled("line", line(l)));
+        out.push(labelled("line", words::verdict::line(l)));
     }
     out.push(labelled("wall", v.wall.text.clone()));
     out.extend(
@@ -114,28 +113,6 @@ pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
             .map(|c| labelled("cost", words::verdict::first_cost(c))),
     );
     out
-}
-
-/// The runs behind the line's range and how the line is crossed.
-fn line(l: &result::ladder::Line) -> String {
-    let runs: Vec<String> = l
-        .runs
-        .iter()
-        .map(|r| {
-            format!(
-                "{} held in {} of {}",
-                r.concurrency,
-                r.held,
-                count(r.of, "run")
-            )
-        })
-        .collect();
-    let how = match (&l.boundary, &l.binding) {
-        (Some(b), Some(by)) => format!("; a {b} boundary, bound by {by}"),
-        (Some(b), None) => format!("; a {b} boundary"),
-        _ => String::new(),
-    };
-    format!("{}{how}", runs.join(", "))
 }
 
 /// What other processes took of the SUT's cores, when it was measured.

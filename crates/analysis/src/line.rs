@@ -6,6 +6,7 @@
 
 use crate::budget::{breaches, Budget};
 use crate::standing::standing;
+use result::facts::{Binding, Boundary};
 use result::ladder::{LevelRuns, Line};
 use result::{Standing, StepResult};
 use std::collections::BTreeMap;
@@ -134,12 +135,9 @@ fn crossing(
     f: &StepResult,
     b: &Budget,
     single: Option<f64>,
-) -> (Option<String>, Option<String>) {
+) -> (Option<Boundary>, Option<Binding>) {
     if !f.outcome.is_ok() {
-        return (
-            Some("cliff".into()),
-            Some(format!("collapse ({})", f.outcome)),
-        );
+        return (Some(Boundary::Cliff), Some(Binding::Collapse(f.outcome)));
     }
     let fig = |s: &StepResult| crate::standing::figures_of(s);
     let over = breaches(b, &fig(f), single);
@@ -174,11 +172,11 @@ fn crossing(
         f64::INFINITY
     };
     let kind = if grew > CLIFF * sessions {
-        "cliff"
+        Boundary::Cliff
     } else {
-        "smooth"
+        Boundary::Smooth
     };
-    (Some(kind.into()), Some(crate::budget::words(&first.budget)))
+    (Some(kind), Some(Binding::Budget(first.budget.clone())))
 }
 
 #[cfg(test)]
@@ -240,14 +238,22 @@ mod tests {
             vec![(11, 2, 2), (12, 1, 3)]
         );
         assert_eq!(
-            (l.boundary.as_deref(), l.binding.as_deref()),
-            (Some("smooth"), Some("latency inflation"))
+            (
+                l.boundary,
+                words::verdict::line(&l).ends_with("a smooth boundary, bound by latency inflation")
+            ),
+            (Some(Boundary::Smooth), true)
         );
         // Beyond the line a collapse: a cliff.
         let mut cliff = steps.clone();
         cliff[3].outcome = result::Outcome::ErrorRate;
         let l = line(&cliff, &repeats, &b).unwrap();
-        assert_eq!(l.boundary.as_deref(), Some("cliff"));
+        assert_eq!(l.boundary, Some(Boundary::Cliff));
+        assert!(
+            words::verdict::line(&l).ends_with("a cliff boundary, bound by collapse (error_rate)"),
+            "{}",
+            words::verdict::line(&l)
+        );
         assert!(line(&steps, &[], &b).is_none());
     }
 

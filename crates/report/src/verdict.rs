@@ -76,10 +76,11 @@ pub fn details(doc: &LadderDoc) -> Details {
     if let Some(v) = labelled {
         out.extend(v.lines.iter().map(|l| format!("{}: {}", l.label, l.text)));
     } else if let Some(v) = &a.verdict {
-        out.push(format!(
-            "budget: {}",
-            words::verdict::judged(v, doc.budget())
-        ));
+        // A run recorded before its verdict kept the budget: its environment's, if any.
+        let judged = words::verdict::judged(v, doc.budget());
+        if !judged.is_empty() {
+            out.push(format!("budget: {judged}"));
+        }
         out.push(format!("wall: {}", v.wall.text));
         out.extend(v.plateau.as_ref().map(plateau_line));
         for n in &v.notes {

@@ -66,6 +66,24 @@ pub enum Note {
     },
 }
 
+/// How a line is crossed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Boundary {
+    /// The binding figure grows with the sessions across the line.
+    Smooth,
+    /// It jumps, or the level beyond collapsed.
+    Cliff,
+}
+
+/// What binds beyond a line: a budget broken (its key), or a collapse.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Binding {
+    Budget(String),
+    Collapse(crate::Outcome),
+}
+
 /// What else a ladder shows besides its line and its wall, with its figures: what grows
 /// with sessions (and which limit it reaches first), a cold start, threads queueing for
 /// a core, a rate that needed checking, an agent worker's own reports.

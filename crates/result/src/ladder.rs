@@ -341,13 +341,16 @@ pub struct Line {
     pub high: usize,
     /// Each level run more than once: how many of its runs held.
     pub runs: Vec<LevelRuns>,
-    /// "smooth" (the binding figure grows with the sessions across the line) or
-    /// "cliff" (it jumps, or the level beyond collapsed).
+    /// How the binding figure crosses the line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub boundary: Option<String>,
+    pub boundary: Option<crate::facts::Boundary>,
     /// The budget broken beyond the line (or the collapse).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binding: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::facts::legacy::option"
+    )]
+    pub binding: Option<crate::facts::Binding>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -3,9 +3,9 @@
 
 use crate::pct;
 use result::budget::num;
-use result::facts::{FirstCost, Note, Paced};
-use result::ladder::Verdict;
-use result::words::{int, Unit};
+use result::facts::{Binding, Boundary, FirstCost, Note, Paced};
+use result::ladder::{Line, Verdict};
+use result::words::{count, int, Unit};
 use result::{Breach, Budget};
 
 /// The budgets judged (`fallback` for a run recorded before the verdict kept them), with
@@ -106,6 +106,41 @@ pub fn first_cost(c: &FirstCost) -> String {
         u.level(c.level),
         u.many()
     )
+}
+
+/// The runs behind a line's range and how the line is crossed: "11 held in 2 of 2 runs,
+/// 12 held in 1 of 3 runs; a smooth boundary, bound by latency inflation".
+pub fn line(l: &Line) -> String {
+    let runs: Vec<String> = l
+        .runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{} held in {} of {}",
+                r.concurrency,
+                r.held,
+                count(r.of, "run")
+            )
+        })
+        .collect();
+    let boundary = |b: &Boundary| match b {
+        Boundary::Smooth => "smooth",
+        Boundary::Cliff => "cliff",
+    };
+    let how = match (&l.boundary, &l.binding) {
+        (Some(b), Some(by)) => format!("; a {} boundary, bound by {}", boundary(b), binding(by)),
+        (Some(b), None) => format!("; a {} boundary", boundary(b)),
+        _ => String::new(),
+    };
+    format!("{}{how}", runs.join(", "))
+}
+
+/// What binds beyond a line: "latency inflation", "collapse (error_rate)".
+pub fn binding(b: &Binding) -> String {
+    match b {
+        Binding::Budget(name) => result::budget::words(name),
+        Binding::Collapse(outcome) => format!("collapse ({outcome})"),
+    }
 }
 
 /// A note that makes the reading less certain.
