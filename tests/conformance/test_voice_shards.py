@@ -16,6 +16,7 @@ answers:
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -127,6 +128,15 @@ def test_two_shards_of_calls_merge_into_one_step_of_calls(tmp_path):
     (tmp_path / "one").mkdir()
     one = bot_dir(tmp_path / "one")
     code, r, err, one_code, one_r, one_err = against_a_bot(bot_dir(tmp_path / "shards"), one_process=one)
+    if r["outcome"] == "unknown":
+        # The merge said the shards were not one run (one started late or fell behind
+        # beside CI's lanes, 12-06: no latency then, by design). Said, and once more.
+        print("the shards were not one run:", err.strip().splitlines()[-3:], "- once more")
+        for d in ("shards", "one"):
+            shutil.rmtree(tmp_path / d)
+            (tmp_path / d).mkdir()
+        one = bot_dir(tmp_path / "one")
+        code, r, err, one_code, one_r, one_err = against_a_bot(bot_dir(tmp_path / "shards"), one_process=one)
     v = r["voice"]
     assert_the_merge_is_exact(tmp_path / "shards", r)
     assert (code, r["outcome"], v["calls"], v["turns"]) == (0, "ok", 4, 8), err
