@@ -161,8 +161,8 @@ pub fn throttle_words(s: &StepResult) -> Option<String> {
 /// share of it the step's average reads.
 pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
     let throttled = s.throttled.filter(|t| *t >= THROTTLING).and_then(|t| {
-        let how = s.quota_how.as_deref()?;
-        Some(format!("throttled in {} of its periods by {how}", pct(t)))
+        let held = s.quota_held.as_ref()?;
+        Some(words::findings::throttled(t, Some(held)))
     });
     let read = s.cpu_of_cap.unwrap_or(0.0);
     match throttled {

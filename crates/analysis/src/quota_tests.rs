@@ -89,3 +89,21 @@ fn a_quota_as_large_as_its_cpuset_throttles_nothing_the_cores_do_not() {
         "throttled in 60 % of its periods by a 0.5-core quota on a cpuset of 1 core"
     );
 }
+
+/// The wall's words say the quota's throttling as the finding's do (one phrase, in
+/// `words`): a 1-core quota over 14 cores, throttled in 93 % of its periods.
+#[test]
+fn the_walls_reach_says_the_throttling_with_how_the_quota_held() {
+    let mut s = step(1.0, None, "2-15", 0.0, 0.93);
+    s.concurrency = 16;
+    s.cpu_cores = Some(1.0);
+    s.cpu_of_cap = Some(0.99);
+    let said = reach_words(&crate::reading::sample(&s), 0.9);
+    assert!(
+        said.ends_with(", throttled in 93 % of its periods by a 1-core quota over 14 cores"),
+        "{said}"
+    );
+    // No quota below its cores: no throttling said.
+    let own = step(1.0, Some("1"), "1", 0.0, 0.93);
+    assert!(!reach_words(&crate::reading::sample(&own), 0.9).contains("throttled"));
+}

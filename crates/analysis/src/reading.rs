@@ -26,7 +26,7 @@ pub(crate) fn sample(s: &StepResult) -> Sample {
         mem_of_cap: s.mem_of_cap,
         harness_bound: s.harness.bound == Bound::Harness,
         others: crate::quota::denied(s),
-        quota_how: crate::quota::quota_how(s),
+        quota_held: crate::quota::held_below_cores(s),
         run_wait: s.sched_delay_ms_per_s.map(|d| d / 1000.0),
         cpu_ms_per_turn: s.cpu_ms_per_turn,
         harness_others: s.interference.as_ref().and_then(|i| i.harness_share),

@@ -22,9 +22,9 @@ pub struct Sample {
     /// What other processes and the hypervisor took of the CPU the SUT could have used
     /// (`quota::denied`), when measured.
     pub others: Option<f64>,
-    /// How a quota smaller than its cores held it ("a 1-core quota over 14 cores"), when
+    /// How a quota smaller than its cores held it (a 1-core quota over 14 cores), when
     /// it had one: its throttling is then the quota's, said so.
-    pub quota_how: Option<String>,
+    pub quota_held: Option<result::facts::CapHeld>,
     /// The SUT's time waiting in a run queue for a core, in seconds a second.
     pub run_wait: Option<f64>,
     /// What other processes took of Plimsoll's own cores, when it had cores of its own.
