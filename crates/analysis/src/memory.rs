@@ -40,8 +40,7 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
         .iter()
         .find_map(|(s, _)| s.cap.as_ref())
         .filter(|c| c.mem_mb > 0.0 && c.method != "affinity")
-        .map(|c| c.mem_mb);
-    let holds = cap.map(|mb| ((mb - f.intercept) / f.slope).max(0.0));
+        .map(|c| (c.mem_mb, ((c.mem_mb - f.intercept) / f.slope).max(0.0)));
     Some(Growth {
         finding: Finding::Memory(MemoryGrowth {
             unit: u,
@@ -49,11 +48,11 @@ pub fn said(steps: &[StepResult], wall: &Wall) -> Option<Growth> {
             measure,
             first: (first.concurrency, first_peak),
             top: (top.concurrency, top_peak),
-            cap_mb: cap,
-            holds_or_1000_mb: holds.unwrap_or(f.intercept + f.slope * 1000.0),
+            cap,
+            at_1000_mb: f.intercept + f.slope * 1000.0,
             stopped_first: wall.from.map(|from| (wall.kind, from)),
         }),
-        runs_out: cap.zip(holds).map(|(mb, near)| Limit {
+        runs_out: cap.map(|(mb, near)| Limit {
             resource: Resource::MemoryCap { mb },
             near,
         }),

@@ -189,10 +189,11 @@ pub struct MemoryGrowth {
     /// (level, peak MB) at the lowest and the highest level that did not collapse.
     pub first: (usize, f64),
     pub top: (usize, f64),
-    /// The memory cap and the sessions it would hold; without one, what 1,000 need.
+    /// The memory cap (MB) and the sessions it would hold, where there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cap_mb: Option<f64>,
-    pub holds_or_1000_mb: f64,
+    pub cap: Option<(f64, f64)>,
+    /// What 1,000 sessions would need, in MB.
+    pub at_1000_mb: f64,
     /// The wall that stops the sessions before memory does, and from where.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_first: Option<(crate::WallKind, f64)>,

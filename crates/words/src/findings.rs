@@ -130,16 +130,16 @@ fn memory(m: &MemoryGrowth) -> String {
         m.first.0,
         u.level(m.top.0)
     );
-    match m.cap_mb {
-        Some(mb) => out.push_str(&format!(
+    match m.cap {
+        Some((mb, holds)) => out.push_str(&format!(
             ": the {} MB cap would hold about {}",
             int(mb.round() as u64),
-            u.count(round_to_two(m.holds_or_1000_mb))
+            u.count(round_to_two(holds))
         )),
         None => out.push_str(&format!(
             ": 1,000 {} would need about {} MB",
             u.many(),
-            int(m.holds_or_1000_mb.round().max(0.0) as u64)
+            int(m.at_1000_mb.round().max(0.0) as u64)
         )),
     }
     if let Some((first, from)) = m

@@ -14,8 +14,8 @@ fn the_nearest_limit_is_said_first_and_the_farther_ones_in_one_line() {
         measure: MemoryMeasure::Pss,
         first: (1, 672.0),
         top: (4, 864.0),
-        cap_mb: Some(2048.0),
-        holds_or_1000_mb: 22.6,
+        cap: Some((2048.0, 22.6)),
+        at_1000_mb: 64472.0,
         stopped_first: Some((WallKind::Internal, 2.0)),
     });
     assert_eq!(
