@@ -8,6 +8,7 @@
 
 use crate::binds::Growth;
 use result::facts::{CountGrowth, Finding, Held, Limit, Resource, Rising, RisingFigure};
+use result::ladder::{FitFigure, FitShape};
 use result::words::Unit;
 use result::{BoxLimits, StepResult};
 
@@ -134,10 +135,10 @@ fn runs_out(fit: &Fit, limit: Option<u64>) -> Option<f64> {
 const NEAR: f64 = 1_000.0;
 
 /// A count that grows per session, and what a session holds of it anyway.
-struct Count<'a> {
+struct Count {
     resource: Resource,
-    /// Its key in the ladder document's fits (the charts).
-    figure: &'a str,
+    /// Its figure in the ladder document's fits (the charts).
+    figure: FitFigure,
     get: fn(&StepResult) -> Option<f64>,
     /// A slope under this is flat.
     material: f64,
@@ -212,11 +213,11 @@ fn rising(
 
 /// Threads (none expected per session), open files (two a session: its client's socket
 /// and one to the provider) and connections to peers (one a session, to the provider).
-fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
+fn counts(limits: &BoxLimits) -> [Count; 3] {
     [
         Count {
             resource: Resource::Threads,
-            figure: "threads",
+            figure: FitFigure::Threads,
             get: |s| Some(s.peak_threads as f64),
             material: 0.5,
             expected: 0.0,
@@ -224,7 +225,7 @@ fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
         },
         Count {
             resource: Resource::OpenFiles,
-            figure: "open_files",
+            figure: FitFigure::OpenFiles,
             get: |s| Some(s.peak_fds as f64),
             material: 1.0,
             expected: 2.0,
@@ -232,7 +233,7 @@ fn counts(limits: &BoxLimits) -> [Count<'static>; 3] {
         },
         Count {
             resource: Resource::Connections,
-            figure: "connections",
+            figure: FitFigure::Connections,
             get: |s| Some(s.connections.iter().map(|c| c.peak as f64).sum()),
             material: 0.5,
             expected: 1.0,
@@ -272,21 +273,20 @@ pub fn said(steps: &[StepResult]) -> Vec<Growth> {
 /// session or per turn that rise.
 pub fn fits(steps: &[StepResult]) -> Vec<result::ladder::GrowthFit> {
     type Get = fn(&StepResult) -> Option<f64>;
-    let rising: [(&str, Get); 2] = [
-        ("kb_per_session", |s| {
+    let rising: [(FitFigure, Get); 2] = [
+        (FitFigure::KbPerSession, |s| {
             Some(s.memory().1 * 1024.0).filter(|k| *k > 0.0)
         }),
-        ("cpu_ms_per_turn", |s| s.cpu_ms_per_turn),
+        (FitFigure::CpuMsPerTurn, |s| s.cpu_ms_per_turn),
     ];
-    let as_doc = |figure: &str, f: Fit| result::ladder::GrowthFit {
-        figure: figure.into(),
+    let as_doc = |figure: FitFigure, f: Fit| result::ladder::GrowthFit {
+        figure,
         slope: f.slope,
         intercept: f.intercept,
         shape: match f.shape {
-            Shape::SuperLinear => "super-linear",
-            _ => "linear",
-        }
-        .into(),
+            Shape::SuperLinear => FitShape::SuperLinear,
+            _ => FitShape::Linear,
+        },
     };
     let mut out: Vec<result::ladder::GrowthFit> = counts(&BoxLimits::default())
         .iter()

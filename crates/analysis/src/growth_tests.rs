@@ -139,7 +139,9 @@ fn threads_that_level_off_are_a_bounded_pool_not_a_thread_per_session() {
         .collect();
     assert_eq!(fit(&p, 0.5).unwrap().shape, Shape::LevelsOff);
     assert!(findings(&steps).is_empty(), "{:?}", findings(&steps));
-    assert!(fits(&steps).iter().all(|f| f.figure != "threads"));
+    assert!(fits(&steps)
+        .iter()
+        .all(|f| f.figure != result::ladder::FitFigure::Threads));
 }
 
 #[test]

@@ -124,7 +124,6 @@ fn knee_reading(v: &result::ladder::Verdict) -> KneeReading {
             confidence: Confidence::None,
             from: top,
             to: top,
-            method: "throughput kept scaling: no knee within the ladder".into(),
         },
     }
 }

@@ -20,15 +20,14 @@ pub struct Point {
 /// where x − y is largest (the curve leaves the diagonal most). Needs 3 points. The answer is the interval between
 /// the knee's level and the one before it, since the data has nothing in between.
 pub fn knee(points: &[Point]) -> Knee {
-    let method =
-        "Kneedle on latency inflation vs log2(concurrency) (normalised, max of x - y)".to_string();
+    let method = Some(result::facts::KneeMethod::LatencyKneedle);
     if points.len() < 3 {
         let c = points.last().map_or(0.0, |p| p.concurrency);
         return Knee {
             from: c,
             to: c,
             confidence: Confidence::Insufficient,
-            method: method.clone(),
+            method,
         };
     }
     let lx = |p: &Point| p.concurrency.max(1e-9).log2();
@@ -45,7 +44,7 @@ pub fn knee(points: &[Point]) -> Knee {
             from: last,
             to: last,
             confidence: Confidence::Flat,
-            method: method.clone(),
+            method,
         };
     }
     let mut best = (0usize, f64::NEG_INFINITY);

@@ -131,12 +131,11 @@ pub fn knee(
         } else {
             Confidence::Weak
         },
-        method: if plateau.is_some() {
-            "where the first level's throughput per session, carried on, meets the plateau (never past the plateau's first level)"
+        method: Some(if plateau.is_some() {
+            result::facts::KneeMethod::FirstRateMeetsPlateau
         } else {
-            "the first step where a session adds < 50 % of what one gave at the first level"
-        }
-        .to_string(),
+            result::facts::KneeMethod::HalfGain
+        }),
     })
 }
 

@@ -7,13 +7,13 @@
 //! are drawn dashed over their figures.
 
 use crate::svg::{chart, Chart, Marks, Series};
-use result::ladder::{LadderAnalysis, LadderDoc, UslReading};
+use result::ladder::{FitFigure, LadderAnalysis, LadderDoc, UslReading};
 use result::Connection;
 use result::StepResult;
 use std::fmt::Write;
 
 /// A growth fit drawn over the levels, when the verdict fitted that figure.
-fn fitted(a: &LadderAnalysis, figure: &str, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
+fn fitted(a: &LadderAnalysis, figure: FitFigure, xs: &[f64]) -> Option<Vec<(f64, f64)>> {
     let f = a
         .verdict
         .as_ref()?
@@ -50,9 +50,9 @@ pub(crate) fn ladder(
         Chart { title: "CPU of its cap", unit: "%", how: "The SUT's CPU over the cores it could use (its cap, or its part of the machine); 100 % is the wall.", series: vec![Series { name: "CPU", color: "#c63", values: cpu }], curve: None, limit: Some((100.0, "cap")) },
         Chart { title: "Session latency", unit: "ms", how: "Whole-session time, median and 99th percentile; a widening gap is queueing in the system under test.", series: vec![Series { name: "p50", color: "#36c", values: get(|s| s.p50_session_ms) }, Series { name: "p99", color: "#c33", values: get(|s| s.p99_session_ms) }], curve: None, limit: None },
         Chart { title: "Peak RSS", unit: "MB", how: "The whole process tree's resident memory at its highest during the step.", series: vec![Series { name: "peak", color: "#639", values: get(|s| Some(s.peak_rss_mb)) }], curve: None, limit: None },
-        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline) / sessions, by PSS where it was read (each shared page counted once), RSS else: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get(|s| Some(s.memory().1 * 1024.0)) }], curve: fitted(a, "kb_per_session", &xs), limit: None },
-        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: fitted(a, "threads", &xs), limit: None },
-        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get(|s| s.cpu_ms_per_turn) }], curve: fitted(a, "cpu_ms_per_turn", &xs), limit: None },
+        Chart { title: "Memory per session", unit: "KB", how: "(peak − baseline) / sessions, by PSS where it was read (each shared page counted once), RSS else: the marginal cost of one more session; flat is healthy.", series: vec![Series { name: "KB/session", color: "#963", values: get(|s| Some(s.memory().1 * 1024.0)) }], curve: fitted(a, FitFigure::KbPerSession, &xs), limit: None },
+        Chart { title: "OS threads", unit: "threads", how: "Peak OS threads (not green threads); growth with sessions means a thread per session.", series: vec![Series { name: "peak", color: "#396", values: get(|s| Some(s.peak_threads as f64)) }], curve: fitted(a, FitFigure::Threads, &xs), limit: None },
+        Chart { title: "CPU per turn", unit: "ms", how: "The system under test's CPU time per completed turn.", series: vec![Series { name: "CPU ms/turn", color: "#c63", values: get(|s| s.cpu_ms_per_turn) }], curve: fitted(a, FitFigure::CpuMsPerTurn, &xs), limit: None },
     ]
     };
     let peers = peers(steps);
@@ -120,7 +120,7 @@ fn call_charts(doc: &LadderDoc) -> Vec<Chart<'_>> {
 fn measured_since<'a>(doc: &'a LadderDoc, a: &LadderAnalysis, xs: &[f64]) -> Vec<Chart<'a>> {
     let steps = &doc.steps;
     let mut out = Vec::new();
-    if let Some(curve) = fitted(a, "open_files", xs) {
+    if let Some(curve) = fitted(a, FitFigure::OpenFiles, xs) {
         out.push(Chart { title: "Open files", unit: "fds", how: "Peak open descriptors of the SUT's processes; the dashed line is the fit per session.", series: vec![Series { name: "peak", color: "#099", values: steps.iter().map(|s| Some(s.peak_fds as f64)).collect() }], curve: Some(curve), limit: None });
     }
     if steps.iter().any(|s| s.interference.is_some()) {

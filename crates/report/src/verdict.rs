@@ -259,10 +259,13 @@ fn knee_line(k: &KneeReading) -> String {
             num(k.from)
         ),
         conf => format!(
-            "throughput knee: between {} and {} sessions ({conf}; {})",
+            "throughput knee: between {} and {} sessions ({conf}{})",
             num(k.from),
             num(k.to),
-            k.method
+            k.method.map_or(String::new(), |m| format!(
+                "; {}",
+                words::verdict::knee_method(m)
+            ))
         ),
     }
 }

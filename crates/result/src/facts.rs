@@ -76,6 +76,18 @@ pub enum Boundary {
     Cliff,
 }
 
+/// How a knee was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KneeMethod {
+    /// Kneedle on latency inflation against log2 of the sessions (the latency knee).
+    LatencyKneedle,
+    /// Where the first level's throughput per session, carried on, meets the plateau.
+    FirstRateMeetsPlateau,
+    /// The first step where a session adds under half of what one gave at the first level.
+    HalfGain,
+}
+
 /// What binds beyond a line: a budget broken (its key), or a collapse.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -288,6 +300,33 @@ pub mod legacy {
         }
     }
 
+    /// A knee's method: its name, or the sentence a run recorded before it had one (each
+    /// method had one fixed sentence); anything else reads as none.
+    pub fn knee_method<'de, D>(d: D) -> Result<Option<super::KneeMethod>, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        use super::KneeMethod::*;
+        let Some(said) = Option::<String>::deserialize(d)? else {
+            return Ok(None);
+        };
+        if let Ok(m) = serde_json::from_value(Value::String(said.clone())) {
+            return Ok(Some(m));
+        }
+        Ok(match said.as_str() {
+            "Kneedle on latency inflation vs log2(concurrency) (normalised, max of x - y)" => {
+                Some(LatencyKneedle)
+            }
+            "where the first level's throughput per session, carried on, meets the plateau (never past the plateau's first level)" => {
+                Some(FirstRateMeetsPlateau)
+            }
+            "the first step where a session adds < 50 % of what one gave at the first level" => {
+                Some(HalfGain)
+            }
+            _ => None,
+        })
+    }
+
     /// A list of facts: its sentences are left out.
     pub fn list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
     where
@@ -345,5 +384,33 @@ mod tests {
         assert_eq!(new.notes, vec![note]);
         let absent: Doc = serde_json::from_str("{}").unwrap();
         assert_eq!((absent.cost, absent.notes.len()), (None, 0));
+    }
+
+    /// A knee's method recorded as its sentence reads as the method; as its name, too;
+    /// a sentence no version wrote, or none, as none.
+    #[test]
+    fn a_knees_method_reads_from_its_old_sentence_and_its_name() {
+        use crate::ladder::Knee;
+        let knee = |method: &str| -> Knee {
+            serde_json::from_str(&format!(
+                r#"{{"from": 8.0, "to": 16.0, "confidence": "clear"{method}}}"#
+            ))
+            .unwrap()
+        };
+        let old = knee(
+            r#", "method": "where the first level's throughput per session, carried on, meets the plateau (never past the plateau's first level)""#,
+        );
+        assert_eq!(old.method, Some(KneeMethod::FirstRateMeetsPlateau));
+        let named = knee(r#", "method": "half_gain""#);
+        assert_eq!(named.method, Some(KneeMethod::HalfGain));
+        assert_eq!(knee(r#", "method": "by eye""#).method, None);
+        assert_eq!(knee("").method, None);
+        let back = Knee {
+            method: Some(KneeMethod::LatencyKneedle),
+            ..old
+        };
+        let json = serde_json::to_string(&back).unwrap();
+        assert!(json.contains(r#""method":"latency_kneedle""#), "{json}");
+        assert_eq!(serde_json::from_str::<Knee>(&json).unwrap(), back);
     }
 }

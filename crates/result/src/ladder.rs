@@ -165,7 +165,6 @@ pub enum KneeReading {
         confidence: Confidence,
         from: usize,
         to: usize,
-        method: String,
     },
     Found(Knee),
     /// Too few levels to say.
@@ -189,7 +188,9 @@ pub struct Knee {
     pub from: f64,
     pub to: f64,
     pub confidence: Confidence,
-    pub method: String,
+    /// How it was found (none for a run recorded with a method this version does not know).
+    #[serde(default, deserialize_with = "crate::facts::legacy::knee_method")]
+    pub method: Option<crate::facts::KneeMethod>,
 }
 
 /// A Universal Scalability Law fit, or why none was made.
@@ -282,12 +283,32 @@ pub struct Verdict {
 /// A figure's robust line against the sessions: value = intercept + slope × sessions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GrowthFit {
-    /// "threads", "open_files", "connections", "kb_per_session" or "cpu_ms_per_turn".
-    pub figure: String,
+    pub figure: FitFigure,
     pub slope: f64,
     pub intercept: f64,
-    /// "linear" or "super-linear".
-    pub shape: String,
+    pub shape: FitShape,
+}
+
+/// The figure a growth line is fitted to (the chart it is drawn on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitFigure {
+    #[default]
+    Threads,
+    OpenFiles,
+    Connections,
+    KbPerSession,
+    CpuMsPerTurn,
+}
+
+/// How a fitted figure grows with the sessions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FitShape {
+    #[default]
+    #[serde(rename = "linear")]
+    Linear,
+    #[serde(rename = "super-linear")]
+    SuperLinear,
 }
 
 /// One level against the budget.

@@ -3,7 +3,7 @@
 
 use crate::pct;
 use result::budget::num;
-use result::facts::{Binding, Boundary, FirstCost, Note, Paced};
+use result::facts::{Binding, Boundary, FirstCost, KneeMethod, Note, Paced};
 use result::ladder::{Line, Verdict};
 use result::words::{count, int, Unit};
 use result::{Breach, Budget};
@@ -136,6 +136,21 @@ pub fn line(l: &Line) -> String {
 }
 
 /// What binds beyond a line: "latency inflation", "collapse (error_rate)".
+/// How a knee was found, as the report says it beside the knee.
+pub fn knee_method(m: KneeMethod) -> &'static str {
+    match m {
+        KneeMethod::LatencyKneedle => {
+            "Kneedle on latency inflation vs log2(concurrency) (normalised, max of x - y)"
+        }
+        KneeMethod::FirstRateMeetsPlateau => {
+            "where the first level's throughput per session, carried on, meets the plateau (never past the plateau's first level)"
+        }
+        KneeMethod::HalfGain => {
+            "the first step where a session adds < 50 % of what one gave at the first level"
+        }
+    }
+}
+
 pub fn binding(b: &Binding) -> String {
     match b {
         Binding::Budget(name) => result::budget::words(name),
