@@ -34,21 +34,11 @@ pub fn target(url: &str, allow_remote: bool) -> anyhow::Result<(SocketAddr, Stri
 pub(crate) fn loopback(address: &str, allow_remote: bool) -> Result<SocketAddr, Failure> {
     let addr = address
         .to_socket_addrs()
-        .map_err(|e| {
-            (
-                "connect".to_string(),
-                format!("{address}: {e} (write host:port)"),
-            )
-        })?
+        .map_err(|e| Failure::new("connect", format!("{address}: {e} (write host:port)")))?
         .next()
-        .ok_or_else(|| {
-            (
-                "connect".to_string(),
-                format!("{address} resolves to nothing"),
-            )
-        })?;
+        .ok_or_else(|| Failure::new("connect", format!("{address} resolves to nothing")))?;
     if !addr.ip().is_loopback() && !allow_remote {
-        return Err(("connect".into(), format!("{address} is not a loopback address; Plimsoll sends load only to this machine unless you pass --allow-remote")));
+        return Err(Failure::new("connect", format!("{address} is not a loopback address; Plimsoll sends load only to this machine unless you pass --allow-remote")));
     }
     Ok(addr)
 }
@@ -61,9 +51,9 @@ pub(crate) fn check(transport: Transport, address: &str, allow_remote: bool) -> 
         Transport::Unix => Ok(()),
         Transport::Ws => target(address, allow_remote)
             .map(|_| ())
-            .map_err(|e| ("connect".into(), e.to_string())),
+            .map_err(|e| Failure::new("connect", e.to_string())),
     };
-    res.map_err(|(_, m)| anyhow::anyhow!("bus address: {m}"))
+    res.map_err(|f| anyhow::anyhow!("bus address: {}", f.message))
 }
 
 /// `tcp://127.0.0.1:7000` → (Tcp, "127.0.0.1:7000"); `unix:///run/x.sock` → (Unix, "/run/x.sock").

@@ -36,7 +36,7 @@ pub async fn open(
     address: &str,
     allow_remote: bool,
 ) -> Result<(Reader, Writer), Failure> {
-    let refused = |e: std::io::Error| ("connect".to_string(), format!("{address}: {e}"));
+    let refused = |e: std::io::Error| Failure::new("connect", format!("{address}: {e}"));
     match transport {
         Transport::Tcp => {
             let s = TcpStream::connect(loopback(address, allow_remote)?)
@@ -56,7 +56,7 @@ pub async fn open(
         Transport::Ws => {
             let (ws, _) = tokio_tungstenite::connect_async(address)
                 .await
-                .map_err(|e| ("connect".to_string(), format!("{address}: {e}")))?;
+                .map_err(|e| Failure::new("connect", format!("{address}: {e}")))?;
             let (w, r) = ws.split();
             Ok((Reader::Ws(r), Writer::Ws(w)))
         }
@@ -75,7 +75,7 @@ fn bytes(
 }
 
 fn broken(e: impl std::fmt::Display) -> Failure {
-    ("protocol".into(), e.to_string())
+    Failure::new("protocol", e.to_string())
 }
 
 impl Writer {

@@ -80,8 +80,8 @@ async fn wait_ready(ctx: &Ctx, r: &mut Reader, want: &str) -> Result<(), Failure
         loop {
             match r.next().await? {
                 None => {
-                    return Err((
-                        "protocol".to_string(),
+                    return Err(Failure::new(
+                        "protocol",
                         format!("the bus closed the connection before {want:?} came back"),
                     ))
                 }
@@ -91,8 +91,8 @@ async fn wait_ready(ctx: &Ctx, r: &mut Reader, want: &str) -> Result<(), Failure
         }
     };
     tokio::time::timeout(deadline, look).await.map_err(|_| {
-        (
-            "timeout".to_string(),
+        Failure::new(
+            "timeout",
             format!(
                 "no frame containing {want:?} within ready_timeout_ms = {} after connecting",
                 ctx.spec.ready_timeout_ms
@@ -157,8 +157,8 @@ pub(super) async fn subscriber(
                 }
             }
             Ok(None) => {
-                done.error = Some((
-                    "closed".into(),
+                done.error = Some(Failure::new(
+                    "closed",
                     format!(
                         "the bus closed {name}'s connection after {}",
                         result::words::count(frames, "frame")
@@ -214,13 +214,10 @@ pub(super) async fn publisher(
     let drain = tokio::spawn(async move { while let Ok(Some(_)) = rd.next().await {} });
     let closed = |drain: &tokio::task::JoinHandle<()>, wrote: u64| {
         drain.is_finished().then(|| {
-            (
-                "closed".to_string(),
-                format!(
+            Failure::new("closed", format!(
                     "the bus closed {name}'s connection while it published (after it had written {})",
                     result::words::count(wrote, "message")
-                ),
-            )
+                ))
         })
     };
     let _ = cue.go.wait_for(|g| *g).await;
@@ -234,14 +231,13 @@ pub(super) async fn publisher(
         let sent = ctx.now_us();
         let stamp = tally::stamp(ctx.tag, id, seq, sent);
         let frame = ctx.fill(&r.send, r, &name, index, &stamp);
-        if let Err((kind, m)) = w.send(&frame).await {
-            done.error = Some((
-                kind,
+        if let Err(f) = w.send(&frame).await {
+            done.error = Some(f.said(|m| {
                 format!(
                     "{name} could send {seq} of {}: {m}",
                     result::words::count(n as u64, "message")
-                ),
-            ));
+                )
+            }));
             break;
         }
         ctx.first_publish.fetch_min(sent, Relaxed);

@@ -7,6 +7,7 @@ use super::peer::{Ctx, Done};
 use super::tally::{self, Seen};
 use crate::hist::hist;
 use crate::run::DriveReport;
+use crate::run::Failure;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -116,8 +117,8 @@ fn errors(ctx: &Ctx, dones: &[Done], total: u64) -> Errors {
             .map_or(0, |s| total.saturating_sub(s.distinct.len() as u64));
         let error = d.error.clone().or_else(|| {
             (missed > 0).then(|| {
-                (
-                    "lost".to_string(),
+                Failure::new(
+                    "lost",
                     format!(
                         "{} missed {missed} of {}",
                         d.name,
@@ -126,9 +127,9 @@ fn errors(ctx: &Ctx, dones: &[Done], total: u64) -> Errors {
                 )
             })
         });
-        if let Some((kind, m)) = error {
-            *errors.entry(kind.clone()).or_default() += 1;
-            first_errors.entry(kind).or_insert(m);
+        if let Some(f) = error {
+            *errors.entry(f.kind.clone()).or_default() += 1;
+            first_errors.entry(f.kind).or_insert(f.message);
             failed.insert(d.name.clone());
         }
     }

@@ -67,20 +67,18 @@ pub(crate) async fn run(
     turns: u32,
     fill: &(dyn Fn(&str, u32) -> Result<String, Failure> + Sync),
 ) -> Result<(), Failure> {
-    let v = spec.voice.as_ref().ok_or_else(|| {
-        (
-            "config".to_string(),
-            "a voice call needs [voice]".to_string(),
-        )
-    })?;
+    let v = spec
+        .voice
+        .as_ref()
+        .ok_or_else(|| Failure::new("config", "a voice call needs [voice]"))?;
     let tally = ctx
         .recorder
         .voice
         .as_ref()
-        .ok_or_else(|| ("config".to_string(), "no voice tally".to_string()))?;
+        .ok_or_else(|| Failure::new("config", "no voice tally"))?;
     let url = fill(&spec.turn[0].url, 1)?;
     crate::address::target(&url, ctx.allow_remote)
-        .map_err(|e| ("config".to_string(), e.to_string()))?;
+        .map_err(|e| Failure::new("config", e.to_string()))?;
     // Every turn's words spoken (and for WebRTC, Opus-coded) before the call opens, off
     // the async threads: neither must hold up any call's frames.
     let mouths = utterances(v, fill, turns, tally).await?;
@@ -125,9 +123,9 @@ pub(crate) async fn run(
             let placing = webrtc::WebRtc::place(v, &dial, how, tally, c);
             talk.over(placed(tally, placing).await?).await
         }
-        (Line::WebRtc(_), None) => Err((
-            "config".into(),
-            "a WebRTC call's words were not coded".into(),
+        (Line::WebRtc(_), None) => Err(Failure::new(
+            "config",
+            "a WebRTC call's words were not coded",
         )),
     }
 }
@@ -159,7 +157,7 @@ impl<'s, 'a> Talk<'s, 'a> {
         call.reply_cap = Duration::from_millis(spec.turn_timeout_ms);
         call.wire.open().await?;
         let out = call.turns(spec, v, name, turns, mouths, ctx).await;
-        if out.as_ref().is_err_and(|(k, _)| k == "dropped") {
+        if out.as_ref().is_err_and(|f| f.is("dropped")) {
             tally.dropped();
         }
         tally.audio(call.caller_s(), call.play.sent_s);
@@ -174,7 +172,7 @@ impl<'s, 'a> Talk<'s, 'a> {
         }
         let wrong = found.iter().find_map(|(_, f)| f.failure(name));
         let out = match (out, wrong) {
-            (Ok(()), Some(w)) => Err(("words".into(), w)),
+            (Ok(()), Some(w)) => Err(Failure::new("words", w)),
             (out, _) => out,
         };
         match tape {
@@ -240,7 +238,7 @@ impl<'a, T: Transport> Call<'a, T> {
                 return Ok(());
             }
             if now >= limit {
-                return Err(("timeout".into(), "waited too long".into()));
+                return Err(Failure::new("timeout", "waited too long"));
             }
             // Past the deadline on the wall clock but not yet on the audio's: the next frame
             // or the next decoded packet wakes the loop, not the deadline again.
@@ -311,7 +309,7 @@ impl<'a, T: Transport> Call<'a, T> {
                 }
             }
             Heard::Ignored => {}
-            Heard::Bad(why) => return Err(("protocol".into(), format!("the bot sent {why}"))),
+            Heard::Bad(why) => return Err(Failure::new("protocol", format!("the bot sent {why}"))),
         }
         Ok(())
     }

@@ -174,7 +174,7 @@ pub(super) async fn keep(
         .find(|(_, f)| matches!(f, super::words::Found::Unheard))
         .map(|(t, _)| format!("turn {t}'s reply was not heard as the mock's voice"));
     let why = match &out {
-        Err((_, m)) => Some(m.clone()),
+        Err(f) => Some(f.message.clone()),
         Ok(()) => unheard,
     };
     let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
@@ -182,10 +182,9 @@ pub(super) async fn keep(
         .keep(name, why.as_deref(), &words, mouths, &tally.background)
         .await;
     match (out, kept) {
-        (Err((k, m)), Some(stem)) => Err((
-            k,
-            format!("{m} (what its caller heard: {}.heard.wav)", stem.display()),
-        )),
+        (Err(f), Some(stem)) => {
+            Err(f.said(|m| format!("{m} (what its caller heard: {}.heard.wav)", stem.display())))
+        }
         (out, _) => out,
     }
 }

@@ -122,7 +122,7 @@ impl<T: Transport> Call<'_, T> {
                 )
                 .await
             {
-                Err((k, _)) if k == "timeout" => return Ok(()),
+                Err(f) if f.is("timeout") => return Ok(()),
                 other => other?,
             }
             if self.play.reply.loud_until == mark {
@@ -130,7 +130,7 @@ impl<T: Transport> Call<'_, T> {
             }
             let cap = Instant::now() + self.reply_cap;
             match self.pump(|c, now| c.play.ended(now, quiet), cap).await {
-                Err((k, _)) if k == "timeout" => return Ok(()),
+                Err(f) if f.is("timeout") => return Ok(()),
                 other => other?,
             }
         }
@@ -154,9 +154,9 @@ impl<T: Transport> Call<'_, T> {
         what: &str,
     ) -> Result<(), Failure> {
         match self.pump(|c, _| c.play.reply.first.is_some(), limit).await {
-            Err((k, _)) if k == "timeout" => {
-                return Err((
-                    "timeout".into(),
+            Err(f) if f.is("timeout") => {
+                return Err(Failure::new(
+                    "timeout",
                     format!(
                     "{what}: the bot never answered within {} ms after the caller stopped speaking",
                     v.answer_timeout_ms
@@ -168,10 +168,7 @@ impl<T: Transport> Call<'_, T> {
         let quiet = Duration::from_millis(v.reply_end_ms);
         let cap = Instant::now() + self.reply_cap;
         match self.pump(|c, now| c.play.ended(now, quiet), cap).await {
-            Err((k, _)) if k == "timeout" => Err((
-                "timeout".into(),
-                format!("{what}: the bot's reply went on past turn_timeout_ms ({} ms) without {} ms of silence", self.reply_cap.as_millis(), v.reply_end_ms),
-            )),
+            Err(f) if f.is("timeout") => Err(Failure::new("timeout", format!("{what}: the bot's reply went on past turn_timeout_ms ({} ms) without {} ms of silence", self.reply_cap.as_millis(), v.reply_end_ms))),
             other => other,
         }
     }

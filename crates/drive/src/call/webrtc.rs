@@ -123,9 +123,9 @@ pub(crate) async fn code(
     });
     match job.await {
         Ok(coded) => coded.map(Some).map_err(failure),
-        Err(_) => Err((
-            "config".into(),
-            "the caller's words could not be coded: the voice's thread is gone".into(),
+        Err(_) => Err(Failure::new(
+            "config",
+            "the caller's words could not be coded: the voice's thread is gone",
         )),
     }
 }
@@ -159,8 +159,8 @@ async fn open(
             Ok(line)
         }
         Ok(Err(e)) => Err(failure(e)),
-        Err(_) => Err((
-            "timeout".into(),
+        Err(_) => Err(Failure::new(
+            "timeout",
             format!(
                 "{}: the call was not placed within {} ms",
                 d.url,
@@ -177,7 +177,7 @@ fn why_it_ended(l: &mut rtc::Line) -> Failure {
             return failure(e);
         }
     }
-    ("dropped".into(), "the call's WebRTC peer stopped".into())
+    Failure::new("dropped", "the call's WebRTC peer stopped")
 }
 
 /// A WebRTC call's error as the step counts it.
@@ -188,5 +188,5 @@ fn failure(e: rtc::CallError) -> Failure {
         "timeout" => "timeout",
         _ => "dropped",
     };
-    (kind.to_string(), e.message)
+    Failure::new(kind, e.message)
 }

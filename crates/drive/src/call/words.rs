@@ -28,18 +28,15 @@ pub(super) async fn utterances(
             .iter()
             .map(|t| {
                 voice::speak(t, rate).ok_or_else(|| {
-                    (
-                        "config".to_string(),
-                        format!("voice.say could not be spoken: {t:?}"),
-                    )
+                    Failure::new("config", format!("voice.say could not be spoken: {t:?}"))
                 })
             })
             .collect(),
     });
     spoken.await.map_err(|_| {
-        (
-            "config".to_string(),
-            "the caller's words could not be spoken: the voice's thread is gone".to_string(),
+        Failure::new(
+            "config",
+            "the caller's words could not be spoken: the voice's thread is gone",
         )
     })?
 }

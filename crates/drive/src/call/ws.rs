@@ -19,9 +19,9 @@ impl Ws {
     pub async fn dial(d: &Dial<'_>) -> Result<Ws, Failure> {
         match tokio::time::timeout(d.timeout, tokio_tungstenite::connect_async(d.url)).await {
             Ok(Ok((ws, _))) => Ok(Ws(Box::new(ws))),
-            Ok(Err(e)) => Err(("connect".into(), format!("{}: {e}", d.url))),
-            Err(_) => Err((
-                "timeout".into(),
+            Ok(Err(e)) => Err(Failure::new("connect", format!("{}: {e}", d.url))),
+            Err(_) => Err(Failure::new(
+                "timeout",
                 format!(
                     "{}: no WebSocket within {} ms",
                     d.url,
@@ -33,8 +33,8 @@ impl Ws {
 
     pub async fn send(&mut self, m: Message) -> Result<(), Failure> {
         self.0.send(m).await.map_err(|e| {
-            (
-                "dropped".to_string(),
+            Failure::new(
+                "dropped",
                 format!("the bot's socket broke while Plimsoll sent: {e}"),
             )
         })
@@ -44,9 +44,12 @@ impl Ws {
     pub async fn next(&mut self) -> Result<Message, Failure> {
         match self.0.next().await {
             Some(Ok(Message::Close(_))) | None => {
-                Err(("dropped".into(), "the bot closed the call's socket".into()))
+                Err(Failure::new("dropped", "the bot closed the call's socket"))
             }
-            Some(Err(e)) => Err(("dropped".into(), format!("the call's socket broke: {e}"))),
+            Some(Err(e)) => Err(Failure::new(
+                "dropped",
+                format!("the call's socket broke: {e}"),
+            )),
             Some(Ok(m)) => Ok(m),
         }
     }

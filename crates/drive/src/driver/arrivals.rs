@@ -6,6 +6,7 @@
 
 use super::session::run_session;
 use crate::address::in_shard;
+use crate::run::Failure;
 use crate::run::{DriveOptions, Recorder};
 use crate::spec::SessionSpec;
 use anyhow::bail;
@@ -123,10 +124,10 @@ async fn run_slot(
         failed_in_a_row = if ok { 0 } else { failed_in_a_row + 1 };
         if failed_in_a_row >= CHURN_GIVE_UP {
             // The SUT is gone or broken: hours of instant failures tell nothing more.
-            rec.error(
-                "gave_up".into(),
+            rec.error(Failure::new(
+                "gave_up",
                 format!("a slot stopped after {CHURN_GIVE_UP} sessions in a row failed"),
-            );
+            ));
             break;
         }
         if failed_in_a_row > 0 {
@@ -147,5 +148,5 @@ fn abandon<T: 'static>(
     let left = tasks.len() as u64;
     tasks.abort_all();
     rec.progress.sessions_failed.fetch_add(left, Relaxed);
-    rec.error("timeout".into(), message(left));
+    rec.error(Failure::new("timeout", message(left)));
 }

@@ -35,7 +35,7 @@ impl Link for ChatLink<'_> {
     /// reply appended in turn, and what checks and extracts read.
     async fn turn(&mut self, t: &Turn<'_>, url: String, body: String) -> Result<Reply, Failure> {
         let (addr, path) =
-            target(&url, t.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+            target(&url, t.allow_remote).map_err(|e| Failure::new("config", e.to_string()))?;
         self.conversation
             .push(json!({"role": "user", "content": body}));
         let body = request(self.chat, &self.conversation);
@@ -67,8 +67,8 @@ impl Link for ChatLink<'_> {
                 .chars()
                 .take(200)
                 .collect();
-            (
-                "protocol".to_string(),
+            Failure::new(
+                "protocol",
                 format!("the reply is not a chat completion: {snippet}"),
             )
         })?;

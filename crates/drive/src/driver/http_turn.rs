@@ -72,23 +72,24 @@ pub(super) async fn send(o: Outgoing<'_>, conn: &mut Option<Conn>) -> Result<Htt
             done_at.is_none()
         },
     );
-    let (status, headers) = match tokio::time::timeout(Duration::from_millis(o.timeout_ms), fut)
-        .await
-    {
-        Err(_) => {
-            *conn = None;
-            return Err((
-                "timeout".into(),
-                format!("no complete reply within {} ms", o.timeout_ms),
-            ));
-        }
-        Ok(Err(HttpError::Connect(a, e))) => return Err(("connect".into(), format!("{a}: {e}"))),
-        Ok(Err(e)) => {
-            *conn = None;
-            return Err(("protocol".into(), e.to_string()));
-        }
-        Ok(Ok(s)) => s,
-    };
+    let (status, headers) =
+        match tokio::time::timeout(Duration::from_millis(o.timeout_ms), fut).await {
+            Err(_) => {
+                *conn = None;
+                return Err(Failure::new(
+                    "timeout",
+                    format!("no complete reply within {} ms", o.timeout_ms),
+                ));
+            }
+            Ok(Err(HttpError::Connect(a, e))) => {
+                return Err(Failure::new("connect", format!("{a}: {e}")))
+            }
+            Ok(Err(e)) => {
+                *conn = None;
+                return Err(Failure::new("protocol", e.to_string()));
+            }
+            Ok(Ok(s)) => s,
+        };
     let done = done_at
         .or(reads.last().map(|r| r.1))
         .unwrap_or_else(Instant::now);

@@ -31,8 +31,8 @@ impl Link for RawLink {
         let out = match tokio::time::timeout(t.timeout(), fut).await {
             Err(_) => {
                 self.socket = None;
-                return Err((
-                    "timeout".into(),
+                return Err(Failure::new(
+                    "timeout",
                     format!("no reply within {} ms", t.spec.turn_timeout_ms),
                 ));
             }
@@ -47,7 +47,7 @@ impl Link for RawLink {
 }
 
 fn config(m: impl Into<String>) -> Failure {
-    ("config".to_string(), m.into())
+    Failure::new("config", m.into())
 }
 
 /// The body as it goes on the wire.
@@ -67,8 +67,8 @@ fn decode(frame: Vec<u8>, wire: Wire) -> Result<Vec<u8>, Failure> {
         return Ok(frame);
     }
     let v: serde_json::Value = rmp_serde::from_slice(&frame).map_err(|e| {
-        (
-            "protocol".to_string(),
+        Failure::new(
+            "protocol",
             format!("the reply is not MessagePack ({e}; {} bytes)", frame.len()),
         )
     })?;
@@ -96,9 +96,9 @@ async fn turn(
         Ok(Some(frame)) => decode(frame, wire),
         Ok(None) => {
             *socket = None;
-            Err((
-                "closed".into(),
-                "the SUT closed the connection before it replied".into(),
+            Err(Failure::new(
+                "closed",
+                "the SUT closed the connection before it replied",
             ))
         }
         Err(e) => {

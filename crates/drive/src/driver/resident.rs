@@ -7,6 +7,7 @@
 use super::sequence;
 use super::vars::{fixed_vars, Vars};
 use crate::run::Ctx;
+use crate::run::Failure;
 use crate::run::{DriveOptions, InFlight, Recorder};
 use crate::spec::SessionSpec;
 use std::collections::VecDeque;
@@ -42,13 +43,13 @@ pub(super) async fn drive(
     let run = run(spec, opts.clone(), port, recorder.clone(), n);
     let timed_out = tokio::time::timeout_at(deadline, run).await.is_err();
     if timed_out {
-        recorder.error(
-            "timeout".into(),
+        recorder.error(Failure::new(
+            "timeout",
             format!(
                 "the resident sessions were still running when the step timeout of {:.0} s ran out",
                 opts.step_timeout.as_secs_f64()
             ),
-        );
+        ));
     }
     timed_out
 }
@@ -109,8 +110,8 @@ async fn open(
             let c = ctx(&recorder, &spec, &opts);
             match sequence::setup(&spec, &mut vars, &mut None, &c).await {
                 Ok(()) => Some((i, vars)),
-                Err((kind, m)) => {
-                    recorder.error(kind, format!("session {}s{i} {m}", opts.name_prefix));
+                Err(f) => {
+                    recorder.error(f.said(|m| format!("session {}s{i} {m}", opts.name_prefix)));
                     recorder.progress.sessions_failed.fetch_add(1, Relaxed);
                     None
                 }
@@ -156,8 +157,8 @@ async fn turns(
                 };
                 match outcome {
                     Ok(()) => recorder.session_ok(start, false),
-                    Err((kind, m)) => {
-                        recorder.error(kind, format!("session {}s{i} {m}", opts.name_prefix));
+                    Err(f) => {
+                        recorder.error(f.said(|m| format!("session {}s{i} {m}", opts.name_prefix)));
                         recorder.progress.sessions_failed.fetch_add(1, Relaxed);
                     }
                 }

@@ -27,11 +27,7 @@ pub(super) struct Done {
 
 /// Runs a session's setup, turns and teardown. Returns Ok when every turn succeeded
 /// (teardown failures are counted, not fatal).
-pub(super) async fn run(
-    spec: &SessionSpec,
-    vars: &mut Vars,
-    ctx: Ctx<'_>,
-) -> Result<(), (String, String)> {
+pub(super) async fn run(spec: &SessionSpec, vars: &mut Vars, ctx: Ctx<'_>) -> Result<(), Failure> {
     let mut conn = None;
     setup(spec, vars, &mut conn, &ctx).await?;
     turns(spec, vars, &mut conn, &ctx).await?;
@@ -45,7 +41,7 @@ pub(super) async fn setup(
     vars: &mut Vars,
     conn: &mut Option<Conn>,
     ctx: &Ctx<'_>,
-) -> Result<(), (String, String)> {
+) -> Result<(), Failure> {
     for r in &spec.setup {
         let d = request(r, spec, vars, 0, conn, ctx).await.map_err(|e| {
             ctx.recorder.failed_in_setup();
@@ -62,7 +58,7 @@ pub(super) async fn turns(
     vars: &mut Vars,
     conn: &mut Option<Conn>,
     base: &Ctx<'_>,
-) -> Result<(), (String, String)> {
+) -> Result<(), Failure> {
     let recorder = base.recorder;
     for turn in 1..=pace::turns(spec, vars) {
         pace::think(spec, vars, turn, recorder).await;
@@ -98,10 +94,10 @@ pub(super) async fn teardown(
     for r in &spec.teardown {
         match request(r, spec, vars, spec.turns, conn, ctx).await {
             Ok(d) => keep(vars, d.values),
-            Err((kind, m)) => recorder.error(
-                format!("teardown_{kind}"),
-                format!("teardown, request {:?} ({}): {m}", r.name, r.at),
-            ),
+            Err(f) => recorder.error(Failure::new(
+                format!("teardown_{}", f.kind),
+                format!("teardown, request {:?} ({}): {}", r.name, r.at, f.message),
+            )),
         }
     }
 }
@@ -113,13 +109,10 @@ fn keep(vars: &mut Vars, values: Vec<(String, String)>) {
 }
 
 /// An error with the request and the phase it happened in.
-fn named(spec: &SessionSpec, r: &Request, (kind, m): Failure, phase: &str) -> (String, String) {
+fn named(spec: &SessionSpec, r: &Request, f: Failure, phase: &str) -> Failure {
     match spec.sequence {
-        true => (
-            kind,
-            format!("{phase}, request {:?} ({}): {m}", r.name, r.at),
-        ),
-        false => (kind, format!("{phase}: {m}")),
+        true => f.said(|m| format!("{phase}, request {:?} ({}): {m}", r.name, r.at)),
+        false => f.said(|m| format!("{phase}: {m}")),
     }
 }
 
@@ -167,8 +160,8 @@ async fn poll(
             if !pointer::holds(got, u.equals.as_ref()) {
                 if t0.elapsed() >= Duration::from_millis(u.timeout_ms) {
                     let last = got.map_or("missing".to_string(), |v| v.to_string());
-                    return Err((
-                        "timeout".into(),
+                    return Err(Failure::new(
+                        "timeout",
                         format!(
                             "{} did not become {} within {} ms of polling (last: {last})",
                             u.pointer,
@@ -188,10 +181,10 @@ async fn poll(
             .map(|e| stream::text(e, r.text_pointer.as_deref()));
         for c in &r.checks {
             check_one(c, doc.as_ref(), text.as_deref())
-                .map_err(|m| ("check_failed".to_string(), m))?;
+                .map_err(|m| Failure::new("check_failed", m))?;
         }
         let values = extract(&r.extract, doc.as_ref(), Some(&reply.headers))
-            .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", r.at)))?;
+            .map_err(|m| Failure::new("extract_failed", format!("{}: {m}", r.at)))?;
         let first_token = events.as_ref().and_then(|e| {
             let i = stream::first_token(e, r.ttft_event.as_ref())?;
             reply.arrival(e[i].end)
@@ -240,10 +233,10 @@ async fn once(
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let unset = |name: String| ("config".to_string(), unset_message(spec, r, &name, turn));
+    let unset = |name: String| Failure::new("config", unset_message(spec, r, &name, turn));
     let url = fill(&r.url, &refs).map_err(unset)?;
     let (addr, path) =
-        target(&url, ctx.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+        target(&url, ctx.allow_remote).map_err(|e| Failure::new("config", e.to_string()))?;
     let body = match (&r.fields, r.bodies.is_empty()) {
         (Some(f), _) => crate::encode::encode(f, |t| fill(t, &refs)).map_err(unset)?,
         (None, true) => Vec::new(),

@@ -10,6 +10,7 @@ use super::talk::talk;
 use super::vars::{fixed_vars, Vars};
 use super::ws::WsLink;
 use crate::run::Ctx;
+use crate::run::Failure;
 use crate::run::{DriveOptions, InFlight, Recorder};
 use crate::spec::{Protocol, SessionSpec};
 use std::sync::atomic::Ordering::Relaxed;
@@ -46,8 +47,8 @@ pub(super) async fn run_session(
         (_, None, Some(chat)) => talk(spec, &mut vars, &ctx, ChatLink::new(chat)).await,
         (_, None, None) => talk(spec, &mut vars, &ctx, WsLink::default()).await,
     };
-    if let Err((kind, message)) = outcome {
-        recorder.error(kind, format!("session {session} {message}"));
+    if let Err(f) = outcome {
+        recorder.error(f.said(|m| format!("session {session} {m}")));
         recorder.session_failed(session);
         recorder.progress.sessions_failed.fetch_add(1, Relaxed);
         // A failed session does not end full load for the others: the rate counts it out
@@ -76,8 +77,8 @@ async fn call_session(
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         crate::template::fill(t, &refs).map_err(|n| {
-            (
-                "config".to_string(),
+            Failure::new(
+                "config",
                 format!("{{{{{n}}}}} in the voice call's template has no value"),
             )
         })

@@ -38,8 +38,8 @@ impl Turn<'_> {
     /// `template` filled from the session's values, or a `config` error naming what is unset.
     pub fn fill(&self, template: &str) -> Result<String, Failure> {
         fill(template, self.vars).map_err(|name| {
-            (
-                "config".to_string(),
+            Failure::new(
+                "config",
                 unset_message(self.spec, self.req, &name, self.turn),
             )
         })
@@ -85,7 +85,7 @@ pub(super) async fn talk(
         let began = Instant::now();
         let (got, first) = one_turn(&t, &mut link)
             .await
-            .map_err(|(k, m)| (k, format!("turn {turn}: {m}")))?;
+            .map_err(|f| f.said(|m| format!("turn {turn}: {m}")))?;
         ctx.recorder
             .turn_done(turn, began, first, vars.pace_bps.is_some());
         for (k, v) in got {
@@ -118,8 +118,8 @@ fn judged(
         return Ok(Vec::new());
     }
     for check in &req.checks {
-        check_one(check, doc, None).map_err(|m| ("check_failed".to_string(), m))?;
+        check_one(check, doc, None).map_err(|m| Failure::new("check_failed", m))?;
     }
     extract(&req.extract, doc, headers)
-        .map_err(|m| ("extract_failed".to_string(), format!("{}: {m}", req.at)))
+        .map_err(|m| Failure::new("extract_failed", format!("{}: {m}", req.at)))
 }

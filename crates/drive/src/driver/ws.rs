@@ -20,13 +20,13 @@ pub(super) struct WsLink {
 
 impl Link for WsLink {
     async fn turn(&mut self, t: &Turn<'_>, url: String, body: String) -> Result<Reply, Failure> {
-        target(&url, t.allow_remote).map_err(|e| ("config".to_string(), e.to_string()))?;
+        target(&url, t.allow_remote).map_err(|e| Failure::new("config", e.to_string()))?;
         let fut = turn(&mut self.ws, &url, body, &t.spec.ws_done, t.pace_bps);
         let reply = match tokio::time::timeout(t.timeout(), fut).await {
             Err(_) => {
                 self.ws = None;
-                return Err((
-                    "timeout".into(),
+                return Err(Failure::new(
+                    "timeout",
                     format!("no complete reply within {} ms", t.spec.turn_timeout_ms),
                 ));
             }
@@ -68,12 +68,12 @@ async fn turn(
     if link.is_none() {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
-            .map_err(|e| ("connect".to_string(), format!("{url}: {e}")))?;
+            .map_err(|e| Failure::new("connect", format!("{url}: {e}")))?;
         *link = Some(ws);
     }
     let ws = link.as_mut().expect("opened above");
     let broken = |e: tokio_tungstenite::tungstenite::Error| {
-        ("protocol".to_string(), format!("websocket: {e}"))
+        Failure::new("protocol", format!("websocket: {e}"))
     };
     ws.send(Message::text(body)).await.map_err(broken)?;
     let mut first = None;
@@ -95,9 +95,9 @@ async fn turn(
         }
     }
     *link = None;
-    Err((
-        "protocol".into(),
-        "the WebSocket closed before the turn ended".into(),
+    Err(Failure::new(
+        "protocol",
+        "the WebSocket closed before the turn ended",
     ))
 }
 

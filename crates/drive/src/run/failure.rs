@@ -1,59 +1,81 @@
 //! How a failure is named: its kind, the key it is counted under in `errors_by_kind`
 //! (`connect`, `timeout`, `protocol`, `closed`, `config`, `status_503`, `check_failed`,
-//! `extract_failed`, `lost`, `teardown_…`), and a message for the terminal; and, for a
-//! reply refused by its status, the SUT's own body that message quotes, taken back out
-//! here, beside the one place that writes it. Deciding what failed is the runners'
-//! business; this is only the shape they report it in.
+//! `extract_failed`, `lost`, `teardown_…`), a message for the terminal, and for a reply
+//! refused by its status the SUT's own body that message quotes. Deciding what failed is
+//! the runners' business; this is only the shape they report it in.
 
-/// A failure's kind and message.
-pub type Failure = (String, String);
-
-/// A reply whose status was not the one expected (`expected`: "a 2xx" or a code): kind
-/// `status_NNN`, and a message that quotes the SUT's body (its first 200 characters).
-pub fn status(code: u16, expected: &str, body: &[u8]) -> Failure {
-    let snippet: String = String::from_utf8_lossy(body).chars().take(200).collect();
-    let body = match snippet.trim().is_empty() {
-        true => EMPTY.to_string(),
-        false => snippet,
-    };
-    (
-        format!("status_{code}"),
-        format!("HTTP {code} (expected {expected}{QUOTE}{body}"),
-    )
+/// A failure: the key it is counted under, a message for the terminal, and for a reply
+/// refused by its status the SUT's own body (its first 200 characters), kept apart from
+/// the message that quotes it, so nothing reads it back out of the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: String,
+    pub message: String,
+    pub body: Option<String>,
 }
 
-/// What a status failure's message says of a body it could not quote.
-const EMPTY: &str = "(empty body)";
-/// Where the SUT's words start in a status failure's message.
-const QUOTE: &str = "): ";
+impl Failure {
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Failure {
+        Failure {
+            kind: kind.into(),
+            message: message.into(),
+            body: None,
+        }
+    }
 
-/// The SUT's body that a status failure's message quotes (None for any other kind, or an
-/// empty body), whatever the runner put before it (the session, the request's name).
-pub fn quoted_body<'m>(kind: &str, message: &'m str) -> Option<&'m str> {
-    let code = kind.strip_prefix("status_")?;
-    let at = message.find(&format!("HTTP {code} (expected "))?;
-    let rest = &message[at..];
-    let body = &rest[rest.find(QUOTE)? + QUOTE.len()..];
-    (body != EMPTY).then_some(body)
+    /// Of this kind.
+    pub fn is(&self, kind: &str) -> bool {
+        self.kind == kind
+    }
+
+    /// The same failure, its message said again (where it happened put before it): its
+    /// kind and the SUT's body as they were.
+    pub fn said(self, say: impl FnOnce(&str) -> String) -> Failure {
+        Failure {
+            message: say(&self.message),
+            ..self
+        }
+    }
+}
+
+/// A reply whose status was not the one expected (`expected`: "a 2xx" or a code): kind
+/// `status_NNN`, a message that quotes the SUT's body, and that body (none when empty).
+pub fn status(code: u16, expected: &str, body: &[u8]) -> Failure {
+    let snippet: String = String::from_utf8_lossy(body).chars().take(200).collect();
+    let body = (!snippet.trim().is_empty()).then_some(snippet);
+    Failure {
+        kind: format!("status_{code}"),
+        message: format!(
+            "HTTP {code} (expected {expected}): {}",
+            body.as_deref().unwrap_or("(empty body)")
+        ),
+        body,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The SUT's body a status failure quotes is kept whole beside its words, however the
+    /// runner says the message again; an empty body is said so and kept as none.
     #[test]
-    fn the_body_a_status_failure_quotes_comes_back_out_whole() {
+    fn a_status_failure_keeps_the_body_it_quotes() {
         let body = br#"{"detail":[{"loc":["body","message"],"msg":"Field required"}]} (a: b): c"#;
-        let (kind, m) = status(422, "a 2xx", body);
-        assert_eq!(kind, "status_422");
-        let named = format!("session s3 setup, request \"create\" (setup[0]): {m}");
+        let f = status(422, "a 2xx", body)
+            .said(|m| format!("session s3 setup, request \"create\" (setup[0]): {m}"));
+        assert_eq!(f.kind, "status_422");
+        assert!(f.message.starts_with("session s3 setup, request \"create\" (setup[0]): HTTP 422 (expected a 2xx): {\"detail\""), "{}", f.message);
         assert_eq!(
-            quoted_body(&kind, &named),
+            f.body.as_deref(),
             Some(r#"{"detail":[{"loc":["body","message"],"msg":"Field required"}]} (a: b): c"#)
         );
-        let (kind, m) = status(500, "201", b"  ");
-        assert_eq!(m, "HTTP 500 (expected 201): (empty body)");
-        assert_eq!(quoted_body(&kind, &m), None);
-        assert_eq!(quoted_body("timeout", "HTTP 500 (expected 201): {}"), None);
+        let empty = status(500, "201", b"  ");
+        assert_eq!(empty.message, "HTTP 500 (expected 201): (empty body)");
+        assert_eq!(empty.body, None);
+        assert_eq!(
+            Failure::new("timeout", "HTTP 500 (expected 201): {}").body,
+            None
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! tell when the harness was the bottleneck; and the report made of them at the end.
 //! Deciding when a turn or a session is done is the runners' business.
 
+use super::failure::Failure;
 use super::load::Load;
 use super::progress::Progress;
 use super::report::{DriveReport, RequestStats};
@@ -30,7 +31,8 @@ pub(crate) struct Recorder {
     think_late: Mutex<Histogram<u64>>,
     /// A replay's session times by name (its sessions differ: inflation is per session).
     session_times: Mutex<BTreeMap<String, f64>>,
-    errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, String>)>,
+    /// Failures counted by kind, and the first of each kind.
+    errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, Failure>)>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
     /// Sessions that failed in their setup requests, before any turn.
@@ -178,22 +180,23 @@ impl Recorder {
         self.load.session_ended(self.t0.elapsed());
     }
 
-    pub(crate) fn error(&self, kind: String, message: String) {
+    pub(crate) fn error(&self, f: Failure) {
         let mut e = self.errors.lock().unwrap_or_else(|p| p.into_inner());
-        *e.0.entry(kind.clone()).or_insert(0) += 1;
-        e.1.entry(kind).or_insert(message);
+        *e.0.entry(f.kind.clone()).or_insert(0) += 1;
+        e.1.entry(f.kind.clone()).or_insert(f);
     }
 }
 
-/// The SUT's body each first failure of a `status_…` kind quotes.
-fn first_bodies(first_errors: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    first_errors
+/// The first failure of each kind: its message, and the SUT's body where it quotes one.
+type FirstErrors = (BTreeMap<String, String>, BTreeMap<String, String>);
+
+fn first_said(first: BTreeMap<String, Failure>) -> FirstErrors {
+    let bodies = first
         .iter()
-        .filter_map(|(kind, m)| {
-            let body = super::failure::quoted_body(kind, m)?;
-            Some((kind.clone(), body.to_string()))
-        })
-        .collect()
+        .filter_map(|(kind, f)| Some((kind.clone(), f.body.clone()?)))
+        .collect();
+    let messages = first.into_iter().map(|(k, f)| (k, f.message)).collect();
+    (messages, bodies)
 }
 
 fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
@@ -212,11 +215,12 @@ impl Recorder {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let (errors_by_kind, first_errors) = self
+        let (errors_by_kind, first) = self
             .errors
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        let (first_errors, first_bodies) = first_said(first);
         let progress = &self.progress;
         let (voice, voice_parts) = match self.voice.as_ref().map(|t| t.figures_and_parts()) {
             Some((v, parts)) => (Some(v), Some(parts)),
@@ -237,8 +241,8 @@ impl Recorder {
             lag_us,
             errors_by_kind,
             timed_out,
-            first_bodies: first_bodies(&first_errors),
             first_errors,
+            first_bodies,
             sessions_failed_in_setup: self.failed_in_setup.load(Relaxed),
             peak_in_flight: progress.peak_in_flight.load(Relaxed),
             full_load: self.load.full_load(),

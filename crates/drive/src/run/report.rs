@@ -29,7 +29,7 @@ pub struct DriveReport {
     /// First error message of each kind, for the terminal.
     pub first_errors: BTreeMap<String, String>,
     /// The SUT's own body that the first failure of each `status_…` kind quotes, for
-    /// reading what it refused (`run::failure::quoted_body`).
+    /// reading what it refused (`run::Failure::body`).
     pub first_bodies: BTreeMap<String, String>,
     /// Sessions that failed in their `[[setup]]` requests, before any turn.
     pub sessions_failed_in_setup: u64,
