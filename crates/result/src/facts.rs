@@ -300,8 +300,10 @@ pub mod legacy {
         }
     }
 
-    /// A knee's method: its name, or the sentence a run recorded before it had one (each
-    /// method had one fixed sentence); anything else reads as none.
+    /// A knee's method: its name, or the sentence a run recorded before it had one (the
+    /// three sentences written from 11-23 on, one a method); anything else reads as none,
+    /// and the report then leaves the method out (runs of the first hours of 11-23 wrote
+    /// two other sentences, for methods since changed).
     pub fn knee_method<'de, D>(d: D) -> Result<Option<super::KneeMethod>, D::Error>
     where
         D: Deserializer<'de>,

@@ -135,7 +135,6 @@ pub fn line(l: &Line) -> String {
     format!("{}{how}", runs.join(", "))
 }
 
-/// What binds beyond a line: "latency inflation", "collapse (error_rate)".
 /// How a knee was found, as the report says it beside the knee.
 pub fn knee_method(m: KneeMethod) -> &'static str {
     match m {
@@ -151,6 +150,7 @@ pub fn knee_method(m: KneeMethod) -> &'static str {
     }
 }
 
+/// What binds beyond a line: "latency inflation", "collapse (error_rate)".
 pub fn binding(b: &Binding) -> String {
     match b {
         Binding::Budget(name) => result::budget::words(name),
