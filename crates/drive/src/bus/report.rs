@@ -6,18 +6,14 @@
 use super::peer::{Ctx, Done};
 use super::tally::{self, Seen};
 use crate::hist::hist;
+use crate::run::failure::{Failure, Tally};
 use crate::run::DriveReport;
-use crate::run::Failure;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// The errors of a step: counts by kind, the first message of each, the failed names.
-type Errors = (
-    BTreeMap<String, u64>,
-    BTreeMap<String, String>,
-    HashSet<String>,
-);
+/// The errors of a step, and the names that failed.
+type Errors = (Tally, HashSet<String>);
 
 pub(super) fn report(
     ctx: &Ctx,
@@ -43,7 +39,8 @@ pub(super) fn report(
         last_publish_us: at(&ctx.last_publish),
         last_delivery_us: at(&ctx.last_delivery),
     });
-    let (errors, first_errors, failed) = errors(ctx, &dones, published.iter().sum());
+    let (tally, failed) = errors(ctx, &dones, published.iter().sum());
+    let (errors, first_errors, first_bodies) = tally.parts();
     let n = dones.len() as u64;
     let ok = n - failed.len() as u64;
     ctx.progress.sessions_ok.store(ok, Relaxed);
@@ -77,7 +74,7 @@ pub(super) fn report(
         timed_out,
         peak_in_flight: n,
         first_errors,
-        first_bodies: BTreeMap::new(),
+        first_bodies,
         sessions_failed_in_setup: 0,
         full_load: None,
         requests: BTreeMap::new(),
@@ -106,8 +103,7 @@ fn published(dones: &[Done]) -> Vec<u64> {
 
 /// Each connection's error, or (fanout) the messages it missed of the `total` written.
 fn errors(ctx: &Ctx, dones: &[Done], total: u64) -> Errors {
-    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let mut first_errors = BTreeMap::new();
+    let mut tally = Tally::default();
     let mut failed = HashSet::new();
     for d in dones {
         let missed = d
@@ -128,10 +124,9 @@ fn errors(ctx: &Ctx, dones: &[Done], total: u64) -> Errors {
             })
         });
         if let Some(f) = error {
-            *errors.entry(f.kind.clone()).or_default() += 1;
-            first_errors.entry(f.kind).or_insert(f.message);
+            tally.add(f);
             failed.insert(d.name.clone());
         }
     }
-    (errors, first_errors, failed)
+    (tally, failed)
 }

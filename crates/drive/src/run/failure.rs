@@ -4,6 +4,8 @@
 //! refused by its status the SUT's own body that message quotes. Deciding what failed is
 //! the runners' business; this is only the shape they report it in.
 
+use std::collections::BTreeMap;
+
 /// A failure: the key it is counted under, a message for the terminal, and for a reply
 /// refused by its status the SUT's own body (its first 200 characters), kept apart from
 /// the message that quotes it, so nothing reads it back out of the words.
@@ -35,6 +37,43 @@ impl Failure {
             message: say(&self.message),
             ..self
         }
+    }
+}
+
+/// Failures counted by kind, with the first of each kind whole: what a step's report says
+/// of its errors (the session runners' recorder and the bus keep one each).
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    by_kind: BTreeMap<String, u64>,
+    first: BTreeMap<String, Failure>,
+}
+
+/// A tally's parts for the report: the count of each kind, the first message of each,
+/// and the SUT's body where that first failure quotes one.
+pub type TallyParts = (
+    BTreeMap<String, u64>,
+    BTreeMap<String, String>,
+    BTreeMap<String, String>,
+);
+
+impl Tally {
+    pub fn add(&mut self, f: Failure) {
+        *self.by_kind.entry(f.kind.clone()).or_insert(0) += 1;
+        self.first.entry(f.kind.clone()).or_insert(f);
+    }
+
+    pub fn parts(self) -> TallyParts {
+        let bodies = self
+            .first
+            .iter()
+            .filter_map(|(kind, f)| Some((kind.clone(), f.body.clone()?)))
+            .collect();
+        let messages = self
+            .first
+            .into_iter()
+            .map(|(k, f)| (k, f.message))
+            .collect();
+        (self.by_kind, messages, bodies)
     }
 }
 

@@ -5,7 +5,7 @@
 //! tell when the harness was the bottleneck; and the report made of them at the end.
 //! Deciding when a turn or a session is done is the runners' business.
 
-use super::failure::Failure;
+use super::failure::{Failure, Tally};
 use super::load::Load;
 use super::progress::Progress;
 use super::report::{DriveReport, RequestStats};
@@ -31,8 +31,7 @@ pub(crate) struct Recorder {
     think_late: Mutex<Histogram<u64>>,
     /// A replay's session times by name (its sessions differ: inflation is per session).
     session_times: Mutex<BTreeMap<String, f64>>,
-    /// Failures counted by kind, and the first of each kind.
-    errors: Mutex<(BTreeMap<String, u64>, BTreeMap<String, Failure>)>,
+    errors: Mutex<Tally>,
     requests: Mutex<BTreeMap<String, RequestStats>>,
     failed: Mutex<HashSet<String>>,
     /// Sessions that failed in their setup requests, before any turn.
@@ -59,7 +58,7 @@ impl Recorder {
             later_turn: Mutex::new(hist()),
             think_late: Mutex::new(hist()),
             session_times: Mutex::new(BTreeMap::new()),
-            errors: Mutex::new((BTreeMap::new(), BTreeMap::new())),
+            errors: Mutex::new(Tally::default()),
             requests: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(Default::default()),
             failed_in_setup: Default::default(),
@@ -181,22 +180,8 @@ impl Recorder {
     }
 
     pub(crate) fn error(&self, f: Failure) {
-        let mut e = self.errors.lock().unwrap_or_else(|p| p.into_inner());
-        *e.0.entry(f.kind.clone()).or_insert(0) += 1;
-        e.1.entry(f.kind.clone()).or_insert(f);
+        self.errors.lock().unwrap_or_else(|p| p.into_inner()).add(f);
     }
-}
-
-/// The first failure of each kind: its message, and the SUT's body where it quotes one.
-type FirstErrors = (BTreeMap<String, String>, BTreeMap<String, String>);
-
-fn first_said(first: BTreeMap<String, Failure>) -> FirstErrors {
-    let bodies = first
-        .iter()
-        .filter_map(|(kind, f)| Some((kind.clone(), f.body.clone()?)))
-        .collect();
-    let messages = first.into_iter().map(|(k, f)| (k, f.message)).collect();
-    (messages, bodies)
 }
 
 fn record(h: &Mutex<Histogram<u64>>, d: Duration) {
@@ -215,12 +200,12 @@ impl Recorder {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let (errors_by_kind, first) = self
+        let (errors_by_kind, first_errors, first_bodies) = self
             .errors
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let (first_errors, first_bodies) = first_said(first);
+            .clone()
+            .parts();
         let progress = &self.progress;
         let (voice, voice_parts) = match self.voice.as_ref().map(|t| t.figures_and_parts()) {
             Some((v, parts)) => (Some(v), Some(parts)),
