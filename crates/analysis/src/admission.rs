@@ -8,10 +8,11 @@
 //! beside it: calls it took inside one load window before its load showed them, calls
 //! that waited for a job process, a voice activity detector behind real time.
 
-use crate::budget::{num, pct};
+use crate::budget::num;
 use crate::throughput::Wall;
 use result::facts::{Blocked, Finding, WorkerFull};
-use result::words::{count, Unit};
+use result::wall::{WallFact, WorkerRefusal};
+use result::words::count;
 use result::worker::{WorkerLog, LOAD_WINDOW_S};
 use result::{StepResult, WallKind};
 
@@ -44,44 +45,55 @@ fn refused(s: &StepResult) -> Option<Refusal<'_>> {
 }
 
 impl Refusal<'_> {
-    /// The calls it took in one load window: before it first said it was full, or the
-    /// most in any window when it declined without a word.
-    fn burst(&self) -> Option<String> {
-        match self {
-            Refusal::Marked(w) => burst(w.admitted_in_window),
-            Refusal::Declined { w, .. } => burst(w.most_in_window),
-        }
+    /// The calls it took in one load window, when more than one (the reason a burst of
+    /// calls overloads it): before it first said it was full, or the most in any window
+    /// when it declined without a word.
+    fn burst(&self) -> Option<u64> {
+        let calls = match self {
+            Refusal::Marked(w) => w.admitted_in_window,
+            Refusal::Declined { w, .. } => w.most_in_window,
+        };
+        (calls >= 2).then_some(calls)
     }
 
-    /// In a few words: "refused calls at load 0.93 (its load_threshold 0.7)", "took 3
-    /// jobs for 4 calls (CPU 86 % of its cap)".
-    fn short(&self, s: &StepResult) -> String {
+    /// The refusal as a fact.
+    fn fact(&self, s: &StepResult) -> WorkerRefusal {
         match self {
-            Refusal::Marked(w) => format!("the worker refused calls {}", at_load(w)),
-            Refusal::Declined { w, calls } => format!(
-                "the worker took {} for {}{}",
-                count(w.jobs, "job"),
-                count(*calls, "call"),
-                s.cpu_of_cap
-                    .map_or(String::new(), |c| format!(" (CPU {} of its cap)", pct(c)))
-            ),
+            Refusal::Marked(w) => WorkerRefusal::Marked {
+                load: w.full_load,
+                threshold: w.threshold,
+            },
+            Refusal::Declined { w, calls } => WorkerRefusal::Declined {
+                jobs: w.jobs,
+                calls: *calls,
+                cpu: s.cpu_of_cap,
+            },
         }
     }
+}
 
-    /// What it did, said in full.
-    fn long(&self, s: &StepResult) -> String {
-        match self {
-            Refusal::Marked(w) => format!("it marked itself full {}", at_load(w)),
-            Refusal::Declined { w, calls } => format!(
-                "it took {} for {}: a worker declines a job offered while its load (its CPU over {} s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes{}",
-                count(w.jobs, "job"),
-                count(*calls, "call"),
-                num(LOAD_WINDOW_S),
-                s.cpu_of_cap
-                    .map_or(String::new(), |c| format!("; its CPU was {} of its cap", pct(c)))
-            ),
-        }
-    }
+/// The wall at `at`, a level whose calls failed, when the worker refused them.
+pub fn wall(at: &StepResult) -> Option<Wall> {
+    let r = refused(at)?;
+    let n = at.concurrency;
+    let fact = WallFact::WorkerRefused {
+        at: n,
+        refusal: r.fact(at),
+        failed: at.sessions_failed,
+        burst: r.burst(),
+    };
+    Some(crate::wall::of(WallKind::Internal, Some(n as f64), fact))
+}
+
+/// Why the calls of a collapsed level failed, when the worker refused them: the
+/// collapse's cause in the verdict's headline.
+pub fn refusal(at: &StepResult) -> Option<WorkerRefusal> {
+    refused(at).map(|r| r.fact(at))
+}
+
+/// The same in words, for the collapse's cause.
+pub fn cause(at: &StepResult) -> Option<String> {
+    refusal(at).map(|r| words::wall::worker_refusal(&r))
 }
 
 /// "at load 0.93 (its load_threshold 0.7)", as much as the worker said.
@@ -99,39 +111,6 @@ fn burst(calls: u64) -> Option<String> {
             num(LOAD_WINDOW_S)
         )
     })
-}
-
-/// The wall at `at`, a level whose calls failed, when the worker refused them.
-pub fn wall(at: &StepResult) -> Option<Wall> {
-    let r = refused(at)?;
-    let n = at.concurrency;
-    let failed = match at.sessions_failed {
-        0 => "its calls failed".to_string(),
-        f => format!("{} failed", count(f, "call")),
-    };
-    let mut text = format!(
-        "the worker's own admission at {} — {}: {failed}",
-        Unit::Call.level(n),
-        r.long(at),
-    );
-    if let Some(b) = r.burst() {
-        text.push_str(&format!("; {b}"));
-    }
-    text.push_str(
-        " (more calls a worker: raise its load_threshold where the CPU has room, or add workers)",
-    );
-    Some(Wall {
-        kind: WallKind::Internal,
-        from: Some(n as f64),
-        text,
-        short: format!("{} at {n}", r.short(at)),
-    })
-}
-
-/// Why the calls of a collapsed level failed, when the worker refused them: the
-/// collapse's cause in the verdict, and its headline.
-pub fn cause(at: &StepResult) -> Option<String> {
-    refused(at).map(|r| r.short(at))
 }
 
 /// What the worker said of its jobs over `s`, a sentence each: marked full, a burst

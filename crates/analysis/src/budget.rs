@@ -7,17 +7,6 @@
 use result::budget::CheckFrom;
 pub use result::budget::{num, words, Breach, Budget, Check, BUDGETS};
 
-/// A share in percent (0.93 → "93 %"), said where every share is (`words::pct`).
-pub(crate) use words::pct;
-
-/// A cap's size as an adjective: "1-core", "0.5-core"; the machine's without a cap.
-pub(crate) fn cap_size(c: Option<f64>) -> String {
-    match c {
-        Some(c) => format!("{}-core", num(c)),
-        None => "machine's".into(),
-    }
-}
-
 /// The figures of one step a budget can judge.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
@@ -86,6 +75,7 @@ pub fn breaches(b: &Budget, f: &Figures, single: Option<f64>) -> Vec<Breach> {
 mod tests {
     use super::*;
     use result::Budget;
+    use words::pct;
 
     #[test]
     fn a_small_share_is_not_said_as_none() {

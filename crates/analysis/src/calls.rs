@@ -4,10 +4,9 @@
 //! and never from turns a second: a call's turns go at speech's pace, so more turns a
 //! second with more calls says nothing of the headroom left.
 
-use crate::budget::pct;
 use crate::throughput::{Wall, CPU_WALL, MEM_WALL};
 use result::ladder::LevelStanding;
-use result::words::Unit;
+use result::wall::{CallCpuState, WallFact};
 use result::{Standing, StepResult, WallKind};
 
 /// A call's audio is paced in real time: a cap this full already holds frames back, so
@@ -58,33 +57,19 @@ pub fn wall(steps: &[StepResult], st: &[LevelStanding]) -> Wall {
     let throttled = at.cpu_throttled.unwrap_or(0.0);
     if cpu >= CALL_CPU || throttled >= crate::sample::FULL {
         let state = match (cpu >= CPU_WALL, cpu >= CALL_CPU) {
-            (true, _) => "full",
-            (false, true) => "nearly full",
-            (false, false) => "throttled",
+            (true, _) => CallCpuState::Full,
+            (false, true) => CallCpuState::NearlyFull { wall: CPU_WALL },
+            (false, false) => CallCpuState::Throttled { share: throttled },
         };
         let all = crate::reading::samples(steps);
-        return Wall {
-            kind: WallKind::Cpu,
-            from: Some(at.concurrency as f64),
-            text: crate::call_cpu::words(&s, &all) + &headroom(cpu, throttled),
-            short: format!(
-                "CPU ({} cap {state} at {})",
-                crate::budget::cap_size(at.cpu_cores),
-                at.concurrency
-            ),
-        };
+        let cpu = crate::call_cpu::read(&s, &all);
+        let fact = WallFact::CallsCpu { cpu, state };
+        return crate::wall::of(WallKind::Cpu, Some(at.concurrency as f64), fact);
     }
-    if let Some(m) = at.mem_of_cap.filter(|m| *m >= MEM_WALL) {
-        return Wall {
-            kind: WallKind::Memory,
-            from: Some(at.concurrency as f64),
-            text: format!(
-                "memory — {} of its cap at {}, the first level over budget",
-                pct(m),
-                Unit::Call.level(at.concurrency)
-            ),
-            short: format!("memory ({} of its cap at {})", pct(m), at.concurrency),
-        };
+    if let Some(share) = at.mem_of_cap.filter(|m| *m >= MEM_WALL) {
+        let at = at.concurrency;
+        let fact = WallFact::CallsMemory { at, share };
+        return crate::wall::of(WallKind::Memory, Some(at as f64), fact);
     }
     pool(steps, before)
         .or_else(|| pool(steps, at))
@@ -112,41 +97,17 @@ fn rising(steps: &[StepResult], at: &StepResult) -> Option<Wall> {
         return None;
     }
     let all = crate::reading::samples(steps);
-    let s = crate::reading::sample(at);
-    Some(Wall {
-        kind: WallKind::Cpu,
-        from: Some(at.concurrency as f64),
-        text: format!(
-            "{} — its share rose with every level ({} → {} from {} to {}) and nothing else was near its limit: a call's work comes in bursts (VAD, decoding, encoding), so replies queue for the core before the average fills it",
-            crate::call_cpu::words(&s, &all),
-            pct(first.1),
-            pct(last.1),
-            first.0,
-            Unit::Call.level(last.0)
-        ),
-        short: format!(
-            "CPU ({} cap at {} at {}, rising with each call)",
-            crate::budget::cap_size(at.cpu_cores),
-            pct(last.1),
-            at.concurrency
-        ),
-    })
-}
-
-/// A cap not yet at its wall whose calls already went over: real-time audio needs room.
-fn headroom(cpu: f64, throttled: f64) -> String {
-    match (cpu >= CPU_WALL, cpu >= CALL_CPU) {
-        (true, _) => String::new(),
-        (false, true) => format!(
-            " — below {} a cap still has room for text turns, but a call's frames are due every 20 ms: at {} of the cap they already wait",
-            pct(CPU_WALL),
-            pct(cpu)
-        ),
-        (false, false) => format!(
-            " — its quota throttled it in {} of its periods: a call's frames, due every 20 ms, wait out each one",
-            pct(throttled)
-        ),
-    }
+    let cpu = crate::call_cpu::read(&crate::reading::sample(at), &all);
+    let fact = WallFact::CallsCpuRising {
+        cpu,
+        from: *first,
+        to: *last,
+    };
+    Some(crate::wall::of(
+        WallKind::Cpu,
+        Some(at.concurrency as f64),
+        fact,
+    ))
 }
 
 /// A pool that held the calls in flight at one count (connections, or worker threads
@@ -158,46 +119,23 @@ fn pool(steps: &[StepResult], from: &StepResult) -> Option<Wall> {
 
 /// Over budget with nothing full: what was measured there, and where to look.
 fn nothing_full(first: &LevelStanding, at: &StepResult) -> Wall {
-    let why: Vec<String> = first.breaches.iter().map(|b| b.text()).collect();
-    let thread = at
-        .thread_cpu
-        .as_ref()
-        .and_then(|t| t.busiest.first())
-        .map_or(String::new(), |b| {
-            format!(", its busiest thread at {} of a core", pct(b.core_share))
-        });
-    Wall {
-        kind: WallKind::Internal,
-        from: Some(at.concurrency as f64),
-        text: format!(
-            "nothing full at {}, the first level over budget{}: CPU {} of its cap{thread} — a limit inside the bot (a queue, a lock held while it waits, a fixed number of calls it serves at once), or a budget tighter than its pace",
-            Unit::Call.level(at.concurrency),
-            match why.is_empty() {
-                true => String::new(),
-                false => format!(" ({})", why.join("; ")),
-            },
-            at.cpu_of_cap.map_or("not measured against a cap".into(), pct),
-        ),
-        short: format!("inside the bot (over at {}, nothing full)", at.concurrency),
-    }
+    let thread = at.thread_cpu.as_ref().and_then(|t| t.busiest.first());
+    let fact = WallFact::NothingFull {
+        at: at.concurrency,
+        breaches: first.breaches.clone(),
+        cpu: at.cpu_of_cap,
+        thread: thread.map(|b| b.core_share),
+    };
+    crate::wall::of(WallKind::Internal, Some(at.concurrency as f64), fact)
 }
 
 /// Every level held: the wall lies above the ladder.
 fn held(steps: &[StepResult]) -> Wall {
-    let top = steps.last().map_or(0, |s| s.concurrency);
-    let cpu = crate::throughput::peak(steps.iter().filter_map(|s| s.cpu_of_cap))
-        .map_or(String::new(), |c| {
-            format!(" (CPU at most {} of its cap)", pct(c))
-        });
-    Wall {
-        kind: WallKind::None,
-        from: None,
-        text: format!(
-            "none within the ladder: every level held its budget up to {}{cpu} — widen the ladder",
-            Unit::Call.level(top),
-        ),
-        short: format!("none within the ladder (held at {top})"),
-    }
+    let fact = WallFact::CallsHeld {
+        top: steps.last().map_or(0, |s| s.concurrency),
+        cpu: crate::throughput::peak(steps.iter().filter_map(|s| s.cpu_of_cap)),
+    };
+    crate::wall::of(WallKind::None, None, fact)
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //! so the count is what shows it, whatever the threads are called; what sizes the pool is
 //! said for the runtimes Plimsoll can tell by their threads' names.
 
-use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::{count, Unit};
+use crate::throughput::{Plateau, Wall};
+use result::wall::{PoolCourse, PoolRuntime, Rise, ThreadsStop, WallFact};
+use result::words::Unit;
 use result::{Outcome, StepResult, WallKind};
 
 /// Thread counts within this share of each other (or one thread) are one count.
@@ -89,51 +90,35 @@ pub fn named(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Opt
 }
 
 fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>, u: Unit) -> Wall {
-    let grew: Vec<String> = p
-        .below
-        .iter()
-        .map(|s| format!("{} at {}", s.peak_threads, s.concurrency))
-        .collect();
     let (first, top) = (p.on[0], p.on[p.on.len() - 1]);
-    let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl, u)),
+    let course = match plateau {
+        Some(pl) => PoolCourse::Flat(crate::throughput::flat(pl)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
-        None if u.is_calls() => "the calls go over their budget".to_string(),
-        None => format!(
-            "throughput bends ({} → {} turns/s from {} to {} sessions)",
-            crate::budget::num(first.turns_per_s.unwrap_or(0.0)),
-            crate::budget::num(top.turns_per_s.unwrap_or(0.0)),
-            first.concurrency,
-            top.concurrency
-        ),
+        None if u.is_calls() => PoolCourse::CallsOver,
+        None => PoolCourse::Bends(Rise {
+            from: (first.concurrency as f64, first.turns_per_s.unwrap_or(0.0)),
+            to: (top.concurrency as f64, top.turns_per_s.unwrap_or(0.0)),
+        }),
     };
-    let cpu = crate::throughput::peak(p.on.iter().filter_map(|s| s.cpu_of_cap))
-        .map_or(String::new(), |c| {
-            format!(" and its CPU is at most {} of its cap", pct(c))
-        });
-    let w = p.workers;
-    Wall {
-        kind: WallKind::Pool,
-        from: Some(from),
-        text: format!(
-            "a pool of about {} — the process stops adding threads at {} from {} ({}) while {throughput}{cpu}: about {w} turns run at once and the rest wait for a worker{}",
-            count(w, "worker thread"),
-            p.threads,
-            u.level(first.concurrency),
-            grew.join(", "),
-            sized_by(top, w)
-        ),
-        short: format!(
-            "a pool of about {} (threads stop at {} from {})",
-            count(w, "worker thread"),
-            p.threads,
-            first.concurrency
-        ),
-    }
+    let fact = WallFact::ThreadsStop(ThreadsStop {
+        unit: u,
+        workers: p.workers,
+        threads: p.threads,
+        from: first.concurrency,
+        grew: p
+            .below
+            .iter()
+            .map(|s| (s.peak_threads, s.concurrency))
+            .collect(),
+        course,
+        cpu: crate::throughput::peak(p.on.iter().filter_map(|s| s.cpu_of_cap)),
+        runtime: sized_by(top, p.workers),
+    });
+    crate::wall::of(WallKind::Pool, Some(from), fact)
 }
 
 /// What sizes such a pool in the runtime the threads' names show, when they show one.
-fn sized_by(s: &StepResult, workers: u64) -> String {
+fn sized_by(s: &StepResult, workers: u64) -> Option<PoolRuntime> {
     let names: Vec<&str> = s
         .thread_cpu
         .iter()
@@ -141,35 +126,26 @@ fn sized_by(s: &StepResult, workers: u64) -> String {
         .collect();
     let has = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
     if has(&|n| n.starts_with("python")) {
-        return python(workers);
+        return Some(python(workers));
     }
     if has(&|n| n.starts_with("pool-") && n.contains("-thread")) {
-        return "; a JVM executor's threads (Executors.newFixedThreadPool): its size is the limit"
-            .into();
+        return Some(PoolRuntime::Jvm);
     }
     // Linux keeps 15 characters of a name: `http-nio-8080-exec-1` reads `http-nio-8080-e`.
     if has(&|n| n.starts_with("http-nio-") || n.starts_with("http-bio-")) {
-        return "; Tomcat's request threads (server.tomcat.threads.max): its size is the limit"
-            .into();
+        return Some(PoolRuntime::Tomcat);
     }
-    if has(&|n| n.starts_with("libuv-worker")) {
-        return "; libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default): its size is the limit"
-            .into();
-    }
-    String::new()
+    has(&|n| n.starts_with("libuv-worker")).then_some(PoolRuntime::Libuv)
 }
 
 /// The Python pools a count can be: the default executor (min(32, cores + 4)), anyio's
 /// thread limiter (40: FastAPI's and Starlette's sync routes), or one sized in the code.
-fn python(workers: u64) -> String {
+fn python(workers: u64) -> PoolRuntime {
     match workers {
-        5..=31 => format!(
-            "; Python's default executor (asyncio's run_in_executor, a ThreadPoolExecutor without max_workers) has min(32, cores + 4) workers, {workers} when Python counts {}: give it more (loop.set_default_executor), or make the blocking calls async",
-            count(workers - 4, "core")
-        ),
-        32 => "; Python's default executor stops at 32 workers (min(32, cores + 4)) however many cores there are: give it more (loop.set_default_executor), or make the blocking calls async".into(),
-        40 => "; anyio's default thread limiter holds 40 threads (FastAPI's and Starlette's sync routes run there): raise its total_tokens, or make the routes async".into(),
-        _ => "; a Python thread pool of that size (a ThreadPoolExecutor's max_workers): its size is the limit".into(),
+        5..=31 => PoolRuntime::PythonDefault,
+        32 => PoolRuntime::PythonCapped,
+        40 => PoolRuntime::Anyio,
+        _ => PoolRuntime::PythonPool,
     }
 }
 

@@ -1,170 +1,51 @@
-//! The verdict in words: a headline read in one breath ("holds 11–12 sessions · wall:
-//! CPU (1-core cap full at 32) · no collapse up to 64"), then short labelled lines, one
-//! fact each — the budget, the line's spread, the wall's evidence, the findings, the
-//! machine, the plateau, what one session costs. The same order everywhere it is shown.
+//! The facts a verdict's headline and lines stand on beside the ladder's own: what other
+//! processes took of the cores near the line, and why a collapse's calls failed where an
+//! agent worker refused them (`words::headline` says them).
 
-use crate::budget::num;
-use crate::throughput::{flat_words, pct};
 use crate::trust::WAIT_WORTH_SAYING;
-use result::ladder::{Labelled, Verdict};
+use result::facts::Machine;
+use result::ladder::Verdict;
+use result::wall::WorkerRefusal;
 use result::StepResult;
-
-/// The first line: what holds, the wall, the collapse; a busy machine first when one
-/// made a step contaminated.
-pub fn headline(v: &Verdict, steps: &[StepResult]) -> String {
-    let busy = crate::trust::busiest(steps, near(v)).filter(|b| b.contaminated);
-    let holds = match (&v.line, v.holds) {
-        (Some(l), _) if l.high > l.low => format!("{}–{} {}", l.low, l.high, v.unit.many()),
-        (_, Some(h)) => v.unit.level(h),
-        (_, None) => String::new(),
-    };
-    let holds = match (holds.is_empty(), busy.is_some()) {
-        (true, _) => "no level within budget".to_string(),
-        (false, true) => format!("holds at least {holds}"),
-        (false, false) => format!("holds {holds}"),
-    };
-    let wall = if v.wall.short.is_empty() {
-        &v.wall.text
-    } else {
-        &v.wall.short
-    };
-    let collapse = match (v.collapse, v.top) {
-        // The worker's refusal named as the collapse's cause, unless the wall there says it.
-        (Some(c), _) => match steps
-            .iter()
-            .find(|s| s.concurrency == c && v.wall.from != Some(c as f64))
-            .and_then(crate::admission::cause)
-        {
-            Some(why) => format!("collapse at {c}: {why}"),
-            None => format!("collapse at {c}"),
-        },
-        (None, Some(t)) => format!("no collapse up to {t}"),
-        (None, None) => "no steps".into(),
-    };
-    let line = format!("{holds} · wall: {wall} · {collapse}");
-    match busy {
-        Some(b) => format!("machine busy {} — {line}", busy_words(&b)),
-        None => line,
-    }
-}
 
 /// The level the line is drawn at: the first over budget, else the last within it.
 fn near(v: &Verdict) -> Option<usize> {
     v.over_from.or(v.holds).or(v.collapse)
 }
 
-/// The busy machine in the headline's few words: where, and the share others took (of
-/// the SUT's cores, or of Plimsoll's when only those were taken and Plimsoll fell behind).
-fn busy_words(b: &crate::trust::Busy) -> String {
-    let level = b.level;
-    match crate::trust::starved_harness(b.share, b.harness) {
-        Some(h) => format!("at {level} (others took {} of Plimsoll's cores)", pct(h)),
-        None => format!(
-            "at {level} (others took {} of the SUT's cores)",
-            pct(b.share)
-        ),
-    }
-}
-
-fn labelled(label: &str, text: String) -> Labelled {
-    Labelled {
-        label: label.into(),
-        text,
-    }
-}
-
-/// The lines under the headline, in their order.
-pub fn lines(v: &Verdict, steps: &[StepResult]) -> Vec<Labelled> {
-    let mut out = vec![labelled("budget", words::verdict::budget(v))];
-    if let Some(l) = &v.line {
-        out.push(labelled("line", words::verdict::line(l)));
-    }
-    out.push(labelled("wall", v.wall.text.clone()));
-    out.extend(
-        v.findings
-            .iter()
-            .map(|f| labelled("finding", words::findings::finding(f))),
-    );
-    out.extend(machine(v, steps).map(|m| labelled("machine", m)));
-    if let Some(p) = &v.plateau {
-        out.push(labelled(
-            "plateau",
-            format!(
-                "throughput {} over {} levels ({}){}",
-                flat_words(p, v.unit),
-                p.levels,
-                p.confidence,
-                if p.retrograde {
-                    "; it falls after its peak (retrograde)"
-                } else {
-                    ""
-                }
-            ),
-        ));
-    }
-    out.extend(
-        v.notes
-            .iter()
-            .map(|n| labelled("note", words::verdict::note(n))),
-    );
-    out.extend(
-        v.first_level_cost
-            .iter()
-            .map(|c| labelled("cost", words::verdict::first_cost(c))),
-    );
-    out
-}
-
-/// What other processes took of the SUT's cores, when it was measured.
-fn machine(v: &Verdict, steps: &[StepResult]) -> Option<String> {
+/// What other processes took of the SUT's cores (or Plimsoll's), when it was measured:
+/// at the step nearest the line among those they put in doubt, else the busiest.
+pub fn machine(v: &Verdict, steps: &[StepResult]) -> Option<Machine> {
     let b = crate::trust::busiest(steps, near(v))?;
-    let reran: Vec<String> = steps
+    let reran = steps
         .iter()
         .filter(|s| s.interference.as_ref().is_some_and(|i| i.rerun))
-        .map(|s| s.concurrency.to_string())
+        .map(|s| s.concurrency)
         .collect();
-    let reran = match reran.is_empty() {
-        true => String::new(),
-        false => format!("; run again after a pause: {}", reran.join(", ")),
-    };
-    let level = b.level;
-    let starved = crate::trust::starved_harness(b.share, b.harness);
-    Some(match (b.contaminated, starved) {
-        (true, Some(h)) => format!(
-            "busy: other processes took {} of Plimsoll's own cores at {} and it fell behind — those levels describe the machine, not the SUT (run again on a quiet machine){reran}",
-            pct(h),
-            v.unit.level(level)
-        ),
-        (true, None) => format!(
-            "busy: other processes took {} of the SUT's cores at {}{} — the line is a floor, not the system's (run again on a quiet machine){reran}",
-            pct(b.share),
-            v.unit.level(level),
-            b.wait_ms
-                .filter(|w| *w >= WAIT_WORTH_SAYING)
-                .map_or(String::new(), |w| format!(
-                    ", and its threads waited {} ms a second for a CPU",
-                    num(w)
-                ))
-        ),
-        (false, _) => {
-            // Under a quota over more cores than it, others' time on the spare cores is
-            // not the SUT's loss: said so, with how the cap was held.
-            let spread = steps
-                .iter()
-                .find(|s| s.concurrency == level)
-                .and_then(crate::quota::quota_how);
-            match spread {
-                Some(how) => format!(
-                    "quiet: other processes took at most {} of the CPU the SUT could have used (under {how}, their time on what the quota leaves idle is not its loss){reran}",
-                    pct(b.share)
-                ),
-                None => format!(
-                    "quiet: other processes took at most {} of the SUT's cores{reran}",
-                    pct(b.share)
-                ),
-            }
-        }
+    // Under a quota over more cores than it, others' time on the spare cores is not the
+    // SUT's loss: how the cap was held is said with the share.
+    let quota = steps
+        .iter()
+        .find(|s| s.concurrency == b.level)
+        .and_then(crate::quota::held_below_cores);
+    Some(Machine {
+        level: b.level,
+        share: b.share,
+        contaminated: b.contaminated,
+        starved: crate::trust::starved_harness(b.share, b.harness).filter(|_| b.contaminated),
+        wait_ms: b.wait_ms.filter(|w| *w >= WAIT_WORTH_SAYING),
+        quota,
+        reran,
     })
+}
+
+/// The worker's refusal as the collapse's cause, unless the wall there says it.
+pub fn collapse_cause(v: &Verdict, steps: &[StepResult]) -> Option<WorkerRefusal> {
+    let c = v.collapse?;
+    steps
+        .iter()
+        .find(|s| s.concurrency == c && v.wall.from != Some(c as f64))
+        .and_then(crate::admission::refusal)
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ pub mod threads;
 pub mod throughput;
 pub mod trust;
 pub mod verdict;
+pub mod wall;
 pub mod workers;
 
 pub use budget::Budget;

@@ -10,8 +10,9 @@
 //! provider alone flat are the same sign for any limit on turns in flight, so they are
 //! named as evidence, not as the cause.
 
-use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::{count, Unit};
+use crate::throughput::{Plateau, Wall};
+use result::wall::{PoolCourse, PoolHeld, WallAlso, WallFact};
+use result::words::Unit;
 use result::{Outcome, StepResult, WallKind};
 use std::collections::BTreeMap;
 
@@ -69,14 +70,6 @@ pub fn flats(steps: &[StepResult], start: f64) -> Vec<Flat> {
         .collect()
 }
 
-fn who(peer: &str) -> String {
-    match peer {
-        "mock" => "the provider (the mock)".into(),
-        p if p.starts_with(':') => format!("port {}", &p[1..]),
-        p => p.to_string(),
-    }
-}
-
 /// The wall named by a flat pool, when the SUT's own reading found no resource at its
 /// wall (`internal` or `none` from a level): a pool to a dependency becomes the wall;
 /// connections to the provider alone are added to the words as evidence.
@@ -87,20 +80,16 @@ pub fn refine(own: Wall, steps: &[StepResult], plateau: Option<&Plateau>) -> Wal
     let found = found(steps, start, plateau);
     match chosen(&found) {
         (Some(p), mock) => pool_wall(p, mock, steps, plateau),
-        (None, Some(m)) => Wall {
-            text: format!(
-                "{}; connections to {} stay at {} from {} to {}: at most {} in flight (a client pool of {}, or a limit of {} inside the SUT)",
-                own.text,
-                who(&m.peer),
-                m.count,
-                m.from,
-                Unit::of(steps).level(m.to),
-                count(m.count as u64, "call"),
-                m.count,
-                m.count
-            ),
-            ..own
-        },
+        (None, Some(m)) => {
+            let flat = WallAlso::FlatConnections {
+                unit: Unit::of(steps),
+                peer: m.peer.clone(),
+                count: m.count,
+                from: m.from,
+                to: m.to,
+            };
+            crate::wall::add(own, flat)
+        }
         (None, None) => own,
     }
 }
@@ -147,24 +136,13 @@ fn pool_wall(
             .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= p.from)
             .filter_map(|s| s.cpu_of_cap),
     );
-    let u = Unit::of(steps);
-    let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl, u)),
+    let unit = Unit::of(steps);
+    let course = match plateau {
+        Some(pl) => PoolCourse::Flat(crate::throughput::flat(pl)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
-        None if u.is_calls() => "the calls go over their budget".into(),
-        None => "throughput stops growing".into(),
+        None if unit.is_calls() => PoolCourse::CallsOver,
+        None => PoolCourse::StopsGrowing,
     };
-    let cpu = cpu.map_or(String::new(), |c| {
-        format!(", CPU at most {} of its cap", pct(c))
-    });
-    let turns = match mock {
-        Some(m) => format!(
-            "; connections to the provider stay at {} too: no more turns ran at once",
-            m.count
-        ),
-        None => String::new(),
-    };
-    let conns = count(p.count as u64, "connection");
     // Threads that each hold one connection (as many threads as connections, or a couple
     // more: a loop, a main thread) are a worker pool; connections over the threads are
     // multiplexed, and their own pool is the limit.
@@ -172,41 +150,18 @@ fn pool_wall(
         .filter(|t| *t >= 2 && (p.count as u64..=p.count as u64 + 2).contains(t))
         .filter(|&t| grew_below(steps, p, t))
         .filter(|_| worked(steps, p));
-    if let Some(t) = workers {
-        return Wall {
-            kind: WallKind::Pool,
-            from: Some(p.from as f64),
-            text: format!(
-                "a pool of worker threads — the SUT's threads stay at {t} and its connections to {} at {} from {} to {} while {throughput}{cpu}: each worker holds one connection, so the {} the wall, not the connection pool (more workers would open more connections){turns}",
-                who(&p.peer),
-                p.count,
-                p.from,
-                u.level(p.to),
-                match p.count {
-                    1 => "1 worker is".to_string(),
-                    n => format!("{n} workers are"),
-                },
-            ),
-            short: format!(
-                "a pool of {} ({t} threads in all), each holding a connection to {}",
-                count(p.count as u64, "worker thread"),
-                who(&p.peer)
-            ),
-        };
-    }
-    Wall {
-        kind: WallKind::Pool,
-        from: Some(p.from as f64),
-        text: format!(
-            "a pool — connections to {} stay at {} from {} to {} while {throughput}{cpu}: a client pool of {conns} to {} is the wall{turns}",
-            who(&p.peer),
-            p.count,
-            p.from,
-            u.level(p.to),
-            who(&p.peer),
-        ),
-        short: format!("a pool of {conns} to {}", who(&p.peer)),
-    }
+    let fact = WallFact::Pool(PoolHeld {
+        unit,
+        peer: p.peer.clone(),
+        count: p.count,
+        from: p.from,
+        to: p.to,
+        course,
+        cpu,
+        workers,
+        provider: mock.map(|m| m.count),
+    });
+    crate::wall::of(WallKind::Pool, Some(p.from as f64), fact)
 }
 
 /// Whether the threads grew with the connections below the pool: at a level under its
@@ -354,6 +309,22 @@ pub(crate) mod tests {
         let steps = held();
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        // The fact, with the figures its words give.
+        let Some(result::wall::WallFact::Pool(p)) = &v.wall.fact else {
+            panic!("{:?}", v.wall.fact)
+        };
+        assert_eq!(
+            (
+                p.peer.as_str(),
+                p.count,
+                p.from,
+                p.to,
+                p.workers,
+                p.provider
+            ),
+            ("redis", 4, 4, 16, None, Some(4))
+        );
+        assert_eq!(v.wall.text, words::wall::text(&v.wall));
         let t = &v.wall.text;
         assert!(t.starts_with("a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat at 6.2 turns/s from 4 sessions, CPU at most 22 % of its cap: a client pool of 4 connections to redis is the wall"), "{t}");
         assert!(
@@ -449,6 +420,6 @@ pub(crate) mod tests {
             with(step(16, 6.1, 2.0, 0.1), &[(":5432", 10)]),
         ];
         assert_eq!(flats(&ext, 8.0)[0].peer, ":5432");
-        assert_eq!(who(":5432"), "port 5432");
+        assert_eq!(words::wall::who(":5432"), "port 5432");
     }
 }

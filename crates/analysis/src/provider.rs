@@ -2,9 +2,9 @@
 //! calls, or its generation slots kept them waiting, read from the steps (collapsed ones
 //! included: a SUT whose retries gave up collapses exactly there).
 
-use crate::budget::num;
-use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::{count, Unit};
+use crate::throughput::{Plateau, Wall};
+use result::wall::{ProviderPushback, Pushback, PushbackEnded, WallFact};
+use result::words::Unit;
 use result::{Outcome, StepResult, WallKind};
 
 /// Refused calls above this share of all LLM calls: the provider is pushing back.
@@ -48,55 +48,35 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         .iter()
         .find(|x| pushback(x, NOTICED_REFUSED, NOTICED_QUEUED))
         .map_or(s.concurrency, |x| x.concurrency.min(s.concurrency));
-    let who = p.binding.clone().unwrap_or_else(|| "its limits".into());
-    let u = Unit::of(steps);
-    let mut text = if refusing {
-        let retries = if p.retried > 0 {
-            format!("retry amplification {}×", num(p.amplification))
-        } else {
-            "not retried".to_string()
-        };
-        format!(
-            "the provider from {} — {who} refused {} of LLM calls at {} ({retries})",
-            u.level(from),
-            pct(p.refused_share),
-            s.concurrency,
-        )
-    } else {
-        format!(
-            "the provider from {} — {who} kept calls waiting ({} of the provider's time at {}, p99 wait {} ms)",
-            u.level(from),
-            pct(p.queue_share),
-            s.concurrency,
-            num(p.queue_wait_p99_ms)
-        )
+    let how = match refusing {
+        true => Pushback::Refused {
+            share: p.refused_share,
+            amplification: (p.retried > 0).then_some(p.amplification),
+        },
+        false => Pushback::Queued {
+            share: p.queue_share,
+            wait_p99_ms: p.queue_wait_p99_ms,
+        },
     };
-    let n = s.sessions_ok + s.sessions_failed;
-    match s.outcome {
-        Outcome::Ok => {}
-        Outcome::ErrorRate if refusing => {
-            let why = if p.retried > 0 {
-                "the SUT's retries gave up there"
-            } else {
-                "the SUT did not retry the refused calls"
-            };
-            text.push_str(&format!(
-                "; {why} ({} of {} failed)",
-                s.sessions_failed,
-                count(n, u.one())
-            ));
-        }
-        other => text.push_str(&format!("; the step there ended in {other}")),
-    }
-    if let Some(pl) = plateau {
-        text.push_str(&format!("; throughput {}", flat_words(pl, u)));
-    }
-    let wall = Wall {
-        kind: WallKind::Provider,
-        from: Some(from as f64),
-        text,
-        short: format!("the provider ({who}, from {from})"),
+    let ended = match s.outcome {
+        Outcome::Ok => None,
+        Outcome::ErrorRate if refusing => Some(PushbackEnded::Failed {
+            retried: p.retried > 0,
+            failed: s.sessions_failed,
+            of: s.sessions_ok + s.sessions_failed,
+        }),
+        outcome => Some(PushbackEnded::Outcome { outcome }),
     };
+    let fact = WallFact::Provider(ProviderPushback {
+        unit: Unit::of(steps),
+        from,
+        binding: p.binding.clone(),
+        at: s.concurrency,
+        how,
+        ended,
+        flat: plateau.map(crate::throughput::flat),
+    });
+    let wall = crate::wall::of(WallKind::Provider, Some(from as f64), fact);
     Some((wall, s.concurrency as f64))
 }
 

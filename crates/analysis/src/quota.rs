@@ -4,9 +4,9 @@
 //! what other processes took of the CPU the SUT could have used: only that makes a
 //! machine busy. Pure: a step's figures in, decisions out.
 
-use crate::budget::{cap_size, pct};
 use crate::sample::Sample;
 use result::facts::CapHeld;
+use result::wall::CpuReach;
 use result::StepResult;
 
 /// Other processes at this share of the CPU the SUT could have used, or more: the step
@@ -137,11 +137,6 @@ pub fn held_below_cores(s: &StepResult) -> Option<CapHeld> {
     quota_below_cores(s).then(|| held(s)).flatten()
 }
 
-/// The same in words ([`how`]), for the words that name its throttling.
-pub fn quota_how(s: &StepResult) -> Option<String> {
-    held_below_cores(s).map(|h| words::findings::cap_held(&h))
-}
-
 /// How the cap was held, in words: "a 1-core quota over 14 cores", "a cpuset of 1 core",
 /// "a 0.5-core quota on a cpuset of 1 core". None without a cap.
 pub fn how(s: &StepResult) -> Option<String> {
@@ -159,29 +154,25 @@ pub fn throttle_words(s: &StepResult) -> Option<String> {
 /// 99 % of the 1-core cap at 16 sessions, throttled in 78 % of its periods by a 1-core
 /// quota over 14 cores"; a quota that throttled most periods is a full cap, whatever
 /// share of it the step's average reads.
-pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
-    let throttled = s.throttled.filter(|t| *t >= THROTTLING).and_then(|t| {
-        let held = s.quota_held.as_ref()?;
-        Some(words::findings::throttled(t, Some(held)))
-    });
+pub(crate) fn reach(s: &Sample, wall: f64) -> CpuReach {
+    let throttled = s
+        .throttled
+        .filter(|t| *t >= THROTTLING)
+        .and_then(|t| Some((t, s.quota_held?)));
     let read = s.cpu_of_cap.unwrap_or(0.0);
-    match throttled {
-        Some(t) if read < wall && s.throttled.is_some_and(|x| x >= FULL) => {
-            format!(
-                "the SUT's {} cap is full at {}: {t} (its CPU averaged {} of the cap over the step: a quota is spent in bursts, then waited out)",
-                cap_size(s.cpu_cores),
-                s.unit.count(s.concurrency),
-                pct(read)
-            )
-        }
-        t => format!(
-            "the SUT's CPU reaches {} of the {} cap at {}{}",
-            pct(read),
-            cap_size(s.cpu_cores),
-            s.unit.count(s.concurrency),
-            t.map_or(String::new(), |t| format!(", {t}"))
-        ),
+    CpuReach {
+        at: s.concurrency,
+        cores: s.cpu_cores,
+        read,
+        throttled,
+        burst: read < wall && s.throttled.is_some_and(|x| x >= FULL),
     }
+}
+
+/// The same in words.
+#[cfg(test)]
+pub(crate) fn reach_words(s: &Sample, wall: f64) -> String {
+    words::wall::reach(&reach(s, wall), s.unit)
 }
 
 #[cfg(test)]

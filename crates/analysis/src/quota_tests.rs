@@ -77,7 +77,7 @@ fn a_quota_as_large_as_its_cpuset_throttles_nothing_the_cores_do_not() {
     // A 1-core quota on a cpuset of one core: a throttled period is a full core, its
     // threads queue for it — the run queue's words stand, not the quota's.
     let s = step(1.0, Some("1"), "1", 0.0, 0.3);
-    assert!(throttled(&s).is_none() && quota_how(&s).is_none());
+    assert!(throttled(&s).is_none() && held_below_cores(&s).is_none());
     // Affinity alone holds no quota: no spare to subtract, nothing throttles.
     let mut a = step(0.5, Some("1"), "1", 0.3, 0.0);
     a.cap.as_mut().unwrap().method = "affinity".into();

@@ -3,7 +3,7 @@
 //! spread over more turns), so the steady-state ceiling is what the top level's CPU per
 //! turn allows, not a wider ladder.
 
-use crate::budget::num;
+use result::wall::{Rise, Throughput};
 
 /// One level of the curve: concurrency, completed turns per second, and the resources.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,7 +48,7 @@ const CHEAPER: f64 = 0.85;
 /// Throughput still rising at the top with the cap full (`wall`: the share that is full), because each turn got cheaper
 /// (the start-up's cost spread over more turns, caches warming): a wider ladder cannot
 /// find more, and the steady-state ceiling is what the top level's CPU per turn allows.
-pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
+pub fn cheaper(samples: &[Sample], wall: f64) -> Option<Throughput> {
     let full = |s: &Sample| {
         s.cpu_of_cap.is_some_and(|c| c >= wall) || s.throttled.is_some_and(|t| t >= FULL)
     };
@@ -57,19 +57,12 @@ pub fn cheaper(samples: &[Sample], wall: f64) -> Option<String> {
     let (a, b) = (samples.get(from)?, samples.last()?);
     let (ca, cb) = (a.cpu_ms_per_turn?, b.cpu_ms_per_turn?);
     let cores = b.cpu_cores?;
-    (!std::ptr::eq(a, b) && cb > 0.0 && cb < ca * CHEAPER).then(|| {
-        format!(
-            "; throughput still rose at the top ({} → {} turns/s from {} to {}) only because each turn got cheaper ({} → {} CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at {} CPU ms a turn the {}-core cap allows about {} turns/s in a steady state; longer {} (--set turns=10) will show that ceiling",
-            num(a.turns_per_s),
-            num(b.turns_per_s),
-            num(a.concurrency),
-            b.unit.count(b.concurrency),
-            num(ca),
-            num(cb),
-            num(cb),
-            num(cores),
-            num(cores * 1000.0 / cb),
-            b.unit.many()
-        )
+    (!std::ptr::eq(a, b) && cb > 0.0 && cb < ca * CHEAPER).then_some(Throughput::Cheaper {
+        rise: Rise {
+            from: (a.concurrency, a.turns_per_s),
+            to: (b.concurrency, b.turns_per_s),
+        },
+        cpu_ms: (ca, cb),
+        cores,
     })
 }

@@ -4,8 +4,8 @@
 //! cores do not move it; more processes do. A process-wide CPU share hides it (one core
 //! of a 2-core cap reads 50 %), so it is read from the threads (`StepResult::thread_cpu`).
 
-use crate::budget::num;
-use crate::throughput::{flat_words, pct, Plateau, Wall, CPU_WALL};
+use crate::throughput::{Plateau, Wall, CPU_WALL};
+use result::wall::{Busy, ThreadName, ThreadsAt, WallAlso, WallFact};
 use result::words::Unit;
 use result::{StepResult, WallKind};
 
@@ -52,47 +52,24 @@ fn hot(s: &StepResult) -> Option<(f64, u32)> {
     Some((t.busiest.first()?.runnable(), t.saturated))
 }
 
-/// A thread as a person knows it: the main thread by that name (an interpreter that
-/// names no thread shows only the process's name), others by theirs.
-fn named(b: &result::BusyThread) -> String {
-    match b.main {
-        true => format!("the main thread of `{}`", b.name),
-        false => format!("`{}`", b.name),
+/// A thread as a person knows it: by its name, the main thread of its process or not.
+fn named(b: &result::BusyThread) -> ThreadName {
+    ThreadName {
+        name: b.name.clone(),
+        main: b.main,
     }
 }
 
-/// The figures a wall's sentence gives in brackets: " (the process at 48 % …)", or when
-/// they are a higher level's than the one the wall began at, " (at 64 sessions: …)".
-fn figures(higher: Option<usize>, parts: &[&str], u: Unit) -> String {
-    let said: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
-    match (said.is_empty(), higher) {
-        (true, _) => String::new(),
-        (false, None) => format!(" ({})", said.join(", ")),
-        (false, Some(l)) => format!(" (at {}: {})", u.level(l), said.join(", ")),
-    }
-}
+/// A wait for a core under this share of the time is not said.
+const WAIT_SAID: f64 = 0.05;
 
-/// "at 97 % of a core", or when it waited for one: "runnable 96 % of the time (57 % on a
-/// core, 39 % waiting for one)" — "waiting out its quota" where the quota throttled it.
-fn how_busy(b: &result::BusyThread, throttled: bool) -> (String, String) {
-    let waiting = match throttled {
-        true => "waiting out its quota",
-        false => "waiting for one",
-    };
-    match b.wait_share {
-        Some(w) if w >= 0.05 => (
-            format!(
-                "runnable {} of the time ({} on a core, {} {waiting})",
-                pct(b.runnable()),
-                pct(b.core_share),
-                pct(w)
-            ),
-            format!("runnable {} of the time", pct(b.runnable())),
-        ),
-        _ => {
-            let at = format!("at {} of a core", pct(b.core_share));
-            (at.clone(), at)
-        }
+/// How busy a thread was: on a core, and waiting for one (or out its quota, where the
+/// quota throttled it) where it waited long enough to say.
+fn how_busy(b: &result::BusyThread, quota: bool) -> Busy {
+    Busy {
+        core: b.core_share,
+        wait: b.wait_share.filter(|w| *w >= WAIT_SAID),
+        quota,
     }
 }
 
@@ -151,21 +128,15 @@ pub fn at_collapse(own: Wall, steps: &[StepResult], collapse: Option<usize>) -> 
     if own.kind != WallKind::None || !below_cap || !(at_limit(at) || stalled) {
         return own;
     }
-    match thread_wall(&[at], None, Unit::of(steps)) {
-        Some(mut w) => {
-            if stalled && !at_limit(at) {
-                let lag = at.probe_p99_ms.unwrap_or_default();
-                w.text.push_str(&format!(
-                    "; the responsiveness probe waited {} ms at p99",
-                    result::words::int(lag.round() as u64)
-                ));
-            }
-            w.text
-                .push_str(" — it held the step until the collapse there");
-            w
-        }
-        None => own,
+    let Some(mut w) = thread_wall(&[at], None, Unit::of(steps)) else {
+        return own;
+    };
+    if stalled && !at_limit(at) {
+        let ms = at.probe_p99_ms.unwrap_or_default();
+        w = crate::wall::add(w, WallAlso::ProbeWaited { ms });
     }
+    let unit = Unit::Session;
+    crate::wall::add(w, WallAlso::HeldUntilCollapse { unit })
 }
 
 /// A probe kept waiting this long (p99, ms) while one thread did the process's work:
@@ -192,21 +163,13 @@ fn beside_an_idle_main(t: &result::ThreadCpu) -> Option<f64> {
     t.main_share.filter(|m| !top.main && *m < IDLE_MAIN)
 }
 
-/// What sets the size of the pool a runtime's worker belongs to, where it is known.
-fn pool_size_hint(name: &str) -> &'static str {
-    if name == "node" || name.contains("libuv") {
-        " (in Node, libuv's thread pool: UV_THREADPOOL_SIZE sets its size, 4 by default; crypto, zlib, fs and dns.lookup run there)"
-    } else {
-        ""
-    }
+/// Whether a worker belongs to libuv's pool (Node's), whose size UV_THREADPOOL_SIZE sets.
+fn libuv(name: &str) -> bool {
+    name == "node" || name.contains("libuv")
 }
 
-/// Why one thread at its limit is the wall, and what moves it.
-const ONE_THREAD_WHY: &str =
-    "an event loop or a lock held by one thread; more cores will not help, more processes will";
-
-/// The wall in words, from the levels where the thread (or the threads) sat at its limit.
-fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, u: Unit) -> Option<Wall> {
+/// The wall as a fact, from the levels where the thread (or the threads) sat at its limit.
+fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, unit: Unit) -> Option<Wall> {
     let top = on.last()?;
     let t = top.thread_cpu.as_ref()?;
     let n = on
@@ -215,61 +178,39 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, u: Unit) -> Option
         .min()
         .unwrap_or(1)
         .max(1);
-    let names: Vec<String> = t.busiest.iter().take(n as usize).map(named).collect();
     let from = on[0].concurrency;
-    let (busy, busy_short) = how_busy(&t.busiest[0], crate::quota::throttled(top).is_some());
-    let process = match (top.cpu_of_cap, top.cpu_cores) {
-        (Some(c), Some(k)) => format!("the process at {} of its {}-core cap", pct(c), num(k)),
-        _ => String::new(),
+    let busy = how_busy(&t.busiest[0], crate::quota::throttled(top).is_some());
+    let at = ThreadsAt {
+        unit,
+        from,
+        // The figures are the top level's: said with that level when the wall began lower.
+        higher: (top.concurrency != from).then_some(top.concurrency),
+        process: top.cpu_of_cap.zip(top.cpu_cores),
+        flat: plateau.map(crate::throughput::flat),
     };
-    // The figures are the top level's: said with that level when the wall began lower.
-    let higher = (top.concurrency != from).then_some(top.concurrency);
-    let (one_busy, one_figures) = match higher {
-        None => (busy.as_str(), figures(None, &[&process], u)),
-        Some(_) => ("at its limit", figures(higher, &[&busy, &process], u)),
-    };
-    let throughput = plateau.map_or(String::new(), |p| {
-        format!("; throughput {}", flat_words(p, u))
-    });
-    if n == 1 {
-        if let Some(idle) = beside_an_idle_main(t) {
-            let name = &t.busiest[0].name;
-            return Some(Wall {
-                kind: WallKind::Thread,
-                from: Some(from as f64),
-                text: format!(
-                    "one thread — a worker thread of `{name}`, not the main thread (the main thread at {} of a core), {one_busy} from {}{one_figures}: one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will{}{throughput}",
-                    pct(idle),
-                    u.level(from),
-                    pool_size_hint(name)
-                ),
-                short: format!("one worker thread (`{name}` {busy_short}; the main thread idle)"),
-            });
+    let fact = match (n, beside_an_idle_main(t)) {
+        (1, Some(idle)) => {
+            let name = t.busiest[0].name.clone();
+            WallFact::OneWorker {
+                at,
+                libuv: libuv(&name),
+                name,
+                idle,
+                busy,
+            }
         }
-    }
-    let (what, why, short) = if n == 1 {
-        (
-            format!(
-                "one thread — {} {one_busy} from {}{one_figures}",
-                names[0],
-                u.level(from)
-            ),
-            ONE_THREAD_WHY,
-            format!("one thread ({} {busy_short})", names[0]),
-        )
-    } else {
-        (
-            format!("{n} threads at their limit — {} runnable {} of the time or more from {}{}", names.join(", "), pct(SATURATED), u.level(from), figures(higher, &[&process], u)),
-            "a few threads do all the work; more cores will not help until it spreads wider, more processes will",
-            format!("{n} threads ({} full)", names.join(", ")),
-        )
+        (1, None) => WallFact::OneThread {
+            at,
+            thread: named(&t.busiest[0]),
+            busy,
+        },
+        _ => WallFact::SomeThreads {
+            at,
+            threads: t.busiest.iter().take(n as usize).map(named).collect(),
+            runnable: SATURATED,
+        },
     };
-    Some(Wall {
-        kind: WallKind::Thread,
-        from: Some(from as f64),
-        text: format!("{what}: {why}{throughput}"),
-        short,
-    })
+    Some(crate::wall::of(WallKind::Thread, Some(from as f64), fact))
 }
 
 /// A responsiveness probe kept waiting this long (p99, ms) is worth saying beside a
@@ -296,27 +237,13 @@ pub(crate) fn of_calls(at: &StepResult) -> Option<Wall> {
         return None;
     }
     let mut w = thread_wall(&[at], None, Unit::of_step(at))?;
-    let mut also = Vec::new();
     let one_core = at.cpu_cores.is_some_and(|c| c <= 1.0);
-    if let (true, Some(_)) = (one_core, at.cpu_of_cap.filter(|c| *c >= CPU_WALL)) {
-        let cap = format!("the {} cap", crate::budget::cap_size(at.cpu_cores));
-        w.text.push_str(&format!(
-            "; {cap} is full with it, the same wall: more processes need cores to run on"
-        ));
-        also.push(format!("{cap} full with it"));
+    if one_core && at.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) {
+        let cores = at.cpu_cores;
+        w = crate::wall::add(w, WallAlso::CapFullWithIt { cores });
     }
-    if let Some(p) = at.probe_p99_ms.filter(|p| *p >= PROBE_SAID_MS) {
-        let waited = match p >= 1000.0 {
-            true => format!("{} s", num((p / 100.0).round() / 10.0)),
-            false => format!("{} ms", result::words::int(p.round() as u64)),
-        };
-        w.text.push_str(&format!(
-            "; the responsiveness probe waited {waited} at p99"
-        ));
-        also.push(format!("the probe waited {waited} at p99"));
-    }
-    if !also.is_empty() {
-        w.short = format!("{}; {})", w.short.trim_end_matches(')'), also.join("; "));
+    if let Some(ms) = at.probe_p99_ms.filter(|p| *p >= PROBE_SAID_MS) {
+        w = crate::wall::add(w, WallAlso::ProbeLate { ms });
     }
     Some(w)
 }
@@ -345,24 +272,19 @@ pub(crate) fn of_calls_before(steps: &[StepResult], at: &StepResult) -> Option<W
     if !(mostly && needed >= SATURATED && (busier || waited) && cap_free) {
         return None;
     }
-    let u = Unit::of_step(at);
-    let (name, share) = (named(b), pct(b.runnable()));
-    Some(Wall {
-        kind: WallKind::Thread,
-        from: Some(at.concurrency as f64),
-        text: format!(
-            "one thread — {name} at {share} of a core for {} and doing its process's work, so {} needed {} of one; the calls failed there: {ONE_THREAD_WHY}",
-            u.level(held.concurrency),
-            u.level(at.concurrency),
-            pct(needed)
-        ),
-        short: format!(
-            "one thread ({name} at {share} of a core for {}, {} needed at {})",
-            u.level(held.concurrency),
-            pct(needed),
-            at.concurrency
-        ),
-    })
+    let fact = WallFact::OneThreadBefore {
+        unit: Unit::of_step(at),
+        thread: named(b),
+        share: b.runnable(),
+        held: held.concurrency,
+        at: at.concurrency,
+        needed,
+    };
+    Some(crate::wall::of(
+        WallKind::Thread,
+        Some(at.concurrency as f64),
+        fact,
+    ))
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! all (the plateau), and what was at its wall there (CPU, memory, the harness, or
 //! nothing: a limit inside the system, which queues).
 
-use crate::budget::num;
 pub use result::ladder::{Knee as ThroughputKnee, Plateau, Wall};
+use result::wall::{CpuFull, Flat, Rise, Throughput, WallFact};
 use result::words::Unit;
 use result::{Confidence, WallKind};
 
@@ -76,6 +76,7 @@ pub fn plateau(samples: &[Sample]) -> Option<Plateau> {
         },
         retrograde: last < peak * (1.0 - 2.0 * FLAT),
         peak: top,
+        peak_said: peak > mean * (1.0 + FLAT),
     })
 }
 
@@ -171,35 +172,18 @@ fn spread(samples: &[Sample]) -> Vec<usize> {
     kept
 }
 
-pub(crate) use crate::budget::pct;
-
-/// "1-core cap", "2-core cap", "the machine".
-fn cores_short(c: Option<f64>) -> String {
-    match c {
-        Some(c) => format!("{}-core cap", num(c)),
-        None => "the machine".into(),
-    }
-}
-
 /// Plimsoll fell behind from `s` on: by its own cost, or because other processes took
 /// its cores (then the machine is the wall, not the harness).
 pub(crate) fn harness_wall(s: &Sample) -> Wall {
-    let n = num(s.concurrency);
-    let at = s.unit.count(s.concurrency);
-    match s.harness_others.filter(|h| *h >= crate::trust::CONTAMINATED) {
-        Some(h) => Wall {
-            kind: WallKind::Harness,
-            from: Some(s.concurrency),
-            text: format!("a busy machine — other processes took {} of Plimsoll's own cores at {at} and it fell behind (harness-bound from {n}): these levels describe the machine, not the SUT; run again on a quiet machine", pct(h)),
-            short: format!("busy machine (Plimsoll's cores, from {n})"),
-        },
-        None => Wall {
-            kind: WallKind::Harness,
-            from: Some(s.concurrency),
-            text: format!("Plimsoll itself (harness-bound from {at}): these levels describe the harness, not the SUT"),
-            short: format!("Plimsoll itself (harness-bound from {n})"),
-        },
-    }
+    let others = s
+        .harness_others
+        .filter(|h| *h >= crate::trust::CONTAMINATED);
+    let fact = WallFact::Harness {
+        unit: s.unit,
+        at: s.concurrency,
+        others,
+    };
+    crate::wall::of(WallKind::Harness, Some(s.concurrency), fact)
 }
 
 /// What stopped throughput: looked for from the knee (or plateau) on.
@@ -225,51 +209,35 @@ pub fn wall(samples: &[Sample], knee: Option<&ThroughputKnee>, plateau: Option<&
     // The wall is hit where the resource first runs hot anywhere on the ladder, as long as
     // it is still hot where throughput stops growing.
     if let Some(s) = first_at(&cpu_hot) {
-        let text = format!(
-            "CPU — {}{}{}{}",
-            knee.map_or(String::new(), |k| format!(
-                "throughput bends between {} and {} and ",
-                num(k.from),
-                s.unit.count(k.to)
-            )),
-            crate::quota::reach_words(s, CPU_WALL),
-            shared_words(s),
-            throughput_words(plateau, samples, s.unit)
-        );
-        return Wall {
-            kind: WallKind::Cpu,
-            from: Some(knee.map_or(s.concurrency, |k| k.to)),
-            text,
-            short: format!(
-                "CPU ({} {} at {})",
-                cores_short(s.cpu_cores),
-                if s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) {
-                    "full".to_string()
-                } else if shared_full(s) {
-                    "full with other processes".to_string()
-                } else {
-                    "throttled".to_string()
-                },
-                num(s.concurrency)
-            ),
+        let full = if s.cpu_of_cap.is_some_and(|c| c >= CPU_WALL) {
+            CpuFull::Full
+        } else if shared_full(s) {
+            CpuFull::Shared
+        } else {
+            CpuFull::Throttled
         };
+        let fact = WallFact::Cpu {
+            unit: s.unit,
+            knee: knee.map(|k| (k.from, k.to)),
+            reach: crate::quota::reach(s, CPU_WALL),
+            full,
+            shared: s.others.filter(|_| shared_full(s)),
+            throughput: course(plateau, samples),
+        };
+        return crate::wall::of(
+            WallKind::Cpu,
+            Some(knee.map_or(s.concurrency, |k| k.to)),
+            fact,
+        );
     }
     if let Some(s) = first_at(&|s| s.mem_of_cap.is_some_and(|m| m >= MEM_WALL)) {
-        return Wall {
-            kind: WallKind::Memory,
-            from: Some(s.concurrency),
-            text: format!(
-                "memory — {} of its cap from {}{}",
-                pct(s.mem_of_cap.unwrap_or(0.0)),
-                s.unit.count(s.concurrency),
-                throughput_words(plateau, samples, s.unit)
-            ),
-            short: format!(
-                "memory ({} of its cap at {})",
-                pct(s.mem_of_cap.unwrap_or(0.0)),
-                num(s.concurrency)
-            ),
+        let fact = WallFact::Memory {
+            unit: s.unit,
+            at: s.concurrency,
+            share: s.mem_of_cap.unwrap_or(0.0),
+            throughput: course(plateau, samples),
         };
+        return crate::wall::of(WallKind::Memory, Some(s.concurrency), fact);
     }
     internal(&from_start, plateau, start)
 }
@@ -289,62 +257,32 @@ fn shared_full(s: &Sample) -> bool {
     }
 }
 
-fn shared_words(s: &Sample) -> String {
-    match (shared_full(s), s.others) {
-        (true, Some(o)) => format!(
-            ", and other processes took {} of those cores: full together (the line is this busy machine's, not the SUT's)",
-            pct(o)
-        ),
-        _ => String::new(),
-    }
-}
-
 fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wall {
-    let u = from_start.first().map_or(Unit::Session, |s| s.unit);
-    let cpu_max = peak(from_start.iter().filter_map(|s| s.cpu_of_cap));
-    let cpu_words = match cpu_max {
-        Some(c) => format!("CPU at most {} of its cap", pct(c)),
-        None => "CPU not measured against a cap".into(),
-    };
-    let quiet = cpu_max.is_none_or(|c| c < CPU_IDLE);
+    let unit = from_start.first().map_or(Unit::Session, |s| s.unit);
+    let cpu = peak(from_start.iter().filter_map(|s| s.cpu_of_cap));
+    let quiet = cpu.is_none_or(|c| c < CPU_IDLE);
     match plateau {
-        Some(p) if quiet => Wall {
-            kind: WallKind::Internal,
-            from: Some(p.from),
-            text: format!(
-                "no resource saturated — the limit is inside the SUT (queueing): throughput {} while {cpu_words}",
-                flat_words(p, u)
-            ),
-            short: format!(
-                "inside the SUT (flat at {} turns/s from {}, no resource full)",
-                num(p.turns_per_s),
-                num(p.from)
-            ),
-        },
-        _ => Wall {
-            kind: if quiet {
-                WallKind::Internal
-            } else {
-                WallKind::None
-            },
-            from: Some(start),
-            text: format!(
-                "throughput bends from {} (a {} added there gives less than half of what one gave at first) with no resource at its wall ({cpu_words}){}",
-                u.count(start),
-                u.one(),
-                if quiet { ": a limit inside the SUT (queueing)" } else { "" }
-            ),
-            short: match quiet {
-                true => format!(
-                    "inside the SUT (throughput bends from {}, no resource full)",
-                    num(start)
-                ),
-                false => format!(
-                    "throughput bends from {} with no resource full",
-                    num(start)
-                ),
-            },
-        },
+        Some(p) if quiet => {
+            let fact = WallFact::FlatInside {
+                unit,
+                flat: flat(p),
+                cpu,
+            };
+            crate::wall::of(WallKind::Internal, Some(p.from), fact)
+        }
+        _ => {
+            let kind = match quiet {
+                true => WallKind::Internal,
+                false => WallKind::None,
+            };
+            let fact = WallFact::Bends {
+                unit,
+                from: start,
+                cpu,
+                inside: quiet,
+            };
+            crate::wall::of(kind, Some(start), fact)
+        }
     }
 }
 
@@ -363,100 +301,69 @@ pub(crate) fn unexplained(own: &Wall) -> Option<f64> {
     }
 }
 
-/// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
-pub fn flat_words(p: &Plateau, u: Unit) -> String {
-    let peak = if p.peak.1 > p.turns_per_s * (1.0 + FLAT) {
-        format!(" (peak {} at {})", num(p.peak.1), num(p.peak.0))
-    } else {
-        String::new()
-    };
-    format!(
-        "flat at {} turns/s{peak} from {}",
-        num(p.turns_per_s),
-        u.count(p.from)
-    )
+/// A plateau as a wall cites it: its peak kept where it stands out.
+pub fn flat(p: &Plateau) -> Flat {
+    Flat {
+        from: p.from,
+        turns_per_s: p.turns_per_s,
+        peak: p.peak_said.then_some(p.peak),
+    }
 }
 
-fn throughput_words(plateau: Option<&Plateau>, samples: &[Sample], u: Unit) -> String {
-    match plateau {
-        Some(p) => format!("; throughput {}", flat_words(p, u)),
-        None => match samples {
-            [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) && crate::sample::cheaper(samples, CPU_WALL).is_some() => {
-                crate::sample::cheaper(samples, CPU_WALL).unwrap_or_default()
+/// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
+pub fn flat_words(p: &Plateau, u: Unit) -> String {
+    words::wall::flat(&flat(p), u)
+}
+
+/// Throughput between the last two levels, or the first and the last.
+fn rise(a: &Sample, b: &Sample) -> Rise {
+    Rise {
+        from: (a.concurrency, a.turns_per_s),
+        to: (b.concurrency, b.turns_per_s),
+    }
+}
+
+/// What throughput did, cited beside a resource at its wall.
+fn course(plateau: Option<&Plateau>, samples: &[Sample]) -> Throughput {
+    if let Some(p) = plateau {
+        return Throughput::Flat(flat(p));
+    }
+    match samples {
+        [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => {
+            match crate::sample::cheaper(samples, CPU_WALL) {
+                Some(c) => c,
+                None => Throughput::Rising(rise(a, b)),
             }
-            [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => format!(
-                "; throughput still rising at the top ({} → {} turns/s from {} to {}): widen the ladder to see where it stops",
-                num(a.turns_per_s),
-                num(b.turns_per_s),
-                num(a.concurrency),
-                u.count(b.concurrency)
-            ),
-            [a, .., b] => format!(
-                "; throughput {} → {} turns/s from {} to {}",
-                num(a.turns_per_s),
-                num(b.turns_per_s),
-                num(a.concurrency),
-                u.count(b.concurrency)
-            ),
-            _ => String::new(),
-        },
+        }
+        [a, .., b] => Throughput::Span(rise(a, b)),
+        _ => Throughput::Unsaid,
     }
 }
 
 /// Throughput still scaled up to the level before a collapse: no wall, and no point in a
 /// wider ladder — the system fell over first.
 pub fn before_collapse(samples: &[Sample], collapse: usize) -> Wall {
-    let grew = match samples {
-        [.., a, b] => format!(
-            ": throughput still grew up to {} ({} → {} turns/s from {})",
-            b.unit.count(b.concurrency),
-            num(a.turns_per_s),
-            num(b.turns_per_s),
-            num(a.concurrency)
-        ),
-        _ => String::new(),
+    let fact = WallFact::BeforeCollapse {
+        unit: samples.first().map_or(Unit::Session, |s| s.unit),
+        collapse,
+        grew: match samples {
+            [.., a, b] => Some(rise(a, b)),
+            _ => None,
+        },
     };
-    Wall {
-        kind: WallKind::None,
-        from: None,
-        text: format!(
-            "none before the collapse at {}{grew}",
-            samples
-                .first()
-                .map_or(Unit::Session, |s| s.unit)
-                .level(collapse)
-        ),
-        short: format!("none before the collapse at {collapse}"),
-    }
+    crate::wall::of(WallKind::None, None, fact)
 }
 
 /// Throughput still scales at the top of the ladder: the line is beyond it.
 fn not_reached(samples: &[Sample]) -> Wall {
-    let text = match samples {
-        [.., a, b] => format!(
-            "none within the ladder: throughput still grows at {} ({} → {} turns/s from {}) — widen the ladder",
-            b.unit.count(b.concurrency),
-            num(a.turns_per_s),
-            num(b.turns_per_s),
-            num(a.concurrency)
-        ),
-        _ => "not enough levels to see one (2 needed)".into(),
+    let fact = WallFact::NotReached {
+        unit: samples.first().map_or(Unit::Session, |s| s.unit),
+        rise: match samples {
+            [.., a, b] => Some(rise(a, b)),
+            _ => None,
+        },
     };
-    let short = match samples {
-        [.., b] if samples.len() >= 2 => {
-            format!(
-                "none within the ladder (still scaling at {})",
-                num(b.concurrency)
-            )
-        }
-        _ => "none seen (too few levels)".into(),
-    };
-    Wall {
-        kind: WallKind::None,
-        from: None,
-        text,
-        short,
-    }
+    crate::wall::of(WallKind::None, None, fact)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::standing::standings;
 pub use crate::standing::{standing, standing_among, step_breaches, turns_per_s};
 use crate::throughput::{self, Sample, Wall};
 pub use result::ladder::{LevelStanding, Verdict};
+use result::wall::WallAlso;
 use result::{Outcome, Standing, StepResult, WallKind};
 
 pub use crate::reading::samples;
@@ -55,7 +56,8 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     };
     let cpu_rises = crate::growth::cpu_per_turn_rises(steps);
     if wall.kind == WallKind::Cpu && cpu_rises {
-        wall.text.push_str(&dearer_turns(steps, unit));
+        let threads_per = crate::growth::threads_per_session(steps);
+        wall = crate::wall::add(wall, WallAlso::DearerTurns { unit, threads_per });
     }
     let first_over = st.first().is_some_and(|s| s.standing == Standing::Over);
     let first_level_cost = (first_over && holds.is_none())
@@ -66,8 +68,7 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     growth.extend(crate::memory::said(steps, &wall));
     let mut findings = crate::binds::ranked(growth, unit);
     findings.extend(crate::findings::of(steps, &st));
-    let mut v = Verdict {
-        headline: String::new(),
+    let v = Verdict {
         unit,
         budget: Some(b.clone()),
         paced,
@@ -88,11 +89,19 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
         },
         line: crate::line::line(steps, repeats, b),
         findings,
-        lines: Vec::new(),
         growth: crate::growth::fits(steps),
+        ..Verdict::default()
     };
-    v.headline = crate::headline::headline(&v, steps);
-    v.lines = crate::headline::lines(&v, steps);
+    said(v, steps)
+}
+
+/// The verdict with the facts its headline stands on beside the ladder's own, and its
+/// words (for readers of the JSON).
+fn said(mut v: Verdict, steps: &[StepResult]) -> Verdict {
+    v.machine = crate::headline::machine(&v, steps);
+    v.collapse_cause = crate::headline::collapse_cause(&v, steps);
+    v.headline = words::headline::headline(&v);
+    v.lines = words::headline::lines(&v);
     v
 }
 
@@ -116,23 +125,6 @@ fn text_wall(
     let own = crate::executor::refine(own, steps, plateau);
     let own = crate::threads::at_collapse(own, steps, collapse);
     with_provider(own, crate::provider::wall(steps, plateau))
-}
-
-/// Why the CPU wall comes sooner than one session's cost predicts: each turn dearer as
-/// sessions are added — with the threads that grow per session, when they do.
-fn dearer_turns(steps: &[StepResult], u: result::words::Unit) -> String {
-    match crate::growth::threads_per_session(steps) {
-        Some(k) => format!(
-            "; its CPU per turn rises as its threads grow ({} per {one}): more threads to schedule and switch between, so the wall comes sooner than one {one}'s cost predicts",
-            crate::budget::num(k),
-            one = u.one()
-        ),
-        None => format!(
-            "; its CPU per turn rises with {}, so the wall comes sooner than one {}'s cost predicts",
-            u.many(),
-            u.one()
-        ),
-    }
 }
 
 /// The provider is the wall when it pushed back materially, unless the harness was the
@@ -210,8 +202,7 @@ pub(crate) mod tests {
         let w = |kind: WallKind, from: Option<f64>| Wall {
             kind,
             from,
-            text: kind.to_string(),
-            short: String::new(),
+            ..Wall::default()
         };
         let provider = |material: f64| Some((w(WallKind::Provider, Some(4.0)), material));
         // CPU hot from 8; the provider's pushback is material only at 32 (a 1 % burst at 4

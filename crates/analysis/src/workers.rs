@@ -6,8 +6,9 @@
 //! a limit inside the SUT (`pool`).
 
 use crate::pool::{flats, Flat};
-use crate::throughput::{flat_words, pct, Plateau, Wall};
-use result::words::{count, Unit};
+use crate::throughput::{Plateau, Wall};
+use result::wall::WallFact;
+use result::words::Unit;
 use result::{Outcome, StepResult, WallKind};
 
 /// Threads of one name that wait rather than work: each under this share of a core.
@@ -66,29 +67,16 @@ fn wall(m: &Flat, name: &str, steps: &[StepResult], plateau: Option<&Plateau>) -
         .filter(|s| s.outcome == Outcome::Ok && s.concurrency >= m.from)
         .filter_map(|s| s.cpu_of_cap)
         .fold(0.0, f64::max);
-    let u = Unit::of(steps);
-    let throughput = match plateau {
-        Some(pl) => format!("throughput {}", flat_words(pl, u)),
-        None => "throughput stops growing".into(),
+    let fact = WallFact::WorkerPool {
+        unit: Unit::of(steps),
+        name: name.to_string(),
+        count: m.count,
+        from: m.from,
+        to: m.to,
+        cpu,
+        flat: plateau.map(crate::throughput::flat),
     };
-    Wall {
-        kind: WallKind::Pool,
-        from: Some(m.from as f64),
-        text: format!(
-            "a pool of worker threads — {} threads `{name}`, each waiting on a provider call: the same {} from {} to {}, and connections to the provider stay at {} too, while {throughput}, CPU at most {} of its cap: a worker pool of {} is the wall; more workers (or handlers that do not hold a thread while they wait) would run more turns at once",
-            m.count,
-            m.count,
-            m.from,
-            u.level(m.to),
-            m.count,
-            pct(cpu),
-            m.count
-        ),
-        short: format!(
-            "a worker pool of {} (`{name}`, each waiting on a provider call)",
-            count(m.count as u64, "thread")
-        ),
-    }
+    crate::wall::of(WallKind::Pool, Some(m.from as f64), fact)
 }
 
 #[cfg(test)]

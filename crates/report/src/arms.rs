@@ -250,7 +250,7 @@ fn cells(a: &LadderDoc) -> (String, String, String) {
     let level = |x: Option<usize>| x.map_or("none".into(), |h| h.to_string());
     (
         level(v.and_then(|v| v.holds)),
-        v.map_or(String::new(), |v| v.wall.text.clone()),
+        v.map_or(String::new(), |v| words::wall::text(&v.wall)),
         level(v.and_then(|v| v.collapse)),
     )
 }

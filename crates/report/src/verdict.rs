@@ -18,7 +18,7 @@ pub fn headline(doc: &LadderDoc) -> String {
     }
     match doc.ladder() {
         Some(a) => match &a.verdict {
-            Some(v) => v.headline.clone(),
+            Some(v) => words::headline::of(v),
             // Runs recorded before budgets had only a ceiling.
             None => ceiling_line(a),
         },
@@ -72,16 +72,16 @@ pub fn details(doc: &LadderDoc) -> Details {
     let a = doc.ladder().unwrap_or(&empty);
     let mut out = Vec::new();
     // A verdict with labelled lines says them, in its order; older runs the old way.
-    let labelled = a.verdict.as_ref().filter(|v| !v.lines.is_empty());
-    if let Some(v) = labelled {
-        out.extend(v.lines.iter().map(|l| format!("{}: {}", l.label, l.text)));
+    let labelled = a.verdict.as_ref().map(words::headline::lines_of);
+    if let Some(lines) = labelled.filter(|l| !l.is_empty()) {
+        out.extend(lines.iter().map(|l| format!("{}: {}", l.label, l.text)));
     } else if let Some(v) = &a.verdict {
         // A run recorded before its verdict kept the budget: its environment's, if any.
         let judged = words::verdict::judged(v, doc.budget());
         if !judged.is_empty() {
             out.push(format!("budget: {judged}"));
         }
-        out.push(format!("wall: {}", v.wall.text));
+        out.push(format!("wall: {}", words::wall::text(&v.wall)));
         out.extend(v.plateau.as_ref().map(plateau_line));
         for n in &v.notes {
             out.push(format!("note: {}", words::verdict::note(n)));

@@ -234,6 +234,27 @@ pub struct CapHeld {
     pub on: Option<f64>,
 }
 
+/// What other processes took of the cores at the level quoted (the one the line is drawn
+/// at, or the busiest): a share of the SUT's cores, or of Plimsoll's own where only those
+/// were taken and it fell behind (`starved`, said only where that put the level in
+/// doubt); whether it did (`contaminated`); the
+/// SUT's wait for a CPU where worth saying; how a quota over more cores held it; the
+/// levels run again after a pause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub level: usize,
+    pub share: f64,
+    pub contaminated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starved: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<CapHeld>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reran: Vec<usize>,
+}
+
 /// The SUT's threads runnable and waiting for a CPU, where that moved its latency.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunQueue {

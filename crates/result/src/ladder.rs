@@ -278,6 +278,13 @@ pub struct Verdict {
     /// The figures that grow with sessions, fitted (the charts draw the lines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub growth: Vec<GrowthFit>,
+    /// What other processes took of the cores near the line, where measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::facts::Machine>,
+    /// Why the collapse's calls failed, where an agent worker refused them and the wall
+    /// there does not say so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collapse_cause: Option<crate::wall::WorkerRefusal>,
 }
 
 /// A figure's robust line against the sessions: value = intercept + slope × sessions.
@@ -339,6 +346,9 @@ pub struct Plateau {
     pub retrograde: bool,
     /// The highest level of the plateau: (sessions, turns/s).
     pub peak: (f64, f64),
+    /// The peak stands out from the plateau: said beside it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub peak_said: bool,
 }
 
 /// What hit its wall first, and from which level.
@@ -346,6 +356,16 @@ pub struct Plateau {
 pub struct Wall {
     pub kind: WallKind,
     pub from: Option<f64>,
+    /// What was read, with its figures (`words::wall` says it). None in a run recorded
+    /// before walls were facts, and for a reading not yet typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact: Option<crate::wall::WallFact>,
+    /// What the reading adds, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<crate::wall::WallAlso>,
+    /// The wall in words, as `words::wall` said `fact` and `also` when the verdict was
+    /// made: for readers of the JSON. Plimsoll's outputs word the fact itself; only a
+    /// wall with no fact is read from here.
     pub text: String,
     /// The wall in a few words, for the headline ("CPU (1-core cap full from 32)").
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -30,6 +30,7 @@ pub mod step;
 pub mod sweep;
 pub mod trust;
 pub mod voice;
+pub mod wall;
 pub mod words;
 pub mod worker;
 pub mod workload;

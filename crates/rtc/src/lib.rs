@@ -1,5 +1,5 @@
-//! A voice call's audio over WebRTC, as a browser or an app places it: the offer made and
-//! signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, WHIP, or a
+//! A voice call's audio over WebRTC, as a browser or an app places it. The offer is made
+//! and signalled the way the bot speaks (Pipecat's SmallWebRTC `POST /api/offer`, WHIP, or a
 //! LiveKit room joined over its `/rtc` signal connection: `livekit`),
 //! ICE on host candidates, DTLS-SRTP, one Opus track each way with RTCP reports (str0m,
 //! sans-IO, on Plimsoll's own runtime), the caller's words encoded ahead of their time

@@ -1,6 +1,6 @@
-//! Plimsoll's synthetic voice: text spoken as speech-like audio that real voice activity
-//! detectors hear as speech, and heard back from the audio itself — through G.711 at
-//! 8 kHz, resampling, a gain change and any chunking — so the integrity oracle covers
+//! Plimsoll's synthetic voice: text spoken as speech-like audio that voice activity
+//! detectors hear as speech, and read back from the audio itself. It is read through G.711
+//! at 8 kHz, resampling, a gain change and any chunking, so the integrity oracle covers
 //! voice: the words a call spoke must reach that call's LLM request, and the audio a call
 //! hears must be the reply to that call. Nothing here needs a model installed; the
 //! encoding is Plimsoll's own (`docs/voice-encoding.md`), fast and deterministic.

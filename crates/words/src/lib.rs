@@ -5,7 +5,9 @@
 //! it); each phrase written once, its known-answer test beside it.
 
 pub mod findings;
+pub mod headline;
 pub mod verdict;
+pub mod wall;
 
 /// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that
 /// a small share is not said as none ("0.3 %", "< 0.1 %").
