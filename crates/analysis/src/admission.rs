@@ -91,11 +91,6 @@ pub fn refusal(at: &StepResult) -> Option<WorkerRefusal> {
     refused(at).map(|r| r.fact(at))
 }
 
-/// The same in words, for the collapse's cause.
-pub fn cause(at: &StepResult) -> Option<String> {
-    refusal(at).map(|r| words::wall::worker_refusal(&r))
-}
-
 /// "at load 0.93 (its load_threshold 0.7)", as much as the worker said.
 fn at_load(w: &WorkerLog) -> String {
     words::findings::at_load(w.full_load, w.threshold)
@@ -260,16 +255,26 @@ mod tests {
             v.headline,
             "holds 1 call · wall: CPU (1-core cap nearly full at 2) · collapse at 4: the worker refused calls at load 0.93 (its load_threshold 0.7)"
         );
+        // The step's own cause, said after the worker's refusal.
+        let failed = result::cause::StepCause {
+            cause: result::cause::Cause::Recorded {
+                said: "2 calls failed".into(),
+            },
+            last_output: None,
+        };
         let c = crate::ladder::analyse(
             &steps,
             &[],
-            &[None, None, Some("2 calls failed".into())],
+            &[None, None, Some(failed)],
             &budget(),
             Default::default(),
             false,
         );
         assert_eq!(
-            c.collapse.and_then(|c| c.cause).as_deref(),
+            c.collapse
+                .as_ref()
+                .and_then(words::cause::collapse)
+                .as_deref(),
             Some("the worker refused calls at load 0.93 (its load_threshold 0.7); 2 calls failed")
         );
         assert!(
@@ -361,6 +366,6 @@ mod tests {
         assert!(w.text.starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", w.text);
         // Offered a job for every call: its calls failed for another reason.
         let all = worker(four, 4, 0, None);
-        assert!(wall(&all).is_none() && cause(&all).is_none());
+        assert!(wall(&all).is_none() && refusal(&all).is_none());
     }
 }

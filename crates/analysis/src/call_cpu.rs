@@ -24,6 +24,7 @@ pub(crate) fn read(s: &Sample, samples: &[Sample]) -> CallCpu {
         _ => None,
     };
     CallCpu {
+        unit: s.unit,
         at: s.concurrency as usize,
         cores: s.cpu_cores,
         read: s.cpu_of_cap.unwrap_or(0.0),

@@ -1,7 +1,8 @@
 //! A ladder's verdict from its steps: pure, so a stored run analyses the same again.
 
 use crate::scaling::Point;
-use result::ladder::{Collapse, KneeReading, LadderAnalysis, UslReading};
+use result::cause::StepCause;
+use result::ladder::{Collapse, KneeReading, LadderAnalysis, UslNote, UslReading};
 use result::{Bound, Confidence, Outcome, StepResult};
 
 /// Where the capacity projection goes: (GB, cores) of a host, and sessions to plan for.
@@ -17,7 +18,7 @@ pub struct Projection {
 pub fn analyse(
     steps: &[StepResult],
     repeats: &[StepResult],
-    causes: &[Option<String>],
+    causes: &[Option<StepCause>],
     budget: &crate::Budget,
     projection: Projection,
     interrupted: bool,
@@ -78,10 +79,9 @@ pub fn analyse(
         collapse: collapse.map(|(s, cause)| Collapse {
             concurrency: s.concurrency,
             outcome: s.outcome,
-            cause: match (crate::admission::cause(s), cause) {
-                (Some(w), Some(c)) => Some(format!("{w}; {c}")),
-                (w, c) => w.or_else(|| c.clone()),
-            },
+            cause: cause.as_ref().map(|c| c.cause.clone()),
+            last_output: cause.as_ref().and_then(|c| c.last_output.clone()),
+            worker: crate::admission::refusal(s),
         }),
         no_collapse: collapse.is_none() && !interrupted,
         knee: knee_reading(&verdict),
@@ -131,7 +131,7 @@ fn knee_reading(v: &result::ladder::Verdict) -> KneeReading {
 /// The USL fit, with a warning when its predicted peak lies far beyond a plateau that
 /// was measured: then the fit is no prediction to trust.
 fn usl_reading(
-    usl: Result<crate::scaling::Usl, String>,
+    usl: Result<crate::scaling::Usl, result::ladder::UslRefusal>,
     plateau: Option<&crate::throughput::Plateau>,
     points: &[Point],
 ) -> UslReading {
@@ -140,17 +140,11 @@ fn usl_reading(
         Ok(u) => u,
     };
     let measured = points.iter().map(|p| p.throughput).fold(0.0, f64::max);
-    if u.peak_throughput.is_some_and(|t| t < measured * 0.9) {
-        u.note = Some(format!(
-            "the fit's peak ({:.1} turns/s) lies below the measured {measured:.1}: a poor fit, not a prediction",
-            u.peak_throughput.unwrap_or(0.0)
-        ));
+    if let Some(peak) = u.peak_throughput.filter(|t| *t < measured * 0.9) {
+        u.note = Some(UslNote::PeakBelowMeasured { peak, measured });
     } else if let (Some(peak), Some(p)) = (u.peak_concurrency, plateau) {
         if peak > p.from * 2.0 {
-            u.note = Some(format!(
-                "the fit's peak at {peak:.0} sessions lies beyond the measured plateau from {}: not a prediction to trust",
-                result::words::sessions(p.from)
-            ));
+            u.note = Some(UslNote::PeakBeyondPlateau { peak, from: p.from });
         }
     }
     UslReading::Fitted(u)

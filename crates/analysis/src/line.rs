@@ -50,12 +50,12 @@ pub fn differ(a: (usize, usize), b: (usize, usize)) -> bool {
 /// the repeats. A level whose first run failed (a flaky start) and that held in both runs
 /// after is judged as holding; one whose first run held and that failed in most is not.
 /// `causes` follow their steps (a repeat's is not known, so a swapped level has none).
-pub fn representatives(
+pub fn representatives<C>(
     steps: Vec<StepResult>,
-    causes: Vec<Option<String>>,
+    causes: Vec<Option<C>>,
     repeats: Vec<StepResult>,
     b: &Budget,
-) -> (Vec<StepResult>, Vec<Option<String>>, Vec<StepResult>) {
+) -> (Vec<StepResult>, Vec<Option<C>>, Vec<StepResult>) {
     let (mut steps, mut causes, mut repeats) = (steps, causes, repeats);
     let single = steps.first().and_then(|s| s.p50_session_ms);
     let b = &crate::pace::of(steps.first(), b);
@@ -289,7 +289,7 @@ mod tests {
             &b,
         );
         assert_eq!((s2[1].outcome, &c2), (result::Outcome::ErrorRate, &causes));
-        let (s3, _, _) = representatives(vec![flaky], vec![None], vec![], &b);
+        let (s3, _, _) = representatives::<()>(vec![flaky], vec![None], vec![], &b);
         assert_eq!(s3[0].outcome, result::Outcome::ErrorRate);
     }
 }

@@ -4,7 +4,7 @@
 //! The strongest witness first: the kernel's OOM counter, a full scratch disk, the SUT's
 //! exit status, the step timeout, the integrity oracle, then the share of failed sessions.
 
-use result::words::count;
+use result::cause::{Cause, Corrupted};
 use result::{Bound, Bus, Outcome};
 
 /// What a step saw that can end it. Fields a caller cannot know stay at their defaults
@@ -73,13 +73,13 @@ impl Scratch {
     }
 }
 
-/// An outcome other than ok, and its cause in words.
-pub type Collapse = (Outcome, String);
+/// An outcome other than ok, and its cause (`words::cause` says it).
+pub type Collapse = (Outcome, Cause);
 
 /// The outcome from the strongest evidence first; None when the step is ok.
 pub fn outcome(e: &Evidence) -> Option<Collapse> {
     if let Some(why) = &e.unknown {
-        return Some((Outcome::Unknown, why.clone()));
+        return Some((Outcome::Unknown, Cause::Unknown { why: why.clone() }));
     }
     let failed = e.exit.is_some() || e.sessions_failed > 0 || e.timed_out;
     cgroup_oom(e.oom_kills)
@@ -118,110 +118,74 @@ fn thread_exhaustion(tail: &str) -> bool {
 }
 
 /// The kernel counted OOM kills in the SUT's own cgroup.
-fn cgroup_oom(n: u64) -> Option<Collapse> {
-    (n > 0).then(|| {
-        (
-            Outcome::OomKilled,
-            format!(
-                "the kernel OOM-killed {} in the SUT's cgroup (memory.events / memory.oom_control)",
-                result::words::count(n, "process")
-            ),
-        )
-    })
+fn cgroup_oom(kills: u64) -> Option<Collapse> {
+    (kills > 0).then_some((Outcome::OomKilled, Cause::CgroupOom { kills }))
 }
 
 /// The SUT exited during the step: SIGKILL (the OOM killer's signal), no more threads, or
 /// another crash.
 fn exited(exit: Option<&Exit>, tail: &str) -> Option<Collapse> {
-    let status = exit?;
-    Some(if status.signal == Some(9) || status.code == Some(137) {
-        (Outcome::OomKilled, format!("the SUT was killed by SIGKILL ({}) under load; the kernel's OOM killer is the usual sender", status.text))
+    let e = exit?;
+    let status = e.text.clone();
+    Some(if e.signal == Some(9) || e.code == Some(137) {
+        (Outcome::OomKilled, Cause::Killed { status })
     } else if thread_exhaustion(tail) {
-        (
-            Outcome::ThreadExhaustion,
-            "the SUT could not create more threads (see its last output)".to_string(),
-        )
+        (Outcome::ThreadExhaustion, Cause::NoThreads)
     } else {
-        (
-            Outcome::Crashed,
-            format!("the SUT exited during the step ({})", status.text),
-        )
+        (Outcome::Crashed, Cause::Exited { status })
     })
 }
 
 fn timed_out(e: &Evidence) -> Option<Collapse> {
     e.timed_out.then(|| {
-        let after = e.timeout_s.map_or(String::new(), |t| format!(" of {t} s"));
-        let at = e
-            .timeout_where
-            .as_ref()
-            .map_or(String::new(), |w| format!(" ({w})"));
-        (
-            Outcome::Timeout,
-            format!(
-                "{} were still running after the step timeout{after}{at}",
-                e.unit.many()
-            ),
-        )
+        let cause = Cause::TimedOut {
+            unit: e.unit,
+            after_s: e.timeout_s,
+            at: e.timeout_where.clone(),
+        };
+        (Outcome::Timeout, cause)
     })
 }
 
 fn integrity(violations: u64, by_kind: &[(String, u64)], shared: &[String]) -> Option<Collapse> {
-    let kinds: Vec<String> = by_kind
+    let seen = |k: &str| by_kind.iter().any(|(kind, n)| *n > 0 && kind == k);
+    let what = if ["lost", "duplicated", "out of order"]
         .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| match k.as_str() {
-            "reasoning" => format!("{n} reasoning: thinking blocks or reasoning items dropped, moved or altered before they came back"),
-            _ => format!("{n} {k}"),
-        })
-        .collect();
-    let kinds = if kinds.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", kinds.join("; "))
-    };
-    let isolation = by_kind.iter().any(|(k, n)| *n > 0 && k == "isolation");
-    let what = if by_kind
-        .iter()
-        .any(|(k, n)| *n > 0 && ["lost", "duplicated", "out of order"].contains(&k.as_str()))
+        .any(|k| seen(k))
     {
-        "the bus lost, duplicated or reordered messages".to_string()
-    } else if isolation && !shared.is_empty() {
+        Corrupted::Bus
+    } else if seen("isolation") && !shared.is_empty() {
         // The session file's doing: one value for every session is one conversation.
-        format!(
-            "every session sent the same value in a field that names a conversation ({}), so the SUT kept one conversation for all of them — the session file's doing, not the SUT's: give each session its own (`{{{{session}}}}`, or `{{{{uuid}}}}` where the SUT wants a UUID)",
-            shared.join("; ")
-        )
+        Corrupted::SharedValues {
+            fields: shared.to_vec(),
+        }
     } else {
-        "the SUT's conversations were corrupted".to_string()
+        Corrupted::Conversations
     };
-    (violations > 0).then(|| {
-        (
-            Outcome::Integrity,
-            format!(
-                "{}{kinds}: {what}",
-                count(violations, "integrity violation")
-            ),
-        )
-    })
+    let kinds = by_kind.to_vec();
+    (violations > 0).then_some((
+        Outcome::Integrity,
+        Cause::Integrity {
+            violations,
+            kinds,
+            what,
+        },
+    ))
 }
 
 fn error_rate(e: &Evidence) -> Option<Collapse> {
     let (failed, threshold) = (e.sessions_failed, e.error_rate);
     let total = e.sessions_ok + failed;
-    // What went wrong, where the ladder's line would otherwise say only how often.
-    let first = match e.first_errors.first() {
-        Some((kind, what)) => format!("; first: {kind}: {what}"),
-        None => String::new(),
-    };
     (total > 0 && failed as f64 / total as f64 > threshold).then(|| {
-        (
-            Outcome::ErrorRate,
-            format!(
-                "{failed} of {} failed (threshold {threshold}){first}",
-                count(total, e.unit.one())
-            ),
-        )
+        let cause = Cause::ErrorRate {
+            unit: e.unit,
+            failed,
+            total,
+            threshold,
+            // What went wrong, where the ladder's line would otherwise say only how often.
+            first: e.first_errors.first().cloned(),
+        };
+        (Outcome::ErrorRate, cause)
     })
 }
 
@@ -231,21 +195,26 @@ fn disk_full(disk: Option<&Scratch>, tail: &str, failed: bool) -> Option<Collaps
     let said = tail.to_lowercase().contains("no space left on device");
     let none = Scratch::default();
     let disk = disk.unwrap_or(&none);
-    let mb = disk.peak_bytes as f64 / 1048576.0;
-    let why = if disk.out_of_inodes() {
-        format!("the filesystem of the SUT's scratch directory ran out of inodes ({} files there at peak; {} inodes in all)", disk.peak_files, disk.fs_inodes.unwrap_or(0))
+    let cause = if disk.out_of_inodes() {
+        Cause::OutOfInodes {
+            files: disk.peak_files,
+            inodes: disk.fs_inodes.unwrap_or(0),
+        }
     } else if disk.full() {
-        format!("the filesystem of the SUT's scratch directory filled up ({mb:.1} MB and {} files there at peak{})", disk.peak_files, if said { "; its output says \"No space left on device\"" } else { "" })
+        Cause::ScratchFull {
+            mb: disk.peak_bytes as f64 / 1048576.0,
+            files: disk.peak_files,
+            said,
+        }
     } else if said {
         // Some filesystem filled, not (as far as was seen) the scratch directory's.
-        let free = disk
-            .free_min_bytes
-            .map_or("?".to_string(), |b| format!("{:.0}", b as f64 / 1048576.0));
-        format!("the SUT's output says \"No space left on device\": a filesystem it writes to filled up (its scratch directory's had {free} MB free at the least)")
+        Cause::NoSpaceSaid {
+            free_mb: disk.free_min_bytes.map(|b| b as f64 / 1048576.0),
+        }
     } else {
         return None;
     };
-    failed.then_some((Outcome::DiskFull, why))
+    failed.then_some((Outcome::DiskFull, cause))
 }
 
 /// A harness delay smaller than this share of the p50 turn cannot distort what was

@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// A cause in words, as the outputs say it.
+fn w(c: &Cause) -> String {
+    words::cause::said(c)
+}
+
 fn sessions(ok: u64, failed: u64) -> Evidence {
     Evidence {
         sessions_ok: ok,
@@ -34,7 +39,7 @@ fn the_kernel_outranks_every_other_witness() {
     };
     let o = outcome(&e).unwrap();
     assert_eq!(o.0, Outcome::OomKilled);
-    assert!(o.1.contains("2 processes"), "{}", o.1);
+    assert!(w(&o.1).contains("2 processes"), "{}", w(&o.1));
 }
 
 #[test]
@@ -50,7 +55,7 @@ fn a_full_scratch_disk_is_the_cause_when_something_failed() {
     };
     let o = outcome(&with(full.clone(), sessions(1, 3))).unwrap();
     assert_eq!(o.0, Outcome::DiskFull);
-    assert!(o.1.contains("filled up (3.0 MB"), "{}", o.1);
+    assert!(w(&o.1).contains("filled up (3.0 MB"), "{}", w(&o.1));
     assert_eq!(outcome(&with(full, sessions(4, 0))), None, "nothing failed");
     let said = Evidence {
         tail: "OSError: [Errno 28] No space left on device".into(),
@@ -70,7 +75,7 @@ fn a_full_scratch_disk_is_the_cause_when_something_failed() {
     };
     let o = outcome(&with(inodes, sessions(0, 2))).unwrap();
     assert!(
-        o.0 == Outcome::DiskFull && o.1.contains("ran out of inodes"),
+        o.0 == Outcome::DiskFull && w(&o.1).contains("ran out of inodes"),
         "{o:?}"
     );
 }
@@ -103,7 +108,11 @@ fn timeouts_integrity_and_errors_in_that_order() {
     };
     let t = outcome(&late).unwrap();
     assert_eq!(t.0, Outcome::Timeout);
-    assert!(t.1.contains("after the step timeout of 300 s"), "{}", t.1);
+    assert!(
+        w(&t.1).contains("after the step timeout of 300 s"),
+        "{}",
+        w(&t.1)
+    );
     let corrupt = Evidence {
         violations: 1,
         ..sessions(1, 1)
@@ -116,9 +125,9 @@ fn timeouts_integrity_and_errors_in_that_order() {
     };
     let r = outcome(&reasoning).unwrap();
     assert!(
-        r.1.starts_with("2 integrity violations (2 reasoning: thinking blocks"),
+        w(&r.1).starts_with("2 integrity violations (2 reasoning: thinking blocks"),
         "{}",
-        r.1
+        w(&r.1)
     );
     // Isolation violations while every session sent one conversation id: the session
     // file's doing, said so, pointing at the fix (issue 40).
@@ -133,22 +142,19 @@ fn timeouts_integrity_and_errors_in_that_order() {
     let s = outcome(&shared).unwrap();
     assert_eq!(s.0, Outcome::Integrity);
     assert!(
-        s.1.starts_with("4 integrity violations (4 isolation): every session sent the same value in a field that names a conversation (`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)), so the SUT kept one conversation for all of them — the session file's doing"),
+        w(&s.1).starts_with("4 integrity violations (4 isolation): every session sent the same value in a field that names a conversation (`session` = \"plimsoll\" in the JSON body of request `turn` (session.toml:4)), so the SUT kept one conversation for all of them — the session file's doing"),
         "{}",
-        s.1
+        w(&s.1)
     );
     // History violations alone are the SUT's, shared value or not.
     let history = Evidence {
         violations_by_kind: vec![("history".to_string(), 4)],
         ..shared
     };
-    assert!(outcome(&history)
-        .unwrap()
-        .1
-        .ends_with("the SUT's conversations were corrupted"));
+    assert!(w(&outcome(&history).unwrap().1).ends_with("the SUT's conversations were corrupted"));
     let e = outcome(&sessions(1, 1)).unwrap();
     assert_eq!(e.0, Outcome::ErrorRate);
-    assert!(e.1.contains("1 of 2 sessions failed"), "{}", e.1);
+    assert!(w(&e.1).contains("1 of 2 sessions failed"), "{}", w(&e.1));
     assert_eq!(outcome(&sessions(2, 0)), None);
     assert_eq!(error_rate(&sessions(0, 0)), None, "no sessions, no rate");
     let within = Evidence {
@@ -164,7 +170,7 @@ fn timeouts_integrity_and_errors_in_that_order() {
         unit: result::words::Unit::Call,
         ..sessions(0, 2)
     };
-    let said = error_rate(&calls).unwrap().1;
+    let said = w(&error_rate(&calls).unwrap().1);
     assert!(
         said.starts_with("2 of 2 calls failed")
             && said.ends_with("(threshold 0); first: timeout: call c1 turn 1: never answered"),
@@ -181,14 +187,19 @@ fn shards_that_are_not_one_run_are_unknown_before_anything_else() {
     };
     assert_eq!(
         outcome(&e),
-        Some((Outcome::Unknown, "shard 2 of 4 missing".to_string()))
+        Some((
+            Outcome::Unknown,
+            Cause::Unknown {
+                why: "shard 2 of 4 missing".into()
+            }
+        ))
     );
     let where_ = Evidence {
         timed_out: true,
         timeout_where: Some("shard 1".into()),
         ..sessions(3, 0)
     };
-    assert!(outcome(&where_).unwrap().1.ends_with("timeout (shard 1)"));
+    assert!(w(&outcome(&where_).unwrap().1).ends_with("timeout (shard 1)"));
 }
 
 #[test]
@@ -210,9 +221,9 @@ fn a_bus_loses_duplicates_and_reorders_only_when_order_was_promised() {
     })
     .unwrap();
     assert!(
-        o.1.ends_with("the bus lost, duplicated or reordered messages"),
+        w(&o.1).ends_with("the bus lost, duplicated or reordered messages"),
         "{}",
-        o.1
+        w(&o.1)
     );
 }
 

@@ -1,7 +1,7 @@
 //! The shape of a ladder: the knee, a Universal Scalability Law fit,
 //! and a capacity projection — each with how it was computed and when it cannot be.
 
-pub use result::ladder::{Capacity, Knee, Usl};
+pub use result::ladder::{Capacity, Knee, Usl, UslRefusal};
 use result::words::int;
 use result::Confidence;
 
@@ -77,16 +77,13 @@ pub fn knee(points: &[Point]) -> Knee {
 /// Fits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares on its linear form
 /// N/X = a + b(N−1) + cN(N−1) (a = 1/λ, b = σ/λ, c = κ/λ). Refuses with fewer than 4
 /// points: three parameters need more points than that to mean anything.
-pub fn usl(points: &[Point]) -> Result<Usl, String> {
+pub fn usl(points: &[Point]) -> Result<Usl, UslRefusal> {
     let pts: Vec<&Point> = points
         .iter()
         .filter(|p| p.throughput > 0.0 && p.concurrency > 0.0)
         .collect();
     if pts.len() < 4 {
-        return Err(format!(
-            "the USL needs at least 4 steps with throughput; this ladder has {}",
-            pts.len()
-        ));
+        return Err(UslRefusal::TooFewSteps { steps: pts.len() });
     }
     // Normal equations for 3 unknowns.
     let mut ata = [[0.0f64; 3]; 3];
@@ -102,10 +99,9 @@ pub fn usl(points: &[Point]) -> Result<Usl, String> {
             atb[i] += row[i] * y;
         }
     }
-    let [a, b, c] = solve3(ata, atb)
-        .ok_or("the steps do not determine the USL (concurrency levels too alike)")?;
+    let [a, b, c] = solve3(ata, atb).ok_or(UslRefusal::Undetermined)?;
     if a <= 0.0 {
-        return Err("the fit gave a non-positive single-session throughput; the data does not follow the USL".into());
+        return Err(UslRefusal::NonPositive);
     }
     let lambda = 1.0 / a;
     let (sigma, kappa) = ((b / a).max(0.0), (c / a).max(0.0));
@@ -304,7 +300,10 @@ mod tests {
         );
         assert!((u.peak_concurrency.unwrap() - ((1.0 - s) / k).sqrt()).abs() < 1e-6);
         assert!(u.r2 > 0.999);
-        assert!(usl(&p[..3]).unwrap_err().contains("at least 4"));
+        assert_eq!(
+            usl(&p[..3]).unwrap_err(),
+            UslRefusal::TooFewSteps { steps: 3 }
+        );
     }
 
     #[test]

@@ -206,6 +206,7 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, unit: Unit) -> Opt
         },
         _ => WallFact::SomeThreads {
             at,
+            count: n,
             threads: t.busiest.iter().take(n as usize).map(named).collect(),
             runnable: SATURATED,
         },

@@ -6,6 +6,7 @@ use crate::levels::Levels;
 use anyhow::Context;
 use experiment::Config;
 use report::table::{header_for, row};
+use result::cause::StepCause;
 use result::environment::Environment;
 use result::ladder::{LadderDoc, RunAnalysis, RunEnvironment};
 use result::{Standing, StepResult};
@@ -43,7 +44,7 @@ pub(crate) struct Run<'a> {
     id: Option<i64>,
     environment: Environment,
     pub(crate) steps: Vec<StepResult>,
-    causes: Vec<Option<String>>,
+    causes: Vec<Option<StepCause>>,
     /// Levels run again to give the line its spread.
     pub(crate) repeats: Vec<StepResult>,
     pub(crate) interrupted: bool,
@@ -183,7 +184,10 @@ impl<'a> Run<'a> {
             self.repeats.push(step.result);
         } else {
             self.steps.push(step.result);
-            self.causes.push(step.cause);
+            self.causes.push(step.cause.map(|cause| StepCause {
+                cause,
+                last_output: step.last_output,
+            }));
         }
         Ok(Some(standing))
     }
@@ -328,7 +332,7 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
         interrupted,
         label,
     } = run;
-    let mut pairs: Vec<(StepResult, Option<String>)> = steps.into_iter().zip(causes).collect();
+    let mut pairs: Vec<(StepResult, Option<StepCause>)> = steps.into_iter().zip(causes).collect();
     let run_order: Vec<usize> = pairs.iter().map(|(s, _)| s.concurrency).collect();
     pairs.sort_by_key(|(s, _)| s.concurrency);
     let reordered = pairs.iter().map(|(s, _)| s.concurrency).ne(run_order);

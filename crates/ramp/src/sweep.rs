@@ -152,7 +152,8 @@ async fn point(
     let standing = analysis::verdict::standing(&step.result, &opts.budget, None);
     let why = match standing {
         Standing::Collapsed => step.cause.as_ref().map(|c| {
-            let first = c.lines().next().unwrap_or("");
+            let said = words::cause::said(c);
+            let first = said.lines().next().unwrap_or("");
             format!("{}: {first}", step.result.outcome)
         }),
         Standing::Over => Some(

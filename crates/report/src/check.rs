@@ -24,6 +24,7 @@ pub fn problems(r: &StepReport, sent: &Sent) -> Vec<String> {
     let mut out = crate::mock_refused::lines(&res.mock_refused);
     if let Some(cause) = &r.cause {
         if res.outcome != Outcome::ErrorRate && res.outcome != Outcome::Integrity {
+            let cause = words::cause::with_output(cause, r.last_output.as_deref());
             out.push(format!("the step collapsed ({}): {cause}", res.outcome));
         }
     }

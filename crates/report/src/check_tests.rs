@@ -13,7 +13,9 @@ fn refused(json_keys: Option<Vec<String>>) -> Vec<String> {
             outcome: Outcome::ErrorRate,
             ..Default::default()
         },
-        cause: Some("every session failed".into()),
+        cause: Some(result::cause::Cause::Recorded {
+            said: "every session failed".into(),
+        }),
         first_errors: vec![(
             "status_422".into(),
             format!("turn 1: HTTP 422 (expected a 2xx): {BODY}"),
@@ -125,7 +127,9 @@ fn what_follows_is_said_under_the_first_failure_even_after_a_refusal() {
             },
             ..Default::default()
         },
-        cause: Some("every session failed".into()),
+        cause: Some(result::cause::Cause::Recorded {
+            said: "every session failed".into(),
+        }),
         first_errors: vec![(
             "status_422".into(),
             "turn 1: HTTP 422 (expected a 2xx): {}".into(),

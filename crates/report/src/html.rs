@@ -250,9 +250,11 @@ mod tests {
                         concurrency: 20,
                         outcome: result::Outcome::OomKilled,
                         cause: None,
+                        last_output: None,
+                        worker: None,
                     }),
                     usl: UslReading::Refused {
-                        refused: "too few".into(),
+                        refused: result::ladder::UslRefusal::TooFewSteps { steps: 2 },
                     },
                     ..LadderAnalysis::default()
                 },

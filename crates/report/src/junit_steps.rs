@@ -11,6 +11,18 @@ use result::words::{count, Unit};
 use result::{Bound, Check, Outcome, StepReport};
 
 /// The cases of one step, what `run`'s exit code is made of.
+/// The outcome, with its cause and the SUT's last output where the step kept them.
+fn outcome_said(step: &StepReport) -> String {
+    let o = step.result.outcome;
+    match &step.cause {
+        Some(c) => {
+            let said = words::cause::with_output(c, step.last_output.as_deref());
+            format!("outcome {o} — {said}")
+        }
+        None => format!("outcome {o}"),
+    }
+}
+
 fn step_cases(step: &StepReport, checks: &[Check]) -> Vec<Case> {
     let r = &step.result;
     let case = |name: String, out: String, failure: Option<String>, kind| Case {
@@ -31,10 +43,7 @@ fn step_cases(step: &StepReport, checks: &[Check]) -> Vec<Case> {
         case(
             "the step ran to its end".into(),
             format!("outcome {}", r.outcome),
-            (r.outcome != Outcome::Ok).then(|| match &step.cause {
-                Some(c) => format!("outcome {} — {c}", r.outcome),
-                None => format!("outcome {}", r.outcome),
-            }),
+            (r.outcome != Outcome::Ok).then(|| outcome_said(step)),
             "outcome",
         ),
         case(

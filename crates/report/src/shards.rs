@@ -10,7 +10,11 @@ fn ms(x: Option<f64>) -> String {
 }
 
 /// The lines, in order, to print above the RESULT line.
-pub fn summary_lines(r: &StepResult, cause: Option<&str>, checks: &[result::Check]) -> Vec<String> {
+pub fn summary_lines(
+    r: &StepResult,
+    cause: Option<&result::cause::Cause>,
+    checks: &[result::Check],
+) -> Vec<String> {
     let Some(s) = &r.shards else {
         return Vec::new();
     };
@@ -34,7 +38,7 @@ pub fn summary_lines(r: &StepResult, cause: Option<&str>, checks: &[result::Chec
         Some(v) => calls_head(r, v, &shards, &late),
         None => text_head(r, &who, &shards, &late),
     };
-    out.push(match (r.outcome, cause) {
+    out.push(match (r.outcome, cause.map(words::cause::said)) {
         (Outcome::Unknown, Some(c)) => {
             format!("outcome: UNKNOWN — {c}; no latency or rate is given for part of a run")
         }

@@ -12,7 +12,11 @@ pub fn lines(step: &StepReport, checks: &[result::Check]) -> Vec<String> {
     let mut out = crate::mock_refused::lines(&r.mock_refused);
     out.extend(head(step));
     out.push(match &step.cause {
-        Some(c) => format!("outcome: {} — {c}", r.outcome),
+        Some(c) => format!(
+            "outcome: {} — {}",
+            r.outcome,
+            words::cause::with_output(c, step.last_output.as_deref())
+        ),
         None => "outcome: ok".into(),
     });
     out.extend(parts(r));

@@ -2,9 +2,7 @@
 //! that back it (budget, wall, throughput knee and plateau, collapse, USL, projection).
 
 use analysis::budget::num;
-use result::ladder::{
-    Collapse, KneeReading, LadderAnalysis, LadderDoc, LogFinding, Plateau, UslReading,
-};
+use result::ladder::{Collapse, KneeReading, LadderAnalysis, LadderDoc, LogFinding, Plateau};
 use result::words::{count, sessions, Unit};
 use result::Confidence;
 
@@ -97,7 +95,7 @@ pub fn details(doc: &LadderDoc) -> Details {
     tail.extend(harness_line(&a.harness_bound_steps));
     tail.extend(provider_line(doc));
     if !calls {
-        tail.push(usl_line(&a.usl));
+        tail.push(words::usl::line(&a.usl));
     }
     tail.extend(log_lines(a.log.as_deref().unwrap_or_default(), u));
     out.extend(tail);
@@ -222,7 +220,7 @@ fn collapse_line(c: &Collapse, u: Unit) -> String {
         "collapse at {}: {} — {}",
         u.level(c.concurrency),
         c.outcome,
-        c.cause.as_deref().unwrap_or("")
+        words::cause::collapse(c).unwrap_or_default()
     )
 }
 
@@ -268,27 +266,4 @@ fn knee_line(k: &KneeReading) -> String {
             ))
         ),
     }
-}
-
-fn usl_line(u: &UslReading) -> String {
-    let u = match u {
-        UslReading::Refused { refused } => return format!("USL: not fitted — {refused}"),
-        UslReading::Fitted(u) => u,
-    };
-    let peak = u
-        .peak_concurrency
-        .map_or("none (no coherency cost seen)".to_string(), |p| {
-            format!(
-                "at {p:.0} sessions, {} turns/s",
-                u.peak_throughput.map_or("?".to_string(), num)
-            )
-        });
-    let note = u.note.as_ref().map_or(String::new(), |n| format!(" — {n}"));
-    format!(
-        "USL: σ = {}, κ = {}, λ = {} turns/s; predicted peak {peak} (R² {:.3}){note}",
-        num(u.sigma),
-        num(u.kappa),
-        num(u.lambda),
-        u.r2
-    )
 }

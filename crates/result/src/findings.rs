@@ -1,5 +1,5 @@
 //! What a step found besides its RESULT, for the terminal and `plimsoll check`: why it
-//! collapsed in words, the first error of each kind, the integrity violations the mock's
+//! collapsed, the first error of each kind, the integrity violations the mock's
 //! oracle named, whether the session marker reached the mock, the SUT's last lines.
 
 use crate::step::StepResult;
@@ -7,8 +7,10 @@ use crate::step::StepResult;
 #[derive(Debug, Clone, Default)]
 pub struct StepReport {
     pub result: StepResult,
-    /// Why the outcome is not ok, in words (with the SUT's last output for a crash).
-    pub cause: Option<String>,
+    /// Why the outcome is not ok.
+    pub cause: Option<crate::cause::Cause>,
+    /// The SUT's last output, digested, said under the cause of a crash.
+    pub last_output: Option<String>,
     /// The first error of each kind: (kind, what it said).
     pub first_errors: Vec<(String, String)>,
     /// The SUT's own body that the first failure of each `status_…` kind quoted: what

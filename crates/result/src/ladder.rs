@@ -10,6 +10,8 @@ use crate::kinds::{Confidence, Outcome, Standing, WallKind};
 use crate::step::StepResult;
 use serde::{Deserialize, Serialize};
 
+pub use crate::usl::{Usl, UslNote, UslReading, UslRefusal};
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LadderDoc {
     pub schema_version: u32,
@@ -148,12 +150,18 @@ pub struct LadderAnalysis {
     pub log: Option<Vec<LogFinding>>,
 }
 
-/// The first collapse: its level, outcome and cause in words.
+/// The first collapse: its level, outcome, why (with the SUT's last output under it
+/// where the step kept one), and the agent worker's refusal where it refused the calls.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Collapse {
     pub concurrency: usize,
     pub outcome: Outcome,
-    pub cause: Option<String>,
+    #[serde(deserialize_with = "crate::cause::legacy")]
+    pub cause: Option<crate::cause::Cause>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_output: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<crate::wall::WorkerRefusal>,
 }
 
 /// The throughput knee as the reports mark it.
@@ -191,41 +199,6 @@ pub struct Knee {
     /// How it was found (none for a run recorded with a method this version does not know).
     #[serde(default, deserialize_with = "crate::facts::legacy::knee_method")]
     pub method: Option<crate::facts::KneeMethod>,
-}
-
-/// A Universal Scalability Law fit, or why none was made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum UslReading {
-    Fitted(Usl),
-    Refused { refused: String },
-}
-
-impl Default for UslReading {
-    fn default() -> Self {
-        UslReading::Refused {
-            refused: String::new(),
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usl {
-    /// Throughput of one session alone (turns/s).
-    pub lambda: f64,
-    /// Contention.
-    pub sigma: f64,
-    /// Coherency (crosstalk).
-    pub kappa: f64,
-    /// Concurrency where the fitted throughput peaks (None when kappa is 0).
-    pub peak_concurrency: Option<f64>,
-    pub peak_throughput: Option<f64>,
-    /// R² of the fitted throughput against the measured one.
-    pub r2: f64,
-    pub points: usize,
-    /// Why the fit is no prediction to trust, when it is not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -12,6 +12,7 @@
 
 pub mod arms;
 pub mod budget;
+pub mod cause;
 pub mod compare;
 pub mod cost;
 pub mod environment;
@@ -29,6 +30,7 @@ pub mod soak;
 pub mod step;
 pub mod sweep;
 pub mod trust;
+pub mod usl;
 pub mod voice;
 pub mod wall;
 pub mod words;

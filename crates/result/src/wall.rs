@@ -221,9 +221,11 @@ pub enum WallFact {
         thread: ThreadName,
         busy: Busy,
     },
-    /// A few threads at their limit: runnable `runnable` of the time or more.
+    /// A few threads at their limit (`count`, the busiest of them named): runnable
+    /// `runnable` of the time or more.
     SomeThreads {
         at: ThreadsAt,
+        count: u32,
         threads: Vec<ThreadName>,
         runnable: f64,
     },
@@ -276,6 +278,9 @@ pub enum WallAlso {
 /// heard there, what one call costs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallCpu {
+    /// Calls, or sessions where the step read no voice figures.
+    #[serde(default)]
+    pub unit: Unit,
     pub at: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<f64>,

@@ -17,8 +17,8 @@ pub const LATE_TOLERANCE_MS: f64 = 1000.0;
 #[derive(Debug, Clone)]
 pub struct Merged {
     pub result: StepResult,
-    /// Why the outcome is not ok, in words.
-    pub cause: Option<String>,
+    /// Why the outcome is not ok.
+    pub cause: Option<result::cause::Cause>,
     pub first_errors: BTreeMap<String, String>,
     /// The merged step's list of checks: the config's p99 session threshold (what its
     /// exit code reads; the `[budget]` below is said, not an exit code, as for one step).
@@ -131,7 +131,11 @@ fn ms_q(h: Option<&Histogram<u64>>, q: f64) -> Option<f64> {
 }
 
 /// The outcome over the whole run, judged by the rules a single step is judged by.
-fn outcome(shards: &[Shard], sum: &Sums, unknown: &Option<String>) -> (Outcome, Option<String>) {
+fn outcome(
+    shards: &[Shard],
+    sum: &Sums,
+    unknown: &Option<String>,
+) -> (Outcome, Option<result::cause::Cause>) {
     let late = shards.iter().find(|s| s.counters.timed_out);
     let evidence = Evidence {
         unknown: unknown.clone(),

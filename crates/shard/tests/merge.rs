@@ -173,7 +173,7 @@ fn a_shard_twice_is_unknown() {
     }
     let m = merge(&read_dirs(&[a.clone(), b.clone()]).unwrap(), 1000.0);
     assert_eq!(m.result.outcome, result::Outcome::Unknown);
-    let why = m.cause.unwrap();
+    let why = words::cause::said(&m.cause.unwrap());
     assert!(why.contains("shard 1 of 4 ran twice"), "{why}");
     let _ = (std::fs::remove_dir_all(&a), std::fs::remove_dir_all(&b));
 }
@@ -201,10 +201,7 @@ fn shards_with(change: impl Fn(&mut Counters)) -> Vec<shard::Shard> {
 #[test]
 fn a_late_shard_a_harness_bound_one_and_another_run_are_unknown() {
     let late = merge(&shards_with(|c| c.late_start_ms = 4200.0), 1000.0);
-    assert!(late
-        .cause
-        .unwrap()
-        .contains("began 4.2 s after the shared start"));
+    assert!(words::cause::said(&late.cause.unwrap()).contains("began 4.2 s after the shared start"));
     let held = merge(&shards_with(|c| c.late_start_ms = 900.0), 1000.0);
     assert_eq!(held.result.outcome, result::Outcome::Ok);
     let bound = merge(
@@ -214,10 +211,10 @@ fn a_late_shard_a_harness_bound_one_and_another_run_are_unknown() {
         }),
         1000.0,
     );
-    assert!(bound.cause.unwrap().contains("shard 1 was harness-bound"));
+    assert!(words::cause::said(&bound.cause.unwrap()).contains("shard 1 was harness-bound"));
     let other = merge(&shards_with(|c| c.run = "at-1".into()), 1000.0);
     assert_eq!(other.result.outcome, result::Outcome::Unknown);
-    assert!(other.cause.unwrap().contains("merge one run's shards only"));
+    assert!(words::cause::said(&other.cause.unwrap()).contains("merge one run's shards only"));
 }
 
 #[test]
@@ -232,7 +229,7 @@ fn failures_and_violations_are_judged_over_the_whole_run() {
     );
     assert_eq!(failed.result.outcome, result::Outcome::ErrorRate);
     assert_eq!(failed.result.errors_by_kind["status"], 10);
-    assert!(failed.cause.unwrap().contains("10 of 200 sessions failed"));
+    assert!(words::cause::said(&failed.cause.unwrap()).contains("10 of 200 sessions failed"));
     let corrupt = merge(
         &shards_with(|c| c.mock.as_mut().unwrap().totals.integrity_violations = 3),
         1000.0,

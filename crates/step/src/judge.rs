@@ -84,17 +84,15 @@ pub(crate) async fn judge(
     let (dependencies, deps_cpu_s) = rig.deps.finish(probe.window, m.turns_in_window()).await;
     let found = analysis::outcome::outcome(&evidence(cfg, &probe, died, &stopped, &m, &side));
     let outcome = found.as_ref().map_or(Outcome::Ok, |f| f.0);
-    let cause = found.map(|(o, c)| {
-        if stopped.tail.is_empty() || o == Outcome::Integrity || o == Outcome::ErrorRate {
-            c
-        } else {
-            // The cause first, not at the end of 200 lines (issue 33).
-            format!(
-                "{c}\nlast SUT output, {}",
-                probe::log::crash::digest(&stopped.tail, stopped.whole.as_deref())
-            )
-        }
-    });
+    // The cause first, the SUT's last output under it, not at the end of 200 lines (issue
+    // 33); none under a verdict on the sessions themselves.
+    let last_output = found
+        .as_ref()
+        .filter(|(o, _)| {
+            !stopped.tail.is_empty() && !matches!(o, Outcome::Integrity | Outcome::ErrorRate)
+        })
+        .map(|_| probe::log::crash::digest(&stopped.tail, stopped.whole.as_deref()));
+    let cause = found.map(|(_, c)| c);
     let bound = bound_of(cfg, &side, &m);
     let first_errors = m.first_errors.clone();
     let first_bodies = m.first_bodies.clone();
@@ -129,6 +127,7 @@ pub(crate) async fn judge(
     StepReport {
         result,
         cause,
+        last_output,
         first_errors,
         first_bodies,
         sessions_failed_in_setup,

@@ -4,8 +4,10 @@
 //! Pure functions of `result`'s facts (`result::facts`, the budget judged and what broke
 //! it); each phrase written once, its known-answer test beside it.
 
+pub mod cause;
 pub mod findings;
 pub mod headline;
+pub mod usl;
 pub mod verdict;
 pub mod wall;
 

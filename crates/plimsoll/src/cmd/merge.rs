@@ -59,7 +59,7 @@ pub fn run(a: MergeArgs) -> anyhow::Result<u8> {
 /// Prints the verdict (unless `json`) and the RESULT line; returns the exit code.
 pub fn print(m: &shard::Merged, json: bool) -> u8 {
     if !json {
-        for line in report::shards::summary_lines(&m.result, m.cause.as_deref(), &m.checks) {
+        for line in report::shards::summary_lines(&m.result, m.cause.as_ref(), &m.checks) {
             eprintln!("{line}");
         }
         for (kind, first) in &m.first_errors {

@@ -24,10 +24,17 @@ fn ramp_writes_its_reports_and_leaves_no_cgroups() {
     assert_eq!(doc["steps"].as_array().unwrap().len(), 3);
     assert_eq!(doc["analysis"]["ceiling"], 16);
     assert_eq!(doc["analysis"]["no_collapse"], true);
-    assert!(doc["analysis"]["usl"]["refused"]
-        .as_str()
-        .unwrap()
-        .contains("at least 4"));
+    let refused = &doc["analysis"]["usl"]["refused"];
+    assert_eq!(
+        (&refused["why"], &refused["steps"]),
+        (&"too_few_steps".into(), &3.into())
+    );
+    assert!(
+        err.contains(
+            "USL: not fitted — the USL needs at least 4 steps with throughput; this ladder has 3"
+        ),
+        "{err}"
+    );
     assert!(doc["analysis"]["capacity"]["hosts"].as_u64().unwrap() >= 1);
     let method = doc["steps"][0]["cap"]["method"].as_str().unwrap();
     assert_eq!(doc["environment"]["cap"]["method"], method);

@@ -121,16 +121,16 @@ fn call_cpu(c: &CallCpu) -> String {
         format!(
             "; each call costs about {} CPU ms a second (at {}), so {} about {} of this work — fewer CPU ms a call (its per-frame work: VAD, resampling, encoding) or more cores moves the line",
             num(k.ms),
-            CALL.level(k.at),
+            c.unit.level(k.at),
             count_f(k.cores, "core") + if k.cores == 1.0 { " holds" } else { " hold" },
-            CALL.count(k.holds)
+            c.unit.count(k.holds)
         )
     });
     format!(
         "CPU — the SUT's CPU reaches {} of the {} cap at {}{heard}{cost}",
         pct(c.read),
         cap_size(c.cores),
-        CALL.level(c.at)
+        c.unit.level(c.at)
     )
 }
 

@@ -40,9 +40,9 @@ pub(super) fn text(f: &WallFact) -> String {
             one_busy(at, busy),
             throughput(at)
         ),
-        WallFact::SomeThreads { at, threads, runnable } => format!(
+        WallFact::SomeThreads { at, count: n, threads, runnable } => format!(
             "{} threads at their limit — {} runnable {} of the time or more from {}{}: a few threads do all the work; more cores will not help until it spreads wider, more processes will{}",
-            threads.len(),
+            n,
             names(threads),
             pct(*runnable),
             at.unit.level(at.from),
@@ -92,9 +92,9 @@ pub(super) fn short(f: &WallFact) -> String {
         WallFact::OneThread { thread, busy, .. } => {
             format!("one thread ({} {})", named(thread), busy_short(busy))
         }
-        WallFact::SomeThreads { threads, .. } => {
-            format!("{} threads ({} full)", threads.len(), names(threads))
-        }
+        WallFact::SomeThreads {
+            count: n, threads, ..
+        } => format!("{n} threads ({} full)", names(threads)),
         WallFact::OneThreadBefore {
             unit,
             thread,

@@ -327,3 +327,29 @@ fn one_thread_is_said_with_the_level_its_figures_are_from() {
     assert_eq!(text(&w), "one thread — the main thread of `uvicorn` at its limit from 8 sessions (at 64 sessions: runnable 96 % of the time (57 % on a core, 39 % waiting for one), the process at 48 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; the 1-core cap is full with it, the same wall: more processes need cores to run on; the responsiveness probe waited 1.3 s at p99");
     assert_eq!(short(&w), "one thread (the main thread of `uvicorn` runnable 96 % of the time; the 1-core cap full with it; the probe waited 1.3 s at p99)");
 }
+
+#[test]
+fn a_few_threads_are_counted_whole_though_only_the_busiest_are_named() {
+    use result::wall::{ThreadName, ThreadsAt};
+    let at = ThreadsAt {
+        unit: Unit::Session,
+        from: 16,
+        higher: None,
+        process: Some((0.5, 8.0)),
+        flat: None,
+    };
+    let name = |n: &str| ThreadName {
+        name: n.into(),
+        main: false,
+    };
+    let threads = vec![name("w-1"), name("w-2"), name("w-3")];
+    let fact = WallFact::SomeThreads {
+        at,
+        count: 4,
+        threads,
+        runnable: 0.9,
+    };
+    let (t, s) = said(fact);
+    assert_eq!(t, "4 threads at their limit — `w-1`, `w-2`, `w-3` runnable 90 % of the time or more from 16 sessions (the process at 50 % of its 8-core cap): a few threads do all the work; more cores will not help until it spreads wider, more processes will");
+    assert_eq!(s, "4 threads (`w-1`, `w-2`, `w-3` full)");
+}

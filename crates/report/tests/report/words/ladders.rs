@@ -5,6 +5,7 @@
 use analysis::ladder::{analyse, Projection};
 use analysis::outcome::{outcome, Evidence};
 use analysis::Budget;
+use result::cause::StepCause;
 use result::ladder::{LadderDoc, RunAnalysis};
 use result::parts::{Connection, LogKind, Provider, SutLog};
 use result::{Bound, ColdStart, Outcome, StepResult};
@@ -38,7 +39,7 @@ fn step(c: usize, x: f64, infl: f64, cpu: f64) -> StepResult {
     }
 }
 
-fn lines(steps: Vec<StepResult>, causes: Vec<Option<String>>) -> Vec<String> {
+fn lines(steps: Vec<StepResult>, causes: Vec<Option<StepCause>>) -> Vec<String> {
     let a = analyse(
         &steps,
         &[],
@@ -116,9 +117,14 @@ fn provider(n: usize) -> Vec<String> {
         violations: n as u64,
         ..Default::default()
     };
-    let cause = |e: &Evidence| outcome(e).map(|c| c.1);
+    let cause = |e: &Evidence| {
+        outcome(e).map(|c| StepCause {
+            cause: c.1,
+            last_output: None,
+        })
+    };
     let mut out = lines(vec![s], vec![cause(&failed)]);
-    out.extend(cause(&violated));
+    out.extend(cause(&violated).map(|c| words::cause::said(&c.cause)));
     out
 }
 
