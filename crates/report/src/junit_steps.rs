@@ -10,7 +10,6 @@ use result::ladder::LadderDoc;
 use result::words::{count, Unit};
 use result::{Bound, Check, Outcome, StepReport};
 
-/// The cases of one step, what `run`'s exit code is made of.
 /// The outcome, with its cause and the SUT's last output where the step kept them.
 fn outcome_said(step: &StepReport) -> String {
     let o = step.result.outcome;
@@ -23,6 +22,7 @@ fn outcome_said(step: &StepReport) -> String {
     }
 }
 
+/// The cases of one step, what `run`'s exit code is made of.
 fn step_cases(step: &StepReport, checks: &[Check]) -> Vec<Case> {
     let r = &step.result;
     let case = |name: String, out: String, failure: Option<String>, kind| Case {

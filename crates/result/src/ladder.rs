@@ -156,7 +156,7 @@ pub struct LadderAnalysis {
 pub struct Collapse {
     pub concurrency: usize,
     pub outcome: Outcome,
-    #[serde(deserialize_with = "crate::cause::legacy")]
+    #[serde(default, deserialize_with = "crate::cause::legacy")]
     pub cause: Option<crate::cause::Cause>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_output: Option<String>,

@@ -18,7 +18,7 @@ pub enum UslReading {
 impl Default for UslReading {
     fn default() -> Self {
         UslReading::Refused {
-            refused: UslRefusal::TooFewSteps { steps: 0 },
+            refused: UslRefusal::Unread,
         }
     }
 }
@@ -56,6 +56,8 @@ pub enum UslRefusal {
     Undetermined,
     /// The fit's throughput of one session came out non-positive.
     NonPositive,
+    /// No ladder was analysed (a run that ended before its analysis).
+    Unread,
 }
 
 /// Why a fit is no prediction to trust.
@@ -89,9 +91,11 @@ pub mod legacy {
         let Value::String(said) = v else {
             return serde_json::from_value(v).map_err(serde::de::Error::custom);
         };
-        Ok(if said.contains("non-positive") {
+        Ok(if said.is_empty() {
+            UslRefusal::Unread
+        } else if said.contains("non-positive") {
             UslRefusal::NonPositive
-        } else if said.contains("at least") || said.is_empty() {
+        } else if said.contains("at least") {
             let steps = numbers(&said).last().copied().unwrap_or(0.0);
             UslRefusal::TooFewSteps {
                 steps: steps as usize,

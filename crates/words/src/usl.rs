@@ -45,6 +45,7 @@ pub fn refusal(r: &UslRefusal) -> String {
             "the steps do not determine the USL (concurrency levels too alike)".into()
         }
         UslRefusal::NonPositive => "the fit gave a non-positive single-session throughput; the data does not follow the USL".into(),
+        UslRefusal::Unread => "no ladder was analysed".into(),
     }
 }
 
@@ -100,5 +101,10 @@ mod tests {
         );
         assert!(refusal(&UslRefusal::Undetermined).contains("too alike"));
         assert!(refusal(&UslRefusal::NonPositive).contains("non-positive"));
+        // A run that ended before its analysis says so, not a count of no steps.
+        assert_eq!(
+            line(&UslReading::default()),
+            "USL: not fitted — no ladder was analysed"
+        );
     }
 }
