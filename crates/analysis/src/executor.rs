@@ -92,7 +92,7 @@ pub fn named(steps: &[StepResult], start: f64, plateau: Option<&Plateau>) -> Opt
 fn wall(p: &Stopped, from: f64, plateau: Option<&Plateau>, u: Unit) -> Wall {
     let (first, top) = (p.on[0], p.on[p.on.len() - 1]);
     let course = match plateau {
-        Some(pl) => PoolCourse::Flat(crate::throughput::flat(pl)),
+        Some(pl) => PoolCourse::Flat(result::wall::Flat::of(pl)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
         None if u.is_calls() => PoolCourse::CallsOver,
         None => PoolCourse::Bends(Rise {

@@ -138,7 +138,7 @@ fn pool_wall(
     );
     let unit = Unit::of(steps);
     let course = match plateau {
-        Some(pl) => PoolCourse::Flat(crate::throughput::flat(pl)),
+        Some(pl) => PoolCourse::Flat(result::wall::Flat::of(pl)),
         // Calls go at speech's pace: their rate of turns says nothing of the pool.
         None if unit.is_calls() => PoolCourse::CallsOver,
         None => PoolCourse::StopsGrowing,

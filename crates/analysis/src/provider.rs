@@ -74,7 +74,7 @@ pub fn wall(steps: &[StepResult], plateau: Option<&Plateau>) -> Option<(Wall, f6
         at: s.concurrency,
         how,
         ended,
-        flat: plateau.map(crate::throughput::flat),
+        flat: plateau.map(result::wall::Flat::of),
     });
     let wall = crate::wall::of(WallKind::Provider, Some(from as f64), fact);
     Some((wall, s.concurrency as f64))

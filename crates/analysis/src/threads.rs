@@ -186,7 +186,7 @@ fn thread_wall(on: &[&StepResult], plateau: Option<&Plateau>, unit: Unit) -> Opt
         // The figures are the top level's: said with that level when the wall began lower.
         higher: (top.concurrency != from).then_some(top.concurrency),
         process: top.cpu_of_cap.zip(top.cpu_cores),
-        flat: plateau.map(crate::throughput::flat),
+        flat: plateau.map(result::wall::Flat::of),
     };
     let fact = match (n, beside_an_idle_main(t)) {
         (1, Some(idle)) => {

@@ -265,7 +265,7 @@ fn internal(from_start: &[&Sample], plateau: Option<&Plateau>, start: f64) -> Wa
         Some(p) if quiet => {
             let fact = WallFact::FlatInside {
                 unit,
-                flat: flat(p),
+                flat: Flat::of(p),
                 cpu,
             };
             crate::wall::of(WallKind::Internal, Some(p.from), fact)
@@ -301,20 +301,6 @@ pub(crate) fn unexplained(own: &Wall) -> Option<f64> {
     }
 }
 
-/// A plateau as a wall cites it: its peak kept where it stands out.
-pub fn flat(p: &Plateau) -> Flat {
-    Flat {
-        from: p.from,
-        turns_per_s: p.turns_per_s,
-        peak: p.peak_said.then_some(p.peak),
-    }
-}
-
-/// "flat at 32 turns/s from 40 sessions", with the peak when it stands out.
-pub fn flat_words(p: &Plateau, u: Unit) -> String {
-    words::wall::flat(&flat(p), u)
-}
-
 /// Throughput between the last two levels, or the first and the last.
 fn rise(a: &Sample, b: &Sample) -> Rise {
     Rise {
@@ -326,7 +312,7 @@ fn rise(a: &Sample, b: &Sample) -> Rise {
 /// What throughput did, cited beside a resource at its wall.
 fn course(plateau: Option<&Plateau>, samples: &[Sample]) -> Throughput {
     if let Some(p) = plateau {
-        return Throughput::Flat(flat(p));
+        return Throughput::Flat(Flat::of(p));
     }
     match samples {
         [.., a, b] if b.turns_per_s > a.turns_per_s * (1.0 + FLAT) => {

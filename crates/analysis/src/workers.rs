@@ -74,7 +74,7 @@ fn wall(m: &Flat, name: &str, steps: &[StepResult], plateau: Option<&Plateau>) -
         from: m.from,
         to: m.to,
         cpu,
-        flat: plateau.map(crate::throughput::flat),
+        flat: plateau.map(result::wall::Flat::of),
     };
     crate::wall::of(WallKind::Pool, Some(m.from as f64), fact)
 }

@@ -324,6 +324,17 @@ pub struct Plateau {
     pub peak_said: bool,
 }
 
+impl crate::wall::Flat {
+    /// A plateau as a wall cites it: its peak kept where it stands out.
+    pub fn of(p: &Plateau) -> Self {
+        Self {
+            from: p.from,
+            turns_per_s: p.turns_per_s,
+            peak: p.peak_said.then_some(p.peak),
+        }
+    }
+}
+
 /// What hit its wall first, and from which level.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Wall {

@@ -114,14 +114,9 @@ pub fn lines(v: &Verdict) -> Vec<Labelled> {
 }
 
 fn plateau(p: &Plateau, u: Unit) -> String {
-    let flat = result::wall::Flat {
-        from: p.from,
-        turns_per_s: p.turns_per_s,
-        peak: p.peak_said.then_some(p.peak),
-    };
     format!(
         "throughput {} over {} levels ({}){}",
-        crate::wall::flat(&flat, u),
+        crate::wall::flat(&result::wall::Flat::of(p), u),
         p.levels,
         p.confidence,
         match p.retrograde {
