@@ -15,6 +15,7 @@ mod history;
 mod live;
 mod preflight;
 mod ramp;
+mod run;
 mod schemas;
 mod scratch;
 mod sessions;
