@@ -250,9 +250,9 @@ mod tests {
         ];
         let v = verdict(&steps, &budget());
         assert_eq!(v.holds, Some(1));
-        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", words::wall::text(&v.wall));
         assert_eq!(
-            v.headline,
+            words::headline::headline(&v),
             "holds 1 call · wall: CPU (1-core cap nearly full at 2) · collapse at 4: the worker refused calls at load 0.93 (its load_threshold 0.7)"
         );
         // The step's own cause, said after the worker's refusal.
@@ -297,18 +297,23 @@ mod tests {
         ];
         let v = verdict(&steps, &budget());
         assert_eq!(v.holds, Some(2));
-        assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Internal,
+            "{}",
+            words::wall::text(&v.wall)
+        );
         assert_eq!(v.wall.from, Some(3.0));
         assert_eq!(
-            v.wall.short,
+            words::wall::short(&v.wall),
             "the worker refused calls at load 0.91 (its load_threshold 0.7) at 3"
         );
         assert!(
-            v.headline.ends_with(" at 3 · collapse at 3"),
+            words::headline::headline(&v).ends_with(" at 3 · collapse at 3"),
             "said once: {}",
-            v.headline
+            words::headline::headline(&v)
         );
-        assert!(v.wall.text.starts_with("the worker's own admission at 3 calls — it marked itself full at load 0.91 (its load_threshold 0.7): 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", v.wall.text);
+        assert!(words::wall::text(&v.wall).starts_with("the worker's own admission at 3 calls — it marked itself full at load 0.91 (its load_threshold 0.7): 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", words::wall::text(&v.wall));
         // Without the worker's word the same collapse is the CPU's.
         let mut bare = steps.clone();
         bare[2].log = None;
@@ -328,7 +333,12 @@ mod tests {
         }
         let steps = vec![worker(call(1, 0.0, 1200.0, 0.3), 1, 1, None), two.clone()];
         let v = verdict(&steps, &budget());
-        assert_ne!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+        assert_ne!(
+            v.wall.kind,
+            WallKind::Internal,
+            "{}",
+            words::wall::text(&v.wall)
+        );
         assert!(said(&v).contains(&"the worker marked itself full at load 0.74 (its load_threshold 0.7) from 2 calls, and no call failed for it: a call placed while it is full gets no agent".to_string()), "{:?}", v.findings);
         assert!(said(&v).contains(&"the worker's event loops were blocked past its loop monitor's threshold 2 times at 2 calls (the longest 360 ms): audio and turns wait meanwhile".to_string()), "{:?}", v.findings);
         assert_eq!(
@@ -359,11 +369,11 @@ mod tests {
         ];
         let v = verdict(&steps, &budget());
         assert_eq!(
-            v.headline,
+            words::headline::headline(&v),
             "holds 2 calls · wall: CPU (1-core cap full at 3) · collapse at 4: the worker took 3 jobs for 4 calls (CPU 86 % of its cap)"
         );
         let w = wall(&steps[2]).expect("declined");
-        assert!(w.text.starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", w.text);
+        assert!(words::wall::text(&w).starts_with("the worker's own admission at 4 calls — it took 3 jobs for 4 calls: a worker declines a job offered while its load (its CPU over 2.5 s) is at its load_threshold (0.7 by default in `start` mode), and logs that only when its status changes; its CPU was 86 % of its cap: 1 call failed; it had taken 3 calls within 2.5 s (one load window) before its load showed them"), "{}", words::wall::text(&w));
         // Offered a job for every call: its calls failed for another reason.
         let all = worker(four, 4, 0, None);
         assert!(wall(&all).is_none() && refusal(&all).is_none());

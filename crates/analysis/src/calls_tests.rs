@@ -1,5 +1,5 @@
 use crate::pool::tests::with;
-use crate::verdict::tests::step;
+use crate::verdict::tests::{headline, said, short, step};
 use crate::verdict::verdict;
 use crate::Budget;
 use result::{BusyThread, Outcome, StepResult, ThreadCpu, VoiceCalls, WallKind};
@@ -56,13 +56,13 @@ fn phone_bot() -> Vec<StepResult> {
 fn the_phone_bot_is_held_by_its_main_thread_and_its_one_core_cap_alike() {
     let v = verdict(&phone_bot(), &Budget::default().for_calls());
     assert_eq!(v.holds, Some(2));
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", said(&v));
     assert_eq!(v.wall.from, Some(4.0));
     assert_eq!(
-        v.wall.short,
+        short(&v),
         "one thread (the main thread of `python` at 96 % of a core; the 1-core cap full with it; the probe waited 1.4 s at p99)"
     );
-    let t = &v.wall.text;
+    let t = &said(&v);
     assert!(
         t.starts_with("one thread — the main thread of `python` at 96 % of a core from 4 calls"),
         "{t}"
@@ -74,16 +74,15 @@ fn the_phone_bot_is_held_by_its_main_thread_and_its_one_core_cap_alike() {
         "{t}"
     );
     assert!(
-        v.headline
-            .starts_with("holds 2 calls · wall: one thread (the main thread of `python`"),
+        headline(&v).starts_with("holds 2 calls · wall: one thread (the main thread of `python`"),
         "{}",
-        v.headline
+        headline(&v)
     );
     // Never judged from turns a second: throughput grew up to 4 calls, as speech paces it.
     assert!(
-        !t.contains("turns/s") && !v.headline.contains("none before"),
+        !t.contains("turns/s") && !headline(&v).contains("none before"),
         "{}",
-        v.headline
+        headline(&v)
     );
 }
 
@@ -117,9 +116,9 @@ pub(crate) fn pipecat_budget() -> Budget {
 fn the_pipecat_example_names_its_cpu_where_its_calls_went_over() {
     let v = verdict(&pipecat(), &pipecat_budget());
     assert_eq!(v.holds, Some(7));
-    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
-    assert_eq!(v.wall.short, "CPU (1-core cap nearly full at 8)");
-    let t = &v.wall.text;
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", said(&v));
+    assert_eq!(short(&v), "CPU (1-core cap nearly full at 8)");
+    let t = &said(&v);
     assert!(t.starts_with("CPU — the SUT's CPU reaches 84 % of the 1-core cap at 8 calls, where 3 % of the replies' time stalled"), "{t}");
     assert!(
         t.contains("a call's frames are due every 20 ms: at 84 % of the cap they already wait"),
@@ -142,13 +141,13 @@ fn over_at_8() -> Vec<StepResult> {
 #[test]
 fn over_budget_with_nothing_full_is_a_limit_inside_the_bot() {
     let v = verdict(&over_at_8(), &Budget::default().for_calls());
-    assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Internal, "{}", said(&v));
     assert!(
-        v.wall.text.starts_with(
+        said(&v).starts_with(
             "nothing full at 8 calls, the first level over budget (stall share 0.05 > 0.01)"
         ),
         "{}",
-        v.wall.text
+        said(&v)
     );
 }
 
@@ -178,7 +177,7 @@ fn memory_the_harness_and_the_provider_are_named_for_calls_too() {
     let mut steps = over_at_8();
     steps[2].provider = refusing();
     let v = verdict(&steps, &b);
-    assert_eq!(v.wall.kind, WallKind::Provider, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Provider, "{}", said(&v));
 }
 
 #[test]
@@ -192,9 +191,10 @@ fn pools_of_connections_and_of_threads_are_named_for_calls_too() {
         .collect();
     let v = verdict(&steps, &b);
     assert_eq!(
-        v.wall.short, "a pool of 4 connections to redis",
+        short(&v),
+        "a pool of 4 connections to redis",
         "{}",
-        v.wall.text
+        said(&v)
     );
     // A pool of worker threads seen by their count.
     let mut steps = over_at_8();
@@ -204,9 +204,9 @@ fn pools_of_connections_and_of_threads_are_named_for_calls_too() {
     }
     let v = verdict(&steps, &b);
     assert!(
-        v.wall.short.starts_with("a pool of about 6 worker threads"),
+        short(&v).starts_with("a pool of about 6 worker threads"),
         "{}",
-        v.wall.text
+        said(&v)
     );
 }
 
@@ -217,11 +217,9 @@ fn every_level_held_puts_the_wall_above_the_ladder() {
     let v = verdict(&steps, &Budget::default().for_calls());
     assert_eq!(v.wall.kind, WallKind::None);
     assert!(
-        v.wall
-            .text
-            .starts_with("none within the ladder: every level held its budget up to 8 calls"),
+        said(&v).starts_with("none within the ladder: every level held its budget up to 8 calls"),
         "{}",
-        v.wall.text
+        said(&v)
     );
 }
 
@@ -236,11 +234,7 @@ fn a_level_over_below_one_that_holds_is_noise_not_the_wall() {
     ];
     let v = verdict(&steps, &Budget::default().for_calls());
     assert_eq!(v.holds, Some(8));
-    assert_eq!(
-        v.wall.short, "CPU (1-core cap full at 16)",
-        "{}",
-        v.wall.text
-    );
+    assert_eq!(short(&v), "CPU (1-core cap full at 16)", "{}", said(&v));
 }
 
 #[test]
@@ -251,27 +245,27 @@ fn a_collapse_past_the_line_is_judged_by_what_the_collapse_shows() {
     let mut bare = collapsed(call(8, 0.0, 0.0, 0.0));
     bare.cpu_of_cap = None;
     let v = verdict(&ladder(bare), &b);
-    assert_eq!(v.wall.kind, WallKind::None, "{}", v.wall.text);
-    assert_eq!(v.wall.short, "none before the collapse at 8");
+    assert_eq!(v.wall.kind, WallKind::None, "{}", said(&v));
+    assert_eq!(short(&v), "none before the collapse at 8");
     assert!(
-        !v.wall.text.contains("over budget") && !v.wall.text.contains("stalled"),
+        !said(&v).contains("over budget") && !said(&v).contains("stalled"),
         "{}",
-        v.wall.text
+        said(&v)
     );
     // Killed for memory.
     let mut oom = collapsed(call(8, 0.0, 0.0, 0.5));
     oom.outcome = Outcome::OomKilled;
     let v = verdict(&ladder(oom), &b);
-    assert_eq!(v.wall.kind, WallKind::Memory, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Memory, "{}", said(&v));
     // The cap full where the calls failed: the CPU, with no word of what callers heard.
     let v = verdict(&ladder(collapsed(call(8, 0.0, 0.0, 0.97))), &b);
-    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", said(&v));
     assert!(
-        v.wall.text.ends_with(", where the calls failed"),
+        said(&v).ends_with(", where the calls failed"),
         "{}",
-        v.wall.text
+        said(&v)
     );
-    assert!(!v.wall.text.contains("stalled"), "{}", v.wall.text);
+    assert!(!said(&v).contains("stalled"), "{}", said(&v));
 }
 
 #[test]
@@ -288,11 +282,12 @@ fn a_pool_that_fills_at_the_first_level_over_is_found() {
     }
     let v = verdict(&steps, &b);
     assert_eq!(
-        v.wall.short, "a pool of 8 connections to postgres",
+        short(&v),
+        "a pool of 8 connections to postgres",
         "{}",
-        v.wall.text
+        said(&v)
     );
-    assert!(!v.wall.text.contains("turns/s"), "{}", v.wall.text);
+    assert!(!said(&v).contains("turns/s"), "{}", said(&v));
 }
 
 /// The Pipecat example under the default auto ladder on the 2-core box (2026-11-27): over
@@ -315,22 +310,20 @@ fn a_cap_that_rose_with_every_call_is_the_wall_before_it_is_full() {
     }
     let v = verdict(&steps, &pipecat_budget_of(2000.0));
     assert_eq!(v.holds, Some(5));
-    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Cpu, "{}", said(&v));
     assert_eq!(
-        v.wall.short,
+        short(&v),
         "CPU (1-core cap at 69 % at 6, rising with each call)"
     );
     assert!(
-        v.wall
-            .text
-            .contains("its share rose with every level (37 % → 69 % from 2 to 6 calls)"),
+        said(&v).contains("its share rose with every level (37 % → 69 % from 2 to 6 calls)"),
         "{}",
-        v.wall.text
+        said(&v)
     );
     // A share that fell on the way is no such wall: nothing full.
     steps[2].cpu_of_cap = Some(0.3);
     let v = verdict(&steps, &pipecat_budget_of(2000.0));
-    assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Internal, "{}", said(&v));
 }
 
 fn pipecat_budget_of(p95: f64) -> Budget {
@@ -368,14 +361,14 @@ fn a_calls_verdict_is_worded_in_calls_throughout() {
     for steps in [phone_bot(), pipecat(), over_at_8(), found, provider, busy] {
         let v = verdict(&steps, &b);
         assert_eq!(v.unit, result::words::Unit::Call);
-        let said = std::iter::once(v.headline.clone())
-            .chain(v.lines.iter().map(|l| l.text.clone()))
+        let said = std::iter::once(headline(&v).clone())
+            .chain(words::headline::lines(&v).iter().map(|l| l.text.clone()))
             .collect::<Vec<_>>()
             .join("\n");
         assert!(said.contains(" call"), "{said}");
         assert!(!said.contains("session"), "{said}");
     }
-    assert!(verdict(&over_at_8(), &b).lines.len() >= 2);
+    assert!(words::headline::lines(&verdict(&over_at_8(), &b)).len() >= 2);
 }
 
 /// A WebRTC bot burning 10 ms of its event loop on each 20 ms frame heard, `ramp --cpus 2
@@ -398,18 +391,16 @@ fn a_loop_the_next_level_needs_more_than_a_core_of_is_the_wall_at_its_collapse()
     ];
     let v = verdict(&steps, &b);
     assert_eq!(v.holds, Some(1));
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_eq!(v.wall.kind, WallKind::Thread, "{}", said(&v));
     assert_eq!(v.wall.from, Some(2.0));
     assert_eq!(
-        v.wall.short,
+        short(&v),
         "one thread (the main thread of `python` at 54 % of a core for 1 call, 107 % needed at 2)"
     );
     assert!(
-        v.wall
-            .text
-            .contains("so 2 calls needed 107 % of one; the calls failed there"),
+        said(&v).contains("so 2 calls needed 107 % of one; the calls failed there"),
         "{}",
-        v.wall.text
+        said(&v)
     );
     // A thread at a quarter of a core at one call: two calls fit in it, so the collapse
     // is not its doing, whatever the probe says.
@@ -473,7 +464,7 @@ fn a_pipeline_slower_than_the_default_budget_is_judged_against_its_own_pace() {
 fn a_pipelines_own_stalls_at_one_call_are_not_load() {
     let steps = vec![call(1, 0.0081, 1579.0, 0.23), call(2, 0.0119, 1587.0, 0.45)];
     let v = verdict(&steps, &Budget::default().for_calls());
-    assert_eq!(v.holds, Some(2), "{}", v.headline);
+    assert_eq!(v.holds, Some(2), "{}", headline(&v));
     let said = words::verdict::budget(&v);
     assert!(v.over_from.is_none(), "{said}");
     assert!(
@@ -486,7 +477,7 @@ fn a_pipelines_own_stalls_at_one_call_are_not_load() {
     let mut set = Budget::default();
     set.apply_flag("stall_share=0.01").unwrap();
     let v = verdict(&steps, &set.for_calls());
-    assert_eq!(v.holds, Some(1), "{}", v.headline);
+    assert_eq!(v.holds, Some(1), "{}", headline(&v));
     assert_eq!(v.over_from, Some(2));
     assert!(
         words::verdict::budget(&v).ends_with("; over from 2 (stall share 0.0119 > 0.01)"),

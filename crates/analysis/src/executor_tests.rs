@@ -37,12 +37,17 @@ fn executor() -> Vec<StepResult> {
 #[test]
 fn the_default_executor_is_seen_by_its_thread_count() {
     let v = crate::verdict::verdict(&executor(), &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
     assert_eq!(
-        v.wall.short,
+        v.wall.kind,
+        WallKind::Pool,
+        "{}",
+        words::wall::text(&v.wall)
+    );
+    assert_eq!(
+        words::wall::short(&v.wall),
         "a pool of about 6 worker threads (threads stop at 7 from 8)"
     );
-    let t = &v.wall.text;
+    let t = &words::wall::text(&v.wall);
     assert!(
         t.starts_with("a pool of about 6 worker threads — the process stops adding threads at 7 from 8 sessions (3 at 2, 5 at 4) while throughput"),
         "{t}"
@@ -53,10 +58,9 @@ fn the_default_executor_is_seen_by_its_thread_count() {
         "{t}"
     );
     assert!(
-        v.headline
-            .contains("wall: a pool of about 6 worker threads"),
+        words::headline::headline(&v).contains("wall: a pool of about 6 worker threads"),
         "{}",
-        v.headline
+        words::headline::headline(&v)
     );
 }
 
@@ -65,15 +69,30 @@ fn threads_that_never_grew_or_never_stopped_are_no_pool() {
     // An async server: the same 4 threads from the first level on.
     let steps = threads(executor(), &[4, 4, 4, 4, 4], "python3");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Pool,
+        "{}",
+        words::wall::text(&v.wall)
+    );
     // A thread per session: they grow with every level, no pool stops them.
     let steps = threads(executor(), &[3, 5, 9, 17, 33], "python3");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Pool,
+        "{}",
+        words::wall::text(&v.wall)
+    );
     // Threads stopped, but at more than the sessions ever were: nothing waited for one.
     let steps = threads(executor(), &[3, 5, 40, 40, 40], "python3");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Pool,
+        "{}",
+        words::wall::text(&v.wall)
+    );
 }
 
 #[test]
@@ -81,19 +100,18 @@ fn the_runtime_that_sizes_the_pool_is_named_where_its_threads_show_it() {
     let steps = threads(executor(), &[3, 5, 7, 7, 7], "pool-1-thread-*");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
     assert!(
-        v.wall
-            .text
+        words::wall::text(&v.wall)
             .ends_with("Executors.newFixedThreadPool): its size is the limit"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
     // A Go or C server's threads say nothing of what sized them: the count alone.
     let steps = threads(executor(), &[3, 5, 7, 7, 7], "server");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
     assert!(
-        v.wall.text.ends_with("the rest wait for a worker"),
+        words::wall::text(&v.wall).ends_with("the rest wait for a worker"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
 }
 
@@ -103,7 +121,12 @@ fn threads_a_runtime_adds_with_load_are_no_pool() {
     // at 2 … 32 sessions, more threads than sessions from the first level.
     let steps = threads(executor(), &[30, 34, 38, 38, 38], "java");
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Pool,
+        "{}",
+        words::wall::text(&v.wall)
+    );
     // Python's other pools are told by their size: anyio's 40 threads.
     let steps = threads(
         vec![
@@ -118,17 +141,13 @@ fn threads_a_runtime_adds_with_load_are_no_pool() {
     );
     let v = crate::verdict::verdict(&steps, &crate::Budget::default());
     assert!(
-        v.wall
-            .short
-            .starts_with("a pool of about 40 worker threads"),
+        words::wall::short(&v.wall).starts_with("a pool of about 40 worker threads"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
     assert!(
-        v.wall
-            .text
-            .contains("anyio's default thread limiter holds 40 threads"),
+        words::wall::text(&v.wall).contains("anyio's default thread limiter holds 40 threads"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
 }

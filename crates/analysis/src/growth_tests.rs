@@ -184,20 +184,23 @@ fn threads_that_make_each_turn_dearer_are_named_in_the_cpu_wall() {
         .collect()
     };
     let v = crate::verdict::verdict(&ladder(3), &crate::Budget::default());
-    assert_eq!(v.wall.kind, result::WallKind::Cpu, "{}", v.wall.text);
+    assert_eq!(
+        v.wall.kind,
+        result::WallKind::Cpu,
+        "{}",
+        words::wall::text(&v.wall)
+    );
     assert!(
-        v.wall
-            .text
+        words::wall::text(&v.wall)
             .contains("; its CPU per turn rises as its threads grow (3 per session): more threads to schedule"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
     let v = crate::verdict::verdict(&ladder(0), &crate::Budget::default());
     assert!(
-        v.wall
-            .text
+        words::wall::text(&v.wall)
             .contains("; its CPU per turn rises with sessions, so the wall comes sooner"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
 }

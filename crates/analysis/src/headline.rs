@@ -86,11 +86,18 @@ mod tests {
             &b,
         );
         assert_eq!(
-            v.headline,
+            words::headline::headline(&v),
             "machine busy at 64 (others took 35 % of the SUT's cores) — holds at least 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
         );
-        assert!(v.headline.chars().count() <= 160, "{}", v.headline.len());
-        let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
+        assert!(
+            words::headline::headline(&v).chars().count() <= 160,
+            "{}",
+            words::headline::headline(&v).len()
+        );
+        let machine = words::headline::lines(&v)
+            .into_iter()
+            .find(|l| l.label == "machine")
+            .unwrap();
         assert!(
             machine.text.starts_with("busy: other processes took 35 % of the SUT's cores at 64 sessions — the line is a floor")
                 && machine.text.ends_with("run again after a pause: 64"),
@@ -98,9 +105,12 @@ mod tests {
             machine.text
         );
         let quiet = verdict_with(&demo(0.02), &[], &b);
-        assert!(!quiet.headline.contains("busy"), "{}", quiet.headline);
-        assert!(quiet
-            .lines
+        assert!(
+            !words::headline::headline(&quiet).contains("busy"),
+            "{}",
+            words::headline::headline(&quiet)
+        );
+        assert!(words::headline::lines(&quiet)
             .iter()
             .any(|l| l.text == "quiet: other processes took at most 3 % of the SUT's cores"));
     }
@@ -125,14 +135,21 @@ mod tests {
         }
         let v = verdict_with(&steps, &[], &b);
         assert!(
-            v.headline.starts_with(
+            words::headline::headline(&v).starts_with(
                 "machine busy at 16 (others took 30 % of the SUT's cores) — holds at least"
             ),
             "{}",
-            v.headline
+            words::headline::headline(&v)
         );
-        assert!(v.headline.chars().count() <= 160, "{}", v.headline);
-        let machine = v.lines.iter().find(|l| l.label == "machine").unwrap();
+        assert!(
+            words::headline::headline(&v).chars().count() <= 160,
+            "{}",
+            words::headline::headline(&v)
+        );
+        let machine = words::headline::lines(&v)
+            .into_iter()
+            .find(|l| l.label == "machine")
+            .unwrap();
         assert!(
             machine.text.starts_with("busy: other processes took 30 % of the SUT's cores at 16 sessions, and its threads waited 60 ms a second for a CPU — "),
             "{}",
@@ -146,10 +163,10 @@ mod tests {
         steps[4].harness.bound = result::Bound::Harness;
         let v = verdict_with(&steps, &[], &b);
         assert!(
-            v.headline
+            words::headline::headline(&v)
                 .starts_with("machine busy at 32 (others took 50 % of Plimsoll's cores) — "),
             "{}",
-            v.headline
+            words::headline::headline(&v)
         );
     }
 
@@ -169,14 +186,15 @@ mod tests {
         ];
         let v = verdict_with(&steps, &repeats, &b);
         assert!(
-            v.headline.starts_with("holds 11–12 sessions · wall: "),
+            words::headline::headline(&v).starts_with("holds 11–12 sessions · wall: "),
             "{}",
-            v.headline
+            words::headline::headline(&v)
         );
-        let order: Vec<&str> = v.lines.iter().map(|l| l.label.as_str()).collect();
+        let lines = words::headline::lines(&v);
+        let order: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(&order[..3], ["budget", "line", "wall"]);
         assert_eq!(
-            v.lines[1].text,
+            words::headline::lines(&v)[1].text,
             "11 held in 2 of 2 runs, 12 held in 1 of 3 runs; a smooth boundary, bound by latency inflation"
         );
     }

@@ -279,8 +279,8 @@ mod tests {
         assert_eq!(r.len(), 3);
         assert!(r.iter().any(|x| x.outcome == result::Outcome::ErrorRate));
         let v = crate::verdict::verdict_with(&s, &r, &b);
-        assert_eq!(v.holds, Some(2), "{}", v.headline);
-        assert!(v.collapse.is_none(), "{}", v.headline);
+        assert_eq!(v.holds, Some(2), "{}", words::headline::headline(&v));
+        assert!(v.collapse.is_none(), "{}", words::headline::headline(&v));
         // The first run agreeing with most of them stays; a level run once stays.
         let (s2, c2, _) = representatives(
             steps,

@@ -259,22 +259,27 @@ pub(crate) mod tests {
         // 2 sessions, 5 from 4 on: 4 workers and the loop), 4 connections to redis.
         let steps = threads(held(), &[3, 5, 5, 5]);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Pool,
+            "{}",
+            words::wall::text(&v.wall)
+        );
         assert!(
-            v.wall
-                .short
+            words::wall::short(&v.wall)
                 .starts_with("a pool of 4 worker threads (5 threads in all)"),
             "{}",
-            v.wall.short
+            words::wall::short(&v.wall)
         );
         // The async agent whose 4 threads were there from the first level: they only
         // happen to equal the 4 connections. The connection pool is the wall.
         let steps = threads(held(), &[4, 4, 4, 4]);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert_eq!(
-            v.wall.short, "a pool of 4 connections to redis",
+            words::wall::short(&v.wall),
+            "a pool of 4 connections to redis",
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
         // examples/pg-memory: an async service whose 4th thread (asyncio's resolver) came
         // with its 4th connection, yet only its event loop ran: not a pool of workers.
@@ -282,25 +287,27 @@ pub(crate) mod tests {
         let steps = active(steps, 1);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert_eq!(
-            v.wall.short, "a pool of 4 connections to redis",
+            words::wall::short(&v.wall),
+            "a pool of 4 connections to redis",
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
         // The same counts with every worker serving turns: the workers.
         let steps = active(steps, 4);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert!(
-            v.wall.short.starts_with("a pool of 4 worker threads"),
+            words::wall::short(&v.wall).starts_with("a pool of 4 worker threads"),
             "{}",
-            v.wall.short
+            words::wall::short(&v.wall)
         );
         // 16 workers before 4 connections: the threads grow past them, the pool is the wall.
         let steps = threads(held(), &[3, 5, 9, 17]);
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
         assert_eq!(
-            v.wall.short, "a pool of 4 connections to redis",
+            words::wall::short(&v.wall),
+            "a pool of 4 connections to redis",
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
     }
 
@@ -308,7 +315,12 @@ pub(crate) mod tests {
     fn a_held_pool_is_the_wall_and_its_sentence_names_it() {
         let steps = held();
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Pool,
+            "{}",
+            words::wall::text(&v.wall)
+        );
         // The fact, with the figures its words give.
         let Some(result::wall::WallFact::Pool(p)) = &v.wall.fact else {
             panic!("{:?}", v.wall.fact)
@@ -324,18 +336,17 @@ pub(crate) mod tests {
             ),
             ("redis", 4, 4, 16, None, Some(4))
         );
-        assert_eq!(v.wall.text, words::wall::text(&v.wall));
-        let t = &v.wall.text;
+        assert_eq!(words::wall::text(&v.wall), words::wall::text(&v.wall));
+        let t = &words::wall::text(&v.wall);
         assert!(t.starts_with("a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat at 6.2 turns/s from 4 sessions, CPU at most 22 % of its cap: a client pool of 4 connections to redis is the wall"), "{t}");
         assert!(
             t.ends_with("connections to the provider stay at 4 too: no more turns ran at once"),
             "{t}"
         );
         assert!(
-            v.headline
-                .contains("wall: a pool of 4 connections to redis"),
+            words::headline::headline(&v).contains("wall: a pool of 4 connections to redis"),
             "{}",
-            v.headline
+            words::headline::headline(&v)
         );
     }
 
@@ -351,18 +362,23 @@ pub(crate) mod tests {
             with(step(16, 5.97, 3.68, 0.45), &[("redis", 4), ("mock", 4)]),
         ];
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Pool,
+            "{}",
+            words::wall::text(&v.wall)
+        );
         assert!(
-            v.wall.text.starts_with(
+            words::wall::text(&v.wall).starts_with(
                 "a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat"
             ),
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
         assert!(
-            v.wall.text.contains("CPU at most 52 % of its cap"),
+            words::wall::text(&v.wall).contains("CPU at most 52 % of its cap"),
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
     }
 
@@ -376,8 +392,17 @@ pub(crate) mod tests {
             with(step(16, 23.1, 1.21, 0.67), &[("redis", 4), ("mock", 16)]),
         ];
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_ne!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
-        assert!(!v.wall.text.contains("pool"), "{}", v.wall.text);
+        assert_ne!(
+            v.wall.kind,
+            WallKind::Pool,
+            "{}",
+            words::wall::text(&v.wall)
+        );
+        assert!(
+            !words::wall::text(&v.wall).contains("pool"),
+            "{}",
+            words::wall::text(&v.wall)
+        );
     }
 
     #[test]
@@ -389,15 +414,18 @@ pub(crate) mod tests {
             with(step(16, 3.2, 8.0, 0.06), &[(":5432", 10), ("mock", 2)]),
         ];
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
-        assert!(
-            v.wall
-                .text
-                .contains("the limit is inside the SUT (queueing)"),
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Internal,
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
-        assert!(v.wall.text.ends_with("connections to the provider (the mock) stay at 2 from 2 to 16 sessions: at most 2 calls in flight (a client pool of 2, or a limit of 2 inside the SUT)"), "{}", v.wall.text);
+        assert!(
+            words::wall::text(&v.wall).contains("the limit is inside the SUT (queueing)"),
+            "{}",
+            words::wall::text(&v.wall)
+        );
+        assert!(words::wall::text(&v.wall).ends_with("connections to the provider (the mock) stay at 2 from 2 to 16 sessions: at most 2 calls in flight (a client pool of 2, or a limit of 2 inside the SUT)"), "{}", words::wall::text(&v.wall));
     }
 
     #[test]
@@ -407,7 +435,7 @@ pub(crate) mod tests {
             s.cpu_of_cap = Some(0.95);
         }
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", v.wall.text);
+        assert_eq!(v.wall.kind, WallKind::Cpu, "{}", words::wall::text(&v.wall));
         // Flat at 4 over levels that never had more than 4 sessions: nothing waited.
         let few = vec![
             with(step(3, 6.0, 1.0, 0.1), &[("redis", 4)]),

@@ -117,16 +117,16 @@ mod tests {
         // Pushback began at 2 (1 % refused) and was material at 4.
         assert_eq!((w.kind, w.from), (WallKind::Provider, Some(2.0)));
         assert_eq!(
-            w.text,
+            words::wall::text(&w),
             "the provider from 2 sessions — the 600 requests/min quota per key refused 20 % of LLM calls at 4 (retry amplification 1.25×); the SUT's retries gave up there (1 of 5 sessions failed)"
         );
         // A SUT that does not retry: no amplification, and the failures are its own choice.
         steps[2].provider.as_mut().unwrap().retried = 0;
         let w = wall(&steps, None).unwrap().0;
         assert!(
-            w.text.contains("refused 20 % of LLM calls at 4 (not retried); the SUT did not retry the refused calls (1 of 5 sessions failed)"),
+            words::wall::text(&w).contains("refused 20 % of LLM calls at 4 (not retried); the SUT did not retry the refused calls (1 of 5 sessions failed)"),
             "{}",
-            w.text
+            words::wall::text(&w)
         );
         let mut queued = vec![pushed(1, 0.0, 0.0), pushed(8, 0.02, 0.5)];
         queued[1].provider.as_mut().unwrap().binding = Some("the 6 generation slots".into());
@@ -135,7 +135,7 @@ mod tests {
         // Waiting outweighs the 2 % refused: the slots are named, and a timeout is not
         // blamed on retries.
         assert_eq!(
-            w.text,
+            words::wall::text(&w),
             "the provider from 8 sessions — the 6 generation slots kept calls waiting (50 % of the provider's time at 8, p99 wait 500 ms); the step there ended in timeout"
         );
         assert_eq!(material, 8.0);
@@ -148,15 +148,19 @@ mod tests {
         let (w, material) = wall(&one, None).unwrap();
         assert_eq!(material, 8.0);
         assert!(
-            w.text.ends_with("refused 4 % of LLM calls at 8 (not retried); the SUT did not retry the refused calls (1 of 9 sessions failed)"),
+            words::wall::text(&w).ends_with("refused 4 % of LLM calls at 8 (not retried); the SUT did not retry the refused calls (1 of 9 sessions failed)"),
             "{}",
-            w.text
+            words::wall::text(&w)
         );
         assert!(wall(&[step(1, 1.0, 1.0, 0.1)], None).is_none());
         // 6 % refused but 15 % of the time waiting: the wait leads, in the words as in
         // the RESULT's binding (one rule for both).
         assert!(!refusals_lead(0.06, 0.15) && refusals_lead(0.06, 0.05));
         let (w, _) = wall(&[pushed(2, 0.06, 0.15)], None).unwrap();
-        assert!(w.text.contains("kept calls waiting (15 %"), "{}", w.text);
+        assert!(
+            words::wall::text(&w).contains("kept calls waiting (15 %"),
+            "{}",
+            words::wall::text(&w)
+        );
     }
 }

@@ -54,13 +54,16 @@ fn a_thread_alone_doing_the_work_and_runnable_most_of_the_time_is_the_wall() {
     })
     .collect();
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall
-            .short
-            .starts_with("one thread (`MainThread` at 84 % of a core)"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.short
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::short(&v.wall).starts_with("one thread (`MainThread` at 84 % of a core)"),
+        "{}",
+        words::wall::short(&v.wall)
     );
     // A thread at 84 % beside others doing half the work is not alone: no thread wall.
     let shared: Vec<StepResult> = steps
@@ -87,13 +90,21 @@ fn one_hot_thread_under_a_two_core_cap_is_the_wall() {
         hot_thread(step(20, 9.8, 6.0, 0.50), 0.98, 1),
     ];
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.starts_with("one thread — `MainThread` at its limit from 5 sessions (at 20 sessions: at 98 % of a core, the process at 50 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; throughput flat at 9.77 turns/s"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
-    assert_eq!(v.wall.short, "one thread (`MainThread` at 98 % of a core)");
+    assert!(
+        words::wall::text(&v.wall).starts_with("one thread — `MainThread` at its limit from 5 sessions (at 20 sessions: at 98 % of a core, the process at 50 % of its 2-core cap): an event loop or a lock held by one thread; more cores will not help, more processes will; throughput flat at 9.77 turns/s"),
+        "{}",
+        words::wall::text(&v.wall)
+    );
+    assert_eq!(
+        words::wall::short(&v.wall),
+        "one thread (`MainThread` at 98 % of a core)"
+    );
 }
 
 #[test]
@@ -106,14 +117,19 @@ fn a_thread_that_waits_for_a_core_on_a_busy_machine_is_still_the_wall() {
         waiting_thread(step(10, 5.7, 3.0, 0.29), 0.57, 0.41, 1),
     ];
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.starts_with("one thread — `MainThread` at its limit from 5 sessions (at 10 sessions: runnable 98 % of the time (57 % on a core, 41 % waiting for one), the process at 29 % of its 2-core cap)"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::text(&v.wall).starts_with("one thread — `MainThread` at its limit from 5 sessions (at 10 sessions: runnable 98 % of the time (57 % on a core, 41 % waiting for one), the process at 29 % of its 2-core cap)"),
+        "{}",
+        words::wall::text(&v.wall)
     );
     assert_eq!(
-        v.wall.short,
+        words::wall::short(&v.wall),
         "one thread (`MainThread` runnable 98 % of the time)"
     );
 }
@@ -127,7 +143,12 @@ fn cool_threads_leave_the_wall_inside_the_sut() {
         hot_thread(step(20, 9.8, 6.0, 0.12), 0.3, 0),
     ];
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Internal, "{}", v.wall.text);
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Internal,
+        "{}",
+        words::wall::text(&v.wall)
+    );
 }
 
 #[test]
@@ -156,11 +177,16 @@ fn a_core_full_with_other_processes_gives_way_to_a_saturated_main_thread() {
     });
     steps[2].sched_delay_ms_per_s = Some(450.0);
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.starts_with("one thread — the main thread of `python3` at its limit from 32 sessions (at 64 sessions: at 97 % of a core, the process at 48 % of its 2-core cap)"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::text(&v.wall).starts_with("one thread — the main thread of `python3` at its limit from 32 sessions (at 64 sessions: at 97 % of a core, the process at 48 % of its 2-core cap)"),
+        "{}",
+        words::wall::text(&v.wall)
     );
     // A top level as busy as the rest: the thread's wait may be the neighbours'.
     let mut busy_top = steps.clone();
@@ -203,14 +229,19 @@ fn a_saturated_worker_beside_an_idle_main_thread_is_a_pool_of_one() {
     })
     .collect();
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.starts_with("one thread — a worker thread of `node`, not the main thread (the main thread at 4 % of a core), at its limit from 4 sessions (at 16 sessions: at 99 % of a core, the process at 52 % of its 2-core cap): one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will (in Node, libuv's thread pool: UV_THREADPOOL_SIZE sets its size, 4 by default;"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::text(&v.wall).starts_with("one thread — a worker thread of `node`, not the main thread (the main thread at 4 % of a core), at its limit from 4 sessions (at 16 sessions: at 99 % of a core, the process at 52 % of its 2-core cap): one worker does the work off the main thread — a pool of 1 worker; more cores will not help, a bigger pool will (in Node, libuv's thread pool: UV_THREADPOOL_SIZE sets its size, 4 by default;"),
+        "{}",
+        words::wall::text(&v.wall)
     );
     assert_eq!(
-        v.wall.short,
+        words::wall::short(&v.wall),
         "one worker thread (`node` at 99 % of a core; the main thread idle)"
     );
     // The main thread itself saturated reads as before.
@@ -227,11 +258,10 @@ fn a_saturated_worker_beside_an_idle_main_thread_is_a_pool_of_one() {
         .collect();
     let v = verdict(&main, &crate::Budget::default());
     assert!(
-        v.wall
-            .text
+        words::wall::text(&v.wall)
             .starts_with("one thread — the main thread of `node` at its limit"),
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
     );
 }
 
@@ -247,16 +277,26 @@ fn a_thread_that_holds_a_collapse_is_the_wall_there() {
     steps[1].outcome = result::Outcome::ErrorRate;
     let v = verdict(&steps, &crate::Budget::default());
     assert_eq!(v.collapse, Some(2));
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.contains("until the collapse"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::text(&v.wall).contains("until the collapse"),
+        "{}",
+        words::wall::text(&v.wall)
     );
     // The same collapse with the process at its cap is not one thread's doing.
     steps[1].cpu_of_cap = Some(0.99);
     let v = verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Thread,
+        "{}",
+        words::wall::text(&v.wall)
+    );
     // A run where the calls failed early: the thread's share, read over a span that ran on
     // after they did, is 73 % of a core, all of the process's work (36 % of a 2-core
     // cap), while the probe waited 2,353 ms at p99: the loop is still the wall.
@@ -266,16 +306,26 @@ fn a_thread_that_holds_a_collapse_is_the_wall_there() {
     steps[1].thread_cpu.as_mut().unwrap().saturated = 0;
     steps[1].probe_p99_ms = Some(2353.15);
     let v = verdict(&steps, &crate::Budget::default());
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
-    assert!(
-        v.wall.text.contains("probe waited 2,353 ms"),
+    assert_eq!(
+        v.wall.kind,
+        WallKind::Thread,
         "{}",
-        v.wall.text
+        words::wall::text(&v.wall)
+    );
+    assert!(
+        words::wall::text(&v.wall).contains("probe waited 2,353 ms"),
+        "{}",
+        words::wall::text(&v.wall)
     );
     // Without the probe's wait, 73 % of a core is not a thread at its limit.
     steps[1].probe_p99_ms = Some(30.0);
     let v = verdict(&steps, &crate::Budget::default());
-    assert_ne!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
+    assert_ne!(
+        v.wall.kind,
+        WallKind::Thread,
+        "{}",
+        words::wall::text(&v.wall)
+    );
 }
 
 /// Issue 62's Pipecat SmallWebRTC bot, built as examples/pipecat-webrtc builds it with 4 ms
@@ -312,9 +362,14 @@ fn a_pipecat_webrtc_loop_the_next_level_needs_more_than_a_core_of_is_the_wall() 
     let b = crate::calls::tests::pipecat_budget();
     let v = verdict(&steps, &b);
     assert_eq!(v.holds, Some(2));
-    assert_eq!(v.wall.kind, WallKind::Thread, "{}", v.wall.text);
     assert_eq!(
-        v.wall.short,
+        v.wall.kind,
+        WallKind::Thread,
+        "{}",
+        words::wall::text(&v.wall)
+    );
+    assert_eq!(
+        words::wall::short(&v.wall),
         "one thread (the main thread of `uvicorn` at 70 % of a core for 2 calls, 141 % needed at 4)"
     );
     // The probe no slower at the collapse: nothing there says the loop was, so none.

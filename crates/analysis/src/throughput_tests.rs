@@ -47,9 +47,9 @@ fn a_cpu_bound_curve_hits_the_cpu_wall_where_its_cost_predicts() {
     let w = wall(&s, Some(&k), Some(&p));
     assert_eq!((w.kind, w.from), (WallKind::Cpu, Some(16.0)));
     assert!(
-        w.text.starts_with("CPU — throughput bends between 8 and 16 sessions and the SUT's CPU reaches 98 % of the 1-core cap at 16 sessions; throughput flat at 16.4"),
+        words::wall::text(&w).starts_with("CPU — throughput bends between 8 and 16 sessions and the SUT's CPU reaches 98 % of the 1-core cap at 16 sessions; throughput flat at 16.4"),
         "{}",
-        w.text
+        words::wall::text(&w)
     );
 }
 
@@ -71,9 +71,9 @@ fn a_flat_curve_with_idle_cpu_is_a_limit_inside_the_sut() {
     let w = wall(&s, k.as_ref(), Some(&p));
     assert_eq!(w.kind, WallKind::Internal);
     assert!(
-        w.text.contains("limit is inside the SUT (queueing): throughput flat at 1 turns/s from 2 sessions while CPU at most 11 % of its cap"),
+        words::wall::text(&w).contains("limit is inside the SUT (queueing): throughput flat at 1 turns/s from 2 sessions while CPU at most 11 % of its cap"),
         "{}",
-        w.text
+        words::wall::text(&w)
     );
 }
 
@@ -84,7 +84,11 @@ fn a_curve_still_growing_says_widen_and_has_no_knee() {
     assert_eq!(knee(&s, &[None; 3], None), None);
     let w = wall(&s, None, None);
     assert_eq!(w.kind, WallKind::None);
-    assert!(w.text.contains("widen the ladder"), "{}", w.text);
+    assert!(
+        words::wall::text(&w).contains("widen the ladder"),
+        "{}",
+        words::wall::text(&w)
+    );
 }
 
 #[test]
@@ -146,7 +150,11 @@ fn the_openai_agents_app_measured_here_hits_cpu_where_its_slope_halves() {
     assert_eq!((k.from, k.to), (16.0, 32.0));
     let w = wall(&s, Some(&k), Some(&p));
     assert_eq!(w.kind, WallKind::Cpu);
-    assert!(w.text.contains("(peak 36.2 at 40)"), "{}", w.text);
+    assert!(
+        words::wall::text(&w).contains("(peak 36.2 at 40)"),
+        "{}",
+        words::wall::text(&w)
+    );
 }
 
 #[test]
@@ -207,10 +215,10 @@ fn a_curve_rising_at_the_top_says_so() {
     let w = wall(&s, k.as_ref(), None);
     assert_eq!(w.kind, WallKind::Cpu);
     assert!(
-        w.text
+        words::wall::text(&w)
             .contains("still rising at the top (17.4 → 22.4 turns/s from 32 to 64 sessions)"),
         "{}",
-        w.text
+        words::wall::text(&w)
     );
 }
 
@@ -271,8 +279,16 @@ fn a_core_full_with_other_processes_is_still_the_cpu_wall() {
     let k = knee(&s, &[None; 6], p.as_ref());
     let w = wall(&s, k.as_ref(), p.as_ref());
     assert_eq!(w.kind, WallKind::Cpu, "{w:?}");
-    assert!(w.short.contains("full with other processes"), "{}", w.short);
-    assert!(w.text.contains("other processes took"), "{}", w.text);
+    assert!(
+        words::wall::short(&w).contains("full with other processes"),
+        "{}",
+        words::wall::short(&w)
+    );
+    assert!(
+        words::wall::text(&w).contains("other processes took"),
+        "{}",
+        words::wall::text(&w)
+    );
     // The same curve with nobody else on the core: no resource at the wall.
     let alone: Vec<Sample> = s
         .iter()
@@ -326,18 +342,25 @@ fn a_harness_starved_by_others_names_the_machine_not_plimsoll() {
     let starved = wall_of(&s(Some(0.5)));
     assert_eq!(starved.kind, WallKind::Harness);
     assert!(
-        starved.short.starts_with("busy machine"),
+        words::wall::short(&starved).starts_with("busy machine"),
         "{}",
-        starved.short
+        words::wall::short(&starved)
     );
     assert!(
-        starved.text.contains("50 % of Plimsoll's own cores"),
+        words::wall::text(&starved).contains("50 % of Plimsoll's own cores"),
         "{}",
-        starved.text
+        words::wall::text(&starved)
     );
     let own = wall_of(&s(Some(0.02)));
-    assert!(own.short.starts_with("Plimsoll itself"), "{}", own.short);
-    assert_eq!(wall_of(&s(None)).short, own.short);
+    assert!(
+        words::wall::short(&own).starts_with("Plimsoll itself"),
+        "{}",
+        words::wall::short(&own)
+    );
+    assert_eq!(
+        words::wall::short(&wall_of(&s(None))),
+        words::wall::short(&own)
+    );
 }
 
 /// The LiteLLM proxy with 3-turn sessions under a 1-core cap (issue 40): 60.5 → 78.9
@@ -366,12 +389,16 @@ fn throughput_rising_on_a_full_cap_names_the_steady_state_ceiling() {
     let p = plateau(&s);
     let k = knee(&s, &[None; 5], p.as_ref());
     let w = wall(&s, k.as_ref(), p.as_ref());
-    assert_eq!(w.kind, WallKind::Cpu, "{}", w.text);
-    assert!(!w.text.contains("widen the ladder"), "{}", w.text);
+    assert_eq!(w.kind, WallKind::Cpu, "{}", words::wall::text(&w));
     assert!(
-        w.text.ends_with("; throughput still rose at the top (45 → 78.9 turns/s from 32 to 256 sessions) only because each turn got cheaper (29 → 12.2 CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at 12.2 CPU ms a turn the 1-core cap allows about 82 turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling"),
+        !words::wall::text(&w).contains("widen the ladder"),
         "{}",
-        w.text
+        words::wall::text(&w)
+    );
+    assert!(
+        words::wall::text(&w).ends_with("; throughput still rose at the top (45 → 78.9 turns/s from 32 to 256 sessions) only because each turn got cheaper (29 → 12.2 CPU ms: a start-up's cost spread over more turns, caches warm) while the cap was full — a wider ladder finds no more: at 12.2 CPU ms a turn the 1-core cap allows about 82 turns/s in a steady state; longer sessions (--set turns=10) will show that ceiling"),
+        "{}",
+        words::wall::text(&w)
     );
     // With CPU per turn steady, rising throughput at the top is still the ladder's edge.
     let steady: Vec<Sample> = s
@@ -382,5 +409,9 @@ fn throughput_rising_on_a_full_cap_names_the_steady_state_ceiling() {
         })
         .collect();
     let w = wall(&steady, k.as_ref(), p.as_ref());
-    assert!(w.text.contains("widen the ladder"), "{}", w.text);
+    assert!(
+        words::wall::text(&w).contains("widen the ladder"),
+        "{}",
+        words::wall::text(&w)
+    );
 }

@@ -95,13 +95,11 @@ pub fn verdict_with(steps: &[StepResult], repeats: &[StepResult], b: &Budget) ->
     said(v, steps)
 }
 
-/// The verdict with the facts its headline stands on beside the ladder's own, and its
-/// words (for readers of the JSON).
+/// The verdict with the facts its headline stands on beside the ladder's own
+/// (`words::headline` says them).
 fn said(mut v: Verdict, steps: &[StepResult]) -> Verdict {
     v.machine = crate::headline::machine(&v, steps);
     v.collapse_cause = crate::headline::collapse_cause(&v, steps);
-    v.headline = words::headline::headline(&v);
-    v.lines = words::headline::lines(&v);
     v
 }
 
@@ -148,6 +146,19 @@ fn with_provider(own: Wall, provider: Option<(Wall, f64)>) -> Wall {
 pub(crate) mod tests {
     use super::*;
 
+    /// The wall in words and in a few, and the headline, as a verdict's outputs say them.
+    pub(crate) fn said(v: &Verdict) -> String {
+        words::wall::text(&v.wall)
+    }
+
+    pub(crate) fn short(v: &Verdict) -> String {
+        words::wall::short(&v.wall)
+    }
+
+    pub(crate) fn headline(v: &Verdict) -> String {
+        words::headline::headline(v)
+    }
+
     /// A step as the verdict reads it: sessions, turns/s, latency inflation, CPU of cap.
     pub(crate) fn step(n: usize, x: f64, infl: f64, cpu: f64) -> StepResult {
         StepResult {
@@ -191,10 +202,14 @@ pub(crate) mod tests {
         steps[2].outcome = Outcome::ErrorRate;
         let v = verdict(&steps, &Budget::default());
         assert_eq!(
-            v.wall.text,
+            words::wall::text(&v.wall),
             "none before the collapse at 4 sessions: throughput still grew up to 2 sessions (1 → 2 turns/s from 1)"
         );
-        assert!(!v.headline.contains("widen"), "{}", v.headline);
+        assert!(
+            !words::headline::headline(&v).contains("widen"),
+            "{}",
+            words::headline::headline(&v)
+        );
     }
 
     #[test]
@@ -256,12 +271,12 @@ pub(crate) mod tests {
         assert_eq!(v.standings[0].gain_per_session, None);
         // A headline read in one breath; the facts behind it a line each.
         assert_eq!(
-            v.headline,
+            words::headline::headline(&v),
             "holds 8 sessions · wall: CPU (1-core cap full at 16) · no collapse up to 64"
         );
-        assert!(v.headline.chars().count() <= 160);
+        assert!(words::headline::headline(&v).chars().count() <= 160);
         let line = |label: &str| {
-            v.lines
+            words::headline::lines(&v)
                 .iter()
                 .find(|l| l.label == label)
                 .map_or(String::new(), |l| l.text.clone())
@@ -273,9 +288,10 @@ pub(crate) mod tests {
         assert!(
             line("wall").starts_with("CPU — throughput bends between 8 and 16 sessions"),
             "{:?}",
-            v.lines
+            words::headline::lines(&v)
         );
-        let order: Vec<&str> = v.lines.iter().map(|l| l.label.as_str()).collect();
+        let lines = words::headline::lines(&v);
+        let order: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(order, ["budget", "wall", "plateau"]);
     }
 
@@ -294,12 +310,12 @@ pub(crate) mod tests {
         assert_eq!(v.over_below, vec![1, 4]);
         assert_eq!(v.first_level_cost, None);
         assert!(
-            v.headline.starts_with("holds 8 sessions · wall: "),
+            words::headline::headline(&v).starts_with("holds 8 sessions · wall: "),
             "{}",
-            v.headline
+            words::headline::headline(&v)
         );
         assert_eq!(
-            v.lines[0].text,
+            words::headline::lines(&v)[0].text,
             "latency inflation ≤ 2, error rate ≤ 0; over from 16 (latency inflation 2.67 > 2); over at 1, 4 too, below the line"
         );
     }
@@ -313,15 +329,22 @@ pub(crate) mod tests {
         let v = verdict(&steps, &Budget::default());
         assert_eq!((v.holds, v.collapse), (None, Some(4)));
         assert_eq!(
-            v.headline,
+            words::headline::headline(&v),
             "no level within budget · wall: none before the collapse at 4 · collapse at 4"
         );
-        let cost = v.lines.iter().find(|l| l.label == "cost").unwrap();
+        let cost = words::headline::lines(&v)
+            .into_iter()
+            .find(|l| l.label == "cost")
+            .unwrap();
         assert!(
             cost.text.starts_with("at 1 session a turn takes 467 ms more than the mock's own time (2.4× in all), 33.3 CPU ms of it under load: the SUT's own time per turn, before any queueing between sessions (to judge how it degrades instead: --budget latency_inflation=off,latency_vs_single=2)"),
             "{}",
             cost.text
         );
-        assert!(v.headline.ends_with("collapse at 4"), "{}", v.headline);
+        assert!(
+            words::headline::headline(&v).ends_with("collapse at 4"),
+            "{}",
+            words::headline::headline(&v)
+        );
     }
 }

@@ -131,14 +131,19 @@ mod tests {
             })
             .collect();
         let v = crate::verdict::verdict(&steps, &crate::Budget::default());
-        assert_eq!(v.wall.kind, WallKind::Pool, "{}", v.wall.text);
-        assert!(
-            v.wall.text.starts_with("a pool of worker threads — 4 threads `pool-1-thread-*`, each waiting on a provider call: the same 4 from 4 to 32 sessions, and connections to the provider stay at 4 too, while throughput flat at 9.64 turns/s from 4 sessions, CPU at most 9 % of its cap: a worker pool of 4 is the wall"),
+        assert_eq!(
+            v.wall.kind,
+            WallKind::Pool,
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
+        );
+        assert!(
+            words::wall::text(&v.wall).starts_with("a pool of worker threads — 4 threads `pool-1-thread-*`, each waiting on a provider call: the same 4 from 4 to 32 sessions, and connections to the provider stay at 4 too, while throughput flat at 9.64 turns/s from 4 sessions, CPU at most 9 % of its cap: a worker pool of 4 is the wall"),
+            "{}",
+            words::wall::text(&v.wall)
         );
         assert_eq!(
-            v.wall.short,
+            words::wall::short(&v.wall),
             "a worker pool of 4 threads (`pool-1-thread-*`, each waiting on a provider call)"
         );
         // Without the threads' names the words stay as they were.
@@ -151,11 +156,10 @@ mod tests {
             .collect();
         let v = crate::verdict::verdict(&unnamed, &crate::Budget::default());
         assert!(
-            v.wall
-                .text
+            words::wall::text(&v.wall)
                 .contains("(a client pool of 4, or a limit of 4 inside the SUT)"),
             "{}",
-            v.wall.text
+            words::wall::text(&v.wall)
         );
     }
 }

@@ -27,12 +27,11 @@ fn judge(steps: &[StepResult], repeats: &[StepResult]) -> (String, Vec<(String, 
         false,
     );
     let v = a.verdict.expect("a verdict");
-    let lines = v
-        .lines
-        .iter()
-        .map(|l| (l.label.clone(), l.text.clone()))
+    let lines = words::headline::lines(&v)
+        .into_iter()
+        .map(|l| (l.label, l.text))
         .collect();
-    (v.headline, lines)
+    (words::headline::headline(&v), lines)
 }
 
 fn line<'a>(lines: &'a [(String, String)], label: &str) -> &'a str {

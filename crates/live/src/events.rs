@@ -138,7 +138,7 @@ impl Events {
                     "arm": d.arm,
                     "interrupted": d.interrupted.unwrap_or(false),
                     "ceiling": l.and_then(|l| l.ceiling),
-                    "verdict": l.and_then(|l| l.verdict.as_ref()),
+                    "verdict": l.and_then(|l| l.verdict.as_ref()).map(words::json::verdict),
                 }),
             );
         }

@@ -195,7 +195,12 @@ fn finish(runs: Vec<Run>, opts: &RampOptions) -> anyhow::Result<ArmsDoc> {
     if let Some(dir) = &opts.out {
         let md = report::arms::markdown(&doc);
         let html = report::arms::html(&doc);
-        crate::ladder::write_files(dir, &result::to_file_json(&doc), &md, &html)?;
+        crate::ladder::write_files(
+            dir,
+            &result::to_file_json(&words::json::arms(&doc)),
+            &md,
+            &html,
+        )?;
     }
     Ok(doc)
 }

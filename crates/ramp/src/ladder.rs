@@ -390,7 +390,12 @@ pub(crate) fn conclude(run: Run) -> anyhow::Result<(LadderDoc, bool)> {
 pub fn write_reports(doc: &LadderDoc, dir: &std::path::Path) -> anyhow::Result<()> {
     let md = report::markdown::ladder(doc);
     let html = report::html::render(doc);
-    write_files(dir, &result::to_file_json(doc), &md, &html)
+    write_files(
+        dir,
+        &result::to_file_json(&words::json::ladder(doc)),
+        &md,
+        &html,
+    )
 }
 
 /// `result.json`, `report.md` and `report.html` into `dir`, said on the terminal.

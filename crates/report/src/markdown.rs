@@ -47,7 +47,7 @@ pub fn ladder(doc: &LadderDoc) -> String {
     let labelled = doc
         .ladder()
         .and_then(|a| a.verdict.as_ref())
-        .is_some_and(|v| !v.lines.is_empty());
+        .is_some_and(|v| !words::headline::lines_of(v).is_empty());
     if labelled {
         for l in &main {
             s.push_str(&format!("- {l}\n"));

@@ -203,7 +203,12 @@ pub struct Knee {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
-    pub headline: String,
+    /// The headline a run recorded before its wall was a fact said, kept as read:
+    /// `words::headline::of` words a verdict from its facts, and says this only where there
+    /// are none. A verdict made now has none here, so none is stored (a document printed
+    /// or written carries its words beside its facts, `words::json`).
+    #[serde(rename = "headline", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_headline: String,
     /// What the ladder counts, sessions or calls: every sentence here says its levels so
     /// (written only for calls: a run recorded before it counted sessions).
     #[serde(default, skip_serializing_if = "crate::words::Unit::is_sessions")]
@@ -245,9 +250,10 @@ pub struct Verdict {
         deserialize_with = "crate::facts::legacy::list"
     )]
     pub findings: Vec<crate::facts::Finding>,
-    /// The lines under the headline, in order (absent in runs recorded before them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lines: Vec<Labelled>,
+    /// The lines under the headline as a run recorded before its wall was a fact said
+    /// them, kept as read (as `recorded_headline`).
+    #[serde(rename = "lines", default, skip_serializing_if = "Vec::is_empty")]
+    pub recorded_lines: Vec<Labelled>,
     /// The figures that grow with sessions, fitted (the charts draw the lines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub growth: Vec<GrowthFit>,
@@ -347,13 +353,15 @@ pub struct Wall {
     /// What the reading adds, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<crate::wall::WallAlso>,
-    /// The wall in words, as `words::wall` said `fact` and `also` when the verdict was
-    /// made: for readers of the JSON. Plimsoll's outputs word the fact itself; only a
-    /// wall with no fact is read from here.
-    pub text: String,
-    /// The wall in a few words, for the headline ("CPU (1-core cap full from 32)").
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub short: String,
+    /// The wall in words as a run recorded before walls were facts said it, kept as
+    /// read; `words::wall::text` says it only for a wall with no fact. A wall read now
+    /// has none here (a document written carries `text` and `short` beside the facts,
+    /// `words::json`).
+    #[serde(rename = "text", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_text: String,
+    /// The wall in a few words as such a run recorded them, for its headline.
+    #[serde(rename = "short", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_short: String,
 }
 
 /// The line with its spread: the levels either side of it run more than once, the range

@@ -9,7 +9,7 @@ fn a_wall_recorded_before_facts_reads_with_its_words_and_no_fact() {
     assert_eq!((w.kind, w.from), (WallKind::Cpu, Some(8.0)));
     assert_eq!((w.fact, w.also.len()), (None, 0));
     assert_eq!(
-        (w.text.as_str(), w.short.as_str()),
+        (w.recorded_text.as_str(), w.recorded_short.as_str()),
         ("CPU — as said then", "CPU (then)")
     );
 }
@@ -35,10 +35,13 @@ fn a_wall_keeps_its_fact_and_what_it_adds_through_json() {
             provider: Some(4),
         })),
         also: vec![WallAlso::ProbeWaited { ms: 120.0 }],
-        text: "words".into(),
-        short: "few".into(),
+        ..Wall::default()
     };
     let json = serde_json::to_value(&w).unwrap();
+    assert!(
+        json.get("text").is_none() && json.get("short").is_none(),
+        "{json}"
+    );
     assert_eq!(json["fact"]["reading"], "pool");
     assert_eq!(json["fact"]["course"]["course"], "flat");
     assert_eq!(json["also"][0]["also"], "probe_waited");

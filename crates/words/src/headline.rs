@@ -14,7 +14,7 @@ use result::words::Unit;
 pub fn of(v: &Verdict) -> String {
     match v.wall.fact {
         Some(_) => headline(v),
-        None => v.headline.clone(),
+        None => v.recorded_headline.clone(),
     }
 }
 
@@ -22,7 +22,7 @@ pub fn of(v: &Verdict) -> String {
 pub fn lines_of(v: &Verdict) -> Vec<Labelled> {
     match v.wall.fact {
         Some(_) => lines(v),
-        None => v.lines.clone(),
+        None => v.recorded_lines.clone(),
     }
 }
 
@@ -172,14 +172,14 @@ mod tests {
     #[test]
     fn a_verdict_made_before_its_facts_keeps_its_words_and_one_made_after_is_worded() {
         let mut v = Verdict {
-            headline: "holds 8 sessions · wall: as said then".into(),
-            lines: vec![labelled("wall", "as said then".into())],
+            recorded_headline: "holds 8 sessions · wall: as said then".into(),
+            recorded_lines: vec![labelled("wall", "as said then".into())],
             holds: Some(8),
             top: Some(16),
             ..Verdict::default()
         };
-        assert_eq!(of(&v), v.headline);
-        assert_eq!(lines_of(&v), v.lines);
+        assert_eq!(of(&v), v.recorded_headline);
+        assert_eq!(lines_of(&v), v.recorded_lines);
         v.wall.fact = Some(WallFact::OutOfThreads { at: 16 });
         assert_eq!(
             of(&v),

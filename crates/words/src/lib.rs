@@ -7,6 +7,7 @@
 pub mod cause;
 pub mod findings;
 pub mod headline;
+pub mod json;
 pub mod usl;
 pub mod verdict;
 pub mod wall;

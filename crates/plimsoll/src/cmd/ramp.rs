@@ -205,11 +205,11 @@ fn ladders(
     let (json, docs) = match runs {
         [one] if a.replicas.is_none() && one.arm.is_none() => {
             let doc = rt.block_on(::ramp::ladder::run_ladder(one, levels, &opts))?;
-            (result::to_line_json(&doc), vec![doc])
+            (words::json::ladder(&doc).to_string(), vec![doc])
         }
         _ => {
             let doc = rt.block_on(::ramp::arms::run_arms(runs, levels, &opts))?;
-            (result::to_line_json(&doc), doc.arms)
+            (words::json::arms(&doc).to_string(), doc.arms)
         }
     };
     if let Some(l) = live {

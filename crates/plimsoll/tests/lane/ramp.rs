@@ -104,9 +104,34 @@ fn history_records_runs_and_report_re_renders_them_identically() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let a = std::fs::read_to_string(dir.join("a/report.md")).unwrap();
-    let b = std::fs::read_to_string(dir.join("b/report.md")).unwrap();
-    assert_eq!(a, b, "re-rendered report differs");
+    let read = |d: &str, f: &str| std::fs::read_to_string(dir.join(d).join(f)).unwrap();
+    assert_eq!(
+        read("a", "report.md"),
+        read("b", "report.md"),
+        "re-rendered report differs"
+    );
+    // The history keeps the verdict's facts and no words: the verdict in the re-rendered
+    // result.json, its words included, was made from those facts again.
+    let verdict_in = |d: &str| {
+        let v: serde_json::Value = serde_json::from_str(&read(d, "result.json")).unwrap();
+        v["analysis"]["verdict"].clone()
+    };
+    assert_eq!(verdict_in("a"), verdict_in("b"));
+    let stored = store::History::open(&db)
+        .unwrap()
+        .run(run)
+        .unwrap()
+        .unwrap();
+    let verdict = &stored["analysis"]["verdict"];
+    assert!(verdict["wall"]["fact"].is_object(), "{verdict}");
+    for words in [
+        &verdict["headline"],
+        &verdict["lines"],
+        &verdict["wall"]["text"],
+    ] {
+        assert!(words.is_null(), "words stored: {verdict}");
+    }
+    assert!(doc["analysis"]["verdict"]["headline"].is_string(), "{doc}");
     let missing = Command::new(BIN)
         .args(["report", "999", "--db"])
         .arg(&db)

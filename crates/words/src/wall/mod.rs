@@ -24,7 +24,7 @@ pub fn text(w: &Wall) -> String {
             let adds: String = w.also.iter().map(also).collect();
             fact(f) + &adds
         }
-        None => w.text.clone(),
+        None => w.recorded_text.clone(),
     }
 }
 
@@ -43,8 +43,8 @@ pub fn short(w: &Wall) -> String {
                 ),
             }
         }
-        None if w.short.is_empty() => w.text.clone(),
-        None => w.short.clone(),
+        None if w.recorded_short.is_empty() => w.recorded_text.clone(),
+        None => w.recorded_short.clone(),
     }
 }
 

@@ -237,8 +237,8 @@ fn what_a_reading_adds_is_said_after_it_in_order() {
 #[test]
 fn a_wall_recorded_as_words_is_read_as_it_was_said() {
     let w = Wall {
-        text: "CPU — as said then".into(),
-        short: String::new(),
+        recorded_text: "CPU — as said then".into(),
+        recorded_short: String::new(),
         ..Wall::default()
     };
     assert_eq!(text(&w), "CPU — as said then");

@@ -1,0 +1,119 @@
+//! A document as its readers get it (`--json`, `result.json`, the event stream): its facts
+//! as they are stored, and beside each verdict the words this module's siblings make of
+//! them: the verdict's `headline` and `lines`, its wall's `text` and `short`. The history
+//! stores the facts alone; these words are made again each time a document is written.
+
+use crate::{headline, wall};
+use result::arms::ArmsDoc;
+use result::ladder::{LadderDoc, Verdict};
+use serde_json::{json, Value};
+
+/// A ladder's document with its verdict's words.
+pub fn ladder(doc: &LadderDoc) -> Value {
+    let mut v = serde_json::to_value(doc).expect("a document serializes");
+    if let Some(verdict) = doc.ladder().and_then(|a| a.verdict.as_ref()) {
+        v["analysis"]["verdict"] = self::verdict(verdict);
+    }
+    v
+}
+
+/// Arms side by side, each arm's verdict with its words.
+pub fn arms(doc: &ArmsDoc) -> Value {
+    let mut v = serde_json::to_value(doc).expect("a document serializes");
+    v["arms"] = doc.arms.iter().map(ladder).collect();
+    v
+}
+
+/// A verdict's facts with its words: `headline`, `lines`, and the wall's `text` and
+/// `short`. A verdict recorded before its wall was a fact has no facts to word: it keeps
+/// the words it was recorded with, as they were.
+pub fn verdict(v: &Verdict) -> Value {
+    let mut out = serde_json::to_value(v).expect("a verdict serializes");
+    if v.wall.fact.is_none() {
+        return out;
+    }
+    out["headline"] = json!(headline::of(v));
+    let lines = headline::lines_of(v);
+    if !lines.is_empty() {
+        out["lines"] = serde_json::to_value(lines).expect("lines serialize");
+    }
+    out["wall"]["text"] = json!(wall::text(&v.wall));
+    let short = wall::short(&v.wall);
+    if !short.is_empty() {
+        out["wall"]["short"] = json!(short);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::ladder::{LadderAnalysis, RunAnalysis};
+    use result::wall::WallFact;
+
+    fn judged() -> Verdict {
+        let mut v = Verdict {
+            holds: Some(8),
+            top: Some(16),
+            ..Verdict::default()
+        };
+        v.wall.fact = Some(WallFact::OutOfThreads { at: 16 });
+        v
+    }
+
+    #[test]
+    fn a_verdict_is_stored_without_words_and_written_with_them() {
+        let v = judged();
+        let stored = serde_json::to_value(&v).unwrap();
+        for key in ["headline", "lines"] {
+            assert!(stored.get(key).is_none(), "{key} stored: {stored}");
+        }
+        assert!(stored["wall"].get("text").is_none(), "{stored}");
+        let written = verdict(&v);
+        assert_eq!(
+            written["headline"],
+            "holds 8 sessions · wall: threads (none left at 16) · no collapse up to 16"
+        );
+        assert_eq!(written["wall"]["text"], wall::text(&v.wall));
+        assert_eq!(written["lines"][0]["label"], "budget");
+        // Read back (a result.json given to `report`), it is written the same again: the
+        // words come from the facts, whatever words the file held beside them.
+        let mut back: Verdict = serde_json::from_value(written.clone()).unwrap();
+        back.recorded_headline = "words of another day".into();
+        assert_eq!(verdict(&back), written);
+    }
+
+    #[test]
+    fn a_verdict_recorded_before_facts_is_written_with_its_words_as_they_were() {
+        let old = r#"{"headline":"holds 8 sessions · wall: CPU — then","holds":8,"over_from":16,
+            "collapse":null,"top":16,"standings":[],"plateau":null,"knee":null,
+            "wall":{"kind":"cpu","from":16.0,"text":"CPU — then"}}"#;
+        let v: Verdict = serde_json::from_str(old).unwrap();
+        let written = verdict(&v);
+        assert_eq!(written["headline"], "holds 8 sessions · wall: CPU — then");
+        assert_eq!(written["wall"]["text"], "CPU — then");
+        assert!(written["wall"].get("short").is_none(), "{written}");
+        assert!(written.get("lines").is_none(), "{written}");
+    }
+
+    #[test]
+    fn a_ladder_and_its_arms_carry_each_verdicts_words_where_it_has_one() {
+        let mut doc = LadderDoc::default();
+        assert!(ladder(&doc)["analysis"].is_null());
+        doc.analysis = Some(RunAnalysis::Ladder(Box::new(LadderAnalysis {
+            verdict: Some(judged()),
+            ..LadderAnalysis::default()
+        })));
+        let v = ladder(&doc);
+        assert!(v["analysis"]["verdict"]["headline"]
+            .as_str()
+            .unwrap()
+            .starts_with("holds 8 sessions"));
+        let both = arms(&ArmsDoc {
+            arms: vec![LadderDoc::default(), doc],
+            ..ArmsDoc::default()
+        });
+        assert!(both["arms"][0]["analysis"].is_null());
+        assert_eq!(both["arms"][1], v);
+    }
+}
