@@ -105,10 +105,11 @@ fn bill(cap: &mut result::ladder::Capacity, cost: Option<&result::Cost>, per_s: 
         return;
     }
     let hour = crate::cost::bill_per_hour(c.per_turn, per_s, sessions);
-    cap.working.push(format!(
-        "provider's bill: {} {:.5} per turn × {per_s:.3} turns per session per second × 3600 s × {sessions:.0} sessions = {} {hour:.2} per hour (prices of {}, cache as measured)",
-        c.currency, c.per_turn, c.currency, c.prices_date
-    ));
+    cap.bill = Some(result::ladder::BillBasis {
+        currency: c.currency.clone(),
+        per_turn: c.per_turn,
+        prices_date: c.prices_date.clone(),
+    });
     cap.provider_bill_per_hour = Some(hour);
 }
 
@@ -183,7 +184,7 @@ mod tests {
             (c.provider_bill_per_hour.unwrap() - hour).abs() < 0.01,
             "{c:?}"
         );
-        let line = c.working.last().unwrap();
+        let line = words::capacity::working(&c).pop().unwrap();
         assert!(line.starts_with("provider's bill: USD 0.00200 per turn × 2.727 turns per session per second × 3600 s × 1000 sessions = USD 19636.36 per hour"), "{line}");
         // Without prices, no bill.
         s.cost = None;

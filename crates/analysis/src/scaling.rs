@@ -1,8 +1,8 @@
 //! The shape of a ladder: the knee, a Universal Scalability Law fit,
 //! and a capacity projection — each with how it was computed and when it cannot be.
 
+use result::ladder::SessionCost;
 pub use result::ladder::{Capacity, Knee, Usl, UslRefusal};
-use result::words::int;
 use result::Confidence;
 
 /// One step as the analysis sees it.
@@ -185,31 +185,6 @@ pub fn capacity(
             u64::MAX
         }
     });
-    let mut working = vec![
-        format!(
-            "memory: {host_mem_gb} GB × 80 % usable = {} KB / {mem_kb_per_session:.1} KB per session = {} sessions",
-            big(mem_kb),
-            big(by_mem)
-        ),
-        format!(
-            "CPU: {cpu_ms_per_turn:.2} ms per turn × {turns_per_session_per_s:.3} turns per session per second = {cpu_ms_per_session_s:.3} ms/s per session; {host_cpus} cores × 1000 ms/s × 80 % = {} ms/s → {} sessions",
-            big(host_cpus * 1000.0 * usable),
-            big(by_cpu)
-        ),
-        format!("sessions per host = min(memory, CPU) = {}", big(per_host)),
-    ];
-    if let (Some(t), Some(h)) = (target, hosts) {
-        working.push(format!(
-            "hosts for {} sessions = ceil({} / {}) = {}",
-            int(t),
-            int(t),
-            big(per_host),
-            int(h)
-        ));
-    }
-    working.push(
-        "assumes: per-session cost stays as measured at the ceiling step (linear), 80 % of the host usable, the LLM provider is not the limit; a projection, not a measurement".into(),
-    );
     Capacity {
         host_mem_gb,
         host_cpus,
@@ -218,16 +193,12 @@ pub fn capacity(
         sessions_per_host: per_host,
         target,
         hosts,
-        working,
-        provider_bill_per_hour: None,
-    }
-}
-
-/// A whole amount grouped by thousands (`374,727`), or as it is when not finite.
-fn big(x: f64) -> String {
-    match x.is_finite() && x >= 0.0 {
-        true => int(x.round() as u64),
-        false => format!("{x:.0}"),
+        per_session: Some(SessionCost {
+            mem_kb: mem_kb_per_session,
+            cpu_ms_per_turn,
+            turns_per_s: turns_per_session_per_s,
+        }),
+        ..Capacity::default()
     }
 }
 
@@ -312,6 +283,6 @@ mod tests {
         assert_eq!(c.sessions_per_host_by_memory.floor(), 536_870.0);
         assert_eq!(c.sessions_per_host_by_cpu.floor(), 12_800.0);
         assert_eq!((c.sessions_per_host, c.hosts), (12_800.0, Some(8)));
-        assert!(c.working.iter().any(|l| l.contains("projection")));
+        assert!(c.per_session.is_some());
     }
 }

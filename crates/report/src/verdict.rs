@@ -101,7 +101,7 @@ pub fn details(doc: &LadderDoc) -> Details {
     out.extend(tail);
     Details {
         lines: out,
-        capacity: a.capacity.as_ref().map(|c| c.working.clone()),
+        capacity: a.capacity.as_ref().map(words::capacity::working),
     }
 }
 

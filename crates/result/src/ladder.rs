@@ -413,12 +413,39 @@ pub struct Capacity {
     pub sessions_per_host: f64,
     pub target: Option<u64>,
     pub hosts: Option<u64>,
-    /// The arithmetic, line by line, and the assumptions.
-    pub working: Vec<String>,
+    /// What one session cost at the step the projection stands on (`words::capacity`
+    /// says the arithmetic from it). None in a run recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_session: Option<SessionCost>,
+    /// The arithmetic in words as such a run recorded it, kept as read (a document
+    /// written now carries `working` made from the facts, `words::json`).
+    #[serde(rename = "working", default, skip_serializing_if = "Vec::is_empty")]
+    pub recorded_working: Vec<String>,
     /// The LLM provider's bill per hour for the target's sessions (a host's, without a
     /// target) at the cost per turn measured at the line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_bill_per_hour: Option<f64>,
+    /// What the bill was reckoned from, where it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bill: Option<BillBasis>,
+}
+
+/// One session's cost where capacity is projected from: its memory (PSS where read,
+/// RSS else), the CPU a turn took, and the turns it asks for a second.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionCost {
+    pub mem_kb: f64,
+    pub cpu_ms_per_turn: f64,
+    pub turns_per_s: f64,
+}
+
+/// The provider's price of a turn as measured at the line, in its currency, with the
+/// date of the price list.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BillBasis {
+    pub currency: String,
+    pub per_turn: f64,
+    pub prices_date: String,
 }
 
 /// One kind of the SUT's log lines across the ladder.

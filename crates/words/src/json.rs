@@ -1,6 +1,7 @@
 //! A document as its readers get it (`--json`, `result.json`, the event stream): its facts
-//! as they are stored, and beside each verdict the words this module's siblings make of
-//! them: the verdict's `headline` and `lines`, its wall's `text` and `short`. The history
+//! as they are stored, and beside them the words this module's siblings make of them: a
+//! verdict's `headline` and `lines`, its wall's `text` and `short`, a capacity
+//! projection's `working`. The history
 //! stores the facts alone; these words are made again each time a document is written.
 
 use crate::{headline, wall};
@@ -11,8 +12,14 @@ use serde_json::{json, Value};
 /// A ladder's document with its verdict's words.
 pub fn ladder(doc: &LadderDoc) -> Value {
     let mut v = serde_json::to_value(doc).expect("a document serializes");
-    if let Some(verdict) = doc.ladder().and_then(|a| a.verdict.as_ref()) {
+    let Some(a) = doc.ladder() else {
+        return v;
+    };
+    if let Some(verdict) = &a.verdict {
         v["analysis"]["verdict"] = self::verdict(verdict);
+    }
+    if let Some(c) = &a.capacity {
+        v["analysis"]["capacity"]["working"] = json!(crate::capacity::working(c));
     }
     v
 }
@@ -104,11 +111,30 @@ mod tests {
             verdict: Some(judged()),
             ..LadderAnalysis::default()
         })));
+        let stored = serde_json::to_value(&doc).unwrap();
+        assert!(stored["analysis"]["capacity"].is_null(), "{stored}");
         let v = ladder(&doc);
+        assert!(
+            v["analysis"]["capacity"].is_null(),
+            "no projection, no working: {v}"
+        );
         assert!(v["analysis"]["verdict"]["headline"]
             .as_str()
             .unwrap()
             .starts_with("holds 8 sessions"));
+        if let Some(RunAnalysis::Ladder(a)) = &mut doc.analysis {
+            a.capacity = Some(result::ladder::Capacity {
+                per_session: Some(result::ladder::SessionCost::default()),
+                ..Default::default()
+            });
+        }
+        let projected = ladder(&doc);
+        assert!(serde_json::to_value(&doc).unwrap()["analysis"]["capacity"]["working"].is_null());
+        assert!(projected["analysis"]["capacity"]["working"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("memory: "));
+        let v = projected;
         let both = arms(&ArmsDoc {
             arms: vec![LadderDoc::default(), doc],
             ..ArmsDoc::default()

@@ -4,6 +4,7 @@
 //! Pure functions of `result`'s facts (`result::facts`, the budget judged and what broke
 //! it); each phrase written once, its known-answer test beside it.
 
+pub mod capacity;
 pub mod cause;
 pub mod findings;
 pub mod headline;

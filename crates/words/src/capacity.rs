@@ -1,0 +1,121 @@
+//! The capacity projection's arithmetic, line by line, from what a session cost and the
+//! host it is projected onto; a projection recorded before its inputs were kept says the
+//! lines it was recorded with.
+
+use result::ladder::Capacity;
+use result::words::int;
+
+/// The working: memory, CPU, sessions per host, hosts for the target, the assumptions,
+/// and the provider's bill where it was reckoned.
+pub fn working(c: &Capacity) -> Vec<String> {
+    let Some(s) = &c.per_session else {
+        return c.recorded_working.clone();
+    };
+    let per_session_s = s.cpu_ms_per_turn * s.turns_per_s;
+    let mut out = vec![
+        format!(
+            "memory: {} GB × 80 % usable = {} KB / {:.1} KB per session = {} sessions",
+            c.host_mem_gb,
+            big(c.host_mem_gb * 1024.0 * 1024.0 * 0.8),
+            s.mem_kb,
+            big(c.sessions_per_host_by_memory)
+        ),
+        format!(
+            "CPU: {:.2} ms per turn × {:.3} turns per session per second = {per_session_s:.3} ms/s per session; {} cores × 1000 ms/s × 80 % = {} ms/s → {} sessions",
+            s.cpu_ms_per_turn,
+            s.turns_per_s,
+            c.host_cpus,
+            big(c.host_cpus * 1000.0 * 0.8),
+            big(c.sessions_per_host_by_cpu)
+        ),
+        format!("sessions per host = min(memory, CPU) = {}", big(c.sessions_per_host)),
+    ];
+    if let (Some(t), Some(h)) = (c.target, c.hosts) {
+        out.push(format!(
+            "hosts for {} sessions = ceil({} / {}) = {}",
+            int(t),
+            int(t),
+            big(c.sessions_per_host),
+            int(h)
+        ));
+    }
+    out.push(
+        "assumes: per-session cost stays as measured at the ceiling step (linear), 80 % of the host usable, the LLM provider is not the limit; a projection, not a measurement".into(),
+    );
+    if let (Some(b), Some(hour)) = (&c.bill, c.provider_bill_per_hour) {
+        let sessions = c.target.map_or(c.sessions_per_host, |t| t as f64);
+        out.push(format!(
+            "provider's bill: {} {:.5} per turn × {:.3} turns per session per second × 3600 s × {sessions:.0} sessions = {} {hour:.2} per hour (prices of {}, cache as measured)",
+            b.currency, b.per_turn, s.turns_per_s, b.currency, b.prices_date
+        ));
+    }
+    out
+}
+
+/// A whole amount grouped by thousands (`374,727`), or as it is when not finite.
+fn big(x: f64) -> String {
+    match x.is_finite() && x >= 0.0 {
+        true => int(x.round() as u64),
+        false => format!("{x:.0}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use result::ladder::{BillBasis, SessionCost};
+
+    fn projected() -> Capacity {
+        // 100 KB and 2 CPU ms a turn, 0.5 turns a second, onto 64 GB and 16 cores.
+        Capacity {
+            host_mem_gb: 64.0,
+            host_cpus: 16.0,
+            sessions_per_host_by_memory: 536_870.9,
+            sessions_per_host_by_cpu: 12_800.0,
+            sessions_per_host: 12_800.0,
+            target: Some(100_000),
+            hosts: Some(8),
+            per_session: Some(SessionCost {
+                mem_kb: 100.0,
+                cpu_ms_per_turn: 2.0,
+                turns_per_s: 0.5,
+            }),
+            ..Capacity::default()
+        }
+    }
+
+    #[test]
+    fn the_working_says_each_step_of_the_arithmetic() {
+        let w = working(&projected());
+        assert_eq!(
+            w[..4],
+            [
+                "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,871 sessions",
+                "CPU: 2.00 ms per turn × 0.500 turns per session per second = 1.000 ms/s per session; 16 cores × 1000 ms/s × 80 % = 12,800 ms/s → 12,800 sessions",
+                "sessions per host = min(memory, CPU) = 12,800",
+                "hosts for 100,000 sessions = ceil(100,000 / 12,800) = 8",
+            ]
+        );
+        assert!(w[4].starts_with("assumes: ") && w.len() == 5, "{w:?}");
+    }
+
+    #[test]
+    fn a_bill_reckoned_is_its_last_line_and_an_old_projection_keeps_its_words() {
+        let mut c = projected();
+        c.bill = Some(BillBasis {
+            currency: "USD".into(),
+            per_turn: 0.002,
+            prices_date: "2026-11-24".into(),
+        });
+        c.provider_bill_per_hour = Some(360_000.0);
+        assert_eq!(
+            working(&c).pop().unwrap(),
+            "provider's bill: USD 0.00200 per turn × 0.500 turns per session per second × 3600 s × 100000 sessions = USD 360000.00 per hour (prices of 2026-11-24, cache as measured)"
+        );
+        let old = Capacity {
+            recorded_working: vec!["as it was said".into()],
+            ..Capacity::default()
+        };
+        assert_eq!(working(&old), ["as it was said"]);
+    }
+}
