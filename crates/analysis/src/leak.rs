@@ -24,7 +24,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 const BLOCKS: usize = 12;
 const MIN_SAMPLES: usize = 2 * BLOCKS;
 
-pub use result::soak::{Leak, SoakAnalysis, SoakSample};
+pub use result::soak::{Leak, LeakReading, LeakVerdict, SoakAnalysis, SoakSample};
 
 /// How to judge one resource.
 #[derive(Clone, Copy, Debug)]
@@ -141,8 +141,9 @@ pub fn judge(
 ) -> Leak {
     let mut out = Leak {
         resource: resource.to_string(),
-        verdict: "unknown".into(),
-        why: String::new(),
+        verdict: LeakVerdict::Unknown,
+        reading: None,
+        recorded_why: String::new(),
         samples: load.len(),
         sen_per_hour: None,
         sen_per_1000_sessions: None,
@@ -155,7 +156,10 @@ pub fn judge(
         drain_return: None,
     };
     if load.len() < MIN_SAMPLES {
-        out.why = format!("{} samples after the warm-up; {MIN_SAMPLES} are needed (a longer soak, or a shorter --every)", load.len());
+        out.reading = Some(LeakReading::TooFewSamples {
+            samples: load.len(),
+            needed: MIN_SAMPLES,
+        });
         return out;
     }
     let minima = block_minima(load);
@@ -165,7 +169,7 @@ pub fn judge(
     // On the block minima too: samples seconds apart are far from independent, and an
     // interval from hundreds of them would be much too narrow.
     let Some((slope, _, se)) = ols(&minima) else {
-        out.why = "the series has no spread in time".into();
+        out.reading = Some(LeakReading::NoSpread);
         return out;
     };
     let df = (minima.len() - 2) as f64;
@@ -183,20 +187,22 @@ pub fn judge(
         out.drain_return = (grew >= rule.min_growth).then(|| (end - after) / grew);
     }
     let growth = sen * span;
-    let verdict;
-    (verdict, out.why) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= rule.min_growth {
-        ("leak", format!("the floor of the series rises (Mann–Kendall p {p:.2e}); {growth:.1} over the load phase ≥ {} ", rule.min_growth))
+    let floor = rule.min_growth;
+    let (verdict, reading) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= floor {
+        (LeakVerdict::Leak, LeakReading::Rises { p, growth, floor })
     } else if p >= 0.05 {
-        (
-            "no leak",
-            format!("no trend in the floor of the series (Mann–Kendall p {p:.2})"),
-        )
-    } else if hi * span < rule.min_growth {
-        ("no leak", format!("a trend too small to matter: at most {:.1} over the load phase (95 % upper bound) against {}", hi * span, rule.min_growth))
+        (LeakVerdict::NoLeak, LeakReading::NoTrend { p })
+    } else if hi * span < floor {
+        let upper = hi * span;
+        (LeakVerdict::NoLeak, LeakReading::TooSmall { upper, floor })
     } else {
-        ("unknown", format!("a trend that is neither clear nor ruled out (Mann–Kendall p {p:.3}, growth {growth:.1} against {}): soak longer", rule.min_growth))
+        (
+            LeakVerdict::Unknown,
+            LeakReading::Unclear { p, growth, floor },
+        )
     };
-    out.verdict = verdict.to_string();
+    out.verdict = verdict;
+    out.reading = Some(reading);
     out
 }
 
@@ -215,11 +221,8 @@ const RESOURCES: &[(&str, Read, f64, f64)] = &[
     ("open files", |s| Some(s.fds as f64), 4.0, 0.0),
 ];
 
-/// The rule, in words, as every soak document states it.
-const RULE: &str = "per resource, on the load phase after the warm-up: 12 equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < 0.01, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor (RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4); no leak when p ≥ 0.05 or the OLS interval's upper end stays under that floor; else unknown";
-
 /// A soak's series judged per resource, the first `warmup_s` seconds of the load phase
-/// discarded; with the headline that sums it up.
+/// discarded (`words::soak` sums it up).
 pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
     let load: Vec<&SoakSample> = series
         .iter()
@@ -250,71 +253,11 @@ pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
         .collect();
     SoakAnalysis {
         kind: "soak".into(),
-        headline: headline(&leaks, sessions_per_s),
-        rule: RULE.into(),
         sessions_per_s,
         warmup_s,
         leaks,
+        ..SoakAnalysis::default()
     }
-}
-
-/// KB as people read it: 812 KB, 62.9 MB, 8.1 GB.
-fn kb(v: f64) -> String {
-    match v.abs() {
-        a if a >= 1024.0 * 1024.0 => format!("{:.1} GB", v / 1048576.0),
-        a if a >= 1024.0 => format!("{:.1} MB", v / 1024.0),
-        _ => format!("{v:.0} KB"),
-    }
-}
-
-fn headline(leaks: &[Leak], sessions_per_s: f64) -> String {
-    if leaks.is_empty() {
-        return "nothing to judge: no sample of the load after the warm-up (did the soak end before its warm-up was over?)".into();
-    }
-    let with = |v: &str| -> Vec<&Leak> { leaks.iter().filter(|l| l.verdict == v).collect() };
-    let names = |ls: &[&Leak]| {
-        ls.iter()
-            .map(|l| l.resource.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut parts = Vec::new();
-    for l in with("leak") {
-        let memory = l.resource.contains("RSS") || l.resource.contains("memory");
-        let amount = |v: f64| if memory { kb(v) } else { format!("{v:.1}") };
-        let per_1000 = l.sen_per_1000_sessions.map_or(String::new(), |v| {
-            format!("{} per 1,000 sessions, ", amount(v))
-        });
-        let back = l.drain_return.map_or(String::new(), |r| {
-            if r < 0.05 {
-                format!("; none of it came back in the drain ({:.0} %)", r * 100.0)
-            } else {
-                format!("; {:.0} % of the growth came back in the drain", r * 100.0)
-            }
-        });
-        parts.push(format!(
-            "LEAK in {}: {per_1000}{} an hour{back}",
-            l.resource,
-            amount(l.sen_per_hour.unwrap_or(0.0))
-        ));
-    }
-    let none = with("no leak");
-    if !none.is_empty() {
-        parts.push(format!("no leak in {}", names(&none)));
-    }
-    let unknown = with("unknown");
-    if !unknown.is_empty() {
-        parts.push(format!(
-            "unknown for {} ({})",
-            names(&unknown),
-            unknown[0].why
-        ));
-    }
-    format!(
-        "{} (at {:.1} sessions a second)",
-        parts.join("; "),
-        sessions_per_s
-    )
 }
 
 #[cfg(test)]
@@ -338,7 +281,7 @@ mod tests {
         // 50 KB a second = 180 MB an hour, over 10 minutes, 2-s samples, ±300 KB noise.
         let load = series(300, |t| 100_000.0 + 50.0 * t);
         let l = judge("rss_kb", &load, &[], 10.0, Rule { min_growth: 2048.0 });
-        assert_eq!(l.verdict, "leak", "{l:?}");
+        assert_eq!(l.verdict, LeakVerdict::Leak, "{l:?}");
         let per_h = l.sen_per_hour.unwrap();
         assert!((per_h - 180_000.0).abs() < 0.05 * 180_000.0, "{per_h}");
         // 10 sessions a second: 5 KB a session, 5,000 KB per 1,000 sessions.
@@ -358,12 +301,12 @@ mod tests {
         let flat = series(300, |_| 100_000.0);
         assert_eq!(
             judge("rss_kb", &flat, &[], 10.0, Rule { min_growth: 2048.0 }).verdict,
-            "no leak"
+            LeakVerdict::NoLeak
         );
         // Allocate 20 MB over 30 s, free it, again: a sawtooth whose floor does not rise.
         let saw = series(300, |t| 100_000.0 + (t % 30.0) / 30.0 * 20_000.0);
         let l = judge("rss_kb", &saw, &[], 10.0, Rule { min_growth: 2048.0 });
-        assert_eq!(l.verdict, "no leak", "{l:?}");
+        assert_eq!(l.verdict, LeakVerdict::NoLeak, "{l:?}");
     }
 
     #[test]
@@ -372,7 +315,7 @@ mod tests {
         let tiny = series(300, |t| 100_000.0 + t / 600.0 * 1024.0);
         assert_eq!(
             judge("rss_kb", &tiny, &[], 10.0, Rule { min_growth: 2048.0 }).verdict,
-            "no leak"
+            LeakVerdict::NoLeak
         );
     }
 
@@ -381,7 +324,7 @@ mod tests {
         let short = series(10, |t| t);
         assert_eq!(
             judge("threads", &short, &[], 1.0, Rule { min_growth: 2.0 }).verdict,
-            "unknown"
+            LeakVerdict::Unknown
         );
         let load = series(300, |t| 100_000.0 + 50.0 * t);
         let end = load.last().unwrap().1;
@@ -414,14 +357,14 @@ mod tests {
             3,
             "no cgroup series, no cgroup verdict: {doc:?}"
         );
-        assert_eq!(leaks[0].verdict, "leak", "{doc:?}");
+        assert_eq!(leaks[0].verdict, LeakVerdict::Leak, "{doc:?}");
         let per_1000 = leaks[0].sen_per_1000_sessions.unwrap();
         assert!((per_1000 - 64_000.0).abs() < 0.05 * 64_000.0, "{per_1000}");
         assert_eq!(
-            (leaks[1].verdict.as_str(), leaks[2].verdict.as_str()),
-            ("no leak", "no leak")
+            (leaks[1].verdict, leaks[2].verdict),
+            (LeakVerdict::NoLeak, LeakVerdict::NoLeak)
         );
-        let h = doc.headline.as_str();
+        let h = words::soak::headline(&doc);
         assert!(
             h.starts_with("LEAK in RSS: 6")
                 && h.contains(" MB per 1,000 sessions, ")

@@ -123,7 +123,7 @@ impl Events {
             json!({
                 "samples": doc.series.len(),
                 "sample": doc.series.last(),
-                "analysis": doc.analysis,
+                "analysis": words::json::soak_analysis(&doc.analysis),
             }),
         );
     }

@@ -43,7 +43,7 @@ fn leak_table(doc: &SoakDoc) -> Grid {
         });
         g.row(vec![
             l.resource.as_str().into(),
-            strong(l.verdict.to_string()),
+            strong(words::soak::verdict(l.verdict).to_string()),
             f(l.sen_per_hour).into(),
             f(l.sen_per_1000_sessions).into(),
             ci.into(),
@@ -90,10 +90,10 @@ pub fn markdown(doc: &SoakDoc) -> String {
     format!(
         "# Plimsoll soak — {}\n\n**Verdict: {}**\n\n{}\n\n{}\n*The rule:* {}.\n\nUnits: RSS and cgroup memory in KB, threads and open files in counts. The series is in soak.json (`series`) and in the history.\n",
         doc.config,
-        a.headline,
+        words::soak::headline(a),
         plan(doc),
         leak_table(doc).markdown(),
-        a.rule,
+        words::soak::rule(a),
     )
 }
 
@@ -155,11 +155,11 @@ pub fn body(doc: &SoakDoc) -> String {
     let table = leak_table(doc).html();
     format!(
         r#"<h1>Plimsoll soak</h1><p class="verdict"><b>Verdict:</b> {}</p><p>{}</p><p>{}</p>{}{}<p class="how"><b>The rule:</b> {}.</p>"#,
-        esc(&doc.analysis.headline),
+        esc(&words::soak::headline(&doc.analysis)),
         esc(&doc.config),
         esc(&plan(doc)),
         table,
         body,
-        esc(&doc.analysis.rule),
+        esc(&words::soak::rule(&doc.analysis)),
     )
 }

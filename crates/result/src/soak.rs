@@ -47,9 +47,13 @@ pub struct SoakSample {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SoakAnalysis {
     pub kind: String,
-    pub headline: String,
-    /// The rule a leak is judged by, in words.
-    pub rule: String,
+    /// The headline and the rule (in words) as a soak recorded before its leaks' readings
+    /// were facts said them, kept as read; `words::soak` words a soak with readings itself,
+    /// and a document written now carries both beside the facts (`words::json`).
+    #[serde(rename = "headline", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_headline: String,
+    #[serde(rename = "rule", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_rule: String,
     pub sessions_per_s: f64,
     pub warmup_s: f64,
     pub leaks: Vec<Leak>,
@@ -59,9 +63,13 @@ pub struct SoakAnalysis {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Leak {
     pub resource: String,
-    /// "leak", "no leak" or "unknown".
-    pub verdict: String,
-    pub why: String,
+    pub verdict: LeakVerdict,
+    /// Why, with its figures (`words::soak::why` says it). None in a soak recorded before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<LeakReading>,
+    /// Why, as such a soak recorded it in words, kept as read.
+    #[serde(rename = "why", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_why: String,
     pub samples: usize,
     /// Sen's slope of the block minima, per hour and per 1,000 sessions completed.
     pub sen_per_hour: Option<f64>,
@@ -76,4 +84,35 @@ pub struct Leak {
     pub end_of_load: Option<f64>,
     pub end_of_drain: Option<f64>,
     pub drain_return: Option<f64>,
+}
+
+/// What a resource's series says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeakVerdict {
+    #[serde(rename = "leak")]
+    Leak,
+    #[serde(rename = "no leak")]
+    NoLeak,
+    #[default]
+    #[serde(rename = "unknown")]
+    Unknown,
+}
+
+/// Why a resource's series reads as it does: the test that decided and its figures
+/// (`floor`: the growth over the load phase below which a trend is not a leak).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reading", rename_all = "snake_case")]
+pub enum LeakReading {
+    /// Too few samples after the warm-up to judge.
+    TooFewSamples { samples: usize, needed: usize },
+    /// Every sample at one time.
+    NoSpread,
+    /// The floor of the series rises: Mann–Kendall's p, the growth over the load phase.
+    Rises { p: f64, growth: f64, floor: f64 },
+    /// No trend in the floor of the series.
+    NoTrend { p: f64 },
+    /// A trend, too small to matter: the 95 % upper bound of the growth.
+    TooSmall { upper: f64, floor: f64 },
+    /// A trend neither clear nor ruled out.
+    Unclear { p: f64, growth: f64, floor: f64 },
 }

@@ -219,7 +219,10 @@ fn progress_line(s: &SoakSample) {
 /// Writes `soak.json`, `soak.md` and `soak.html`.
 pub fn write_reports(doc: &SoakDoc, dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("soak.json"), result::to_file_json(doc))?;
+    std::fs::write(
+        dir.join("soak.json"),
+        result::to_file_json(&words::json::soak(doc)),
+    )?;
     std::fs::write(dir.join("soak.md"), report::soak::markdown(doc))?;
     std::fs::write(dir.join("soak.html"), report::soak::html(doc))?;
     eprintln!(

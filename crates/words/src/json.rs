@@ -1,12 +1,13 @@
 //! A document as its readers get it (`--json`, `result.json`, the event stream): its facts
 //! as they are stored, and beside them the words this module's siblings make of them: a
 //! verdict's `headline` and `lines`, its wall's `text` and `short`, a capacity
-//! projection's `working`. The history
+//! projection's `working`, a soak's `headline`, `rule` and each leak's `why`. The history
 //! stores the facts alone; these words are made again each time a document is written.
 
 use crate::{headline, wall};
 use result::arms::ArmsDoc;
 use result::ladder::{LadderDoc, Verdict};
+use result::soak::{SoakAnalysis, SoakDoc};
 use serde_json::{json, Value};
 
 /// A ladder's document with its verdict's words.
@@ -28,6 +29,24 @@ pub fn ladder(doc: &LadderDoc) -> Value {
 pub fn arms(doc: &ArmsDoc) -> Value {
     let mut v = serde_json::to_value(doc).expect("a document serializes");
     v["arms"] = doc.arms.iter().map(ladder).collect();
+    v
+}
+
+/// A soak's document with its analysis's words.
+pub fn soak(doc: &SoakDoc) -> Value {
+    let mut v = serde_json::to_value(doc).expect("a document serializes");
+    v["analysis"] = soak_analysis(&doc.analysis);
+    v
+}
+
+/// A soak's analysis with its words: `headline`, `rule`, and each leak's `why`.
+pub fn soak_analysis(a: &SoakAnalysis) -> Value {
+    let mut v = serde_json::to_value(a).expect("an analysis serializes");
+    v["headline"] = json!(crate::soak::headline(a));
+    v["rule"] = json!(crate::soak::rule(a));
+    for (i, l) in a.leaks.iter().enumerate() {
+        v["leaks"][i]["why"] = json!(crate::soak::why(l));
+    }
     v
 }
 
@@ -101,6 +120,38 @@ mod tests {
         assert_eq!(written["wall"]["text"], "CPU — then");
         assert!(written["wall"].get("short").is_none(), "{written}");
         assert!(written.get("lines").is_none(), "{written}");
+    }
+
+    #[test]
+    fn a_soak_is_stored_with_its_readings_and_written_with_their_words() {
+        use result::soak::{Leak, LeakReading, LeakVerdict};
+        let a = SoakAnalysis {
+            leaks: vec![Leak {
+                resource: "threads".into(),
+                verdict: LeakVerdict::NoLeak,
+                reading: Some(LeakReading::NoTrend { p: 0.4 }),
+                ..Leak::default()
+            }],
+            ..SoakAnalysis::default()
+        };
+        let stored = serde_json::to_value(&a).unwrap();
+        assert!(stored.get("headline").is_none() && stored["leaks"][0].get("why").is_none());
+        let doc = soak(&SoakDoc {
+            analysis: a,
+            ..SoakDoc::default()
+        });
+        let w = &doc["analysis"];
+        assert!(w["headline"]
+            .as_str()
+            .unwrap()
+            .starts_with("no leak in threads"));
+        assert_eq!(w["rule"], crate::soak::RULE);
+        assert_eq!(w["leaks"][0]["verdict"], "no leak");
+        assert_eq!(w["leaks"][0]["reading"]["reading"], "no_trend");
+        assert!(w["leaks"][0]["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("no trend"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod cause;
 pub mod findings;
 pub mod headline;
 pub mod json;
+pub mod soak;
 pub mod usl;
 pub mod verdict;
 pub mod wall;

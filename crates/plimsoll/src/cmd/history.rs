@@ -46,7 +46,7 @@ pub fn report(db: &std::path::Path, run: i64, out: Option<&std::path::Path>) -> 
         // A soak: its series from the history, judged again.
         let stored: ::soak::Stored = serde_json::from_value(doc).map_err(unreadable)?;
         let doc = ::soak::from_history(&h, run, stored)?;
-        eprintln!("verdict: {}", doc.analysis.headline);
+        eprintln!("verdict: {}", words::soak::headline(&doc.analysis));
         if let Some(dir) = out {
             ::soak::write_reports(&doc, dir)?;
         }

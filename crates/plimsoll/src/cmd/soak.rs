@@ -199,14 +199,18 @@ pub fn run(a: SoakArgs) -> anyhow::Result<u8> {
     let mut opts = opts;
     let live = watched(&a, &rt, &cfg, what.unit, &mut opts)?;
     let doc = rt.block_on(::soak::run_soak(&cfg, &opts))?;
-    eprintln!("\nverdict: {}", doc.analysis.headline);
+    eprintln!("\nverdict: {}", words::soak::headline(&doc.analysis));
     if a.json {
-        println!("{}", result::to_line_json(&doc));
+        println!("{}", words::json::soak(&doc));
     }
     if let Some(l) = live {
         l.finish(&rt, &[]);
     }
-    let leak = doc.analysis.leaks.iter().any(|l| l.verdict == "leak");
+    let leak = doc
+        .analysis
+        .leaks
+        .iter()
+        .any(|l| l.verdict == result::soak::LeakVerdict::Leak);
     let failed = doc.result.as_ref().is_some_and(|r| !r.outcome.is_ok());
     Ok(if failed {
         3
