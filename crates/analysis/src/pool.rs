@@ -336,7 +336,10 @@ pub(crate) mod tests {
             ),
             ("redis", 4, 4, 16, None, Some(4))
         );
-        assert_eq!(words::wall::text(&v.wall), words::wall::text(&v.wall));
+        assert_eq!(
+            words::json::verdict(&v)["wall"]["text"],
+            words::wall::text(&v.wall)
+        );
         let t = &words::wall::text(&v.wall);
         assert!(t.starts_with("a pool — connections to redis stay at 4 from 4 to 16 sessions while throughput flat at 6.2 turns/s from 4 sessions, CPU at most 22 % of its cap: a client pool of 4 connections to redis is the wall"), "{t}");
         assert!(

@@ -283,6 +283,16 @@ mod tests {
         assert_eq!(c.sessions_per_host_by_memory.floor(), 536_870.0);
         assert_eq!(c.sessions_per_host_by_cpu.floor(), 12_800.0);
         assert_eq!((c.sessions_per_host, c.hosts), (12_800.0, Some(8)));
-        assert!(c.per_session.is_some());
+        // What it stores is what its working says.
+        let w = words::capacity::working(&c);
+        assert_eq!(
+            w[0],
+            "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,871 sessions"
+        );
+        assert!(w[1].starts_with("CPU: 2.00 ms per turn × 0.500 turns per session per second = 1.000 ms/s per session"), "{}", w[1]);
+        assert_eq!(
+            w[3],
+            "hosts for 100,000 sessions = ceil(100,000 / 12,800) = 8"
+        );
     }
 }

@@ -203,10 +203,10 @@ pub struct Knee {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
-    /// The headline a run recorded before its wall was a fact said, kept as read:
-    /// `words::headline::of` words a verdict from its facts, and says this only where there
-    /// are none. A verdict made now has none here, so none is stored (a document printed
-    /// or written carries its words beside its facts, `words::json`).
+    /// The headline as the document read recorded it, kept as read: a run recorded before
+    /// its wall was a fact, or a document written with its words (`words::json`).
+    /// `words::headline::of` words a verdict from its facts and says this only where there
+    /// are none. A verdict made now has none here, so none is stored.
     #[serde(rename = "headline", default, skip_serializing_if = "String::is_empty")]
     pub recorded_headline: String,
     /// What the ladder counts, sessions or calls: every sentence here says its levels so

@@ -51,14 +51,14 @@ pub use voice::{Crosstalk, KeptAudio, VoiceCalls, VoiceNetwork, VoiceStages};
 pub use workload::{Fit, Replayed};
 
 /// A document as its file holds it: keys in alphabetical order (as every document has
-/// been written, through a JSON value), indented. A ladder's goes through `words::json`
-/// first, which puts its verdict's words beside the facts.
+/// been written, through a JSON value), indented. A ladder's, arms' or soak's goes through
+/// `words::json` first, which puts their words beside the facts.
 pub fn to_file_json<T: serde::Serialize>(doc: &T) -> String {
     let v = serde_json::to_value(doc).expect("a document serializes");
     serde_json::to_string_pretty(&v).expect("a JSON value serializes")
 }
 
-/// A document on one line, keys in alphabetical order, as `--json` has always printed it.
+/// A document on one line, keys in alphabetical order, as `--json` prints it.
 pub fn to_line_json<T: serde::Serialize>(doc: &T) -> String {
     let v = serde_json::to_value(doc).expect("a document serializes");
     v.to_string()

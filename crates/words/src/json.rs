@@ -59,15 +59,9 @@ pub fn verdict(v: &Verdict) -> Value {
         return out;
     }
     out["headline"] = json!(headline::of(v));
-    let lines = headline::lines_of(v);
-    if !lines.is_empty() {
-        out["lines"] = serde_json::to_value(lines).expect("lines serialize");
-    }
+    out["lines"] = serde_json::to_value(headline::lines_of(v)).expect("lines serialize");
     out["wall"]["text"] = json!(wall::text(&v.wall));
-    let short = wall::short(&v.wall);
-    if !short.is_empty() {
-        out["wall"]["short"] = json!(short);
-    }
+    out["wall"]["short"] = json!(wall::short(&v.wall));
     out
 }
 

@@ -157,6 +157,7 @@ fn a_bad_address_or_url_is_refused_before_the_run() {
 
 #[test]
 fn a_soak_shows_its_series_and_leak_verdict_so_far() {
+    let events = std::env::temp_dir().join(format!("plimsoll-soak-events-{}", std::process::id()));
     let mut child = Command::new(BIN)
         .args([
             "soak",
@@ -176,6 +177,8 @@ fn a_soak_shows_its_series_and_leak_verdict_so_far() {
             "--live-linger",
             "4",
         ])
+        .arg("--events")
+        .arg(&events)
         .current_dir(root().join("examples/soak"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -215,6 +218,20 @@ fn a_soak_shows_its_series_and_leak_verdict_so_far() {
         "{verdict}\n{page}"
     );
     assert!(child.wait().unwrap().success());
+    // The events carry the soak's words beside its readings, as soak.json does.
+    let text = std::fs::read_to_string(&events).unwrap();
+    let _ = std::fs::remove_file(&events);
+    let last: serde_json::Value = text
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["event"] == "soak")
+        .unwrap_or_else(|| panic!("no soak event: {text}"));
+    let a = &last["analysis"];
+    assert!(a["headline"].is_string() && a["rule"].is_string(), "{a}");
+    for l in a["leaks"].as_array().unwrap() {
+        assert!(l["why"].is_string() && l["reading"].is_object(), "{l}");
+    }
 }
 
 /// `--events FILE`: a ramp's events read back as another tool reads them — the run first,

@@ -128,6 +128,7 @@ fn history_records_runs_and_report_re_renders_them_identically() {
         &verdict["headline"],
         &verdict["lines"],
         &verdict["wall"]["text"],
+        &verdict["wall"]["short"],
     ] {
         assert!(words.is_null(), "words stored: {verdict}");
     }

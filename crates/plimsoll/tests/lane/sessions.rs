@@ -323,15 +323,28 @@ fn slow_consumers_show_the_memory_a_buffering_sut_holds_for_them() {
         "[sut]\ncommand = [\"python3\", \"server.py\"]\nready = \"http\"\nready_path = \"/ok\"\n[step]\nconcurrency = 10\n",
     )
     .unwrap();
-    let (fast, err) = run_in(&dir, &[], &[]);
-    assert_eq!(fast["outcome"], "ok", "{fast}\n{err}");
-    let (slow, err) = run_in(
-        &dir,
-        &["--slow-share", "0.2", "--slow-read-bps", "2000000"],
-        &[],
-    );
+    // The SUT's peak memory with and without slow readers. Beside other tests a fast
+    // run's driver may fall behind and the SUT buffer for it too (CI 2026-12-07: 21.6 MB
+    // fast against 23.8 MB slow): a memory figure on a shared machine gets a second pair
+    // before it is called a failure, and both are judged on the same pair.
+    let peak = |r: &serde_json::Value| r["peak_rss_mb"].as_f64().unwrap();
+    let pair = || {
+        let (fast, err) = run_in(&dir, &[], &[]);
+        assert_eq!(fast["outcome"], "ok", "{fast}\n{err}");
+        let (slow, err) = run_in(
+            &dir,
+            &["--slow-share", "0.2", "--slow-read-bps", "2000000"],
+            &[],
+        );
+        assert_eq!(slow["outcome"], "ok", "{slow}\n{err}");
+        (fast, slow, err)
+    };
+    let first = pair();
+    let (fast, slow, err) = match peak(&first.1) > peak(&first.0) + 6.0 {
+        true => first,
+        false => pair(),
+    };
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(slow["outcome"], "ok", "{slow}\n{err}");
     let s = &slow["slow"];
     assert_eq!(
         (s["sessions"].as_u64(), s["share"].as_f64()),
@@ -347,10 +360,9 @@ fn slow_consumers_show_the_memory_a_buffering_sut_holds_for_them() {
         s["others_p50_session_ms"].as_f64().unwrap() < slow_p50 / 2.0,
         "{s}"
     );
-    let peak = |r: &serde_json::Value| r["peak_rss_mb"].as_f64().unwrap();
     assert!(
         peak(&slow) > peak(&fast) + 6.0,
-        "two slow readers should leave ~12 MB in the SUT (each ~6 MB behind after 1 s): {} MB against {} MB\n{err}",
+        "two slow readers should leave ~12 MB in the SUT (each ~6 MB behind after 1 s), twice: {} MB against {} MB\n{err}",
         peak(&slow),
         peak(&fast)
     );

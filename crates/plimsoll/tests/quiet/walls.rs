@@ -201,9 +201,7 @@ const DEMO_LADDER: &[&str] = &["--cpus", "1", "--ladder", "4,16"];
 
 fn quiet_demo() -> Value {
     let (doc, err) = ramp("cpu-bound", DEMO_LADDER);
-    let headline = doc["analysis"]["verdict"]["headline"]
-        .as_str()
-        .unwrap_or_default();
+    let headline = doc["analysis"]["verdict"]["headline"].as_str().expect(&err);
     assert!(!headline.contains("busy"), "{headline}\n{err}");
     doc
 }
@@ -311,7 +309,7 @@ fn burned_then_quiet() -> (Value, String) {
 /// The busy-then-quiet ramp's verdict is the quiet ladder's, its first step run again.
 fn judge_quiet_again(quiet: &Value, (doc, err): (Value, String)) {
     let v = &doc["analysis"]["verdict"];
-    let headline = v["headline"].as_str().unwrap_or_default();
+    let headline = v["headline"].as_str().expect(&err);
     assert!(err.contains("running it again"), "{err}");
     assert!(!headline.contains("busy"), "{headline}\n{err}");
     let first = &doc["steps"][0];
