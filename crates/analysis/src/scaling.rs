@@ -154,8 +154,8 @@ fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
 
 /// Projects sessions per host from the marginal cost per session measured at the
 /// ceiling step (its memory by PSS where it was read, RSS else). A projection, never a
-/// measurement: it assumes cost stays linear beyond what was measured and that 80 % of
-/// the host is usable.
+/// measurement: it assumes cost stays linear beyond what was measured and that a share of
+/// the host is usable (`Capacity::USABLE`).
 pub fn capacity(
     mem_kb_per_session: f64,
     cpu_ms_per_turn: f64,
@@ -164,16 +164,23 @@ pub fn capacity(
     host_cpus: f64,
     target: Option<u64>,
 ) -> Capacity {
-    let usable = 0.8;
-    let mem_kb = host_mem_gb * 1024.0 * 1024.0 * usable;
-    let by_mem = if mem_kb_per_session > 0.0 {
-        mem_kb / mem_kb_per_session
+    let per_session = SessionCost {
+        mem_kb: mem_kb_per_session,
+        cpu_ms_per_turn,
+        turns_per_s: turns_per_session_per_s,
+    };
+    let host = Capacity {
+        host_mem_gb,
+        host_cpus,
+        ..Capacity::default()
+    };
+    let by_mem = if per_session.mem_kb > 0.0 {
+        host.usable_mem_kb() / per_session.mem_kb
     } else {
         f64::INFINITY
     };
-    let cpu_ms_per_session_s = cpu_ms_per_turn * turns_per_session_per_s;
-    let by_cpu = if cpu_ms_per_session_s > 0.0 {
-        host_cpus * 1000.0 * usable / cpu_ms_per_session_s
+    let by_cpu = if per_session.cpu_ms_per_s() > 0.0 {
+        host.usable_cpu_ms_per_s() / per_session.cpu_ms_per_s()
     } else {
         f64::INFINITY
     };
@@ -186,19 +193,13 @@ pub fn capacity(
         }
     });
     Capacity {
-        host_mem_gb,
-        host_cpus,
         sessions_per_host_by_memory: by_mem,
         sessions_per_host_by_cpu: by_cpu,
         sessions_per_host: per_host,
         target,
         hosts,
-        per_session: Some(SessionCost {
-            mem_kb: mem_kb_per_session,
-            cpu_ms_per_turn,
-            turns_per_s: turns_per_session_per_s,
-        }),
-        ..Capacity::default()
+        per_session: Some(per_session),
+        ..host
     }
 }
 

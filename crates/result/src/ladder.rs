@@ -430,6 +430,21 @@ pub struct Capacity {
     pub bill: Option<BillBasis>,
 }
 
+impl Capacity {
+    /// The share of a host a projection counts on: the one place it is decided.
+    pub const USABLE: f64 = 0.8;
+
+    /// The host's memory a projection counts on, in KB.
+    pub fn usable_mem_kb(&self) -> f64 {
+        self.host_mem_gb * 1024.0 * 1024.0 * Self::USABLE
+    }
+
+    /// The host's CPU a projection counts on, in CPU ms a second.
+    pub fn usable_cpu_ms_per_s(&self) -> f64 {
+        self.host_cpus * 1000.0 * Self::USABLE
+    }
+}
+
 /// One session's cost where capacity is projected from: its memory (PSS where read,
 /// RSS else), the CPU a turn took, and the turns it asks for a second.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -437,6 +452,13 @@ pub struct SessionCost {
     pub mem_kb: f64,
     pub cpu_ms_per_turn: f64,
     pub turns_per_s: f64,
+}
+
+impl SessionCost {
+    /// The CPU one session asks for, in CPU ms a second.
+    pub fn cpu_ms_per_s(&self) -> f64 {
+        self.cpu_ms_per_turn * self.turns_per_s
+    }
 }
 
 /// The provider's price of a turn as measured at the line, in its currency, with the

@@ -11,21 +11,22 @@ pub fn working(c: &Capacity) -> Vec<String> {
     let Some(s) = &c.per_session else {
         return c.recorded_working.clone();
     };
-    let per_session_s = s.cpu_ms_per_turn * s.turns_per_s;
+    let usable = crate::pct(Capacity::USABLE);
     let mut out = vec![
         format!(
-            "memory: {} GB × 80 % usable = {} KB / {:.1} KB per session = {} sessions",
+            "memory: {} GB × {usable} usable = {} KB / {:.1} KB per session = {} sessions",
             c.host_mem_gb,
-            big(c.host_mem_gb * 1024.0 * 1024.0 * 0.8),
+            big(c.usable_mem_kb()),
             s.mem_kb,
             big(c.sessions_per_host_by_memory)
         ),
         format!(
-            "CPU: {:.2} ms per turn × {:.3} turns per session per second = {per_session_s:.3} ms/s per session; {} cores × 1000 ms/s × 80 % = {} ms/s → {} sessions",
+            "CPU: {:.2} ms per turn × {:.3} turns per session per second = {:.3} ms/s per session; {} cores × 1000 ms/s × {usable} = {} ms/s → {} sessions",
             s.cpu_ms_per_turn,
             s.turns_per_s,
+            s.cpu_ms_per_s(),
             c.host_cpus,
-            big(c.host_cpus * 1000.0 * 0.8),
+            big(c.usable_cpu_ms_per_s()),
             big(c.sessions_per_host_by_cpu)
         ),
         format!("sessions per host = min(memory, CPU) = {}", big(c.sessions_per_host)),
@@ -39,9 +40,9 @@ pub fn working(c: &Capacity) -> Vec<String> {
             int(h)
         ));
     }
-    out.push(
-        "assumes: per-session cost stays as measured at the ceiling step (linear), 80 % of the host usable, the LLM provider is not the limit; a projection, not a measurement".into(),
-    );
+    out.push(format!(
+        "assumes: per-session cost stays as measured at the ceiling step (linear), {usable} of the host usable, the LLM provider is not the limit; a projection, not a measurement"
+    ));
     if let (Some(b), Some(hour)) = (&c.bill, c.provider_bill_per_hour) {
         let sessions = c.target.map_or(c.sessions_per_host, |t| t as f64);
         out.push(format!(
