@@ -8,12 +8,10 @@
 //! beside it: calls it took inside one load window before its load showed them, calls
 //! that waited for a job process, a voice activity detector behind real time.
 
-use crate::budget::num;
 use crate::throughput::Wall;
 use result::facts::{Blocked, Finding, WorkerFull};
 use result::wall::{WallFact, WorkerRefusal};
-use result::words::count;
-use result::worker::{WorkerLog, LOAD_WINDOW_S};
+use result::worker::WorkerLog;
 use result::{StepResult, WallKind};
 
 /// What the worker logged over `s`, when it logged anything of its jobs.
@@ -89,71 +87,6 @@ pub fn wall(at: &StepResult) -> Option<Wall> {
 /// collapse's cause in the verdict's headline.
 pub fn refusal(at: &StepResult) -> Option<WorkerRefusal> {
     refused(at).map(|r| r.fact(at))
-}
-
-/// "at load 0.93 (its load_threshold 0.7)", as much as the worker said.
-fn at_load(w: &WorkerLog) -> String {
-    words::findings::at_load(w.full_load, w.threshold)
-}
-
-/// The calls it took inside one load window before its load showed them, when more
-/// than one: the reason a burst of calls overloads it.
-fn burst(calls: u64) -> Option<String> {
-    (calls >= 2).then(|| {
-        format!(
-            "it had taken {} within {} s (one load window) before its load showed them",
-            count(calls, "call"),
-            num(LOAD_WINDOW_S)
-        )
-    })
-}
-
-/// What the worker said of its jobs over `s`, a sentence each: marked full, a burst
-/// admitted in one window, calls waiting for a process, its event loops blocked, its
-/// VAD behind real time.
-pub fn notes(s: &StepResult) -> Vec<String> {
-    let Some(w) = worker(s) else {
-        return Vec::new();
-    };
-    let mut out = vec![match w.most_in_window {
-        n @ 2.. => format!(
-            "took {}, {n} of them within one load window ({} s)",
-            count(w.jobs, "job"),
-            num(LOAD_WINDOW_S)
-        ),
-        _ => format!("took {}", count(w.jobs, "job")),
-    }];
-    if w.full > 0 {
-        let mut full = format!(
-            "marked itself full {} {}: the server sends it no call while it is",
-            count(w.full, "time"),
-            at_load(w)
-        );
-        if let Some(b) = burst(w.admitted_in_window) {
-            full.push_str(&format!("; {b}"));
-        }
-        out.push(full);
-    }
-    if w.waited_for_process > 0 {
-        out.push(format!(
-            "{} waited for a job process to be started (every warm one was taken: num_idle_processes)",
-            count(w.waited_for_process, "call")
-        ));
-    }
-    if let (n @ 1.., Some(max)) = (w.loop_blocked, w.loop_blocked_max_ms) {
-        out.push(format!(
-            "its event loops were blocked {} past its loop monitor's threshold, the longest {} ms: audio and turns wait meanwhile",
-            count(n, "time"),
-            num(max)
-        ));
-    }
-    if w.vad_behind > 0 {
-        out.push(format!(
-            "its voice activity detector fell behind real time {}: it hears the caller late",
-            count(w.vad_behind, "time")
-        ));
-    }
-    out
 }
 
 /// The ladder's findings of the worker: marked full without a refusal, and its event
@@ -320,8 +253,8 @@ mod tests {
         assert_eq!(verdict(&bare, &budget()).wall.kind, WallKind::Cpu);
     }
 
-    /// Marked full with every call answered: a finding, not the wall; and the step's
-    /// notes say what the worker said.
+    /// Marked full with every call answered: a finding, not the wall; the step's notes
+    /// (`words::worker`) say what the worker said.
     #[test]
     fn a_worker_marked_full_without_a_refusal_is_a_finding_and_a_note() {
         let mut two = worker(call(2, 0.0, 1900.0, 0.8), 2, 2, Some(0.74));
@@ -341,17 +274,8 @@ mod tests {
         );
         assert!(said(&v).contains(&"the worker marked itself full at load 0.74 (its load_threshold 0.7) from 2 calls, and no call failed for it: a call placed while it is full gets no agent".to_string()), "{:?}", v.findings);
         assert!(said(&v).contains(&"the worker's event loops were blocked past its loop monitor's threshold 2 times at 2 calls (the longest 360 ms): audio and turns wait meanwhile".to_string()), "{:?}", v.findings);
-        assert_eq!(
-            notes(&two),
-            vec![
-                "took 2 jobs, 2 of them within one load window (2.5 s)".to_string(),
-                "marked itself full 1 time at load 0.74 (its load_threshold 0.7): the server sends it no call while it is; it had taken 2 calls within 2.5 s (one load window) before its load showed them".into(),
-                "1 call waited for a job process to be started (every warm one was taken: num_idle_processes)".into(),
-                "its event loops were blocked 2 times past its loop monitor's threshold, the longest 360 ms: audio and turns wait meanwhile".into(),
-                "its voice activity detector fell behind real time 3 times: it hears the caller late".into(),
-            ]
-        );
-        assert!(notes(&call(1, 0.0, 1.0, 0.1)).is_empty());
+        let log = two.log.as_ref().and_then(|l| l.worker.as_ref()).unwrap();
+        assert_eq!(words::worker::notes(log).len(), 5);
     }
 
     /// This session's `ramp --cpus 1` of the example: 2 calls held, 3 over with the cap

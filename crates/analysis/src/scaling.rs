@@ -185,7 +185,8 @@ pub fn capacity(
         f64::INFINITY
     };
     let per_host = by_mem.min(by_cpu).floor();
-    let hosts = target.map(|t| {
+    // No host count where nothing measured bounds a host: dividing by no bound says 0.
+    let hosts = target.filter(|_| per_host.is_finite()).map(|t| {
         if per_host >= 1.0 {
             (t as f64 / per_host).ceil() as u64
         } else {
@@ -295,5 +296,20 @@ mod tests {
             w[3],
             "hosts for 100,000 sessions = ceil(100,000 / 12,800) = 8"
         );
+    }
+
+    /// A session whose CPU rounds to nothing bounds a host by memory alone; one that
+    /// costs nothing measurable of either sizes no host at all (not 0 hosts).
+    #[test]
+    fn capacity_without_a_measurable_cost_sizes_no_host() {
+        let by_mem = capacity(100.0, 0.0, 0.5, 64.0, 16.0, Some(100_000));
+        assert!(by_mem.sessions_per_host_by_cpu.is_infinite());
+        assert_eq!(
+            (by_mem.sessions_per_host, by_mem.hosts),
+            (536_870.0, Some(1))
+        );
+        let free = capacity(0.0, 0.0, 0.5, 64.0, 16.0, Some(100_000));
+        assert!(free.sessions_per_host.is_infinite());
+        assert_eq!(free.hosts, None);
     }
 }

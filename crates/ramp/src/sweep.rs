@@ -9,7 +9,7 @@ use experiment::Config;
 pub use result::environment::Axis;
 use result::environment::Environment;
 use result::sweep::{Cell, Sweep, SweepDoc};
-use result::Standing;
+use result::{PointStanding, Standing};
 
 /// `messages=50,100,150` → the axis; names are `concurrency` or a session axis.
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
@@ -89,7 +89,7 @@ fn skipped(values: &[f64], name: &str) -> Cell {
     Cell {
         values: values.to_vec(),
         label: name.to_string(),
-        standing: "skipped".into(),
+        standing: PointStanding::Skipped,
         ..Cell::default()
     }
 }
@@ -108,12 +108,12 @@ pub fn document(
         .iter()
         .map(|c| analysis::sweep::Point {
             values: c.values.clone(),
-            standing: c.standing.clone(),
+            standing: c.standing,
             why: c.why.clone().flatten(),
         })
         .filter(|p| p.values.len() == names.len())
         .collect();
-    let rows = analysis::sweep::rows(&names, &points);
+    let rows = analysis::sweep::rows(names.len(), &points);
     SweepDoc {
         schema_version: 1,
         config: config.to_string(),
@@ -172,7 +172,7 @@ async fn point(
     let cell = Cell {
         values: values.to_vec(),
         label: name,
-        standing: standing.as_str().into(),
+        standing: standing.into(),
         step: Some(step.result),
         why: Some(why),
     };
@@ -265,7 +265,8 @@ pub fn finish(doc: &SweepDoc, out: Option<&std::path::Path>) -> anyhow::Result<(
     if let Some(dir) = out {
         let md = report::sweep::markdown(doc);
         let html = report::sweep::html(doc);
-        crate::ladder::write_files(dir, &result::to_file_json(doc), &md, &html)?;
+        let json = result::to_file_json(&words::json::sweep(doc));
+        crate::ladder::write_files(dir, &json, &md, &html)?;
     }
     Ok(())
 }
@@ -281,7 +282,7 @@ pub fn rerender(
     let sweep = document(config, environment, !finished, cells);
     for c in &sweep.sweep.cells {
         match &c.step {
-            Some(s) => eprintln!("{}", report::sweep::row(&c.label, s, &c.standing)),
+            Some(s) => eprintln!("{}", report::sweep::row(&c.label, s, c.standing.as_str())),
             None => eprintln!("  {:<28} skipped", c.label),
         }
     }

@@ -270,7 +270,8 @@ fn requests_and_log(r: &StepResult) -> Vec<String> {
             crate::words::count(n, "warning or error line")
         ));
     }
-    for note in analysis::admission::notes(r) {
+    let worker = r.log.as_ref().and_then(|l| l.worker.as_ref());
+    for note in worker.map(words::worker::notes).unwrap_or_default() {
         out.push(format!("  worker: {note}"));
     }
     out

@@ -6,7 +6,7 @@ use crate::grid::{Col, Grid};
 use crate::svg::esc;
 use result::environment::Axis;
 use result::sweep::{Cell, SweepDoc};
-use result::StepResult;
+use result::{PointStanding, StepResult};
 use std::fmt::Write;
 
 fn cell(v: Option<f64>) -> String {
@@ -44,8 +44,9 @@ pub fn row(label: &str, step: &StepResult, standing: &str) -> String {
 /// The verdict: each row's cliff.
 pub fn verdict_lines(doc: &SweepDoc) -> Vec<String> {
     let mut out = vec!["verdict:".to_string()];
+    let axes = names(doc);
     for r in &doc.sweep.rows {
-        out.push(format!("  {}", r.sentence));
+        out.push(format!("  {}", words::sweep::row(&axes, r)));
     }
     if doc.interrupted {
         out.push("  (interrupted: the points not run are marked skipped)".into());
@@ -99,12 +100,12 @@ fn points_table(doc: &SweepDoc) -> Grid {
     g
 }
 
-fn colour(standing: &str) -> &'static str {
+fn colour(standing: PointStanding) -> &'static str {
     match standing {
-        "holds" => "#9cd69c",
-        "over" => "#f2c46d",
-        "collapsed" => "#e88080",
-        _ => "#ddd",
+        PointStanding::Holds => "#9cd69c",
+        PointStanding::Over => "#f2c46d",
+        PointStanding::Collapsed => "#e88080",
+        PointStanding::Skipped => "#ddd",
     }
 }
 
@@ -159,7 +160,7 @@ pub fn heat_map(doc: &SweepDoc) -> String {
                 let v = &c.values;
                 v.last() == Some(x) && (y.is_nan() || v.first() == Some(y))
             });
-            let standing = c.map_or("skipped", |c| c.standing.as_str());
+            let standing = c.map_or(PointStanding::Skipped, |c| c.standing);
             let text = c
                 .and_then(|c| c.step.as_ref())
                 .and_then(rate)

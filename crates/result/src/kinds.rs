@@ -84,6 +84,34 @@ words!(
 );
 
 words!(
+    /// A point of a sweep: a level's standing, or not run (a smaller value of its row
+    /// collapsed, or Ctrl-C stopped the sweep first).
+    PointStanding {
+        Holds = "holds",
+        Over = "over",
+        Collapsed = "collapsed",
+        Skipped = "skipped",
+    }
+);
+
+#[allow(clippy::derivable_impls)]
+impl Default for PointStanding {
+    fn default() -> Self {
+        PointStanding::Skipped
+    }
+}
+
+impl From<Standing> for PointStanding {
+    fn from(s: Standing) -> Self {
+        match s {
+            Standing::Holds => PointStanding::Holds,
+            Standing::Over => PointStanding::Over,
+            Standing::Collapsed => PointStanding::Collapsed,
+        }
+    }
+}
+
+words!(
     /// What a ladder hit first.
     WallKind {
         Cpu = "cpu",

@@ -42,7 +42,7 @@ pub use cost::{
     CacheBreakKind, CacheReport, CacheTurn, Cost, CostSplit, ModelTokens, Price, PriceTable,
 };
 pub use findings::StepReport;
-pub use kinds::{Bound, Confidence, Outcome, Standing, StepState, WallKind};
+pub use kinds::{Bound, Confidence, Outcome, PointStanding, Standing, StepState, WallKind};
 pub use mcp::{Mcp, McpStdio, McpTool};
 pub use parts::*;
 pub use step::{exit, round2, Harness, MemoryMeasure, StepResult, SCHEMA_VERSION};

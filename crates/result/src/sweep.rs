@@ -4,6 +4,7 @@
 use crate::budget::Budget;
 use crate::environment::{Axis, Environment};
 use crate::step::StepResult;
+use crate::PointStanding;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,12 +25,12 @@ pub struct Sweep {
 }
 
 /// One point of the grid: its values (an axis each, in order), its label, its standing
-/// ("holds", "over", "collapsed", or "skipped": not run) and its step.
+/// (skipped: not run) and its step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
     pub values: Vec<f64>,
     pub label: String,
-    pub standing: String,
+    pub standing: PointStanding,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<StepResult>,
     /// Why it collapsed or is over, in words (absent for a skipped point).
@@ -41,12 +42,23 @@ pub struct Cell {
     pub why: Option<Option<String>>,
 }
 
-/// The cliff along one row (the last axis moving, the others fixed).
+/// The cliff along one row (the last axis moving, the others fixed): the last value
+/// that holds before the first that does not, and how and why that one failed
+/// (`words::sweep` says it).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The other axes' values (empty with one axis).
     pub fixed: Vec<f64>,
     pub last_holding: Option<f64>,
     pub first_failing: Option<f64>,
-    pub sentence: String,
+    /// How the first failing point stood (over or collapsed), where one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<PointStanding>,
+    /// Its cell's why, where it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The row in words as a sweep recorded before its facts were kept said it, kept as
+    /// read (a document written now carries `sentence` made from the facts).
+    #[serde(rename = "sentence", default, skip_serializing_if = "String::is_empty")]
+    pub recorded_sentence: String,
 }

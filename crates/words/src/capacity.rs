@@ -2,7 +2,7 @@
 //! host it is projected onto; a projection recorded before its inputs were kept says the
 //! lines it was recorded with.
 
-use result::ladder::Capacity;
+use result::ladder::{Capacity, SessionCost};
 use result::words::int;
 
 /// The working: memory, CPU, sessions per host, hosts for the target, the assumptions,
@@ -12,25 +12,14 @@ pub fn working(c: &Capacity) -> Vec<String> {
         return c.recorded_working.clone();
     };
     let usable = crate::pct(Capacity::USABLE);
-    let mut out = vec![
-        format!(
-            "memory: {} GB × {usable} usable = {} KB / {:.1} KB per session = {} sessions",
-            c.host_mem_gb,
-            big(c.usable_mem_kb()),
-            s.mem_kb,
-            big(c.sessions_per_host_by_memory)
+    let mut out = vec![memory(c, s, &usable), cpu(c, s, &usable)];
+    out.push(match c.sessions_per_host.is_finite() {
+        true => format!(
+            "sessions per host = min(memory, CPU) = {}",
+            big(c.sessions_per_host)
         ),
-        format!(
-            "CPU: {:.2} ms per turn × {:.3} turns per session per second = {:.3} ms/s per session; {} cores × 1000 ms/s × {usable} = {} ms/s → {} sessions",
-            s.cpu_ms_per_turn,
-            s.turns_per_s,
-            s.cpu_ms_per_s(),
-            c.host_cpus,
-            big(c.usable_cpu_ms_per_s()),
-            big(c.sessions_per_host_by_cpu)
-        ),
-        format!("sessions per host = min(memory, CPU) = {}", big(c.sessions_per_host)),
-    ];
+        false => format!("sessions per host: {UNBOUNDED}"),
+    });
     if let (Some(t), Some(h)) = (c.target, c.hosts) {
         out.push(format!(
             "hosts for {} sessions = ceil({} / {}) = {}",
@@ -53,6 +42,43 @@ pub fn working(c: &Capacity) -> Vec<String> {
     out
 }
 
+/// Neither memory nor CPU bounds a host where a session cost none measurable of either.
+const UNBOUNDED: &str = "not bounded: one session's memory and CPU were too small to measure, so no host size follows (project from a step with more sessions or longer turns)";
+
+/// What one session's cost too small to measure leaves of a resource's line.
+const NO_BOUND: &str = "too small to measure: sets no bound";
+
+fn memory(c: &Capacity, s: &SessionCost, usable: &str) -> String {
+    match s.mem_kb > 0.0 {
+        true => format!(
+            "memory: {} GB × {usable} usable = {} KB / {:.1} KB per session = {} sessions",
+            c.host_mem_gb,
+            big(c.usable_mem_kb()),
+            s.mem_kb,
+            big(c.sessions_per_host_by_memory)
+        ),
+        false => format!("memory: {:.1} KB per session, {NO_BOUND}", s.mem_kb),
+    }
+}
+
+fn cpu(c: &Capacity, s: &SessionCost, usable: &str) -> String {
+    let per_session = format!(
+        "CPU: {:.2} ms per turn × {:.3} turns per session per second = {:.3} ms/s per session",
+        s.cpu_ms_per_turn,
+        s.turns_per_s,
+        s.cpu_ms_per_s()
+    );
+    match s.cpu_ms_per_s() > 0.0 {
+        true => format!(
+            "{per_session}; {} cores × 1000 ms/s × {usable} = {} ms/s → {} sessions",
+            c.host_cpus,
+            big(c.usable_cpu_ms_per_s()),
+            big(c.sessions_per_host_by_cpu)
+        ),
+        false => format!("{per_session}, {NO_BOUND}"),
+    }
+}
+
 /// A whole amount grouped by thousands (`374,727`), or as it is when not finite.
 fn big(x: f64) -> String {
     match x.is_finite() && x >= 0.0 {
@@ -64,7 +90,7 @@ fn big(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use result::ladder::{BillBasis, SessionCost};
+    use result::ladder::BillBasis;
 
     fn projected() -> Capacity {
         // 100 KB and 2 CPU ms a turn, 0.5 turns a second, onto 64 GB and 16 cores.
@@ -98,6 +124,37 @@ mod tests {
             ]
         );
         assert!(w[4].starts_with("assumes: ") && w.len() == 5, "{w:?}");
+    }
+
+    /// A cost too small to measure sets no bound, said as such: never "inf sessions".
+    #[test]
+    fn a_cost_too_small_to_measure_is_said_as_no_bound() {
+        let mut c = projected();
+        c.per_session.as_mut().unwrap().cpu_ms_per_turn = 0.0;
+        c.sessions_per_host_by_cpu = f64::INFINITY;
+        c.sessions_per_host = 536_870.0;
+        c.hosts = Some(1);
+        let w = working(&c);
+        assert_eq!(
+            w[1],
+            "CPU: 0.00 ms per turn × 0.500 turns per session per second = 0.000 ms/s per session, too small to measure: sets no bound"
+        );
+        assert_eq!(w[2], "sessions per host = min(memory, CPU) = 536,870");
+        c.per_session.as_mut().unwrap().mem_kb = 0.0;
+        c.sessions_per_host_by_memory = f64::INFINITY;
+        c.sessions_per_host = f64::INFINITY;
+        c.hosts = None;
+        let w = working(&c);
+        assert_eq!(
+            w[0],
+            "memory: 0.0 KB per session, too small to measure: sets no bound"
+        );
+        assert!(
+            w[2].starts_with("sessions per host: not bounded: "),
+            "{w:?}"
+        );
+        assert!(w[3].starts_with("assumes: "), "no hosts line: {w:?}");
+        assert!(w.iter().all(|l| !l.contains("inf")), "{w:?}");
     }
 
     #[test]

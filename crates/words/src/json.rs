@@ -1,13 +1,15 @@
 //! A document as its readers get it (`--json`, `result.json`, the event stream): its facts
 //! as they are stored, and beside them the words this module's siblings make of them: a
 //! verdict's `headline` and `lines`, its wall's `text` and `short`, a capacity
-//! projection's `working`, a soak's `headline`, `rule` and each leak's `why`. The history
+//! projection's `working`, a soak's `headline`, `rule` and each leak's `why`, a sweep
+//! row's `sentence`. The history
 //! stores the facts alone; these words are made again each time a document is written.
 
 use crate::{headline, wall};
 use result::arms::ArmsDoc;
 use result::ladder::{LadderDoc, Verdict};
 use result::soak::{SoakAnalysis, SoakDoc};
+use result::sweep::SweepDoc;
 use serde_json::{json, Value};
 
 /// A ladder's document with its verdict's words.
@@ -36,6 +38,16 @@ pub fn arms(doc: &ArmsDoc) -> Value {
 pub fn soak(doc: &SoakDoc) -> Value {
     let mut v = serde_json::to_value(doc).expect("a document serializes");
     v["analysis"] = soak_analysis(&doc.analysis);
+    v
+}
+
+/// A sweep's document with each row's cliff in words (`sentence`).
+pub fn sweep(doc: &SweepDoc) -> Value {
+    let mut v = serde_json::to_value(doc).expect("a document serializes");
+    let axes: Vec<String> = doc.sweep.axes.iter().map(|a| a.name.clone()).collect();
+    for (i, r) in doc.sweep.rows.iter().enumerate() {
+        v["sweep"]["rows"][i]["sentence"] = json!(crate::sweep::row(&axes, r));
+    }
     v
 }
 

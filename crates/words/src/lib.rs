@@ -10,9 +10,11 @@ pub mod findings;
 pub mod headline;
 pub mod json;
 pub mod soak;
+pub mod sweep;
 pub mod usl;
 pub mod verdict;
 pub mod wall;
+pub mod worker;
 
 /// A share in percent (0.93 → "93 %"): whole points, or a tenth of one below 1 % so that
 /// a small share is not said as none ("0.3 %", "< 0.1 %").

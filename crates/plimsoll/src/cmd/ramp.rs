@@ -274,7 +274,7 @@ fn sweep(
     opts.step.concurrency = a.concurrency;
     let doc = rt.block_on(::ramp::sweep::run_sweep(cfg, &axes, &opts))?;
     if a.json {
-        println!("{}", result::to_line_json(&doc));
+        println!("{}", words::json::sweep(&doc));
     }
     Ok(0)
 }

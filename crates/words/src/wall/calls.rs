@@ -59,11 +59,7 @@ pub(super) fn text(f: &WallFact) -> String {
                 0 => "its calls failed".to_string(),
                 f => format!("{} failed", count(*f, "call")),
             },
-            burst.map_or(String::new(), |b| format!(
-                "; it had taken {} within {} s (one load window) before its load showed them",
-                count(b, "call"),
-                num(LOAD_WINDOW_S)
-            ))
+            burst.map_or(String::new(), |b| format!("; {}", crate::worker::burst(b)))
         ),
         WallFact::Provider(p) => provider(p),
         _ => String::new(),
