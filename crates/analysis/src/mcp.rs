@@ -4,36 +4,11 @@
 //! the least-squares slope of the servers alive at once against concurrency over the
 //! steps that ran any, and the memory of one server their median RSS per server:
 //! "1.0 MCP server process per session, 14 MB each". For the growth findings of a
-//! ladder (`StdioGrowth::words`); pure.
+//! ladder (`words::mcp` says it); pure.
 
 use result::StepResult;
 
-/// How the stdio MCP servers grew with sessions over a ladder.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StdioGrowth {
-    /// Server processes per added session (the slope).
-    pub per_session: f64,
-    /// A server's RSS, MB (the median over the steps).
-    pub mb_each: f64,
-    /// The steps it was read from, and the highest concurrency among them.
-    pub steps: usize,
-    pub up_to: usize,
-}
-
-impl StdioGrowth {
-    /// "1.0 MCP server process per session, 14 MB each (4 steps up to 32 sessions)".
-    pub fn words(&self) -> String {
-        let mb = if self.mb_each >= 10.0 {
-            format!("{:.0}", self.mb_each)
-        } else {
-            format!("{:.1}", self.mb_each)
-        };
-        format!(
-            "{:.1} MCP server process per session, {mb} MB each ({} steps up to {} sessions)",
-            self.per_session, self.steps, self.up_to
-        )
-    }
-}
+pub use result::mcp::StdioGrowth;
 
 /// The growth of stdio MCP servers over `steps`, from the steps that ran any (one step
 /// is enough: its count over its sessions); None when none did.
@@ -111,18 +86,12 @@ mod tests {
             (g.per_session, g.mb_each, g.steps, g.up_to),
             (1.0, 14.0, 3, 8)
         );
-        assert_eq!(
-            g.words(),
-            "1.0 MCP server process per session, 14 MB each (3 steps up to 8 sessions)"
-        );
         let pooled = stdio_growth(&[step(4, 2, 3.25), step(16, 2, 3.25)]).unwrap();
         assert_eq!(
             pooled.per_session, 0.0,
             "a fixed pool of servers does not grow"
         );
-        assert!(pooled
-            .words()
-            .starts_with("0.0 MCP server process per session, 3.2 MB each"));
+        assert_eq!(pooled.mb_each, 3.25);
         assert_eq!(stdio_growth(&[StepResult::default()]), None);
     }
 }

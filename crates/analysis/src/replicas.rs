@@ -70,26 +70,6 @@ pub fn scaling(rows: &[Measured]) -> Vec<Scaling> {
         .collect()
 }
 
-/// "2 replicas: 11.9 turns/s at most, 96 % of linear, 70.2 MB each".
-pub fn line(s: &Scaling) -> String {
-    format!(
-        "{} replica{}: {} turns/s at most{}, {} MB each",
-        s.replicas,
-        if s.replicas == 1 { "" } else { "s" },
-        crate::budget::num(s.peak_turns_per_s),
-        match (s.efficiency, s.unwalled_base) {
-            _ if s.replicas == 1 => String::new(),
-            (Some(e), _) => format!(", {:.0} % of linear", e * 100.0),
-            (None, Some(b)) => format!(
-                " (scaling not measured: {b} replica{} found no wall within the ladder — widen it)",
-                if b == 1 { "" } else { "s" }
-            ),
-            (None, None) => String::new(),
-        },
-        crate::budget::num(s.rss_mb_per_instance)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,11 +98,6 @@ mod tests {
             e,
             vec![Some(1.0), Some(0.95), Some(0.75), Some(1.0), Some(1.0)]
         );
-        assert_eq!(
-            line(&s[1]),
-            "2 replicas: 19 turns/s at most, 95 % of linear, 10 MB each"
-        );
-        assert_eq!(line(&s[0]), "1 replica: 10 turns/s at most, 10 MB each");
     }
 
     #[test]
@@ -132,7 +107,6 @@ mod tests {
         let mut one = m("free", 1, 12.7);
         one.walled = false;
         let s = scaling(&[one, m("free", 2, 12.7)]);
-        assert_eq!(s[1].efficiency, None);
-        assert_eq!(line(&s[1]), "2 replicas: 12.7 turns/s at most (scaling not measured: 1 replica found no wall within the ladder — widen it), 10 MB each");
+        assert_eq!((s[1].efficiency, s[1].unwalled_base), (None, Some(1)));
     }
 }

@@ -6,7 +6,6 @@
 
 use crate::budget::{breaches, Breach, Budget, Figures};
 use result::ladder::LevelStanding;
-use result::words::{count, Unit};
 use result::{Check, CheckFrom, Outcome, Standing, StepResult, Thresholds};
 
 /// Completed turns per second of a step: as measured under full load, or for a step
@@ -137,93 +136,16 @@ pub fn step_checks(s: &StepResult, t: &Thresholds, budget: Option<&Budget>) -> V
             over: value.is_some_and(|v| v > limit),
         })
         .collect();
-    let judged = s.outcome == Outcome::Ok && s.sessions_failed == 0;
-    if let Some(b) = budget.filter(|_| judged) {
+    if let Some(b) = budget.filter(|_| s.judged_by_budget()) {
         out.extend(crate::budget::checks(b, &figures_of(s), None));
     }
     out
-}
-
-/// One step judged alone against the budgets a flag named (`run --budget rss_mb=4096`):
-/// the line that says so, first in what `run` prints, and the budgets it broke. A step
-/// whose sessions failed is not judged: that is said, and its exit code says it.
-pub fn alone(s: &StepResult, b: &Budget) -> (String, Vec<Breach>) {
-    let u = Unit::of_step(s);
-    let level = u.level(s.concurrency);
-    let failed = s.sessions_failed;
-    if s.outcome != Outcome::Ok || failed > 0 {
-        let why = match failed {
-            0 => format!("it ended {}", s.outcome),
-            f => format!("{f} of {} failed", count(s.sessions_ok + f, u.one())),
-        };
-        return (format!("budget: {level}, not judged — {why}"), Vec::new());
-    }
-    let checks = crate::budget::checks(b, &figures_of(s), None);
-    let said: Vec<String> = checks
-        .iter()
-        .map(|c| {
-            let v = c.value.map_or("none".into(), crate::budget::num);
-            let op = if c.over { ">" } else { "≤" };
-            format!(
-                "{} {v} {op} {}",
-                result::budget::words(&c.name),
-                crate::budget::num(c.limit)
-            )
-        })
-        .collect();
-    let br: Vec<Breach> = checks.iter().filter_map(Check::breach).collect();
-    let standing = if br.is_empty() {
-        "within budget"
-    } else {
-        "over budget"
-    };
-    (
-        format!(
-            "budget: {level} {standing} — {}; no {} failed",
-            said.join(", "),
-            u.one()
-        ),
-        br,
-    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::verdict::tests::step;
-
-    /// "N calls a worker within 4 GB, no errors", and the same over it or failing.
-    #[test]
-    fn a_step_judged_alone_says_its_standing_first() {
-        let mut b = Budget::none();
-        b.apply_flag("rss_mb=4096").unwrap();
-        let mut s = step(8, 1.0, 1.0, 0.5);
-        s.peak_rss_mb = 1721.4;
-        let (line, br) = alone(&s, &b);
-        assert_eq!(
-            line,
-            "budget: 8 sessions within budget — RSS MB 1721 ≤ 4096; no session failed"
-        );
-        assert!(br.is_empty());
-        s.peak_rss_mb = 4210.0;
-        let (line, br) = alone(&s, &b);
-        assert_eq!(
-            line,
-            "budget: 8 sessions over budget — RSS MB 4210 > 4096; no session failed"
-        );
-        assert_eq!(br.len(), 1);
-        s.sessions_failed = 2;
-        s.sessions_ok = 6;
-        let (line, br) = alone(&s, &b);
-        assert_eq!(
-            line,
-            "budget: 8 sessions, not judged — 2 of 8 sessions failed"
-        );
-        assert!(
-            br.is_empty(),
-            "a failed step's exit code is 3, not the budget's 2"
-        );
-    }
 
     /// One list: the thresholds first, checked whatever the outcome, then the budgets,
     /// only where the step ended ok; a threshold of 0 is no check.

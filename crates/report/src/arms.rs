@@ -89,7 +89,7 @@ fn scaling_lines(doc: &ArmsDoc) -> Vec<String> {
             let parts: Vec<String> = rows
                 .iter()
                 .filter(|r| &r.variant == v)
-                .map(analysis::replicas::line)
+                .map(words::scaling::line)
                 .collect();
             format!("scaling of {v}: {}", parts.join("; "))
         })

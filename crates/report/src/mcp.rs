@@ -89,7 +89,7 @@ pub fn stdio_table(steps: &[StepResult]) -> Option<(Grid, String)> {
             ]);
         }
     }
-    Some((g, format!("Growth: {}.", growth.words())))
+    Some((g, format!("Growth: {}.", words::mcp::growth(&growth))))
 }
 
 #[cfg(test)]

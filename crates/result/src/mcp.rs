@@ -57,3 +57,15 @@ pub struct McpStdio {
     /// Distinct server processes that served calls over the step.
     pub servers_seen: u64,
 }
+
+/// How the stdio MCP servers grew with sessions over a ladder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StdioGrowth {
+    /// Server processes per added session (the slope).
+    pub per_session: f64,
+    /// A server's RSS, MB (the median over the steps).
+    pub mb_each: f64,
+    /// The steps it was read from, and the highest concurrency among them.
+    pub steps: usize,
+    pub up_to: usize,
+}

@@ -4,11 +4,14 @@
 //! Pure functions of `result`'s facts (`result::facts`, the budget judged and what broke
 //! it); each phrase written once, its known-answer test beside it.
 
+pub mod budget;
 pub mod capacity;
 pub mod cause;
 pub mod findings;
 pub mod headline;
 pub mod json;
+pub mod mcp;
+pub mod scaling;
 pub mod soak;
 pub mod sweep;
 pub mod usl;

@@ -240,8 +240,8 @@ fn one_step(a: &RunArgs, mut opts: step::StepOptions) -> anyhow::Result<u8> {
     };
     let checks = analysis::standing::step_checks(&step.result, &thresholds, judge.as_ref());
     if !json {
-        if let Some(b) = &judge {
-            eprintln!("{}", analysis::standing::alone(&step.result, b).0);
+        if judge.is_some() {
+            eprintln!("{}", words::budget::alone(&step.result, &checks));
         }
         for line in report::step::lines(&step, &checks) {
             eprintln!("{line}");
