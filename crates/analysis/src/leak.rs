@@ -21,10 +21,10 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-const BLOCKS: usize = 12;
-const MIN_SAMPLES: usize = 2 * BLOCKS;
+pub use result::soak::{Leak, LeakReading, LeakRule, LeakVerdict, SoakAnalysis, SoakSample};
 
-pub use result::soak::{Leak, LeakReading, LeakVerdict, SoakAnalysis, SoakSample};
+const BLOCKS: usize = LeakRule::BLOCKS;
+const MIN_SAMPLES: usize = LeakRule::MIN_SAMPLES;
 
 /// How to judge one resource.
 #[derive(Clone, Copy, Debug)]
@@ -188,9 +188,9 @@ pub fn judge(
     }
     let growth = sen * span;
     let floor = rule.min_growth;
-    let (verdict, reading) = if p < 0.01 && sen > 0.0 && lo > 0.0 && growth >= floor {
+    let (verdict, reading) = if p < LeakRule::LEAK_P && sen > 0.0 && lo > 0.0 && growth >= floor {
         (LeakVerdict::Leak, LeakReading::Rises { p, growth, floor })
-    } else if p >= 0.05 {
+    } else if p >= LeakRule::NO_LEAK_P {
         (LeakVerdict::NoLeak, LeakReading::NoTrend { p })
     } else if hi * span < floor {
         let upper = hi * span;
@@ -206,20 +206,16 @@ pub fn judge(
     out
 }
 
-/// The resources a soak judges, how to read each from a sample, and the growth over the
-/// load phase below which a trend is not a leak (RSS: 2 MB plus 1 % of where it began).
+/// How to read a resource of the leak rule (`LeakRule::FLOORS`) from a sample.
 type Read = fn(&SoakSample) -> Option<f64>;
-const RESOURCES: &[(&str, Read, f64, f64)] = &[
-    ("RSS", |s| Some(s.rss_kb as f64), 2048.0, 0.01),
-    (
-        "cgroup memory",
-        |s| s.cgroup_kb.map(|k| k as f64),
-        2048.0,
-        0.01,
-    ),
-    ("threads", |s| Some(s.threads as f64), 2.0, 0.0),
-    ("open files", |s| Some(s.fds as f64), 4.0, 0.0),
-];
+fn read(resource: &str) -> Read {
+    match resource {
+        "RSS" => |s| Some(s.rss_kb as f64),
+        "cgroup memory" => |s| s.cgroup_kb.map(|k| k as f64),
+        "threads" => |s| Some(s.threads as f64),
+        _ => |s| Some(s.fds as f64),
+    }
+}
 
 /// A soak's series judged per resource, the first `warmup_s` seconds of the load phase
 /// discarded (`words::soak` sums it up).
@@ -235,9 +231,10 @@ pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
         }
         _ => 0.0,
     };
-    let leaks: Vec<Leak> = RESOURCES
+    let leaks: Vec<Leak> = LeakRule::FLOORS
         .iter()
-        .filter_map(|(name, read, floor, share)| {
+        .filter_map(|r| {
+            let read = read(r.resource);
             let pts = |s: &[&SoakSample]| -> Vec<(f64, f64)> {
                 s.iter().filter_map(|v| Some((v.t_s, read(v)?))).collect()
             };
@@ -246,9 +243,9 @@ pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
                 return None;
             }
             let rule = Rule {
-                min_growth: floor + share * l[0].1,
+                min_growth: r.floor + r.share * l[0].1,
             };
-            Some(judge(name, &l, &d, sessions_per_s, rule))
+            Some(judge(r.resource, &l, &d, sessions_per_s, rule))
         })
         .collect();
     SoakAnalysis {

@@ -1,5 +1,6 @@
 //! A soak (`plimsoll soak`): one SUT under steady load for a long time, then a drain; its
-//! series of samples and, per resource, whether it leaks. Types only.
+//! series of samples and, per resource, whether it leaks. Types, and the figures of the
+//! leak rule (`LeakRule`), which `analysis::leak` applies and `words::soak` says.
 
 use crate::environment::{Environment, SoakPlan};
 use crate::step::StepResult;
@@ -115,4 +116,58 @@ pub enum LeakReading {
     TooSmall { upper: f64, floor: f64 },
     /// A trend neither clear nor ruled out.
     Unclear { p: f64, growth: f64, floor: f64 },
+}
+
+/// The leak rule's figures, set once: `analysis::leak` judges by them and `words::soak`
+/// states them.
+pub struct LeakRule;
+
+impl LeakRule {
+    /// Equal-time blocks the load phase is cut into (each block's minimum is kept).
+    pub const BLOCKS: usize = 12;
+    /// Fewer samples than two a block: unknown.
+    pub const MIN_SAMPLES: usize = 2 * Self::BLOCKS;
+    /// Mann–Kendall's p below which the minima trend (a leak, with the rest of the rule).
+    pub const LEAK_P: f64 = 0.01;
+    /// Mann–Kendall's p at or above which they do not (no leak).
+    pub const NO_LEAK_P: f64 = 0.05;
+    /// Per resource: its name, its unit (KB, or a count), and the growth over the load
+    /// phase below which a trend is not a leak: a fixed floor plus a share of its start.
+    pub const FLOORS: &'static [ResourceFloor] = &[
+        ResourceFloor::kb("RSS", 2048.0, 0.01),
+        ResourceFloor::kb("cgroup memory", 2048.0, 0.01),
+        ResourceFloor::count("threads", 2.0),
+        ResourceFloor::count("open files", 4.0),
+    ];
+}
+
+/// One resource's floor in the leak rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResourceFloor {
+    pub resource: &'static str,
+    /// Memory in KB; else a count.
+    pub kb: bool,
+    pub floor: f64,
+    /// The share of the resource's start added to the floor.
+    pub share: f64,
+}
+
+impl ResourceFloor {
+    const fn kb(resource: &'static str, floor: f64, share: f64) -> Self {
+        ResourceFloor {
+            resource,
+            kb: true,
+            floor,
+            share,
+        }
+    }
+
+    const fn count(resource: &'static str, floor: f64) -> Self {
+        ResourceFloor {
+            resource,
+            kb: false,
+            floor,
+            share: 0.0,
+        }
+    }
 }

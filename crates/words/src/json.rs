@@ -151,7 +151,7 @@ mod tests {
             .as_str()
             .unwrap()
             .starts_with("no leak in threads"));
-        assert_eq!(w["rule"], crate::soak::RULE);
+        assert_eq!(w["rule"], crate::soak::stated_rule());
         assert_eq!(w["leaks"][0]["verdict"], "no leak");
         assert_eq!(w["leaks"][0]["reading"]["reading"], "no_trend");
         assert!(w["leaks"][0]["why"]

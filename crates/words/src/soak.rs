@@ -2,10 +2,54 @@
 //! each resource reads as it does, and the rule a leak is judged by. A soak recorded
 //! before its readings were facts says the words it was recorded with.
 
-use result::soak::{Leak, LeakReading, LeakVerdict, SoakAnalysis};
+use result::budget::num;
+use result::soak::{Leak, LeakReading, LeakRule, LeakVerdict, ResourceFloor, SoakAnalysis};
 
-/// The rule, in words, as every soak document states it.
-pub const RULE: &str = "per resource, on the load phase after the warm-up: 12 equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < 0.01, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor (RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4); no leak when p ≥ 0.05 or the OLS interval's upper end stays under that floor; else unknown";
+/// The leak rule in words, from its figures (`LeakRule`), as every soak document states
+/// it.
+pub fn stated_rule() -> String {
+    format!(
+        "per resource, on the load phase after the warm-up: {} equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < {}, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor ({}); no leak when p ≥ {} or the OLS interval's upper end stays under that floor; else unknown",
+        LeakRule::BLOCKS,
+        LeakRule::LEAK_P,
+        floors(LeakRule::FLOORS),
+        LeakRule::NO_LEAK_P
+    )
+}
+
+/// "RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4": resources
+/// with the same floor said together.
+fn floors(all: &[ResourceFloor]) -> String {
+    let mut groups: Vec<(Vec<&str>, String)> = Vec::new();
+    for r in all {
+        let said = match (r.kb, r.share > 0.0) {
+            (true, true) => format!(
+                ": {} + {} of the start",
+                floor_kb(r.floor),
+                crate::pct(r.share)
+            ),
+            (true, false) => format!(": {}", floor_kb(r.floor)),
+            (false, _) => format!(" {}", num(r.floor)),
+        };
+        match groups.last_mut() {
+            Some((names, s)) if *s == said => names.push(r.resource),
+            _ => groups.push((vec![r.resource], said)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(names, said)| format!("{}{said}", names.join(" and ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A floor as the rule states it: "2 MB", "512 KB".
+fn floor_kb(x: f64) -> String {
+    match x >= 1024.0 {
+        true => format!("{} MB", num(x / 1024.0)),
+        false => format!("{} KB", num(x)),
+    }
+}
 
 /// The soak's headline: worded from its readings, or as recorded before there were any.
 pub fn headline(a: &SoakAnalysis) -> String {
@@ -19,7 +63,7 @@ pub fn headline(a: &SoakAnalysis) -> String {
 pub fn rule(a: &SoakAnalysis) -> String {
     match recorded(a) && !a.recorded_rule.is_empty() {
         true => a.recorded_rule.clone(),
-        false => RULE.into(),
+        false => stated_rule(),
     }
 }
 
@@ -188,7 +232,7 @@ mod tests {
             headline(&a),
             "LEAK in RSS: 62.5 MB per 1,000 sessions, 450.0 MB an hour; none of it came back in the drain (1 %); no leak in threads; unknown for open files (a trend that is neither clear nor ruled out (Mann–Kendall p 0.020, growth 3.0 against 4): soak longer) (at 2.0 sessions a second)"
         );
-        assert_eq!(rule(&a), RULE);
+        assert_eq!(rule(&a), "per resource, on the load phase after the warm-up: 12 equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < 0.01, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor (RSS and cgroup memory: 2 MB + 1 % of the start; threads 2; open files 4); no leak when p ≥ 0.05 or the OLS interval's upper end stays under that floor; else unknown");
         assert!(headline(&SoakAnalysis::default()).starts_with("nothing to judge"));
     }
 
