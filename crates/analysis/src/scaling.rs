@@ -289,7 +289,7 @@ mod tests {
         let w = words::capacity::working(&c);
         assert_eq!(
             w[0],
-            "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,871 sessions"
+            "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,870 sessions"
         );
         assert!(w[1].starts_with("CPU: 2.00 ms per turn × 0.500 turns per session per second = 1.000 ms/s per session"), "{}", w[1]);
         assert_eq!(

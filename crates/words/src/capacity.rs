@@ -55,7 +55,7 @@ fn memory(c: &Capacity, s: &SessionCost, usable: &str) -> String {
             c.host_mem_gb,
             big(c.usable_mem_kb()),
             s.mem_kb,
-            big(c.sessions_per_host_by_memory)
+            whole(c.sessions_per_host_by_memory)
         ),
         false => format!("memory: {:.1} KB per session, {NO_BOUND}", s.mem_kb),
     }
@@ -73,10 +73,16 @@ fn cpu(c: &Capacity, s: &SessionCost, usable: &str) -> String {
             "{per_session}; {} cores × 1000 ms/s × {usable} = {} ms/s → {} sessions",
             c.host_cpus,
             big(c.usable_cpu_ms_per_s()),
-            big(c.sessions_per_host_by_cpu)
+            whole(c.sessions_per_host_by_cpu)
         ),
         false => format!("{per_session}, {NO_BOUND}"),
     }
+}
+
+/// Whole sessions, as many as fit (16,149.7 → 16,149): each resource's figure says what
+/// `sessions per host`, their minimum, says.
+fn whole(x: f64) -> String {
+    big(x.floor())
 }
 
 /// A whole amount grouped by thousands (`374,727`), or as it is when not finite.
@@ -117,13 +123,20 @@ mod tests {
         assert_eq!(
             w[..4],
             [
-                "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,871 sessions",
+                "memory: 64 GB × 80 % usable = 53,687,091 KB / 100.0 KB per session = 536,870 sessions",
                 "CPU: 2.00 ms per turn × 0.500 turns per session per second = 1.000 ms/s per session; 16 cores × 1000 ms/s × 80 % = 12,800 ms/s → 12,800 sessions",
                 "sessions per host = min(memory, CPU) = 12,800",
                 "hosts for 100,000 sessions = ceil(100,000 / 12,800) = 8",
             ]
         );
         assert!(w[4].starts_with("assumes: ") && w.len() == 5, "{w:?}");
+        // A resource's sessions are whole, as the minimum says them: never 16,150 by CPU
+        // beside 16,149 a host.
+        let mut c = projected();
+        (c.sessions_per_host_by_cpu, c.sessions_per_host) = (16_149.7, 16_149.0);
+        let w = working(&c);
+        assert!(w[1].ends_with("→ 16,149 sessions"), "{}", w[1]);
+        assert_eq!(w[2], "sessions per host = min(memory, CPU) = 16,149");
     }
 
     /// A cost too small to measure sets no bound, said as such: never "inf sessions".
