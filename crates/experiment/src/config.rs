@@ -64,7 +64,7 @@ pub type ConfigError = spans::FileError;
 /// `[step] keep_audio`: whose audio a step of voice calls keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum KeepAudio {
-    /// Calls with a failed, unheard or wrong reply.
+    /// Calls with a failed, wrong, unheard or sound-only reply.
     #[default]
     Failed,
     All,

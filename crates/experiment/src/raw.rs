@@ -186,7 +186,7 @@ pub(crate) struct RawStep {
     pub(crate) slow_read_bps: Option<Spanned<f64>>,
     /// Voice calls: whose audio is kept as WAV files (what the caller said, what it
     /// heard, a note of where each reply begins): "failed" (default: calls with a failed,
-    /// unheard or wrong reply), "all", or "none". Into .plimsoll/audio/, or --keep-audio DIR.
+    /// wrong, unheard or sound-only reply), "all", or "none". Into .plimsoll/audio/, or --keep-audio DIR.
     #[schemars(with = "Option<String>")]
     pub(crate) keep_audio: Option<Spanned<String>>,
     /// Voice calls: at most this many calls' audio kept a step (default 20).

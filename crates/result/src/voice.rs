@@ -66,7 +66,7 @@ pub struct VoiceCalls {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<VoiceNetwork>,
     /// The calls whose audio was kept as WAV files (those with a failed, unheard or wrong
-    /// reply, unless every call's was asked for).
+    /// reply, or one found only by its sound, unless every call's was asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_audio: Option<KeptAudio>,
     /// Replies heard on the wrong call, the first ten.

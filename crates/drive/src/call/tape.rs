@@ -169,13 +169,9 @@ pub(super) async fn keep(
     mouths: &[Vec<f32>],
     tally: &crate::run::tally::Tally,
 ) -> Result<(), crate::run::Failure> {
-    let unheard = found
-        .iter()
-        .find(|(_, f)| matches!(f, super::words::Found::Unheard))
-        .map(|(t, _)| format!("turn {t}'s reply was not heard as the mock's voice"));
     let why = match &out {
         Err(f) => Some(f.message.clone()),
-        Ok(()) => unheard,
+        Ok(()) => damaged(found),
     };
     let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
     let kept = tape
@@ -187,6 +183,20 @@ pub(super) async fn keep(
         }
         (out, _) => out,
     }
+}
+
+/// Why a call that did not fail is kept all the same: the first reply it heard that
+/// was not the mock's voice, or was its own only by its sound (a pipeline damaged its
+/// words past reading): audio to listen to for what damaged it.
+fn damaged(found: &[(u32, super::words::Found)]) -> Option<String> {
+    use super::words::Found;
+    found.iter().find_map(|(t, f)| match f {
+        Found::Unheard => Some(format!("turn {t}'s reply was not heard as the mock's voice")),
+        Found::OwnSounded => Some(format!(
+            "turn {t}'s reply was this call's by its sound alone: its words were damaged past reading"
+        )),
+        _ => None,
+    })
 }
 
 impl Drop for Tape<'_> {
@@ -263,6 +273,22 @@ mod tests {
         assert!(
             note.contains("turn 1's reply began at 0.00 s of c0.heard.wav (it arrived 0.90 s"),
             "{note}"
+        );
+    }
+
+    /// A call that did not fail is kept for a reply not heard as the mock's voice, or
+    /// heard as its own only by its sound; one whose every reply was read is not.
+    #[test]
+    fn a_reply_damaged_past_reading_keeps_the_calls_audio() {
+        use crate::call::words::Found;
+        assert_eq!(damaged(&[(1, Found::Own), (2, Found::Own)]), None);
+        assert_eq!(
+            damaged(&[(1, Found::Own), (2, Found::OwnSounded), (3, Found::Unheard)]).as_deref(),
+            Some("turn 2's reply was this call's by its sound alone: its words were damaged past reading")
+        );
+        assert_eq!(
+            damaged(&[(1, Found::Unheard)]).as_deref(),
+            Some("turn 1's reply was not heard as the mock's voice")
         );
     }
 

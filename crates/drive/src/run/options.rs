@@ -132,7 +132,7 @@ impl std::fmt::Debug for Owner {
 #[derive(Clone, Debug)]
 pub struct KeepAudio {
     pub dir: std::path::PathBuf,
-    /// Every call's, not only the calls with a failed, unheard or wrong reply.
+    /// Every call's, not only the calls with a failed, wrong, unheard or sound-only reply.
     pub all: bool,
     /// At most this many calls' files a step.
     pub calls: usize,

@@ -105,7 +105,7 @@ pub struct LoadArgs {
     /// Set a session axis over the session file, e.g. messages=150 or pad=4096 (repeatable): turns, think_ms; a bus's messages, rate, subscribers, publishers, pad, settle_ms.
     #[arg(long, value_name = "NAME=V")]
     pub set: Vec<String>,
-    /// Voice calls: keep their audio here (default .plimsoll/audio/STAMP), as NAME.sent.wav (what the caller said), NAME.heard.wav (every sample of the bot's it received) and NAME.txt (where each turn and reply begins). Whose: [step] keep_audio, "failed" by default (calls with a failed, unheard or wrong reply), "all" or "none"; at most [step] keep_audio_calls (20) a step.
+    /// Voice calls: keep their audio here (default .plimsoll/audio/STAMP), as NAME.sent.wav (what the caller said), NAME.heard.wav (every sample of the bot's it received) and NAME.txt (where each turn and reply begins). Whose: [step] keep_audio, "failed" by default (calls with a failed, wrong, unheard or sound-only reply), "all" or "none"; at most [step] keep_audio_calls (20) a step.
     #[arg(long, value_name = "DIR")]
     pub keep_audio: Option<std::path::PathBuf>,
     #[command(flatten)]
