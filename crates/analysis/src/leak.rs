@@ -173,7 +173,8 @@ pub fn judge(
         return out;
     };
     let df = (minima.len() - 2) as f64;
-    let t = StudentsT::new(0.0, 1.0, df).map_or(1.96, |d| d.inverse_cdf(0.975));
+    let q = 1.0 - (1.0 - LeakRule::INTERVAL) / 2.0;
+    let t = StudentsT::new(0.0, 1.0, df).map_or(1.96, |d| d.inverse_cdf(q));
     let (lo, hi) = (slope - t * se, slope + t * se);
     let span = load[load.len() - 1].0 - load[0].0;
     out.mann_kendall_p = Some(p);
@@ -206,15 +207,18 @@ pub fn judge(
     out
 }
 
-/// How to read a resource of the leak rule (`LeakRule::FLOORS`) from a sample.
+/// How to read a resource of the leak rule (`LeakRule::FLOORS`) from a sample; None
+/// for a name with no reader (a test checks every resource of the rule has one).
 type Read = fn(&SoakSample) -> Option<f64>;
-fn read(resource: &str) -> Read {
-    match resource {
+fn read(resource: &str) -> Option<Read> {
+    let r: Read = match resource {
         "RSS" => |s| Some(s.rss_kb as f64),
         "cgroup memory" => |s| s.cgroup_kb.map(|k| k as f64),
         "threads" => |s| Some(s.threads as f64),
-        _ => |s| Some(s.fds as f64),
-    }
+        "open files" => |s| Some(s.fds as f64),
+        _ => return None,
+    };
+    Some(r)
 }
 
 /// A soak's series judged per resource, the first `warmup_s` seconds of the load phase
@@ -234,7 +238,7 @@ pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
     let leaks: Vec<Leak> = LeakRule::FLOORS
         .iter()
         .filter_map(|r| {
-            let read = read(r.resource);
+            let read = read(r.resource)?;
             let pts = |s: &[&SoakSample]| -> Vec<(f64, f64)> {
                 s.iter().filter_map(|v| Some((v.t_s, read(v)?))).collect()
             };
@@ -260,6 +264,14 @@ pub fn soak(series: &[SoakSample], warmup_s: f64) -> SoakAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_resource_of_the_rule_is_read() {
+        for r in LeakRule::FLOORS {
+            assert!(read(r.resource).is_some(), "{} has no reader", r.resource);
+        }
+        assert!(read("nothing").is_none());
+    }
 
     /// A seeded wobble in [-1, 1].
     fn noise(i: usize) -> f64 {

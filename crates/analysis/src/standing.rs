@@ -1,8 +1,8 @@
 //! A step against the budget: the figures a budget judges, the budgets it breaks, and
 //! its standing — holds, over, or collapsed — alone or among the steps of its ladder
-//! (`latency_vs_single` compares it with the lowest level), or judged alone in a line of
-//! its own (`run --budget`); a step's one list of checks (its thresholds and budgets),
-//! which its exit code and its CI files read; and the rate it is read by.
+//! (`latency_vs_single` compares it with the lowest level); a step's one list of checks
+//! (its thresholds and budgets), which its exit code, its CI files and `run --budget`'s
+//! line (`words::budget`) read; and the rate it is read by.
 
 use crate::budget::{breaches, Breach, Budget, Figures};
 use result::ladder::LevelStanding;
@@ -119,7 +119,8 @@ pub(crate) fn standings(steps: &[StepResult], b: &Budget) -> Vec<LevelStanding> 
 
 /// A step's one list of checks: the config's thresholds (checked whatever the outcome),
 /// then the budgets it is judged by (`budget`), where it ended ok with no session failed
-/// (a step that failed is not judged by them: its failure decides, and `alone` says so).
+/// (a step that failed is not judged by them: its failure decides, and
+/// `words::budget::alone` says so).
 pub fn step_checks(s: &StepResult, t: &Thresholds, budget: Option<&Budget>) -> Vec<Check> {
     let thresholds = [
         ("p99_session_ms", t.p99_session_ms, s.p99_session_ms),

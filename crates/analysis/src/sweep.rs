@@ -11,8 +11,6 @@ pub struct Point {
     /// The value of each axis, in the axes' order.
     pub values: Vec<f64>,
     pub standing: PointStanding,
-    /// Why it collapsed or is over, in words.
-    pub why: Option<String>,
 }
 
 pub use result::sweep::Row;
@@ -57,7 +55,6 @@ fn row_verdict(fixed: Vec<f64>, row: &[&Point]) -> Row {
         last_holding,
         first_failing: bad.map(value),
         failed: bad.map(|p| p.standing),
-        why: bad.and_then(|p| p.why.clone()),
         recorded_sentence: String::new(),
     }
 }
@@ -71,7 +68,6 @@ mod tests {
         Point {
             values: values.to_vec(),
             standing,
-            why: (standing != Holds).then(|| "closed".to_string()),
         }
     }
 
@@ -88,11 +84,10 @@ mod tests {
             (r.last_holding, r.first_failing, r.failed),
             (Some(100.0), Some(150.0), Some(Collapsed))
         );
-        assert_eq!(r.why.as_deref(), Some("closed"));
         assert!(r.recorded_sentence.is_empty());
         let all = &rows(1, &pts[..2])[0];
         assert_eq!((all.last_holding, all.first_failing), (Some(100.0), None));
-        assert_eq!((all.failed, all.why.as_deref()), (None, None));
+        assert_eq!(all.failed, None);
         let first = &rows(1, &pts[2..3])[0];
         assert_eq!(
             (first.last_holding, first.first_failing),

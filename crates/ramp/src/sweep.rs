@@ -109,7 +109,6 @@ pub fn document(
         .map(|c| analysis::sweep::Point {
             values: c.values.clone(),
             standing: c.standing,
-            why: c.why.clone().flatten(),
         })
         .filter(|p| p.values.len() == names.len())
         .collect();

@@ -44,9 +44,8 @@ pub fn row(label: &str, step: &StepResult, standing: &str) -> String {
 /// The verdict: each row's cliff.
 pub fn verdict_lines(doc: &SweepDoc) -> Vec<String> {
     let mut out = vec!["verdict:".to_string()];
-    let axes = names(doc);
     for r in &doc.sweep.rows {
-        out.push(format!("  {}", words::sweep::row(&axes, r)));
+        out.push(format!("  {}", words::sweep::row(&doc.sweep, r)));
     }
     if doc.interrupted {
         out.push("  (interrupted: the points not run are marked skipped)".into());

@@ -131,6 +131,8 @@ impl LeakRule {
     pub const LEAK_P: f64 = 0.01;
     /// Mann–Kendall's p at or above which they do not (no leak).
     pub const NO_LEAK_P: f64 = 0.05;
+    /// The OLS slope's interval (two-sided): a leak's lies above zero.
+    pub const INTERVAL: f64 = 0.95;
     /// Per resource: its name, its unit (KB, or a count), and the growth over the load
     /// phase below which a trend is not a leak: a fixed floor plus a share of its start.
     pub const FLOORS: &'static [ResourceFloor] = &[

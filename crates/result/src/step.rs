@@ -284,20 +284,17 @@ impl StepResult {
         )
     }
 
-    /// The exit code of a step judged by `checks` (its list of checks: any over is 2).
     /// Whether a budget judges the step: it ended ok with no session failed (a step that
     /// failed is judged by its failure, which its exit code says).
     pub fn judged_by_budget(&self) -> bool {
         self.outcome == Outcome::Ok && self.sessions_failed == 0
     }
 
+    /// The exit code of a step judged by `checks` (its list of checks: any over is 2).
     pub fn exit_code(&self, checks: &[crate::Check]) -> u8 {
         if self.outcome == Outcome::Unknown {
             exit::UNKNOWN
-        } else if self.outcome != Outcome::Ok
-            || self.sessions_failed > 0
-            || self.integrity_violations > 0
-        {
+        } else if !self.judged_by_budget() || self.integrity_violations > 0 {
             exit::FAILED
         } else if checks.iter().any(|c| c.over) {
             exit::THRESHOLD

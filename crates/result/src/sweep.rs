@@ -43,8 +43,8 @@ pub struct Cell {
 }
 
 /// The cliff along one row (the last axis moving, the others fixed): the last value
-/// that holds before the first that does not, and how and why that one failed
-/// (`words::sweep` says it).
+/// that holds before the first that does not, and how that one failed (`words::sweep`
+/// says it, with that point's why).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The other axes' values (empty with one axis).
@@ -54,9 +54,6 @@ pub struct Row {
     /// How the first failing point stood (over or collapsed), where one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<PointStanding>,
-    /// Its cell's why, where it had one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
     /// The row in words as a sweep recorded before its facts were kept said it, kept as
     /// read (a document written now carries `sentence` made from the facts).
     #[serde(rename = "sentence", default, skip_serializing_if = "String::is_empty")]

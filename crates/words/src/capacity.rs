@@ -49,7 +49,7 @@ const UNBOUNDED: &str = "not bounded: one session's memory and CPU were too smal
 const NO_BOUND: &str = "too small to measure: sets no bound";
 
 fn memory(c: &Capacity, s: &SessionCost, usable: &str) -> String {
-    match s.mem_kb > 0.0 {
+    match c.sessions_per_host_by_memory.is_finite() {
         true => format!(
             "memory: {} GB × {usable} usable = {} KB / {:.1} KB per session = {} sessions",
             c.host_mem_gb,
@@ -68,7 +68,7 @@ fn cpu(c: &Capacity, s: &SessionCost, usable: &str) -> String {
         s.turns_per_s,
         s.cpu_ms_per_s()
     );
-    match s.cpu_ms_per_s() > 0.0 {
+    match c.sessions_per_host_by_cpu.is_finite() {
         true => format!(
             "{per_session}; {} cores × 1000 ms/s × {usable} = {} ms/s → {} sessions",
             c.host_cpus,

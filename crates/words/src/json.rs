@@ -44,9 +44,8 @@ pub fn soak(doc: &SoakDoc) -> Value {
 /// A sweep's document with each row's cliff in words (`sentence`).
 pub fn sweep(doc: &SweepDoc) -> Value {
     let mut v = serde_json::to_value(doc).expect("a document serializes");
-    let axes: Vec<String> = doc.sweep.axes.iter().map(|a| a.name.clone()).collect();
     for (i, r) in doc.sweep.rows.iter().enumerate() {
-        v["sweep"]["rows"][i]["sentence"] = json!(crate::sweep::row(&axes, r));
+        v["sweep"]["rows"][i]["sentence"] = json!(crate::sweep::row(&doc.sweep, r));
     }
     v
 }
@@ -198,5 +197,46 @@ mod tests {
         });
         assert!(both["arms"][0]["analysis"].is_null());
         assert_eq!(both["arms"][1], v);
+    }
+
+    #[test]
+    fn a_sweep_is_stored_with_its_cliffs_and_written_with_their_sentences() {
+        use result::environment::Axis;
+        use result::sweep::{Cell, Row, Sweep};
+        use result::PointStanding;
+        let doc = SweepDoc {
+            sweep: Sweep {
+                axes: vec![Axis {
+                    name: "messages".into(),
+                    values: vec![50.0, 100.0],
+                }],
+                cells: vec![Cell {
+                    values: vec![100.0],
+                    standing: PointStanding::Collapsed,
+                    why: Some(Some("closed".into())),
+                    ..Cell::default()
+                }],
+                rows: vec![Row {
+                    last_holding: Some(50.0),
+                    first_failing: Some(100.0),
+                    failed: Some(PointStanding::Collapsed),
+                    ..Row::default()
+                }],
+                ..Sweep::default()
+            },
+            ..SweepDoc::default()
+        };
+        let stored = serde_json::to_value(&doc).unwrap();
+        assert!(
+            stored["sweep"]["rows"][0].get("sentence").is_none(),
+            "{stored}"
+        );
+        assert_eq!(stored["sweep"]["cells"][0]["standing"], "collapsed");
+        let written = sweep(&doc);
+        assert_eq!(
+            written["sweep"]["rows"][0]["sentence"],
+            "holds up to messages=50; collapses at messages=100 (closed) — the cliff lies between 50 and 100"
+        );
+        assert_eq!(written["sweep"]["rows"][0]["failed"], "collapsed");
     }
 }

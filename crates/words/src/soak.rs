@@ -9,9 +9,10 @@ use result::soak::{Leak, LeakReading, LeakRule, LeakVerdict, ResourceFloor, Soak
 /// it.
 pub fn stated_rule() -> String {
     format!(
-        "per resource, on the load phase after the warm-up: {} equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < {}, Sen's slope > 0, the OLS slope of the block minima has a 95 % interval above zero and the growth over the load phase reaches the floor ({}); no leak when p ≥ {} or the OLS interval's upper end stays under that floor; else unknown",
+        "per resource, on the load phase after the warm-up: {} equal-time blocks, each block's minimum; leak when Mann–Kendall on the block minima gives p < {}, Sen's slope > 0, the OLS slope of the block minima has a {} interval above zero and the growth over the load phase reaches the floor ({}); no leak when p ≥ {} or the OLS interval's upper end stays under that floor; else unknown",
         LeakRule::BLOCKS,
         LeakRule::LEAK_P,
+        crate::pct(LeakRule::INTERVAL),
         floors(LeakRule::FLOORS),
         LeakRule::NO_LEAK_P
     )

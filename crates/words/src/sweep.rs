@@ -1,17 +1,19 @@
 //! A sweep's cliffs in words: each row of the grid, where it holds up to and how the
-//! first value that does not hold failed. A row recorded before its facts were kept says
-//! the sentence it was recorded with.
+//! first value that does not hold failed, with that point's why. A row recorded before
+//! its facts were kept says the sentence it was recorded with.
 
 use result::budget::num;
-use result::sweep::Row;
+use result::sweep::{Row, Sweep};
 use result::PointStanding;
 
-/// One row's cliff, with `axes` the sweep's axes' names in order (the last one moving).
-pub fn row(axes: &[String], r: &Row) -> String {
-    if !r.recorded_sentence.is_empty() {
+/// One row's cliff in `sweep` (its axes' names, the last one moving; its cells' whys).
+pub fn row(sweep: &Sweep, r: &Row) -> String {
+    // A row stored before how its point failed was kept: its facts cannot say it.
+    if r.first_failing.is_some() && r.failed.is_none() && !r.recorded_sentence.is_empty() {
         return r.recorded_sentence.clone();
     }
-    let along = axes.last().map_or("value", String::as_str);
+    let axes: Vec<&str> = sweep.axes.iter().map(|a| a.name.as_str()).collect();
+    let along = axes.last().copied().unwrap_or("value");
     let at: Vec<String> = axes
         .iter()
         .zip(&r.fixed)
@@ -21,7 +23,7 @@ pub fn row(axes: &[String], r: &Row) -> String {
         true => String::new(),
         false => format!("at {}: ", at.join(", ")),
     };
-    let why = r.why.as_ref().map_or(String::new(), |w| format!(" ({w})"));
+    let why = why(sweep, r).map_or(String::new(), |w| format!(" ({w})"));
     let failed = r.failed.map_or("does not hold", failed);
     match (r.last_holding, r.first_failing) {
         (Some(h), Some(f)) => format!(
@@ -43,6 +45,16 @@ pub fn row(axes: &[String], r: &Row) -> String {
     }
 }
 
+/// Why the row's first failing point failed: its cell's why.
+fn why<'a>(sweep: &'a Sweep, r: &Row) -> Option<&'a str> {
+    let f = r.first_failing?;
+    sweep
+        .cells
+        .iter()
+        .find(|c| c.values.split_last() == Some((&f, &r.fixed[..])))
+        .and_then(|c| c.why.as_ref()?.as_deref())
+}
+
 fn failed(s: PointStanding) -> &'static str {
     match s {
         PointStanding::Collapsed => "collapses",
@@ -53,9 +65,29 @@ fn failed(s: PointStanding) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use result::environment::Axis;
+    use result::sweep::Cell;
 
-    fn axes(names: &[&str]) -> Vec<String> {
-        names.iter().map(|n| n.to_string()).collect()
+    /// A sweep over `names` whose failing points (their values) say why.
+    fn sweep(names: &[&str], failing: &[(&[f64], &str)]) -> Sweep {
+        Sweep {
+            axes: names
+                .iter()
+                .map(|n| Axis {
+                    name: n.to_string(),
+                    ..Axis::default()
+                })
+                .collect(),
+            cells: failing
+                .iter()
+                .map(|(v, why)| Cell {
+                    values: v.to_vec(),
+                    why: Some(Some(why.to_string())),
+                    ..Cell::default()
+                })
+                .collect(),
+            ..Sweep::default()
+        }
     }
 
     fn cliff(fixed: &[f64], holds: Option<f64>, fails: Option<(f64, PointStanding)>) -> Row {
@@ -64,14 +96,13 @@ mod tests {
             last_holding: holds,
             first_failing: fails.map(|f| f.0),
             failed: fails.map(|f| f.1),
-            why: fails.map(|_| "closed".to_string()),
             recorded_sentence: String::new(),
         }
     }
 
     #[test]
     fn each_kind_of_row_in_words() {
-        let one = axes(&["messages"]);
+        let one = sweep(&["messages"], &[(&[150.0], "closed"), (&[50.0], "slow")]);
         let collapses = cliff(&[], Some(100.0), Some((150.0, PointStanding::Collapsed)));
         assert_eq!(
             row(&one, &collapses),
@@ -79,7 +110,7 @@ mod tests {
         );
         assert_eq!(
             row(&one, &cliff(&[], None, Some((50.0, PointStanding::Over)))),
-            "goes over budget already at the first value swept, messages=50 (closed): sweep lower values"
+            "goes over budget already at the first value swept, messages=50 (slow): sweep lower values"
         );
         assert_eq!(
             row(&one, &cliff(&[], Some(100.0), None)),
@@ -89,26 +120,38 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_row_names_the_axes_it_holds_fixed() {
-        let two = axes(&["subscribers", "messages"]);
+    fn a_grid_row_names_the_axes_it_holds_fixed_and_its_own_points_why() {
+        let two = sweep(
+            &["subscribers", "messages"],
+            &[(&[10.0, 100.0], "another row's"), (&[100.0, 100.0], "slow")],
+        );
         let over = cliff(&[100.0], Some(50.0), Some((100.0, PointStanding::Over)));
         assert_eq!(
             row(&two, &over),
-            "at subscribers=100: holds up to messages=50; goes over budget at messages=100 (closed) — the cliff lies between 50 and 100"
+            "at subscribers=100: holds up to messages=50; goes over budget at messages=100 (slow) — the cliff lies between 50 and 100"
         );
     }
 
+    /// A row stored before how its point failed was kept says its recorded sentence; one
+    /// with its facts is said from them, whatever sentence a file held beside them.
     #[test]
-    fn a_row_recorded_in_words_keeps_them() {
+    fn a_row_recorded_in_words_keeps_them_and_one_with_facts_is_said_anew() {
+        let one = sweep(&["messages"], &[]);
         let old: Row = serde_json::from_str(
-            r#"{"fixed":[],"last_holding":100.0,"first_failing":null,"sentence":"as it was said"}"#,
+            r#"{"fixed":[],"last_holding":100.0,"first_failing":150.0,"sentence":"as it was said"}"#,
         )
         .unwrap();
-        assert_eq!(row(&axes(&["messages"]), &old), "as it was said");
-        let back = serde_json::to_value(&old).unwrap();
-        assert_eq!(back["sentence"], "as it was said");
-        // A row made now stores no sentence.
-        let new = serde_json::to_value(cliff(&[], Some(1.0), None)).unwrap();
-        assert!(new.get("sentence").is_none(), "{new}");
+        assert_eq!(row(&one, &old), "as it was said");
+        assert_eq!(
+            serde_json::to_value(&old).unwrap()["sentence"],
+            "as it was said"
+        );
+        let mut new = cliff(&[], Some(1.0), None);
+        assert!(serde_json::to_value(&new)
+            .unwrap()
+            .get("sentence")
+            .is_none());
+        new.recorded_sentence = "words of another day".into();
+        assert!(row(&one, &new).starts_with("holds at every value swept"));
     }
 }

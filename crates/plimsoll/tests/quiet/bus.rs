@@ -225,6 +225,16 @@ fn a_sweep_over_messages_finds_the_cliff_a_concurrency_ladder_never_reaches() {
     let rows = &sweep.result["sweep"]["rows"];
     assert_eq!(rows[0]["last_holding"], 100.0, "{}", sweep.stderr);
     assert_eq!(rows[0]["first_failing"], 150.0);
+    // The cliff in words beside its facts, in --json and in result.json alike.
+    let sentence = rows[0]["sentence"].as_str().unwrap_or_default();
+    assert!(
+        sentence.starts_with("holds up to messages=100; collapses at messages=150 ("),
+        "{}",
+        rows[0]
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(file["sweep"]["rows"][0]["sentence"], sentence);
     let cells = sweep.result["sweep"]["cells"].as_array().unwrap();
     assert_eq!(
         cells[3]["standing"], "skipped",
