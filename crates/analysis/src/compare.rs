@@ -254,7 +254,7 @@ mod tests {
         let gate = vec![("requests.wait.p50_ms".to_string(), 0.10)];
         let s = summarise(&[4], &[[base.clone(), branch]], &gate);
         let m = &s.levels[0].metrics["requests.wait.p50_ms"];
-        assert_eq!(m.verdict, "worse", "{m:?}");
+        assert_eq!(m.verdict, result::compare::MetricCall::Worse, "{m:?}");
         assert!((m.ratio.unwrap() - 152.5 / 102.5).abs() < 1e-9);
         assert_eq!(s.breaches.len(), 1, "{:?}", s.breaches);
         assert!(
@@ -267,7 +267,7 @@ mod tests {
         let same = summarise(&[4], &[[base.clone(), base.clone()]], &gate);
         assert_eq!(
             same.levels[0].metrics["requests.wait.p50_ms"].verdict,
-            "no significant change"
+            result::compare::MetricCall::NoChange
         );
         assert!(same.breaches.is_empty());
         // A branch on which the request never succeeded, and a misspelled gate: both breach.

@@ -1,7 +1,7 @@
 //! A/B statistics for `compare`: medians, the Mann–Whitney test, a bootstrap interval
 //! of the ratio of medians, and the verdict with its significance level.
 
-use result::compare::MetricVerdict;
+use result::compare::{MetricCall, MetricVerdict};
 use result::StepResult;
 
 /// The metrics compared; for every one of them lower is better.
@@ -144,7 +144,7 @@ pub fn metric_of(r: &StepResult, metric: &str) -> Option<f64> {
 }
 
 /// Repetitions a side below which no split of the ranks can reach `alpha()`.
-pub const MIN_REPEAT: usize = 6;
+pub use result::compare::MIN_REPEAT;
 
 /// Ratio of medians (branch / base) with a 95 % bootstrap interval, the Mann–Whitney
 /// p-value, and a verdict: "worse"/"better" only when p < `alpha()` and the medians
@@ -158,7 +158,7 @@ pub fn verdict(base: &[f64], branch: &[f64]) -> MetricVerdict {
 pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> MetricVerdict {
     if base.is_empty() || branch.is_empty() {
         return MetricVerdict {
-            verdict: "no data".into(),
+            verdict: MetricCall::NoData,
             ..MetricVerdict::default()
         };
     }
@@ -176,7 +176,7 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> MetricVerdict {
             base: Some(ma),
             branch: Some(mb),
             ratio: Some(ratio),
-            verdict: format!("too few repetitions for a verdict ({MIN_REPEAT} a side needed: --repeat {MIN_REPEAT})"),
+            verdict: MetricCall::TooFew,
             ..MetricVerdict::default()
         };
     }
@@ -200,11 +200,11 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> MetricVerdict {
     let (lo, hi) = (ratios[50], ratios[1949]);
     let p = mann_whitney_p(base, branch);
     let verdict = if p >= alpha || (ratio - 1.0).abs() <= 0.01 {
-        "no significant change"
+        MetricCall::NoChange
     } else if ratio > 1.0 {
-        "worse"
+        MetricCall::Worse
     } else {
-        "better"
+        MetricCall::Better
     };
     MetricVerdict {
         base: Some(ma),
@@ -212,7 +212,7 @@ pub fn verdict_at(base: &[f64], branch: &[f64], alpha: f64) -> MetricVerdict {
         ratio: Some(ratio),
         ci95: Some([lo, hi]),
         p: Some(p),
-        verdict: verdict.into(),
+        verdict,
     }
 }
 
@@ -225,23 +225,20 @@ mod tests {
         let six = |v: [f64; 6]| v.to_vec();
         let base = six([10.0, 11.0, 10.5, 10.2, 10.8, 10.4]);
         let v = verdict(&base, &six([20.0, 21.0, 19.5, 20.5, 20.2, 20.1]));
-        assert_eq!(v.verdict, "worse");
+        assert_eq!(v.verdict, MetricCall::Worse);
         let v = verdict(&base, &six([10.1, 10.9, 10.4, 10.6, 10.3, 10.7]));
-        assert_eq!(v.verdict, "no significant change");
+        assert_eq!(v.verdict, MetricCall::NoChange);
         let v = verdict(&six([20.0, 21.0, 19.5, 20.2, 20.4, 20.9]), &base);
-        assert_eq!(v.verdict, "better");
+        assert_eq!(v.verdict, MetricCall::Better);
         // Separated but tiny: not a change worth reporting.
         let tiny = verdict(
             &six([100.0, 100.1, 100.2, 100.3, 100.1, 100.2]),
             &six([100.5, 100.6, 100.7, 100.8, 100.6, 100.7]),
         );
-        assert_eq!(tiny.verdict, "no significant change");
-        assert_eq!(
-            verdict(&[4.0; 6], &[4.0; 6]).verdict,
-            "no significant change"
-        );
+        assert_eq!(tiny.verdict, MetricCall::NoChange);
+        assert_eq!(verdict(&[4.0; 6], &[4.0; 6]).verdict, MetricCall::NoChange);
         let few = verdict(&[1.0, 2.0, 3.0, 4.0, 5.0], &[7.0, 8.0, 9.0, 10.0, 11.0]);
-        assert!(few.verdict.starts_with("too few"));
+        assert_eq!(few.verdict, MetricCall::TooFew);
     }
 
     #[test]

@@ -176,7 +176,9 @@ pub fn render_compare(doc: &CompareDoc) -> String {
                 format!(
                     "{}: {}",
                     l.concurrency,
-                    l.metrics.get(m).map_or("", |v| v.verdict.as_str())
+                    l.metrics
+                        .get(m)
+                        .map_or(String::new(), |v| words::compare::call(v.verdict))
                 )
             })
             .collect();

@@ -66,7 +66,7 @@ pub fn compare(doc: &CompareDoc, gates: &[(String, f64)], breaches: &[Breach]) -
                     cell(v.base),
                     cell(v.branch),
                     cell(v.ratio),
-                    v.verdict
+                    words::compare::call(v.verdict)
                 ),
                 failure: breaches
                     .iter()
@@ -195,7 +195,7 @@ pub fn compare_summary(doc: &CompareDoc, breaches: &[Breach]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use result::compare::{CompareLevel, MetricVerdict, Sides};
+    use result::compare::{CompareLevel, MetricCall, MetricVerdict, Sides};
 
     fn doc() -> CompareDoc {
         let mut metrics = std::collections::BTreeMap::new();
@@ -205,7 +205,7 @@ mod tests {
                 base: Some(100.0),
                 branch: Some(130.0),
                 ratio: Some(1.3),
-                verdict: "worse".into(),
+                verdict: MetricCall::Worse,
                 ..Default::default()
             },
         );

@@ -160,7 +160,7 @@ pub fn compare(doc: &CompareDoc) -> String {
                 f(v.and_then(|v| v.base)),
                 f(v.and_then(|v| v.branch)),
                 f(v.and_then(|v| v.ratio)),
-                v.map_or("", |v| v.verdict.as_str())
+                v.map_or(String::new(), |v| words::compare::call(v.verdict))
             ));
         }
     }

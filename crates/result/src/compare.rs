@@ -47,8 +47,34 @@ pub struct CompareLevel {
     pub branch_outcomes: Vec<Outcome>,
 }
 
+/// Repetitions a side below which no split of the ranks can reach the significance a
+/// verdict needs.
+pub const MIN_REPEAT: usize = 6;
+
+/// How a metric compares between the two sides (`words::compare` says it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MetricCall {
+    #[serde(rename = "worse")]
+    Worse,
+    #[serde(rename = "better")]
+    Better,
+    #[serde(rename = "no significant change")]
+    NoChange,
+    /// A side has no value of it.
+    #[default]
+    #[serde(rename = "no data")]
+    NoData,
+    /// Fewer than `MIN_REPEAT` repetitions a side: no verdict (the words recorded before
+    /// this was a fact read as it).
+    #[serde(
+        rename = "too few repetitions",
+        alias = "too few repetitions for a verdict (6 a side needed: --repeat 6)"
+    )]
+    TooFew,
+}
+
 /// One metric at one level: both medians, their ratio (branch / base), the ratio's 95 %
-/// bootstrap interval, the Mann–Whitney p, and the verdict in words.
+/// bootstrap interval, the Mann–Whitney p, and the verdict.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MetricVerdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,7 +96,7 @@ pub struct MetricVerdict {
     pub ci95: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p: Option<f64>,
-    pub verdict: String,
+    pub verdict: MetricCall,
 }
 
 /// A `--fail-on` gate a comparison breached, as a fact: `report::gates` words it, and the

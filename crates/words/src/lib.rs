@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod capacity;
 pub mod cause;
+pub mod compare;
 pub mod findings;
 pub mod headline;
 pub mod json;
