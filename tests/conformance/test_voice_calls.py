@@ -70,8 +70,11 @@ def test_a_clean_bot_over_twilio_and_over_raw_pcm(tmp, protocol):
     # A clean bot does not stutter: ~0 on a quiet machine. A busy one may cost it a few
     # late frames; a stall measure that read the 20 ms frame spacing as gaps is near 1.
     assert v["stall_share"] < 0.05, v
-    assert "kept_audio" not in v, v  # calls that went right keep no audio
-    assert not (d / ".plimsoll" / "audio").exists()
+    # Calls that went right keep no audio (one whose words a busy machine damaged past
+    # reading, found by their sound, keeps its audio to listen to).
+    if v.get("words_by_sound", 0) == 0:
+        assert "kept_audio" not in v, v
+        assert not (d / ".plimsoll" / "audio").exists()
     assert v["stages"]["stt_calls"] == 4 and v["stages"]["tts_calls"] == 4, v
     assert r["latency_inflation"] is None
     assert "replies: 4 answered" in p.stderr and "each on its own call" in p.stderr

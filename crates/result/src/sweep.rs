@@ -54,8 +54,9 @@ pub struct Row {
     /// How the first failing point stood (over or collapsed), where one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<PointStanding>,
-    /// The row in words as a sweep recorded before its facts were kept said it, kept as
-    /// read (a document written now carries `sentence` made from the facts).
+    /// The row's `sentence` as a file held it (`words::json::sweep` writes one beside the
+    /// facts). Said only for a row recorded before `failed` was kept, whose facts cannot
+    /// say it; any other row is said from its facts.
     #[serde(rename = "sentence", default, skip_serializing_if = "String::is_empty")]
     pub recorded_sentence: String,
 }

@@ -27,8 +27,16 @@ mod tests {
             few,
             "too few repetitions for a verdict (6 a side needed: --repeat 6)"
         );
-        // A comparison recorded with the sentence reads as the fact.
-        let old: MetricCall = serde_json::from_value(serde_json::json!(few)).unwrap();
+        // Stored as its label; a comparison recorded with the sentence (as every one
+        // before this was, with 6 a side) reads as the fact.
+        assert_eq!(
+            serde_json::to_value(MetricCall::TooFew).unwrap(),
+            "too few repetitions"
+        );
+        let old: MetricCall = serde_json::from_str(
+            r#""too few repetitions for a verdict (6 a side needed: --repeat 6)""#,
+        )
+        .unwrap();
         assert_eq!(old, MetricCall::TooFew);
         let worse: MetricCall = serde_json::from_str("\"worse\"").unwrap();
         assert_eq!(worse, MetricCall::Worse);

@@ -92,7 +92,7 @@ pub fn why(l: &Leak) -> String {
         LeakReading::NoSpread => "the series has no spread in time".into(),
         LeakReading::Rises { p, growth, floor } => format!("the floor of the series rises (Mann–Kendall p {p:.2e}); {growth:.1} over the load phase ≥ {floor} "),
         LeakReading::NoTrend { p } => format!("no trend in the floor of the series (Mann–Kendall p {p:.2})"),
-        LeakReading::TooSmall { upper, floor } => format!("a trend too small to matter: at most {upper:.1} over the load phase (95 % upper bound) against {floor}"),
+        LeakReading::TooSmall { upper, floor } => format!("a trend too small to matter: at most {upper:.1} over the load phase ({} upper bound) against {floor}", crate::pct(LeakRule::INTERVAL)),
         LeakReading::Unclear { p, growth, floor } => format!("a trend that is neither clear nor ruled out (Mann–Kendall p {p:.3}, growth {growth:.1} against {floor}): soak longer"),
     }
 }

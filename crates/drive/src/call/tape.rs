@@ -93,15 +93,19 @@ impl<'k> Tape<'k> {
     pub async fn keep(
         mut self,
         name: &str,
-        went_wrong: Option<&str>,
+        went_wrong: Option<Kept<'_>>,
         words: &[(u32, String)],
         mouths: &[Vec<f32>],
         background: &crate::run::background::Background,
     ) -> Option<PathBuf> {
         let held = std::mem::take(&mut self.held);
         let keeper = self.keeper;
+        let damaged = matches!(went_wrong, Some(Kept::Damaged(_))) && !keeper.how.all;
+        let went_wrong = went_wrong.map(|k| match k {
+            Kept::Failed(w) | Kept::Damaged(w) => w,
+        });
         let out = match (went_wrong.is_some() || keeper.how.all)
-            .then(|| keeper.admit(name))
+            .then(|| keeper.admit(name, damaged))
             .flatten()
         {
             Some(()) => {
@@ -169,13 +173,15 @@ pub(super) async fn keep(
     mouths: &[Vec<f32>],
     tally: &crate::run::tally::Tally,
 ) -> Result<(), crate::run::Failure> {
-    let why = match &out {
-        Err(f) => Some(f.message.clone()),
-        Ok(()) => damaged(found),
+    let damaged = damaged(found);
+    let why = match (&out, &damaged) {
+        (Err(f), _) => Some(Kept::Failed(&f.message)),
+        (Ok(()), Some(d)) => Some(Kept::Damaged(d)),
+        (Ok(()), None) => None,
     };
     let words: Vec<(u32, String)> = found.iter().map(|(t, f)| (*t, f.said())).collect();
     let kept = tape
-        .keep(name, why.as_deref(), &words, mouths, &tally.background)
+        .keep(name, why, &words, mouths, &tally.background)
         .await;
     match (out, kept) {
         (Err(f), Some(stem)) => {
@@ -183,6 +189,12 @@ pub(super) async fn keep(
         }
         (out, _) => out,
     }
+}
+
+/// Why a call is kept: it failed, or (it did not) a reply of it was damaged.
+pub(crate) enum Kept<'a> {
+    Failed(&'a str),
+    Damaged(&'a str),
 }
 
 /// Why a call that did not fail is kept all the same: the first reply it heard that

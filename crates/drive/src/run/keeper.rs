@@ -18,6 +18,8 @@ pub(crate) struct Keeper {
 struct Kept {
     names: Vec<String>,
     left_out: u64,
+    /// Of the kept, the calls kept only for a reply damaged past reading.
+    damaged: usize,
 }
 
 impl Keeper {
@@ -49,12 +51,16 @@ impl Keeper {
         self.used.load(Relaxed)
     }
 
-    /// A call to keep: its place among the kept, or None past the cap (counted).
-    pub(crate) fn admit(&self, name: &str) -> Option<()> {
+    /// A call to keep: its place among the kept, or None past the cap (counted). A call
+    /// kept only for a reply damaged past reading (it did not fail) gets at most half the
+    /// places, so that a pipeline damaging every reply leaves room for the calls that fail.
+    pub(crate) fn admit(&self, name: &str, damaged: bool) -> Option<()> {
         let mut k = self.kept.lock().ok()?;
-        match k.names.len() < self.how.calls {
+        let room = k.names.len() < self.how.calls && (!damaged || k.damaged < self.how.calls / 2);
+        match room {
             true => {
                 k.names.push(name.to_string());
+                k.damaged += usize::from(damaged);
                 Some(())
             }
             false => {
@@ -93,9 +99,30 @@ mod tests {
     #[test]
     fn past_the_cap_a_call_is_counted_not_kept() {
         let k = keeper(1 << 20);
-        assert!(k.admit("a").is_some());
-        assert!(k.admit("b").is_none());
+        assert!(k.admit("a", false).is_some());
+        assert!(k.admit("b", false).is_none());
         let f = k.figures().unwrap();
         assert_eq!((f.calls, f.left_out, f.cap), (vec!["a".to_string()], 1, 1));
+    }
+
+    /// Calls kept only for a damaged reply take at most half the places: the rest stay
+    /// for calls that fail.
+    #[test]
+    fn damaged_replies_leave_room_for_failed_calls() {
+        let k = Keeper::new(KeepAudio {
+            dir: PathBuf::from("kept"),
+            all: false,
+            calls: 4,
+            budget: 1 << 20,
+        });
+        assert!(k.admit("d1", true).is_some());
+        assert!(k.admit("d2", true).is_some());
+        assert!(k.admit("d3", true).is_none(), "half the places at most");
+        assert!(k.admit("f1", false).is_some());
+        assert!(k.admit("f2", false).is_some());
+        assert!(k.admit("f3", false).is_none(), "the cap holds for all");
+        assert_eq!(k.figures().unwrap().left_out, 2);
+        // With one place, it is kept for a call that fails.
+        assert!(keeper(1 << 20).admit("d", true).is_none());
     }
 }

@@ -64,10 +64,10 @@ fn compare_calls_a_thread_per_session_worse_and_a_build_against_itself_unchanged
             "--no-cap",
         ],
     );
-    assert!(doc["levels"][0]["metrics"]["peak_threads"]["verdict"]
-        .as_str()
-        .unwrap()
-        .starts_with("too few"));
+    assert_eq!(
+        doc["levels"][0]["metrics"]["peak_threads"]["verdict"],
+        "too few repetitions"
+    );
 }
 
 #[test]
