@@ -2,27 +2,21 @@
 //! where the system stops holding — the cliff between the last value that holds and the
 //! first that does not.
 
+use result::sweep::Cell;
 use result::PointStanding;
-use serde::Serialize;
-
-/// One point of a sweep, as the verdict needs it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Point {
-    /// The value of each axis, in the axes' order.
-    pub values: Vec<f64>,
-    pub standing: PointStanding,
-}
 
 pub use result::sweep::Row;
 
-/// Each row's cliff along the last axis (`axes` the number of axes).
-pub fn rows(axes: usize, points: &[Point]) -> Vec<Row> {
+/// Each row's cliff along the last axis of `axes` axes, from the grid's cells (a cell
+/// without a value for each axis is left out).
+pub fn rows(axes: usize, cells: &[Cell]) -> Vec<Row> {
     if axes == 0 {
         return Vec::new();
     }
-    let mut fixed_sets: Vec<Vec<f64>> = Vec::new();
-    for p in points {
-        let f = p.values[..p.values.len() - 1].to_vec();
+    let cells: Vec<&Cell> = cells.iter().filter(|c| c.values.len() == axes).collect();
+    let mut fixed_sets: Vec<&[f64]> = Vec::new();
+    for c in &cells {
+        let f = &c.values[..axes - 1];
         if !fixed_sets.contains(&f) {
             fixed_sets.push(f);
         }
@@ -30,17 +24,18 @@ pub fn rows(axes: usize, points: &[Point]) -> Vec<Row> {
     fixed_sets
         .into_iter()
         .map(|fixed| {
-            let row: Vec<&Point> = points
+            let row: Vec<&Cell> = cells
                 .iter()
-                .filter(|p| p.values[..p.values.len() - 1] == fixed[..])
+                .copied()
+                .filter(|c| &c.values[..axes - 1] == fixed)
                 .collect();
-            row_verdict(fixed, &row)
+            row_verdict(fixed.to_vec(), &row)
         })
         .collect()
 }
 
-fn row_verdict(fixed: Vec<f64>, row: &[&Point]) -> Row {
-    let value = |p: &Point| *p.values.last().expect("a point has a value per axis");
+fn row_verdict(fixed: Vec<f64>, row: &[&Cell]) -> Row {
+    let value = |p: &Cell| *p.values.last().expect("a point has a value per axis");
     let first_bad = row
         .iter()
         .position(|p| matches!(p.standing, PointStanding::Over | PointStanding::Collapsed));
@@ -64,10 +59,11 @@ mod tests {
     use super::*;
     use PointStanding::*;
 
-    fn p(values: &[f64], standing: PointStanding) -> Point {
-        Point {
+    fn p(values: &[f64], standing: PointStanding) -> Cell {
+        Cell {
             values: values.to_vec(),
             standing,
+            ..Cell::default()
         }
     }
 

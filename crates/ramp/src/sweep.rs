@@ -103,16 +103,7 @@ pub fn document(
     cells: Vec<Cell>,
 ) -> SweepDoc {
     let axes = environment.sweep.clone().unwrap_or_default();
-    let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-    let points: Vec<analysis::sweep::Point> = cells
-        .iter()
-        .map(|c| analysis::sweep::Point {
-            values: c.values.clone(),
-            standing: c.standing,
-        })
-        .filter(|p| p.values.len() == names.len())
-        .collect();
-    let rows = analysis::sweep::rows(names.len(), &points);
+    let rows = analysis::sweep::rows(axes.len(), &cells);
     SweepDoc {
         schema_version: 1,
         config: config.to_string(),
