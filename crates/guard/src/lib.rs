@@ -203,7 +203,10 @@ pub fn clean(item: &Item) -> bool {
             if !dir.exists() {
                 return false;
             }
-            for _ in 0..50 {
+            // Up to 5 s for its processes to exit: a SUT SIGKILLed on a loaded machine has
+            // been seen to take over 1 s, and a cgroup v1 directory stays busy until then
+            // (CI: cpu and cpuset left while memory, tried last, was gone).
+            for _ in 0..250 {
                 let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
                 for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
                     // SAFETY: signalling processes in a cgroup Plimsoll created.
